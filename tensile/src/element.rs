@@ -1,0 +1,203 @@
+//! Rust element types and the one dtype-dispatch macro.
+//!
+//! [`Element`] maps a Rust type to its [`DType`] and gives the conversions PyTorch's casts use.
+//! [`dispatch!`](crate::dispatch) turns a runtime dtype into a type parameter; it is the only
+//! place in the crate that enumerates the dtypes, so ops are written once, generically.
+
+use crate::dtype::DType;
+use half::{bf16, f16};
+
+/// A Rust type that can be a tensor element.
+pub trait Element: Copy + Send + Sync + PartialEq + PartialOrd + std::fmt::Debug + 'static {
+    /// The dtype of this element type.
+    const DTYPE: DType;
+    /// Widens to f64 (exact for every type but int64 beyond 2^53).
+    fn to_f64(self) -> f64;
+    /// Converts to i64 (floats truncate toward zero, saturating).
+    fn to_i64(self) -> i64;
+    /// Converts from f64: floats round to nearest even, ints truncate then wrap.
+    fn from_f64(v: f64) -> Self;
+    /// Converts from i64: ints wrap (two's complement), floats round.
+    fn from_i64(v: i64) -> Self;
+    /// `true` → 1, `false` → 0.
+    fn from_bool(b: bool) -> Self;
+    /// `self != 0` (NaN is non-zero).
+    fn is_nonzero(self) -> bool;
+    /// Zero.
+    fn zero() -> Self {
+        Self::from_i64(0)
+    }
+}
+
+/// PyTorch's cast (`static_cast` in `c10::convert`) from `S` to `D`.
+#[inline(always)]
+pub fn cast<S: Element, D: Element>(s: S) -> D {
+    if D::DTYPE == DType::Bool {
+        D::from_bool(s.is_nonzero())
+    } else if S::DTYPE.is_floating_point() {
+        D::from_f64(s.to_f64())
+    } else if D::DTYPE == DType::Float32 {
+        D::from_f64(s.to_i64() as f32 as f64)
+    } else {
+        D::from_i64(s.to_i64())
+    }
+}
+
+macro_rules! int_element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            #[inline(always)] fn to_f64(self) -> f64 { self as f64 }
+            #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
+            #[inline(always)] fn from_f64(v: f64) -> Self { (v as i64) as $t }
+            #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
+            #[inline(always)] fn from_bool(b: bool) -> Self { b as $t }
+            #[inline(always)] fn is_nonzero(self) -> bool { self != 0 }
+        }
+    )*};
+}
+int_element!(u8 => UInt8, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64);
+
+impl Element for bool {
+    const DTYPE: DType = DType::Bool;
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as u8 as f64
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    #[inline(always)]
+    fn from_bool(b: bool) -> Self {
+        b
+    }
+    #[inline(always)]
+    fn is_nonzero(self) -> bool {
+        self
+    }
+}
+
+impl Element for f32 {
+    const DTYPE: DType = DType::Float32;
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v as f32
+    }
+    #[inline(always)]
+    fn from_bool(b: bool) -> Self {
+        b as u8 as f32
+    }
+    #[inline(always)]
+    fn is_nonzero(self) -> bool {
+        self != 0.0
+    }
+}
+
+impl Element for f64 {
+    const DTYPE: DType = DType::Float64;
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        v as f64
+    }
+    #[inline(always)]
+    fn from_bool(b: bool) -> Self {
+        b as u8 as f64
+    }
+    #[inline(always)]
+    fn is_nonzero(self) -> bool {
+        self != 0.0
+    }
+}
+
+macro_rules! half_element {
+    ($($t:ty => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            #[inline(always)] fn to_f64(self) -> f64 { self.to_f64() }
+            #[inline(always)] fn to_i64(self) -> i64 { self.to_f32() as i64 }
+            #[inline(always)] fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
+            #[inline(always)] fn from_i64(v: i64) -> Self { <$t>::from_f64(v as f64) }
+            #[inline(always)] fn from_bool(b: bool) -> Self { <$t>::from_f32(b as u8 as f32) }
+            #[inline(always)] fn is_nonzero(self) -> bool { self.to_f32() != 0.0 }
+        }
+    )*};
+}
+half_element!(f16 => Float16, bf16 => BFloat16);
+
+/// Runs `$body` with `$T` bound to the Rust element type of dtype `$dt`.
+///
+/// `dispatch!(dt, T => body)` covers all ten dtypes. `dispatch!(@compute dt, T => body)` covers
+/// the eight *compute* types (float16 and bfloat16 compute in float32, as PyTorch's
+/// "opmath" does, so callers map them to float32 first; passing them is a logic error that
+/// falls back to float32).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! dispatch {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::DType::Bool => { type $T = bool; $body }
+            $crate::DType::UInt8 => { type $T = u8; $body }
+            $crate::DType::Int8 => { type $T = i8; $body }
+            $crate::DType::Int16 => { type $T = i16; $body }
+            $crate::DType::Int32 => { type $T = i32; $body }
+            $crate::DType::Int64 => { type $T = i64; $body }
+            $crate::DType::Float16 => { type $T = half::f16; $body }
+            $crate::DType::BFloat16 => { type $T = half::bf16; $body }
+            $crate::DType::Float32 => { type $T = f32; $body }
+            $crate::DType::Float64 => { type $T = f64; $body }
+        }
+    };
+    (@compute $dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::DType::Bool => { type $T = bool; $body }
+            $crate::DType::UInt8 => { type $T = u8; $body }
+            $crate::DType::Int8 => { type $T = i8; $body }
+            $crate::DType::Int16 => { type $T = i16; $body }
+            $crate::DType::Int32 => { type $T = i32; $body }
+            $crate::DType::Int64 => { type $T = i64; $body }
+            $crate::DType::Float64 => { type $T = f64; $body }
+            _ => { type $T = f32; $body }
+        }
+    };
+}
+
+/// The dtype a computation in `dt` runs in: float16 and bfloat16 compute in float32.
+pub fn compute_dtype(dt: DType) -> DType {
+    match dt {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => d,
+    }
+}

@@ -1,0 +1,106 @@
+//! The one error type of tensile.
+//!
+//! Every fallible operation returns [`Result<T>`]. The error's text is PyTorch's message,
+//! character for character where PyTorch's text is stable, and [`Error::kind`] tells which
+//! Python exception class PyTorch raises for it (`RuntimeError`, `IndexError`, `ValueError`,
+//! `NotImplementedError`). Users porting code that matches on PyTorch's messages can match
+//! on ours.
+
+use std::fmt;
+
+/// The Python exception class PyTorch raises for an error.
+///
+/// `TORCH_CHECK` raises `RuntimeError`, `TORCH_CHECK_INDEX` raises `IndexError`,
+/// `TORCH_CHECK_VALUE` raises `ValueError`, `TORCH_CHECK_NOT_IMPLEMENTED` raises
+/// `NotImplementedError`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// `RuntimeError`: shape, dtype, overlap and most other checks.
+    RuntimeError,
+    /// `IndexError`: dimension wrapping and out-of-range indices.
+    IndexError,
+    /// `ValueError`: bad values such as a zero slice step.
+    ValueError,
+    /// `NotImplementedError`: an op that has no kernel for a dtype.
+    NotImplementedError,
+}
+
+impl ErrorKind {
+    /// The Python class name, e.g. `"RuntimeError"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::RuntimeError => "RuntimeError",
+            ErrorKind::IndexError => "IndexError",
+            ErrorKind::ValueError => "ValueError",
+            ErrorKind::NotImplementedError => "NotImplementedError",
+        }
+    }
+}
+
+/// An error with PyTorch's message and exception class.
+///
+/// `Display` prints the bare message (no class prefix), exactly as `str(e)` does in Python.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Error {
+    /// An error of `kind` with `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error { kind, message: message.into() }
+    }
+    /// A `RuntimeError`.
+    pub fn runtime(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::RuntimeError, message)
+    }
+    /// An `IndexError`.
+    pub fn index(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::IndexError, message)
+    }
+    /// A `ValueError`.
+    pub fn value(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::ValueError, message)
+    }
+    /// A `NotImplementedError`.
+    pub fn not_implemented(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::NotImplementedError, message)
+    }
+    /// The Python exception class PyTorch raises here.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+    /// PyTorch's message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// `Result<T, tensile::Error>`.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Formats an integer list the way C++ prints `IntArrayRef`: `[2, 3]`, `[]`.
+pub fn fmt_list<T: fmt::Display>(xs: &[T]) -> String {
+    let parts: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// Formats an integer list as a Python tuple: `(2, 3)`, `(3,)`, `()`.
+pub fn fmt_tuple<T: fmt::Display>(xs: &[T]) -> String {
+    match xs.len() {
+        1 => format!("({},)", xs[0]),
+        _ => {
+            let parts: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Dtype conversion and raw data movement.
+
+use crate::dispatch;
+use crate::dtype::DType;
+use crate::element::{Element, cast};
+use crate::tensor::Tensor;
+
+/// The bytes of a slice of elements (every element type is plain old data).
+pub(crate) fn bytes_of<T: Element>(v: &[T]) -> &[u8] {
+    // SAFETY: Element types are integers, bools (always 0 or 1), IEEE floats and half types:
+    // no padding, every byte initialised; the length is the slice's size in bytes.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+/// Converts `n` elements from `src` (dtype `sd`, element stride `ss`) to `dst` (dtype `dd`,
+/// element stride `ds`), as PyTorch's casts do.
+///
+/// # Safety
+/// `src` and `dst` address `n` valid, aligned elements at those strides; the caller holds the
+/// storage locks. `src` and `dst` may be the same memory only element for element.
+pub(crate) unsafe fn cast_run(sd: DType, src: *const u8, ss: isize, dd: DType, dst: *mut u8, ds: isize, n: usize) {
+    dispatch!(sd, S => dispatch!(dd, D => {
+        // SAFETY: forwarded from the caller.
+        unsafe { cast_typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }
+    }))
+}
+
+#[inline(always)]
+unsafe fn cast_typed<S: Element, D: Element>(src: *const S, ss: isize, dst: *mut D, ds: isize, n: usize) {
+    // SAFETY (whole body): the caller guarantees n valid elements at these strides.
+    unsafe {
+        if ss == 1 && ds == 1 {
+            for i in 0..n {
+                *dst.add(i) = cast::<S, D>(*src.add(i));
+            }
+        } else {
+            for i in 0..n as isize {
+                *dst.offset(i * ds) = cast::<S, D>(*src.offset(i * ss));
+            }
+        }
+    }
+}
+
+/// The values of `t` in row-major order, cast to `T`.
+pub(crate) fn gather<T: Element>(t: &Tensor) -> Vec<T> {
+    let n = t.numel();
+    let mut out: Vec<T> = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let _g = t.storage.read();
+    let nd = t.dim();
+    let mut idx = vec![0usize; nd];
+    let base = t.storage.ptr().wrapping_add(t.offset * t.element_size());
+    let inner_size = if nd == 0 { 1 } else { t.sizes[nd - 1] };
+    let inner_stride = if nd == 0 { 0 } else { t.strides[nd - 1] as isize };
+    let dst = out.as_mut_ptr();
+    let mut written = 0usize;
+    loop {
+        let mut off = 0isize;
+        for d in 0..nd.saturating_sub(1) {
+            off += (idx[d] * t.strides[d] * t.element_size()) as isize;
+        }
+        let p = base.wrapping_offset(off);
+        // SAFETY: p and the run of `inner_size` elements lie inside t's storage (a tensor's
+        // geometry is checked against its storage when made); `out` has capacity n and
+        // `written + inner_size <= n`; the read lock is held.
+        unsafe { cast_run(t.dtype, p, inner_stride, T::DTYPE, dst.add(written) as *mut u8, 1, inner_size) };
+        written += inner_size;
+        // advance the outer index
+        let mut d = nd.saturating_sub(1);
+        loop {
+            if d == 0 {
+                // SAFETY: exactly n elements were initialised above.
+                unsafe { out.set_len(n) };
+                return out;
+            }
+            d -= 1;
+            idx[d] += 1;
+            if idx[d] < t.sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}

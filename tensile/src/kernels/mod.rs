@@ -1,0 +1,13 @@
+//! Kernels: the only place with `unsafe`. Each block says why it is sound.
+//!
+//! * [`loops`] runs a coalesced iteration space over raw operand pointers, in parallel above a
+//!   grain size, converting operands whose dtype differs from the kernel's in small blocks.
+//! * [`cast`] converts between dtypes and copies data in and out of storage.
+//! * [`math`] holds the per-dtype scalar arithmetic the pointwise ops are made of.
+//! * [`pointwise`] turns scalar functions into inner loops specialised for contiguous and
+//!   stride-0 operands.
+
+pub(crate) mod cast;
+pub(crate) mod loops;
+pub(crate) mod math;
+pub(crate) mod pointwise;

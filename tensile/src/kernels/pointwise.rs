@@ -1,0 +1,86 @@
+//! Inner loops that turn a scalar function into a kernel for [`super::loops::Loop::run`].
+//!
+//! Each loop is specialised for the layouts that dominate real programs — all operands
+//! contiguous, and one operand broadcast (stride 0) — so the compiler can vectorise them;
+//! anything else takes the general strided loop.
+
+use crate::element::Element;
+
+/// A kernel computing `out = f(a)` over one run.
+///
+/// # Safety
+/// `p` holds an output of `O` and an input of `A`, each valid for `n` elements at the element
+/// strides `s`; the caller holds the storage locks.
+#[inline(always)]
+pub(crate) unsafe fn unary<A: Element, O: Element>(p: &[*mut u8; 2], s: &[isize; 2], n: usize, f: impl Fn(A) -> O) {
+    let (o, a) = (p[0] as *mut O, p[1] as *const A);
+    // SAFETY: the caller's contract; reads of element i happen before the write of element i,
+    // so an output that is the input (in place) is read correctly.
+    unsafe {
+        if s[0] == 1 && s[1] == 1 {
+            for i in 0..n {
+                *o.add(i) = f(*a.add(i));
+            }
+        } else if s[1] == 0 {
+            let v = f(*a);
+            for i in 0..n as isize {
+                *o.offset(i * s[0]) = v;
+            }
+        } else {
+            for i in 0..n as isize {
+                *o.offset(i * s[0]) = f(*a.offset(i * s[1]));
+            }
+        }
+    }
+}
+
+/// A kernel computing `out = f(a, b)` over one run.
+///
+/// # Safety
+/// As [`unary`], with two inputs of `T`.
+#[inline(always)]
+pub(crate) unsafe fn binary<T: Element, O: Element>(p: &[*mut u8; 3], s: &[isize; 3], n: usize, f: impl Fn(T, T) -> O) {
+    let (o, a, b) = (p[0] as *mut O, p[1] as *const T, p[2] as *const T);
+    // SAFETY: the caller's contract; each element is read before it is written.
+    unsafe {
+        match (s[0], s[1], s[2]) {
+            (1, 1, 1) => {
+                for i in 0..n {
+                    *o.add(i) = f(*a.add(i), *b.add(i));
+                }
+            }
+            (1, 1, 0) => {
+                let bv = *b;
+                for i in 0..n {
+                    *o.add(i) = f(*a.add(i), bv);
+                }
+            }
+            (1, 0, 1) => {
+                let av = *a;
+                for i in 0..n {
+                    *o.add(i) = f(av, *b.add(i));
+                }
+            }
+            _ => {
+                for i in 0..n as isize {
+                    *o.offset(i * s[0]) = f(*a.offset(i * s[1]), *b.offset(i * s[2]));
+                }
+            }
+        }
+    }
+}
+
+/// A kernel computing `out = if c { a } else { b }` over one run (`torch.where`).
+///
+/// # Safety
+/// As [`unary`], with a bool condition and two inputs of `T`.
+#[inline(always)]
+pub(crate) unsafe fn select<T: Element>(p: &[*mut u8; 4], s: &[isize; 4], n: usize) {
+    let (o, c, a, b) = (p[0] as *mut T, p[1] as *const bool, p[2] as *const T, p[3] as *const T);
+    // SAFETY: the caller's contract.
+    unsafe {
+        for i in 0..n as isize {
+            *o.offset(i * s[0]) = if *c.offset(i * s[1]) { *a.offset(i * s[2]) } else { *b.offset(i * s[3]) };
+        }
+    }
+}

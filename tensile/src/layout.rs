@@ -1,0 +1,320 @@
+//! Pure stride algebra: default strides, contiguity predicates, dense-stride inference, and
+//! the view-compatibility rule. Functions over slices, apart from storage and kernels, so they
+//! can be tested exhaustively. Strides are in elements, never bytes.
+
+use crate::error::{Error, Result, fmt_list};
+
+/// Row-major strides for `sizes` (`contiguous_strides` in the spec; a size-0 dim counts as 1):
+/// `(2,0)` → `(1,1)`, `(3,0,2)` → `(2,2,1)`.
+pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
+    let mut st = vec![0; sizes.len()];
+    let mut acc = 1usize;
+    for d in (0..sizes.len()).rev() {
+        st[d] = acc;
+        acc *= sizes[d].max(1);
+    }
+    st
+}
+
+/// Channels-last strides for a 4-d `(N,C,H,W)` or 5-d `(N,C,D,H,W)` shape, using raw sizes:
+/// `(2,0,4,5)` → `(0,1,0,0)`. Other ranks fall back to row-major strides.
+pub fn channels_last_strides(sizes: &[usize]) -> Vec<usize> {
+    let mut s = vec![0; sizes.len()];
+    match sizes.len() {
+        4 => {
+            s[1] = 1;
+            s[3] = sizes[1];
+            s[2] = s[3] * sizes[3];
+            s[0] = s[2] * sizes[2];
+        }
+        5 => {
+            s[1] = 1;
+            s[4] = sizes[1];
+            s[3] = s[4] * sizes[4];
+            s[2] = s[3] * sizes[3];
+            s[0] = s[2] * sizes[2];
+        }
+        _ => return contiguous_strides(sizes),
+    }
+    s
+}
+
+/// Number of elements: the product of sizes (1 for 0-d).
+pub fn numel(sizes: &[usize]) -> usize {
+    sizes.iter().product()
+}
+
+fn contiguous_in_order(sizes: &[usize], strides: &[usize], order: impl Iterator<Item = usize>) -> bool {
+    let mut expected = 1usize;
+    for d in order {
+        if sizes[d] == 1 {
+            continue;
+        }
+        if strides[d] != expected {
+            return false;
+        }
+        expected *= sizes[d];
+    }
+    true
+}
+
+/// `is_contiguous()`: walking dims from last to first and skipping size-1 dims, each stride is
+/// the product of the sizes to its right. Any tensor with a 0-size dim is contiguous.
+pub fn is_contiguous(sizes: &[usize], strides: &[usize]) -> bool {
+    numel(sizes) == 0 || contiguous_in_order(sizes, strides, (0..sizes.len()).rev())
+}
+
+/// `is_contiguous(memory_format=channels_last)`: only 4-d tensors; the same walk in the order
+/// C, W, H, N, with no numel-0 shortcut.
+pub fn is_channels_last_contiguous(sizes: &[usize], strides: &[usize]) -> bool {
+    sizes.len() == 4 && contiguous_in_order(sizes, strides, [1, 3, 2, 0].into_iter())
+}
+
+/// `channels_last_3d` contiguity: only 5-d tensors, order C, W, H, D, N.
+pub fn is_channels_last_3d_contiguous(sizes: &[usize], strides: &[usize]) -> bool {
+    sizes.len() == 5 && contiguous_in_order(sizes, strides, [1, 4, 3, 2, 0].into_iter())
+}
+
+/// Non-overlapping and dense (NOD): the elements tile a contiguous block of memory in some
+/// dim order, with no gaps and no element reached twice.
+pub fn is_non_overlapping_and_dense(sizes: &[usize], strides: &[usize]) -> bool {
+    if is_contiguous(sizes, strides)
+        || is_channels_last_contiguous(sizes, strides)
+        || is_channels_last_3d_contiguous(sizes, strides)
+    {
+        return true;
+    }
+    let n = sizes.len();
+    if n == 1 {
+        return sizes[0] < 2 || strides[0] == 1;
+    }
+    let mut perm: Vec<usize> = (0..n).collect();
+    perm.sort_by(|&a, &b| {
+        let (sa, sb) = (sizes[a] < 2, sizes[b] < 2);
+        sa.cmp(&sb).then(strides[a].cmp(&strides[b]))
+    });
+    let mut require = 1usize;
+    for d in perm {
+        if sizes[d] < 2 {
+            return true;
+        }
+        if strides[d] != require {
+            return false;
+        }
+        require *= sizes[d];
+    }
+    true
+}
+
+/// Strides for a dense tensor laid out like `(sizes, strides)`: the insertion sort of
+/// `infer_dense_strides` (ambiguous stride-0 comparisons don't move a dim).
+pub fn infer_dense_strides(sizes: &[usize], strides: &[usize]) -> Vec<usize> {
+    let n = sizes.len();
+    if n == 0 {
+        return vec![];
+    }
+    if n == 1 {
+        return vec![1];
+    }
+    let cmp = |d0: usize, d1: usize| -> i32 {
+        if strides[d0] == 0 || strides[d1] == 0 {
+            return 0;
+        }
+        if strides[d0] < strides[d1] {
+            return -1;
+        }
+        if strides[d0] > strides[d1] {
+            return 1;
+        }
+        if sizes[d0] > sizes[d1] {
+            return 1;
+        }
+        0
+    };
+    let mut perm: Vec<usize> = (0..n).rev().collect();
+    for i in 1..n {
+        let mut cur = i;
+        for j in 1..=i {
+            let prev = i - j;
+            let c = cmp(perm[prev], perm[cur]);
+            if c > 0 {
+                perm.swap(prev, cur);
+                cur = prev;
+            } else if c < 0 {
+                break;
+            }
+        }
+    }
+    let mut out = vec![0; n];
+    let mut acc = 1usize;
+    for &d in &perm {
+        out[d] = acc;
+        if sizes[d] > 1 {
+            acc *= sizes[d];
+        }
+    }
+    out
+}
+
+/// Strides of `clone()`/`empty_like()` with the default `preserve_format`: identical strides
+/// for a NOD input, otherwise [`infer_dense_strides`].
+pub fn preserve_format_strides(sizes: &[usize], strides: &[usize]) -> Vec<usize> {
+    if is_non_overlapping_and_dense(sizes, strides) {
+        strides.to_vec()
+    } else {
+        infer_dense_strides(sizes, strides)
+    }
+}
+
+/// Resolves one `-1` in a requested shape against `numel` (`infer_size_impl`), with
+/// PyTorch's errors in PyTorch's order:
+/// `only one dimension can be inferred`, `invalid shape dimension -2 at index 0 of shape [-2, 3]`,
+/// `shape '[5, -1]' is invalid for input of size 24`, and
+/// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`.
+pub fn infer_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
+    let mut newsize: i64 = 1;
+    let mut infer: Option<usize> = None;
+    for (k, &s) in shape.iter().enumerate() {
+        if s == -1 {
+            if infer.is_some() {
+                return Err(Error::runtime("only one dimension can be inferred"));
+            }
+            infer = Some(k);
+        } else if s < -1 {
+            return Err(Error::runtime(format!(
+                "invalid shape dimension {s} at index {k} of shape {}",
+                fmt_list(shape)
+            )));
+        } else {
+            newsize = newsize.saturating_mul(s);
+        }
+    }
+    let numel_i = numel as i64;
+    let invalid =
+        || Error::runtime(format!("shape '{}' is invalid for input of size {numel}", fmt_list(shape)));
+    let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
+    match infer {
+        Some(k) => {
+            if !((newsize > 0 && numel_i % newsize == 0) || numel_i == newsize) {
+                return Err(invalid());
+            }
+            if newsize == 0 {
+                return Err(Error::runtime(format!(
+                    "cannot reshape tensor of 0 elements into shape {} because the unspecified dimension size -1 can be any value and is ambiguous",
+                    fmt_list(shape)
+                )));
+            }
+            out[k] = (numel_i / newsize) as usize;
+        }
+        None => {
+            if numel_i != newsize {
+                return Err(invalid());
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `computeStride`: strides that let `(old_sz, old_st)` be viewed as `new_sz` without a copy,
+/// or `None` when some new dim would span two contiguous chunks of the old layout.
+pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> Option<Vec<usize>> {
+    if old_sz.is_empty() {
+        return Some(vec![1; new_sz.len()]);
+    }
+    let numel = numel(old_sz);
+    if numel == 0 && old_sz == new_sz {
+        return Some(old_st.to_vec());
+    }
+    let mut new_st = vec![0usize; new_sz.len()];
+    if numel == 0 {
+        for v in (0..new_sz.len()).rev() {
+            new_st[v] = if v + 1 == new_sz.len() { 1 } else { new_sz[v + 1].max(1) * new_st[v + 1] };
+        }
+        return Some(new_st);
+    }
+    let mut v = new_sz.len() as isize - 1;
+    let mut base = old_st[old_sz.len() - 1];
+    let mut t_numel = 1usize;
+    let mut v_numel = 1usize;
+    for t in (0..old_sz.len()).rev() {
+        t_numel *= old_sz[t];
+        if t == 0 || (old_sz[t - 1] != 1 && old_st[t - 1] != t_numel * base) {
+            while v >= 0 && (v_numel < t_numel || new_sz[v as usize] == 1) {
+                new_st[v as usize] = v_numel * base;
+                v_numel *= new_sz[v as usize];
+                v -= 1;
+            }
+            if v_numel != t_numel {
+                return None;
+            }
+            if t > 0 {
+                base = old_st[t - 1];
+                t_numel = 1;
+                v_numel = 1;
+            }
+        }
+    }
+    if v != -1 {
+        return None;
+    }
+    Some(new_st)
+}
+
+/// The last storage element a layout reaches, plus one (0 for an empty tensor): the storage
+/// must hold `offset + extent` elements.
+pub fn extent(sizes: &[usize], strides: &[usize]) -> usize {
+    if numel(sizes) == 0 {
+        return 0;
+    }
+    1 + sizes.iter().zip(strides).map(|(&s, &st)| (s - 1) * st).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_strides() {
+        assert_eq!(contiguous_strides(&[2, 0]), vec![1, 1]);
+        assert_eq!(contiguous_strides(&[0, 3]), vec![3, 1]);
+        assert_eq!(contiguous_strides(&[3, 0, 2]), vec![2, 2, 1]);
+        assert_eq!(channels_last_strides(&[2, 0, 4, 5]), vec![0, 1, 0, 0]);
+        assert_eq!(channels_last_strides(&[0, 3, 0, 5]), vec![0, 1, 15, 3]);
+    }
+
+    #[test]
+    fn contiguity() {
+        assert!(is_contiguous(&[2, 1, 3], &[3, 99, 1]));
+        assert!(is_contiguous(&[3, 1], &[1, 1]));
+        assert!(!is_contiguous(&[3], &[0]));
+        assert!(is_contiguous(&[1], &[0]));
+        assert!(is_contiguous(&[], &[]));
+        assert!(!is_contiguous(&[4, 3], &[1, 4]));
+    }
+
+    #[test]
+    fn view_strides() {
+        assert_eq!(compute_stride(&[3, 2], &[1, 3], &[1, 3, 2, 1]), Some(vec![3, 1, 3, 3]));
+        assert_eq!(compute_stride(&[2, 1], &[3, 1], &[1, 2]), Some(vec![6, 3]));
+        assert_eq!(compute_stride(&[1], &[7], &[1, 1]), Some(vec![7, 7]));
+        assert_eq!(compute_stride(&[3, 2], &[1, 3], &[6]), None);
+        assert_eq!(compute_stride(&[4, 3], &[6, 1], &[2, 2, 3]), Some(vec![12, 6, 1]));
+        assert_eq!(compute_stride(&[3, 4], &[1, 0], &[3, 2, 2]), Some(vec![1, 0, 0]));
+    }
+
+    #[test]
+    fn dense_strides() {
+        assert_eq!(infer_dense_strides(&[4, 3], &[6, 2]), vec![3, 1]);
+        assert_eq!(infer_dense_strides(&[3, 4], &[1, 0]), vec![4, 1]);
+    }
+
+    #[test]
+    fn shape_inference_errors() {
+        assert_eq!(
+            infer_shape(&[5, -1], 24).unwrap_err().message(),
+            "shape '[5, -1]' is invalid for input of size 24"
+        );
+        assert_eq!(infer_shape(&[-1], 0).unwrap(), vec![0]);
+        assert!(infer_shape(&[-1, 0], 0).unwrap_err().message().starts_with("cannot reshape"));
+    }
+}

@@ -1,0 +1,55 @@
+//! # tensile
+//!
+//! PyTorch's tensor semantics in native Rust: broadcasting, strided views that share storage,
+//! in-place ops with PyTorch's refusals, type promotion, and printing identical to PyTorch's
+//! `repr`. Every rule is checked against a corpus of cases computed by PyTorch 2.15
+//! (`tests/conformance.rs`).
+//!
+//! ```
+//! use tensile::{Tensor, DType};
+//! let x = Tensor::ones(&[5, 3, 4, 1], DType::Float32);
+//! let y = Tensor::ones(&[3, 1, 1], DType::Float32);
+//! let z = x.add(&y).unwrap();
+//! assert_eq!(z.size(), &[5, 3, 4, 1]);
+//! ```
+//!
+//! Layout of the crate: pure shape and stride algebra ([`layout`], [`broadcast`], [`dim`]),
+//! the tensor type ([`Tensor`]), the pointwise engine (`iter`, modelled on PyTorch's
+//! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
+
+pub mod broadcast;
+pub mod dim;
+pub mod dtype;
+pub mod element;
+pub mod error;
+pub mod layout;
+
+mod iter;
+mod kernels;
+mod ops;
+mod print;
+mod storage;
+mod tensor;
+
+pub use dtype::{DType, promote_types};
+pub use element::Element;
+pub use error::{Error, ErrorKind, Result};
+pub use ops::Operand;
+pub use ops::ternary::where_;
+pub use tensor::{Scalar, Tensor};
+
+impl std::fmt::Display for Tensor {
+    /// PyTorch's `repr(t)`, character for character (precision 4, threshold 1000, edgeitems 3,
+    /// linewidth 80).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use print::PrintValues;
+        let s = match self.dtype {
+            DType::Bool => print::format_repr(self.dtype, self.size(), PrintValues::Bool(&self.to_vec::<bool>())),
+            d if d.is_floating_point() => {
+                print::format_repr(self.dtype, self.size(), PrintValues::Float(&self.to_vec::<f64>()))
+            }
+            _ => print::format_repr(self.dtype, self.size(), PrintValues::Int(&self.to_vec::<i64>())),
+        };
+        f.write_str(&s)
+    }
+}

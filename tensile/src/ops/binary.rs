@@ -1,0 +1,226 @@
+//! Binary pointwise ops: arithmetic, comparisons, logical and bitwise ops, and their in-place
+//! forms. One table ([`BinaryOp`]) says each op's dtype rule; one function ([`binary`]) runs
+//! them all through the engine.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::dispatch;
+use crate::dtype::{DType, check_can_cast};
+use crate::element::{Element, compute_dtype};
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::kernels::math::{Arith, Float};
+use crate::kernels::pointwise;
+use crate::ops::Operand;
+use crate::tensor::Tensor;
+
+/// The binary pointwise ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Remainder,
+    FloorDivide,
+    Pow,
+    Maximum,
+    Minimum,
+    Atan2,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor,
+    BitwiseAnd,
+    BitwiseOr,
+    BitwiseXor,
+}
+
+use BinaryOp::*;
+
+impl BinaryOp {
+    fn returns_bool(self) -> bool {
+        matches!(self, Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor)
+    }
+    /// The name of PyTorch's CPU kernel, for "not implemented for" errors.
+    fn kernel_name(self) -> &'static str {
+        match self {
+            BitwiseAnd => "bitwise_and_cpu",
+            BitwiseOr => "bitwise_or_cpu",
+            BitwiseXor => "bitwise_xor_cpu",
+            FloorDivide => "div_floor_cpu",
+            Remainder => "remainder_cpu",
+            _ => "binary_cpu",
+        }
+    }
+}
+
+fn not_implemented(op: BinaryOp, dt: DType) -> Error {
+    Error::not_implemented(format!("\"{}\" not implemented for '{}'", op.kernel_name(), dt.scalar_type_name()))
+}
+
+/// PyTorch's `sub_check`, run before the iterator is built.
+fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
+    if a.dtype == DType::Bool && b.dtype == DType::Bool {
+        return Err(Error::not_implemented(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
+        ));
+    }
+    if a.dtype == DType::Bool || b.dtype == DType::Bool {
+        return Err(Error::not_implemented(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        ));
+    }
+    Ok(())
+}
+
+/// The dtype the op computes in, given the inputs' common dtype.
+fn op_dtype(op: BinaryOp, common: DType) -> Result<DType> {
+    Ok(match op {
+        Div | Atan2 if common.is_integral(true) => crate::dtype::DEFAULT_FLOAT,
+        BitwiseAnd | BitwiseOr | BitwiseXor if common.is_floating_point() => return Err(not_implemented(op, common)),
+        FloorDivide | Remainder if common == DType::Bool => return Err(not_implemented(op, common)),
+        _ => common,
+    })
+}
+
+/// Runs `op` on `a` and `b`; with `inplace`, writes into `a` (which must not change shape, and
+/// whose dtype the result must be castable to).
+pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Result<Tensor> {
+    let b = b.to_tensor();
+    if op == Sub {
+        sub_check(a, &b)?;
+    }
+    let it = TensorIter::new(if inplace { Some(a) } else { None }, &[a, &b])?;
+    let common = it.common_dtype();
+    let opdt = op_dtype(op, common)?;
+    let out_dt = if inplace {
+        check_can_cast(opdt, a.dtype)?;
+        a.dtype
+    } else if op.returns_bool() {
+        DType::Bool
+    } else {
+        opdt
+    };
+    let (out, lp) = it.finish::<3>(out_dt)?;
+    let cdt = compute_dtype(opdt);
+    let odt = if op.returns_bool() { DType::Bool } else { cdt };
+    let zero_div = AtomicBool::new(false);
+    let guard = lock_operands(&[&out, a, &b], 1);
+    macro_rules! run {
+        ($T:ty, $O:ty, $f:expr) => {{
+            let f = $f;
+            // SAFETY: the iterator checked shapes and overlap; geometries lie inside their
+            // storages; the locks are held; kernel dtypes match the pointer types.
+            unsafe { lp.run([odt, cdt, cdt], 1, &|p, s, n| pointwise::binary::<$T, $O>(p, s, n, &f)) }
+        }};
+    }
+    macro_rules! float_op {
+        ($f:expr) => {
+            match cdt {
+                DType::Float64 => run!(f64, f64, |x: f64, y: f64| $f(x, y)),
+                _ => run!(f32, f32, |x: f32, y: f32| $f(x, y)),
+            }
+        };
+    }
+    match op {
+        Atan2 => float_op!(Float::atan2),
+        _ => dispatch!(@compute cdt, T => {
+            match op {
+                Add => run!(T, T, |x: T, y: T| Arith::add(x, y)),
+                Sub => run!(T, T, |x: T, y: T| Arith::sub(x, y)),
+                Mul => run!(T, T, |x: T, y: T| Arith::mul(x, y)),
+                Div => run!(T, T, |x: T, y: T| Arith::div(x, y)),
+                Remainder | FloorDivide => {
+                    let floor = op == FloorDivide;
+                    run!(T, T, |x: T, y: T| {
+                        if Arith::is_int_zero(y) && !<T as Element>::DTYPE.is_floating_point() {
+                            zero_div.store(true, Ordering::Relaxed);
+                        }
+                        if floor { Arith::floor_div(x, y) } else { Arith::rem(x, y) }
+                    })
+                }
+                Pow => run!(T, T, |x: T, y: T| Arith::pow(x, y)),
+                Maximum => run!(T, T, |x: T, y: T| Arith::maximum(x, y)),
+                Minimum => run!(T, T, |x: T, y: T| Arith::minimum(x, y)),
+                Eq => run!(T, bool, |x: T, y: T| x == y),
+                Ne => run!(T, bool, |x: T, y: T| x != y),
+                Lt => run!(T, bool, |x: T, y: T| x < y),
+                Le => run!(T, bool, |x: T, y: T| x <= y),
+                Gt => run!(T, bool, |x: T, y: T| x > y),
+                Ge => run!(T, bool, |x: T, y: T| x >= y),
+                LogicalAnd => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) && Element::is_nonzero(y)),
+                LogicalOr => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) || Element::is_nonzero(y)),
+                LogicalXor => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) != Element::is_nonzero(y)),
+                BitwiseAnd => run!(T, T, |x: T, y: T| Arith::bitand(x, y)),
+                BitwiseOr => run!(T, T, |x: T, y: T| Arith::bitor(x, y)),
+                BitwiseXor => run!(T, T, |x: T, y: T| Arith::bitxor(x, y)),
+                Atan2 => {}
+            }
+        }),
+    }
+    drop(guard);
+    if zero_div.load(Ordering::Relaxed) {
+        return Err(Error::runtime("ZeroDivisionError"));
+    }
+    Ok(out)
+}
+
+macro_rules! binary_methods {
+    ($($name:ident, $name_:ident, $op:ident, $torch:literal);* $(;)?) => {
+        impl Tensor {$(
+            #[doc = concat!("`torch.", $torch, "(self, other)`: broadcasts both operands (trailing dims aligned, size 1 stretched, missing leading dims added) and promotes their dtypes (tensors over 0-d tensors over scalars).\n\n",
+                "Shapes: `self` and `other` broadcast to the output shape. Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the op's dtype errors.")]
+            pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+                binary(BinaryOp::$op, self, other.into(), false)
+            }
+            #[doc = concat!("`self.", $torch, "_(other)`: in place. `other` may broadcast to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base.\n\n",
+                "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`.")]
+            pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+                binary(BinaryOp::$op, self, other.into(), true)
+            }
+        )*}
+    };
+}
+
+binary_methods! {
+    add, add_, Add, "add";
+    sub, sub_, Sub, "sub";
+    mul, mul_, Mul, "mul";
+    div, div_, Div, "div";
+    remainder, remainder_, Remainder, "remainder";
+    floor_divide, floor_divide_, FloorDivide, "floor_divide";
+    pow, pow_, Pow, "pow";
+    maximum, clamp_min_tensor_, Maximum, "maximum";
+    minimum, clamp_max_tensor_, Minimum, "minimum";
+    atan2, atan2_, Atan2, "atan2";
+    eq, eq_, Eq, "eq";
+    ne, ne_, Ne, "ne";
+    lt, lt_, Lt, "lt";
+    le, le_, Le, "le";
+    gt, gt_, Gt, "gt";
+    ge, ge_, Ge, "ge";
+    logical_and, logical_and_, LogicalAnd, "logical_and";
+    logical_or, logical_or_, LogicalOr, "logical_or";
+    logical_xor, logical_xor_, LogicalXor, "logical_xor";
+    bitwise_and, bitwise_and_, BitwiseAnd, "bitwise_and";
+    bitwise_or, bitwise_or_, BitwiseOr, "bitwise_or";
+    bitwise_xor, bitwise_xor_, BitwiseXor, "bitwise_xor";
+}
+
+impl Tensor {
+    /// `self.clamp_min_(min)`: in place, `self = max(self, min)` (NaN propagates), `min` a
+    /// tensor broadcastable to `self` or a number. Errors as the other in-place ops.
+    pub fn clamp_min_<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
+        binary(BinaryOp::Maximum, self, min.into(), true)
+    }
+    /// `self.clamp_max_(max)`: in place, `self = min(self, max)`.
+    pub fn clamp_max_<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
+        binary(BinaryOp::Minimum, self, max.into(), true)
+    }
+}

@@ -1,0 +1,127 @@
+//! Copies and casts: `copy_`, `fill_`, `to`, `contiguous`, `clone`.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::layout;
+use crate::tensor::{Scalar, Tensor};
+
+/// Copies `src` into `dst` (already shaped alike or broadcastable to it), casting as needed.
+/// No checks: for freshly made outputs only.
+pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
+    let shape: Vec<usize> = dst.sizes.to_vec();
+    let perm = crate::iter::reorder_dims(&shape, &[dst.strides.to_vec()]);
+    let lp = crate::iter::make_loop::<2>(&shape, &perm, &[dst, src]);
+    let _g = lock_operands(&[dst, src], 1);
+    // SAFETY: both tensors' geometries lie inside their storages, locks are held, and dst is
+    // a fresh tensor without internal overlap.
+    unsafe {
+        lp.run([dst.dtype, src.dtype], 1, &|p, s, n| {
+            crate::kernels::cast::cast_run(src.dtype, p[1], s[1], dst.dtype, p[0], s[0], n)
+        })
+    };
+}
+
+/// A copy of `t` with the given strides and dtype.
+pub(crate) fn copy_with_strides(t: &Tensor, strides: &[usize], dtype: DType) -> Tensor {
+    let out = Tensor::alloc(&t.sizes, strides, dtype, false);
+    copy_unchecked(&out, t);
+    out
+}
+
+/// `clone()` with `preserve_format`.
+pub(crate) fn clone_preserve(t: &Tensor) -> Tensor {
+    copy_with_strides(t, &layout::preserve_format_strides(&t.sizes, &t.strides), t.dtype)
+}
+
+/// Writes `value` (cast to the tensor's dtype) into every element; no checks.
+pub(crate) fn fill_unchecked(t: &Tensor, value: Scalar) {
+    let src = Tensor::wrapped_scalar(value);
+    copy_unchecked(t, &src);
+}
+
+fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
+    let v = value.to_f64();
+    let (lo, hi, cname) = match dtype {
+        DType::UInt8 => (0.0, 255.0, "uint8_t"),
+        DType::Int8 => (-128.0, 127.0, "int8_t"),
+        DType::Int16 => (-32768.0, 32767.0, "int16_t"),
+        DType::Int32 => (i32::MIN as f64, i32::MAX as f64, "int"),
+        DType::Int64 => (i64::MIN as f64, i64::MAX as f64, "int64_t"),
+        DType::Float16 => (-65504.0, 65504.0, "c10::Half"),
+        DType::BFloat16 => (-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"),
+        DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
+        _ => return Ok(()),
+    };
+    if v.is_finite() && (v < lo || v > hi) {
+        return Err(Error::runtime(format!("value cannot be converted to type {cname} without overflow")));
+    }
+    if !v.is_finite() && !dtype.is_floating_point() && matches!(value, Scalar::Float(_)) {
+        return Err(Error::runtime(format!("value cannot be converted to type {cname} without overflow")));
+    }
+    Ok(())
+}
+
+impl Tensor {
+    /// `self.copy_(src)`: copies `src` into `self`, broadcasting `src` to `self`'s shape and
+    /// casting to `self`'s dtype. Returns `self` (an alias).
+    ///
+    /// Errors, in PyTorch's order: the two memory-overlap errors (`unsupported operation: …`);
+    /// `The size of tensor a (4) must match the size of tensor b (12) at non-singleton dimension 1`;
+    /// `output with shape [3, 1] doesn't match the broadcast shape [3, 4]`.
+    pub fn copy_(&self, src: &Tensor) -> Result<Tensor> {
+        let it = TensorIter::new(Some(self), &[src])?;
+        let (out, lp) = it.finish::<2>(self.dtype)?;
+        let _g = lock_operands(&[self, src], 1);
+        let (dt, st) = (self.dtype, src.dtype);
+        // SAFETY: geometries lie inside their storages; locks held; overlap checked.
+        unsafe { lp.run([dt, st], 1, &|p, s, n| crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)) };
+        Ok(out)
+    }
+
+    /// `self.fill_(value)`: writes `value` into every element of `self` (through views, into
+    /// the base). Returns `self`.
+    ///
+    /// Errors: `value cannot be converted to type uint8_t without overflow` when the value is
+    /// out of the dtype's range; `unsupported operation: more than one element of the
+    /// written-to tensor refers to a single memory location. …` for an expanded self.
+    pub fn fill_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
+        let value = value.into();
+        check_fill_range(self.dtype, value)?;
+        crate::iter::check_overlap(self, &[])?;
+        fill_unchecked(self, value);
+        Ok(self.alias())
+    }
+
+    /// `self.to(dtype)`: `self` itself (an alias) when the dtype is unchanged, otherwise a copy
+    /// with preserve-format strides, cast as PyTorch casts (floats to ints truncate; anything
+    /// non-zero to bool is `true`).
+    pub fn to(&self, dtype: DType) -> Result<Tensor> {
+        if dtype == self.dtype {
+            return Ok(self.alias());
+        }
+        Ok(copy_with_strides(self, &layout::preserve_format_strides(&self.sizes, &self.strides), dtype))
+    }
+
+    /// `self.contiguous()`: `self` (an alias) when already contiguous, else a row-major copy.
+    pub fn contiguous(&self) -> Tensor {
+        if self.is_contiguous() {
+            return self.alias();
+        }
+        copy_with_strides(self, &layout::contiguous_strides(&self.sizes), self.dtype)
+    }
+
+    /// `self.contiguous(memory_format=torch.channels_last)`: a 4-d tensor with channels-last
+    /// strides (`self` when already so).
+    ///
+    /// Error: `required rank 4 tensor to use channels_last format`.
+    pub fn contiguous_channels_last(&self) -> Result<Tensor> {
+        if self.dim() != 4 {
+            return Err(Error::runtime("required rank 4 tensor to use channels_last format"));
+        }
+        if self.is_contiguous_channels_last() {
+            return Ok(self.alias());
+        }
+        Ok(copy_with_strides(self, &layout::channels_last_strides(&self.sizes), self.dtype))
+    }
+}

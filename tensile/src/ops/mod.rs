@@ -1,0 +1,46 @@
+//! Tensor operations, one file per family. Each op's semantics (shapes, dtypes, errors) live
+//! in its family's file; the work is done by the pointwise engine ([`crate::iter`]) and the
+//! kernels.
+
+pub(crate) mod binary;
+pub(crate) mod copy;
+pub(crate) mod softmax;
+pub(crate) mod ternary;
+pub(crate) mod unary;
+
+use crate::tensor::{Scalar, Tensor};
+
+/// The second operand of a binary op: a tensor, or a plain number (PyTorch's "Python scalar",
+/// which has the lowest priority in type promotion).
+///
+/// Made with `.into()` from `&Tensor`, `f64`, `f32`, `i64`, `i32`, `bool`, or a [`Scalar`].
+#[derive(Clone, Copy, Debug)]
+pub enum Operand<'a> {
+    /// A tensor operand.
+    Tensor(&'a Tensor),
+    /// A number operand.
+    Scalar(Scalar),
+}
+
+impl<'a> From<&'a Tensor> for Operand<'a> {
+    fn from(t: &'a Tensor) -> Operand<'a> {
+        Operand::Tensor(t)
+    }
+}
+
+macro_rules! operand_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Operand<'_> { fn from(x: $t) -> Self { Operand::Scalar(Scalar::from(x)) } }
+    )*};
+}
+operand_from!(f64, f32, i64, i32, bool, Scalar);
+
+impl Operand<'_> {
+    /// The operand as a tensor: a scalar becomes a 0-d wrapped number.
+    pub(crate) fn to_tensor(self) -> Tensor {
+        match self {
+            Operand::Tensor(t) => t.alias(),
+            Operand::Scalar(s) => Tensor::wrapped_scalar(s),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! `torch.where(condition, self, other)`: three-way broadcasting.
+
+use crate::dispatch;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::kernels::pointwise;
+use crate::ops::Operand;
+use crate::tensor::Tensor;
+
+/// `torch.where(condition, input, other)`: `input` where `condition` is true, else `other`.
+///
+/// Shapes: all three broadcast together (folded left to right: condition, input, other).
+/// dtype: the promotion of `input` and `other` (the condition does not take part).
+/// Errors: the broadcast error (`The size of tensor a (..) must match …`), and
+/// `where expected condition to be a boolean tensor, but got a tensor with dtype Float`.
+pub fn where_<'a, 'b>(condition: &Tensor, input: impl Into<Operand<'a>>, other: impl Into<Operand<'b>>) -> Result<Tensor> {
+    if condition.dtype != DType::Bool && condition.dtype != DType::UInt8 {
+        return Err(Error::runtime(format!(
+            "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
+            condition.dtype.scalar_type_name()
+        )));
+    }
+    let cond = condition.to(DType::Bool)?;
+    let (a, b) = (input.into().to_tensor(), other.into().to_tensor());
+    let common = crate::iter::result_type_of(&[&a, &b]);
+    // PyTorch converts both values to the common dtype before building the iterator.
+    let (a, b) = (a.to(common)?, b.to(common)?);
+    let it = TensorIter::new(None, &[&cond, &a, &b])?;
+    let (out, lp) = it.finish::<4>(common)?;
+    let guard = lock_operands(&[&out, &cond, &a, &b], 1);
+    dispatch!(common, T => {
+        // SAFETY: fresh output from the iterator; locks held; every operand has its storage
+        // dtype, so no conversion happens.
+        unsafe { lp.run([common, DType::Bool, common, common], 1, &|p, s, n| pointwise::select::<T>(p, s, n)) }
+    });
+    drop(guard);
+    Ok(out)
+}
+
+impl Tensor {
+    /// `self.where(condition, other)` = `torch.where(condition, self, other)`; see [`where_`].
+    pub fn where_self<'b>(&self, condition: &Tensor, other: impl Into<Operand<'b>>) -> Result<Tensor> {
+        where_(condition, self, other)
+    }
+}

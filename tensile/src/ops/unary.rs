@@ -1,0 +1,183 @@
+//! Unary pointwise ops: math functions, activations, rounding, logical and bitwise not.
+//! The output keeps the input's dim order (TensorIterator with one input).
+
+use crate::dispatch;
+use crate::dtype::{DEFAULT_FLOAT, DType};
+use crate::element::{Element, compute_dtype};
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::kernels::math::{Arith, Float};
+use crate::kernels::pointwise;
+use crate::tensor::Tensor;
+
+/// The unary pointwise ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UnaryOp {
+    Neg,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
+    Rsqrt,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Gelu,
+    Silu,
+    Erf,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    Sign,
+    Reciprocal,
+    Square,
+    LogicalNot,
+    BitwiseNot,
+    IsNan,
+}
+
+use UnaryOp::*;
+
+impl UnaryOp {
+    fn is_float_fn(self) -> bool {
+        matches!(self, Exp | Log | Sqrt | Rsqrt | Sin | Cos | Tanh | Sigmoid | Erf | Reciprocal)
+    }
+    fn returns_bool(self) -> bool {
+        matches!(self, LogicalNot | IsNan)
+    }
+}
+
+fn not_impl(name: &str, dt: DType) -> Error {
+    Error::not_implemented(format!("\"{name}\" not implemented for '{}'", dt.scalar_type_name()))
+}
+
+/// The dtype `op` computes and returns in, for an input of dtype `dt`.
+fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
+    Ok(match op {
+        _ if op.is_float_fn() && dt.is_integral(true) => DEFAULT_FLOAT,
+        Neg if dt == DType::Bool => {
+            return Err(Error::runtime(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+            ));
+        }
+        Gelu if !dt.is_floating_point() => return Err(not_impl("GeluKernelImpl", dt)),
+        Silu if !dt.is_floating_point() => return Err(not_impl("silu_cpu", dt)),
+        Relu if dt == DType::Bool => return Err(Error::runtime("Boolean inputs not supported for relu")),
+        Abs if dt == DType::Bool => return Err(not_impl("abs_cpu", dt)),
+        BitwiseNot if dt.is_floating_point() => return Err(not_impl("bitwise_not_cpu", dt)),
+        Square if dt == DType::Bool => DType::Int64,
+        _ => dt,
+    })
+}
+
+/// Runs `op` on `a` into a new tensor.
+pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
+    let it = TensorIter::new(None, &[a])?;
+    let opdt = op_dtype(op, a.dtype)?;
+    let out_dt = if op.returns_bool() { DType::Bool } else { opdt };
+    let (out, lp) = it.finish::<2>(out_dt)?;
+    let cdt = compute_dtype(opdt);
+    let odt = if op.returns_bool() { DType::Bool } else { cdt };
+    let guard = lock_operands(&[&out, a], 1);
+    macro_rules! run {
+        ($T:ty, $O:ty, $f:expr) => {{
+            let f = $f;
+            // SAFETY: fresh output shaped by the iterator; locks held; dtypes match pointers.
+            unsafe { lp.run([odt, cdt], 1, &|p, s, n| pointwise::unary::<$T, $O>(p, s, n, &f)) }
+        }};
+    }
+    macro_rules! float_fn {
+        ($f:expr) => {
+            match cdt {
+                DType::Float64 => run!(f64, f64, |x: f64| $f(x)),
+                _ => run!(f32, f32, |x: f32| $f(x)),
+            }
+        };
+    }
+    fn sigmoid<F: Float>(x: F) -> F {
+        F::from_f(1.0).div(F::from_f(1.0).add(Arith::neg(x).exp()))
+    }
+    fn gelu<F: Float>(x: F) -> F {
+        x.mul(F::from_f(0.5)).mul(F::from_f(1.0).add(x.mul(F::from_f(std::f64::consts::FRAC_1_SQRT_2)).erf()))
+    }
+    fn silu<F: Float>(x: F) -> F {
+        x.div(F::from_f(1.0).add(Arith::neg(x).exp()))
+    }
+    match op {
+        Exp => float_fn!(Float::exp),
+        Log => float_fn!(Float::ln),
+        Sqrt => float_fn!(Float::sqrt),
+        Rsqrt => float_fn!(|x| Arith::div(Float::from_f(1.0), Float::sqrt(x))),
+        Sin => float_fn!(Float::sin),
+        Cos => float_fn!(Float::cos),
+        Tanh => float_fn!(Float::tanh),
+        Erf => float_fn!(Float::erf),
+        Sigmoid => float_fn!(sigmoid),
+        Gelu => float_fn!(gelu),
+        Silu => float_fn!(silu),
+        Reciprocal => float_fn!(|x| Arith::div(Float::from_f(1.0), x)),
+        _ => dispatch!(@compute cdt, T => {
+            match op {
+                Neg => run!(T, T, |x: T| Arith::neg(x)),
+                Abs => run!(T, T, |x: T| Arith::abs(x)),
+                Floor => run!(T, T, |x: T| Arith::floor(x)),
+                Ceil => run!(T, T, |x: T| Arith::ceil(x)),
+                Round => run!(T, T, |x: T| Arith::round(x)),
+                Trunc => run!(T, T, |x: T| Arith::trunc(x)),
+                Sign => run!(T, T, |x: T| Arith::sign(x)),
+                Square => run!(T, T, |x: T| Arith::mul(x, x)),
+                Relu => run!(T, T, |x: T| if Arith::is_nan(x) || x > <T as Element>::zero() { x } else { <T as Element>::zero() }),
+                LogicalNot => run!(T, bool, |x: T| !Element::is_nonzero(x)),
+                BitwiseNot => run!(T, T, |x: T| Arith::bitnot(x)),
+                IsNan => run!(T, bool, |x: T| Arith::is_nan(x)),
+                _ => {}
+            }
+        }),
+    }
+    drop(guard);
+    Ok(out)
+}
+
+macro_rules! unary_methods {
+    ($($name:ident, $op:ident, $doc:literal);* $(;)?) => {
+        impl Tensor {$(
+            #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order (a permuted dense input gives a permuted output).")]
+            pub fn $name(&self) -> Result<Tensor> {
+                unary(UnaryOp::$op, self)
+            }
+        )*}
+    };
+}
+
+unary_methods! {
+    neg, Neg, "`torch.neg`: `-self`. Error for bool: ``Negation, the `-` operator, on a bool tensor is not supported. …``";
+    abs, Abs, "`torch.abs`: absolute value (integers wrap at their minimum).";
+    exp, Exp, "`torch.exp`. Integer and bool inputs give float32.";
+    log, Log, "`torch.log` (natural). Integer and bool inputs give float32.";
+    sqrt, Sqrt, "`torch.sqrt`. Integer and bool inputs give float32.";
+    rsqrt, Rsqrt, "`torch.rsqrt`: `1/sqrt(self)`. Integer and bool inputs give float32.";
+    sin, Sin, "`torch.sin`. Integer and bool inputs give float32.";
+    cos, Cos, "`torch.cos`. Integer and bool inputs give float32.";
+    tanh, Tanh, "`torch.tanh`. Integer and bool inputs give float32.";
+    sigmoid, Sigmoid, "`torch.sigmoid`: `1/(1+exp(-self))`. Integer and bool inputs give float32.";
+    relu, Relu, "`torch.nn.functional.relu`: `max(self, 0)`, NaN kept. Error for bool: `Boolean inputs not supported for relu`.";
+    gelu, Gelu, "`torch.nn.functional.gelu` (exact, erf-based): `x/2 * (1 + erf(x/sqrt(2)))`. Floats only.";
+    silu, Silu, "`torch.nn.functional.silu`: `x * sigmoid(x)`. Floats only.";
+    erf, Erf, "`torch.erf`. Integer and bool inputs give float32.";
+    floor, Floor, "`torch.floor`. Integers are returned unchanged (same dtype).";
+    ceil, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
+    round, Round, "`torch.round`: half to even. Integers are returned unchanged.";
+    trunc, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
+    sign, Sign, "`torch.sign`: -1, 0 or 1 (NaN stays NaN).";
+    reciprocal, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
+    square, Square, "`torch.square`: `self*self`; bool gives int64.";
+    logical_not, LogicalNot, "`torch.logical_not`: bool output, `self == 0`.";
+    bitwise_not, BitwiseNot, "`torch.bitwise_not` (`~`): integers and bool only.";
+    isnan, IsNan, "`torch.isnan`: bool output.";
+}
+
+#[allow(dead_code)]
+fn _assert_element<T: Element>() {}

@@ -1,0 +1,368 @@
+//! The [`Tensor`] type: shared storage + sizes + strides (elements) + storage offset + dtype,
+//! its accessors, and its constructors.
+
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::dtype::{Category, DType};
+use crate::element::Element;
+use crate::error::{Error, Result, fmt_list};
+use crate::kernels;
+use crate::layout;
+use crate::storage::Storage;
+
+/// Sizes or strides: inline up to 6 dims, so small tensors do not allocate for their shape.
+pub(crate) type Dims = SmallVec<[usize; 6]>;
+
+/// A strided, typed view of shared storage, with PyTorch's semantics.
+///
+/// * `size()` and `stride()` are per dim; strides count **elements**, not bytes.
+/// * Views (`view`, `transpose`, `narrow`, indexing, …) share storage with their base: an
+///   in-place op through a view writes into the base ([`Tensor::shares_storage`] tells).
+/// * `Clone::clone` is PyTorch's `clone()`: a **copy** with preserve-format strides. To make
+///   another handle on the same data (Python's `b = a`), use [`Tensor::alias`].
+/// * `Tensor` is `Send + Sync`; see [`crate::storage`] for the locking model that keeps
+///   mutation through shared views sound.
+pub struct Tensor {
+    pub(crate) storage: Arc<Storage>,
+    pub(crate) sizes: Dims,
+    pub(crate) strides: Dims,
+    pub(crate) offset: usize,
+    pub(crate) dtype: DType,
+    /// A Python number turned into a 0-d tensor: it promotes with the lowest priority.
+    pub(crate) wrapped: bool,
+}
+
+/// A plain number operand (PyTorch's "Python scalar"): bool, int or float.
+///
+/// In type promotion a scalar has the lowest priority: it only changes the result dtype when it
+/// is of a higher category (bool < int < float) than every tensor operand. A float scalar
+/// then counts as the default dtype, float32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar {
+    /// A Python `bool`.
+    Bool(bool),
+    /// A Python `int` (int64).
+    Int(i64),
+    /// A Python `float` (float64).
+    Float(f64),
+}
+
+impl Scalar {
+    /// The dtype the scalar is stored in (bool, int64 or float64).
+    pub fn dtype(self) -> DType {
+        match self {
+            Scalar::Bool(_) => DType::Bool,
+            Scalar::Int(_) => DType::Int64,
+            Scalar::Float(_) => DType::Float64,
+        }
+    }
+    /// The value as f64.
+    pub fn to_f64(self) -> f64 {
+        match self {
+            Scalar::Bool(b) => b as u8 as f64,
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(f) => f,
+        }
+    }
+}
+
+macro_rules! scalar_from {
+    ($($t:ty => $v:ident as $c:ty),*) => {$(
+        impl From<$t> for Scalar { fn from(x: $t) -> Scalar { Scalar::$v(x as $c) } }
+    )*};
+}
+scalar_from!(f64 => Float as f64, f32 => Float as f64, i64 => Int as i64, i32 => Int as i64,
+    i16 => Int as i64, i8 => Int as i64, u8 => Int as i64, u32 => Int as i64, usize => Int as i64);
+impl From<bool> for Scalar {
+    fn from(b: bool) -> Scalar {
+        Scalar::Bool(b)
+    }
+}
+
+impl Clone for Tensor {
+    /// PyTorch's `clone()`: a copy with the same values and preserve-format strides
+    /// (identical strides for a dense layout, dense strides in the same dim order otherwise).
+    fn clone(&self) -> Tensor {
+        crate::ops::copy::clone_preserve(self)
+    }
+}
+
+impl Tensor {
+    // ------------------------------------------------------------------ inspection
+
+    /// The sizes of every dim (`t.size()` / `t.shape`). Empty for a 0-d tensor.
+    pub fn size(&self) -> &[usize] {
+        &self.sizes
+    }
+    /// Alias of [`Tensor::size`].
+    pub fn shape(&self) -> &[usize] {
+        &self.sizes
+    }
+    /// The strides of every dim, in elements (`t.stride()`).
+    pub fn stride(&self) -> &[usize] {
+        &self.strides
+    }
+    /// `t.size(dim)`; a 0-d tensor has no dims.
+    ///
+    /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`,
+    /// `Dimension specified as 0 but tensor has no dimensions`.
+    pub fn size_of(&self, dim: i64) -> Result<usize> {
+        Ok(self.sizes[crate::dim::wrap_dim_no_scalar(dim, self.dim())?])
+    }
+    /// `t.stride(dim)`, in elements; errors as [`Tensor::size_of`].
+    pub fn stride_of(&self, dim: i64) -> Result<usize> {
+        Ok(self.strides[crate::dim::wrap_dim_no_scalar(dim, self.dim())?])
+    }
+    /// Offset of the first element in the storage, in elements (`t.storage_offset()`).
+    pub fn storage_offset(&self) -> usize {
+        self.offset
+    }
+    /// The element type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    /// Number of dims (`t.dim()` / `t.ndim`).
+    pub fn dim(&self) -> usize {
+        self.sizes.len()
+    }
+    /// Number of elements (`t.numel()`): 1 for 0-d, 0 when a size is 0.
+    pub fn numel(&self) -> usize {
+        layout::numel(&self.sizes)
+    }
+    /// Bytes per element (`t.element_size()`).
+    pub fn element_size(&self) -> usize {
+        self.dtype.itemsize()
+    }
+    /// `t.is_contiguous()`: row-major, size-1 dims ignored, empty tensors always contiguous.
+    pub fn is_contiguous(&self) -> bool {
+        layout::is_contiguous(&self.sizes, &self.strides)
+    }
+    /// `t.is_contiguous(memory_format=torch.channels_last)`: false unless 4-d.
+    pub fn is_contiguous_channels_last(&self) -> bool {
+        layout::is_channels_last_contiguous(&self.sizes, &self.strides)
+    }
+    /// Non-overlapping and dense: the elements tile one block of memory without gaps.
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        layout::is_non_overlapping_and_dense(&self.sizes, &self.strides)
+    }
+    /// The address of the first element (`t.data_ptr()`): equal for views starting at the same
+    /// element of the same storage.
+    pub fn data_ptr(&self) -> usize {
+        self.storage.ptr() as usize + self.offset * self.dtype.itemsize()
+    }
+    /// Whether `self` and `other` view the same storage (Python's
+    /// `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`).
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+    /// Size of the underlying storage, in bytes.
+    pub fn storage_nbytes(&self) -> usize {
+        self.storage.nbytes()
+    }
+    /// Another handle on the same data and geometry (Python `b = a`, `torch.alias`).
+    pub fn alias(&self) -> Tensor {
+        self.view_with(self.sizes.clone(), self.strides.clone(), self.offset)
+    }
+    /// Whether this tensor is a wrapped Python number (from a [`Scalar`] operand).
+    pub(crate) fn category(&self) -> Category {
+        if self.wrapped {
+            Category::Wrapped
+        } else if self.sizes.is_empty() {
+            Category::ZeroDim
+        } else {
+            Category::Dim
+        }
+    }
+
+    // ------------------------------------------------------------------ internal constructors
+
+    /// A view of this tensor's storage with new geometry (no checks).
+    pub(crate) fn view_with(&self, sizes: impl Into<Dims>, strides: impl Into<Dims>, offset: usize) -> Tensor {
+        Tensor {
+            storage: self.storage.clone(),
+            sizes: sizes.into(),
+            strides: strides.into(),
+            offset,
+            dtype: self.dtype,
+            wrapped: false,
+        }
+    }
+
+    /// A fresh, uninitialised tensor with the given strides (the caller fills every element).
+    pub(crate) fn alloc(sizes: &[usize], strides: &[usize], dtype: DType, zeroed: bool) -> Tensor {
+        let n = layout::extent(sizes, strides);
+        Tensor {
+            storage: Arc::new(Storage::new(n * dtype.itemsize(), zeroed)),
+            sizes: Dims::from_slice(sizes),
+            strides: Dims::from_slice(strides),
+            offset: 0,
+            dtype,
+            wrapped: false,
+        }
+    }
+
+    /// A 0-d wrapped-number tensor holding `s` (bool, int64 or float64).
+    pub(crate) fn wrapped_scalar(s: Scalar) -> Tensor {
+        let mut t = match s {
+            Scalar::Bool(b) => Tensor::from_vec(vec![b], &[]),
+            Scalar::Int(i) => Tensor::from_vec(vec![i], &[]),
+            Scalar::Float(f) => Tensor::from_vec(vec![f], &[]),
+        }
+        .expect("one element fits a 0-d shape");
+        t.wrapped = true;
+        t
+    }
+
+    // ------------------------------------------------------------------ creation
+
+    /// `torch.empty(size, dtype=dtype)`: contiguous, contents unspecified (zero here, for safety).
+    pub fn empty(size: &[usize], dtype: DType) -> Tensor {
+        Tensor::alloc(size, &layout::contiguous_strides(size), dtype, true)
+    }
+    /// `torch.zeros(size, dtype=dtype)`.
+    pub fn zeros(size: &[usize], dtype: DType) -> Tensor {
+        Tensor::empty(size, dtype)
+    }
+    /// `torch.ones(size, dtype=dtype)`.
+    pub fn ones(size: &[usize], dtype: DType) -> Tensor {
+        Tensor::full(size, 1, dtype)
+    }
+    /// `torch.full(size, value, dtype=dtype)`; the value is cast to `dtype` as PyTorch casts.
+    pub fn full(size: &[usize], value: impl Into<Scalar>, dtype: DType) -> Tensor {
+        let t = Tensor::alloc(size, &layout::contiguous_strides(size), dtype, false);
+        crate::ops::copy::fill_unchecked(&t, value.into());
+        t
+    }
+    /// `torch.zeros_like(t)`: same shape and dtype, preserve-format strides.
+    pub fn zeros_like(t: &Tensor) -> Tensor {
+        Tensor::alloc(&t.sizes, &layout::preserve_format_strides(&t.sizes, &t.strides), t.dtype, true)
+    }
+    /// `torch.empty_like(t)`: as [`Tensor::zeros_like`].
+    pub fn empty_like(t: &Tensor) -> Tensor {
+        Tensor::zeros_like(t)
+    }
+    /// `torch.ones_like(t)`.
+    pub fn ones_like(t: &Tensor) -> Tensor {
+        Tensor::full_like(t, 1)
+    }
+    /// `torch.full_like(t, value)`.
+    pub fn full_like(t: &Tensor, value: impl Into<Scalar>) -> Tensor {
+        let out = Tensor::zeros_like(t);
+        crate::ops::copy::fill_unchecked(&out, value.into());
+        out
+    }
+
+    /// A contiguous tensor of shape `size` holding `data` in row-major order
+    /// (`torch.tensor(data).reshape(size)`); the dtype is `T`'s.
+    ///
+    /// Error: `shape '[2, 2]' is invalid for input of size 3` when the lengths differ.
+    pub fn from_vec<T: Element>(data: Vec<T>, size: &[usize]) -> Result<Tensor> {
+        Tensor::from_slice(&data, size)
+    }
+
+    /// As [`Tensor::from_vec`], copying from a slice.
+    pub fn from_slice<T: Element>(data: &[T], size: &[usize]) -> Result<Tensor> {
+        if layout::numel(size) != data.len() {
+            let s: Vec<i64> = size.iter().map(|&x| x as i64).collect();
+            return Err(Error::runtime(format!(
+                "shape '{}' is invalid for input of size {}",
+                fmt_list(&s),
+                data.len()
+            )));
+        }
+        Ok(Tensor {
+            storage: Arc::new(Storage::from_bytes(kernels::cast::bytes_of(data))),
+            sizes: Dims::from_slice(size),
+            strides: layout::contiguous_strides(size).into(),
+            offset: 0,
+            dtype: T::DTYPE,
+            wrapped: false,
+        })
+    }
+
+    /// A 0-d tensor (`torch.tensor(value, dtype=dtype)`).
+    pub fn scalar_tensor(value: impl Into<Scalar>, dtype: DType) -> Tensor {
+        Tensor::full(&[], value, dtype)
+    }
+
+    /// `torch.arange(start, end, step, dtype=dtype)`: `ceil((end-start)/step)` values.
+    ///
+    /// Errors: `step must be nonzero`; `upper bound and larger bound inconsistent with step sign`.
+    pub fn arange(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
+        if step == 0.0 {
+            return Err(Error::runtime("step must be nonzero"));
+        }
+        if (step > 0.0 && end < start) || (step < 0.0 && end > start) {
+            return Err(Error::runtime("upper bound and larger bound inconsistent with step sign"));
+        }
+        let n = ((end - start) / step).ceil().max(0.0) as usize;
+        let vals: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
+        Tensor::from_vec(vals, &[n])?.to(dtype)
+    }
+
+    /// `torch.rand(size, generator=seeded)`: uniform in [0, 1), reproducible for a `seed`
+    /// (the stream differs from PyTorch's generator).
+    pub fn rand(size: &[usize], seed: u64, dtype: DType) -> Result<Tensor> {
+        let mut rng = SplitMix64(seed);
+        let vals: Vec<f64> = (0..layout::numel(size)).map(|_| rng.next_f64()).collect();
+        Tensor::from_vec(vals, size)?.to(dtype)
+    }
+
+    /// `torch.randn(size, generator=seeded)`: standard normal (Box–Muller), reproducible for `seed`.
+    pub fn randn(size: &[usize], seed: u64, dtype: DType) -> Result<Tensor> {
+        let mut rng = SplitMix64(seed);
+        let vals: Vec<f64> = (0..layout::numel(size))
+            .map(|_| {
+                let u1 = 1.0 - rng.next_f64();
+                let u2 = rng.next_f64();
+                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+            })
+            .collect();
+        Tensor::from_vec(vals, size)?.to(dtype)
+    }
+
+    // ------------------------------------------------------------------ data out
+
+    /// The values in row-major (logical) order, cast to `T` as PyTorch's `.to()` casts
+    /// (`t.flatten().tolist()`).
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        kernels::cast::gather::<T>(self)
+    }
+
+    /// The single value of a one-element tensor, cast to `T` (`t.item()`).
+    ///
+    /// Error: `a Tensor with 2 elements cannot be converted to Scalar`.
+    pub fn item<T: Element>(&self) -> Result<T> {
+        if self.numel() != 1 {
+            return Err(Error::runtime(format!(
+                "a Tensor with {} elements cannot be converted to Scalar",
+                self.numel()
+            )));
+        }
+        Ok(self.to_vec::<T>()[0])
+    }
+}
+
+/// A tiny seeded generator for `rand`/`randn` (SplitMix64).
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+impl std::fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
