@@ -23,6 +23,9 @@ pub mod dtype;
 pub mod element;
 pub mod error;
 pub mod layout;
+pub mod warnings;
+pub mod explain;
+pub mod backcompat;
 
 mod iter;
 mod kernels;
@@ -30,6 +33,8 @@ mod ops;
 mod print;
 mod storage;
 mod tensor;
+mod views;
+mod index;
 
 pub use dtype::{DType, promote_types};
 pub use element::Element;

@@ -3,6 +3,10 @@
 //! kernels.
 
 pub(crate) mod binary;
+pub(crate) mod cat;
+pub(crate) mod matmul;
+pub(crate) mod nn;
+pub(crate) mod reduce;
 pub(crate) mod copy;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
