@@ -8,8 +8,7 @@
 //! and [`TensorIter::finish`] so errors come in PyTorch's order: overlap, broadcast, output
 //! shape, dtype.
 
-use crate::broadcast::infer_size;
-use crate::dtype::{Category, DType, ResultTypeState};
+use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::loops::Loop;
 use crate::layout;
@@ -172,11 +171,6 @@ impl<'a> TensorIter<'a> {
         None
     }
 
-    /// The broadcast shape.
-    pub(crate) fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
     /// The common dtype of the inputs by PyTorch's category rules (§6.2).
     pub(crate) fn common_dtype(&self) -> DType {
         let mut st = ResultTypeState::default();
@@ -268,14 +262,4 @@ pub(crate) fn result_type_of(ts: &[&Tensor]) -> DType {
         st.update(t.dtype, t.category());
     }
     st.result()
-}
-
-#[allow(dead_code)]
-pub(crate) fn category_of(t: &Tensor) -> Category {
-    t.category()
-}
-
-#[allow(dead_code)]
-pub(crate) fn infer(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
-    infer_size(a, b)
 }

@@ -8,7 +8,8 @@ use crate::tensor::Tensor;
 fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     if !t.dtype.is_floating_point() {
-        let name = if d + 1 == t.dim().max(1) { "softmax_lastdim_kernel_impl" } else { "softmax_kernel_impl" };
+        let last = if d + 1 == t.dim().max(1) { "_lastdim" } else { "" };
+        let name = format!("{}softmax{last}_kernel_impl", if log { "log_" } else { "" });
         return Err(Error::not_implemented(format!(
             "\"{name}\" not implemented for '{}'",
             t.dtype.scalar_type_name()

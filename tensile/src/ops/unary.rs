@@ -59,13 +59,17 @@ fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
     Ok(match op {
         _ if op.is_float_fn() && dt.is_integral(true) => DEFAULT_FLOAT,
         Neg if dt == DType::Bool => {
-            return Err(Error::runtime(
+            return Err(Error::not_implemented(
                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
             ));
         }
         Gelu if !dt.is_floating_point() => return Err(not_impl("GeluKernelImpl", dt)),
         Silu if !dt.is_floating_point() => return Err(not_impl("silu_cpu", dt)),
-        Relu if dt == DType::Bool => return Err(Error::runtime("Boolean inputs not supported for relu")),
+        Relu if dt == DType::Bool => return Err(Error::not_implemented("Boolean inputs not supported for relu")),
+        Floor if dt == DType::Bool => return Err(not_impl("floor_vml_cpu", dt)),
+        Ceil if dt == DType::Bool => return Err(not_impl("ceil_vml_cpu", dt)),
+        Round if dt == DType::Bool => return Err(not_impl("round_vml_cpu", dt)),
+        Trunc if dt == DType::Bool => return Err(not_impl("trunc_vml_cpu", dt)),
         Abs if dt == DType::Bool => return Err(not_impl("abs_cpu", dt)),
         BitwiseNot if dt.is_floating_point() => return Err(not_impl("bitwise_not_cpu", dt)),
         Square if dt == DType::Bool => DType::Int64,
