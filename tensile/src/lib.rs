@@ -28,6 +28,7 @@ pub mod explain;
 pub mod backcompat;
 
 mod iter;
+mod macros;
 mod kernels;
 mod ops;
 mod print;

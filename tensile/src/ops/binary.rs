@@ -97,6 +97,9 @@ pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: Operand<'_>, inplace: bool) ->
         sub_check(a, &b)?;
     }
     let it = TensorIter::new(if inplace { Some(a) } else { None }, &[a, &b])?;
+    if !b.wrapped {
+        crate::backcompat::maybe_warn(a.size(), b.size());
+    }
     let common = it.common_dtype();
     let opdt = op_dtype(op, common)?;
     let out_dt = if inplace {
