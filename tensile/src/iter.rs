@@ -123,12 +123,37 @@ impl<'a> TensorIter<'a> {
     /// (an existing `out` takes part first, as it can't be resized), output-shape check,
     /// then the layout of a new output.
     pub(crate) fn new(out: Option<&'a Tensor>, inputs: &[&'a Tensor]) -> Result<TensorIter<'a>> {
+        Self::build(out, false, inputs)
+    }
+
+    /// As [`TensorIter::new`] for an `out=` tensor: `out` does not take part in the broadcast
+    /// shape; when its shape differs it is not used (the caller replaces it with the new
+    /// output, PyTorch's resize) and a warning is emitted if it had elements.
+    pub(crate) fn new_out(out: &'a Tensor, inputs: &[&'a Tensor]) -> Result<TensorIter<'a>> {
+        Self::build(Some(out), true, inputs)
+    }
+
+    fn build(mut out: Option<&'a Tensor>, resizable: bool, inputs: &[&'a Tensor]) -> Result<TensorIter<'a>> {
         if let Some(o) = out {
             check_overlap(o, inputs)?;
         }
+        let fold_out = if resizable { None } else { out };
         let shape = crate::broadcast::infer_size_all(
-            out.iter().map(|o| &o.sizes[..]).chain(inputs.iter().map(|t| &t.sizes[..])),
+            fold_out.iter().map(|o| &o.sizes[..]).chain(inputs.iter().map(|t| &t.sizes[..])),
         )?;
+        if resizable
+            && let Some(o) = out
+            && o.sizes[..] != shape[..]
+        {
+            if o.numel() > 0 {
+                crate::warnings::warn(&format!(
+                    "An output with one or more elements was resized since it had shape {}, which does not match the required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                    fmt_list(&o.sizes),
+                    fmt_list(&shape)
+                ));
+            }
+            out = None;
+        }
         if let Some(o) = out
             && o.sizes[..] != shape[..]
         {
@@ -169,6 +194,11 @@ impl<'a> TensorIter<'a> {
             return Some(first.to_vec());
         }
         None
+    }
+
+    /// Whether a given `out=` tensor is written (its shape was right), rather than replaced.
+    pub(crate) fn keeps_out(&self) -> bool {
+        self.out.is_some()
     }
 
     /// The common dtype of the inputs by PyTorch's category rules (§6.2).

@@ -92,11 +92,34 @@ fn op_dtype(op: BinaryOp, common: DType) -> Result<DType> {
 /// Runs `op` on `a` and `b`; with `inplace`, writes into `a` (which must not change shape, and
 /// whose dtype the result must be castable to).
 pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Result<Tensor> {
+    binary_into(op, a, b, if inplace { Dest::InPlace } else { Dest::New })
+}
+
+/// Where a binary op writes.
+pub(crate) enum Dest<'o> {
+    /// A new tensor.
+    New,
+    /// Into the first operand.
+    InPlace,
+    /// Into an `out=` tensor (kept when its shape is right, replaced otherwise).
+    Out(&'o Tensor),
+}
+
+pub(crate) fn binary_into(op: BinaryOp, a: &Tensor, b: Operand<'_>, dest: Dest<'_>) -> Result<Tensor> {
     let b = b.to_tensor();
     if op == Sub {
         sub_check(a, &b)?;
     }
-    let it = TensorIter::new(if inplace { Some(a) } else { None }, &[a, &b])?;
+    let inplace = matches!(dest, Dest::InPlace);
+    let it = match dest {
+        Dest::New => TensorIter::new(None, &[a, &b])?,
+        Dest::InPlace => TensorIter::new(Some(a), &[a, &b])?,
+        Dest::Out(o) => TensorIter::new_out(o, &[a, &b])?,
+    };
+    let out_given = match dest {
+        Dest::Out(o) => it.keeps_out().then_some(o.dtype),
+        _ => None,
+    };
     if !b.wrapped {
         crate::backcompat::maybe_warn(a.size(), b.size());
     }
@@ -105,6 +128,11 @@ pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: Operand<'_>, inplace: bool) ->
     let out_dt = if inplace {
         check_can_cast(opdt, a.dtype)?;
         a.dtype
+    } else if let Some(odt) = out_given {
+        if !op.returns_bool() {
+            check_can_cast(opdt, odt)?;
+        }
+        odt
     } else if op.returns_bool() {
         DType::Bool
     } else {
@@ -175,7 +203,7 @@ pub(crate) fn binary(op: BinaryOp, a: &Tensor, b: Operand<'_>, inplace: bool) ->
 }
 
 macro_rules! binary_methods {
-    ($($name:ident, $name_:ident, $op:ident, $torch:literal);* $(;)?) => {
+    ($($name:ident, $name_:ident, $name_out:ident, $op:ident, $torch:literal);* $(;)?) => {
         impl Tensor {$(
             #[doc = concat!("`torch.", $torch, "(self, other)`: broadcasts both operands (trailing dims aligned, size 1 stretched, missing leading dims added) and promotes their dtypes (tensors over 0-d tensors over scalars).\n\n",
                 "Shapes: `self` and `other` broadcast to the output shape. Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the op's dtype errors.")]
@@ -187,33 +215,41 @@ macro_rules! binary_methods {
             pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
                 binary(BinaryOp::$op, self, other.into(), true)
             }
+            #[doc = concat!("`torch.", $torch, "(self, other, out=out)`: writes the result into `out`, keeping its strides when its shape is the broadcast shape; otherwise `out` is replaced by a new tensor of the right shape (PyTorch's resize, with its deprecation warning when `out` had elements). The result must be castable to `out`'s dtype (`result type Float can't be cast to the desired output type Long`).")]
+            pub fn $name_out<'a>(&self, other: impl Into<Operand<'a>>, out: &mut Tensor) -> Result<()> {
+                let r = binary_into(BinaryOp::$op, self, other.into(), Dest::Out(out))?;
+                if !r.shares_storage(out) {
+                    *out = r;
+                }
+                Ok(())
+            }
         )*}
     };
 }
 
 binary_methods! {
-    add, add_, Add, "add";
-    sub, sub_, Sub, "sub";
-    mul, mul_, Mul, "mul";
-    div, div_, Div, "div";
-    remainder, remainder_, Remainder, "remainder";
-    floor_divide, floor_divide_, FloorDivide, "floor_divide";
-    pow, pow_, Pow, "pow";
-    maximum, clamp_min_tensor_, Maximum, "maximum";
-    minimum, clamp_max_tensor_, Minimum, "minimum";
-    atan2, atan2_, Atan2, "atan2";
-    eq, eq_, Eq, "eq";
-    ne, ne_, Ne, "ne";
-    lt, lt_, Lt, "lt";
-    le, le_, Le, "le";
-    gt, gt_, Gt, "gt";
-    ge, ge_, Ge, "ge";
-    logical_and, logical_and_, LogicalAnd, "logical_and";
-    logical_or, logical_or_, LogicalOr, "logical_or";
-    logical_xor, logical_xor_, LogicalXor, "logical_xor";
-    bitwise_and, bitwise_and_, BitwiseAnd, "bitwise_and";
-    bitwise_or, bitwise_or_, BitwiseOr, "bitwise_or";
-    bitwise_xor, bitwise_xor_, BitwiseXor, "bitwise_xor";
+    add, add_, add_out, Add, "add";
+    sub, sub_, sub_out, Sub, "sub";
+    mul, mul_, mul_out, Mul, "mul";
+    div, div_, div_out, Div, "div";
+    remainder, remainder_, remainder_out, Remainder, "remainder";
+    floor_divide, floor_divide_, floor_divide_out, FloorDivide, "floor_divide";
+    pow, pow_, pow_out, Pow, "pow";
+    maximum, maximum_, maximum_out, Maximum, "maximum";
+    minimum, minimum_, minimum_out, Minimum, "minimum";
+    atan2, atan2_, atan2_out, Atan2, "atan2";
+    eq, eq_, eq_out, Eq, "eq";
+    ne, ne_, ne_out, Ne, "ne";
+    lt, lt_, lt_out, Lt, "lt";
+    le, le_, le_out, Le, "le";
+    gt, gt_, gt_out, Gt, "gt";
+    ge, ge_, ge_out, Ge, "ge";
+    logical_and, logical_and_, logical_and_out, LogicalAnd, "logical_and";
+    logical_or, logical_or_, logical_or_out, LogicalOr, "logical_or";
+    logical_xor, logical_xor_, logical_xor_out, LogicalXor, "logical_xor";
+    bitwise_and, bitwise_and_, bitwise_and_out, BitwiseAnd, "bitwise_and";
+    bitwise_or, bitwise_or_, bitwise_or_out, BitwiseOr, "bitwise_or";
+    bitwise_xor, bitwise_xor_, bitwise_xor_out, BitwiseXor, "bitwise_xor";
 }
 
 impl Tensor {
