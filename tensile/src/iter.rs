@@ -13,24 +13,25 @@ use crate::error::{Error, Result, fmt_list};
 use crate::kernels::loops::Loop;
 use crate::layout;
 use crate::storage::{Guard, lock_all};
-use crate::tensor::Tensor;
+use crate::tensor::{Dims, Tensor};
+use smallvec::SmallVec;
 
 /// An op's operands after shape checks, before the output exists.
 pub(crate) struct TensorIter<'a> {
     out: Option<&'a Tensor>,
-    inputs: Vec<&'a Tensor>,
-    shape: Vec<usize>,
+    inputs: SmallVec<[&'a Tensor; 3]>,
+    shape: Dims,
     /// Output dims from fastest to slowest.
-    perm: Vec<usize>,
+    perm: Dims,
     /// Strides for a new output, when the op allocates one.
-    out_strides: Vec<usize>,
+    out_strides: Dims,
 }
 
 /// Broadcast strides of `t` against `shape` (right-aligned; missing or stretched dims → 0).
-fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Vec<usize> {
+fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Dims {
     let n = shape.len();
     let k = t.dim();
-    let mut st = vec![0; n];
+    let mut st: Dims = smallvec::smallvec![0; n];
     for i in 0..k {
         let d = n - k + i;
         st[d] = if t.sizes[i] == 1 && shape[d] != 1 { 0 } else { t.strides[i] };
@@ -67,9 +68,9 @@ pub(crate) fn check_overlap(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {
 
 /// `reorder_dimensions`: the output dims from fastest to slowest, as recovered from the
 /// operands' broadcast strides (the first operand able to decide a comparison decides it).
-pub(crate) fn reorder_dims(shape: &[usize], op_strides: &[Vec<usize>]) -> Vec<usize> {
+pub(crate) fn reorder_dims(shape: &[usize], op_strides: &[Dims]) -> Dims {
     let n = shape.len();
-    let mut perm: Vec<usize> = (0..n).rev().collect();
+    let mut perm: Dims = (0..n).rev().collect();
     let should_swap = |d0: usize, d1: usize| -> i32 {
         for st in op_strides {
             let (s0, s1) = (st[d0], st[d1]);
@@ -104,12 +105,12 @@ pub(crate) fn reorder_dims(shape: &[usize], op_strides: &[Vec<usize>]) -> Vec<us
 }
 
 /// Output strides from a permutation (`allocate_or_resize_outputs`).
-fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Dims {
     let n = shape.len();
     if perm.iter().copied().eq((0..n).rev()) {
-        return layout::contiguous_strides(shape);
+        return layout::contiguous_strides(shape).into();
     }
-    let mut st = vec![0; n];
+    let mut st: Dims = smallvec::smallvec![0; n];
     let mut acc = 1usize;
     for &d in perm {
         st[d] = acc;
@@ -138,9 +139,7 @@ impl<'a> TensorIter<'a> {
             check_overlap(o, inputs)?;
         }
         let fold_out = if resizable { None } else { out };
-        let shape = crate::broadcast::infer_size_all(
-            fold_out.iter().map(|o| &o.sizes[..]).chain(inputs.iter().map(|t| &t.sizes[..])),
-        )?;
+        let shape = broadcast_shape(fold_out.iter().map(|o| &o.sizes[..]).chain(inputs.iter().map(|t| &t.sizes[..])))?;
         if resizable
             && let Some(o) = out
             && o.sizes[..] != shape[..]
@@ -163,35 +162,35 @@ impl<'a> TensorIter<'a> {
                 fmt_list(&shape)
             )));
         }
-        let mut op_strides: Vec<Vec<usize>> = Vec::with_capacity(inputs.len() + 1);
+        let mut op_strides: SmallVec<[Dims; 4]> = SmallVec::new();
         if let Some(o) = out {
-            op_strides.push(o.strides.to_vec());
+            op_strides.push(o.strides.clone());
         }
         op_strides.extend(inputs.iter().map(|t| broadcast_strides(t, &shape)));
         let perm = reorder_dims(&shape, &op_strides);
         let out_strides = if out.is_some() {
-            Vec::new()
+            Dims::new()
         } else {
             Self::fast_strides(&shape, inputs).unwrap_or_else(|| strides_from_perm(&shape, &perm))
         };
-        Ok(TensorIter { out, inputs: inputs.to_vec(), shape, perm, out_strides })
+        Ok(TensorIter { out, inputs: inputs.iter().copied().collect(), shape, perm, out_strides })
     }
 
     /// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
     /// channels-last, or all dense with identical strides give their layout to the output.
-    fn fast_strides(shape: &[usize], inputs: &[&Tensor]) -> Option<Vec<usize>> {
+    fn fast_strides(shape: &[usize], inputs: &[&Tensor]) -> Option<Dims> {
         if inputs.iter().any(|t| t.sizes[..] != *shape) {
             return None;
         }
         if inputs.iter().all(|t| t.is_contiguous()) {
-            return Some(layout::contiguous_strides(shape));
+            return Some(contiguous_dims(shape));
         }
         if inputs.iter().all(|t| t.is_contiguous_channels_last()) {
-            return Some(layout::channels_last_strides(shape));
+            return Some(layout::channels_last_strides(shape).into());
         }
         let first = &inputs.first()?.strides;
         if inputs.iter().all(|t| t.is_non_overlapping_and_dense() && t.strides == *first) {
-            return Some(first.to_vec());
+            return Some(first.clone());
         }
         None
     }
@@ -217,29 +216,89 @@ impl<'a> TensorIter<'a> {
             Some(o) => o.alias(),
             None => Tensor::alloc(&self.shape, &self.out_strides, out_dtype, false),
         };
-        let mut ops: Vec<&Tensor> = vec![&out];
-        ops.extend(self.inputs.iter().copied());
-        if ops.len() != N {
-            return Err(Error::runtime(format!("internal error: {} operands for a {N}-operand loop", ops.len())));
+        if self.inputs.len() + 1 != N {
+            return Err(Error::runtime(format!("internal error: {} inputs for a {N}-operand loop", self.inputs.len())));
         }
-        let lp = make_loop::<N>(&self.shape, &self.perm, &ops);
+        let lp = {
+            let mut ops: SmallVec<[&Tensor; 4]> = SmallVec::new();
+            ops.push(&out);
+            ops.extend(self.inputs.iter().copied());
+            make_loop::<N>(&self.shape, &self.perm, &ops)
+        };
         Ok((out, lp))
     }
 }
 
 /// Locks the storages of a loop's operands (module docs of [`crate::storage`]): the first
 /// `n_out` operands for writing, the rest for reading.
-pub(crate) fn lock_operands<'t>(ops: &[&'t Tensor], n_out: usize) -> Vec<Guard<'t>> {
-    let w: Vec<_> = ops[..n_out].iter().map(|t| &*t.storage).collect();
-    let r: Vec<_> = ops[n_out..].iter().map(|t| &*t.storage).collect();
+pub(crate) fn lock_operands<'t>(ops: &[&'t Tensor], n_out: usize) -> SmallVec<[Guard<'t>; 4]> {
+    let w: SmallVec<[_; 4]> = ops[..n_out].iter().map(|t| &*t.storage).collect();
+    let r: SmallVec<[_; 4]> = ops[n_out..].iter().map(|t| &*t.storage).collect();
     lock_all(&w, &r)
+}
+
+/// `infer_size` of two shapes into inline dims (same rule and error as
+/// [`crate::broadcast::infer_size`]).
+fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<Dims> {
+    let n = a.len().max(b.len());
+    let mut out: Dims = smallvec::smallvec![0; n];
+    for i in (0..n).rev() {
+        let off = n - 1 - i;
+        let sa = if off < a.len() { a[a.len() - 1 - off] } else { 1 };
+        let sb = if off < b.len() { b[b.len() - 1 - off] } else { 1 };
+        if !(sa == sb || sa == 1 || sb == 1) {
+            return crate::broadcast::infer_size(a, b).map(Dims::from);
+        }
+        out[i] = if sa == 1 { sb } else { sa };
+    }
+    Ok(out)
+}
+
+/// Row-major strides as inline dims.
+fn contiguous_dims(sizes: &[usize]) -> Dims {
+    let mut st: Dims = smallvec::smallvec![0; sizes.len()];
+    let mut acc = 1usize;
+    for d in (0..sizes.len()).rev() {
+        st[d] = acc;
+        acc *= sizes[d].max(1);
+    }
+    st
+}
+
+/// The broadcast shape of several shapes, folded left to right (`infer_size`), without
+/// allocating for small ranks.
+fn broadcast_shape<'s>(shapes: impl Iterator<Item = &'s [usize]>) -> Result<Dims> {
+    let mut acc = Dims::new();
+    for s in shapes {
+        if s == &acc[..] {
+            continue;
+        }
+        acc = broadcast_pair(&acc, s)?;
+    }
+    Ok(acc)
 }
 
 /// Builds the coalesced loop (`coalesce_dimensions`) for operands broadcast to `shape`,
 /// iterating dims in `perm` order (fastest first).
 pub(crate) fn make_loop<const N: usize>(shape: &[usize], perm: &[usize], ops: &[&Tensor]) -> Loop<N> {
-    let bstrides: Vec<Vec<usize>> = ops.iter().map(|t| broadcast_strides(t, shape)).collect();
-    let mut dims: Vec<(usize, [isize; N])> = perm
+    let mut base = [std::ptr::null_mut(); N];
+    let mut dtypes = [DType::Bool; N];
+    for (k, t) in ops.iter().enumerate() {
+        base[k] = t.storage.ptr().wrapping_add(t.offset * t.element_size());
+        dtypes[k] = t.dtype;
+    }
+    // Fast path: every operand contiguous with the full shape is one flat run.
+    if ops.iter().all(|t| t.sizes[..] == *shape && t.is_contiguous()) {
+        let strides: [isize; N] = std::array::from_fn(|k| ops[k].element_size() as isize);
+        return Loop {
+            shape: smallvec::smallvec![layout::numel(shape)],
+            strides: smallvec::smallvec![strides],
+            base,
+            dtypes,
+        };
+    }
+    let bstrides: SmallVec<[Dims; 4]> = ops.iter().map(|t| broadcast_strides(t, shape)).collect();
+    let mut dims: SmallVec<[(usize, [isize; N]); 6]> = perm
         .iter()
         .map(|&d| {
             let mut s = [0isize; N];
@@ -270,12 +329,6 @@ pub(crate) fn make_loop<const N: usize>(shape: &[usize], perm: &[usize], ops: &[
     }
     if dims.is_empty() {
         dims.push((1, [0; N]));
-    }
-    let mut base = [std::ptr::null_mut(); N];
-    let mut dtypes = [DType::Bool; N];
-    for (k, t) in ops.iter().enumerate() {
-        base[k] = t.storage.ptr().wrapping_add(t.offset * t.element_size());
-        dtypes[k] = t.dtype;
     }
     Loop {
         shape: dims.iter().map(|d| d.0).collect(),

@@ -59,3 +59,19 @@ impl std::fmt::Display for Tensor {
         f.write_str(&s)
     }
 }
+
+/// `torch.set_num_threads(n)`: the number of threads ops may use (rayon's global pool). Call
+/// it once, before the first op; later calls return an error.
+///
+/// Error: `set_num_threads: the thread pool is already running`.
+pub fn set_num_threads(n: usize) -> Result<()> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build_global()
+        .map_err(|_| Error::runtime("set_num_threads: the thread pool is already running"))
+}
+
+/// `torch.get_num_threads()`: the number of threads ops use.
+pub fn get_num_threads() -> usize {
+    rayon::current_num_threads()
+}

@@ -19,16 +19,40 @@
 //! result would depend on iteration order. `Tensor` is therefore `Send + Sync`.
 
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
-use std::ptr::NonNull;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Alignment of every storage allocation (a cache line; enough for any SIMD load).
+use smallvec::SmallVec;
+use std::ptr::NonNull;
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Alignment of every small storage allocation (a cache line; enough for any SIMD load).
 const ALIGN: usize = 64;
+/// Buffers of at least this many bytes are "large": 2 MiB aligned and rounded, advised for
+/// transparent huge pages, and recycled through [`POOL`] when freed.
+const LARGE: usize = 1 << 20;
+const HUGE: usize = 2 << 20;
+/// At most this many bytes of freed large buffers are kept for reuse.
+const POOL_LIMIT: usize = 1 << 30;
+
+/// Freed large buffers, kept for reuse: writing into fresh memory costs a page fault per 4 KiB
+/// page (the benchmarks' "page-fault tax"); a recycled buffer is already mapped.
+static POOL: Mutex<Pool> = Mutex::new(Pool { bufs: Vec::new(), bytes: 0 });
+
+struct Pool {
+    bufs: Vec<(usize, SendPtr)>,
+    bytes: usize,
+}
+
+struct SendPtr(NonNull<u8>);
+// SAFETY: a pooled buffer is owned by the pool alone until it is handed to one new Storage.
+unsafe impl Send for SendPtr {}
 
 /// A byte buffer shared by tensors, with the lock that guards its contents.
 pub(crate) struct Storage {
     ptr: NonNull<u8>,
+    /// Bytes the tensor may use.
     bytes: usize,
+    /// Bytes actually allocated (≥ bytes).
+    cap: usize,
     lock: RwLock<()>,
 }
 
@@ -38,19 +62,54 @@ unsafe impl Send for Storage {}
 // SAFETY: as above; shared access only reads under a read lock, writes need the write lock.
 unsafe impl Sync for Storage {}
 
-impl Storage {
-    fn layout(bytes: usize) -> Layout {
-        // A size of 0 is not allowed by the allocator; keep one line for empty tensors.
-        Layout::from_size_align(bytes.max(ALIGN), ALIGN).expect("storage size overflows isize")
-    }
+fn capacity_for(bytes: usize) -> usize {
+    if bytes >= LARGE { bytes.div_ceil(HUGE) * HUGE } else { bytes.max(16) }
+}
 
+fn layout_for(cap: usize) -> Layout {
+    let align = if cap >= LARGE {
+        HUGE
+    } else if cap >= 4096 {
+        ALIGN
+    } else {
+        16
+    };
+    Layout::from_size_align(cap, align).expect("storage size overflows isize")
+}
+
+fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
+    let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+    let i = pool.bufs.iter().position(|(c, _)| *c == cap)?;
+    let (c, p) = pool.bufs.swap_remove(i);
+    pool.bytes -= c;
+    Some(p.0)
+}
+
+impl Storage {
     /// A new buffer of `bytes` bytes; zero-filled when `zeroed`.
     pub(crate) fn new(bytes: usize, zeroed: bool) -> Storage {
-        let layout = Self::layout(bytes);
-        // SAFETY: layout has non-zero size.
-        let raw = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Storage { ptr, bytes, lock: RwLock::new(()) }
+        let cap = capacity_for(bytes);
+        let ptr = match take_pooled(cap) {
+            Some(p) => {
+                if zeroed {
+                    // SAFETY: the pooled buffer has `cap` bytes and is owned by us alone.
+                    unsafe { std::ptr::write_bytes(p.as_ptr(), 0, cap) };
+                }
+                p
+            }
+            None => {
+                let layout = layout_for(cap);
+                // SAFETY: layout has non-zero size.
+                let raw = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
+                let p = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+                if cap >= LARGE {
+                    // SAFETY: advisory only, on memory we own; the range is 2 MiB aligned.
+                    unsafe { libc::madvise(p.as_ptr() as *mut libc::c_void, cap, libc::MADV_HUGEPAGE) };
+                }
+                p
+            }
+        };
+        Storage { ptr, bytes, cap, lock: RwLock::new(()) }
     }
 
     /// A buffer holding a copy of `data`.
@@ -82,8 +141,16 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
+        if self.cap >= LARGE {
+            let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
+            if pool.bytes + self.cap <= POOL_LIMIT {
+                pool.bytes += self.cap;
+                pool.bufs.push((self.cap, SendPtr(self.ptr)));
+                return;
+            }
+        }
         // SAFETY: allocated in `new` with the same layout; no tensor refers to it any more.
-        unsafe { dealloc(self.ptr.as_ptr(), Self::layout(self.bytes)) }
+        unsafe { dealloc(self.ptr.as_ptr(), layout_for(self.cap)) }
     }
 }
 
@@ -94,11 +161,11 @@ pub(crate) enum Guard<'a> {
 }
 
 /// Locks each distinct storage once, in address order: write for `writes`, read for the rest.
-pub(crate) fn lock_all<'a>(writes: &[&'a Storage], reads: &[&'a Storage]) -> Vec<Guard<'a>> {
-    let mut all: Vec<(&'a Storage, bool)> = writes.iter().map(|s| (*s, true)).collect();
+pub(crate) fn lock_all<'a>(writes: &[&'a Storage], reads: &[&'a Storage]) -> SmallVec<[Guard<'a>; 4]> {
+    let mut all: SmallVec<[(&'a Storage, bool); 4]> = writes.iter().map(|s| (*s, true)).collect();
     all.extend(reads.iter().map(|s| (*s, false)));
-    all.sort_by_key(|(s, w)| (s.ptr() as usize, !*w));
-    let mut guards = Vec::with_capacity(all.len());
+    all.sort_unstable_by_key(|(s, w)| (s.ptr() as usize, !*w));
+    let mut guards = SmallVec::new();
     let mut last: Option<usize> = None;
     for (s, w) in all {
         let addr = s.ptr() as usize;

@@ -323,68 +323,6 @@ impl Tensor {
         Tensor::from_vec(vals, size)?.to(dtype)
     }
 
-    /// `self.as_strided(size, stride, storage_offset)`: a view of the same storage with any
-    /// geometry. Strides are in elements; the offset is absolute (not relative to `self`'s) and
-    /// defaults to `self.storage_offset()`.
-    ///
-    /// Errors (RuntimeError), in PyTorch's order: `mismatch in length of strides and shape`;
-    /// `as_strided: Negative strides are not supported at the moment, got strides: [1, -1]`;
-    /// `Tensor: invalid storage offset -1`;
-    /// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
-    /// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`.
-    /// A view with no elements skips the bounds check.
-    pub fn as_strided(&self, size: &[i64], stride: &[i64], storage_offset: Option<i64>) -> Result<Tensor> {
-        if size.len() != stride.len() {
-            return Err(Error::runtime("mismatch in length of strides and shape"));
-        }
-        if stride.iter().any(|&s| s < 0) {
-            return Err(Error::runtime(format!(
-                "as_strided: Negative strides are not supported at the moment, got strides: {}",
-                fmt_list(stride)
-            )));
-        }
-        let offset = storage_offset.unwrap_or(self.offset as i64);
-        if offset < 0 {
-            return Err(Error::runtime(format!("Tensor: invalid storage offset {offset}")));
-        }
-        if size.iter().any(|&s| s < 0) {
-            return Err(Error::runtime(format!(
-                "Storage size calculation overflowed with sizes={} and strides={}",
-                fmt_list(size),
-                fmt_list(stride)
-            )));
-        }
-        let sizes: Vec<usize> = size.iter().map(|&s| s as usize).collect();
-        let strides: Vec<usize> = stride.iter().map(|&s| s as usize).collect();
-        let overflow = || {
-            Error::runtime(format!(
-                "Storage size calculation overflowed with sizes={} and strides={}",
-                fmt_list(size),
-                fmt_list(stride)
-            ))
-        };
-        let mut n = 0usize;
-        if !sizes.contains(&0) {
-            n = 1;
-            for (&s, &st) in sizes.iter().zip(&strides) {
-                n = (s - 1).checked_mul(st).and_then(|x| x.checked_add(n)).ok_or_else(overflow)?;
-            }
-        }
-        let item = self.dtype.itemsize();
-        if n > 0 {
-            let need = (offset as usize).checked_add(n).and_then(|x| x.checked_mul(item)).ok_or_else(overflow)?;
-            if need > self.storage.nbytes() {
-                return Err(Error::runtime(format!(
-                    "setStorage: sizes {}, strides {}, storage offset {offset}, and itemsize {item} requiring a storage size of {need} are out of bounds for storage of size {}",
-                    fmt_list(size),
-                    fmt_list(stride),
-                    self.storage.nbytes()
-                )));
-            }
-        }
-        Ok(self.view_with(sizes, strides, offset as usize))
-    }
-
     // ------------------------------------------------------------------ data out
 
     /// The values in row-major (logical) order, cast to `T` as PyTorch's `.to()` casts

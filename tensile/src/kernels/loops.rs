@@ -8,6 +8,8 @@
 //! [`GRAIN`] elements the linear index space is split across rayon's threads (PyTorch uses the
 //! same grain, 32768).
 
+use smallvec::SmallVec;
+
 use crate::dtype::DType;
 use crate::kernels::cast::cast_run;
 
@@ -19,9 +21,9 @@ pub(crate) const GRAIN: usize = 32768;
 /// A coalesced iteration space over `N` operands (outputs first).
 pub(crate) struct Loop<const N: usize> {
     /// Sizes, fastest dim first; never empty.
-    pub shape: Vec<usize>,
+    pub shape: SmallVec<[usize; 6]>,
     /// Byte strides per dim and operand.
-    pub strides: Vec<[isize; N]>,
+    pub strides: SmallVec<[[isize; N]; 6]>,
     /// Address of each operand's first element.
     pub base: [*mut u8; N],
     /// Each operand's storage dtype.
@@ -87,7 +89,7 @@ impl<const N: usize> Loop<N> {
     /// As [`Loop::run`].
     unsafe fn run_range(&self, start: usize, end: usize, kd: &[DType; N], n_out: usize, kernel: &Kernel<'_, N>) {
         let nd = self.shape.len();
-        let mut idx = vec![0usize; nd];
+        let mut idx: SmallVec<[usize; 6]> = smallvec::smallvec![0usize; nd];
         let mut rem = start;
         for d in 0..nd {
             idx[d] = rem % self.shape[d];
@@ -95,7 +97,8 @@ impl<const N: usize> Loop<N> {
         }
         let casts: [bool; N] = std::array::from_fn(|k| self.dtypes[k] != kd[k]);
         let any_cast = casts.iter().any(|&c| c);
-        let mut bufs: Vec<Vec<u64>> = (0..N).map(|k| if casts[k] { vec![0u64; BLOCK] } else { Vec::new() }).collect();
+        let mut bufs: SmallVec<[Vec<u64>; 4]> =
+            (0..N).map(|k| if casts[k] { vec![0u64; BLOCK] } else { Vec::new() }).collect();
         let mut elem_strides = [0isize; N];
         for k in 0..N {
             elem_strides[k] = self.strides[0][k] / self.dtypes[k].itemsize() as isize;

@@ -9,8 +9,8 @@ use crate::tensor::{Scalar, Tensor};
 /// Copies `src` into `dst` (already shaped alike or broadcastable to it), casting as needed.
 /// No checks: for freshly made outputs only.
 pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
-    let shape: Vec<usize> = dst.sizes.to_vec();
-    let perm = crate::iter::reorder_dims(&shape, &[dst.strides.to_vec()]);
+    let shape = dst.sizes.clone();
+    let perm = crate::iter::reorder_dims(&shape, &[dst.strides.clone()]);
     let lp = crate::iter::make_loop::<2>(&shape, &perm, &[dst, src]);
     let _g = lock_operands(&[dst, src], 1);
     // SAFETY: both tensors' geometries lie inside their storages, locks are held, and dst is

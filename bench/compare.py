@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Run tensile's bench example and PyTorch's bench/peers.py back to back, alternating, on this
+machine, and print the ratio tensile/PyTorch per case (>1 means tensile is faster).
+
+Usage: python3 bench/compare.py [--threads 1,2] [--rounds 3] [--only a,b]
+
+PyTorch is installed from PyPI into a virtualenv at .cache/venv the first time
+(`python3 -m venv .cache/venv && .cache/venv/bin/pip install torch numpy`); set
+TORCH_PYTHON to use another interpreter that has torch. Each case's value is the median over
+rounds of each program's own median. For the latency cases (ns per op) the ratio is
+torch_ns / tensile_ns; for the others tensile / torch.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ap = argparse.ArgumentParser()
+ap.add_argument("--threads", default="1,2")
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--only", default="")
+args = ap.parse_args()
+
+
+def torch_python():
+    py = os.environ.get("TORCH_PYTHON")
+    if py:
+        return py
+    venv = os.path.join(ROOT, ".cache", "venv")
+    py = os.path.join(venv, "bin", "python")
+    ok = os.path.exists(py) and subprocess.run([py, "-c", "import torch, numpy"], capture_output=True).returncode == 0
+    if not ok:
+        print("# installing torch and numpy into .cache/venv (first run only)", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "torch", "numpy"], check=True)
+    return py
+
+
+def parse(out):
+    res = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 4 and not line.startswith("#"):
+            res[parts[0]] = float(parts[3])
+    return res
+
+
+def main():
+    py = torch_python()
+    subprocess.run(["cargo", "build", "--release", "--example", "bench"], cwd=ROOT, check=True)
+    exe = os.path.join(ROOT, "target", "release", "examples", "bench")
+    only = ["--only", args.only] if args.only else []
+    rows = []
+    for th in [int(t) for t in args.threads.split(",")]:
+        tv, pv = {}, {}
+        for r in range(args.rounds):
+            for who in ("torch", "tensile") if r % 2 == 0 else ("tensile", "torch"):
+                if who == "torch":
+                    cmd = [py, os.path.join(ROOT, "bench", "peers.py"), "--lib", "torch", "--threads", str(th)] + only
+                    dst = pv
+                else:
+                    cmd = [exe, "--threads", str(th)] + only
+                    dst = tv
+                out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+                for k, v in parse(out).items():
+                    dst.setdefault(k, []).append(v)
+        for case in pv:
+            if case not in tv:
+                continue
+            t, p = statistics.median(tv[case]), statistics.median(pv[case])
+            latency = case in ("add_small", "add_seed")
+            ratio = p / t if latency else t / p
+            rows.append((case, th, t, p, ratio, "ns" if latency else ("GFLOP/s" if case.startswith(("matmul", "bmm")) else "Gelem/s")))
+    print(f"{'case':<18}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
+    for case, th, t, p, ratio, unit in rows:
+        print(f"{case:<18}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")
+
+
+if __name__ == "__main__":
+    main()
