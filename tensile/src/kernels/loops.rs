@@ -41,10 +41,29 @@ unsafe impl<const N: usize> Sync for SendLoop<'_, N> {}
 // SAFETY: as above.
 unsafe impl<const N: usize> Send for SendLoop<'_, N> {}
 
+impl<'a, const N: usize> SendLoop<'a, N> {
+    /// The loop (a method, so closures capture the whole `Sync` wrapper).
+    fn get(&self) -> &'a Loop<N> {
+        self.0
+    }
+}
+
 impl<const N: usize> Loop<N> {
     /// Total number of iterations.
     pub(crate) fn numel(&self) -> usize {
         self.shape.iter().product()
+    }
+
+    /// Whether some operand walks memory faster along dim 1 than along dim 0: iterating
+    /// rows would then stride through memory for it, so the loop is cache-blocked instead.
+    fn layouts_disagree(&self) -> bool {
+        self.shape.len() >= 2
+            && self.shape[0] >= 16
+            && self.shape[1] >= 16
+            && (0..N).any(|k| {
+                let (s0, s1) = (self.strides[0][k].unsigned_abs(), self.strides[1][k].unsigned_abs());
+                s1 != 0 && s0 > s1 && s0 >= 64
+            })
     }
 
     /// Runs `kernel` over the whole space. The first `n_out` operands are written; operand `k`
@@ -60,100 +79,184 @@ impl<const N: usize> Loop<N> {
         if numel == 0 {
             return;
         }
+        let tiled = self.layouts_disagree();
+        // Work units: elements, or TILE x TILE tiles.
+        let units = if tiled {
+            let outer: usize = self.shape[2..].iter().product();
+            outer * self.shape[0].div_ceil(TILE) * self.shape[1].div_ceil(TILE)
+        } else {
+            numel
+        };
         let threads = rayon::current_num_threads();
+        let me = SendLoop(self);
+        let go = |start: usize, end: usize| {
+            let mut r = Runner::new(me.get(), &kdtypes, n_out, kernel);
+            if tiled {
+                // SAFETY: forwarded from the caller.
+                unsafe { r.tiles(start, end) }
+            } else {
+                // SAFETY: forwarded from the caller.
+                unsafe { r.range(start, end) }
+            }
+        };
         if numel < 2 * GRAIN || threads <= 1 {
-            // SAFETY: forwarded from the caller.
-            unsafe { self.run_range(0, numel, &kdtypes, n_out, kernel) };
+            go(0, units);
             return;
         }
-        let tasks = (numel / GRAIN).min(threads * 4).max(1);
-        let per = numel.div_ceil(tasks);
-        let me = SendLoop(self);
+        let tasks = (numel / GRAIN).min(threads * 4).min(units).max(1);
+        let per = units.div_ceil(tasks);
+        let go = &go;
         rayon::scope(|s| {
             for t in 0..tasks {
-                let me = &me;
-                let kd = &kdtypes;
                 s.spawn(move |_| {
-                    let start = t * per;
-                    let end = ((t + 1) * per).min(numel);
+                    let (start, end) = (t * per, ((t + 1) * per).min(units));
                     if start < end {
-                        // SAFETY: forwarded from the caller; ranges are disjoint.
-                        unsafe { me.0.run_range(start, end, kd, n_out, kernel) };
+                        go(start, end);
                     }
                 });
             }
         });
     }
+}
 
+/// Side length of the blocks used when operands disagree on layout (elements).
+const TILE: usize = 64;
+
+/// One task's state: conversion buffers and the kernel.
+struct Runner<'l, 'k, const N: usize> {
+    lp: &'l Loop<N>,
+    kd: &'l [DType; N],
+    n_out: usize,
+    kernel: &'l Kernel<'k, N>,
+    casts: [bool; N],
+    any_cast: bool,
+    bufs: SmallVec<[Vec<u64>; 4]>,
+    /// Dim-0 strides in elements of each operand's own dtype.
+    elem: [isize; N],
+}
+
+impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
+    fn new(lp: &'l Loop<N>, kd: &'l [DType; N], n_out: usize, kernel: &'l Kernel<'k, N>) -> Self {
+        let casts: [bool; N] = std::array::from_fn(|k| lp.dtypes[k] != kd[k]);
+        let any_cast = casts.iter().any(|&c| c);
+        let bufs = if any_cast {
+            (0..N).map(|k| if casts[k] { vec![0u64; BLOCK] } else { Vec::new() }).collect()
+        } else {
+            SmallVec::new()
+        };
+        let elem = std::array::from_fn(|k| lp.strides[0][k] / lp.dtypes[k].itemsize() as isize);
+        Runner { lp, kd, n_out, kernel, casts, any_cast, bufs, elem }
+    }
+
+    /// Pointers of the element at multi-index `idx` (dim 0 first).
+    fn ptrs_at(&self, idx: &[usize]) -> [*mut u8; N] {
+        let mut ptrs = self.lp.base;
+        for (d, &i) in idx.iter().enumerate() {
+            for (k, p) in ptrs.iter_mut().enumerate() {
+                *p = p.wrapping_offset(i as isize * self.lp.strides[d][k]);
+            }
+        }
+        ptrs
+    }
+
+    /// Calls the kernel on `len` elements along dim 0 from `ptrs`, converting operands whose
+    /// dtype differs from the kernel's.
+    ///
+    /// # Safety
+    /// As [`Loop::run`]; the run lies inside the iteration space.
+    unsafe fn call(&mut self, ptrs: [*mut u8; N], len: usize) {
+        if !self.any_cast {
+            (self.kernel)(&ptrs, &self.elem, len);
+            return;
+        }
+        let dt = &self.lp.dtypes;
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(BLOCK);
+            let mut kp = [std::ptr::null_mut(); N];
+            let mut ks = [0isize; N];
+            for k in 0..N {
+                let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
+                if self.casts[k] {
+                    kp[k] = self.bufs[k].as_mut_ptr() as *mut u8;
+                    ks[k] = 1;
+                    if k >= self.n_out {
+                        // SAFETY: p walks n valid elements of operand k (caller's contract);
+                        // the buffer holds BLOCK*8 bytes, enough for n elements of any dtype.
+                        unsafe { cast_run(dt[k], p, self.elem[k], self.kd[k], kp[k], 1, n) };
+                    }
+                } else {
+                    kp[k] = p;
+                    ks[k] = self.elem[k];
+                }
+            }
+            (self.kernel)(&kp, &ks, n);
+            for k in 0..self.n_out {
+                if self.casts[k] {
+                    let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
+                    // SAFETY: as above, in the other direction.
+                    unsafe { cast_run(self.kd[k], kp[k], 1, dt[k], p, self.elem[k], n) };
+                }
+            }
+            done += n;
+        }
+    }
+
+    /// Linear elements `start..end`, in runs along dim 0.
+    ///
     /// # Safety
     /// As [`Loop::run`].
-    unsafe fn run_range(&self, start: usize, end: usize, kd: &[DType; N], n_out: usize, kernel: &Kernel<'_, N>) {
-        let nd = self.shape.len();
+    unsafe fn range(&mut self, start: usize, end: usize) {
+        let shape = &self.lp.shape;
+        let nd = shape.len();
         let mut idx: SmallVec<[usize; 6]> = smallvec::smallvec![0usize; nd];
         let mut rem = start;
         for d in 0..nd {
-            idx[d] = rem % self.shape[d];
-            rem /= self.shape[d];
-        }
-        let casts: [bool; N] = std::array::from_fn(|k| self.dtypes[k] != kd[k]);
-        let any_cast = casts.iter().any(|&c| c);
-        let mut bufs: SmallVec<[Vec<u64>; 4]> =
-            (0..N).map(|k| if casts[k] { vec![0u64; BLOCK] } else { Vec::new() }).collect();
-        let mut elem_strides = [0isize; N];
-        for k in 0..N {
-            elem_strides[k] = self.strides[0][k] / self.dtypes[k].itemsize() as isize;
+            idx[d] = rem % shape[d];
+            rem /= shape[d];
         }
         let mut pos = start;
         while pos < end {
-            let inner = (self.shape[0] - idx[0]).min(end - pos);
-            let mut ptrs = self.base;
-            for d in 0..nd {
-                for k in 0..N {
-                    ptrs[k] = ptrs[k].wrapping_offset(idx[d] as isize * self.strides[d][k]);
-                }
-            }
-            if !any_cast {
-                let st: [isize; N] = std::array::from_fn(|k| elem_strides[k]);
-                kernel(&ptrs, &st, inner);
-            } else {
-                let mut done = 0;
-                while done < inner {
-                    let len = (inner - done).min(BLOCK);
-                    let mut kp = [std::ptr::null_mut(); N];
-                    let mut ks = [0isize; N];
-                    for k in 0..N {
-                        let p = ptrs[k].wrapping_offset(done as isize * self.strides[0][k]);
-                        if casts[k] {
-                            kp[k] = bufs[k].as_mut_ptr() as *mut u8;
-                            ks[k] = 1;
-                            if k >= n_out {
-                                // SAFETY: p walks `len` valid elements of operand k (caller's
-                                // contract); the buffer holds BLOCK*8 bytes ≥ len elements.
-                                unsafe { cast_run(self.dtypes[k], p, elem_strides[k], kd[k], kp[k], 1, len) };
-                            }
-                        } else {
-                            kp[k] = p;
-                            ks[k] = elem_strides[k];
-                        }
-                    }
-                    kernel(&kp, &ks, len);
-                    for k in 0..n_out {
-                        if casts[k] {
-                            let p = ptrs[k].wrapping_offset(done as isize * self.strides[0][k]);
-                            // SAFETY: as above, in the other direction.
-                            unsafe { cast_run(kd[k], kp[k], 1, self.dtypes[k], p, elem_strides[k], len) };
-                        }
-                    }
-                    done += len;
-                }
-            }
+            let inner = (shape[0] - idx[0]).min(end - pos);
+            let ptrs = self.ptrs_at(&idx);
+            // SAFETY: forwarded.
+            unsafe { self.call(ptrs, inner) };
             pos += inner;
             idx[0] += inner;
             let mut d = 0;
-            while d + 1 < nd && idx[d] == self.shape[d] {
+            while d + 1 < nd && idx[d] == shape[d] {
                 idx[d] = 0;
                 idx[d + 1] += 1;
                 d += 1;
+            }
+        }
+    }
+
+    /// Tiles `start..end` (numbered with dim-0 blocks fastest, then dim-1 blocks, then the
+    /// outer dims), each TILE x TILE, walked row by row along dim 0.
+    ///
+    /// # Safety
+    /// As [`Loop::run`].
+    unsafe fn tiles(&mut self, start: usize, end: usize) {
+        let shape = &self.lp.shape;
+        let nd = shape.len();
+        let (nb0, nb1) = (shape[0].div_ceil(TILE), shape[1].div_ceil(TILE));
+        let mut idx: SmallVec<[usize; 6]> = smallvec::smallvec![0usize; nd];
+        for u in start..end {
+            let (b0, rest) = (u % nb0, u / nb0);
+            let (b1, mut outer) = (rest % nb1, rest / nb1);
+            for d in 2..nd {
+                idx[d] = outer % shape[d];
+                outer /= shape[d];
+            }
+            let i0 = b0 * TILE;
+            let len = TILE.min(shape[0] - i0);
+            for j in b1 * TILE..(b1 * TILE + TILE).min(shape[1]) {
+                idx[0] = i0;
+                idx[1] = j;
+                let ptrs = self.ptrs_at(&idx);
+                // SAFETY: forwarded.
+                unsafe { self.call(ptrs, len) };
             }
         }
     }

@@ -1,0 +1,100 @@
+//! Property tests of the shape algebra and the engine.
+
+use proptest::prelude::*;
+use tensile::broadcast::infer_size;
+use tensile::layout::{compute_stride, contiguous_strides, infer_dense_strides, is_contiguous, is_non_overlapping_and_dense};
+use tensile::{DType, Tensor};
+
+fn shape() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(0usize..5, 0..5)
+}
+
+proptest! {
+    /// Broadcasting is symmetric in its two shapes: same result or both errors (whose dims
+    /// agree, with "a" and "b" swapped).
+    #[test]
+    fn broadcast_is_symmetric(a in shape(), b in shape()) {
+        match (infer_size(&a, &b), infer_size(&b, &a)) {
+            (Ok(x), Ok(y)) => prop_assert_eq!(x, y),
+            (Err(_), Err(_)) => {}
+            (x, y) => prop_assert!(false, "asymmetric: {:?} vs {:?}", x, y),
+        }
+    }
+
+    /// A broadcast result keeps every operand's trailing sizes or stretches a 1.
+    #[test]
+    fn broadcast_result_covers_operands(a in shape(), b in shape()) {
+        if let Ok(r) = infer_size(&a, &b) {
+            prop_assert_eq!(r.len(), a.len().max(b.len()));
+            for s in [&a, &b] {
+                for (i, &x) in s.iter().rev().enumerate() {
+                    let y = r[r.len() - 1 - i];
+                    prop_assert!(x == y || x == 1);
+                }
+            }
+        }
+    }
+
+    /// Every contiguous layout can be viewed as any shape with the same number of elements.
+    #[test]
+    fn contiguous_views_always_succeed(a in shape()) {
+        let n: usize = a.iter().product();
+        let st = contiguous_strides(&a);
+        prop_assert!(is_contiguous(&a, &st));
+        prop_assert!(compute_stride(&a, &st, &[n]).is_some());
+    }
+
+    /// Dense strides inferred for any layout are non-overlapping and dense.
+    #[test]
+    fn dense_strides_are_dense(a in shape(), st in prop::collection::vec(0usize..30, 0..5)) {
+        let k = a.len().min(st.len());
+        let (a, st) = (&a[..k], &st[..k]);
+        let d = infer_dense_strides(a, st);
+        prop_assert!(is_non_overlapping_and_dense(a, &d));
+    }
+
+    /// `a + b` equals the element-wise sum over the broadcast shape, whatever the operands'
+    /// layout, and the result holds exactly the broadcast shape.
+    #[test]
+    fn add_matches_elementwise_reference(rows in 1usize..6, cols in 1usize..6, bcast in any::<bool>()) {
+        let a = Tensor::from_vec((0..rows * cols).map(|x| x as f64).collect(), &[rows, cols]).unwrap();
+        let b = if bcast {
+            Tensor::from_vec((0..cols).map(|x| 100.0 * x as f64).collect(), &[cols]).unwrap()
+        } else {
+            Tensor::from_vec((0..rows * cols).map(|x| 100.0 * x as f64).collect(), &[rows, cols]).unwrap()
+        };
+        let c = a.add(&b).unwrap();
+        prop_assert_eq!(c.size(), &[rows, cols]);
+        let got = c.to_vec::<f64>();
+        for i in 0..rows {
+            for j in 0..cols {
+                let bj = if bcast { j } else { i * cols + j };
+                prop_assert_eq!(got[i * cols + j], (i * cols + j) as f64 + 100.0 * bj as f64);
+            }
+        }
+    }
+}
+
+#[test]
+fn tensor_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Tensor>();
+}
+
+/// Writers on other threads through a shared view serialise with readers: the sum of many
+/// concurrent `add_`s is exact.
+#[test]
+fn concurrent_inplace_writes_are_serialised() {
+    let base = Tensor::zeros(&[1000], DType::Int64);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            let v = base.alias();
+            s.spawn(move || {
+                for _ in 0..100 {
+                    v.add_(1).unwrap();
+                }
+            });
+        }
+    });
+    assert!(base.to_vec::<i64>().iter().all(|&x| x == 400));
+}
