@@ -1,1 +1,1761 @@
-//! (placeholder: being written)
+//! View ops: `view`, `reshape`, `flatten`, `squeeze`, `transpose`, `permute`, `narrow`,
+//! `select`, `slice`, `expand`, `diagonal`, `unfold`, `as_strided`, `split`, `chunk`, …
+//!
+//! Every op here returns a tensor that shares storage with its input (apart from `reshape`,
+//! `flatten` and `ravel`, which copy when no view is possible, exactly as PyTorch does).
+//! Sizes, strides and storage offsets are in **elements**, never bytes.
+//!
+//! The shape and stride algebra lives in small pure functions over slices at the top of this
+//! file; the [`Tensor`] methods below only wrap dims, call them, and build the view with
+//! [`Tensor::view_with`]. Error texts (and their Python exception classes) are PyTorch 2.15's.
+
+use crate::dim::{wrap_dim, wrap_dims};
+use crate::error::{Error, Result, fmt_list};
+use crate::layout;
+use crate::tensor::{Dims, Tensor};
+
+// ====================================================================== pure stride algebra
+
+/// Sizes and strides (in elements) of a view.
+type Geometry = (Vec<usize>, Vec<usize>);
+
+fn as_i64(v: &[usize]) -> Vec<i64> {
+    v.iter().map(|&x| x as i64).collect()
+}
+
+fn numel_overflow() -> Error {
+    Error::runtime("numel: integer multiplication overflow")
+}
+
+/// PyTorch's `safe_compute_numel` applied to requested sizes: the product (as unsigned 64-bit,
+/// so a negative size counts as huge) must not overflow nor exceed `i64::MAX`.
+///
+/// Error: `numel: integer multiplication overflow`. A negative size that survives (only
+/// possible next to a 0) is refused with the same text, since it cannot be represented.
+fn checked_sizes(sizes: &[i64]) -> Result<Vec<usize>> {
+    let mut prod: u64 = 1;
+    let mut overflow = false;
+    for &s in sizes {
+        let (p, o) = prod.overflowing_mul(s as u64);
+        prod = p;
+        overflow |= o;
+    }
+    if overflow || prod > i64::MAX as u64 || sizes.iter().any(|&s| s < 0) {
+        return Err(numel_overflow());
+    }
+    Ok(sizes.iter().map(|&s| s as usize).collect())
+}
+
+/// Refuses shapes whose dense strides (`contiguous_strides`, a size 0 counting as 1) would
+/// not fit in `i64`: only reachable with a 0-size dim next to astronomically large ones.
+///
+/// Error: `numel: integer multiplication overflow`.
+fn check_dense_extent(sizes: &[usize]) -> Result<()> {
+    let mut acc: usize = 1;
+    for &s in sizes {
+        acc = acc
+            .checked_mul(s.max(1))
+            .filter(|&a| a <= i64::MAX as usize)
+            .ok_or_else(numel_overflow)?;
+    }
+    Ok(())
+}
+
+/// `computeStorageNbytes(sizes, strides, itemsize)`: bytes a layout needs from offset 0, with
+/// PyTorch's unsigned 64-bit overflow detection; 0 when any size is 0.
+///
+/// Error: `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`.
+pub(crate) fn storage_bytes_needed(sizes: &[i64], strides: &[i64], itemsize: usize) -> Result<u64> {
+    let mut size: u64 = 1;
+    let mut overflow = false;
+    for (&sz, &st) in sizes.iter().zip(strides) {
+        if sz == 0 {
+            return Ok(0);
+        }
+        let (strided, o1) = (st as u64).overflowing_mul(sz.wrapping_sub(1) as u64);
+        let (s, o2) = size.overflowing_add(strided);
+        size = s;
+        overflow |= o1 | o2;
+    }
+    let (bytes, o3) = size.overflowing_mul(itemsize as u64);
+    if overflow || o3 || bytes > i64::MAX as u64 {
+        return Err(Error::runtime(format!(
+            "Storage size calculation overflowed with sizes={} and strides={}",
+            fmt_list(sizes),
+            fmt_list(strides)
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Validates an `as_strided(size, stride, storage_offset)` request against a storage of
+/// `storage_nbytes` bytes holding elements of `itemsize` bytes (PyTorch's `setStrided`), and
+/// returns the geometry and offset (elements).
+///
+/// Errors, in PyTorch's order:
+/// `mismatch in length of strides and shape`;
+/// `as_strided: Negative strides are not supported at the moment, got strides: [1, -1]`;
+/// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
+/// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`
+/// (skipped when the view has no elements);
+/// `Tensor: invalid storage offset -1`; `numel: integer multiplication overflow`.
+pub(crate) fn as_strided_geometry(
+    sizes: &[i64],
+    strides: &[i64],
+    offset: i64,
+    itemsize: usize,
+    storage_nbytes: usize,
+) -> Result<(Vec<usize>, Vec<usize>, usize)> {
+    if sizes.len() != strides.len() {
+        return Err(Error::runtime("mismatch in length of strides and shape"));
+    }
+    if strides.iter().any(|&s| s < 0) {
+        return Err(Error::runtime(format!(
+            "as_strided: Negative strides are not supported at the moment, got strides: {}",
+            fmt_list(strides)
+        )));
+    }
+    let needed = storage_bytes_needed(sizes, strides, itemsize)?;
+    // i128: PyTorch's int64 arithmetic could wrap here and accept an out-of-bounds view.
+    let offset_bytes = offset as i128 * itemsize as i128;
+    if needed != 0 {
+        let total = needed as i128 + offset_bytes;
+        if total > storage_nbytes as i128 {
+            return Err(Error::runtime(format!(
+                "setStorage: sizes {}, strides {}, storage offset {offset}, and itemsize {itemsize} requiring a storage size of {total} are out of bounds for storage of size {storage_nbytes}",
+                fmt_list(sizes),
+                fmt_list(strides)
+            )));
+        }
+    }
+    if offset < 0 {
+        return Err(Error::runtime(format!(
+            "Tensor: invalid storage offset {offset}"
+        )));
+    }
+    if offset_bytes > i64::MAX as i128 {
+        return Err(Error::runtime(format!(
+            "Storage size calculation overflowed with sizes={} and strides={}",
+            fmt_list(sizes),
+            fmt_list(strides)
+        )));
+    }
+    let sz = checked_sizes(sizes)?;
+    Ok((
+        sz,
+        strides.iter().map(|&s| s as usize).collect(),
+        offset as usize,
+    ))
+}
+
+/// `inferExpandGeometry`: sizes and strides (as signed values, before `as_strided`'s checks)
+/// of `(sizes, strides)` expanded to `target`, where `-1` keeps a size. Expanded dims get
+/// stride 0; a new leading dim of size 1 gets `size*stride` of the dim to its right. A 0-d
+/// input takes `target` verbatim with all-zero strides. `target.len() >= sizes.len()` is
+/// checked by the caller.
+///
+/// Errors: `The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0`;
+/// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`.
+pub(crate) fn expand_geometry(
+    sizes: &[usize],
+    strides: &[usize],
+    target: &[i64],
+) -> Result<(Vec<i64>, Vec<i64>)> {
+    let n = target.len();
+    let nd = sizes.len();
+    if nd == 0 {
+        return Ok((target.to_vec(), vec![0; n]));
+    }
+    let mut es = vec![0i64; n];
+    let mut est = vec![0i64; n];
+    for i in (0..n).rev() {
+        let off = n - 1 - i;
+        let existing = (off < nd).then(|| nd - 1 - off);
+        let (mut size, mut stride) = match existing {
+            Some(d) => (sizes[d] as i64, strides[d] as i64),
+            // off >= nd >= 1, so i + 1 < n
+            None => (1, es[i + 1].saturating_mul(est[i + 1])),
+        };
+        let mut tgt = target[i];
+        if tgt == -1 {
+            if existing.is_none() {
+                return Err(Error::runtime(format!(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
+                )));
+            }
+            tgt = size;
+        }
+        if size != tgt {
+            if size != 1 {
+                return Err(Error::runtime(format!(
+                    "The expanded size of the tensor ({tgt}) must match the existing size ({size}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
+                    fmt_list(target),
+                    fmt_list(sizes)
+                )));
+            }
+            size = tgt;
+            stride = 0;
+        }
+        es[i] = size;
+        est[i] = stride;
+    }
+    Ok((es, est))
+}
+
+/// `inferSqueezeGeometry`: drops the size-1 dims selected by `mask` (every size-1 dim when
+/// `mask` is `None`), keeping the other sizes and strides.
+pub(crate) fn squeeze_geometry(
+    sizes: &[usize],
+    strides: &[usize],
+    mask: Option<&[bool]>,
+) -> Geometry {
+    let keep =
+        |d: usize| sizes[d] != 1 || mask.is_some_and(|m| !m.get(d).copied().unwrap_or(false));
+    let dims: Vec<usize> = (0..sizes.len()).filter(|&d| keep(d)).collect();
+    (
+        dims.iter().map(|&d| sizes[d]).collect(),
+        dims.iter().map(|&d| strides[d]).collect(),
+    )
+}
+
+/// `inferUnsqueezeGeometry`: inserts a size-1 dim at `dim` (`0..=ndim`, already wrapped) with
+/// stride `sizes[dim]*strides[dim]` (the dim now to its right), or 1 when appended last.
+pub(crate) fn unsqueeze_geometry(sizes: &[usize], strides: &[usize], dim: usize) -> Geometry {
+    let new_stride = if dim >= sizes.len() {
+        1
+    } else {
+        mul_stride(sizes[dim], strides[dim])
+    };
+    let mut sz = sizes.to_vec();
+    let mut st = strides.to_vec();
+    sz.insert(dim, 1);
+    st.insert(dim, new_stride);
+    (sz, st)
+}
+
+/// The permutation `movedim(src, dst)` applies (`order[i]` is the old dim placed at `i`), for
+/// wrapped, duplicate-free `src`/`dst` of equal length: `order[dst[i]] = src[i]`, and the
+/// other old dims fill the other slots in ascending order.
+pub(crate) fn movedim_order(ndim: usize, src: &[usize], dst: &[usize]) -> Vec<usize> {
+    let mut order: Vec<Option<usize>> = vec![None; ndim];
+    for (&s, &d) in src.iter().zip(dst) {
+        order[d] = Some(s);
+    }
+    let mut rest = (0..ndim).filter(|d| !src.contains(d));
+    order
+        .into_iter()
+        .map(|o| o.or_else(|| rest.next()).unwrap_or(0))
+        .collect()
+}
+
+/// `slice` clamping for one dim of size `size`: returns `(start, new_size)` for
+/// `start:end:step` (`step > 0`), where missing bounds are `0` and `i64::MAX`, negative ones
+/// count from the end, and everything is clamped into `[0, size]`; never an error.
+pub(crate) fn slice_bounds(
+    size: usize,
+    start: Option<i64>,
+    end: Option<i64>,
+    step: i64,
+) -> (usize, usize) {
+    let size_i = size as i64;
+    let mut start = start.unwrap_or(0);
+    let mut end = end.unwrap_or(i64::MAX);
+    if start < 0 {
+        start += size_i;
+    }
+    if end < 0 {
+        end += size_i;
+    }
+    start = start.clamp(0, size_i);
+    end = end.clamp(start, size_i);
+    let len = end - start;
+    let n = len / step + i64::from(len % step != 0);
+    (start as usize, n as usize)
+}
+
+/// `diagonal(offset, d1, d2)` geometry for wrapped, distinct `d1`/`d2`: removes both dims and
+/// appends one of length `len` and stride `strides[d1]+strides[d2]`. Returns the geometry and
+/// the storage-offset shift in elements.
+pub(crate) fn diagonal_geometry(
+    sizes: &[usize],
+    strides: &[usize],
+    offset: i64,
+    d1: usize,
+    d2: usize,
+) -> (Vec<usize>, Vec<usize>, i128) {
+    let (s1, s2) = (sizes[d1] as i128, sizes[d2] as i128);
+    let off = offset as i128;
+    let len = if off >= 0 {
+        s1.min(s2 - off).max(0)
+    } else {
+        (s1 + off).min(s2).max(0)
+    };
+    let shift = if len == 0 {
+        0
+    } else if off >= 0 {
+        off * strides[d2] as i128
+    } else {
+        -off * strides[d1] as i128
+    };
+    let mut sz = Vec::with_capacity(sizes.len() - 1);
+    let mut st = Vec::with_capacity(sizes.len() - 1);
+    for d in (0..sizes.len()).filter(|&d| d != d1 && d != d2) {
+        sz.push(sizes[d]);
+        st.push(strides[d]);
+    }
+    sz.push(len as usize);
+    st.push(strides[d1].saturating_add(strides[d2]));
+    (sz, st, shift)
+}
+
+/// Lengths of the pieces `split(split_size)` cuts a dim of `dim_size` into: `split_size` each,
+/// the last one shorter; one piece when `split_size >= dim_size` or both are 0.
+///
+/// Errors: `split expects split_size be non-negative, but got split_size=-1`;
+/// `split_size can only be 0 if dimension size is 0, but got dimension size of 3`.
+pub(crate) fn split_lengths(dim_size: usize, split_size: i64) -> Result<Vec<usize>> {
+    if split_size < 0 {
+        return Err(Error::runtime(format!(
+            "split expects split_size be non-negative, but got split_size={split_size}"
+        )));
+    }
+    if split_size == 0 && dim_size != 0 {
+        return Err(Error::runtime(format!(
+            "split_size can only be 0 if dimension size is 0, but got dimension size of {dim_size}"
+        )));
+    }
+    let ss = split_size as u64;
+    let ds = dim_size as u64;
+    let num = if ss == 0 { 1 } else { ds.div_ceil(ss).max(1) };
+    let mut out = Vec::new();
+    out.try_reserve(num as usize)
+        .map_err(|_| Error::runtime("split: too many pieces"))?;
+    for i in 0..num {
+        // ss * (num - 1) < ds whenever num > 1, so the last piece is never negative
+        out.push(if i + 1 < num {
+            ss as usize
+        } else {
+            (ds - ss * (num - 1)) as usize
+        });
+    }
+    Ok(out)
+}
+
+/// A stride product, saturating instead of wrapping as PyTorch's int64 arithmetic does; only
+/// absurd inputs saturate, and [`fit_geometry`] then clamps or refuses the result.
+fn mul_stride(a: usize, b: usize) -> usize {
+    a.saturating_mul(b)
+}
+
+/// Makes a view's geometry safe for the rest of the crate, which computes byte offsets in
+/// `isize`: every dim must satisfy `max(size,1) * stride * itemsize <= i64::MAX`, and the
+/// offset `offset * itemsize <= i64::MAX`. A dim of size 0 or 1 never uses its stride to reach
+/// an element, so an oversized stride there is clamped to the largest allowed value (PyTorch
+/// would report a wrapped int64); elsewhere the view is refused. The sizes, with 0 counted as
+/// 1, must also multiply to at most `i64::MAX / itemsize`, so that any product of sizes and
+/// any dense copy's strides fit.
+///
+/// Errors: `numel: integer multiplication overflow`;
+/// `Storage size calculation overflowed with sizes=[0, 2] and strides=[1, 4611686018427387904]`.
+pub(crate) fn fit_geometry(
+    sizes: &[usize],
+    strides: &mut [usize],
+    offset: usize,
+    itemsize: usize,
+) -> Result<()> {
+    let max = i64::MAX as u128;
+    let item = itemsize.max(1) as u128;
+    // sizes multiply (in any order, and into dense strides) without overflow
+    let dense = sizes.iter().try_fold(item, |acc, &sz| {
+        Some(acc * sz.max(1) as u128).filter(|&p| p <= max)
+    });
+    if dense.is_none() {
+        return Err(numel_overflow());
+    }
+    let too_big = |sz: usize, st: usize| (sz.max(1) as u128) * (st as u128) * item > max;
+    if sizes
+        .iter()
+        .zip(strides.iter())
+        .any(|(&sz, &st)| sz > 1 && too_big(sz, st))
+    {
+        return Err(Error::runtime(format!(
+            "Storage size calculation overflowed with sizes={} and strides={}",
+            fmt_list(sizes),
+            fmt_list(strides)
+        )));
+    }
+    for (&sz, st) in sizes.iter().zip(strides.iter_mut()) {
+        if too_big(sz, *st) {
+            *st = (max / item) as usize;
+        }
+    }
+    if offset as u128 * item > max {
+        return Err(Error::runtime("storage offset overflows int64"));
+    }
+    Ok(())
+}
+
+/// The storage offset `base + shift` (elements) of a view of a tensor with elements of
+/// `itemsize` bytes; its byte offset must fit in `i64`.
+///
+/// Error: `storage offset overflows int64` (only for empty tensors made with absurd strides).
+fn shifted(base: usize, itemsize: usize, shift: i128) -> Result<usize> {
+    let v = base as i128 + shift;
+    if v < 0 || v * itemsize as i128 > i64::MAX as i128 {
+        return Err(Error::runtime("storage offset overflows int64"));
+    }
+    Ok(v as usize)
+}
+
+// ====================================================================== Tensor methods
+
+impl Tensor {
+    /// A view of this storage with the given geometry, made safe by [`fit_geometry`].
+    fn checked_view(
+        &self,
+        sizes: impl Into<Dims>,
+        strides: impl Into<Dims>,
+        offset: usize,
+    ) -> Result<Tensor> {
+        let sizes = sizes.into();
+        let mut strides = strides.into();
+        fit_geometry(&sizes, &mut strides, offset, self.element_size())?;
+        Ok(self.view_with(sizes, strides, offset))
+    }
+
+    /// A view with the given geometry, after PyTorch's `as_strided` checks.
+    fn as_strided_i64(&self, sizes: &[i64], strides: &[i64], offset: i64) -> Result<Tensor> {
+        let (sz, st, off) = as_strided_geometry(
+            sizes,
+            strides,
+            offset,
+            self.element_size(),
+            self.storage_nbytes(),
+        )?;
+        self.checked_view(sz, st, off)
+    }
+
+    /// View as `new` sizes (already resolved), or `None` when the layout does not allow it.
+    fn try_view_sizes(&self, new: &[usize]) -> Result<Option<Tensor>> {
+        check_dense_extent(new)?;
+        layout::compute_stride(&self.sizes, &self.strides, new)
+            .map(|st| self.checked_view(new.to_vec(), st, self.offset))
+            .transpose()
+    }
+
+    fn view_sizes(&self, new: &[usize]) -> Result<Tensor> {
+        self.try_view_sizes(new)?.ok_or_else(|| {
+            Error::runtime(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.",
+            )
+        })
+    }
+
+    fn reshape_sizes(&self, new: &[usize]) -> Result<Tensor> {
+        if let Some(v) = self.try_view_sizes(new)? {
+            return Ok(v);
+        }
+        let c = self.contiguous();
+        let st = layout::compute_stride(&c.sizes, &c.strides, new)
+            .unwrap_or_else(|| layout::contiguous_strides(new));
+        c.checked_view(new.to_vec(), st, c.offset)
+    }
+
+    /// `self.view(shape)`: the same elements, in row-major order, seen with sizes `shape` (one
+    /// entry may be `-1`, inferred from the element count). Always a view: strides (in
+    /// elements) come from PyTorch's `computeStride`, the storage offset is kept.
+    ///
+    /// Errors (RuntimeError): `only one dimension can be inferred`;
+    /// `invalid shape dimension -2 at index 0 of shape [-2, 3]`;
+    /// `shape '[5, -1]' is invalid for input of size 24`;
+    /// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`;
+    /// `view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`
+    pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+        let new = layout::infer_shape(shape, self.numel())?;
+        self.view_sizes(&new)
+    }
+
+    /// `self.view_as(other)` = `self.view(other.size())`; errors as [`Tensor::view`].
+    pub fn view_as(&self, other: &Tensor) -> Result<Tensor> {
+        self.view(&as_i64(&other.sizes))
+    }
+
+    /// `self.reshape(shape)`: as [`Tensor::view`] when the layout allows a view; otherwise a
+    /// contiguous copy (fresh storage, row-major strides) with sizes `shape`. One entry may be
+    /// `-1`.
+    ///
+    /// Errors: the shape errors of [`Tensor::view`] (`only one dimension can be inferred`,
+    /// `invalid shape dimension …`, `shape '[5, -1]' is invalid for input of size 24`,
+    /// `cannot reshape tensor of 0 elements into shape …`).
+    pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
+        let new = layout::infer_shape(shape, self.numel())?;
+        self.reshape_sizes(&new)
+    }
+
+    /// `self.reshape_as(other)` = `self.reshape(other.size())`; errors as [`Tensor::reshape`].
+    pub fn reshape_as(&self, other: &Tensor) -> Result<Tensor> {
+        self.reshape(&as_i64(&other.sizes))
+    }
+
+    /// `self.flatten(start_dim, end_dim)`: dims `start..=end` merged into one of their product
+    /// size (`(2,3,4).flatten(1,2)` → `(2,12)`). A 0-d input gives `reshape([1])`;
+    /// `start == end` gives an alias; otherwise `reshape` (a view when possible, else a copy).
+    ///
+    /// Errors: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`;
+    /// RuntimeError `flatten() has invalid args: start_dim cannot come after end_dim`.
+    pub fn flatten(&self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+        let nd = self.dim();
+        let start = wrap_dim(start_dim, nd)?;
+        let end = wrap_dim(end_dim, nd)?;
+        if start > end {
+            return Err(Error::runtime(
+                "flatten() has invalid args: start_dim cannot come after end_dim",
+            ));
+        }
+        if nd == 0 {
+            return self.reshape_sizes(&[1]);
+        }
+        if start == end {
+            return Ok(self.alias());
+        }
+        // the merged dims may multiply past i64 only next to a 0-size dim
+        let prod = self.sizes[start..=end]
+            .iter()
+            .try_fold(1usize, |acc, &s| {
+                acc.checked_mul(s).filter(|&p| p <= i64::MAX as usize)
+            })
+            .ok_or_else(numel_overflow)?;
+        let mut shape: Vec<usize> = self.sizes[..start].to_vec();
+        shape.push(prod);
+        shape.extend_from_slice(&self.sizes[end + 1..]);
+        self.reshape_sizes(&shape)
+    }
+
+    /// `self.ravel()` = `self.reshape(-1)`: 1-d, `numel()` elements; a view when possible.
+    pub fn ravel(&self) -> Result<Tensor> {
+        self.reshape_sizes(&[self.numel()])
+    }
+
+    /// `self.unflatten(dim, sizes)`: dim `dim` split into `sizes` (one entry may be `-1`),
+    /// e.g. `(2,12).unflatten(1, [3,-1])` → `(2,3,4)`. Always a view.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
+    /// `unflatten: sizes must be non-empty`;
+    /// `unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input tensor`
+    /// (the wrapped dim); any other failure of the size inference is reported as
+    /// `unflatten got an unexpected error:\n{original message}` (e.g. two `-1`s, or a 0-d input:
+    /// `…\nDimension specified as 0 but tensor has no dimensions`).
+    pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim())?;
+        if sizes.is_empty() {
+            return Err(Error::runtime("unflatten: sizes must be non-empty"));
+        }
+        let unexpected = |e: Error| {
+            Error::runtime(format!(
+                "unflatten got an unexpected error:\n{}",
+                e.message()
+            ))
+        };
+        let size = self.size_of(d as i64).map_err(unexpected)?;
+        let inferred = layout::infer_shape(sizes, size).map_err(|e| {
+            if e.message().contains("is invalid for input of size") {
+                Error::runtime(format!(
+                    "unflatten: Provided sizes {} don't multiply up to the size of dim {d} ({size}) in the input tensor",
+                    fmt_list(sizes)
+                ))
+            } else {
+                unexpected(e)
+            }
+        })?;
+        let mut shape: Vec<usize> = self.sizes[..d].to_vec();
+        shape.extend_from_slice(&inferred);
+        shape.extend_from_slice(&self.sizes[d + 1..]);
+        self.view_sizes(&shape)
+    }
+
+    /// `self.squeeze()`: every size-1 dim removed (`(1,3,1)` → `(3,)`, `(1,1)` → 0-d); the
+    /// other sizes and strides (elements) are kept. A view; never an error.
+    pub fn squeeze(&self) -> Result<Tensor> {
+        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, None);
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.squeeze(dim)`: dim `dim` removed if its size is 1, otherwise an unchanged view
+    /// (a 0-d input accepts `0` and `-1` and stays 0-d).
+    ///
+    /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
+    pub fn squeeze_dim(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim())?;
+        let mut mask = vec![false; self.dim()];
+        if let Some(m) = mask.get_mut(d) {
+            *m = true;
+        }
+        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.squeeze(dims)`: the listed dims that have size 1 removed; an empty list gives an
+    /// unchanged view.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
+    /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
+    pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Tensor> {
+        let wrapped = wrap_dims(dims, self.dim())?;
+        let mut mask = vec![false; self.dim()];
+        for d in wrapped {
+            if let Some(m) = mask.get_mut(d) {
+                *m = true;
+            }
+        }
+        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.unsqueeze(dim)`: a size-1 dim inserted at `dim` (wrapped against `ndim+1`), with
+    /// stride `size*stride` of the dim that follows it (1 when last): `(2,3).unsqueeze(1)` has
+    /// strides `(3,3,1)`. A view.
+    ///
+    /// Error: IndexError `Dimension out of range (expected to be in range of [-3, 2], but got 3)`.
+    pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim() + 1)?;
+        let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.transpose(dim0, dim1)`: the two dims' sizes and strides swapped (a view; equal
+    /// dims give an alias). A 0-d tensor accepts `0`/`-1`.
+    ///
+    /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
+    pub fn transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        let nd = self.dim();
+        let a = wrap_dim(dim0, nd)?;
+        let b = wrap_dim(dim1, nd)?;
+        let mut sz = self.sizes.clone();
+        let mut st = self.strides.clone();
+        if a != b {
+            sz.swap(a, b);
+            st.swap(a, b);
+        }
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.t()`: `transpose(0, 1)` of a 2-d tensor; 0-d and 1-d tensors come back as an
+    /// unchanged view.
+    ///
+    /// Error: RuntimeError `t() expects a tensor with <= 2 dimensions, but self is 3D`.
+    pub fn t(&self) -> Result<Tensor> {
+        let nd = self.dim();
+        if nd > 2 {
+            return Err(Error::runtime(format!(
+                "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
+            )));
+        }
+        self.transpose(0, if nd < 2 { 0 } else { 1 })
+    }
+
+    /// `self.T`: all dims reversed (`permute(n-1, …, 0)`), a view; never an error.
+    ///
+    /// Warns once per process (through [`crate::warnings::warn`]) for ndim ∉ {0, 2}:
+    /// ``The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.``
+    /// and for 0-d: `Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.`
+    #[allow(non_snake_case)]
+    pub fn T(&self) -> Result<Tensor> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static WARNED_ND: AtomicBool = AtomicBool::new(false);
+        static WARNED_0D: AtomicBool = AtomicBool::new(false);
+        let n = self.dim();
+        if n != 2 && n != 0 && !WARNED_ND.swap(true, Ordering::Relaxed) {
+            crate::warnings::warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+            );
+        }
+        if n == 0 && !WARNED_0D.swap(true, Ordering::Relaxed) {
+            crate::warnings::warn(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            );
+        }
+        let sz: Vec<usize> = self.sizes.iter().rev().copied().collect();
+        let st: Vec<usize> = self.strides.iter().rev().copied().collect();
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.mT`: the last two dims transposed (`transpose(-2, -1)`), a view. A 0-d tensor is
+    /// returned as an alias, warning once per process
+    /// `Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.`
+    ///
+    /// Error: RuntimeError `tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.`
+    #[allow(non_snake_case)]
+    pub fn mT(&self) -> Result<Tensor> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static WARNED: AtomicBool = AtomicBool::new(false);
+        let n = self.dim();
+        if n == 0 {
+            if !WARNED.swap(true, Ordering::Relaxed) {
+                crate::warnings::warn(
+                    "Tensor.mT is deprecated on 0-D tensors. This function is the identity in these cases.",
+                );
+            }
+            return Ok(self.alias());
+        }
+        if n < 2 {
+            return Err(Error::runtime(format!(
+                "tensor.mT is only supported on matrices or batches of matrices. Got {n}-D tensor."
+            )));
+        }
+        self.transpose(-2, -1)
+    }
+
+    /// `self.permute(dims)`: result dim `i` is input dim `dims[i]` (sizes and strides moved
+    /// together), a view.
+    ///
+    /// Errors: RuntimeError `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3`;
+    /// IndexError `Dimension out of range (…)`; RuntimeError `permute(): duplicate dims are not allowed.`
+    pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+        let nd = self.dim();
+        if dims.len() != nd {
+            return Err(Error::runtime(format!(
+                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {}",
+                dims.len()
+            )));
+        }
+        let mut seen = vec![false; nd];
+        let mut sz = Vec::with_capacity(nd);
+        let mut st = Vec::with_capacity(nd);
+        for &d in dims {
+            let w = wrap_dim(d, nd)?;
+            if seen[w] {
+                return Err(Error::runtime("permute(): duplicate dims are not allowed."));
+            }
+            seen[w] = true;
+            sz.push(self.sizes[w]);
+            st.push(self.strides[w]);
+        }
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.movedim(source, destination)` (alias `moveaxis`): dims `source[i]` moved to
+    /// positions `destination[i]`, the others keeping their relative order. A view; a 0-d
+    /// input gives an alias.
+    ///
+    /// Errors: RuntimeError `movedim: Invalid source or destination dims: source ([0, 1] dims) should contain the same number of dims as destination ([2] dims)`;
+    /// IndexError `Dimension out of range (…)`;
+    /// RuntimeError ``movedim: repeated dim in `source` ([0, 0])``,
+    /// ``movedim: repeated dim in `destination` ([2, 2])`` (lists as given).
+    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        if source.len() != destination.len() {
+            return Err(Error::runtime(format!(
+                "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
+                fmt_list(source),
+                fmt_list(destination)
+            )));
+        }
+        let nd = self.dim();
+        let src = source
+            .iter()
+            .map(|&d| wrap_dim(d, nd))
+            .collect::<Result<Vec<_>>>()?;
+        let dst = destination
+            .iter()
+            .map(|&d| wrap_dim(d, nd))
+            .collect::<Result<Vec<_>>>()?;
+        let unique = |v: &[usize]| {
+            let mut c = v.to_vec();
+            c.sort_unstable();
+            c.windows(2).all(|w| w[0] != w[1])
+        };
+        if !unique(&src) {
+            return Err(Error::runtime(format!(
+                "movedim: repeated dim in `source` ({})",
+                fmt_list(source)
+            )));
+        }
+        if !unique(&dst) {
+            return Err(Error::runtime(format!(
+                "movedim: repeated dim in `destination` ({})",
+                fmt_list(destination)
+            )));
+        }
+        if nd == 0 {
+            return Ok(self.alias());
+        }
+        let order = movedim_order(nd, &src, &dst);
+        let sz: Vec<usize> = order.iter().map(|&d| self.sizes[d]).collect();
+        let st: Vec<usize> = order.iter().map(|&d| self.strides[d]).collect();
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.narrow(dim, start, length)`: elements `start..start+length` of dim `dim` (a
+    /// negative `start` counts from the end); same strides, offset moved by
+    /// `start*stride[dim]`. A view.
+    ///
+    /// Errors, in PyTorch's order: RuntimeError `narrow() cannot be applied to a 0-dim tensor.`;
+    /// RuntimeError `narrow(): length must be non-negative.`; IndexError `Dimension out of range (…)`;
+    /// IndexError `start out of range (expected to be in range of [-3, 3], but got 4)`;
+    /// RuntimeError `start (2) + length (2) exceeds dimension size (3).` (the wrapped start).
+    pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "narrow() cannot be applied to a 0-dim tensor.",
+            ));
+        }
+        if length < 0 {
+            return Err(Error::runtime("narrow(): length must be non-negative."));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let size = self.sizes[d] as i64;
+        if !(-size <= start && start <= size) {
+            return Err(Error::index(format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -size
+            )));
+        }
+        let start = if start < 0 { start + size } else { start };
+        if start > size - length {
+            return Err(Error::runtime(format!(
+                "start ({start}) + length ({length}) exceeds dimension size ({size})."
+            )));
+        }
+        let mut sz = self.sizes.clone();
+        sz[d] = length as usize;
+        let off = shifted(
+            self.offset,
+            self.element_size(),
+            start as i128 * self.strides[d] as i128,
+        )?;
+        self.checked_view(sz, self.strides.clone(), off)
+    }
+
+    /// `self.select(dim, index)` (what `t[..., index]` does on one dim): dim `dim` removed,
+    /// offset moved by `index*stride[dim]` (a negative `index` counts from the end). A view.
+    ///
+    /// Errors: IndexError `select() cannot be applied to a 0-dim tensor.`;
+    /// IndexError `Dimension out of range (…)`;
+    /// IndexError `select(): index 5 out of range for tensor of size [5, 2] at dimension 0`.
+    pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::index(
+                "select() cannot be applied to a 0-dim tensor.",
+            ));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let size = self.sizes[d] as i64;
+        if index < -size || index >= size {
+            return Err(Error::index(format!(
+                "select(): index {index} out of range for tensor of size {} at dimension {d}",
+                fmt_list(&self.sizes)
+            )));
+        }
+        let i = if index < 0 { index + size } else { index };
+        let off = shifted(
+            self.offset,
+            self.element_size(),
+            i as i128 * self.strides[d] as i128,
+        )?;
+        let mut sz = self.sizes.clone();
+        let mut st = self.strides.clone();
+        sz.remove(d);
+        st.remove(d);
+        self.checked_view(sz, st, off)
+    }
+
+    /// `torch.slice(self, dim, start, end, step)` (Python's `t[:, start:end:step]` on one
+    /// dim): bounds default to `0` and `i64::MAX`, negative ones count from the end, and both
+    /// are clamped into the dim, so there is never an out-of-range error. New size
+    /// `ceil((end-start)/step)`, stride `stride*step`, offset moved by `start*stride`. A view.
+    ///
+    /// Errors: IndexError `slice() cannot be applied to a 0-dim tensor.`;
+    /// IndexError `Dimension out of range (…)`; RuntimeError `slice step must be positive`.
+    pub fn slice(
+        &self,
+        dim: i64,
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Tensor> {
+        if self.dim() == 0 {
+            return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        if step <= 0 {
+            return Err(Error::runtime("slice step must be positive"));
+        }
+        let (s, n) = slice_bounds(self.sizes[d], start, end, step);
+        let off = shifted(
+            self.offset,
+            self.element_size(),
+            s as i128 * self.strides[d] as i128,
+        )?;
+        let mut sz = self.sizes.clone();
+        let mut st = self.strides.clone();
+        sz[d] = n;
+        st[d] = mul_stride(st[d], step as usize);
+        self.checked_view(sz, st, off)
+    }
+
+    /// `self.expand(*sizes)`: size-1 dims repeated to `sizes` (stride 0), new leading dims
+    /// added; `-1` keeps a size. A view with the same storage offset, even when nothing
+    /// changes. Strides (elements): kept for unchanged dims, 0 for expanded dims, and for a new
+    /// leading dim of size 1 the `size*stride` of the dim to its right (`ones(3).expand(1,3)`
+    /// has strides `(3,1)`); a 0-d input takes `sizes` verbatim with all-zero strides.
+    ///
+    /// Errors (RuntimeError):
+    /// `expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)`;
+    /// `The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0`;
+    /// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`;
+    /// `numel: integer multiplication overflow` (a negative size other than -1 on a size-1 dim).
+    pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+        if sizes.len() < self.dim() {
+            return Err(Error::runtime(format!(
+                "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                self.dtype.legacy_type_name(),
+                fmt_list(&self.sizes),
+                fmt_list(sizes),
+                sizes.len(),
+                self.dim()
+            )));
+        }
+        let (sz, st) = expand_geometry(&self.sizes, &self.strides, sizes)?;
+        self.as_strided_i64(&sz, &st, self.offset as i64)
+    }
+
+    /// `self.expand_as(other)` = `self.expand(other.size())`; errors as [`Tensor::expand`].
+    pub fn expand_as(&self, other: &Tensor) -> Result<Tensor> {
+        self.expand(&as_i64(&other.sizes))
+    }
+
+    /// `torch.broadcast_to(self, shape)` = `self.expand(shape)`; errors as [`Tensor::expand`].
+    pub fn broadcast_to(&self, shape: &[i64]) -> Result<Tensor> {
+        self.expand(shape)
+    }
+
+    /// `torch.broadcast_tensors(*tensors)`: every tensor expanded (a view sharing its storage,
+    /// expanded dims with stride 0) to the broadcast shape of all of them, folded left to right.
+    /// No tensors give an empty list. Same as the free function `views::broadcast_tensors`.
+    ///
+    /// Error (RuntimeError): `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`
+    /// ("tensor a" is the shape accumulated so far).
+    pub fn broadcast_tensors(tensors: &[&Tensor]) -> Result<Vec<Tensor>> {
+        broadcast_tensors(tensors)
+    }
+
+    /// `self.diagonal(offset, dim1, dim2)`: the diagonal of the `(dim1, dim2)` planes, as a
+    /// new last dim of length `min(size1, size2 - offset)` (clamped at 0; `offset < 0` counts
+    /// below the main diagonal) and stride `stride1 + stride2`; both dims removed. A view:
+    /// `(3,4).diagonal(1)` has size `(3,)`, stride `(5,)`, offset 1.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)`;
+    /// RuntimeError `diagonal dimensions cannot be identical 0, -2` (the arguments as given).
+    pub fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+        let nd = self.dim();
+        let d1 = wrap_dim(dim1, nd)?;
+        let d2 = wrap_dim(dim2, nd)?;
+        if d1 == d2 {
+            return Err(Error::runtime(format!(
+                "diagonal dimensions cannot be identical {dim1}, {dim2}"
+            )));
+        }
+        let (sz, st, shift) = diagonal_geometry(&self.sizes, &self.strides, offset, d1, d2);
+        let off = shifted(self.offset, self.element_size(), shift)?;
+        self.checked_view(sz, st, off)
+    }
+
+    /// `self.unfold(dim, size, step)`: all windows of length `size` taken every `step` along
+    /// `dim`; dim `dim` becomes the window count `(sizes[dim]-size)/step + 1` (stride
+    /// `stride*step`) and a new last dim of length `size` (stride `stride[dim]`) is added. A
+    /// 0-d tensor counts as 1-d of size 1. A view: `arange(7).unfold(0,3,2)` is `(3,3)` with
+    /// strides `(2,1)`.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
+    /// `maximum size for tensor at dimension 0 is 7 but size is 8`, `size is -1 but must be >= 0`,
+    /// `step is 0 but must be > 0`.
+    pub fn unfold(&self, dim: i64, size: i64, step: i64) -> Result<Tensor> {
+        let nd = self.dim();
+        let d = wrap_dim(dim, nd)?;
+        let max_size = if nd == 0 { 1 } else { self.sizes[d] as i64 };
+        if size > max_size {
+            return Err(Error::runtime(format!(
+                "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+            )));
+        }
+        if size < 0 {
+            return Err(Error::runtime(format!("size is {size} but must be >= 0")));
+        }
+        if step <= 0 {
+            return Err(Error::runtime(format!("step is {step} but must be > 0")));
+        }
+        let mut sz = self.sizes.to_vec();
+        let mut st = self.strides.to_vec();
+        sz.push(size as usize);
+        st.push(if nd == 0 { 1 } else { self.strides[d] });
+        if d < nd {
+            sz[d] = ((self.sizes[d] as i64 - size) / step + 1) as usize;
+            st[d] = mul_stride(st[d], step as usize);
+        }
+        self.checked_view(sz, st, self.offset)
+    }
+
+    /// `self.as_strided(size, stride, storage_offset)`: a view of the same storage with the
+    /// given sizes, strides (elements) and offset (elements, absolute — not relative to
+    /// `self`'s offset; `None` keeps `self`'s). Bounds-checked against the storage; a view with
+    /// no elements skips the check.
+    ///
+    /// Errors (RuntimeError), in PyTorch's order: `mismatch in length of strides and shape`;
+    /// `as_strided: Negative strides are not supported at the moment, got strides: [1, -1]`;
+    /// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
+    /// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`;
+    /// `Tensor: invalid storage offset -1`; `numel: integer multiplication overflow`.
+    pub fn as_strided(
+        &self,
+        size: &[i64],
+        stride: &[i64],
+        storage_offset: Option<i64>,
+    ) -> Result<Tensor> {
+        self.as_strided_i64(size, stride, storage_offset.unwrap_or(self.offset as i64))
+    }
+
+    /// `self.split(split_size, dim)`: consecutive views of `split_size` elements along `dim`
+    /// (`narrow`s), the last one shorter: `(5,).split(2)` → sizes 2, 2, 1.
+    ///
+    /// Errors: RuntimeError `split expects at least a 1-dimensional tensor`;
+    /// `split expects split_size be non-negative, but got split_size=-1`;
+    /// IndexError `Dimension out of range (…)`;
+    /// RuntimeError `split_size can only be 0 if dimension size is 0, but got dimension size of 3`.
+    pub fn split(&self, split_size: i64, dim: i64) -> Result<Vec<Tensor>> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "split expects at least a 1-dimensional tensor",
+            ));
+        }
+        if split_size < 0 {
+            return Err(Error::runtime(format!(
+                "split expects split_size be non-negative, but got split_size={split_size}"
+            )));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let lengths = split_lengths(self.sizes[d], split_size)?;
+        self.pieces(d, &lengths)
+    }
+
+    /// Consecutive `narrow`s of the given lengths along (wrapped) dim `d`.
+    fn pieces(&self, d: usize, lengths: &[usize]) -> Result<Vec<Tensor>> {
+        let mut out = Vec::new();
+        out.try_reserve(lengths.len())
+            .map_err(|_| Error::runtime("too many pieces"))?;
+        let mut start = 0usize;
+        for &len in lengths {
+            let mut sz = self.sizes.clone();
+            sz[d] = len;
+            let off = shifted(
+                self.offset,
+                self.element_size(),
+                start as i128 * self.strides[d] as i128,
+            )?;
+            out.push(self.checked_view(sz, self.strides.clone(), off)?);
+            start += len;
+        }
+        Ok(out)
+    }
+
+    /// `self.chunk(chunks, dim)`: `split(ceil(size/chunks), dim)`, so there may be fewer than
+    /// `chunks` pieces (`(5,6).chunk(4,1)` gives three of size 2); a 0-size dim gives exactly
+    /// `chunks` empty pieces. Views.
+    ///
+    /// Errors: RuntimeError `chunk expects at least a 1-dimensional tensor`;
+    /// `chunk expects `chunks` to be greater than 0, got: 0`; IndexError `Dimension out of range (…)`.
+    pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "chunk expects at least a 1-dimensional tensor",
+            ));
+        }
+        if chunks <= 0 {
+            return Err(Error::runtime(format!(
+                "chunk expects `chunks` to be greater than 0, got: {chunks}"
+            )));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let size = self.sizes[d];
+        let split = (size as u64).div_ceil(chunks as u64);
+        if split == 0 && size == 0 {
+            let n = usize::try_from(chunks).map_err(|_| Error::runtime("too many pieces"))?;
+            let mut lengths = Vec::new();
+            lengths
+                .try_reserve(n)
+                .map_err(|_| Error::runtime("too many pieces"))?;
+            lengths.resize(n, 0);
+            return self.pieces(d, &lengths);
+        }
+        let lengths = split_lengths(size, split as i64)?;
+        self.pieces(d, &lengths)
+    }
+
+    /// `self.unbind(dim)`: the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)`;
+    /// IndexError `Dimension specified as 0 but tensor has no dimensions` (0-d input).
+    pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.dim())?;
+        let size = self.size_of(d as i64)?;
+        (0..size).map(|i| self.select(d as i64, i as i64)).collect()
+    }
+}
+
+/// `torch.broadcast_tensors(*tensors)`: each tensor expanded (a view sharing its storage) to
+/// the broadcast shape of all of them, folded left to right. Strides of expanded dims are 0.
+/// No tensors give an empty list.
+///
+/// Error (RuntimeError): `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`
+/// ("tensor a" is the shape accumulated so far).
+pub fn broadcast_tensors(tensors: &[&Tensor]) -> Result<Vec<Tensor>> {
+    let shape = crate::broadcast::infer_size_all(tensors.iter().map(|t| t.size()))?;
+    let target = as_i64(&shape);
+    tensors.iter().map(|t| t.expand(&target)).collect()
+}
+
+// ====================================================================== tests
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+    use proptest::prelude::*;
+
+    fn arange(n: usize) -> Tensor {
+        Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &[n]).unwrap()
+    }
+
+    fn geom(t: &Tensor) -> (Vec<usize>, Vec<usize>, usize) {
+        (t.size().to_vec(), t.stride().to_vec(), t.storage_offset())
+    }
+
+    #[test]
+    fn expand_rules() {
+        assert_eq!(
+            expand_geometry(&[3], &[1], &[1, 3]).unwrap(),
+            (vec![1, 3], vec![3, 1])
+        );
+        assert_eq!(
+            expand_geometry(&[3], &[1], &[1, 1, 3]).unwrap(),
+            (vec![1, 1, 3], vec![3, 3, 1])
+        );
+        assert_eq!(
+            expand_geometry(&[3, 1], &[1, 1], &[2, 3, 4]).unwrap(),
+            (vec![2, 3, 4], vec![0, 1, 0])
+        );
+        assert_eq!(
+            expand_geometry(&[3, 1], &[1, 1], &[-1, -1]).unwrap(),
+            (vec![3, 1], vec![1, 1])
+        );
+        assert_eq!(
+            expand_geometry(&[2, 1], &[1, 1], &[2, 0]).unwrap(),
+            (vec![2, 0], vec![1, 0])
+        );
+        assert_eq!(
+            expand_geometry(&[0], &[1], &[2, 0]).unwrap(),
+            (vec![2, 0], vec![0, 1])
+        );
+        assert_eq!(
+            expand_geometry(&[], &[], &[2, 3]).unwrap(),
+            (vec![2, 3], vec![0, 0])
+        );
+        assert_eq!(
+            expand_geometry(&[2, 3], &[3, 1], &[2, 4])
+                .unwrap_err()
+                .message(),
+            "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]"
+        );
+        assert_eq!(
+            expand_geometry(&[3], &[1], &[-1, 3]).unwrap_err().message(),
+            "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"
+        );
+        assert!(expand_geometry(&[0], &[1], &[3]).is_err());
+    }
+
+    #[test]
+    fn expand_errors() {
+        let t = Tensor::ones(&[2, 3], DType::Float32);
+        assert_eq!(
+            t.expand(&[3]).unwrap_err().message(),
+            "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)"
+        );
+        let s = Tensor::scalar_tensor(5.0, DType::Float32);
+        assert_eq!(
+            s.expand(&[-1]).unwrap_err().message(),
+            "numel: integer multiplication overflow"
+        );
+        assert_eq!(
+            geom(&s.expand(&[2, 3]).unwrap()),
+            (vec![2, 3], vec![0, 0], 0)
+        );
+        assert_eq!(geom(&s.expand(&[]).unwrap()), (vec![], vec![], 0));
+        let one = Tensor::ones(&[1], DType::Float32);
+        assert_eq!(
+            one.expand(&[-2]).unwrap_err().message(),
+            "numel: integer multiplication overflow"
+        );
+        assert!(one.expand(&[i64::MAX, 4]).is_err());
+    }
+
+    #[test]
+    fn as_strided_checks() {
+        let t = Tensor::ones(&[6], DType::Float32);
+        assert_eq!(
+            t.as_strided(&[2], &[1, 1], None).unwrap_err().message(),
+            "mismatch in length of strides and shape"
+        );
+        assert_eq!(
+            t.as_strided(&[2, 2], &[1, -1], None).unwrap_err().message(),
+            "as_strided: Negative strides are not supported at the moment, got strides: [1, -1]"
+        );
+        assert_eq!(
+            t.as_strided(&[2, -2], &[1, 1], None).unwrap_err().message(),
+            "Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]"
+        );
+        assert_eq!(
+            t.as_strided(&[2, 2], &[3, 3], Some(1))
+                .unwrap_err()
+                .message(),
+            "setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24"
+        );
+        assert_eq!(
+            t.as_strided(&[2], &[1], Some(-1)).unwrap_err().message(),
+            "Tensor: invalid storage offset -1"
+        );
+        assert_eq!(
+            geom(&t.as_strided(&[0], &[1], Some(100)).unwrap()),
+            (vec![0], vec![1], 100)
+        );
+        assert_eq!(
+            geom(&t.as_strided(&[3, 2], &[1, 3], Some(0)).unwrap()),
+            (vec![3, 2], vec![1, 3], 0)
+        );
+        assert!(t.as_strided(&[i64::MAX, 4], &[0, 0], None).is_err());
+        assert!(t.as_strided(&[i64::MAX], &[i64::MAX], None).is_err());
+    }
+
+    #[test]
+    fn absurd_inputs_error_instead_of_panicking() {
+        let t = Tensor::ones(&[4], DType::Int64);
+        // an empty view may sit anywhere, but its byte offset must fit in i64
+        assert!(t.as_strided(&[0], &[1], Some(1 << 40)).is_ok());
+        assert!(t.as_strided(&[0], &[1], Some(i64::MAX)).is_err());
+        // PyTorch's int64 arithmetic would wrap offset*itemsize and accept this
+        assert!(t.as_strided(&[2], &[1], Some(1 << 61)).is_err());
+        // byte strides must fit in i64 (PyTorch accepts this empty view; we refuse it)
+        assert_eq!(
+            t.as_strided(&[0, 3], &[1, i64::MAX / 2], Some(0))
+                .unwrap_err()
+                .message(),
+            "Storage size calculation overflowed with sizes=[0, 3] and strides=[1, 4611686018427387903]"
+        );
+        // ... but a size-1 dim's stride is never used: it is clamped
+        let e = t.as_strided(&[0, 1], &[1, i64::MAX], Some(0)).unwrap();
+        assert_eq!(e.stride(), &[1, i64::MAX as usize / 8]);
+        let e = t.as_strided(&[0, 3], &[1 << 40, 1 << 40], Some(0)).unwrap();
+        assert!(e.narrow(1, 3, 0).is_ok());
+        assert!(e.unsqueeze(1).is_ok());
+        // sizes whose nonzero product overflows are refused, even next to a 0
+        assert_eq!(
+            t.as_strided(&[0, 1 << 40, 1 << 40], &[1, 1, 1], None)
+                .unwrap_err()
+                .message(),
+            "numel: integer multiplication overflow"
+        );
+        let z = t
+            .as_strided(&[0, 1 << 28, 1 << 28], &[1, 1, 1], None)
+            .unwrap();
+        assert!(z.flatten(1, 2).is_ok());
+        assert!(z.view(&[0, -1]).is_err());
+        assert!(z.view(&[1 << 40, 1 << 40, 0]).is_err());
+        let r = t.slice(0, None, None, i64::MAX).unwrap();
+        assert_eq!(
+            (r.size(), r.stride()),
+            (&[1usize][..], &[i64::MAX as usize / 8][..])
+        );
+        assert_eq!(
+            t.index(&[crate::index::TensorIndex::Int(i64::MIN)])
+                .unwrap_err()
+                .message(),
+            "index -9223372036854775808 is out of bounds for dimension 0 with size 4"
+        );
+        assert!(t.narrow(0, i64::MIN, 0).is_err());
+        assert!(t.unfold(0, 1, i64::MAX).is_ok());
+        assert!(t.diagonal(i64::MIN, 0, -1).is_err());
+        assert!(t.view(&[2, 2]).unwrap().diagonal(i64::MIN, 0, 1).is_ok());
+        assert!(t.view(&[2, 2]).unwrap().diagonal(i64::MAX, 0, 1).is_ok());
+        assert!(t.chunk(i64::MAX, 0).is_ok());
+        assert!(t.split(i64::MAX, 0).is_ok());
+        assert!(t.expand(&[i64::MAX / 32, 4]).is_ok());
+        assert!(t.expand(&[i64::MAX / 16, 4]).is_err());
+        assert_eq!(
+            t.expand(&[i64::MAX, 4]).unwrap_err().message(),
+            "numel: integer multiplication overflow"
+        );
+    }
+
+    #[test]
+    fn fuzz_regression_1() {
+        let t = Tensor::scalar_tensor(0i64, DType::Int64);
+        let (a, b, c) = (1i64 << 40, 0, 1i64 << 40);
+        for r in &all_views(&t, a, b, c, &[]) {
+            for r2 in all_views(r, c, a, b, &[]) {
+                exercise(&r2);
+            }
+            exercise(r);
+        }
+    }
+
+    #[test]
+    fn view_examples() {
+        let x = arange(6).view(&[2, 3]).unwrap().t().unwrap();
+        assert_eq!(
+            geom(&x.view(&[1, 3, 2, 1]).unwrap()),
+            (vec![1, 3, 2, 1], vec![3, 1, 3, 3], 0)
+        );
+        assert!(
+            x.view(&[6])
+                .unwrap_err()
+                .message()
+                .starts_with("view size is not compatible")
+        );
+        let r = x.reshape(&[6]).unwrap();
+        assert!(!r.shares_storage(&x));
+        assert_eq!(r.to_vec::<i64>(), vec![0, 3, 1, 4, 2, 5]);
+        assert!(x.reshape(&[3, 2]).unwrap().shares_storage(&x));
+        assert_eq!(
+            arange(24).view(&[5, -1]).unwrap_err().message(),
+            "shape '[5, -1]' is invalid for input of size 24"
+        );
+    }
+
+    #[test]
+    fn flatten_unflatten() {
+        let x = arange(24).view(&[2, 3, 4]).unwrap();
+        assert_eq!(x.flatten(1, 2).unwrap().size(), &[2, 12]);
+        assert_eq!(
+            x.flatten(2, 1).unwrap_err().message(),
+            "flatten() has invalid args: start_dim cannot come after end_dim"
+        );
+        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        assert_eq!(s.flatten(0, -1).unwrap().size(), &[1]);
+        let z = Tensor::zeros(&[0, 1, 3, 0], DType::Float32);
+        assert_eq!(z.flatten(1, 2).unwrap().size(), &[0, 3, 0]);
+        assert_eq!(x.unflatten(2, &[2, -1]).unwrap().size(), &[2, 3, 2, 2]);
+        assert_eq!(
+            x.unflatten(1, &[2, 2]).unwrap_err().message(),
+            "unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input tensor"
+        );
+        assert_eq!(
+            x.unflatten(1, &[]).unwrap_err().message(),
+            "unflatten: sizes must be non-empty"
+        );
+        assert!(
+            x.unflatten(1, &[-1, -1])
+                .unwrap_err()
+                .message()
+                .starts_with("unflatten got an unexpected error:\n")
+        );
+        assert_eq!(
+            s.unflatten(0, &[1]).unwrap_err().message(),
+            "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions"
+        );
+    }
+
+    #[test]
+    fn squeeze_unsqueeze() {
+        let x = Tensor::zeros(&[2, 3], DType::Float32);
+        assert_eq!(
+            geom(&x.unsqueeze(1).unwrap()),
+            (vec![2, 1, 3], vec![3, 3, 1], 0)
+        );
+        assert_eq!(
+            geom(&x.unsqueeze(2).unwrap()),
+            (vec![2, 3, 1], vec![3, 1, 1], 0)
+        );
+        assert_eq!(
+            geom(&x.t().unwrap().unsqueeze(1).unwrap()),
+            (vec![3, 1, 2], vec![1, 6, 3], 0)
+        );
+        let z = Tensor::zeros(&[2, 0], DType::Float32);
+        assert_eq!(
+            geom(&z.unsqueeze(1).unwrap()),
+            (vec![2, 1, 0], vec![1, 0, 1], 0)
+        );
+        assert_eq!(
+            x.unsqueeze(3).unwrap_err().message(),
+            "Dimension out of range (expected to be in range of [-3, 2], but got 3)"
+        );
+        let o = Tensor::zeros(&[1, 1], DType::Float32);
+        assert_eq!(o.squeeze().unwrap().dim(), 0);
+        assert_eq!(
+            Tensor::zeros(&[0, 1], DType::Float32)
+                .squeeze()
+                .unwrap()
+                .size(),
+            &[0]
+        );
+        assert_eq!(x.squeeze_dim(0).unwrap().size(), &[2, 3]);
+        assert_eq!(o.squeeze_dims(&[0]).unwrap().size(), &[1]);
+        assert_eq!(
+            o.squeeze_dims(&[0, -2]).unwrap_err().message(),
+            "dim 0 appears multiple times in the list of dims"
+        );
+        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        assert_eq!(s.squeeze_dim(-1).unwrap().dim(), 0);
+        assert_eq!(s.squeeze_dims(&[0]).unwrap().dim(), 0);
+    }
+
+    #[test]
+    fn transpose_family() {
+        let x = Tensor::zeros(&[2, 3, 4], DType::Float32);
+        assert_eq!(
+            x.t().unwrap_err().message(),
+            "t() expects a tensor with <= 2 dimensions, but self is 3D"
+        );
+        assert_eq!(geom(&x.T().unwrap()), (vec![4, 3, 2], vec![1, 4, 12], 0));
+        assert_eq!(geom(&x.mT().unwrap()), (vec![2, 4, 3], vec![12, 1, 4], 0));
+        assert_eq!(
+            arange(3).mT().unwrap_err().message(),
+            "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
+        );
+        assert_eq!(
+            geom(&x.permute(&[2, 0, 1]).unwrap()),
+            (vec![4, 2, 3], vec![1, 12, 4], 0)
+        );
+        assert_eq!(
+            x.permute(&[0, 0, 1]).unwrap_err().message(),
+            "permute(): duplicate dims are not allowed."
+        );
+        assert!(
+            x.permute(&[0, 1])
+                .unwrap_err()
+                .message()
+                .starts_with("permute(sparse_coo): number of dimensions")
+        );
+        assert_eq!(movedim_order(5, &[0, 1], &[2, 4]), vec![2, 3, 0, 4, 1]);
+        assert_eq!(x.movedim(&[0], &[2]).unwrap().size(), &[3, 4, 2]);
+        assert_eq!(
+            x.movedim(&[0, 1], &[2]).unwrap_err().message(),
+            "movedim: Invalid source or destination dims: source ([0, 1] dims) should contain the same number of dims as destination ([2] dims)"
+        );
+        assert_eq!(
+            x.movedim(&[0, -3], &[1, 2]).unwrap_err().message(),
+            "movedim: repeated dim in `source` ([0, -3])"
+        );
+    }
+
+    #[test]
+    fn narrow_select_slice() {
+        let x = arange(12).view(&[3, 4]).unwrap();
+        assert_eq!(
+            geom(&x.narrow(1, -2, 2).unwrap()),
+            (vec![3, 2], vec![4, 1], 2)
+        );
+        assert_eq!(
+            geom(&x.narrow(0, 3, 0).unwrap()),
+            (vec![0, 4], vec![4, 1], 12)
+        );
+        assert_eq!(
+            x.narrow(0, 2, 2).unwrap_err().message(),
+            "start (2) + length (2) exceeds dimension size (3)."
+        );
+        assert_eq!(
+            x.narrow(0, 4, 0).unwrap_err().message(),
+            "start out of range (expected to be in range of [-3, 3], but got 4)"
+        );
+        assert_eq!(
+            x.narrow(0, 0, -1).unwrap_err().message(),
+            "narrow(): length must be non-negative."
+        );
+        assert_eq!(x.select(1, -1).unwrap().to_vec::<i64>(), vec![3, 7, 11]);
+        assert_eq!(
+            x.select(0, 3).unwrap_err().message(),
+            "select(): index 3 out of range for tensor of size [3, 4] at dimension 0"
+        );
+        assert_eq!(
+            geom(&x.slice(1, Some(10), None, 1).unwrap()),
+            (vec![3, 0], vec![4, 1], 4)
+        );
+        assert_eq!(
+            geom(&x.slice(1, None, None, 3).unwrap()),
+            (vec![3, 2], vec![4, 3], 0)
+        );
+        assert_eq!(
+            x.slice(1, None, None, 0).unwrap_err().message(),
+            "slice step must be positive"
+        );
+        assert_eq!(slice_bounds(5, Some(-7), Some(-1), 2), (0, 2));
+        assert_eq!(slice_bounds(5, Some(3), Some(1), 1), (3, 0));
+        assert_eq!(slice_bounds(5, None, None, i64::MAX), (0, 1));
+    }
+
+    #[test]
+    fn diagonal_unfold() {
+        let x = Tensor::zeros(&[3, 4], DType::Float32);
+        assert_eq!(geom(&x.diagonal(1, 0, 1).unwrap()), (vec![3], vec![5], 1));
+        let y = Tensor::zeros(&[2, 3, 4], DType::Float32);
+        assert_eq!(
+            geom(&y.diagonal(0, 0, 2).unwrap()),
+            (vec![3, 2], vec![4, 13], 0)
+        );
+        assert_eq!(
+            y.diagonal(0, 0, -3).unwrap_err().message(),
+            "diagonal dimensions cannot be identical 0, -3"
+        );
+        assert_eq!(geom(&x.diagonal(-5, 0, 1).unwrap()), (vec![0], vec![5], 0));
+        let a = arange(7);
+        assert_eq!(
+            geom(&a.unfold(0, 3, 2).unwrap()),
+            (vec![3, 3], vec![2, 1], 0)
+        );
+        assert_eq!(
+            geom(&arange(7).unfold(0, 0, 1).unwrap()),
+            (vec![8, 0], vec![1, 1], 0)
+        );
+        assert_eq!(
+            a.unfold(0, 8, 1).unwrap_err().message(),
+            "maximum size for tensor at dimension 0 is 7 but size is 8"
+        );
+        assert_eq!(
+            a.unfold(0, -1, 1).unwrap_err().message(),
+            "size is -1 but must be >= 0"
+        );
+        assert_eq!(
+            a.unfold(0, 1, 0).unwrap_err().message(),
+            "step is 0 but must be > 0"
+        );
+        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        assert_eq!(geom(&s.unfold(0, 1, 1).unwrap()), (vec![1], vec![1], 0));
+    }
+
+    #[test]
+    fn split_chunk_unbind() {
+        let x = Tensor::zeros(&[5, 6], DType::Float32);
+        let c = x.chunk(4, 1).unwrap();
+        assert_eq!(c.len(), 3);
+        assert!(c.iter().all(|p| p.size() == [5, 2]));
+        let s = x.split(2, 0).unwrap();
+        assert_eq!(
+            s.iter().map(|p| p.size()[0]).collect::<Vec<_>>(),
+            vec![2, 2, 1]
+        );
+        assert_eq!(s[2].storage_offset(), 24);
+        assert_eq!(x.split(10, 0).unwrap().len(), 1);
+        let z = Tensor::zeros(&[0, 2], DType::Float32);
+        assert_eq!(z.chunk(3, 0).unwrap().len(), 3);
+        assert_eq!(z.split(0, 0).unwrap().len(), 1);
+        assert_eq!(
+            x.split(0, 0).unwrap_err().message(),
+            "split_size can only be 0 if dimension size is 0, but got dimension size of 5"
+        );
+        assert_eq!(
+            x.chunk(0, 0).unwrap_err().message(),
+            "chunk expects `chunks` to be greater than 0, got: 0"
+        );
+        assert_eq!(x.unbind(1).unwrap().len(), 6);
+        let sc = Tensor::scalar_tensor(1.0, DType::Float32);
+        assert_eq!(
+            sc.split(1, 0).unwrap_err().message(),
+            "split expects at least a 1-dimensional tensor"
+        );
+        assert_eq!(
+            sc.unbind(0).unwrap_err().message(),
+            "Dimension specified as 0 but tensor has no dimensions"
+        );
+        assert_eq!(split_lengths(7, 3).unwrap(), vec![3, 3, 1]);
+        assert_eq!(split_lengths(6, 3).unwrap(), vec![3, 3]);
+        assert_eq!(split_lengths(2, i64::MAX).unwrap(), vec![2]);
+    }
+
+    #[test]
+    fn broadcasting_views() {
+        let a = Tensor::zeros(&[3, 1], DType::Float32);
+        let b = Tensor::zeros(&[4], DType::Float32);
+        let r = broadcast_tensors(&[&a, &b]).unwrap();
+        assert_eq!(geom(&r[0]), (vec![3, 4], vec![1, 0], 0));
+        assert_eq!(geom(&r[1]), (vec![3, 4], vec![0, 1], 0));
+        assert!(r[0].shares_storage(&a));
+        let c = Tensor::zeros(&[2], DType::Float32);
+        assert_eq!(
+            broadcast_tensors(&[&b, &c]).unwrap_err().message(),
+            "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0"
+        );
+    }
+
+    fn arg_strategy() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -5i64..6,
+            Just(i64::MIN),
+            Just(i64::MAX),
+            Just(i64::MAX / 2),
+            Just(-(1i64 << 40)),
+            Just(1i64 << 40),
+        ]
+    }
+
+    fn index_item_strategy() -> impl Strategy<Value = crate::index::TensorIndex> {
+        use crate::index::TensorIndex as I;
+        let opt = || proptest::option::of(arg_strategy());
+        prop_oneof![
+            arg_strategy().prop_map(I::Int),
+            (opt(), opt(), opt()).prop_map(|(a, b, c)| I::Slice(a, b, c)),
+            Just(I::NewAxis),
+            Just(I::Ellipsis),
+        ]
+    }
+
+    /// Every view op with the same extreme arguments; the successful results.
+    fn all_views(
+        t: &Tensor,
+        a: i64,
+        b: i64,
+        c: i64,
+        items: &[crate::index::TensorIndex],
+    ) -> Vec<Tensor> {
+        let mut results: Vec<Result<Tensor>> = vec![
+            t.view(&[a, b]),
+            t.unflatten(a, &[b, c]),
+            t.squeeze_dim(a),
+            t.squeeze_dims(&[a, b]),
+            t.unsqueeze(a),
+            t.transpose(a, b),
+            t.permute(&[a, b, c]),
+            t.movedim(&[a], &[b]),
+            t.narrow(a, b, c),
+            t.select(a, b),
+            t.slice(a, Some(b), Some(c), c),
+            t.expand(&[a, b, c]),
+            t.diagonal(a, b, c),
+            t.unfold(a, b, c),
+            t.as_strided(&[a, b], &[b, c], Some(c)),
+            t.as_strided(&[a], &[b], None),
+            t.index(items),
+            t.T(),
+            t.mT(),
+            t.t(),
+            t.squeeze(),
+        ];
+        // these may copy: a huge expanded tensor would need terabytes
+        if t.numel() < 1 << 20 {
+            results.extend([t.reshape(&[a, b, c]), t.flatten(a, b), t.ravel()]);
+        }
+        // split/chunk/unbind of a huge (stride-0) dim would legitimately make billions of views
+        let lists = if t.size().iter().all(|&s| s <= 64) {
+            vec![t.split(a, b), t.chunk(a, b), t.unbind(a)]
+        } else {
+            vec![]
+        };
+        results
+            .into_iter()
+            .flatten()
+            .chain(lists.into_iter().flatten().flatten())
+            .collect()
+    }
+
+    /// Reads a view through the pointwise engine (when small enough to copy).
+    fn exercise(r: &Tensor) {
+        if r.numel() < 10_000 {
+            let _ = r.to_vec::<i64>();
+            let _ = r.contiguous();
+            let _ = r.clone();
+        }
+        let _ = (
+            r.is_contiguous(),
+            r.is_non_overlapping_and_dense(),
+            r.data_ptr(),
+        );
+    }
+
+    fn shape_strategy() -> impl Strategy<Value = Vec<usize>> {
+        proptest::collection::vec(0usize..4, 0..5)
+    }
+
+    proptest! {
+        #[test]
+        fn compute_stride_ok_on_contiguous(sizes in shape_strategy(), perm_seed in any::<u64>()) {
+            let st = layout::contiguous_strides(&sizes);
+            let n = layout::numel(&sizes);
+            // any regrouping of the elements: a random shape with the same numel
+            let mut target = vec![n];
+            if n > 1 && perm_seed % 2 == 0 { target = vec![1, n, 1]; }
+            prop_assert!(layout::compute_stride(&sizes, &st, &target).is_some());
+            prop_assert!(layout::compute_stride(&sizes, &st, &sizes).is_some());
+        }
+
+        #[test]
+        fn view_contiguous_agrees_with_reshape(sizes in proptest::collection::vec(1usize..4, 1..4), perm_seed in any::<u64>()) {
+            let n = layout::numel(&sizes);
+            let base = Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &sizes).unwrap();
+            // a permuted (non-contiguous) view
+            let mut perm: Vec<i64> = (0..sizes.len() as i64).collect();
+            let k = perm.len();
+            perm.rotate_left((perm_seed as usize) % k);
+            let p = base.permute(&perm).unwrap();
+            let flat = p.reshape(&[-1]).unwrap();
+            let via_contig = p.contiguous().view(&[-1]).unwrap();
+            prop_assert_eq!(flat.to_vec::<i64>(), via_contig.to_vec::<i64>());
+            prop_assert_eq!(flat.to_vec::<i64>(), p.to_vec::<i64>());
+            if let Ok(v) = p.view(&[-1]) {
+                prop_assert_eq!(v.to_vec::<i64>(), p.to_vec::<i64>());
+                prop_assert!(v.shares_storage(&p));
+            }
+        }
+
+        #[test]
+        fn expand_then_squeeze_round_trip(sizes in proptest::collection::vec(1usize..4, 0..4), extra in 1i64..4) {
+            let n = layout::numel(&sizes);
+            let t = Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &sizes).unwrap();
+            let u = t.unsqueeze(0).unwrap();
+            let mut target = vec![extra];
+            target.extend(sizes.iter().map(|&s| s as i64));
+            let e = u.expand(&target).unwrap();
+            if extra > 1 { prop_assert_eq!(e.stride()[0], 0); }
+            let back = e.select(0, extra - 1).unwrap();
+            prop_assert_eq!(back.size(), t.size());
+            prop_assert_eq!(back.to_vec::<i64>(), t.to_vec::<i64>());
+            let sq = u.squeeze_dim(0).unwrap();
+            prop_assert_eq!(sq.size(), t.size());
+            prop_assert_eq!(sq.stride(), t.stride());
+        }
+
+        #[test]
+        fn ops_never_panic(
+            sizes in proptest::collection::vec(0usize..4, 0..4),
+            perm_seed in any::<u64>(),
+            a in arg_strategy(), b in arg_strategy(), c in arg_strategy(),
+            items in proptest::collection::vec(index_item_strategy(), 0..5),
+        ) {
+            let n = layout::numel(&sizes);
+            let base = Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &sizes).unwrap();
+            let mut perm: Vec<i64> = (0..sizes.len() as i64).collect();
+            if !perm.is_empty() {
+                let k = perm.len();
+                perm.rotate_left((perm_seed as usize) % k);
+            }
+            let t = base.permute(&perm).unwrap();
+            // two rounds: every op on the input, then every op on every result
+            let first = all_views(&t, a, b, c, &items);
+            for r in &first {
+                for r2 in all_views(r, c, a, b, &items) {
+                    exercise(&r2);
+                }
+                exercise(r);
+            }
+        }
+
+        #[test]
+        fn split_pieces_cover(size in 0usize..20, split in 1i64..7) {
+            let l = split_lengths(size, split).unwrap();
+            prop_assert_eq!(l.iter().sum::<usize>(), size);
+            prop_assert!(l.iter().all(|&x| x as i64 <= split));
+        }
+
+        #[test]
+        fn as_strided_never_panics(sizes in proptest::collection::vec(-3i64..5, 0..4), strides in proptest::collection::vec(-1i64..5, 0..4), off in -2i64..10) {
+            let t = Tensor::ones(&[8], DType::Int64);
+            if let Ok(v) = t.as_strided(&sizes, &strides, Some(off)) {
+                let _ = v.to_vec::<i64>();
+            }
+        }
+    }
+}
