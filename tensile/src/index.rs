@@ -187,21 +187,26 @@ fn apply_select(t: &Tensor, dim: usize, i: i64, real_dim: usize) -> Result<Tenso
 
 /// Hidden helpers the [`s!`](crate::s) macro expands to (reachable as `$crate::Tensor::…`).
 impl Tensor {
+    /// `s!` helper: an integer or range item.
     #[doc(hidden)]
     pub fn __s_item(x: impl Into<TensorIndex>) -> TensorIndex {
         x.into()
     }
+    /// `s!` helper: a range with a step.
     #[doc(hidden)]
     pub fn __s_stepped(r: impl SliceRange, step: i64) -> TensorIndex {
         let (a, b) = r.bounds();
         TensorIndex::Slice(a, b, Some(step))
     }
+    /// A slice item `start:stop:step` (used by the conformance runner).
     #[doc(hidden)]
     pub fn __s_slice(start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> TensorIndex {
         TensorIndex::Slice(start, stop, step)
     }
+    /// `s!` helper: `None`.
     #[doc(hidden)]
     pub const __S_NEW_AXIS: TensorIndex = TensorIndex::NewAxis;
+    /// `s!` helper: `...`.
     #[doc(hidden)]
     pub const __S_ELLIPSIS: TensorIndex = TensorIndex::Ellipsis;
 }

@@ -7,7 +7,9 @@
 //!
 //! The shape and stride algebra lives in small pure functions over slices at the top of this
 //! file; the [`Tensor`] methods below only wrap dims, call them, and build the view with
-//! [`Tensor::view_with`]. Error texts (and their Python exception classes) are PyTorch 2.15's.
+//! [`Tensor::view_with`] through one checked constructor (`fit_geometry`), which keeps every
+//! byte stride, byte offset and size product within `i64` so that no later computation in the
+//! crate can overflow. Error texts (and their Python exception classes) are PyTorch 2.15's.
 
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};
@@ -1004,6 +1006,13 @@ impl Tensor {
     /// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
     /// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`;
     /// `Tensor: invalid storage offset -1`; `numel: integer multiplication overflow`.
+    ///
+    /// Stricter than PyTorch for absurd empty views, so that byte arithmetic elsewhere cannot
+    /// overflow: sizes (0 counted as 1) multiplying past `i64::MAX / itemsize` give
+    /// `numel: integer multiplication overflow`; a dim of size ≥ 2 whose `size*stride` bytes
+    /// pass `i64::MAX` gives `Storage size calculation overflowed with sizes=… and strides=…`;
+    /// an offset past `i64::MAX / itemsize` gives `storage offset overflows int64`. The stride
+    /// of a size-0 or size-1 dim is clamped to `i64::MAX / itemsize`.
     pub fn as_strided(
         &self,
         size: &[i64],
