@@ -214,7 +214,7 @@ impl<'a> TensorIter<'a> {
     pub(crate) fn finish<const N: usize>(self, out_dtype: DType) -> Result<(Tensor, Loop<N>)> {
         let out = match self.out {
             Some(o) => o.alias(),
-            None => Tensor::alloc(&self.shape, &self.out_strides, out_dtype, false),
+            None => Tensor::try_alloc(&self.shape, &self.out_strides, out_dtype)?,
         };
         if self.inputs.len() + 1 != N {
             return Err(Error::runtime(format!("internal error: {} inputs for a {N}-operand loop", self.inputs.len())));

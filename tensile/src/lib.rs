@@ -42,7 +42,9 @@ pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use ops::Operand;
 pub use ops::ternary::where_;
+pub use index::{SliceRange, TensorIndex};
 pub use tensor::{Scalar, Tensor};
+pub use views::broadcast_tensors;
 
 impl std::fmt::Display for Tensor {
     /// PyTorch's `repr(t)`, character for character (precision 4, threshold 1000, edgeitems 3,

@@ -86,8 +86,26 @@ fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
 }
 
 impl Storage {
-    /// A new buffer of `bytes` bytes; zero-filled when `zeroed`.
+    /// A new buffer of `bytes` bytes; zero-filled when `zeroed`. Aborts if memory runs out
+    /// (as `Vec` does); ops use [`Storage::try_new`].
     pub(crate) fn new(bytes: usize, zeroed: bool) -> Storage {
+        match Storage::try_new(bytes, zeroed) {
+            Ok(s) => s,
+            Err(_) => std::alloc::handle_alloc_error(layout_for(capacity_for(bytes))),
+        }
+    }
+
+    /// As [`Storage::new`], with PyTorch's error when the memory can't be had:
+    /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate 26000000000000 bytes. Error code 12 (Cannot allocate memory)`.
+    pub(crate) fn try_new(bytes: usize, zeroed: bool) -> crate::error::Result<Storage> {
+        let oom = || {
+            crate::error::Error::runtime(format!(
+                "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+            ))
+        };
+        if bytes > isize::MAX as usize / 2 {
+            return Err(oom());
+        }
         let cap = capacity_for(bytes);
         let ptr = match take_pooled(cap) {
             Some(p) => {
@@ -101,7 +119,7 @@ impl Storage {
                 let layout = layout_for(cap);
                 // SAFETY: layout has non-zero size.
                 let raw = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
-                let p = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+                let p = NonNull::new(raw).ok_or_else(oom)?;
                 if cap >= LARGE {
                     // SAFETY: advisory only, on memory we own; the range is 2 MiB aligned.
                     unsafe { libc::madvise(p.as_ptr() as *mut libc::c_void, cap, libc::MADV_HUGEPAGE) };
@@ -109,7 +127,7 @@ impl Storage {
                 p
             }
         };
-        Storage { ptr, bytes, cap, lock: RwLock::new(()) }
+        Ok(Storage { ptr, bytes, cap, lock: RwLock::new(()) })
     }
 
     /// A buffer holding a copy of `data`.

@@ -203,6 +203,22 @@ impl Tensor {
         }
     }
 
+    /// As [`Tensor::alloc`], with PyTorch's out-of-memory error instead of an abort.
+    pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
+        let n = layout::extent(sizes, strides);
+        let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
+            Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
+        })?;
+        Ok(Tensor {
+            storage: Arc::new(Storage::try_new(bytes, false)?),
+            sizes: Dims::from_slice(sizes),
+            strides: Dims::from_slice(strides),
+            offset: 0,
+            dtype,
+            wrapped: false,
+        })
+    }
+
     /// A 0-d wrapped-number tensor holding `s` (bool, int64 or float64).
     pub(crate) fn wrapped_scalar(s: Scalar) -> Tensor {
         let mut t = match s {
