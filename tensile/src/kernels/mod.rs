@@ -11,3 +11,7 @@ pub(crate) mod cast;
 pub(crate) mod loops;
 pub(crate) mod math;
 pub(crate) mod pointwise;
+pub(crate) mod reduce;
+pub(crate) mod gemm;
+pub(crate) mod gather;
+pub(crate) mod simd;

@@ -1,1 +1,216 @@
-//! (placeholder: being written)
+//! `cat` and `stack`, with PyTorch's type promotion, output memory format and errors.
+
+use crate::dim::wrap_dim;
+use crate::dtype::promote_types;
+use crate::error::{Error, Result, fmt_list};
+use crate::layout::{channels_last_strides, compute_stride, contiguous_strides};
+use crate::ops::copy::copy_unchecked;
+use crate::tensor::Tensor;
+
+/// `is_channels_last_strides_2d_s4` / `_3d_s5`: whether strides look channels-last, with
+/// PyTorch's tie-breaks for size-0/1 dims (`order` is C, then the spatial dims from the
+/// innermost, then N).
+fn strides_like_channels_last(sizes: &[usize], strides: &[usize], order: &[usize]) -> bool {
+    if strides[1] == 0 {
+        return false;
+    }
+    let mut min = 0usize;
+    for &d in order {
+        if sizes[d] == 0 || strides[d] < min {
+            return false;
+        }
+        if d == 0 && min == strides[1] {
+            return false;
+        }
+        min = strides[d];
+        if sizes[d] > 1 {
+            min *= sizes[d];
+        }
+    }
+    true
+}
+
+/// The memory formats `cat` can give its output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Contiguous,
+    ChannelsLast,
+    ChannelsLast3d,
+}
+
+/// `t.suggest_memory_format()`.
+fn suggest_memory_format(t: &Tensor) -> Format {
+    match t.dim() {
+        4 if strides_like_channels_last(&t.sizes, &t.strides, &[1, 3, 2, 0]) => {
+            Format::ChannelsLast
+        }
+        5 if strides_like_channels_last(&t.sizes, &t.strides, &[1, 4, 3, 2, 0]) => {
+            Format::ChannelsLast3d
+        }
+        _ => Format::Contiguous,
+    }
+}
+
+/// `cat_compute_output_memory_format`: the inputs' common suggested format, else contiguous.
+fn output_format(ts: &[&Tensor]) -> Format {
+    let mut format = None;
+    for t in ts {
+        let f = suggest_memory_format(t);
+        if f == Format::Contiguous || format.is_some_and(|g| g != f) {
+            return Format::Contiguous;
+        }
+        format = Some(f);
+    }
+    format.unwrap_or(Format::Contiguous)
+}
+
+/// A tensor `cat` skips: 1-D and empty (the legacy `torch.tensor([])`).
+fn skipped(t: &Tensor) -> bool {
+    t.dim() == 1 && t.sizes[0] == 0
+}
+
+/// `torch.cat(tensors, dim)`: joins tensors along an existing dim.
+///
+/// Shapes: every tensor has the same sizes except along `dim`; the output's `dim` is the sum.
+/// 1-D empty tensors (shape `(0,)`) are skipped whatever their rank (PyTorch's legacy rule),
+/// and `dim` wraps against the first tensor that is not skipped. dtype: the promotion of every
+/// input's dtype (`int32` with `float32` gives `float32`). The output is contiguous, or
+/// channels-last when every input suggests channels-last.
+///
+/// Errors, in PyTorch's order: `zero-dimensional tensor (at position 0) cannot be
+/// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
+/// (IndexError); `torch.cat(): expected a non-empty list of Tensors`; `Tensors must have same
+/// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
+/// Expected size 2 but got size 1 for tensor number 1 in the list.`
+pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    for (i, t) in tensors.iter().enumerate() {
+        if t.dim() == 0 {
+            return Err(Error::runtime(format!(
+                "zero-dimensional tensor (at position {i}) cannot be concatenated"
+            )));
+        }
+    }
+    let valid = tensors.iter().position(|t| !skipped(t));
+    let d = match valid {
+        Some(v) => wrap_dim(dim, tensors[v].dim())?,
+        None => 0,
+    };
+    if tensors.is_empty() {
+        return Err(Error::runtime(
+            "torch.cat(): expected a non-empty list of Tensors",
+        ));
+    }
+    let format = output_format(tensors);
+    let dtype = tensors
+        .iter()
+        .skip(1)
+        .fold(tensors[0].dtype, |acc, t| promote_types(acc, t.dtype));
+    let Some(v) = valid else {
+        return Ok(Tensor::empty(&[0], dtype));
+    };
+    let first = tensors[v];
+    let mut total = 0usize;
+    for (i, t) in tensors.iter().enumerate() {
+        if skipped(t) {
+            continue;
+        }
+        if t.dim() != first.dim() {
+            return Err(Error::runtime(format!(
+                "Tensors must have same number of dimensions: got {} and {}",
+                first.dim(),
+                t.dim()
+            )));
+        }
+        for k in 0..first.dim() {
+            if k != d && first.sizes[k] != t.sizes[k] {
+                return Err(Error::runtime(format!(
+                    "Sizes of tensors must match except in dimension {d}. Expected size {} but got size {} for tensor number {i} in the list.",
+                    first.sizes[k], t.sizes[k]
+                )));
+            }
+        }
+        total += t.sizes[d];
+    }
+    let mut sizes = first.sizes.to_vec();
+    sizes[d] = total;
+    let strides = match format {
+        Format::Contiguous => contiguous_strides(&sizes),
+        _ => channels_last_strides(&sizes),
+    };
+    let out = Tensor::alloc(&sizes, &strides, dtype, false);
+    let mut pos = 0usize;
+    for t in tensors.iter().filter(|t| !skipped(t)) {
+        let len = t.sizes[d];
+        if len > 0 && t.numel() > 0 {
+            let part = out.view_with(t.sizes.clone(), out.strides.clone(), pos * out.strides[d]);
+            copy_unchecked(&part, t);
+        }
+        pos += len;
+    }
+    Ok(out)
+}
+
+/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim.
+///
+/// Shapes: `n` tensors of shape `S` → `S` with `n` inserted at `dim` (which wraps against
+/// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`cat`].
+///
+/// Errors: `stack expects a non-empty TensorList`; `Dimension out of range (expected to be in
+/// range of [-3, 2], but got 3)` (IndexError); `stack expects each tensor to be equal size,
+/// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
+pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+    let Some(t0) = tensors.first() else {
+        return Err(Error::runtime("stack expects a non-empty TensorList"));
+    };
+    let nd = t0.dim();
+    let wd = wrap_dim(dim, nd + 1)?;
+    for (i, t) in tensors.iter().enumerate().skip(1) {
+        if t.sizes != t0.sizes {
+            return Err(Error::runtime(format!(
+                "stack expects each tensor to be equal size, but got {} at entry 0 and {} at entry {i}",
+                fmt_list(&t0.sizes),
+                fmt_list(&t.sizes)
+            )));
+        }
+    }
+    let mut result_sizes = t0.sizes.to_vec();
+    result_sizes.insert(wd, tensors.len());
+    if wd < nd {
+        let out = cat(tensors, wd as i64)?;
+        return Ok(
+            match compute_stride(&out.sizes, &out.strides, &result_sizes) {
+                Some(st) => out.view_with(result_sizes, st, out.offset),
+                None => {
+                    let c = out.contiguous();
+                    c.view_with(
+                        result_sizes.clone(),
+                        contiguous_strides(&result_sizes),
+                        c.offset,
+                    )
+                }
+            },
+        );
+    }
+    let unsqueezed: Vec<Tensor> = tensors
+        .iter()
+        .map(|t| {
+            let (mut s, mut st) = (t.sizes.to_vec(), t.strides.to_vec());
+            s.push(1);
+            st.push(1);
+            t.view_with(s, st, t.offset)
+        })
+        .collect();
+    let refs: Vec<&Tensor> = unsqueezed.iter().collect();
+    cat(&refs, wd as i64)
+}
+
+impl Tensor {
+    /// [`cat`] as an associated function: `Tensor::cat(&[&a, &b], dim)`.
+    pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+        cat(tensors, dim)
+    }
+    /// [`stack`] as an associated function: `Tensor::stack(&[&a, &b], dim)`.
+    pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+        stack(tensors, dim)
+    }
+}

@@ -1,1 +1,498 @@
-//! (placeholder: being written)
+//! Reductions: `sum`, `mean`, `prod`, `amax`, `amin`, `argmax`, `argmin`, `all`, `any`, `max`/`min`
+//! (over everything, or along a dim with indices), `std`, `var`, `logsumexp`.
+//!
+//! This file holds PyTorch's semantics — which dims are reduced, output shapes, dtypes, and
+//! errors in PyTorch's order; the work is done by the one reduction engine in
+//! `kernels/reduce.rs`. Outputs are always fresh contiguous tensors, as PyTorch's are: the
+//! result of `keepdim=false` is the `keepdim=true` result with the reduced dims squeezed, and
+//! both have row-major strides.
+//!
+//! Dims: every `*_dims` method takes a list of dims (negative dims count from the end; a
+//! repeated dim is an error; an empty list reduces every dim, as `dim=[]` does in PyTorch); a
+//! 0-d tensor accepts the dims `0` and `-1`. Errors common to every reduction:
+//! * `Dimension out of range (expected to be in range of [-2, 1], but got 2)` (IndexError);
+//! * `dim 1 appears multiple times in the list of dims` (RuntimeError).
+
+use crate::dim::{wrap_dim, wrap_dims};
+use crate::dispatch;
+use crate::dtype::{DEFAULT_FLOAT, DType};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernels::reduce::{
+    self as k, ArgR, ExtremumR, HasAcc, LogicR, NormR, ProdR, Reducer, SumR, VarR,
+};
+use crate::tensor::Tensor;
+
+/// The reduced-dims mask (one flag per input dim) and the output shape: PyTorch's
+/// `make_dim_mask` and `get_reduction_shape`. `None` or an empty list reduces every dim.
+pub(crate) fn reduction_shape(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+) -> Result<(Vec<bool>, Vec<usize>)> {
+    let nd = t.dim();
+    let mut mask = vec![false; nd];
+    match dims {
+        Some(ds) if !ds.is_empty() => {
+            for w in wrap_dims(ds, nd)? {
+                if nd > 0 {
+                    mask[w] = true;
+                }
+            }
+        }
+        _ => mask.fill(true),
+    }
+    let shape = (0..nd)
+        .filter_map(|d| {
+            if mask[d] {
+                keepdim.then_some(1)
+            } else {
+                Some(t.sizes[d])
+            }
+        })
+        .collect();
+    Ok((mask, shape))
+}
+
+/// Number of elements folded into each output.
+fn reduced_count(t: &Tensor, mask: &[bool]) -> usize {
+    (0..t.dim())
+        .filter(|&d| mask[d])
+        .map(|d| t.sizes[d])
+        .product()
+}
+
+/// Runs `r` into a fresh value output of `shape`.
+fn run_values<R: Reducer>(r: &R, t: &Tensor, mask: &[bool], shape: &[usize]) -> Tensor {
+    let out = k::alloc_out(shape, <R::Out as Element>::DTYPE);
+    k::reduce(r, t, mask, Some(&out), None);
+    out
+}
+
+/// `zero_numel_check_dims` for one dim (PyTorch checks the dim as the caller gave it).
+fn zero_numel_check_dim(t: &Tensor, dim: i64, name: &str) -> Result<()> {
+    if t.dim() == 0 {
+        if dim != 0 && dim != -1 {
+            return Err(Error::index(format!(
+                "{name}: Expected reduction dim -1 or 0 for scalar but got {dim}"
+            )));
+        }
+    } else if t.size_of(dim)? == 0 {
+        return Err(Error::index(format!(
+            "{name}: Expected reduction dim {dim} to have non-zero size."
+        )));
+    }
+    Ok(())
+}
+
+/// `zero_numel_check_dims` for a list of dims, run when the input is empty.
+fn zero_numel_check_dims(t: &Tensor, dims: &[i64], name: &str) -> Result<()> {
+    if dims.is_empty() {
+        return Err(Error::runtime(format!(
+            "{name}: Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."
+        )));
+    }
+    for &d in dims {
+        zero_numel_check_dim(t, d, name)?;
+    }
+    Ok(())
+}
+
+fn sum_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    let (mask, shape) = reduction_shape(t, dims, keepdim)?;
+    Ok(dispatch!(t.dtype, T => run_values(
+        &SumR::<T, <T as HasAcc>::SumAcc, <T as HasAcc>::SumOut>::new(None), t, &mask, &shape)))
+}
+
+fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    if !t.dtype.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
+            t.dtype.scalar_type_name()
+        )));
+    }
+    let (mask, shape) = reduction_shape(t, dims, keepdim)?;
+    let n = Some(reduced_count(t, &mask));
+    // PyTorch's CPU mean is `sum(...).div_(n)`; float16 and bfloat16 sum and divide in float32
+    // and round once at the end.
+    match t.dtype {
+        DType::Float16 => {
+            run_values(&SumR::<half::f16, f32, f32>::new(n), t, &mask, &shape).to(DType::Float16)
+        }
+        DType::BFloat16 => {
+            run_values(&SumR::<half::bf16, f32, f32>::new(n), t, &mask, &shape).to(DType::BFloat16)
+        }
+        DType::Float32 => Ok(run_values(&SumR::<f32, f32, f32>::new(n), t, &mask, &shape)),
+        _ => Ok(run_values(&SumR::<f64, f64, f64>::new(n), t, &mask, &shape)),
+    }
+}
+
+fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let d = dim.map(|d| [d]);
+    let (mask, shape) = reduction_shape(t, d.as_ref().map(|d| &d[..]), keepdim)?;
+    Ok(dispatch!(t.dtype, T => run_values(
+        &ProdR::<T, <T as HasAcc>::ProdAcc, <T as HasAcc>::SumOut>::new(), t, &mask, &shape)))
+}
+
+fn extremum_impl<const MAX: bool>(
+    t: &Tensor,
+    dims: &[i64],
+    keepdim: bool,
+    name: &str,
+) -> Result<Tensor> {
+    if t.numel() == 0 {
+        zero_numel_check_dims(t, dims, name)?;
+    }
+    let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
+    Ok(dispatch!(t.dtype, T => run_values(&ExtremumR::<T, MAX>::new(), t, &mask, &shape)))
+}
+
+fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let name = if MAX { "argmax()" } else { "argmin()" };
+    if t.dtype == DType::Bool {
+        return Err(Error::not_implemented(format!(
+            "{name}: does not support bool input"
+        )));
+    }
+    let (mask, shape) = match dim {
+        Some(d) => {
+            let w = wrap_dim(d, t.dim())?;
+            zero_numel_check_dim(t, w as i64, name)?;
+            reduction_shape(t, Some(&[d]), keepdim)?
+        }
+        None => {
+            if t.numel() == 0 {
+                return Err(Error::index(format!(
+                    "{name}: Expected reduction dim to be specified for input.numel() == 0."
+                )));
+            }
+            let shape = if keepdim { vec![1; t.dim()] } else { vec![] };
+            (vec![true; t.dim()], shape)
+        }
+    };
+    let idx = k::alloc_out(&shape, DType::Int64);
+    dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, None, Some(&idx)));
+    Ok(idx)
+}
+
+fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    let name = if MAX { "max()" } else { "min()" };
+    let w = wrap_dim(dim, t.dim())?;
+    zero_numel_check_dim(t, w as i64, name)?;
+    let (mask, shape) = reduction_shape(t, Some(&[dim]), keepdim)?;
+    let values = k::alloc_out(&shape, t.dtype);
+    let idx = k::alloc_out(&shape, DType::Int64);
+    dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, Some(&values), Some(&idx)));
+    Ok((values, idx))
+}
+
+fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+    let (mask, shape) = reduction_shape(t, dims, keepdim)?;
+    // uint8 inputs keep uint8 outputs (PyTorch's backward compatibility with byte masks).
+    Ok(if t.dtype == DType::UInt8 {
+        run_values(&LogicR::<u8, u8, ALL>::new(), t, &mask, &shape)
+    } else {
+        dispatch!(t.dtype, T => run_values(&LogicR::<T, bool, ALL>::new(), t, &mask, &shape))
+    })
+}
+
+fn var_impl(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    correction: f64,
+    sqrt: bool,
+) -> Result<Tensor> {
+    if !t.dtype.is_floating_point() {
+        return Err(Error::not_implemented(
+            "std and var only support floating point and complex dtypes",
+        ));
+    }
+    let (mask, shape) = reduction_shape(t, dims, keepdim)?;
+    let n_out: usize = shape.iter().product();
+    let n = if n_out == 0 {
+        0
+    } else {
+        reduced_count(t, &mask)
+    };
+    if n as f64 - correction <= 0.0 {
+        let name = if sqrt { "std" } else { "var" };
+        crate::warnings::warn(&format!(
+            "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input numel divided by output numel)."
+        ));
+    }
+    Ok(dispatch!(t.dtype, T => run_values(&VarR::<T>::new(correction, sqrt), t, &mask, &shape)))
+}
+
+/// The dims of a `logsumexp` over every dim.
+fn all_dims(t: &Tensor) -> Vec<i64> {
+    (0..t.dim() as i64).collect()
+}
+
+fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    // integral inputs are promoted to the default float dtype first
+    let x = if t.dtype.is_floating_point() {
+        t.alias()
+    } else {
+        t.to(DEFAULT_FLOAT)?
+    };
+    let (mask, shape) = reduction_shape(&x, Some(dims), keepdim)?;
+    if x.numel() == 0 {
+        let e = x.exp()?;
+        return sum_impl(&e, Some(dims), keepdim)?.log();
+    }
+    // PyTorch: maxes = amax(x, dims, keepdim=True); maxes[|maxes| == inf] = 0;
+    // result = log(sum(exp(x - maxes))) + maxes — every step in x's dtype.
+    let (_, keep_shape) = reduction_shape(&x, Some(dims), true)?;
+    let m =
+        dispatch!(x.dtype, T => run_values(&ExtremumR::<T, true>::new(), &x, &mask, &keep_shape));
+    let inf = m.abs()?.eq(f64::INFINITY)?;
+    let m = crate::where_(&inf, 0.0, &m)?;
+    let s = sum_impl(&x.sub(&m)?.exp()?, Some(dims), keepdim)?.log()?;
+    let m_out = m.view_with(
+        shape.clone(),
+        crate::layout::contiguous_strides(&shape),
+        m.offset,
+    );
+    s.add(&m_out)
+}
+
+impl Tensor {
+    /// `torch.sum(self)`: the sum of every element, as a 0-d tensor.
+    ///
+    /// dtype: integers and bool sum in int64 and return int64 (wrapping on overflow); floats
+    /// keep their dtype (float16 and bfloat16 accumulate in float32). An empty tensor sums to 0.
+    pub fn sum(&self) -> Result<Tensor> {
+        sum_impl(self, None, false)
+    }
+    /// `torch.sum(self, dims, keepdim)`: sums over `dims`.
+    ///
+    /// Shape: `self`'s with the reduced dims removed (or kept as size 1 with `keepdim`).
+    /// dtype as [`Tensor::sum`]. Errors: the dim errors of this module's docs.
+    pub fn sum_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        sum_impl(self, Some(dims), keepdim)
+    }
+    /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dims`] over one dim.
+    pub fn sum_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        sum_impl(self, Some(&[dim]), keepdim)
+    }
+
+    /// `torch.mean(self)`: the mean of every element (0-d). NaN for an empty tensor.
+    ///
+    /// Floats only: other dtypes give NotImplementedError `mean(): could not infer output
+    /// dtype. Input dtype must be either a floating point or complex dtype. Got: Long`.
+    pub fn mean(&self) -> Result<Tensor> {
+        mean_impl(self, None, false)
+    }
+    /// `torch.mean(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], dtype and errors as
+    /// [`Tensor::mean`] (the dtype error comes before dim errors).
+    pub fn mean_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        mean_impl(self, Some(dims), keepdim)
+    }
+    /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dims`] over one dim.
+    pub fn mean_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        mean_impl(self, Some(&[dim]), keepdim)
+    }
+
+    /// `torch.prod(self)`: the product of every element (0-d); 1 for an empty tensor.
+    ///
+    /// dtype: integers and bool multiply in int64 and return int64; floats keep their dtype
+    /// (float16 and bfloat16 round after every multiplication, as PyTorch's do).
+    pub fn prod(&self) -> Result<Tensor> {
+        prod_impl(self, None, false)
+    }
+    /// `torch.prod(self, dim, keepdim)`: the product along one dim. Shapes as
+    /// [`Tensor::sum_dim`], dtype as [`Tensor::prod`], dim errors as this module's docs.
+    pub fn prod_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        prod_impl(self, Some(dim), keepdim)
+    }
+
+    /// `torch.amax(self)`: the largest element (0-d), same dtype; NaN if any element is NaN.
+    ///
+    /// Error for an empty tensor (RuntimeError): `amax(): Expected reduction dim to be
+    /// specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.`
+    pub fn amax(&self) -> Result<Tensor> {
+        extremum_impl::<true>(self, &[], false, "amax()")
+    }
+    /// `torch.amax(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], same dtype, NaN
+    /// propagates. Error when a reduced dim of an empty tensor has size 0 (IndexError, the dim
+    /// as given): `amax(): Expected reduction dim 1 to have non-zero size.`; then dim errors.
+    pub fn amax_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<true>(self, dims, keepdim, "amax()")
+    }
+    /// `torch.amax(self, dim, keepdim)`: [`Tensor::amax_dims`] over one dim.
+    pub fn amax_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<true>(self, &[dim], keepdim, "amax()")
+    }
+    /// `torch.amin(self)`: as [`Tensor::amax`], the smallest element (`amin(): …` errors).
+    pub fn amin(&self) -> Result<Tensor> {
+        extremum_impl::<false>(self, &[], false, "amin()")
+    }
+    /// `torch.amin(self, dims, keepdim)`: as [`Tensor::amax_dims`], smallest elements.
+    pub fn amin_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<false>(self, dims, keepdim, "amin()")
+    }
+    /// `torch.amin(self, dim, keepdim)`: [`Tensor::amin_dims`] over one dim.
+    pub fn amin_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<false>(self, &[dim], keepdim, "amin()")
+    }
+
+    /// `torch.max(self)`: the largest element (0-d), NaN if any is NaN.
+    ///
+    /// Error for an empty tensor (RuntimeError): `max(): Expected reduction dim to be
+    /// specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.`
+    pub fn max(&self) -> Result<Tensor> {
+        extremum_impl::<true>(self, &[], false, "max()")
+    }
+    /// `torch.min(self)`: as [`Tensor::max`], the smallest element.
+    pub fn min(&self) -> Result<Tensor> {
+        extremum_impl::<false>(self, &[], false, "min()")
+    }
+
+    /// `torch.max(self, dim, keepdim)`: `(values, indices)` along `dim`. `values` has
+    /// `self`'s dtype, `indices` int64: the index of the first maximum (ties go to the lower
+    /// index; a NaN counts as the maximum, the first NaN wins).
+    ///
+    /// Shapes as [`Tensor::sum_dim`]. Errors: the dim errors; a size-0 `dim` (IndexError,
+    /// wrapped dim): `max(): Expected reduction dim 1 to have non-zero size.`
+    pub fn max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        max_min_dim::<true>(self, dim, keepdim)
+    }
+    /// `torch.min(self, dim, keepdim)`: as [`Tensor::max_dim`] for the first minimum
+    /// (`min(): …` errors).
+    pub fn min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        max_min_dim::<false>(self, dim, keepdim)
+    }
+
+    /// `torch.argmax(self, dim, keepdim)`: int64 index of the first maximum (NaN counts as
+    /// the maximum). With `dim = None` the index is into the flattened tensor and the output is
+    /// 0-d (all dims kept as size 1 with `keepdim`); with a dim, shapes as [`Tensor::sum_dim`].
+    ///
+    /// Errors, in order: bool input: `argmax(): does not support bool input`
+    /// (NotImplementedError); the dim errors; `argmax(): Expected reduction dim 1 to have
+    /// non-zero size.` and, with `dim = None` on an empty tensor, `argmax(): Expected reduction
+    /// dim to be specified for input.numel() == 0.` (IndexError).
+    pub fn argmax(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        arg_impl::<true>(self, dim, keepdim)
+    }
+    /// `torch.argmin(self, dim, keepdim)`: as [`Tensor::argmax`] for the first minimum
+    /// (`argmin(): …` errors).
+    pub fn argmin(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+        arg_impl::<false>(self, dim, keepdim)
+    }
+
+    /// `torch.all(self)`: whether every element is non-zero (0-d bool; uint8 for a uint8
+    /// input). True for an empty tensor.
+    pub fn all(&self) -> Result<Tensor> {
+        logic_impl::<true>(self, None, false)
+    }
+    /// `torch.all(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], dtype as
+    /// [`Tensor::all`], dim errors as this module's docs.
+    pub fn all_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        logic_impl::<true>(self, Some(dims), keepdim)
+    }
+    /// `torch.all(self, dim, keepdim)`: [`Tensor::all_dims`] over one dim.
+    pub fn all_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        logic_impl::<true>(self, Some(&[dim]), keepdim)
+    }
+    /// `torch.any(self)`: whether some element is non-zero (0-d bool; uint8 for a uint8
+    /// input). False for an empty tensor.
+    pub fn any(&self) -> Result<Tensor> {
+        logic_impl::<false>(self, None, false)
+    }
+    /// `torch.any(self, dims, keepdim)`: as [`Tensor::all_dims`].
+    pub fn any_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        logic_impl::<false>(self, Some(dims), keepdim)
+    }
+    /// `torch.any(self, dim, keepdim)`: [`Tensor::any_dims`] over one dim.
+    pub fn any_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        logic_impl::<false>(self, Some(&[dim]), keepdim)
+    }
+
+    /// `torch.var(self)`: the sample variance of every element (PyTorch's default
+    /// `correction=1`: the sum of squared deviations divided by `N - 1`), 0-d, same dtype.
+    /// NaN when `N <= 1` (PyTorch also warns `var(): degrees of freedom is <= 0. Correction
+    /// should be strictly less than the reduction factor (input numel divided by output
+    /// numel).`, sent to [`crate::warnings`]).
+    ///
+    /// Floats only: other dtypes give NotImplementedError `std and var only support floating
+    /// point and complex dtypes` (before any dim error).
+    pub fn var(&self) -> Result<Tensor> {
+        var_impl(self, None, false, 1.0, false)
+    }
+    /// `torch.var(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], the rest as
+    /// [`Tensor::var`].
+    pub fn var_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(dims), keepdim, 1.0, false)
+    }
+    /// `torch.var(self, dim, keepdim)`: [`Tensor::var_dims`] over one dim.
+    pub fn var_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(&[dim]), keepdim, 1.0, false)
+    }
+    /// `torch.var(self, dims, correction=c, keepdim)`: the variance with `N - correction` as
+    /// the divisor (`correction = 0` is the population variance); `dims = None` reduces every
+    /// dim. Shapes and errors as [`Tensor::var_dims`].
+    pub fn var_correction(
+        &self,
+        dims: Option<&[i64]>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<Tensor> {
+        var_impl(self, dims, keepdim, correction, false)
+    }
+    /// `torch.std(self)`: the square root of [`Tensor::var`] (`std(): …` warning).
+    pub fn std(&self) -> Result<Tensor> {
+        var_impl(self, None, false, 1.0, true)
+    }
+    /// `torch.std(self, dims, keepdim)`: the square root of [`Tensor::var_dims`].
+    pub fn std_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(dims), keepdim, 1.0, true)
+    }
+    /// `torch.std(self, dim, keepdim)`: [`Tensor::std_dims`] over one dim.
+    pub fn std_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(&[dim]), keepdim, 1.0, true)
+    }
+    /// `torch.std(self, dims, correction=c, keepdim)`: the square root of
+    /// [`Tensor::var_correction`].
+    pub fn std_correction(
+        &self,
+        dims: Option<&[i64]>,
+        correction: f64,
+        keepdim: bool,
+    ) -> Result<Tensor> {
+        var_impl(self, dims, keepdim, correction, true)
+    }
+
+    /// `torch.logsumexp(self, tuple(range(self.dim())))`: `log(Σ exp(x))` over every element,
+    /// computed stably as PyTorch does (`m = amax(x)`, with ±∞ maxima replaced by 0, then
+    /// `log(Σ exp(x - m)) + m`, every step in `self`'s dtype). 0-d output; `-inf` for an empty
+    /// tensor. Integer and bool inputs give float32.
+    pub fn logsumexp(&self) -> Result<Tensor> {
+        logsumexp_impl(self, &all_dims(self), false)
+    }
+    /// `torch.logsumexp(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], the rest as
+    /// [`Tensor::logsumexp`].
+    pub fn logsumexp_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+        logsumexp_impl(self, dims, keepdim)
+    }
+    /// `torch.logsumexp(self, dim, keepdim)`: [`Tensor::logsumexp_dims`] over one dim.
+    pub fn logsumexp_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
+        logsumexp_impl(self, &[dim], keepdim)
+    }
+}
+
+/// `torch.linalg.vector_norm(t, p, dim, keepdim)` for the ops of this crate (`F.normalize`).
+/// Floats only (float64 accumulation); the output keeps `t`'s dtype.
+///
+/// Error for other dtypes (RuntimeError): `linalg.vector_norm: Expected a floating point or
+/// complex tensor as input. Got Long`.
+pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    if !t.dtype.is_floating_point() {
+        return Err(Error::runtime(format!(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
+            t.dtype.scalar_type_name()
+        )));
+    }
+    let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
+    Ok(dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape)))
+}

@@ -1,0 +1,130 @@
+//! Row gathers (`index_select`, `embedding`) and row-wise normalisation (`layer_norm`) over
+//! contiguous tensors.
+
+use rayon::prelude::*;
+
+use crate::element::Element;
+use crate::iter::lock_operands;
+use crate::kernels::loops::GRAIN;
+use crate::tensor::Tensor;
+
+/// A raw pointer that may cross threads; see the safety notes where it is dereferenced.
+#[derive(Clone, Copy)]
+struct Ptr(*mut u8);
+// SAFETY: the op holds the storage locks for the whole parallel section; tasks write disjoint
+// rows of the output and only read the inputs.
+unsafe impl Send for Ptr {}
+// SAFETY: as above.
+unsafe impl Sync for Ptr {}
+
+impl Ptr {
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+fn base(t: &Tensor) -> Ptr {
+    Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()))
+}
+
+/// `out[o, j, :] = src[o, idx[j], :]` for a contiguous `src` viewed as `(outer, dim, inner)`
+/// and a fresh contiguous `out` viewed as `(outer, idx.len(), inner)`, both of one dtype.
+/// Every `idx[j] < dim` (checked by the op).
+pub(crate) fn index_select_rows(
+    src: &Tensor,
+    out: &Tensor,
+    idx: &[usize],
+    outer: usize,
+    dim: usize,
+    inner: usize,
+) {
+    debug_assert!(src.is_contiguous() && out.is_contiguous() && src.dtype == out.dtype);
+    debug_assert!(idx.iter().all(|&i| i < dim));
+    let n = idx.len();
+    if outer * n * inner == 0 {
+        return;
+    }
+    let _guard = lock_operands(&[out, src], 1);
+    let bytes = inner * src.element_size();
+    let (sp, op) = (base(src), base(out));
+    let copy_row = |r: usize| {
+        let (o, j) = (r / n, r % n);
+        // SAFETY: row (o, idx[j]) of src and row (o, j) of out lie inside their storages
+        // (idx[j] < dim, both contiguous with these shapes); out is fresh, so the two never
+        // overlap; each output row is written by one task; the locks are held.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                sp.get().add((o * dim + idx[j]) * bytes),
+                op.get().add(r * bytes),
+                bytes,
+            )
+        }
+    };
+    if outer * n * inner < 2 * GRAIN || rayon::current_num_threads() <= 1 {
+        (0..outer * n).for_each(copy_row);
+    } else {
+        (0..outer * n)
+            .into_par_iter()
+            .with_min_len((GRAIN / inner.max(1)).max(1))
+            .for_each(copy_row);
+    }
+}
+
+/// `layer_norm` over the last `n` elements of each of `rows` rows: `y = (x - mean) /
+/// sqrt(var + eps) * w + b`, with the biased variance. `x` and `y` are contiguous of dtype
+/// `T`; `w` and `b`, when given, contiguous of `n` elements of dtype `P`. Statistics and the
+/// affine map are computed in float64 and rounded once.
+pub(crate) fn layer_norm<T: Element, P: Element>(
+    x: &Tensor,
+    y: &Tensor,
+    w: Option<&Tensor>,
+    b: Option<&Tensor>,
+    rows: usize,
+    n: usize,
+    eps: f64,
+) {
+    debug_assert!(x.dtype == T::DTYPE && y.dtype == T::DTYPE);
+    if rows * n == 0 {
+        return;
+    }
+    let mut ops: Vec<&Tensor> = vec![y, x];
+    ops.extend(w.iter().copied());
+    ops.extend(b.iter().copied());
+    let _guard = lock_operands(&ops, 1);
+    let (xp, yp) = (base(x), base(y));
+    let (wp, bp) = (w.map(base), b.map(base));
+    let one_row = |r: usize| {
+        // SAFETY: rows r of x and y hold n contiguous elements inside their storages; y is
+        // fresh (no overlap with x) and row r is written by this task only; w and b hold n
+        // elements; the locks are held.
+        let (xs, ys, ws, bs) = unsafe {
+            (
+                std::slice::from_raw_parts((xp.get() as *const T).add(r * n), n),
+                std::slice::from_raw_parts_mut((yp.get() as *mut T).add(r * n), n),
+                wp.map(|p| std::slice::from_raw_parts(p.get() as *const P, n)),
+                bp.map(|p| std::slice::from_raw_parts(p.get() as *const P, n)),
+            )
+        };
+        let mean = xs.iter().map(|v| v.to_f64()).sum::<f64>() / n as f64;
+        let var = xs.iter().map(|v| (v.to_f64() - mean).powi(2)).sum::<f64>() / n as f64;
+        let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+        for (k, (o, v)) in ys.iter_mut().zip(xs).enumerate() {
+            let mut z = (v.to_f64() - mean) * rstd;
+            if let Some(ws) = ws {
+                z *= ws[k].to_f64();
+            }
+            if let Some(bs) = bs {
+                z += bs[k].to_f64();
+            }
+            *o = T::from_f64(z);
+        }
+    };
+    if rows * n < 2 * GRAIN || rayon::current_num_threads() <= 1 {
+        (0..rows).for_each(one_row);
+    } else {
+        (0..rows)
+            .into_par_iter()
+            .with_min_len((GRAIN / n).max(1))
+            .for_each(one_row);
+    }
+}

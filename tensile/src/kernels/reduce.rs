@@ -1,0 +1,1070 @@
+//! The reduction engine: one strided walker for every reduction (sum, prod, mean, amax/amin,
+//! argmax/argmin, max/min with a dim, all/any, std/var, vector norms).
+//!
+//! A reduction is a [`Reducer`]: an accumulator with an identity, a `step` that folds in one
+//! element (with its index within the reduced sub-space, for the arg-reductions), a `combine`
+//! that merges two partial accumulators (the first one covering earlier elements), and a
+//! `finish` that turns an accumulator into an output element.
+//!
+//! [`reduce`] splits the input's dims into output dims and reduced dims, drops size-1 dims,
+//! sorts each group fastest-first and coalesces it (PyTorch's `reorder_dimensions` and
+//! `coalesce_dimensions` for reductions), then picks one of two walks, as PyTorch does:
+//!
+//! * **inner**: the fastest input dim is reduced, so each output element folds contiguous runs
+//!   (`Reducer::fold_slice`, which sums floats pairwise over many independent lanes);
+//! * **vertical**: the fastest input dim is an output dim, so a tile of neighbouring outputs
+//!   is accumulated together, one input row at a time (`Reducer::fold_rows`, vectorised
+//!   across outputs), in blocks of rows that are then combined (a two-level cascade, so long
+//!   float reductions stay accurate).
+//!
+//! Above a grain size the work is split across rayon's threads: by outputs when there are
+//! enough of them, otherwise by slices of the reduced range whose partial accumulators are
+//! combined in order (so first-occurrence rules of the arg-reductions still hold).
+
+use std::any::TypeId;
+use std::marker::PhantomData;
+
+use half::{bf16, f16};
+use rayon::prelude::*;
+
+use crate::element::Element;
+use crate::iter::lock_operands;
+use crate::kernels::loops::GRAIN;
+use crate::kernels::simd;
+use crate::layout;
+use crate::tensor::Tensor;
+
+/// A reduction, written once for every dtype it supports.
+pub(crate) trait Reducer: Sync {
+    /// The input element type (the tensor's storage dtype).
+    type In: Element;
+    /// The accumulator.
+    type Acc: Copy + Send + Sync;
+    /// The element type of the value output.
+    type Out: Element;
+    /// The accumulator of an empty reduction.
+    fn identity(&self) -> Self::Acc;
+    /// Folds in `x`, whose row-major index within the reduced dims is `i`.
+    fn step(&self, acc: Self::Acc, x: Self::In, i: i64) -> Self::Acc;
+    /// Merges two partial accumulators; `a` covers elements before `b`'s in iteration order.
+    fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
+    /// The value output for an accumulator.
+    fn finish(&self, acc: Self::Acc) -> Self::Out;
+    /// The index output for an accumulator (arg-reductions only).
+    fn index(&self, _acc: Self::Acc) -> i64 {
+        0
+    }
+    /// Folds a contiguous run whose first element has index `i0`, the next `i0 + di`, ….
+    #[inline(always)]
+    fn fold_slice(&self, mut acc: Self::Acc, xs: &[Self::In], i0: i64, di: i64) -> Self::Acc {
+        let mut i = i0;
+        for &x in xs {
+            acc = self.step(acc, x, i);
+            i += di;
+        }
+        acc
+    }
+    /// `accs[j] = step(accs[j], xs[j], i)`: one input row into a tile of outputs.
+    #[inline(always)]
+    fn fold_rows(&self, accs: &mut [Self::Acc], xs: &[Self::In], i: i64) {
+        for (a, &x) in accs.iter_mut().zip(xs) {
+            *a = self.step(*a, x, i);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------- engine
+
+/// An output dim: size, input stride and output stride (elements).
+#[derive(Clone, Copy, Debug)]
+struct ODim {
+    size: usize,
+    st: isize,
+    ost: usize,
+}
+
+/// A reduced dim: size, input stride, and index stride within the reduced sub-space.
+#[derive(Clone, Copy, Debug)]
+struct RDim {
+    size: usize,
+    st: isize,
+    ist: i64,
+}
+
+/// Strides of 0 (broadcast dims) sort last: they are the worst dims to vectorise along.
+fn key(st: isize) -> isize {
+    if st == 0 { isize::MAX } else { st }
+}
+
+/// A raw pointer that may cross threads. Only dereferenced while the op holds the storage
+/// locks (see `crate::storage`); workers touch disjoint outputs.
+#[derive(Clone, Copy)]
+struct Ptr<T>(*mut T);
+// SAFETY: see the type's doc: the op holds the locks for the whole parallel section and each
+// output element is written by exactly one task.
+unsafe impl<T> Send for Ptr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Ptr<T> {}
+
+impl<T> Ptr<T> {
+    /// The pointer (a method, so closures capture the whole `Send` wrapper).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// The walk of one reduction.
+struct Plan {
+    o: Vec<ODim>,
+    r: Vec<RDim>,
+    numel_out: usize,
+    /// The inner walk (true) or the vertical walk (false).
+    inner: bool,
+    /// Vertical walk: outputs per tile along `o[0]`, and the number of tiles.
+    tile: usize,
+    ntiles: usize,
+}
+
+/// Bytes of accumulators per vertical tile.
+const TILE_BYTES: usize = 8192;
+/// Rows folded into a fresh block of accumulators before it is combined into the tile.
+const BLOCK_ROWS: usize = 64;
+
+impl Plan {
+    fn new<A>(input: &Tensor, reduced: &[bool]) -> Plan {
+        let nd = input.dim();
+        // output strides: contiguous over the kept dims; index strides: row-major over the
+        // reduced dims.
+        let mut ost = vec![0usize; nd];
+        let mut ist = vec![0i64; nd];
+        let (mut oacc, mut iacc) = (1usize, 1i64);
+        for d in (0..nd).rev() {
+            if reduced[d] {
+                ist[d] = iacc;
+                iacc *= input.sizes[d] as i64;
+            } else {
+                ost[d] = oacc;
+                oacc *= input.sizes[d];
+            }
+        }
+        let mut o = Vec::new();
+        let mut r = Vec::new();
+        for d in 0..nd {
+            let size = input.sizes[d];
+            if size == 1 {
+                continue;
+            }
+            let st = input.strides[d] as isize;
+            if reduced[d] {
+                r.push(RDim {
+                    size,
+                    st,
+                    ist: ist[d],
+                });
+            } else {
+                o.push(ODim {
+                    size,
+                    st,
+                    ost: ost[d],
+                });
+            }
+        }
+        o.sort_by_key(|d| (key(d.st), d.ost));
+        r.sort_by_key(|d| (key(d.st), d.ist));
+        // coalesce
+        let mut oc: Vec<ODim> = Vec::with_capacity(o.len());
+        for d in o {
+            match oc.last_mut() {
+                Some(p) if p.size as isize * p.st == d.st && p.size * p.ost == d.ost => {
+                    p.size *= d.size
+                }
+                _ => oc.push(d),
+            }
+        }
+        let mut rc: Vec<RDim> = Vec::with_capacity(r.len());
+        for d in r {
+            match rc.last_mut() {
+                Some(p) if p.size as isize * p.st == d.st && p.size as i64 * p.ist == d.ist => {
+                    p.size *= d.size
+                }
+                _ => rc.push(d),
+            }
+        }
+        if rc.is_empty() {
+            rc.push(RDim {
+                size: 1,
+                st: 0,
+                ist: 0,
+            });
+        }
+        let numel_out = oc.iter().map(|d| d.size).product();
+        let inner = oc.is_empty() || (rc[0].size > 1 && key(rc[0].st) <= key(oc[0].st));
+        let (mut tile, mut ntiles) = (1, 1);
+        if !inner {
+            let max_tile = (TILE_BYTES / std::mem::size_of::<A>().max(1)).max(16);
+            let n0 = oc[0].size;
+            ntiles = n0.div_ceil(max_tile);
+            tile = n0.div_ceil(ntiles);
+        }
+        Plan {
+            o: oc,
+            r: rc,
+            numel_out,
+            inner,
+            tile,
+            ntiles,
+        }
+    }
+
+    /// Work units: outputs (inner walk) or tiles of outputs (vertical walk).
+    fn units(&self) -> usize {
+        if self.inner {
+            self.numel_out
+        } else {
+            self.ntiles * self.o[1..].iter().map(|d| d.size).product::<usize>()
+        }
+    }
+
+    /// Input offset and output index of the output multi-index `u` over `dims`.
+    fn locate(dims: &[ODim], mut u: usize) -> (isize, usize) {
+        let (mut off, mut out) = (0isize, 0usize);
+        for d in dims {
+            let i = u % d.size;
+            u /= d.size;
+            off += i as isize * d.st;
+            out += i * d.ost;
+        }
+        (off, out)
+    }
+
+    /// Runs the units `units` serially over the reduced dims `rd` (the plan's, or a slice of
+    /// them), whose first element sits `roff` elements from `base` and has index `ioff`.
+    ///
+    /// # Safety
+    /// `base` and every offset the plan reaches lie inside the input's storage, whose lock
+    /// the caller holds.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn run_units<R: Reducer>(
+        &self,
+        r: &R,
+        base: *const R::In,
+        units: std::ops::Range<usize>,
+        rd: &[RDim],
+        roff: isize,
+        ioff: i64,
+        emit: &mut dyn FnMut(usize, R::Acc),
+    ) {
+        if self.inner {
+            for u in units {
+                let (off, out) = Self::locate(&self.o, u);
+                // SAFETY: forwarded from the caller.
+                let acc =
+                    unsafe { fold_reduced(r, r.identity(), base.offset(off + roff), rd, ioff) };
+                emit(out, acc);
+            }
+            return;
+        }
+        let d0 = self.o[0];
+        let mut accs: Vec<R::Acc> = Vec::with_capacity(self.tile);
+        let mut blk: Vec<R::Acc> = Vec::with_capacity(self.tile);
+        for u in units {
+            let t = u % self.ntiles;
+            let (off, out) = Self::locate(&self.o[1..], u / self.ntiles);
+            let c0 = t * self.tile;
+            let len = self.tile.min(d0.size - c0);
+            let p = base.wrapping_offset(off + roff + c0 as isize * d0.st);
+            accs.clear();
+            accs.resize(len, r.identity());
+            blk.clear();
+            blk.resize(len, r.identity());
+            let mut rows = 0usize;
+            let mut first = true;
+            for_each_offset(rd, |roff2, i| {
+                let row = p.wrapping_offset(roff2);
+                if d0.st == 1 {
+                    // SAFETY: `len` contiguous elements of the input at `row` (caller's
+                    // contract), read under the read lock, never written during the op.
+                    let xs = unsafe { std::slice::from_raw_parts(row, len) };
+                    r.fold_rows(&mut blk, xs, i + ioff);
+                } else {
+                    for (j, a) in blk.iter_mut().enumerate() {
+                        // SAFETY: as above, at stride d0.st.
+                        let x = unsafe { *row.offset(j as isize * d0.st) };
+                        *a = r.step(*a, x, i + ioff);
+                    }
+                }
+                rows += 1;
+                if rows == BLOCK_ROWS {
+                    flush(r, &mut accs, &mut blk, &mut first);
+                    rows = 0;
+                }
+            });
+            if rows > 0 {
+                flush(r, &mut accs, &mut blk, &mut first);
+            }
+            for (j, a) in accs.iter().enumerate() {
+                emit(out + (c0 + j) * d0.ost, *a);
+            }
+        }
+    }
+}
+
+/// Moves a block of row accumulators into the tile's accumulators.
+fn flush<R: Reducer>(r: &R, accs: &mut [R::Acc], blk: &mut [R::Acc], first: &mut bool) {
+    if *first {
+        accs.copy_from_slice(blk);
+        *first = false;
+    } else {
+        for (a, b) in accs.iter_mut().zip(blk.iter()) {
+            *a = r.combine(*a, *b);
+        }
+    }
+    blk.fill(r.identity());
+}
+
+/// Calls `f(offset, index)` for every element of the index space `dims` (fastest first).
+#[inline]
+fn for_each_offset(dims: &[RDim], mut f: impl FnMut(isize, i64)) {
+    let n = dims.len();
+    if n == 0 {
+        f(0, 0);
+        return;
+    }
+    let mut idx = vec![0usize; n];
+    let (mut off, mut ioff) = (0isize, 0i64);
+    loop {
+        f(off, ioff);
+        let mut d = 0;
+        loop {
+            idx[d] += 1;
+            off += dims[d].st;
+            ioff += dims[d].ist;
+            if idx[d] < dims[d].size {
+                break;
+            }
+            off -= dims[d].st * dims[d].size as isize;
+            ioff -= dims[d].ist * dims[d].size as i64;
+            idx[d] = 0;
+            d += 1;
+            if d == n {
+                return;
+            }
+        }
+    }
+}
+
+/// Folds every element of the reduced dims `rd` starting at `p` into `acc`.
+///
+/// # Safety
+/// Every element reached lies inside the input's storage, whose lock the caller holds.
+unsafe fn fold_reduced<R: Reducer>(
+    r: &R,
+    mut acc: R::Acc,
+    p: *const R::In,
+    rd: &[RDim],
+    ioff: i64,
+) -> R::Acc {
+    let run = rd[0];
+    for_each_offset(&rd[1..], |off, i| {
+        let q = p.wrapping_offset(off);
+        if run.st == 1 {
+            // SAFETY: `run.size` contiguous input elements (caller's contract), read-locked.
+            let xs = unsafe { std::slice::from_raw_parts(q, run.size) };
+            acc = r.fold_slice(acc, xs, i + ioff, run.ist);
+        } else {
+            for k in 0..run.size {
+                // SAFETY: as above, at stride run.st.
+                let x = unsafe { *q.offset(k as isize * run.st) };
+                acc = r.step(acc, x, i + ioff + k as i64 * run.ist);
+            }
+        }
+    });
+    acc
+}
+
+/// Reduces `input` over the dims flagged in `reduced`, writing `finish(acc)` into `values` and
+/// `index(acc)` into `indices` (int64). Both outputs, when given, are fresh contiguous tensors
+/// whose elements are the kept dims in order (with or without size-1 reduced dims).
+pub(crate) fn reduce<R: Reducer>(
+    r: &R,
+    input: &Tensor,
+    reduced: &[bool],
+    values: Option<&Tensor>,
+    indices: Option<&Tensor>,
+) {
+    debug_assert_eq!(input.dtype, R::In::DTYPE);
+    let numel_out: usize = (0..input.dim())
+        .filter(|&d| !reduced[d])
+        .map(|d| input.sizes[d])
+        .product();
+    if numel_out == 0 {
+        return;
+    }
+    let numel_red: usize = (0..input.dim())
+        .filter(|&d| reduced[d])
+        .map(|d| input.sizes[d])
+        .product();
+    let mut ops: Vec<&Tensor> = values
+        .iter()
+        .copied()
+        .chain(indices.iter().copied())
+        .collect();
+    let n_out = ops.len();
+    ops.push(input);
+    let _guard = lock_operands(&ops, n_out);
+    let vptr = values.map(|t| {
+        debug_assert!(t.is_contiguous() && t.dtype == R::Out::DTYPE && t.numel() == numel_out);
+        Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()) as *mut R::Out)
+    });
+    let iptr = indices.map(|t| {
+        debug_assert!(
+            t.is_contiguous() && t.dtype == crate::DType::Int64 && t.numel() == numel_out
+        );
+        Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()) as *mut i64)
+    });
+    let emit = move |k: usize, acc: R::Acc| {
+        // SAFETY: k < numel_out, both outputs hold numel_out contiguous elements of their
+        // dtype, are write-locked, and each k is emitted by exactly one task.
+        unsafe {
+            if let Some(p) = vptr {
+                *p.get().add(k) = r.finish(acc);
+            }
+            if let Some(p) = iptr {
+                *p.get().add(k) = r.index(acc);
+            }
+        }
+    };
+    if numel_red == 0 {
+        for k in 0..numel_out {
+            emit(k, r.identity());
+        }
+        return;
+    }
+    let plan = Plan::new::<R::Acc>(input, reduced);
+    let base = Ptr(input
+        .storage
+        .ptr()
+        .wrapping_add(input.offset * input.element_size()) as *mut R::In);
+    let total = numel_out * numel_red;
+    let threads = rayon::current_num_threads();
+    let units = plan.units();
+    if total < 2 * GRAIN || threads <= 1 {
+        // SAFETY: the plan only reaches elements of `input` (its geometry lies inside its
+        // storage); the read lock is held.
+        unsafe {
+            plan.run_units(r, base.get(), 0..units, &plan.r, 0, 0, &mut |k, a| {
+                emit(k, a)
+            })
+        };
+        return;
+    }
+    let max_tasks = (total / GRAIN).clamp(1, threads * 4);
+    // the reduced dim to slice when there are too few outputs to share out
+    let (split_k, split_size) = plan
+        .r
+        .iter()
+        .enumerate()
+        .map(|(k, d)| (k, d.size))
+        .max_by_key(|&(_, s)| s)
+        .unwrap_or((0, 1));
+    if units >= 4 * threads || split_size < 2 {
+        let tasks = max_tasks.min(units).max(1);
+        let per = units.div_ceil(tasks);
+        (0..tasks).into_par_iter().for_each(|t| {
+            let (a, b) = (t * per, ((t + 1) * per).min(units));
+            if a < b {
+                // SAFETY: as above; tasks emit disjoint outputs.
+                unsafe {
+                    plan.run_units(r, base.get(), a..b, &plan.r, 0, 0, &mut |k, acc| {
+                        emit(k, acc)
+                    })
+                };
+            }
+        });
+        return;
+    }
+    let tasks = max_tasks.min(split_size).max(2);
+    let per = split_size.div_ceil(tasks);
+    let partials: Vec<Vec<R::Acc>> = (0..tasks)
+        .into_par_iter()
+        .map(|t| {
+            let (a, b) = (t * per, ((t + 1) * per).min(split_size));
+            let mut part = vec![r.identity(); numel_out];
+            if a < b {
+                let mut rd = plan.r.clone();
+                rd[split_k].size = b - a;
+                let roff = a as isize * plan.r[split_k].st;
+                let ioff = a as i64 * plan.r[split_k].ist;
+                // SAFETY: as above, over a sub-range of the reduced dims.
+                unsafe {
+                    plan.run_units(r, base.get(), 0..units, &rd, roff, ioff, &mut |k, acc| {
+                        part[k] = acc
+                    })
+                };
+            }
+            part
+        })
+        .collect();
+    let mut it = partials.into_iter();
+    let mut acc = it.next().unwrap_or_default();
+    for part in it {
+        for (a, b) in acc.iter_mut().zip(part) {
+            *a = r.combine(*a, b);
+        }
+    }
+    for (k, a) in acc.into_iter().enumerate() {
+        emit(k, a);
+    }
+}
+
+/// Allocates the contiguous outputs of a reduction (no zero fill: the engine writes every
+/// element).
+pub(crate) fn alloc_out(shape: &[usize], dtype: crate::DType) -> Tensor {
+    Tensor::alloc(shape, &layout::contiguous_strides(shape), dtype, false)
+}
+
+// ---------------------------------------------------------------------------- arithmetic
+
+/// Accumulator arithmetic for sums and products.
+pub(crate) trait AccNum: Copy + Send + Sync + 'static {
+    const ZERO: Self;
+    const ONE: Self;
+    fn add(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+    fn div_count(self, n: usize) -> Self;
+    fn from_in<T: Element>(x: T) -> Self;
+    fn to_out<O: Element>(self) -> O;
+}
+
+impl AccNum for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    #[inline(always)]
+    fn add(self, b: f32) -> f32 {
+        self + b
+    }
+    #[inline(always)]
+    fn mul(self, b: f32) -> f32 {
+        self * b
+    }
+    #[inline(always)]
+    fn div_count(self, n: usize) -> f32 {
+        self / n as f32
+    }
+    #[inline(always)]
+    fn from_in<T: Element>(x: T) -> f32 {
+        x.to_f64() as f32
+    }
+    #[inline(always)]
+    fn to_out<O: Element>(self) -> O {
+        O::from_f64(self as f64)
+    }
+}
+
+impl AccNum for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    #[inline(always)]
+    fn add(self, b: f64) -> f64 {
+        self + b
+    }
+    #[inline(always)]
+    fn mul(self, b: f64) -> f64 {
+        self * b
+    }
+    #[inline(always)]
+    fn div_count(self, n: usize) -> f64 {
+        self / n as f64
+    }
+    #[inline(always)]
+    fn from_in<T: Element>(x: T) -> f64 {
+        x.to_f64()
+    }
+    #[inline(always)]
+    fn to_out<O: Element>(self) -> O {
+        O::from_f64(self)
+    }
+}
+
+impl AccNum for i64 {
+    const ZERO: i64 = 0;
+    const ONE: i64 = 1;
+    #[inline(always)]
+    fn add(self, b: i64) -> i64 {
+        self.wrapping_add(b)
+    }
+    #[inline(always)]
+    fn mul(self, b: i64) -> i64 {
+        self.wrapping_mul(b)
+    }
+    #[inline(always)]
+    fn div_count(self, n: usize) -> i64 {
+        if n == 0 {
+            0
+        } else {
+            self.wrapping_div(n as i64)
+        }
+    }
+    #[inline(always)]
+    fn from_in<T: Element>(x: T) -> i64 {
+        x.to_i64()
+    }
+    #[inline(always)]
+    fn to_out<O: Element>(self) -> O {
+        O::from_i64(self)
+    }
+}
+
+macro_rules! half_acc {
+    ($($t:ty),*) => {$(
+        /// Products of half-precision values round to the type after every step, as
+        /// PyTorch's `a * b` on `c10::Half` does.
+        impl AccNum for $t {
+            const ZERO: $t = <$t>::ZERO;
+            const ONE: $t = <$t>::ONE;
+            #[inline(always)]
+            fn add(self, b: $t) -> $t { <$t>::from_f64(self.to_f64() + b.to_f64()) }
+            #[inline(always)]
+            fn mul(self, b: $t) -> $t { <$t>::from_f64(self.to_f64() * b.to_f64()) }
+            #[inline(always)]
+            fn div_count(self, n: usize) -> $t { <$t>::from_f64(self.to_f64() / n as f64) }
+            #[inline(always)]
+            fn from_in<T: Element>(x: T) -> $t { <$t>::from_f64(x.to_f64()) }
+            #[inline(always)]
+            fn to_out<O: Element>(self) -> O { O::from_f64(self.to_f64()) }
+        }
+    )*};
+}
+half_acc!(f16, bf16);
+
+/// The accumulator and output types PyTorch uses for sums and products of each dtype:
+/// integers and bool sum and multiply in int64 and return int64; float16 and bfloat16 sum in
+/// float32 and multiply in their own type; float32 and float64 use themselves.
+pub(crate) trait HasAcc: Element {
+    type SumAcc: AccNum;
+    type SumOut: Element;
+    type ProdAcc: AccNum;
+}
+
+macro_rules! has_acc {
+    ($($t:ty => $s:ty, $o:ty, $p:ty);*) => {$(
+        impl HasAcc for $t { type SumAcc = $s; type SumOut = $o; type ProdAcc = $p; }
+    )*};
+}
+has_acc!(bool => i64, i64, i64; u8 => i64, i64, i64; i8 => i64, i64, i64; i16 => i64, i64, i64;
+    i32 => i64, i64, i64; i64 => i64, i64, i64; f16 => f32, f16, f16; bf16 => f32, bf16, bf16;
+    f32 => f32, f32, f32; f64 => f64, f64, f64);
+
+/// Lanes of the portable contiguous sum.
+const LANES: usize = 8;
+/// Elements summed by the lanes before the pairwise split takes over.
+const PAIRWISE_BLOCK: usize = crate::kernels::simd::BLOCK;
+
+/// `xs` as a slice of `U` when `T` is `U`.
+fn same<T: 'static, U: 'static>(xs: &[T]) -> Option<&[U]> {
+    if TypeId::of::<T>() == TypeId::of::<U>() {
+        // SAFETY: T and U are the same type, so the slice is reinterpreted as itself.
+        Some(unsafe { std::slice::from_raw_parts(xs.as_ptr() as *const U, xs.len()) })
+    } else {
+        None
+    }
+}
+
+/// `xs` as a mutable slice of `U` when `T` is `U`.
+fn same_mut<T: 'static, U: 'static>(xs: &mut [T]) -> Option<&mut [U]> {
+    if TypeId::of::<T>() == TypeId::of::<U>() {
+        // SAFETY: T and U are the same type, so the slice is reinterpreted as itself.
+        Some(unsafe { std::slice::from_raw_parts_mut(xs.as_mut_ptr() as *mut U, xs.len()) })
+    } else {
+        None
+    }
+}
+
+/// Sum of a contiguous run: float32 and float64 take the explicitly vectorised kernels of
+/// `kernels/simd.rs`; other types use independent lanes. Blocks are combined pairwise, so the
+/// error grows with log(n), not n.
+#[inline]
+fn sum_slice<T: Element, A: AccNum>(xs: &[T]) -> A {
+    if let (Some(v), true) = (same::<T, f32>(xs), TypeId::of::<A>() == TypeId::of::<f32>()) {
+        return A::from_in(simd::sum_f32(v));
+    }
+    if let (Some(v), true) = (same::<T, f64>(xs), TypeId::of::<A>() == TypeId::of::<f64>()) {
+        return A::from_in(simd::sum_f64(v));
+    }
+    if xs.len() > PAIRWISE_BLOCK {
+        let half = (xs.len() / 2).next_multiple_of(LANES);
+        return sum_slice::<T, A>(&xs[..half]).add(sum_slice::<T, A>(&xs[half..]));
+    }
+    let mut acc = [A::ZERO; LANES];
+    let chunks = xs.chunks_exact(LANES);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for l in 0..LANES {
+            acc[l] = acc[l].add(A::from_in(c[l]));
+        }
+    }
+    let mut s = (acc[0].add(acc[4]).add(acc[2].add(acc[6])))
+        .add(acc[1].add(acc[5]).add(acc[3].add(acc[7])));
+    for &x in rem {
+        s = s.add(A::from_in(x));
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------- reducers
+
+/// `sum` (and `mean`, with a divisor): accumulates in `A`, writes `O`.
+pub(crate) struct SumR<T, A, O> {
+    /// Divide the sum by this count (`mean`).
+    pub div: Option<usize>,
+    _t: PhantomData<(T, A, O)>,
+}
+
+impl<T, A, O> SumR<T, A, O> {
+    pub(crate) fn new(div: Option<usize>) -> Self {
+        SumR {
+            div,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: Element, A: AccNum, O: Element> Reducer for SumR<T, A, O> {
+    type In = T;
+    type Acc = A;
+    type Out = O;
+    #[inline(always)]
+    fn identity(&self) -> A {
+        A::ZERO
+    }
+    #[inline(always)]
+    fn step(&self, acc: A, x: T, _i: i64) -> A {
+        acc.add(A::from_in(x))
+    }
+    #[inline(always)]
+    fn combine(&self, a: A, b: A) -> A {
+        a.add(b)
+    }
+    #[inline(always)]
+    fn finish(&self, acc: A) -> O {
+        match self.div {
+            Some(n) => acc.div_count(n).to_out(),
+            None => acc.to_out(),
+        }
+    }
+    #[inline(always)]
+    fn fold_slice(&self, acc: A, xs: &[T], _i0: i64, _di: i64) -> A {
+        acc.add(sum_slice::<T, A>(xs))
+    }
+    #[inline(always)]
+    fn fold_rows(&self, accs: &mut [A], xs: &[T], _i: i64) {
+        if let (Some(x), Some(a)) = (same::<T, f32>(xs), same_mut::<A, f32>(accs)) {
+            return simd::add_rows_f32(a, x);
+        }
+        if let (Some(x), Some(a)) = (same::<T, f64>(xs), same_mut::<A, f64>(accs)) {
+            return simd::add_rows_f64(a, x);
+        }
+        for (a, &x) in accs.iter_mut().zip(xs) {
+            *a = a.add(A::from_in(x));
+        }
+    }
+}
+
+/// `prod`: multiplies in `A`, writes `O`.
+pub(crate) struct ProdR<T, A, O>(PhantomData<(T, A, O)>);
+
+impl<T, A, O> ProdR<T, A, O> {
+    pub(crate) fn new() -> Self {
+        ProdR(PhantomData)
+    }
+}
+
+impl<T: Element, A: AccNum, O: Element> Reducer for ProdR<T, A, O> {
+    type In = T;
+    type Acc = A;
+    type Out = O;
+    fn identity(&self) -> A {
+        A::ONE
+    }
+    #[inline(always)]
+    fn step(&self, acc: A, x: T, _i: i64) -> A {
+        acc.mul(A::from_in(x))
+    }
+    fn combine(&self, a: A, b: A) -> A {
+        a.mul(b)
+    }
+    fn finish(&self, acc: A) -> O {
+        acc.to_out()
+    }
+}
+
+/// The lowest and highest values of an element type (−∞ and +∞ for floats), the identities
+/// of max and min.
+pub(crate) trait Bounds: Element {
+    const LOWEST: Self;
+    const HIGHEST: Self;
+}
+
+macro_rules! bounds {
+    ($($t:ty => $lo:expr, $hi:expr);*) => {$( impl Bounds for $t { const LOWEST: $t = $lo; const HIGHEST: $t = $hi; } )*};
+}
+bounds!(bool => false, true; u8 => u8::MIN, u8::MAX; i8 => i8::MIN, i8::MAX; i16 => i16::MIN, i16::MAX;
+    i32 => i32::MIN, i32::MAX; i64 => i64::MIN, i64::MAX; f16 => f16::NEG_INFINITY, f16::INFINITY;
+    bf16 => bf16::NEG_INFINITY, bf16::INFINITY; f32 => f32::NEG_INFINITY, f32::INFINITY;
+    f64 => f64::NEG_INFINITY, f64::INFINITY);
+
+/// NaN test that works for every element type (only floats can be unequal to themselves).
+#[inline(always)]
+#[allow(clippy::eq_op)]
+fn is_nan<T: Element>(x: T) -> bool {
+    x != x
+}
+
+/// `amax` (`MAX = true`) and `amin`: NaN propagates.
+pub(crate) struct ExtremumR<T, const MAX: bool>(PhantomData<T>);
+
+impl<T, const MAX: bool> ExtremumR<T, MAX> {
+    pub(crate) fn new() -> Self {
+        ExtremumR(PhantomData)
+    }
+}
+
+impl<T: Bounds, const MAX: bool> Reducer for ExtremumR<T, MAX> {
+    type In = T;
+    type Acc = T;
+    type Out = T;
+    fn identity(&self) -> T {
+        if MAX { T::LOWEST } else { T::HIGHEST }
+    }
+    #[inline(always)]
+    fn step(&self, acc: T, x: T, _i: i64) -> T {
+        let better = if MAX { x > acc } else { x < acc };
+        if better || is_nan(x) { x } else { acc }
+    }
+    #[inline(always)]
+    fn combine(&self, a: T, b: T) -> T {
+        if is_nan(a) { a } else { self.step(a, b, 0) }
+    }
+    fn finish(&self, acc: T) -> T {
+        acc
+    }
+}
+
+/// `argmax`/`argmin` and `max`/`min` with a dim: the value and the index of the first
+/// maximum (minimum), a NaN counting as larger (smaller) than everything (PyTorch's
+/// `GreaterOrNan`/`LessOrNan`): ties go to the lower index.
+pub(crate) struct ArgR<T, const MAX: bool>(PhantomData<T>);
+
+impl<T, const MAX: bool> ArgR<T, MAX> {
+    pub(crate) fn new() -> Self {
+        ArgR(PhantomData)
+    }
+}
+
+impl<T: Bounds, const MAX: bool> ArgR<T, MAX> {
+    /// Whether `(a, ia)` wins over `(b, ib)`.
+    #[inline(always)]
+    fn better(a: T, ia: i64, b: T, ib: i64) -> bool {
+        if ib < 0 {
+            return true;
+        }
+        match (is_nan(a), is_nan(b)) {
+            (true, true) => ia < ib,
+            (true, false) => true,
+            (false, true) => false,
+            _ if a == b => ia < ib,
+            _ => {
+                if MAX {
+                    a > b
+                } else {
+                    a < b
+                }
+            }
+        }
+    }
+}
+
+impl<T: Bounds, const MAX: bool> Reducer for ArgR<T, MAX> {
+    type In = T;
+    type Acc = (T, i64);
+    type Out = T;
+    fn identity(&self) -> (T, i64) {
+        (if MAX { T::LOWEST } else { T::HIGHEST }, -1)
+    }
+    #[inline(always)]
+    fn step(&self, acc: (T, i64), x: T, i: i64) -> (T, i64) {
+        if Self::better(x, i, acc.0, acc.1) {
+            (x, i)
+        } else {
+            acc
+        }
+    }
+    #[inline(always)]
+    fn combine(&self, a: (T, i64), b: (T, i64)) -> (T, i64) {
+        if b.1 >= 0 && Self::better(b.0, b.1, a.0, a.1) {
+            b
+        } else {
+            a
+        }
+    }
+    fn finish(&self, acc: (T, i64)) -> T {
+        acc.0
+    }
+    fn index(&self, acc: (T, i64)) -> i64 {
+        acc.1.max(0)
+    }
+}
+
+/// `all` (`ALL = true`) and `any`: truthiness of every element, written as `O` (bool, or
+/// uint8 for uint8 inputs).
+pub(crate) struct LogicR<T, O, const ALL: bool>(PhantomData<(T, O)>);
+
+impl<T, O, const ALL: bool> LogicR<T, O, ALL> {
+    pub(crate) fn new() -> Self {
+        LogicR(PhantomData)
+    }
+}
+
+impl<T: Element, O: Element, const ALL: bool> Reducer for LogicR<T, O, ALL> {
+    type In = T;
+    type Acc = bool;
+    type Out = O;
+    fn identity(&self) -> bool {
+        ALL
+    }
+    #[inline(always)]
+    fn step(&self, acc: bool, x: T, _i: i64) -> bool {
+        if ALL {
+            acc & x.is_nonzero()
+        } else {
+            acc | x.is_nonzero()
+        }
+    }
+    fn combine(&self, a: bool, b: bool) -> bool {
+        if ALL { a & b } else { a | b }
+    }
+    fn finish(&self, acc: bool) -> O {
+        O::from_bool(acc)
+    }
+}
+
+/// `var`/`std`: Welford's running mean and sum of squared deviations in float64 (PyTorch's
+/// CPU `WelfordOps` accumulate in double), divided by `max(0, n - correction)`.
+pub(crate) struct VarR<T> {
+    pub correction: f64,
+    pub sqrt: bool,
+    _t: PhantomData<T>,
+}
+
+impl<T> VarR<T> {
+    pub(crate) fn new(correction: f64, sqrt: bool) -> Self {
+        VarR {
+            correction,
+            sqrt,
+            _t: PhantomData,
+        }
+    }
+}
+
+impl<T: Element> Reducer for VarR<T> {
+    type In = T;
+    /// (count, mean, m2)
+    type Acc = (f64, f64, f64);
+    type Out = T;
+    fn identity(&self) -> (f64, f64, f64) {
+        (0.0, 0.0, 0.0)
+    }
+    #[inline(always)]
+    fn step(&self, (n, mean, m2): (f64, f64, f64), x: T, _i: i64) -> (f64, f64, f64) {
+        let x = x.to_f64();
+        let n = n + 1.0;
+        let delta = x - mean;
+        let mean = mean + delta / n;
+        (n, mean, m2 + delta * (x - mean))
+    }
+    fn combine(&self, a: (f64, f64, f64), b: (f64, f64, f64)) -> (f64, f64, f64) {
+        if a.0 == 0.0 {
+            return b;
+        }
+        if b.0 == 0.0 {
+            return a;
+        }
+        let n = a.0 + b.0;
+        let delta = b.1 - a.1;
+        let nb_over_n = b.0 / n;
+        (
+            n,
+            a.1 + delta * nb_over_n,
+            a.2 + b.2 + delta * delta * a.0 * nb_over_n,
+        )
+    }
+    fn finish(&self, (n, _mean, m2): (f64, f64, f64)) -> T {
+        let var = m2 / (n - self.correction).max(0.0);
+        T::from_f64(if self.sqrt { var.sqrt() } else { var })
+    }
+}
+
+/// Vector p-norms (`torch.linalg.vector_norm` as used by `F.normalize`), accumulated in
+/// float64 as PyTorch's CPU norm kernels do: `p = 2` → `sqrt(Σx²)`, `1` → `Σ|x|`,
+/// `∞` → `max|x|`, `−∞` → `min|x|`, `0` → count of non-zeros, else `(Σ|x|^p)^(1/p)`.
+pub(crate) struct NormR<T> {
+    pub p: f64,
+    _t: PhantomData<T>,
+}
+
+impl<T> NormR<T> {
+    pub(crate) fn new(p: f64) -> Self {
+        NormR { p, _t: PhantomData }
+    }
+}
+
+impl<T: Element> Reducer for NormR<T> {
+    type In = T;
+    type Acc = f64;
+    type Out = T;
+    fn identity(&self) -> f64 {
+        if self.p == f64::NEG_INFINITY {
+            f64::INFINITY
+        } else {
+            0.0
+        }
+    }
+    #[inline(always)]
+    fn step(&self, acc: f64, x: T, _i: i64) -> f64 {
+        let a = x.to_f64().abs();
+        if self.p == 2.0 {
+            acc + a * a
+        } else if self.p == 1.0 {
+            acc + a
+        } else if self.p == f64::INFINITY {
+            if a > acc || a.is_nan() { a } else { acc }
+        } else if self.p == f64::NEG_INFINITY {
+            if a < acc || a.is_nan() { a } else { acc }
+        } else if self.p == 0.0 {
+            acc + (a != 0.0) as u8 as f64
+        } else {
+            acc + a.powf(self.p)
+        }
+    }
+    fn combine(&self, a: f64, b: f64) -> f64 {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else if self.p == f64::INFINITY {
+            a.max(b)
+        } else if self.p == f64::NEG_INFINITY {
+            a.min(b)
+        } else {
+            a + b
+        }
+    }
+    fn finish(&self, acc: f64) -> T {
+        let v = if self.p == 2.0 {
+            acc.sqrt()
+        } else if self.p == 1.0 || self.p == 0.0 || self.p.is_infinite() {
+            acc
+        } else {
+            acc.powf(1.0 / self.p)
+        };
+        T::from_f64(v)
+    }
+}
