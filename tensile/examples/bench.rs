@@ -22,10 +22,25 @@ const LAT_INNER: usize = 20000;
 const LAT_REPS: usize = 15;
 
 const CASE_ORDER: [&str; 19] = [
-    "add_same", "add_same_out", "add_row", "add_col", "add_outer", "add_transposed",
-    "add_inplace_row", "add_small", "add_seed", "contig_T", "contig_nhwc",
-    "sum_dim0", "sum_dim1", "sum_all", "normalize", "promote_i32_f32",
-    "where_bcast", "matmul_512", "bmm_bcast",
+    "add_same",
+    "add_same_out",
+    "add_row",
+    "add_col",
+    "add_outer",
+    "add_transposed",
+    "add_inplace_row",
+    "add_small",
+    "add_seed",
+    "contig_T",
+    "contig_nhwc",
+    "sum_dim0",
+    "sum_dim1",
+    "sum_all",
+    "normalize",
+    "promote_i32_f32",
+    "where_bcast",
+    "matmul_512",
+    "bmm_bcast",
 ];
 
 fn unit(name: &str) -> &'static str {
@@ -40,13 +55,19 @@ fn unit(name: &str) -> &'static str {
 fn sci(x: f64) -> String {
     let s = format!("{x:.6e}");
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-    let (sign, digits) = if let Some(d) = e.strip_prefix('-') { ('-', d) } else { ('+', e) };
+    let (sign, digits) = if let Some(d) = e.strip_prefix('-') {
+        ('-', d)
+    } else {
+        ('+', e)
+    };
     format!("{m}e{sign}{digits:0>2}")
 }
 
 /// Uniform float32 in [0.5, 1.5): no denormals, no division by zero.
 fn rnd(shape: &[usize], seed: u64) -> Tensor {
-    Tensor::rand(shape, seed, DType::Float32).and_then(|t| t.add(0.5)).expect("rand")
+    Tensor::rand(shape, seed, DType::Float32)
+        .and_then(|t| t.add(0.5))
+        .expect("rand")
 }
 
 type Case = (Box<dyn FnMut() -> Option<Tensor>>, f64);
@@ -67,7 +88,10 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
     let img = rnd(&[64, 3, 224, 224], 12);
     let mean = rnd(&[3, 1, 1], 13);
     let std = rnd(&[3, 1, 1], 14);
-    let ai = Tensor::rand(&[N, N], 15, DType::Float64)?.mul(100.0)?.floor()?.to(DType::Int32)?;
+    let ai = Tensor::rand(&[N, N], 15, DType::Float64)?
+        .mul(100.0)?
+        .floor()?
+        .to(DType::Int32)?;
     let cond = Tensor::rand(&[N, 1], 16, DType::Float32)?.lt(0.5)?;
     let m1 = rnd(&[512, 512], 17);
     let m2 = rnd(&[512, 512], 18);
@@ -83,30 +107,170 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
     assert_eq!(seed_a.add(&seed_b)?.size(), &[5, 3, 4, 1]);
     let ok = |r: tensile::Result<Tensor>| Some(r.expect("bench op"));
     let cases: Vec<(&'static str, Case)> = vec![
-        ("add_same", (Box::new({ let (a, b) = (a.alias(), b.alias()); move || ok(a.add(&b)) }), nn)),
-        ("add_same_out", (Box::new({ let (a, b) = (a.alias(), b.alias()); move || { a.add_out(&b, &mut out).expect("add_out"); None } }), nn)),
-        ("add_row", (Box::new({ let (a, r) = (a.alias(), row.alias()); move || ok(a.add(&r)) }), nn)),
-        ("add_col", (Box::new({ let (a, c) = (a.alias(), col.alias()); move || ok(a.add(&c)) }), nn)),
+        (
+            "add_same",
+            (
+                Box::new({
+                    let (a, b) = (a.alias(), b.alias());
+                    move || ok(a.add(&b))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "add_same_out",
+            (
+                Box::new({
+                    let (a, b) = (a.alias(), b.alias());
+                    move || {
+                        a.add_out(&b, &mut out).expect("add_out");
+                        None
+                    }
+                }),
+                nn,
+            ),
+        ),
+        (
+            "add_row",
+            (
+                Box::new({
+                    let (a, r) = (a.alias(), row.alias());
+                    move || ok(a.add(&r))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "add_col",
+            (
+                Box::new({
+                    let (a, c) = (a.alias(), col.alias());
+                    move || ok(a.add(&c))
+                }),
+                nn,
+            ),
+        ),
         ("add_outer", (Box::new(move || ok(colv.add(&rowv))), nn)),
-        ("add_transposed", (Box::new({ let (a, b) = (a.alias(), b.alias()); move || ok(a.t().and_then(|t| t.add(&b))) }), nn)),
-        ("add_inplace_row", (Box::new({ let r = row.alias(); move || { ainp.add_(&r).expect("add_"); None } }), nn)),
+        (
+            "add_transposed",
+            (
+                Box::new({
+                    let (a, b) = (a.alias(), b.alias());
+                    move || ok(a.t().and_then(|t| t.add(&b)))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "add_inplace_row",
+            (
+                Box::new({
+                    let r = row.alias();
+                    move || {
+                        ainp.add_(&r).expect("add_");
+                        None
+                    }
+                }),
+                nn,
+            ),
+        ),
         ("add_small", (Box::new(move || ok(s3a.add(&s3b))), 0.0)),
         ("add_seed", (Box::new(move || ok(seed_a.add(&seed_b))), 0.0)),
-        ("contig_T", (Box::new({ let a = a.alias(); move || ok(a.t().map(|t| t.contiguous())) }), nn)),
-        ("contig_nhwc", (Box::new(move || ok(x4.permute(&[0, 2, 3, 1]).map(|t| t.contiguous()))), x4n)),
-        ("sum_dim0", (Box::new({ let a = a.alias(); move || ok(a.sum_dim(0, false)) }), nn)),
-        ("sum_dim1", (Box::new({ let a = a.alias(); move || ok(a.sum_dim(1, false)) }), nn)),
-        ("sum_all", (Box::new({ let a = a.alias(); move || ok(a.sum()) }), nn)),
-        ("normalize", (Box::new(move || ok(img.sub(&mean).and_then(|t| t.div(&std)))), imgn)),
-        ("promote_i32_f32", (Box::new({ let b = b.alias(); move || ok(ai.add(&b)) }), nn)),
-        ("where_bcast", (Box::new({ let (a, r) = (a.alias(), row.alias()); move || ok(tensile::where_(&cond, &a, &r)) }), nn)),
-        ("matmul_512", (Box::new(move || ok(m1.matmul(&m2))), 2.0 * 512f64.powi(3))),
-        ("bmm_bcast", (Box::new(move || ok(bx.matmul(&bw))), 2.0 * 8.0 * 128.0 * 64.0 * 128.0)),
+        (
+            "contig_T",
+            (
+                Box::new({
+                    let a = a.alias();
+                    move || ok(a.t().map(|t| t.contiguous()))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "contig_nhwc",
+            (
+                Box::new(move || ok(x4.permute(&[0, 2, 3, 1]).map(|t| t.contiguous()))),
+                x4n,
+            ),
+        ),
+        (
+            "sum_dim0",
+            (
+                Box::new({
+                    let a = a.alias();
+                    move || ok(a.sum_dim(0, false))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "sum_dim1",
+            (
+                Box::new({
+                    let a = a.alias();
+                    move || ok(a.sum_dim(1, false))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "sum_all",
+            (
+                Box::new({
+                    let a = a.alias();
+                    move || ok(a.sum())
+                }),
+                nn,
+            ),
+        ),
+        (
+            "normalize",
+            (
+                Box::new(move || ok(img.sub(&mean).and_then(|t| t.div(&std)))),
+                imgn,
+            ),
+        ),
+        (
+            "promote_i32_f32",
+            (
+                Box::new({
+                    let b = b.alias();
+                    move || ok(ai.add(&b))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "where_bcast",
+            (
+                Box::new({
+                    let (a, r) = (a.alias(), row.alias());
+                    move || ok(tensile::where_(&cond, &a, &r))
+                }),
+                nn,
+            ),
+        ),
+        (
+            "matmul_512",
+            (Box::new(move || ok(m1.matmul(&m2))), 2.0 * 512f64.powi(3)),
+        ),
+        (
+            "bmm_bcast",
+            (
+                Box::new(move || ok(bx.matmul(&bw))),
+                2.0 * 8.0 * 128.0 * 64.0 * 128.0,
+            ),
+        ),
     ];
     Ok(cases)
 }
 
-fn timeit(f: &mut dyn FnMut() -> Option<Tensor>, reps: usize, warmup: usize, inner: usize) -> (f64, f64, f64) {
+fn timeit(
+    f: &mut dyn FnMut() -> Option<Tensor>,
+    reps: usize,
+    warmup: usize,
+    inner: usize,
+) -> (f64, f64, f64) {
     for _ in 0..warmup {
         drop(f());
     }
@@ -132,20 +296,32 @@ fn timeit(f: &mut dyn FnMut() -> Option<Tensor>, reps: usize, warmup: usize, inn
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let get = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
+    let get = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
     let threads: usize = get("--threads").and_then(|s| s.parse().ok()).unwrap_or(1);
     let reps: usize = get("--reps").and_then(|s| s.parse().ok()).unwrap_or(11);
     let warmup: usize = get("--warmup").and_then(|s| s.parse().ok()).unwrap_or(3);
-    let only: Vec<String> = get("--only").map(|s| s.split(',').map(String::from).collect()).unwrap_or_default();
+    let only: Vec<String> = get("--only")
+        .map(|s| s.split(',').map(String::from).collect())
+        .unwrap_or_default();
     assert!(reps >= 7, "need >= 7 timed reps");
     tensile::set_num_threads(threads).expect("thread pool");
-    eprintln!("# lib=tensile threads={threads} reps={reps} warmup={warmup} tensile {}", env!("CARGO_PKG_VERSION"));
+    eprintln!(
+        "# lib=tensile threads={threads} reps={reps} warmup={warmup} tensile {}",
+        env!("CARGO_PKG_VERSION")
+    );
     let mut cases = build_cases().expect("building the bench inputs");
     for name in CASE_ORDER {
         if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
         }
-        let Some((_, (f, count))) = cases.iter_mut().find(|(n, _)| *n == name) else { continue };
+        let Some((_, (f, count))) = cases.iter_mut().find(|(n, _)| *n == name) else {
+            continue;
+        };
         let (t, lo, hi, val) = match unit(name) {
             "ns" => {
                 let (t, lo, hi) = timeit(f.as_mut(), LAT_REPS, warmup, LAT_INNER);

@@ -13,8 +13,16 @@ pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let mut out = vec![0; n];
     for i in (0..n).rev() {
         let off = n - 1 - i;
-        let sa = if off < a.len() { a[a.len() - 1 - off] } else { 1 };
-        let sb = if off < b.len() { b[b.len() - 1 - off] } else { 1 };
+        let sa = if off < a.len() {
+            a[a.len() - 1 - off]
+        } else {
+            1
+        };
+        let sb = if off < b.len() {
+            b[b.len() - 1 - off]
+        } else {
+            1
+        };
         if !(sa == sb || sa == 1 || sb == 1) {
             return Err(Error::runtime(format!(
                 "The size of tensor a ({sa}) must match the size of tensor b ({sb}) at non-singleton dimension {i}"
@@ -49,7 +57,9 @@ pub fn broadcast_shapes(shapes: &[&[i64]]) -> Result<Vec<i64>> {
             }
             if common[c] == 1 {
                 if shape[s] < 0 {
-                    return Err(Error::value("Attempting to broadcast a dimension with negative length!"));
+                    return Err(Error::value(
+                        "Attempting to broadcast a dimension with negative length!",
+                    ));
                 }
                 common[c] = shape[s];
                 continue;
@@ -75,8 +85,14 @@ mod tests {
 
     #[test]
     fn seeds() {
-        assert_eq!(infer_size(&[5, 3, 4, 1], &[3, 1, 1]).unwrap(), vec![5, 3, 4, 1]);
-        assert_eq!(infer_size(&[5, 1, 4, 1], &[3, 1, 2]).unwrap(), vec![5, 3, 4, 2]);
+        assert_eq!(
+            infer_size(&[5, 3, 4, 1], &[3, 1, 1]).unwrap(),
+            vec![5, 3, 4, 1]
+        );
+        assert_eq!(
+            infer_size(&[5, 1, 4, 1], &[3, 1, 2]).unwrap(),
+            vec![5, 3, 4, 2]
+        );
         assert_eq!(
             infer_size(&[5, 2, 4, 1], &[3, 1, 1]).unwrap_err().message(),
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"

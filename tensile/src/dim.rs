@@ -19,7 +19,11 @@ pub fn wrap_dim_no_scalar(dim: i64, ndim: usize) -> Result<usize> {
 fn wrap_dim_impl(dim: i64, ndim: usize, wrap_scalar: bool) -> Result<usize> {
     let n = ndim as i64;
     if -n <= dim && dim < n {
-        return Ok(if dim < 0 { (dim + n) as usize } else { dim as usize });
+        return Ok(if dim < 0 {
+            (dim + n) as usize
+        } else {
+            dim as usize
+        });
     }
     if ndim == 0 {
         if !wrap_scalar {
@@ -40,7 +44,9 @@ fn wrap_dim_impl(dim: i64, ndim: usize, wrap_scalar: bool) -> Result<usize> {
 /// `dim 1 appears multiple times in the list of dims` (the wrapped value).
 pub fn wrap_dims(dims: &[i64], ndim: usize) -> Result<Vec<usize>> {
     if ndim > 64 {
-        return Err(Error::runtime("only tensors with up to 64 dims are supported"));
+        return Err(Error::runtime(
+            "only tensors with up to 64 dims are supported",
+        ));
     }
     let mut seen = 0u64;
     let mut out = Vec::with_capacity(dims.len());

@@ -61,8 +61,9 @@ pub mod names {
 }
 
 /// Every dtype, in PyTorch's enum order.
-pub const ALL_DTYPES: [DType; 10] =
-    [Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64];
+pub const ALL_DTYPES: [DType; 10] = [
+    Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64,
+];
 
 impl DType {
     /// The name after `torch.`: `"float32"`, `"int64"`, `"bool"`…
@@ -247,7 +248,11 @@ impl ResultTypeState {
             Category::Dim => self.dim = fold(self.dim, dtype),
             Category::ZeroDim => self.zero = fold(self.zero, dtype),
             Category::Wrapped => {
-                let d = if dtype.is_floating_point() { DEFAULT_FLOAT } else { dtype };
+                let d = if dtype.is_floating_point() {
+                    DEFAULT_FLOAT
+                } else {
+                    dtype
+                };
                 self.wrapped = fold(self.wrapped, d)
             }
         }
@@ -265,7 +270,11 @@ fn combine(hi: Option<DType>, lo: Option<DType>) -> Option<DType> {
         (None, lo) => lo,
         (hi, None) => hi,
         (Some(h), Some(l)) => {
-            if h.category() >= l.category() { Some(h) } else { Some(promote_types(h, l)) }
+            if h.category() >= l.category() {
+                Some(h)
+            } else {
+                Some(promote_types(h, l))
+            }
         }
     }
 }

@@ -49,7 +49,10 @@ pub struct Error {
 impl Error {
     /// An error of `kind` with `message`.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        Error { kind, message: message.into() }
+        Error {
+            kind,
+            message: message.into(),
+        }
     }
     /// A `RuntimeError`.
     pub fn runtime(message: impl Into<String>) -> Error {

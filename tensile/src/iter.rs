@@ -34,7 +34,11 @@ fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Dims {
     let mut st: Dims = smallvec::smallvec![0; n];
     for i in 0..k {
         let d = n - k + i;
-        st[d] = if t.sizes[i] == 1 && shape[d] != 1 { 0 } else { t.strides[i] };
+        st[d] = if t.sizes[i] == 1 && shape[d] != 1 {
+            0
+        } else {
+            t.strides[i]
+        };
     }
     st
 }
@@ -42,7 +46,13 @@ fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Dims {
 /// Memory-overlap checks for a written-to tensor (`MemoryOverlap.cpp`).
 pub(crate) fn check_overlap(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {
     let nod = out.is_non_overlapping_and_dense();
-    if !nod && out.sizes.iter().zip(out.strides.iter()).any(|(&s, &st)| s > 1 && st == 0) {
+    if !nod
+        && out
+            .sizes
+            .iter()
+            .zip(out.strides.iter())
+            .any(|(&s, &st)| s > 1 && st == 0)
+    {
         return Err(Error::runtime(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
         ));
@@ -54,8 +64,14 @@ pub(crate) fn check_overlap(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {
         if !nod || !inp.is_non_overlapping_and_dense() {
             continue;
         }
-        let (a0, a1) = (out.data_ptr(), out.data_ptr() + out.numel() * out.element_size());
-        let (b0, b1) = (inp.data_ptr(), inp.data_ptr() + inp.numel() * inp.element_size());
+        let (a0, a1) = (
+            out.data_ptr(),
+            out.data_ptr() + out.numel() * out.element_size(),
+        );
+        let (b0, b1) = (
+            inp.data_ptr(),
+            inp.data_ptr() + inp.numel() * inp.element_size(),
+        );
         let full = a0 == b0 && a1 == b1 && out.strides == inp.strides;
         if !full && a0 < b1 && b0 < a1 {
             return Err(Error::runtime(
@@ -134,12 +150,21 @@ impl<'a> TensorIter<'a> {
         Self::build(Some(out), true, inputs)
     }
 
-    fn build(mut out: Option<&'a Tensor>, resizable: bool, inputs: &[&'a Tensor]) -> Result<TensorIter<'a>> {
+    fn build(
+        mut out: Option<&'a Tensor>,
+        resizable: bool,
+        inputs: &[&'a Tensor],
+    ) -> Result<TensorIter<'a>> {
         if let Some(o) = out {
             check_overlap(o, inputs)?;
         }
         let fold_out = if resizable { None } else { out };
-        let shape = broadcast_shape(fold_out.iter().map(|o| &o.sizes[..]).chain(inputs.iter().map(|t| &t.sizes[..])))?;
+        let shape = broadcast_shape(
+            fold_out
+                .iter()
+                .map(|o| &o.sizes[..])
+                .chain(inputs.iter().map(|t| &t.sizes[..])),
+        )?;
         if resizable
             && let Some(o) = out
             && o.sizes[..] != shape[..]
@@ -173,7 +198,13 @@ impl<'a> TensorIter<'a> {
         } else {
             Self::fast_strides(&shape, inputs).unwrap_or_else(|| strides_from_perm(&shape, &perm))
         };
-        Ok(TensorIter { out, inputs: inputs.iter().copied().collect(), shape, perm, out_strides })
+        Ok(TensorIter {
+            out,
+            inputs: inputs.iter().copied().collect(),
+            shape,
+            perm,
+            out_strides,
+        })
     }
 
     /// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
@@ -189,7 +220,10 @@ impl<'a> TensorIter<'a> {
             return Some(layout::channels_last_strides(shape).into());
         }
         let first = &inputs.first()?.strides;
-        if inputs.iter().all(|t| t.is_non_overlapping_and_dense() && t.strides == *first) {
+        if inputs
+            .iter()
+            .all(|t| t.is_non_overlapping_and_dense() && t.strides == *first)
+        {
             return Some(first.clone());
         }
         None
@@ -217,7 +251,10 @@ impl<'a> TensorIter<'a> {
             None => Tensor::try_alloc(&self.shape, &self.out_strides, out_dtype)?,
         };
         if self.inputs.len() + 1 != N {
-            return Err(Error::runtime(format!("internal error: {} inputs for a {N}-operand loop", self.inputs.len())));
+            return Err(Error::runtime(format!(
+                "internal error: {} inputs for a {N}-operand loop",
+                self.inputs.len()
+            )));
         }
         let lp = {
             let mut ops: SmallVec<[&Tensor; 4]> = SmallVec::new();
@@ -244,8 +281,16 @@ fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<Dims> {
     let mut out: Dims = smallvec::smallvec![0; n];
     for i in (0..n).rev() {
         let off = n - 1 - i;
-        let sa = if off < a.len() { a[a.len() - 1 - off] } else { 1 };
-        let sb = if off < b.len() { b[b.len() - 1 - off] } else { 1 };
+        let sa = if off < a.len() {
+            a[a.len() - 1 - off]
+        } else {
+            1
+        };
+        let sb = if off < b.len() {
+            b[b.len() - 1 - off]
+        } else {
+            1
+        };
         if !(sa == sb || sa == 1 || sb == 1) {
             return crate::broadcast::infer_size(a, b).map(Dims::from);
         }
@@ -280,7 +325,11 @@ fn broadcast_shape<'s>(shapes: impl Iterator<Item = &'s [usize]>) -> Result<Dims
 
 /// Builds the coalesced loop (`coalesce_dimensions`) for operands broadcast to `shape`,
 /// iterating dims in `perm` order (fastest first).
-pub(crate) fn make_loop<const N: usize>(shape: &[usize], perm: &[usize], ops: &[&Tensor]) -> Loop<N> {
+pub(crate) fn make_loop<const N: usize>(
+    shape: &[usize],
+    perm: &[usize],
+    ops: &[&Tensor],
+) -> Loop<N> {
     let mut base = [std::ptr::null_mut(); N];
     let mut dtypes = [DType::Bool; N];
     for (k, t) in ops.iter().enumerate() {
@@ -288,7 +337,10 @@ pub(crate) fn make_loop<const N: usize>(shape: &[usize], perm: &[usize], ops: &[
         dtypes[k] = t.dtype;
     }
     // Fast path: every operand contiguous with the full shape is one flat run.
-    if ops.iter().all(|t| t.sizes[..] == *shape && t.is_contiguous()) {
+    if ops
+        .iter()
+        .all(|t| t.sizes[..] == *shape && t.is_contiguous())
+    {
         let strides: [isize; N] = std::array::from_fn(|k| ops[k].element_size() as isize);
         return Loop {
             shape: smallvec::smallvec![layout::numel(shape)],

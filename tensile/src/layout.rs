@@ -44,7 +44,11 @@ pub fn numel(sizes: &[usize]) -> usize {
     sizes.iter().product()
 }
 
-fn contiguous_in_order(sizes: &[usize], strides: &[usize], order: impl Iterator<Item = usize>) -> bool {
+fn contiguous_in_order(
+    sizes: &[usize],
+    strides: &[usize],
+    order: impl Iterator<Item = usize>,
+) -> bool {
     let mut expected = 1usize;
     for d in order {
         if sizes[d] == 1 {
@@ -190,8 +194,12 @@ pub fn infer_shape(shape: &[i64], numel: usize) -> Result<Vec<usize>> {
         }
     }
     let numel_i = numel as i64;
-    let invalid =
-        || Error::runtime(format!("shape '{}' is invalid for input of size {numel}", fmt_list(shape)));
+    let invalid = || {
+        Error::runtime(format!(
+            "shape '{}' is invalid for input of size {numel}",
+            fmt_list(shape)
+        ))
+    };
     let mut out: Vec<usize> = shape.iter().map(|&s| s.max(0) as usize).collect();
     match infer {
         Some(k) => {
@@ -228,7 +236,11 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
     let mut new_st = vec![0usize; new_sz.len()];
     if numel == 0 {
         for v in (0..new_sz.len()).rev() {
-            new_st[v] = if v + 1 == new_sz.len() { 1 } else { new_sz[v + 1].max(1) * new_st[v + 1] };
+            new_st[v] = if v + 1 == new_sz.len() {
+                1
+            } else {
+                new_sz[v + 1].max(1) * new_st[v + 1]
+            };
         }
         return Some(new_st);
     }
@@ -266,7 +278,11 @@ pub fn extent(sizes: &[usize], strides: &[usize]) -> usize {
     if numel(sizes) == 0 {
         return 0;
     }
-    1 + sizes.iter().zip(strides).map(|(&s, &st)| (s - 1) * st).sum::<usize>()
+    1 + sizes
+        .iter()
+        .zip(strides)
+        .map(|(&s, &st)| (s - 1) * st)
+        .sum::<usize>()
 }
 
 #[cfg(test)]
@@ -294,12 +310,21 @@ mod tests {
 
     #[test]
     fn view_strides() {
-        assert_eq!(compute_stride(&[3, 2], &[1, 3], &[1, 3, 2, 1]), Some(vec![3, 1, 3, 3]));
+        assert_eq!(
+            compute_stride(&[3, 2], &[1, 3], &[1, 3, 2, 1]),
+            Some(vec![3, 1, 3, 3])
+        );
         assert_eq!(compute_stride(&[2, 1], &[3, 1], &[1, 2]), Some(vec![6, 3]));
         assert_eq!(compute_stride(&[1], &[7], &[1, 1]), Some(vec![7, 7]));
         assert_eq!(compute_stride(&[3, 2], &[1, 3], &[6]), None);
-        assert_eq!(compute_stride(&[4, 3], &[6, 1], &[2, 2, 3]), Some(vec![12, 6, 1]));
-        assert_eq!(compute_stride(&[3, 4], &[1, 0], &[3, 2, 2]), Some(vec![1, 0, 0]));
+        assert_eq!(
+            compute_stride(&[4, 3], &[6, 1], &[2, 2, 3]),
+            Some(vec![12, 6, 1])
+        );
+        assert_eq!(
+            compute_stride(&[3, 4], &[1, 0], &[3, 2, 2]),
+            Some(vec![1, 0, 0])
+        );
     }
 
     #[test]
@@ -315,6 +340,11 @@ mod tests {
             "shape '[5, -1]' is invalid for input of size 24"
         );
         assert_eq!(infer_shape(&[-1], 0).unwrap(), vec![0]);
-        assert!(infer_shape(&[-1, 0], 0).unwrap_err().message().starts_with("cannot reshape"));
+        assert!(
+            infer_shape(&[-1, 0], 0)
+                .unwrap_err()
+                .message()
+                .starts_with("cannot reshape")
+        );
     }
 }

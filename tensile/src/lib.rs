@@ -17,32 +17,32 @@
 //! the tensor type ([`Tensor`]), the pointwise engine (`iter`, modelled on PyTorch's
 //! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
 
+pub mod backcompat;
 pub mod broadcast;
 pub mod dim;
 pub mod dtype;
 pub mod element;
 pub mod error;
+pub mod explain;
 pub mod layout;
 pub mod warnings;
-pub mod explain;
-pub mod backcompat;
 
+mod index;
 mod iter;
-mod macros;
 mod kernels;
+mod macros;
 mod ops;
 mod print;
 mod storage;
 mod tensor;
 mod views;
-mod index;
 
 pub use dtype::{DType, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
+pub use index::{SliceRange, TensorIndex};
 pub use ops::Operand;
 pub use ops::ternary::where_;
-pub use index::{SliceRange, TensorIndex};
 pub use tensor::{Scalar, Tensor};
 pub use views::broadcast_tensors;
 
@@ -52,11 +52,21 @@ impl std::fmt::Display for Tensor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         use print::PrintValues;
         let s = match self.dtype {
-            DType::Bool => print::format_repr(self.dtype, self.size(), PrintValues::Bool(&self.to_vec::<bool>())),
-            d if d.is_floating_point() => {
-                print::format_repr(self.dtype, self.size(), PrintValues::Float(&self.to_vec::<f64>()))
-            }
-            _ => print::format_repr(self.dtype, self.size(), PrintValues::Int(&self.to_vec::<i64>())),
+            DType::Bool => print::format_repr(
+                self.dtype,
+                self.size(),
+                PrintValues::Bool(&self.to_vec::<bool>()),
+            ),
+            d if d.is_floating_point() => print::format_repr(
+                self.dtype,
+                self.size(),
+                PrintValues::Float(&self.to_vec::<f64>()),
+            ),
+            _ => print::format_repr(
+                self.dtype,
+                self.size(),
+                PrintValues::Int(&self.to_vec::<i64>()),
+            ),
         };
         f.write_str(&s)
     }

@@ -35,7 +35,10 @@ const POOL_LIMIT: usize = 1 << 30;
 
 /// Freed large buffers, kept for reuse: writing into fresh memory costs a page fault per 4 KiB
 /// page (the benchmarks' "page-fault tax"); a recycled buffer is already mapped.
-static POOL: Mutex<Pool> = Mutex::new(Pool { bufs: Vec::new(), bytes: 0 });
+static POOL: Mutex<Pool> = Mutex::new(Pool {
+    bufs: Vec::new(),
+    bytes: 0,
+});
 
 struct Pool {
     bufs: Vec<(usize, SendPtr)>,
@@ -63,7 +66,11 @@ unsafe impl Send for Storage {}
 unsafe impl Sync for Storage {}
 
 fn capacity_for(bytes: usize) -> usize {
-    if bytes >= LARGE { bytes.div_ceil(HUGE) * HUGE } else { bytes.max(16) }
+    if bytes >= LARGE {
+        bytes.div_ceil(HUGE) * HUGE
+    } else {
+        bytes.max(16)
+    }
 }
 
 fn layout_for(cap: usize) -> Layout {
@@ -118,16 +125,29 @@ impl Storage {
             None => {
                 let layout = layout_for(cap);
                 // SAFETY: layout has non-zero size.
-                let raw = unsafe { if zeroed { alloc_zeroed(layout) } else { alloc(layout) } };
+                let raw = unsafe {
+                    if zeroed {
+                        alloc_zeroed(layout)
+                    } else {
+                        alloc(layout)
+                    }
+                };
                 let p = NonNull::new(raw).ok_or_else(oom)?;
                 if cap >= LARGE {
                     // SAFETY: advisory only, on memory we own; the range is 2 MiB aligned.
-                    unsafe { libc::madvise(p.as_ptr() as *mut libc::c_void, cap, libc::MADV_HUGEPAGE) };
+                    unsafe {
+                        libc::madvise(p.as_ptr() as *mut libc::c_void, cap, libc::MADV_HUGEPAGE)
+                    };
                 }
                 p
             }
         };
-        Ok(Storage { ptr, bytes, cap, lock: RwLock::new(()) })
+        Ok(Storage {
+            ptr,
+            bytes,
+            cap,
+            lock: RwLock::new(()),
+        })
     }
 
     /// A buffer holding a copy of `data`.
@@ -179,7 +199,10 @@ pub(crate) enum Guard<'a> {
 }
 
 /// Locks each distinct storage once, in address order: write for `writes`, read for the rest.
-pub(crate) fn lock_all<'a>(writes: &[&'a Storage], reads: &[&'a Storage]) -> SmallVec<[Guard<'a>; 4]> {
+pub(crate) fn lock_all<'a>(
+    writes: &[&'a Storage],
+    reads: &[&'a Storage],
+) -> SmallVec<[Guard<'a>; 4]> {
     let mut all: SmallVec<[(&'a Storage, bool); 4]> = writes.iter().map(|s| (*s, true)).collect();
     all.extend(reads.iter().map(|s| (*s, false)));
     all.sort_unstable_by_key(|(s, w)| (s.ptr() as usize, !*w));
@@ -191,7 +214,11 @@ pub(crate) fn lock_all<'a>(writes: &[&'a Storage], reads: &[&'a Storage]) -> Sma
             continue; // a write entry sorts first, so it covers later reads of the same storage
         }
         last = Some(addr);
-        guards.push(if w { Guard::Write(s.write()) } else { Guard::Read(s.read()) });
+        guards.push(if w {
+            Guard::Write(s.write())
+        } else {
+            Guard::Read(s.read())
+        });
     }
     guards
 }

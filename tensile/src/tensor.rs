@@ -179,7 +179,12 @@ impl Tensor {
     // ------------------------------------------------------------------ internal constructors
 
     /// A view of this tensor's storage with new geometry (no checks).
-    pub(crate) fn view_with(&self, sizes: impl Into<Dims>, strides: impl Into<Dims>, offset: usize) -> Tensor {
+    pub(crate) fn view_with(
+        &self,
+        sizes: impl Into<Dims>,
+        strides: impl Into<Dims>,
+        offset: usize,
+    ) -> Tensor {
         Tensor {
             storage: self.storage.clone(),
             sizes: sizes.into(),
@@ -207,7 +212,9 @@ impl Tensor {
     pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
         let n = layout::extent(sizes, strides);
         let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
-            Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
+            Error::runtime(
+                "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
+            )
         })?;
         Ok(Tensor {
             storage: Arc::new(Storage::try_new(bytes, false)?),
@@ -253,7 +260,12 @@ impl Tensor {
     }
     /// `torch.zeros_like(t)`: same shape and dtype, preserve-format strides.
     pub fn zeros_like(t: &Tensor) -> Tensor {
-        Tensor::alloc(&t.sizes, &layout::preserve_format_strides(&t.sizes, &t.strides), t.dtype, true)
+        Tensor::alloc(
+            &t.sizes,
+            &layout::preserve_format_strides(&t.sizes, &t.strides),
+            t.dtype,
+            true,
+        )
     }
     /// `torch.empty_like(t)`: as [`Tensor::zeros_like`].
     pub fn empty_like(t: &Tensor) -> Tensor {
@@ -311,7 +323,9 @@ impl Tensor {
             return Err(Error::runtime("step must be nonzero"));
         }
         if (step > 0.0 && end < start) || (step < 0.0 && end > start) {
-            return Err(Error::runtime("upper bound and larger bound inconsistent with step sign"));
+            return Err(Error::runtime(
+                "upper bound and larger bound inconsistent with step sign",
+            ));
         }
         let n = ((end - start) / step).ceil().max(0.0) as usize;
         let vals: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();

@@ -2,7 +2,10 @@
 
 use proptest::prelude::*;
 use tensile::broadcast::infer_size;
-use tensile::layout::{compute_stride, contiguous_strides, infer_dense_strides, is_contiguous, is_non_overlapping_and_dense};
+use tensile::layout::{
+    compute_stride, contiguous_strides, infer_dense_strides, is_contiguous,
+    is_non_overlapping_and_dense,
+};
 use tensile::{DType, Tensor};
 
 fn shape() -> impl Strategy<Value = Vec<usize>> {

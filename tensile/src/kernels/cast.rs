@@ -18,7 +18,15 @@ pub(crate) fn bytes_of<T: Element>(v: &[T]) -> &[u8] {
 /// # Safety
 /// `src` and `dst` address `n` valid, aligned elements at those strides; the caller holds the
 /// storage locks. `src` and `dst` may be the same memory only element for element.
-pub(crate) unsafe fn cast_run(sd: DType, src: *const u8, ss: isize, dd: DType, dst: *mut u8, ds: isize, n: usize) {
+pub(crate) unsafe fn cast_run(
+    sd: DType,
+    src: *const u8,
+    ss: isize,
+    dd: DType,
+    dst: *mut u8,
+    ds: isize,
+    n: usize,
+) {
     dispatch!(sd, S => dispatch!(dd, D => {
         // SAFETY: forwarded from the caller.
         unsafe { cast_typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }
@@ -26,7 +34,13 @@ pub(crate) unsafe fn cast_run(sd: DType, src: *const u8, ss: isize, dd: DType, d
 }
 
 #[inline(always)]
-unsafe fn cast_typed<S: Element, D: Element>(src: *const S, ss: isize, dst: *mut D, ds: isize, n: usize) {
+unsafe fn cast_typed<S: Element, D: Element>(
+    src: *const S,
+    ss: isize,
+    dst: *mut D,
+    ds: isize,
+    n: usize,
+) {
     // SAFETY (whole body): the caller guarantees n valid elements at these strides.
     unsafe {
         if ss == 1 && ds == 1 {
@@ -53,19 +67,33 @@ pub(crate) fn gather<T: Element>(t: &Tensor) -> Vec<T> {
     let mut idx = vec![0usize; nd];
     let base = t.storage.ptr().wrapping_add(t.offset * t.element_size());
     let inner_size = if nd == 0 { 1 } else { t.sizes[nd - 1] };
-    let inner_stride = if nd == 0 { 0 } else { t.strides[nd - 1] as isize };
+    let inner_stride = if nd == 0 {
+        0
+    } else {
+        t.strides[nd - 1] as isize
+    };
     let dst = out.as_mut_ptr();
     let mut written = 0usize;
     loop {
         let mut off = 0isize;
-        for d in 0..nd.saturating_sub(1) {
-            off += (idx[d] * t.strides[d] * t.element_size()) as isize;
+        for (i, st) in idx.iter().zip(&t.strides).take(nd.saturating_sub(1)) {
+            off += (i * st * t.element_size()) as isize;
         }
         let p = base.wrapping_offset(off);
         // SAFETY: p and the run of `inner_size` elements lie inside t's storage (a tensor's
         // geometry is checked against its storage when made); `out` has capacity n and
         // `written + inner_size <= n`; the read lock is held.
-        unsafe { cast_run(t.dtype, p, inner_stride, T::DTYPE, dst.add(written) as *mut u8, 1, inner_size) };
+        unsafe {
+            cast_run(
+                t.dtype,
+                p,
+                inner_stride,
+                T::DTYPE,
+                dst.add(written) as *mut u8,
+                1,
+                inner_size,
+            )
+        };
         written += inner_size;
         // advance the outer index
         let mut d = nd.saturating_sub(1);

@@ -61,7 +61,10 @@ impl<const N: usize> Loop<N> {
             && self.shape[0] >= 16
             && self.shape[1] >= 16
             && (0..N).any(|k| {
-                let (s0, s1) = (self.strides[0][k].unsigned_abs(), self.strides[1][k].unsigned_abs());
+                let (s0, s1) = (
+                    self.strides[0][k].unsigned_abs(),
+                    self.strides[1][k].unsigned_abs(),
+                );
                 s1 != 0 && s0 > s1 && s0 >= 64
             })
     }
@@ -140,12 +143,29 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
         let casts: [bool; N] = std::array::from_fn(|k| lp.dtypes[k] != kd[k]);
         let any_cast = casts.iter().any(|&c| c);
         let bufs = if any_cast {
-            (0..N).map(|k| if casts[k] { vec![0u64; BLOCK] } else { Vec::new() }).collect()
+            (0..N)
+                .map(|k| {
+                    if casts[k] {
+                        vec![0u64; BLOCK]
+                    } else {
+                        Vec::new()
+                    }
+                })
+                .collect()
         } else {
             SmallVec::new()
         };
         let elem = std::array::from_fn(|k| lp.strides[0][k] / lp.dtypes[k].itemsize() as isize);
-        Runner { lp, kd, n_out, kernel, casts, any_cast, bufs, elem }
+        Runner {
+            lp,
+            kd,
+            n_out,
+            kernel,
+            casts,
+            any_cast,
+            bufs,
+            elem,
+        }
     }
 
     /// Pointers of the element at multi-index `idx` (dim 0 first).

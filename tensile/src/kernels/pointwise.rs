@@ -12,7 +12,12 @@ use crate::element::Element;
 /// `p` holds an output of `O` and an input of `A`, each valid for `n` elements at the element
 /// strides `s`; the caller holds the storage locks.
 #[inline(always)]
-pub(crate) unsafe fn unary<A: Element, O: Element>(p: &[*mut u8; 2], s: &[isize; 2], n: usize, f: impl Fn(A) -> O) {
+pub(crate) unsafe fn unary<A: Element, O: Element>(
+    p: &[*mut u8; 2],
+    s: &[isize; 2],
+    n: usize,
+    f: impl Fn(A) -> O,
+) {
     let (o, a) = (p[0] as *mut O, p[1] as *const A);
     // SAFETY: the caller's contract; reads of element i happen before the write of element i,
     // so an output that is the input (in place) is read correctly.
@@ -39,7 +44,12 @@ pub(crate) unsafe fn unary<A: Element, O: Element>(p: &[*mut u8; 2], s: &[isize;
 /// # Safety
 /// As [`unary`], with two inputs of `T`.
 #[inline(always)]
-pub(crate) unsafe fn binary<T: Element, O: Element>(p: &[*mut u8; 3], s: &[isize; 3], n: usize, f: impl Fn(T, T) -> O) {
+pub(crate) unsafe fn binary<T: Element, O: Element>(
+    p: &[*mut u8; 3],
+    s: &[isize; 3],
+    n: usize,
+    f: impl Fn(T, T) -> O,
+) {
     let (o, a, b) = (p[0] as *mut O, p[1] as *const T, p[2] as *const T);
     // SAFETY: the caller's contract; each element is read before it is written.
     unsafe {
@@ -76,11 +86,20 @@ pub(crate) unsafe fn binary<T: Element, O: Element>(p: &[*mut u8; 3], s: &[isize
 /// As [`unary`], with a bool condition and two inputs of `T`.
 #[inline(always)]
 pub(crate) unsafe fn select<T: Element>(p: &[*mut u8; 4], s: &[isize; 4], n: usize) {
-    let (o, c, a, b) = (p[0] as *mut T, p[1] as *const bool, p[2] as *const T, p[3] as *const T);
+    let (o, c, a, b) = (
+        p[0] as *mut T,
+        p[1] as *const bool,
+        p[2] as *const T,
+        p[3] as *const T,
+    );
     // SAFETY: the caller's contract.
     unsafe {
         for i in 0..n as isize {
-            *o.offset(i * s[0]) = if *c.offset(i * s[1]) { *a.offset(i * s[2]) } else { *b.offset(i * s[3]) };
+            *o.offset(i * s[0]) = if *c.offset(i * s[1]) {
+                *a.offset(i * s[2])
+            } else {
+                *b.offset(i * s[3])
+            };
         }
     }
 }

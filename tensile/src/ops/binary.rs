@@ -45,7 +45,10 @@ use BinaryOp::*;
 
 impl BinaryOp {
     fn returns_bool(self) -> bool {
-        matches!(self, Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor)
+        matches!(
+            self,
+            Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
+        )
     }
     /// The name of PyTorch's CPU kernel, for "not implemented for" errors.
     fn kernel_name(self) -> &'static str {
@@ -61,7 +64,11 @@ impl BinaryOp {
 }
 
 fn not_implemented(op: BinaryOp, dt: DType) -> Error {
-    Error::not_implemented(format!("\"{}\" not implemented for '{}'", op.kernel_name(), dt.scalar_type_name()))
+    Error::not_implemented(format!(
+        "\"{}\" not implemented for '{}'",
+        op.kernel_name(),
+        dt.scalar_type_name()
+    ))
 }
 
 /// PyTorch's `sub_check`, run before the iterator is built.
@@ -83,8 +90,12 @@ fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
 fn op_dtype(op: BinaryOp, common: DType) -> Result<DType> {
     Ok(match op {
         Div | Atan2 if common.is_integral(true) => crate::dtype::DEFAULT_FLOAT,
-        BitwiseAnd | BitwiseOr | BitwiseXor if common.is_floating_point() => return Err(not_implemented(op, common)),
-        FloorDivide | Remainder if common == DType::Bool => return Err(not_implemented(op, common)),
+        BitwiseAnd | BitwiseOr | BitwiseXor if common.is_floating_point() => {
+            return Err(not_implemented(op, common));
+        }
+        FloorDivide | Remainder if common == DType::Bool => {
+            return Err(not_implemented(op, common));
+        }
         _ => common,
     })
 }
@@ -105,7 +116,14 @@ pub(crate) enum Dest<'o> {
     Out(&'o Tensor),
 }
 
-pub(crate) fn binary_into(op: BinaryOp, a: &Tensor, b: Operand<'_>, dest: Dest<'_>) -> Result<Tensor> {
+// Comparisons are generic over every dtype, bool included.
+#[allow(clippy::bool_comparison)]
+pub(crate) fn binary_into(
+    op: BinaryOp,
+    a: &Tensor,
+    b: Operand<'_>,
+    dest: Dest<'_>,
+) -> Result<Tensor> {
     let b = b.to_tensor();
     if op == Sub {
         sub_check(a, &b)?;
@@ -120,7 +138,7 @@ pub(crate) fn binary_into(op: BinaryOp, a: &Tensor, b: Operand<'_>, dest: Dest<'
         Dest::Out(o) => it.keeps_out().then_some(o.dtype),
         _ => None,
     };
-    if !b.wrapped {
+    if !a.wrapped && !b.wrapped {
         crate::backcompat::maybe_warn(a.size(), b.size());
     }
     let common = it.common_dtype();
@@ -148,7 +166,11 @@ pub(crate) fn binary_into(op: BinaryOp, a: &Tensor, b: Operand<'_>, dest: Dest<'
             let f = $f;
             // SAFETY: the iterator checked shapes and overlap; geometries lie inside their
             // storages; the locks are held; kernel dtypes match the pointer types.
-            unsafe { lp.run([odt, cdt, cdt], 1, &|p, s, n| pointwise::binary::<$T, $O>(p, s, n, &f)) }
+            unsafe {
+                lp.run([odt, cdt, cdt], 1, &|p, s, n| {
+                    pointwise::binary::<$T, $O>(p, s, n, &f)
+                })
+            }
         }};
     }
     macro_rules! float_op {

@@ -10,7 +10,7 @@ use crate::tensor::{Scalar, Tensor};
 /// No checks: for freshly made outputs only.
 pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
     let shape = dst.sizes.clone();
-    let perm = crate::iter::reorder_dims(&shape, &[dst.strides.clone()]);
+    let perm = crate::iter::reorder_dims(&shape, std::slice::from_ref(&dst.strides));
     let lp = crate::iter::make_loop::<2>(&shape, &perm, &[dst, src]);
     let _g = lock_operands(&[dst, src], 1);
     // SAFETY: both tensors' geometries lie inside their storages, locks are held, and dst is
@@ -31,7 +31,11 @@ pub(crate) fn copy_with_strides(t: &Tensor, strides: &[usize], dtype: DType) -> 
 
 /// `clone()` with `preserve_format`.
 pub(crate) fn clone_preserve(t: &Tensor) -> Tensor {
-    copy_with_strides(t, &layout::preserve_format_strides(&t.sizes, &t.strides), t.dtype)
+    copy_with_strides(
+        t,
+        &layout::preserve_format_strides(&t.sizes, &t.strides),
+        t.dtype,
+    )
 }
 
 /// Writes `value` (cast to the tensor's dtype) into every element; no checks.
@@ -49,15 +53,23 @@ fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
         DType::Int32 => (i32::MIN as f64, i32::MAX as f64, "int"),
         DType::Int64 => (i64::MIN as f64, i64::MAX as f64, "int64_t"),
         DType::Float16 => (-65504.0, 65504.0, "c10::Half"),
-        DType::BFloat16 => (-3.3895313892515355e38, 3.3895313892515355e38, "c10::BFloat16"),
+        DType::BFloat16 => (
+            -3.3895313892515355e38,
+            3.3895313892515355e38,
+            "c10::BFloat16",
+        ),
         DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
         _ => return Ok(()),
     };
     if v.is_finite() && (v < lo || v > hi) {
-        return Err(Error::runtime(format!("value cannot be converted to type {cname} without overflow")));
+        return Err(Error::runtime(format!(
+            "value cannot be converted to type {cname} without overflow"
+        )));
     }
     if !v.is_finite() && !dtype.is_floating_point() && matches!(value, Scalar::Float(_)) {
-        return Err(Error::runtime(format!("value cannot be converted to type {cname} without overflow")));
+        return Err(Error::runtime(format!(
+            "value cannot be converted to type {cname} without overflow"
+        )));
     }
     Ok(())
 }
@@ -75,7 +87,11 @@ impl Tensor {
         let _g = lock_operands(&[self, src], 1);
         let (dt, st) = (self.dtype, src.dtype);
         // SAFETY: geometries lie inside their storages; locks held; overlap checked.
-        unsafe { lp.run([dt, st], 1, &|p, s, n| crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)) };
+        unsafe {
+            lp.run([dt, st], 1, &|p, s, n| {
+                crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)
+            })
+        };
         Ok(out)
     }
 
@@ -100,7 +116,11 @@ impl Tensor {
         if dtype == self.dtype {
             return Ok(self.alias());
         }
-        Ok(copy_with_strides(self, &layout::preserve_format_strides(&self.sizes, &self.strides), dtype))
+        Ok(copy_with_strides(
+            self,
+            &layout::preserve_format_strides(&self.sizes, &self.strides),
+            dtype,
+        ))
     }
 
     /// `self.contiguous()`: `self` (an alias) when already contiguous, else a row-major copy.
@@ -117,11 +137,17 @@ impl Tensor {
     /// Error: `required rank 4 tensor to use channels_last format`.
     pub fn contiguous_channels_last(&self) -> Result<Tensor> {
         if self.dim() != 4 {
-            return Err(Error::runtime("required rank 4 tensor to use channels_last format"));
+            return Err(Error::runtime(
+                "required rank 4 tensor to use channels_last format",
+            ));
         }
         if self.is_contiguous_channels_last() {
             return Ok(self.alias());
         }
-        Ok(copy_with_strides(self, &layout::channels_last_strides(&self.sizes), self.dtype))
+        Ok(copy_with_strides(
+            self,
+            &layout::channels_last_strides(&self.sizes),
+            self.dtype,
+        ))
     }
 }

@@ -4,11 +4,11 @@
 
 pub(crate) mod binary;
 pub(crate) mod cat;
+pub(crate) mod copy;
 pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod operators;
 pub(crate) mod reduce;
-pub(crate) mod copy;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
 pub(crate) mod unary;

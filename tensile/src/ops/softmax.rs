@@ -8,7 +8,11 @@ use crate::tensor::Tensor;
 fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     if !t.dtype.is_floating_point() {
-        let last = if d + 1 == t.dim().max(1) { "_lastdim" } else { "" };
+        let last = if d + 1 == t.dim().max(1) {
+            "_lastdim"
+        } else {
+            ""
+        };
         let name = format!("{}softmax{last}_kernel_impl", if log { "log_" } else { "" });
         return Err(Error::not_implemented(format!(
             "\"{name}\" not implemented for '{}'",
@@ -19,7 +23,11 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     let (outer, len, inner) = if sizes.is_empty() {
         (1, 1, 1)
     } else {
-        (sizes[..d].iter().product::<usize>(), sizes[d], sizes[d + 1..].iter().product::<usize>())
+        (
+            sizes[..d].iter().product::<usize>(),
+            sizes[d],
+            sizes[d + 1..].iter().product::<usize>(),
+        )
     };
     let mut x: Vec<f64> = t.to_vec::<f64>();
     for o in 0..outer {
@@ -38,12 +46,20 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
             }
             for k in 0..len {
                 let idx = at(k);
-                x[idx] = if log { x[idx] - m - sum.ln() } else { (x[idx] - m).exp() / sum };
+                x[idx] = if log {
+                    x[idx] - m - sum.ln()
+                } else {
+                    (x[idx] - m).exp() / sum
+                };
             }
         }
     }
     let out = Tensor::from_vec(x, &sizes)?;
-    if t.dtype == DType::Float64 { Ok(out) } else { out.to(t.dtype) }
+    if t.dtype == DType::Float64 {
+        Ok(out)
+    } else {
+        out.to(t.dtype)
+    }
 }
 
 impl Tensor {

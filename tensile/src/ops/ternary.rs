@@ -14,7 +14,11 @@ use crate::tensor::Tensor;
 /// dtype: the promotion of `input` and `other` (the condition does not take part).
 /// Errors: the broadcast error (`The size of tensor a (..) must match …`), and
 /// `where expected condition to be a boolean tensor, but got a tensor with dtype Float`.
-pub fn where_<'a, 'b>(condition: &Tensor, input: impl Into<Operand<'a>>, other: impl Into<Operand<'b>>) -> Result<Tensor> {
+pub fn where_<'a, 'b>(
+    condition: &Tensor,
+    input: impl Into<Operand<'a>>,
+    other: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
     if condition.dtype != DType::Bool && condition.dtype != DType::UInt8 {
         return Err(Error::runtime(format!(
             "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
@@ -40,7 +44,11 @@ pub fn where_<'a, 'b>(condition: &Tensor, input: impl Into<Operand<'a>>, other: 
 
 impl Tensor {
     /// `self.where(condition, other)` = `torch.where(condition, self, other)`; see [`where_`].
-    pub fn where_self<'b>(&self, condition: &Tensor, other: impl Into<Operand<'b>>) -> Result<Tensor> {
+    pub fn where_self<'b>(
+        &self,
+        condition: &Tensor,
+        other: impl Into<Operand<'b>>,
+    ) -> Result<Tensor> {
         where_(condition, self, other)
     }
 }

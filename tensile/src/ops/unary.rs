@@ -43,7 +43,10 @@ use UnaryOp::*;
 
 impl UnaryOp {
     fn is_float_fn(self) -> bool {
-        matches!(self, Exp | Log | Sqrt | Rsqrt | Sin | Cos | Tanh | Sigmoid | Erf | Reciprocal)
+        matches!(
+            self,
+            Exp | Log | Sqrt | Rsqrt | Sin | Cos | Tanh | Sigmoid | Erf | Reciprocal
+        )
     }
     fn returns_bool(self) -> bool {
         matches!(self, LogicalNot | IsNan)
@@ -51,7 +54,10 @@ impl UnaryOp {
 }
 
 fn not_impl(name: &str, dt: DType) -> Error {
-    Error::not_implemented(format!("\"{name}\" not implemented for '{}'", dt.scalar_type_name()))
+    Error::not_implemented(format!(
+        "\"{name}\" not implemented for '{}'",
+        dt.scalar_type_name()
+    ))
 }
 
 /// The dtype `op` computes and returns in, for an input of dtype `dt`.
@@ -65,7 +71,11 @@ fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
         }
         Gelu if !dt.is_floating_point() => return Err(not_impl("GeluKernelImpl", dt)),
         Silu if !dt.is_floating_point() => return Err(not_impl("silu_cpu", dt)),
-        Relu if dt == DType::Bool => return Err(Error::not_implemented("Boolean inputs not supported for relu")),
+        Relu if dt == DType::Bool => {
+            return Err(Error::not_implemented(
+                "Boolean inputs not supported for relu",
+            ));
+        }
         Floor if dt == DType::Bool => return Err(not_impl("floor_vml_cpu", dt)),
         Ceil if dt == DType::Bool => return Err(not_impl("ceil_vml_cpu", dt)),
         Round if dt == DType::Bool => return Err(not_impl("round_vml_cpu", dt)),
@@ -78,6 +88,8 @@ fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
 }
 
 /// Runs `op` on `a` into a new tensor.
+// Generic over every dtype, bool included.
+#[allow(clippy::bool_comparison)]
 pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     let it = TensorIter::new(None, &[a])?;
     let opdt = op_dtype(op, a.dtype)?;
@@ -90,7 +102,11 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         ($T:ty, $O:ty, $f:expr) => {{
             let f = $f;
             // SAFETY: fresh output shaped by the iterator; locks held; dtypes match pointers.
-            unsafe { lp.run([odt, cdt], 1, &|p, s, n| pointwise::unary::<$T, $O>(p, s, n, &f)) }
+            unsafe {
+                lp.run([odt, cdt], 1, &|p, s, n| {
+                    pointwise::unary::<$T, $O>(p, s, n, &f)
+                })
+            }
         }};
     }
     macro_rules! float_fn {
@@ -105,7 +121,8 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         F::from_f(1.0).div(F::from_f(1.0).add(Arith::neg(x).exp()))
     }
     fn gelu<F: Float>(x: F) -> F {
-        x.mul(F::from_f(0.5)).mul(F::from_f(1.0).add(x.mul(F::from_f(std::f64::consts::FRAC_1_SQRT_2)).erf()))
+        x.mul(F::from_f(0.5))
+            .mul(F::from_f(1.0).add(x.mul(F::from_f(std::f64::consts::FRAC_1_SQRT_2)).erf()))
     }
     fn silu<F: Float>(x: F) -> F {
         x.div(F::from_f(1.0).add(Arith::neg(x).exp()))
