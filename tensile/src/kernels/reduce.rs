@@ -54,6 +54,10 @@ pub(crate) trait Reducer: Sync {
     fn index(&self, _acc: Self::Acc) -> i64 {
         0
     }
+    /// Rough cost of one `step` relative to a vectorised float add: the engine only splits
+    /// a reduction over threads above `PAR_ELEMS / COST` elements (waking rayon's workers
+    /// costs more than summing a few hundred thousand floats).
+    const COST: usize = 4;
     /// Folds a contiguous run whose first element has index `i0`, the next `i0 + di`, ….
     #[inline(always)]
     fn fold_slice(&self, mut acc: Self::Acc, xs: &[Self::In], i0: i64, di: i64) -> Self::Acc {
@@ -127,8 +131,11 @@ struct Plan {
 
 /// Bytes of accumulators per vertical tile.
 const TILE_BYTES: usize = 8192;
-/// Rows folded into a fresh block of accumulators before it is combined into the tile.
-const BLOCK_ROWS: usize = 64;
+/// Elements below which a reduction with `COST = 1` stays on the calling thread.
+const PAR_ELEMS: usize = 1 << 20;
+/// Rows (or partial sums) folded into one level of the vertical cascade before it is carried
+/// into the next.
+const LEVEL_ROWS: usize = 8;
 
 impl Plan {
     fn new<A>(input: &Tensor, reduced: &[bool]) -> Plan {
@@ -265,27 +272,22 @@ impl Plan {
             return;
         }
         let d0 = self.o[0];
-        let mut accs: Vec<R::Acc> = Vec::with_capacity(self.tile);
-        let mut blk: Vec<R::Acc> = Vec::with_capacity(self.tile);
+        let mut cascade = Cascade::<R::Acc>::default();
         for u in units {
             let t = u % self.ntiles;
             let (off, out) = Self::locate(&self.o[1..], u / self.ntiles);
             let c0 = t * self.tile;
             let len = self.tile.min(d0.size - c0);
             let p = base.wrapping_offset(off + roff + c0 as isize * d0.st);
-            accs.clear();
-            accs.resize(len, r.identity());
-            blk.clear();
-            blk.resize(len, r.identity());
-            let mut rows = 0usize;
-            let mut first = true;
+            cascade.reset(len, r.identity());
             for_each_offset(rd, |roff2, i| {
                 let row = p.wrapping_offset(roff2);
+                let blk = cascade.rows();
                 if d0.st == 1 {
                     // SAFETY: `len` contiguous elements of the input at `row` (caller's
                     // contract), read under the read lock, never written during the op.
                     let xs = unsafe { std::slice::from_raw_parts(row, len) };
-                    r.fold_rows(&mut blk, xs, i + ioff);
+                    r.fold_rows(blk, xs, i + ioff);
                 } else {
                     for (j, a) in blk.iter_mut().enumerate() {
                         // SAFETY: as above, at stride d0.st.
@@ -293,33 +295,84 @@ impl Plan {
                         *a = r.step(*a, x, i + ioff);
                     }
                 }
-                rows += 1;
-                if rows == BLOCK_ROWS {
-                    flush(r, &mut accs, &mut blk, &mut first);
-                    rows = 0;
-                }
+                cascade.row_done(r);
             });
-            if rows > 0 {
-                flush(r, &mut accs, &mut blk, &mut first);
-            }
-            for (j, a) in accs.iter().enumerate() {
+            for (j, a) in cascade.finish(r).iter().enumerate() {
                 emit(out + (c0 + j) * d0.ost, *a);
             }
         }
     }
 }
 
-/// Moves a block of row accumulators into the tile's accumulators.
-fn flush<R: Reducer>(r: &R, accs: &mut [R::Acc], blk: &mut [R::Acc], first: &mut bool) {
-    if *first {
-        accs.copy_from_slice(blk);
-        *first = false;
-    } else {
-        for (a, b) in accs.iter_mut().zip(blk.iter()) {
-            *a = r.combine(*a, *b);
+/// Levels of accumulator tiles for the vertical walk: rows fold into level 0; every
+/// [`LEVEL_ROWS`] folds a level is combined into the next one up and cleared, so a long
+/// column is summed as a tree of short runs (rounding error grows with log(rows), as with
+/// PyTorch's cascade sum). Higher levels always hold earlier rows.
+struct Cascade<A> {
+    levels: Vec<Vec<A>>,
+    counts: Vec<usize>,
+}
+
+impl<A> Default for Cascade<A> {
+    fn default() -> Self {
+        Cascade {
+            levels: Vec::new(),
+            counts: Vec::new(),
         }
     }
-    blk.fill(r.identity());
+}
+
+impl<A: Copy> Cascade<A> {
+    /// Starts a tile of `len` outputs.
+    fn reset(&mut self, len: usize, identity: A) {
+        self.levels.truncate(1);
+        if self.levels.is_empty() {
+            self.levels.push(Vec::new());
+        }
+        self.levels[0].clear();
+        self.levels[0].resize(len, identity);
+        self.counts.clear();
+        self.counts.push(0);
+    }
+
+    /// The level-0 tile the next row folds into.
+    fn rows(&mut self) -> &mut [A] {
+        &mut self.levels[0]
+    }
+
+    /// Counts a folded row and carries full levels upwards.
+    fn row_done<R: Reducer<Acc = A>>(&mut self, r: &R) {
+        self.counts[0] += 1;
+        let mut k = 0;
+        while self.counts[k] == LEVEL_ROWS {
+            if k + 1 == self.levels.len() {
+                let len = self.levels[0].len();
+                self.levels.push(vec![r.identity(); len]);
+                self.counts.push(0);
+            }
+            let (lo, hi) = self.levels.split_at_mut(k + 1);
+            for (h, l) in hi[0].iter_mut().zip(lo[k].iter_mut()) {
+                *h = r.combine(*h, *l);
+                *l = r.identity();
+            }
+            self.counts[k] = 0;
+            self.counts[k + 1] += 1;
+            k += 1;
+        }
+    }
+
+    /// The tile's accumulators: every level combined, earliest rows first.
+    fn finish<R: Reducer<Acc = A>>(&mut self, r: &R) -> &[A] {
+        let top = self.levels.len() - 1;
+        for k in (0..top).rev() {
+            let (lo, hi) = self.levels.split_at_mut(k + 1);
+            // hi[..] holds the earlier rows: fold them down into level k
+            for (l, h) in lo[k].iter_mut().zip(hi[0].iter()) {
+                *l = r.combine(*h, *l);
+            }
+        }
+        &self.levels[0]
+    }
 }
 
 /// Calls `f(offset, index)` for every element of the index space `dims` (fastest first).
@@ -448,7 +501,7 @@ pub(crate) fn reduce<R: Reducer>(
     let total = numel_out * numel_red;
     let threads = rayon::current_num_threads();
     let units = plan.units();
-    if total < 2 * GRAIN || threads <= 1 {
+    if total < (PAR_ELEMS / R::COST).max(2 * GRAIN) || threads <= 1 {
         // SAFETY: the plan only reaches elements of `input` (its geometry lies inside its
         // storage); the read lock is held.
         unsafe {
@@ -733,6 +786,7 @@ impl<T: Element, A: AccNum, O: Element> Reducer for SumR<T, A, O> {
     type In = T;
     type Acc = A;
     type Out = O;
+    const COST: usize = 1;
     #[inline(always)]
     fn identity(&self) -> A {
         A::ZERO

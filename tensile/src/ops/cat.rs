@@ -79,7 +79,7 @@ fn skipped(t: &Tensor) -> bool {
 ///
 /// Errors, in PyTorch's order: `zero-dimensional tensor (at position 0) cannot be
 /// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
-/// (IndexError); `torch.cat(): expected a non-empty list of Tensors`; `Tensors must have same
+/// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
 /// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
 /// Expected size 2 but got size 1 for tensor number 1 in the list.`
 pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
@@ -96,7 +96,7 @@ pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         None => 0,
     };
     if tensors.is_empty() {
-        return Err(Error::runtime(
+        return Err(Error::value(
             "torch.cat(): expected a non-empty list of Tensors",
         ));
     }
@@ -212,5 +212,101 @@ impl Tensor {
     /// [`stack`] as an associated function: `Tensor::stack(&[&a, &b], dim)`.
     pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         stack(tensors, dim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::DType;
+
+    #[test]
+    fn cat_and_stack() {
+        let a = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2]).unwrap();
+        let b = Tensor::from_vec(vec![0.5f32, 1.5], &[2, 1]).unwrap();
+        let r = cat(&[&a, &b], -1).unwrap();
+        assert_eq!((r.size(), r.dtype()), (&[2usize, 3][..], DType::Float32));
+        assert_eq!(r.to_vec::<f64>(), vec![1.0, 2.0, 0.5, 3.0, 4.0, 1.5]);
+        // legacy skipped (0,) tensors still take part in the dtype
+        let skip = Tensor::ones(&[0], DType::Float64);
+        let r = cat(&[&skip, &a], 1).unwrap();
+        assert_eq!((r.size(), r.dtype()), (&[2usize, 2][..], DType::Float64));
+        assert_eq!(cat(&[&skip, &skip], 5).unwrap().size(), &[0]);
+        // channels-last inputs give a channels-last output; stack views it back
+        let cl = Tensor::ones(&[2, 3, 4, 5], DType::Float32)
+            .contiguous_channels_last()
+            .unwrap();
+        let r = cat(&[&cl, &cl], 1).unwrap();
+        assert_eq!(r.stride(), &[120, 1, 30, 6]);
+        let s = stack(&[&cl, &cl], 1).unwrap();
+        assert_eq!(
+            (s.size(), s.stride()),
+            (&[2usize, 2, 3, 4, 5][..], &[120usize, 3, 1, 30, 6][..])
+        );
+        let s = stack(&[&a, &a, &a], 2).unwrap();
+        assert_eq!(
+            (s.size(), s.stride()),
+            (&[2usize, 2, 3][..], &[6usize, 3, 1][..])
+        );
+        assert_eq!(s.to_vec::<i64>(), vec![1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]);
+        let z = Tensor::scalar_tensor(7, DType::Int64);
+        assert_eq!(stack(&[&z, &z], 0).unwrap().to_vec::<i64>(), vec![7, 7]);
+        let u = Tensor::ones(&[2], DType::UInt8);
+        let i = Tensor::ones(&[2], DType::Int8);
+        assert_eq!(cat(&[&u, &i], 0).unwrap().dtype(), DType::Int16);
+    }
+
+    #[test]
+    fn errors() {
+        let e = |r: Result<Tensor>| {
+            let e = r.unwrap_err();
+            (e.kind(), e.to_string())
+        };
+        use crate::ErrorKind::*;
+        let a = Tensor::ones(&[2, 2], DType::Float32);
+        let b = Tensor::ones(&[1, 3], DType::Float32);
+        assert_eq!(
+            e(cat(&[], 0)),
+            (
+                ValueError,
+                "torch.cat(): expected a non-empty list of Tensors".into()
+            )
+        );
+        assert_eq!(
+            e(stack(&[], 0)),
+            (RuntimeError, "stack expects a non-empty TensorList".into())
+        );
+        assert_eq!(
+            e(cat(&[&a, &b], 1)),
+            (
+                RuntimeError,
+                "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 1 for tensor number 1 in the list.".into()
+            )
+        );
+        assert_eq!(
+            e(cat(&[&a, &Tensor::ones(&[2], DType::Float32)], 0)),
+            (
+                RuntimeError,
+                "Tensors must have same number of dimensions: got 2 and 1".into()
+            )
+        );
+        assert_eq!(
+            e(cat(&[&Tensor::scalar_tensor(1, DType::Int32), &a], 0)),
+            (
+                RuntimeError,
+                "zero-dimensional tensor (at position 0) cannot be concatenated".into()
+            )
+        );
+        assert_eq!(
+            e(stack(&[&a, &b], 0)),
+            (RuntimeError, "stack expects each tensor to be equal size, but got [2, 2] at entry 0 and [1, 3] at entry 1".into())
+        );
+        assert_eq!(
+            e(stack(&[&a], 3)),
+            (
+                IndexError,
+                "Dimension out of range (expected to be in range of [-3, 2], but got 3)".into()
+            )
+        );
     }
 }

@@ -30,8 +30,8 @@ pub(crate) fn type_meta_name(dt: DType) -> &'static str {
         DType::Int16 => "short int",
         DType::Int32 => "int",
         DType::Int64 => "long int",
-        DType::Float16 => "Half",
-        DType::BFloat16 => "BFloat16",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
         DType::Float32 => "float",
         DType::Float64 => "double",
     }
@@ -148,7 +148,12 @@ fn mv(mat: &Tensor, vec: &Tensor) -> Result<Tensor> {
             mat.sizes[0], mat.sizes[0], mat.sizes[1], vec.sizes[0]
         )));
     }
-    same_dtype_mm(mat, vec)?;
+    if mat.dtype != vec.dtype {
+        let (v, m) = (vec.dtype.scalar_type_name(), mat.dtype.scalar_type_name());
+        return Err(Error::runtime(format!(
+            "addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
+        )));
+    }
     let m = mat.sizes[0];
     Ok(as_shape(
         product(mat, &col(vec), None, "addmv_impl_cpu")?,
@@ -305,13 +310,13 @@ fn addmm(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
     }
     if mat2.dim() != 2 {
         return Err(Error::runtime(format!(
-            "mat2 must be a matrix, got {}-D tensor",
+            "addmm: mat2 must be a matrix, got {}-D tensor",
             mat2.dim()
         )));
     }
     if mat1.sizes[1] != mat2.sizes[0] {
         return Err(Error::runtime(format!(
-            "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+            "addmm: mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
             mat1.sizes[0], mat1.sizes[1], mat2.sizes[0], mat2.sizes[1]
         )));
     }
@@ -365,6 +370,7 @@ impl Tensor {
     /// `inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively`;
     /// `dot : expected both vectors to have same dtype, but found Float and Double`;
     /// `size mismatch, got input (5), mat (5x4), vec (3)`;
+    /// `addmv input tensors must have the same dtype, but got Double, Float, and Double`;
     /// `mm: mat1 and mat2 shapes cannot be multiplied (5x3 and 4x2)`;
     /// `expected m1 and m2 to have the same dtype, but got: float != double`;
     /// `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`;
@@ -384,9 +390,9 @@ impl Tensor {
     ///
     /// Errors: `both arguments to linear need to be at least 1D, but they are 0D and 2D`;
     /// `t() expects a tensor with <= 2 dimensions, but self is 3D`; `addmm`'s
-    /// `mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)`,
+    /// `addmm: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)`,
     /// `self and mat2 must have the same dtype, but got Float and Double`,
-    /// `mat2 must be a matrix, got 1-D tensor`, and a bias that does not broadcast:
+    /// `addmm: mat2 must be a matrix, got 1-D tensor`, and a bias that does not broadcast:
     /// `The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]`;
     /// otherwise [`Tensor::matmul`]'s errors and `add_`'s.
     pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
@@ -421,5 +427,286 @@ impl Tensor {
             Some(b) => out.add_(b),
             None => Ok(out),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic tensor of small halves (exact in every float dtype).
+    fn halves(shape: &[usize], seed: usize, dt: DType) -> Tensor {
+        let n: usize = shape.iter().product();
+        let v: Vec<f64> = (0..n)
+            .map(|i| (((i * 7 + seed * 13) % 17) as f64 - 8.0) / 2.0)
+            .collect();
+        Tensor::from_vec(v, shape).unwrap().to(dt).unwrap()
+    }
+
+    /// `(*batch, m, k) @ (*batch, k, n)` by definition, with explicit broadcasting through
+    /// `to_vec` of each operand's logical values.
+    fn naive(a: &Tensor, b: &Tensor, out_batch: &[usize]) -> Vec<f64> {
+        let (da, db) = (a.dim(), b.dim());
+        let (m, k, n) = (a.size()[da - 2], a.size()[da - 1], b.size()[db - 1]);
+        let (av, bv) = (a.to_vec::<f64>(), b.to_vec::<f64>());
+        let nb: usize = out_batch.iter().product();
+        let index = |t: &Tensor, bi: usize| -> usize {
+            // batch index of t (right-aligned, size-1 dims broadcast) for output batch bi
+            let nt = t.dim() - 2;
+            let mut rem = bi;
+            let mut idx = 0;
+            let mut mul = 1;
+            for d in (0..out_batch.len()).rev() {
+                let i = rem % out_batch[d];
+                rem /= out_batch[d];
+                if let Some(td) = (d + nt).checked_sub(out_batch.len()) {
+                    let s = t.size()[td];
+                    idx += if s == 1 { 0 } else { i } * mul;
+                    mul *= s;
+                }
+            }
+            idx
+        };
+        let mut out = vec![0.0; nb * m * n];
+        for bi in 0..nb {
+            let (ia, ib) = (index(a, bi) * m * k, index(b, bi) * k * n);
+            for i in 0..m {
+                for j in 0..n {
+                    out[(bi * m + i) * n + j] = (0..k)
+                        .map(|p| av[ia + i * k + p] * bv[ib + p * n + j])
+                        .sum();
+                }
+            }
+        }
+        out
+    }
+
+    fn permuted(t: &Tensor, perm: &[usize]) -> Tensor {
+        // a copy laid out in `perm` order, viewed back with the original dim order
+        let phys: Vec<usize> = perm.iter().map(|&p| t.size()[p]).collect();
+        let pst = contiguous_strides(&phys);
+        let mut st = vec![0; perm.len()];
+        for (k, &p) in perm.iter().enumerate() {
+            st[p] = pst[k];
+        }
+        let out = Tensor::alloc(t.size(), &st, t.dtype(), false);
+        copy_unchecked(&out, t);
+        out
+    }
+
+    #[test]
+    fn products_match_the_definition_for_every_layout() {
+        for dt in [
+            DType::Float32,
+            DType::Float64,
+            DType::Int64,
+            DType::Int32,
+            DType::Float16,
+            DType::BFloat16,
+        ] {
+            // (a shape, b shape, output batch)
+            let cases: Vec<(Vec<usize>, Vec<usize>, Vec<usize>)> = vec![
+                (vec![3, 4], vec![4, 5], vec![]),
+                (vec![2, 3, 4], vec![4, 5], vec![2]),
+                (vec![2, 1, 3, 4], vec![5, 4, 2], vec![2, 5]),
+                (vec![1, 3, 4], vec![6, 4, 2], vec![6]),
+                (vec![8, 16, 64], vec![64, 24], vec![8]),
+                (vec![3, 4], vec![2, 4, 5], vec![2]),
+                (vec![0, 3, 4], vec![4, 5], vec![0]),
+                (vec![2, 3, 0], vec![2, 0, 5], vec![2]),
+            ];
+            for (sa, sb, batch) in cases {
+                let a = halves(&sa, 1, dt);
+                let b = halves(&sb, 2, dt);
+                let want = naive(&a, &b, &batch);
+                let mut variants = vec![(a.alias(), b.alias())];
+                if sa.len() >= 2 {
+                    let mut perm: Vec<usize> = (0..sa.len()).collect();
+                    perm.reverse();
+                    variants.push((permuted(&a, &perm), b.alias()));
+                }
+                if sb.len() >= 2 {
+                    let mut perm: Vec<usize> = (0..sb.len()).collect();
+                    perm.swap(sb.len() - 2, sb.len() - 1);
+                    variants.push((a.alias(), permuted(&b, &perm)));
+                }
+                for (x, y) in variants {
+                    let r = x.matmul(&y).unwrap();
+                    let mut shape = batch.clone();
+                    shape.extend([sa[sa.len() - 2], sb[sb.len() - 1]]);
+                    assert_eq!((r.size(), r.dtype()), (&shape[..], dt), "{sa:?} @ {sb:?}");
+                    assert!(r.is_contiguous());
+                    // the exact product, rounded once to the dtype (halves are exact in every
+                    // dtype, so only the final rounding of float16/bfloat16 can differ)
+                    let n = want.len();
+                    let rounded = Tensor::from_vec(want.clone(), &[n])
+                        .unwrap()
+                        .to(dt)
+                        .unwrap()
+                        .to_vec::<f64>();
+                    let strides = (x.stride().to_vec(), y.stride().to_vec());
+                    assert!(
+                        r.to_vec::<f64>() == rounded,
+                        "{dt:?} {sa:?} @ {sb:?} strides {strides:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn broadcast_batches_are_read_in_place() {
+        // (4, 3, 5) expanded from (1, 3, 5) (stride 0) times a (4, 5, 2) batch
+        let base = halves(&[3, 5], 3, DType::Float32);
+        let a = base.view_with(vec![4, 3, 5], vec![0, 5, 1], 0);
+        let b = halves(&[4, 5, 2], 4, DType::Float32);
+        let want = naive(&a.contiguous(), &b, &[4]);
+        assert_eq!(a.matmul(&b).unwrap().to_vec::<f64>(), want);
+        // 1-D operands on either side of a batch
+        let v = halves(&[5], 5, DType::Float64);
+        let b3 = halves(&[2, 5, 3], 6, DType::Float64);
+        let r = v.matmul(&b3).unwrap();
+        assert_eq!(r.size(), &[2, 3]);
+        let want = naive(&v.view_with(vec![1, 5], vec![5, 1], 0), &b3, &[2]);
+        assert_eq!(r.to_vec::<f64>(), want);
+        let a3 = halves(&[2, 3, 5], 7, DType::Float64);
+        let r = a3.matmul(&v).unwrap();
+        assert_eq!(r.size(), &[2, 3]);
+        assert_eq!(
+            r.to_vec::<f64>(),
+            naive(&a3, &v.view_with(vec![5, 1], vec![1, 1], 0), &[2])
+        );
+        // dot and mv
+        let d = v.matmul(&v).unwrap();
+        assert_eq!(
+            (d.size(), d.item::<f64>().unwrap()),
+            (&[][..], v.to_vec::<f64>().iter().map(|x| x * x).sum())
+        );
+    }
+
+    #[test]
+    fn large_products_split_over_threads_match() {
+        let a = Tensor::rand(&[300, 200], 1, DType::Float64).unwrap();
+        let b = Tensor::rand(&[200, 250], 2, DType::Float64).unwrap();
+        let got = a.matmul(&b).unwrap().to_vec::<f64>();
+        let want = naive(&a, &b, &[]);
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| (g - w).abs() <= 1e-12 * w.abs().max(1.0))
+        );
+    }
+
+    #[test]
+    fn linear_matches_pytorch() {
+        // expected values computed by PyTorch 2.15
+        let x = Tensor::from_vec(
+            vec![
+                1.0f32, 2.0, 4.0, -3.0, 0.5, 0.5, 0.5, 0.5, 10.0, -2.0, 3.0, 7.0,
+            ],
+            &[3, 4],
+        )
+        .unwrap();
+        let w =
+            Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 0.5, -1.0, 0.0, 2.0], &[2, 4]).unwrap();
+        let b = Tensor::from_vec(vec![0.25f32, -0.5], &[2]).unwrap();
+        let y = x.linear(&w, Some(&b)).unwrap();
+        assert_eq!(y.to_vec::<f64>(), vec![5.25, -8.0, 5.25, 0.25, 43.25, 20.5]);
+        // 3-D input (flattened addmm), 1-D input, no bias, non-contiguous input
+        let x3 = x.view_with(vec![3, 1, 4], vec![4, 4, 1], 0);
+        assert_eq!(x3.linear(&w, Some(&b)).unwrap().size(), &[3, 1, 2]);
+        let x1 = x.view_with(vec![4], vec![1], 0);
+        assert_eq!(
+            x1.linear(&w, Some(&b)).unwrap().to_vec::<f64>(),
+            vec![5.25, -8.0]
+        );
+        let xt = x.view_with(vec![1, 4, 3], vec![12, 1, 4], 0).view_with(
+            vec![1, 3, 4],
+            vec![12, 4, 1],
+            0,
+        );
+        assert_eq!(
+            xt.linear(&w, None).unwrap().to_vec::<f64>(),
+            vec![5.0, -7.5, 5.0, 0.75, 43.0, 21.0]
+        );
+        let e = |r: Result<Tensor>| r.unwrap_err().to_string();
+        assert_eq!(
+            e(x.linear(&Tensor::ones(&[2, 5], DType::Float32), Some(&b))),
+            "addmm: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x2)"
+        );
+        assert_eq!(
+            e(x.linear(&Tensor::ones(&[2, 5], DType::Float32), None)),
+            "mm: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x2)"
+        );
+        assert_eq!(
+            e(x.linear(&w, Some(&Tensor::ones(&[3], DType::Float32)))),
+            "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [3, 2].  Tensor sizes: [3]"
+        );
+        assert_eq!(
+            e(x.linear(&w, Some(&Tensor::ones(&[2], DType::Float64)))),
+            "self and mat2 must have the same dtype, but got Double and Float"
+        );
+        assert_eq!(
+            e(x.linear(
+                &Tensor::ones(&[4], DType::Float32),
+                Some(&Tensor::ones(&[1], DType::Float32))
+            )),
+            "addmm: mat2 must be a matrix, got 1-D tensor"
+        );
+        assert_eq!(
+            e(Tensor::scalar_tensor(1.0, DType::Float32).linear(&w, None)),
+            "both arguments to linear need to be at least 1D, but they are 0D and 2D"
+        );
+    }
+
+    #[test]
+    fn errors_follow_the_path() {
+        let f = |s: &[usize]| Tensor::ones(s, DType::Float32);
+        let d = |s: &[usize]| Tensor::ones(s, DType::Float64);
+        let e = |r: Result<Tensor>| r.unwrap_err().to_string();
+        assert_eq!(
+            e(f(&[2, 3]).matmul(&d(&[3, 2]))),
+            "expected m1 and m2 to have the same dtype, but got: float != double"
+        );
+        assert_eq!(
+            e(f(&[2, 3]).matmul(&d(&[3]))),
+            "addmv input tensors must have the same dtype, but got Double, Float, and Double"
+        );
+        assert_eq!(
+            e(f(&[3]).matmul(&d(&[3]))),
+            "dot : expected both vectors to have same dtype, but found Float and Double"
+        );
+        assert_eq!(
+            e(f(&[3]).matmul(&f(&[4]))),
+            "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively"
+        );
+        assert_eq!(
+            e(f(&[2, 2, 3]).matmul(&d(&[2, 3, 2]))),
+            "expected scalar type Float but found Double"
+        );
+        assert_eq!(
+            e(Tensor::ones(&[2, 3], DType::Bool).matmul(&Tensor::ones(&[3, 2], DType::Bool))),
+            "\"addmm_impl_cpu_\" not implemented for 'Bool'"
+        );
+        assert_eq!(
+            e(f(&[]).matmul(&f(&[3]))),
+            "both arguments to matmul need to be at least 1D, but they are 0D and 1D"
+        );
+        assert_eq!(
+            e(f(&[5, 3, 3]).matmul(&f(&[1, 2]))),
+            "mm: mat1 and mat2 shapes cannot be multiplied (15x3 and 1x2)"
+        );
+        assert_eq!(
+            e(f(&[3, 2, 3, 2]).matmul(&f(&[5]))),
+            "size mismatch, got input (18), mat (18x2), vec (5)"
+        );
+        assert_eq!(
+            e(f(&[2, 2]).matmul(&f(&[2, 1, 1]))),
+            "Expected size for first two dimensions of batch2 tensor to be: [2, 2] but got: [2, 1]."
+        );
+        assert_eq!(
+            e(f(&[2, 6, 1]).matmul(&f(&[1, 3, 1, 5]))),
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
+        );
     }
 }

@@ -187,7 +187,11 @@ fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(
 }
 
 fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
-    let (mask, shape) = reduction_shape(t, dims, keepdim)?;
+    // an explicit empty list of dims reduces nothing here (PyTorch's `allow_empty_dims`)
+    let (mask, shape) = match dims {
+        Some([]) => (vec![false; t.dim()], t.sizes.to_vec()),
+        _ => reduction_shape(t, dims, keepdim)?,
+    };
     // uint8 inputs keep uint8 outputs (PyTorch's backward compatibility with byte masks).
     Ok(if t.dtype == DType::UInt8 {
         run_values(&LogicR::<u8, u8, ALL>::new(), t, &mask, &shape)
@@ -237,6 +241,14 @@ fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         t.to(DEFAULT_FLOAT)?
     };
     let (mask, shape) = reduction_shape(&x, Some(dims), keepdim)?;
+    if dims.is_empty() && !keepdim && x.dim() > 0 {
+        // PyTorch reduces every dim for `dim=[]` but squeezes none of the kept maxima, so its
+        // in-place `add_` of the maxima fails
+        return Err(Error::runtime(format!(
+            "output with shape [] doesn't match the broadcast shape {}",
+            crate::error::fmt_list(&vec![1; x.dim()])
+        )));
+    }
     if x.numel() == 0 {
         let e = x.exp()?;
         return sum_impl(&e, Some(dims), keepdim)?.log();
@@ -387,7 +399,8 @@ impl Tensor {
         logic_impl::<true>(self, None, false)
     }
     /// `torch.all(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], dtype as
-    /// [`Tensor::all`], dim errors as this module's docs.
+    /// [`Tensor::all`], dim errors as this module's docs — except that an empty `dims` reduces
+    /// nothing (each element's truthiness, `self`'s shape), as in PyTorch.
     pub fn all_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         logic_impl::<true>(self, Some(dims), keepdim)
     }
@@ -471,7 +484,8 @@ impl Tensor {
         logsumexp_impl(self, &all_dims(self), false)
     }
     /// `torch.logsumexp(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], the rest as
-    /// [`Tensor::logsumexp`].
+    /// [`Tensor::logsumexp`]. As in PyTorch, an empty `dims` without `keepdim` on a tensor with
+    /// dims fails: `output with shape [] doesn't match the broadcast shape [1, 1]`.
     pub fn logsumexp_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
         logsumexp_impl(self, dims, keepdim)
     }
@@ -484,15 +498,309 @@ impl Tensor {
 /// `torch.linalg.vector_norm(t, p, dim, keepdim)` for the ops of this crate (`F.normalize`).
 /// Floats only (float64 accumulation); the output keeps `t`'s dtype.
 ///
-/// Error for other dtypes (RuntimeError): `linalg.vector_norm: Expected a floating point or
-/// complex tensor as input. Got Long`.
+/// Error for other dtypes (NotImplementedError): `linalg.vector_norm: Expected a floating point
+/// or complex tensor as input. Got Long`.
 pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     if !t.dtype.is_floating_point() {
-        return Err(Error::runtime(format!(
+        return Err(Error::not_implemented(format!(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
             t.dtype.scalar_type_name()
         )));
     }
     let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
     Ok(dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorKind;
+
+    fn t64(v: Vec<f64>, shape: &[usize]) -> Tensor {
+        Tensor::from_vec(v, shape).unwrap()
+    }
+
+    /// `(rows, cols)` reduced along `dim` by `f` over the logical values, in f64.
+    fn naive_2d(
+        v: &[f64],
+        rows: usize,
+        cols: usize,
+        dim: usize,
+        f: impl Fn(&[f64]) -> f64,
+    ) -> Vec<f64> {
+        if dim == 0 {
+            (0..cols)
+                .map(|j| f(&(0..rows).map(|i| v[i * cols + j]).collect::<Vec<_>>()))
+                .collect()
+        } else {
+            (0..rows).map(|i| f(&v[i * cols..(i + 1) * cols])).collect()
+        }
+    }
+
+    fn close(got: &[f64], want: &[f64], rtol: f64) -> bool {
+        got.len() == want.len()
+            && got
+                .iter()
+                .zip(want)
+                .all(|(g, w)| (g - w).abs() <= rtol * w.abs().max(1.0))
+    }
+
+    #[test]
+    fn large_reductions_on_every_walk_match_the_definition() {
+        // big enough for the parallel paths; odd sizes for remainders; transposed and expanded
+        // layouts take the other walk
+        let (r, c) = (1500, 1100);
+        let base = Tensor::rand(&[r, c], 7, DType::Float64).unwrap();
+        let t = base.view_with(vec![c, r], vec![1, c], 0); // transposed view: (c, r)
+        let tv = t.to_vec::<f64>();
+        for x in [base.alias(), t.alias()] {
+            let (rows, cols) = (x.size()[0], x.size()[1]);
+            let v = x.to_vec::<f64>();
+            for dim in [0usize, 1] {
+                let sum = naive_2d(&v, rows, cols, dim, |s| s.iter().sum());
+                assert!(close(
+                    &x.sum_dim(dim as i64, false).unwrap().to_vec::<f64>(),
+                    &sum,
+                    1e-12
+                ));
+                let f32x = x.to(DType::Float32).unwrap();
+                let v32 = f32x.to_vec::<f64>();
+                let sum32 = naive_2d(&v32, rows, cols, dim, |s| s.iter().sum());
+                assert!(close(
+                    &f32x.sum_dim(dim as i64, false).unwrap().to_vec::<f64>(),
+                    &sum32,
+                    1e-6
+                ));
+                let amax = naive_2d(&v, rows, cols, dim, |s| {
+                    s.iter().cloned().fold(f64::MIN, f64::max)
+                });
+                assert_eq!(x.amax_dim(dim as i64, false).unwrap().to_vec::<f64>(), amax);
+                let arg = naive_2d(&v, rows, cols, dim, |s| {
+                    s.iter()
+                        .enumerate()
+                        .fold((0, f64::MIN), |b, (i, &y)| if y > b.1 { (i, y) } else { b })
+                        .0 as f64
+                });
+                assert_eq!(
+                    x.argmax(Some(dim as i64), false).unwrap().to_vec::<f64>(),
+                    arg
+                );
+                let var = naive_2d(&v, rows, cols, dim, |s| {
+                    let m = s.iter().sum::<f64>() / s.len() as f64;
+                    s.iter().map(|y| (y - m) * (y - m)).sum::<f64>() / (s.len() - 1) as f64
+                });
+                assert!(close(
+                    &x.var_dim(dim as i64, false).unwrap().to_vec::<f64>(),
+                    &var,
+                    1e-10
+                ));
+            }
+            let total: f64 = v.iter().sum();
+            assert!(close(&x.sum().unwrap().to_vec::<f64>(), &[total], 1e-12));
+            let (i, _) = v
+                .iter()
+                .enumerate()
+                .fold((0, f64::MIN), |b, (i, &y)| if y > b.1 { (i, y) } else { b });
+            assert_eq!(
+                x.argmax(None, false).unwrap().item::<i64>().unwrap(),
+                i as i64
+            );
+        }
+        assert_eq!(tv.len(), r * c);
+        // a broadcast (stride-0) input: (3, 400000) expanded from (3, 1)
+        let col = t64(vec![1.5, -2.0, 0.25], &[3, 1]);
+        let e = col.view_with(vec![3, 400_000], vec![1, 0], 0);
+        assert_eq!(
+            e.sum_dim(1, false).unwrap().to_vec::<f64>(),
+            vec![600_000.0, -800_000.0, 100_000.0]
+        );
+        assert_eq!(e.sum_dim(0, true).unwrap().size(), &[1, 400_000]);
+        assert!(
+            e.sum_dim(0, false)
+                .unwrap()
+                .to_vec::<f64>()
+                .iter()
+                .all(|&y| y == -0.25)
+        );
+    }
+
+    #[test]
+    fn float32_sums_stay_accurate() {
+        // 2^22 copies of 0.1f32: a naive running float32 sum is off by about 10%
+        let n = 1 << 22;
+        let x = Tensor::full(&[n], 0.1f32, DType::Float32);
+        let want = n as f64 * 0.1f32 as f64;
+        let got = x.sum().unwrap().item::<f64>().unwrap();
+        assert!((got - want).abs() / want < 1e-6, "{got} vs {want}");
+        let col = x
+            .view_with(vec![n / 4, 4], vec![4, 1], 0)
+            .sum_dim(0, false)
+            .unwrap()
+            .to_vec::<f64>();
+        assert!(
+            col.iter()
+                .all(|&g| (g - want / 4.0).abs() / (want / 4.0) < 2e-6),
+            "{col:?}"
+        );
+        let m = x.mean().unwrap().item::<f64>().unwrap();
+        assert!((m - 0.1f32 as f64).abs() < 1e-7);
+    }
+
+    #[test]
+    fn index_rules() {
+        // first occurrence on ties, NaN wins, flat index in logical order for permuted inputs
+        let x = t64(vec![1.0, f64::NAN, 3.0, f64::NAN], &[4]);
+        let (v, i) = x.max_dim(0, false).unwrap();
+        assert!(v.item::<f64>().unwrap().is_nan() && i.item::<i64>().unwrap() == 1);
+        let (v, i) = x.min_dim(0, false).unwrap();
+        assert!(v.item::<f64>().unwrap().is_nan() && i.item::<i64>().unwrap() == 1);
+        let y = t64(vec![3.0, 1.0, 1.0, 2.0], &[4]);
+        let (v, i) = y.min_dim(0, true).unwrap();
+        assert_eq!(
+            (v.size(), v.to_vec::<f64>(), i.to_vec::<i64>()),
+            (&[1usize][..], vec![1.0], vec![1])
+        );
+        // (2, 2) [[3, 1], [3, 2]] transposed: logical [[3, 3], [1, 2]] → first 3 at flat index 0
+        let z = t64(vec![3.0, 1.0, 3.0, 2.0], &[2, 2]).view_with(vec![2, 2], vec![1, 2], 0);
+        assert_eq!(z.argmax(None, false).unwrap().item::<i64>().unwrap(), 0);
+        assert_eq!(z.argmin(None, false).unwrap().item::<i64>().unwrap(), 2);
+        let k = z.argmax(None, true).unwrap();
+        assert_eq!((k.size(), k.stride()), (&[1usize, 1][..], &[1usize, 1][..]));
+    }
+
+    #[test]
+    fn pytorch_values() {
+        // expected values computed by PyTorch 2.15
+        let xs = Tensor::from_vec(
+            vec![
+                1.0f32, 2.0, 4.0, -3.0, 0.5, 0.25, 0.5, 0.5, 10.0, -2.0, 3.0, 7.0,
+            ],
+            &[3, 4],
+        )
+        .unwrap();
+        let tol = |g: Vec<f64>, w: &[f64]| assert!(close(&g, w, 1.3e-6), "{g:?} vs {w:?}");
+        tol(
+            xs.var_dim(0, false).unwrap().to_vec(),
+            &[28.58333396911621, 4.020833492279053, 3.25, 25.75],
+        );
+        tol(
+            xs.std_dim(1, false).unwrap().to_vec(),
+            &[2.943920373916626, 0.125, 5.196152210235596],
+        );
+        tol(xs.var().unwrap().to_vec(), &[13.255208015441895]);
+        tol(xs.std().unwrap().to_vec(), &[3.640770196914673]);
+        tol(
+            xs.logsumexp_dim(1, false).unwrap().to_vec(),
+            &[4.170615196228027, 1.82940673828125, 10.049461364746094],
+        );
+        tol(xs.logsumexp().unwrap().to_vec(), &[10.052523612976074]);
+        tol(xs.mean_dim(1, false).unwrap().to_vec(), &[1.0, 0.4375, 4.5]);
+        let h = Tensor::from_vec(vec![1.5f32, 2.5, 3.5, 1.25, 7.5, 3.0], &[6])
+            .unwrap()
+            .to(DType::Float16)
+            .unwrap();
+        assert_eq!(h.prod().unwrap().item::<f64>().unwrap(), 369.25);
+        let h = Tensor::full(&[5000], 1.1, DType::Float16);
+        assert_eq!(h.sum().unwrap().item::<f64>().unwrap(), 5500.0);
+        let b = Tensor::full(&[1000], 1.1, DType::BFloat16);
+        assert_eq!(b.mean().unwrap().item::<f64>().unwrap(), 1.1015625);
+        let inf = t64(vec![f64::INFINITY, 1.0], &[2]);
+        assert_eq!(
+            inf.logsumexp_dim(0, false).unwrap().item::<f64>().unwrap(),
+            f64::INFINITY
+        );
+        let ninf = t64(vec![f64::NEG_INFINITY, f64::NEG_INFINITY], &[2]);
+        assert_eq!(
+            ninf.logsumexp_dim(0, false).unwrap().item::<f64>().unwrap(),
+            f64::NEG_INFINITY
+        );
+        // var of one element, and of an empty dim, is NaN; an empty output stays empty
+        assert!(
+            Tensor::ones(&[1], DType::Float32)
+                .var()
+                .unwrap()
+                .item::<f64>()
+                .unwrap()
+                .is_nan()
+        );
+        let v = Tensor::ones(&[0, 3], DType::Float32)
+            .var_dim(0, false)
+            .unwrap();
+        assert!(v.size() == [3] && v.to_vec::<f64>().iter().all(|y| y.is_nan()));
+        assert_eq!(
+            Tensor::ones(&[3, 0], DType::Float32)
+                .var_dim(0, false)
+                .unwrap()
+                .size(),
+            &[0]
+        );
+        // all/any with an empty dim list reduce nothing
+        let a = Tensor::from_vec(vec![0i64, 2, 3, 0], &[2, 2]).unwrap();
+        let r = a.any_dims(&[], false).unwrap();
+        assert_eq!(
+            (r.size(), r.dtype(), r.to_vec::<i64>()),
+            (&[2usize, 2][..], DType::Bool, vec![0, 1, 1, 0])
+        );
+        assert_eq!(a.sum_dims(&[], false).unwrap().size(), &[] as &[usize]);
+    }
+
+    #[test]
+    fn errors_in_pytorch_order() {
+        let e = |r: Result<Tensor>| {
+            let e = r.unwrap_err();
+            (e.kind(), e.to_string())
+        };
+        let f = Tensor::ones(&[2, 3], DType::Float32);
+        assert_eq!(
+            e(f.logsumexp_dims(&[], false)),
+            (
+                ErrorKind::RuntimeError,
+                "output with shape [] doesn't match the broadcast shape [1, 1]".into()
+            )
+        );
+        assert_eq!(f.logsumexp_dims(&[], true).unwrap().size(), &[1, 1]);
+        let empty = Tensor::ones(&[0], DType::Float32);
+        assert_eq!(
+            e(empty.max()),
+            (
+                ErrorKind::RuntimeError,
+                "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.".into()
+            )
+        );
+        assert_eq!(
+            e(Tensor::ones(&[2, 0], DType::Float32).amin_dims(&[-1], false)),
+            (
+                ErrorKind::IndexError,
+                "amin(): Expected reduction dim -1 to have non-zero size.".into()
+            )
+        );
+        assert_eq!(
+            e(Tensor::ones(&[0], DType::Bool).argmax(None, false)),
+            (
+                ErrorKind::NotImplementedError,
+                "argmax(): does not support bool input".into()
+            )
+        );
+        assert_eq!(
+            e(Tensor::ones(&[3], DType::Int32).mean_dim(5, false)),
+            (
+                ErrorKind::NotImplementedError,
+                "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Int".into()
+            )
+        );
+        assert_eq!(
+            e(f.sum_dims(&[1, -1], false)),
+            (
+                ErrorKind::RuntimeError,
+                "dim 1 appears multiple times in the list of dims".into()
+            )
+        );
+        assert_eq!(
+            e(f.prod_dim(2, false)),
+            (
+                ErrorKind::IndexError,
+                "Dimension out of range (expected to be in range of [-2, 1], but got 2)".into()
+            )
+        );
+    }
 }
