@@ -8,10 +8,10 @@
 //!   stride-0 operands.
 
 pub(crate) mod cast;
+pub(crate) mod gather;
+pub(crate) mod gemm;
 pub(crate) mod loops;
 pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
-pub(crate) mod gemm;
-pub(crate) mod gather;
 pub(crate) mod simd;
