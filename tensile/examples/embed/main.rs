@@ -107,7 +107,7 @@ fn parse_args() -> Result<Option<Args>> {
         match arg.as_str() {
             "--" => only_positional = true,
             "-h" | "--help" => {
-                print!("{USAGE}");
+                write_stdout(USAGE)?;
                 return Ok(None);
             }
             "--file" => a.file = Some(PathBuf::from(value("--file")?)),
@@ -172,6 +172,12 @@ fn run(args: Args) -> Result<()> {
     }
     let dir = match &args.model {
         Some(d) => {
+            if !d.is_dir() {
+                return Err(EmbedError(format!(
+                    "model directory {} does not exist",
+                    d.display()
+                )));
+            }
             minilm::ensure_model(d, false)?;
             d.clone()
         }
@@ -203,7 +209,13 @@ fn run(args: Args) -> Result<()> {
         ));
     }
     let t0 = Instant::now();
-    let model = Model::load(&dir)?;
+    let model = Model::load(&dir).map_err(|e| match &args.model {
+        Some(_) => e,
+        None => EmbedError(format!(
+            "{e}\n(delete {} to fetch the model again)",
+            dir.display()
+        )),
+    })?;
     if args.bench {
         eprintln!("# model loaded in {:.3} s", t0.elapsed().as_secs_f64());
     }
@@ -213,20 +225,55 @@ fn run(args: Args) -> Result<()> {
     }
     let embeddings = model.embed(&refs, args.batch_size)?;
     let sim = minilm::similarity_matrix(&embeddings);
-    match args.format {
-        Format::Json => print_json(&embeddings, &sim),
-        Format::Text => print_text(&sentences, &sim, model.cfg.hidden_size),
-    }
-    Ok(())
+    let out = match args.format {
+        Format::Json => format_json(&embeddings, &sim),
+        Format::Text => format_text(&sentences, &sim, model.cfg.hidden_size),
+    };
+    write_stdout(&out)
 }
 
-fn print_json(embeddings: &[Vec<f32>], sim: &[Vec<f64>]) {
-    let sim32: Vec<Vec<f32>> = sim
-        .iter()
-        .map(|r| r.iter().map(|&x| x as f32).collect())
+/// Writes `text` to stdout; a closed pipe (`embed … | head`) is not an error.
+fn write_stdout(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(EmbedError(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A JSON list of float32 numbers, each written as the shortest decimal that reads back as
+/// the same float32.
+fn json_row(row: impl Iterator<Item = f32>) -> String {
+    let items: Vec<String> = row
+        .map(|x| {
+            if x.is_finite() {
+                format!("{x:?}")
+            } else {
+                "null".to_string()
+            }
+        })
         .collect();
-    let v = serde_json::json!({ "embeddings": embeddings, "similarity": sim32 });
-    println!("{v}");
+    format!("[{}]", items.join(","))
+}
+
+/// `{"embeddings": [[f32; dims], ...], "similarity": [[f32; n], ...]}` on one line.
+fn format_json(embeddings: &[Vec<f32>], sim: &[Vec<f64>]) -> String {
+    let rows = |m: Vec<String>| m.join(",");
+    let e = rows(
+        embeddings
+            .iter()
+            .map(|r| json_row(r.iter().copied()))
+            .collect(),
+    );
+    let s = rows(
+        sim.iter()
+            .map(|r| json_row(r.iter().map(|&x| x as f32)))
+            .collect(),
+    );
+    format!("{{\"embeddings\":[{e}],\"similarity\":[{s}]}}\n")
 }
 
 /// `s` on one line, at most `max` characters (an ellipsis marks a cut).
@@ -243,31 +290,34 @@ fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-fn print_text(sentences: &[String], sim: &[Vec<f64>], dims: usize) {
+/// The similarity matrix for a person: a numbered legend of the sentences, the matrix with
+/// rows and columns labelled by those numbers, then the most similar pairs.
+fn format_text(sentences: &[String], sim: &[Vec<f64>], dims: usize) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
     let n = sentences.len();
     let w = n.to_string().len() + 2; // width of a label such as "[12]"
     let label = |i: usize| format!("[{}]", i + 1);
-    println!(
-        "Cosine similarity of {n} sentence embedding{} (all-MiniLM-L6-v2, {dims} dims, 1 = same meaning):",
+    let _ = writeln!(
+        o,
+        "Cosine similarity of {n} sentence embedding{} (all-MiniLM-L6-v2, {dims} dims; 1 = same direction):\n",
         if n == 1 { "" } else { "s" }
     );
-    println!();
     for (i, s) in sentences.iter().enumerate() {
-        println!("  {:>w$} {}", label(i), shorten(s, 100));
+        let _ = writeln!(o, "  {:>w$} {}", label(i), shorten(s, 100));
     }
-    println!();
     let col = w.max(6) + 1;
-    print!("  {:>w$}", "");
+    let _ = write!(o, "\n  {:>w$}", "");
     for j in 0..n {
-        print!("{:>col$}", label(j));
+        let _ = write!(o, "{:>col$}", label(j));
     }
-    println!();
+    let _ = writeln!(o);
     for (i, row) in sim.iter().enumerate() {
-        print!("  {:>w$}", label(i));
+        let _ = write!(o, "  {:>w$}", label(i));
         for x in row {
-            print!("{:>col$}", format!("{x:.3}"));
+            let _ = write!(o, "{:>col$}", format!("{x:.3}"));
         }
-        println!();
+        let _ = writeln!(o);
     }
     if n > 1 {
         let mut pairs: Vec<(f64, usize, usize)> = (0..n)
@@ -276,10 +326,14 @@ fn print_text(sentences: &[String], sim: &[Vec<f64>], dims: usize) {
             .collect();
         pairs.sort_by(|a, b| b.0.total_cmp(&a.0));
         let shown = pairs.len().min(5);
-        println!();
-        println!("Most similar pair{}:", if shown == 1 { "" } else { "s" });
+        let _ = writeln!(
+            o,
+            "\nMost similar pair{}:",
+            if shown == 1 { "" } else { "s" }
+        );
         for &(x, i, j) in &pairs[..shown] {
-            println!(
+            let _ = writeln!(
+                o,
                 "  {x:>6.3}  {} {}  ~  {} {}",
                 label(i),
                 shorten(&sentences[i], 40),
@@ -288,6 +342,7 @@ fn print_text(sentences: &[String], sim: &[Vec<f64>], dims: usize) {
             );
         }
     }
+    o
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -329,10 +384,10 @@ fn bench(model: &Model, sentences: &[&str], args: &Args) -> Result<()> {
         );
         let med = median(&mut times);
         eprintln!("#spread minilm_b{b} {lo:.6} {hi:.6}");
-        println!(
-            "minilm_b{b} {threads} {med:.6} {:.3}",
+        write_stdout(&format!(
+            "minilm_b{b} {threads} {med:.6} {:.3}\n",
             sentences.len() as f64 / med
-        );
+        ))?;
     }
     Ok(())
 }
