@@ -46,7 +46,9 @@ pub(crate) trait Reducer: Sync {
     fn identity(&self) -> Self::Acc;
     /// Folds in `x`, whose row-major index within the reduced dims is `i`.
     fn step(&self, acc: Self::Acc, x: Self::In, i: i64) -> Self::Acc;
-    /// Merges two partial accumulators; `a` covers elements before `b`'s in iteration order.
+    /// Merges two partial accumulators. `a` usually covers elements before `b`'s, but the
+    /// lanes of [`Reducer::fold_slice`] interleave, so the result must not depend on the
+    /// order except through the indices the accumulators carry.
     fn combine(&self, a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The value output for an accumulator.
     fn finish(&self, acc: Self::Acc) -> Self::Out;
@@ -59,9 +61,31 @@ pub(crate) trait Reducer: Sync {
     /// costs more than summing a few hundred thousand floats).
     const COST: usize = 4;
     /// Folds a contiguous run whose first element has index `i0`, the next `i0 + di`, ….
+    /// The default keeps [`SLICE_LANES`] independent accumulators (element `k` goes to lane
+    /// `k % SLICE_LANES`) so consecutive steps do not wait on each other, then combines them.
     #[inline(always)]
     fn fold_slice(&self, mut acc: Self::Acc, xs: &[Self::In], i0: i64, di: i64) -> Self::Acc {
+        const L: usize = SLICE_LANES;
         let mut i = i0;
+        if xs.len() >= 2 * L {
+            let mut lanes = [self.identity(); L];
+            let chunks = xs.chunks_exact(L);
+            let rem = chunks.remainder();
+            for c in chunks {
+                for l in 0..L {
+                    lanes[l] = self.step(lanes[l], c[l], i + l as i64 * di);
+                }
+                i += L as i64 * di;
+            }
+            for lane in lanes {
+                acc = self.combine(acc, lane);
+            }
+            for &x in rem {
+                acc = self.step(acc, x, i);
+                i += di;
+            }
+            return acc;
+        }
         for &x in xs {
             acc = self.step(acc, x, i);
             i += di;
@@ -131,6 +155,8 @@ struct Plan {
 
 /// Bytes of accumulators per vertical tile.
 const TILE_BYTES: usize = 8192;
+/// Independent accumulators of the default [`Reducer::fold_slice`].
+const SLICE_LANES: usize = 8;
 /// Elements below which a reduction with `COST = 1` stays on the calling thread.
 const PAR_ELEMS: usize = 1 << 20;
 /// Rows (or partial sums) folded into one level of the vertical cascade before it is carried
@@ -261,12 +287,14 @@ impl Plan {
         ioff: i64,
         emit: &mut dyn FnMut(usize, R::Acc),
     ) {
+        let isa = isa();
         if self.inner {
             for u in units {
                 let (off, out) = Self::locate(&self.o, u);
                 // SAFETY: forwarded from the caller.
-                let acc =
-                    unsafe { fold_reduced(r, r.identity(), base.offset(off + roff), rd, ioff) };
+                let acc = unsafe {
+                    fold_reduced_isa(isa, r, r.identity(), base.offset(off + roff), rd, ioff)
+                };
                 emit(out, acc);
             }
             return;
@@ -287,7 +315,7 @@ impl Plan {
                     // SAFETY: `len` contiguous elements of the input at `row` (caller's
                     // contract), read under the read lock, never written during the op.
                     let xs = unsafe { std::slice::from_raw_parts(row, len) };
-                    r.fold_rows(blk, xs, i + ioff);
+                    fold_rows_isa(isa, r, blk, xs, i + ioff);
                 } else {
                     for (j, a) in blk.iter_mut().enumerate() {
                         // SAFETY: as above, at stride d0.st.
@@ -376,7 +404,7 @@ impl<A: Copy> Cascade<A> {
 }
 
 /// Calls `f(offset, index)` for every element of the index space `dims` (fastest first).
-#[inline]
+#[inline(always)]
 fn for_each_offset(dims: &[RDim], mut f: impl FnMut(isize, i64)) {
     let n = dims.len();
     if n == 0 {
@@ -406,10 +434,106 @@ fn for_each_offset(dims: &[RDim], mut f: impl FnMut(isize, i64)) {
     }
 }
 
+/// The widest vector instruction set the CPU offers, checked once per call of the engine.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Isa {
+    Avx512,
+    Avx2,
+    Base,
+}
+
+fn isa() -> Isa {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if simd::has_avx512() {
+            return Isa::Avx512;
+        }
+        if simd::has_avx2() {
+            return Isa::Avx2;
+        }
+    }
+    Isa::Base
+}
+
+/// [`fold_reduced`] compiled for the instruction set `isa` (the generic body is inlined into
+/// a function with that target feature, so the compiler may use its wider vectors).
+///
+/// # Safety
+/// As [`fold_reduced`], and `isa` must be supported by the CPU (it comes from [`isa`]).
+unsafe fn fold_reduced_isa<R: Reducer>(
+    isa: Isa,
+    r: &R,
+    acc: R::Acc,
+    p: *const R::In,
+    rd: &[RDim],
+    ioff: i64,
+) -> R::Acc {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        unsafe fn wide<R: Reducer>(
+            r: &R,
+            acc: R::Acc,
+            p: *const R::In,
+            rd: &[RDim],
+            ioff: i64,
+        ) -> R::Acc {
+            // SAFETY: forwarded from the caller.
+            unsafe { fold_reduced(r, acc, p, rd, ioff) }
+        }
+        #[target_feature(enable = "avx2")]
+        unsafe fn avx2<R: Reducer>(
+            r: &R,
+            acc: R::Acc,
+            p: *const R::In,
+            rd: &[RDim],
+            ioff: i64,
+        ) -> R::Acc {
+            // SAFETY: forwarded from the caller.
+            unsafe { fold_reduced(r, acc, p, rd, ioff) }
+        }
+        match isa {
+            // SAFETY: the CPU has these features (`isa` was detected); the rest is forwarded.
+            Isa::Avx512 => return unsafe { wide(r, acc, p, rd, ioff) },
+            // SAFETY: as above.
+            Isa::Avx2 => return unsafe { avx2(r, acc, p, rd, ioff) },
+            Isa::Base => {}
+        }
+    }
+    let _ = isa;
+    // SAFETY: forwarded from the caller.
+    unsafe { fold_reduced(r, acc, p, rd, ioff) }
+}
+
+/// `r.fold_rows(accs, xs, i)` compiled for the instruction set `isa`.
+fn fold_rows_isa<R: Reducer>(isa: Isa, r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn wide<R: Reducer>(r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
+            r.fold_rows(accs, xs, i)
+        }
+        #[target_feature(enable = "avx2")]
+        fn avx2<R: Reducer>(r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
+            r.fold_rows(accs, xs, i)
+        }
+        match isa {
+            // SAFETY: the CPU has these features (`isa` was detected).
+            Isa::Avx512 => return unsafe { wide(r, accs, xs, i) },
+            // SAFETY: as above.
+            Isa::Avx2 => return unsafe { avx2(r, accs, xs, i) },
+            Isa::Base => {}
+        }
+    }
+    let _ = isa;
+    r.fold_rows(accs, xs, i)
+}
+
 /// Folds every element of the reduced dims `rd` starting at `p` into `acc`.
 ///
 /// # Safety
 /// Every element reached lies inside the input's storage, whose lock the caller holds.
+#[inline(always)]
 unsafe fn fold_reduced<R: Reducer>(
     r: &R,
     mut acc: R::Acc,
@@ -966,6 +1090,29 @@ impl<T: Bounds, const MAX: bool> Reducer for ArgR<T, MAX> {
     }
     fn index(&self, acc: (T, i64)) -> i64 {
         acc.1.max(0)
+    }
+    /// Two passes over the run: the extremum (NaN-propagating, on independent lanes the
+    /// compiler vectorises), then the first element equal to it (or the first NaN).
+    #[inline(always)]
+    fn fold_slice(&self, acc: (T, i64), xs: &[T], i0: i64, di: i64) -> (T, i64) {
+        if xs.len() < 2 * SLICE_LANES {
+            let mut acc = acc;
+            for (k, &x) in xs.iter().enumerate() {
+                acc = self.step(acc, x, i0 + k as i64 * di);
+            }
+            return acc;
+        }
+        let ext = ExtremumR::<T, MAX>::new();
+        let m = ext.fold_slice(ext.identity(), xs, 0, 0);
+        let k = if is_nan(m) {
+            xs.iter().position(|&x| is_nan(x))
+        } else {
+            xs.iter().position(|&x| x == m)
+        };
+        match k {
+            Some(k) => self.combine(acc, (xs[k], i0 + k as i64 * di)),
+            None => acc,
+        }
     }
 }
 

@@ -11,13 +11,15 @@
 /// Elements summed by the lanes before blocks are combined pairwise.
 pub(crate) const BLOCK: usize = 4096;
 
+/// Whether the CPU has AVX-512F (cached by the standard library after the first call).
 #[cfg(target_arch = "x86_64")]
-fn has_avx512() -> bool {
+pub(crate) fn has_avx512() -> bool {
     std::is_x86_feature_detected!("avx512f")
 }
 
+/// Whether the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
+pub(crate) fn has_avx2() -> bool {
     std::is_x86_feature_detected!("avx2")
 }
 
