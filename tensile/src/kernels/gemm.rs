@@ -192,30 +192,24 @@ fn run_typed<T: GemmElem>(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, acc: boo
         }
         (oa, ob)
     };
-    // one block: rows [r0, r1) and columns [c0, c1) of batch element bi
-    let block = |bi: usize, r0: usize, r1: usize, c0: usize, c1: usize, threads: usize| {
+    // the product of batch element `bi`, split over `threads` threads by `gemm` itself
+    let product = |bi: usize, threads: usize| {
         let (oa, ob) = offsets(bi);
-        let (ars, acs, brs, bcs) = (
-            g.a_rs as isize,
-            g.a_cs as isize,
-            g.b_rs as isize,
-            g.b_cs as isize,
-        );
         // SAFETY: the geometry describes matrices inside the locked storages of a and b
-        // (checked by the op that built it); the block [r0,r1)×[c0,c1) of batch element bi
-        // is written by this call only.
+        // (checked by the op that built it); batch element bi of c is written by this call
+        // only.
         unsafe {
             T::gemm(
-                r1 - r0,
+                m,
                 k,
-                c1 - c0,
-                ap.get().offset(oa + r0 as isize * ars),
-                ars,
-                acs,
-                bp.get().offset(ob + c0 as isize * bcs),
-                brs,
-                bcs,
-                cp.get().add(bi * m * n + r0 * n + c0),
+                n,
+                ap.get().offset(oa),
+                g.a_rs as isize,
+                g.a_cs as isize,
+                bp.get().offset(ob),
+                g.b_rs as isize,
+                g.b_cs as isize,
+                cp.get().add(bi * m * n),
                 n as isize,
                 acc,
                 threads,
@@ -225,17 +219,11 @@ fn run_typed<T: GemmElem>(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, acc: boo
     let threads = rayon::current_num_threads();
     let flops = nb * m * n * k;
     if threads <= 1 || flops < PAR_FLOPS {
-        for bi in 0..nb {
-            block(bi, 0, m, 0, n, 1);
-        }
+        (0..nb).for_each(|bi| product(bi, 1));
     } else if nb >= threads {
-        (0..nb)
-            .into_par_iter()
-            .for_each(|bi| block(bi, 0, m, 0, n, 1));
+        (0..nb).into_par_iter().for_each(|bi| product(bi, 1));
     } else {
-        for bi in 0..nb {
-            block(bi, 0, m, 0, n, threads);
-        }
+        (0..nb).for_each(|bi| product(bi, threads));
     }
 }
 

@@ -3,23 +3,25 @@
 //!
 //! A reduction is a [`Reducer`]: an accumulator with an identity, a `step` that folds in one
 //! element (with its index within the reduced sub-space, for the arg-reductions), a `combine`
-//! that merges two partial accumulators (the first one covering earlier elements), and a
-//! `finish` that turns an accumulator into an output element.
+//! that merges two partial accumulators (order-free but for the indices they carry, which
+//! break ties), and a `finish` that turns an accumulator into an output element.
 //!
 //! [`reduce`] splits the input's dims into output dims and reduced dims, drops size-1 dims,
 //! sorts each group fastest-first and coalesces it (PyTorch's `reorder_dimensions` and
 //! `coalesce_dimensions` for reductions), then picks one of two walks, as PyTorch does:
 //!
 //! * **inner**: the fastest input dim is reduced, so each output element folds contiguous runs
-//!   (`Reducer::fold_slice`, which sums floats pairwise over many independent lanes);
+//!   (`Reducer::fold_slice`: independent lanes; float32/float64 sums use the explicit
+//!   AVX-512/AVX2 kernels of `kernels/simd.rs`, blocks combined pairwise);
 //! * **vertical**: the fastest input dim is an output dim, so a tile of neighbouring outputs
 //!   is accumulated together, one input row at a time (`Reducer::fold_rows`, vectorised
-//!   across outputs), in blocks of rows that are then combined (a two-level cascade, so long
-//!   float reductions stay accurate).
+//!   across outputs), through a cascade of levels of [`LEVEL_ROWS`] rows each, so long float
+//!   reductions stay accurate (error growing with log(rows), like PyTorch's cascade sum).
 //!
-//! Above a grain size the work is split across rayon's threads: by outputs when there are
-//! enough of them, otherwise by slices of the reduced range whose partial accumulators are
-//! combined in order (so first-occurrence rules of the arg-reductions still hold).
+//! The generic folds are compiled once per instruction set (AVX-512, AVX2, baseline) and
+//! picked at run time. Above a size that depends on the reducer's cost the work is split
+//! across rayon's threads: by outputs when there are enough of them, otherwise by slices of
+//! the reduced range whose partial accumulators are combined in order.
 
 use std::any::TypeId;
 use std::marker::PhantomData;
