@@ -276,8 +276,12 @@ fn format_json(embeddings: &[Vec<f32>], sim: &[Vec<f64>]) -> String {
     format!("{{\"embeddings\":[{e}],\"similarity\":[{s}]}}\n")
 }
 
-/// `s` on one line, at most `max` characters (an ellipsis marks a cut).
+/// `s` on one line, at most `max` characters (an ellipsis marks a cut); `(empty)` for a
+/// blank sentence.
 fn shorten(s: &str, max: usize) -> String {
+    if s.trim().is_empty() {
+        return "(empty)".to_string();
+    }
     let one_line: String = s
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
