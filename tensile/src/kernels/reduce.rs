@@ -697,9 +697,9 @@ pub(crate) fn reduce<R: Reducer>(
 }
 
 /// Allocates the contiguous outputs of a reduction (no zero fill: the engine writes every
-/// element).
-pub(crate) fn alloc_out(shape: &[usize], dtype: crate::DType) -> Tensor {
-    Tensor::alloc(shape, &layout::contiguous_strides(shape), dtype, false)
+/// element). Error: PyTorch's `DefaultCPUAllocator: can't allocate memory: …`.
+pub(crate) fn alloc_out(shape: &[usize], dtype: crate::DType) -> crate::Result<Tensor> {
+    Tensor::try_alloc(shape, &layout::contiguous_strides(shape), dtype)
 }
 
 // ---------------------------------------------------------------------------- arithmetic
@@ -1028,6 +1028,37 @@ impl<T: Bounds, const MAX: bool> Reducer for ExtremumR<T, MAX> {
     fn finish(&self, acc: T) -> T {
         acc
     }
+    /// Independent lanes of plain max (min) with NaNs tracked apart, a form the compiler
+    /// turns into vector max/compare instructions; any NaN makes the result NaN.
+    #[inline(always)]
+    fn fold_slice(&self, acc: T, xs: &[T], _i0: i64, _di: i64) -> T {
+        const L: usize = 16;
+        let mut lanes = [self.identity(); L];
+        let mut nan = [false; L];
+        let chunks = xs.chunks_exact(L);
+        let rem = chunks.remainder();
+        for c in chunks {
+            for l in 0..L {
+                let x = c[l];
+                let better = if MAX { x > lanes[l] } else { x < lanes[l] };
+                lanes[l] = if better { x } else { lanes[l] };
+                nan[l] |= is_nan(x);
+            }
+        }
+        if let Some(l) = nan.iter().position(|&b| b) {
+            // any NaN of the run (every NaN is equally "the" result)
+            let k = xs.iter().position(|&x| is_nan(x)).unwrap_or(l);
+            return xs[k];
+        }
+        let mut acc = acc;
+        for lane in lanes {
+            acc = self.combine(acc, lane);
+        }
+        for &x in rem {
+            acc = self.step(acc, x, 0);
+        }
+        acc
+    }
 }
 
 /// `argmax`/`argmin` and `max`/`min` with a dim: the value and the index of the first
@@ -1205,6 +1236,33 @@ impl<T: Element> Reducer for VarR<T> {
         let var = m2 / (n - self.correction).max(0.0);
         T::from_f64(if self.sqrt { var.sqrt() } else { var })
     }
+    /// Two passes over the run (its mean, then its sum of squared deviations, each on
+    /// independent lanes), merged into the running accumulator with Chan's formula.
+    #[inline(always)]
+    fn fold_slice(&self, acc: (f64, f64, f64), xs: &[T], _i0: i64, _di: i64) -> (f64, f64, f64) {
+        if xs.len() < 16 {
+            return xs.iter().fold(acc, |a, &x| self.step(a, x, 0));
+        }
+        let n = xs.len() as f64;
+        let mean = lanes_sum(xs, |x| x) / n;
+        let m2 = lanes_sum(xs, |x| (x - mean) * (x - mean));
+        self.combine(acc, (n, mean, m2))
+    }
+}
+
+/// `Σ f(x)` over a run in float64, on independent lanes (vectorised by the compiler).
+#[inline(always)]
+fn lanes_sum<T: Element>(xs: &[T], f: impl Fn(f64) -> f64) -> f64 {
+    const L: usize = 8;
+    let mut lanes = [0.0f64; L];
+    let chunks = xs.chunks_exact(L);
+    let rem = chunks.remainder();
+    for c in chunks {
+        for l in 0..L {
+            lanes[l] += f(c[l].to_f64());
+        }
+    }
+    lanes.iter().sum::<f64>() + rem.iter().map(|x| f(x.to_f64())).sum::<f64>()
 }
 
 /// Vector p-norms (`torch.linalg.vector_norm` as used by `F.normalize`), accumulated in

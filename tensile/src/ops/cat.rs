@@ -137,7 +137,7 @@ pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         Format::Contiguous => contiguous_strides(&sizes),
         _ => channels_last_strides(&sizes),
     };
-    let out = Tensor::alloc(&sizes, &strides, dtype, false);
+    let out = Tensor::try_alloc(&sizes, &strides, dtype)?;
     let mut pos = 0usize;
     for t in tensors.iter().filter(|t| !skipped(t)) {
         let len = t.sizes[d];

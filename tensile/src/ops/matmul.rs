@@ -86,7 +86,7 @@ fn product(a: &Tensor, b: &Tensor, bias: Option<&Tensor>, kernel: &str) -> Resul
     };
     let mut shape = g.batch.clone();
     shape.extend([m, n]);
-    let out = Tensor::alloc(&shape, &contiguous_strides(&shape), dt, false);
+    let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), dt)?;
     if let Some(bias) = bias {
         copy_unchecked(&out, bias);
     }

@@ -28,21 +28,21 @@ fn checked_indices(index: &Tensor, size: usize) -> Result<Vec<usize>> {
 
 /// `index_select` once the checks have passed: gathers `idx` along `dim` into a fresh
 /// contiguous tensor.
-fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Tensor {
+fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tensor> {
     let src = t.contiguous();
     let mut shape = t.sizes.to_vec();
     if t.dim() > 0 {
         shape[dim] = idx.len();
     }
-    let out = Tensor::alloc(&shape, &contiguous_strides(&shape), t.dtype, false);
+    let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), t.dtype)?;
     if t.dim() == 0 {
         copy_unchecked(&out, &src);
-        return out;
+        return Ok(out);
     }
     let outer: usize = t.sizes[..dim].iter().product();
     let inner: usize = t.sizes[dim + 1..].iter().product();
     gather::index_select_rows(&src, &out, idx, outer, t.sizes[dim], inner);
-    out
+    Ok(out)
 }
 
 fn check_index_dtype(index: &Tensor) -> Result<()> {
@@ -73,7 +73,7 @@ pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
         )));
     }
     let idx = checked_indices(indices, weight.sizes[0])?;
-    let rows = select_rows(weight, 0, &idx);
+    let rows = select_rows(weight, 0, &idx)?;
     let mut shape = indices.sizes.to_vec();
     shape.push(weight.sizes[1]);
     Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
@@ -152,7 +152,7 @@ impl Tensor {
                         )));
                     }
                 }
-                return Ok(select_rows(self, d, &vec![0; values.len()]));
+                return select_rows(self, d, &vec![0; values.len()]);
             }
             if let Some(i) = bad
                 && d == 1
@@ -166,7 +166,7 @@ impl Tensor {
             return Err(Error::index("index out of range in self"));
         }
         let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
-        Ok(select_rows(self, d, &idx))
+        select_rows(self, d, &idx)
     }
 
     /// [`embedding`] as a method: `weight.embedding(indices)`.
@@ -232,12 +232,7 @@ impl Tensor {
         let rows = self.numel().checked_div(n).unwrap_or(0);
         let x = self.contiguous();
         let (w, b) = (weight.map(|t| t.contiguous()), bias.map(|t| t.contiguous()));
-        let y = Tensor::alloc(
-            &self.sizes,
-            &contiguous_strides(&self.sizes),
-            self.dtype,
-            false,
-        );
+        let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
         macro_rules! run {
             ($T:ty, $P:ty) => {
                 gather::layer_norm::<$T, $P>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
@@ -320,7 +315,7 @@ impl Tensor {
         let shape = infer_size(&mask.sizes, &self.sizes)?;
         let fill = Tensor::empty(&[], self.dtype);
         fill.fill_(value)?;
-        let out = Tensor::alloc(&shape, &contiguous_strides(&shape), self.dtype, false);
+        let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), self.dtype)?;
         copy_unchecked(&out, self);
         let r = crate::where_(mask, &fill, &out)?;
         Ok(r.contiguous())

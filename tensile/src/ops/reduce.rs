@@ -63,10 +63,10 @@ fn reduced_count(t: &Tensor, mask: &[bool]) -> usize {
 }
 
 /// Runs `r` into a fresh value output of `shape`.
-fn run_values<R: Reducer>(r: &R, t: &Tensor, mask: &[bool], shape: &[usize]) -> Tensor {
-    let out = k::alloc_out(shape, <R::Out as Element>::DTYPE);
+fn run_values<R: Reducer>(r: &R, t: &Tensor, mask: &[bool], shape: &[usize]) -> Result<Tensor> {
+    let out = k::alloc_out(shape, <R::Out as Element>::DTYPE)?;
     k::reduce(r, t, mask, Some(&out), None);
-    out
+    Ok(out)
 }
 
 /// `zero_numel_check_dims` for one dim (PyTorch checks the dim as the caller gave it).
@@ -100,8 +100,8 @@ fn zero_numel_check_dims(t: &Tensor, dims: &[i64], name: &str) -> Result<()> {
 
 fn sum_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let (mask, shape) = reduction_shape(t, dims, keepdim)?;
-    Ok(dispatch!(t.dtype, T => run_values(
-        &SumR::<T, <T as HasAcc>::SumAcc, <T as HasAcc>::SumOut>::new(None), t, &mask, &shape)))
+    dispatch!(t.dtype, T => run_values(
+        &SumR::<T, <T as HasAcc>::SumAcc, <T as HasAcc>::SumOut>::new(None), t, &mask, &shape))
 }
 
 fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
@@ -117,21 +117,21 @@ fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> 
     // and round once at the end.
     match t.dtype {
         DType::Float16 => {
-            run_values(&SumR::<half::f16, f32, f32>::new(n), t, &mask, &shape).to(DType::Float16)
+            run_values(&SumR::<half::f16, f32, f32>::new(n), t, &mask, &shape)?.to(DType::Float16)
         }
         DType::BFloat16 => {
-            run_values(&SumR::<half::bf16, f32, f32>::new(n), t, &mask, &shape).to(DType::BFloat16)
+            run_values(&SumR::<half::bf16, f32, f32>::new(n), t, &mask, &shape)?.to(DType::BFloat16)
         }
-        DType::Float32 => Ok(run_values(&SumR::<f32, f32, f32>::new(n), t, &mask, &shape)),
-        _ => Ok(run_values(&SumR::<f64, f64, f64>::new(n), t, &mask, &shape)),
+        DType::Float32 => run_values(&SumR::<f32, f32, f32>::new(n), t, &mask, &shape),
+        _ => run_values(&SumR::<f64, f64, f64>::new(n), t, &mask, &shape),
     }
 }
 
 fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let d = dim.map(|d| [d]);
     let (mask, shape) = reduction_shape(t, d.as_ref().map(|d| &d[..]), keepdim)?;
-    Ok(dispatch!(t.dtype, T => run_values(
-        &ProdR::<T, <T as HasAcc>::ProdAcc, <T as HasAcc>::SumOut>::new(), t, &mask, &shape)))
+    dispatch!(t.dtype, T => run_values(
+        &ProdR::<T, <T as HasAcc>::ProdAcc, <T as HasAcc>::SumOut>::new(), t, &mask, &shape))
 }
 
 fn extremum_impl<const MAX: bool>(
@@ -144,7 +144,7 @@ fn extremum_impl<const MAX: bool>(
         zero_numel_check_dims(t, dims, name)?;
     }
     let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
-    Ok(dispatch!(t.dtype, T => run_values(&ExtremumR::<T, MAX>::new(), t, &mask, &shape)))
+    dispatch!(t.dtype, T => run_values(&ExtremumR::<T, MAX>::new(), t, &mask, &shape))
 }
 
 fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
@@ -170,7 +170,7 @@ fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Res
             (vec![true; t.dim()], shape)
         }
     };
-    let idx = k::alloc_out(&shape, DType::Int64);
+    let idx = k::alloc_out(&shape, DType::Int64)?;
     dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, None, Some(&idx)));
     Ok(idx)
 }
@@ -180,8 +180,8 @@ fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(
     let w = wrap_dim(dim, t.dim())?;
     zero_numel_check_dim(t, w as i64, name)?;
     let (mask, shape) = reduction_shape(t, Some(&[dim]), keepdim)?;
-    let values = k::alloc_out(&shape, t.dtype);
-    let idx = k::alloc_out(&shape, DType::Int64);
+    let values = k::alloc_out(&shape, t.dtype)?;
+    let idx = k::alloc_out(&shape, DType::Int64)?;
     dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, Some(&values), Some(&idx)));
     Ok((values, idx))
 }
@@ -193,11 +193,11 @@ fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) 
         _ => reduction_shape(t, dims, keepdim)?,
     };
     // uint8 inputs keep uint8 outputs (PyTorch's backward compatibility with byte masks).
-    Ok(if t.dtype == DType::UInt8 {
+    if t.dtype == DType::UInt8 {
         run_values(&LogicR::<u8, u8, ALL>::new(), t, &mask, &shape)
     } else {
         dispatch!(t.dtype, T => run_values(&LogicR::<T, bool, ALL>::new(), t, &mask, &shape))
-    })
+    }
 }
 
 fn var_impl(
@@ -225,7 +225,7 @@ fn var_impl(
             "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input numel divided by output numel)."
         ));
     }
-    Ok(dispatch!(t.dtype, T => run_values(&VarR::<T>::new(correction, sqrt), t, &mask, &shape)))
+    dispatch!(t.dtype, T => run_values(&VarR::<T>::new(correction, sqrt), t, &mask, &shape))
 }
 
 /// The dims of a `logsumexp` over every dim.
@@ -257,7 +257,7 @@ fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     // result = log(sum(exp(x - maxes))) + maxes — every step in x's dtype.
     let (_, keep_shape) = reduction_shape(&x, Some(dims), true)?;
     let m =
-        dispatch!(x.dtype, T => run_values(&ExtremumR::<T, true>::new(), &x, &mask, &keep_shape));
+        dispatch!(x.dtype, T => run_values(&ExtremumR::<T, true>::new(), &x, &mask, &keep_shape))?;
     let inf = m.abs()?.eq(f64::INFINITY)?;
     let m = crate::where_(&inf, 0.0, &m)?;
     let s = sum_impl(&x.sub(&m)?.exp()?, Some(dims), keepdim)?.log()?;
@@ -508,7 +508,7 @@ pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Re
         )));
     }
     let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
-    Ok(dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape)))
+    dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape))
 }
 
 #[cfg(test)]
