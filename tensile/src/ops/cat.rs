@@ -1,4 +1,5 @@
-//! `cat` and `stack`, with PyTorch's type promotion, output memory format and errors.
+//! `cat` and `stack`, with PyTorch's type promotion, output memory format and errors
+//! (plus `DefaultCPUAllocator: can't allocate memory: …` for an output too large to allocate).
 
 use crate::dim::wrap_dim;
 use crate::dtype::promote_types;

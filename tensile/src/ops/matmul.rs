@@ -11,7 +11,9 @@
 //! * otherwise → `bmm` over the broadcast batch dims (`infer_size` of the batch dims).
 //!
 //! No operand is copied: broadcast batch dims are read with stride 0, transposed and sliced
-//! operands with their own strides. Outputs are fresh and contiguous.
+//! operands with their own strides (float16/bfloat16 operands are converted to float32).
+//! Outputs are fresh and contiguous; one too large to allocate gives
+//! `DefaultCPUAllocator: can't allocate memory: …`.
 
 use crate::broadcast::infer_size;
 use crate::dtype::DType;

@@ -1,5 +1,7 @@
 //! What a model needs next to the reductions and `matmul`: `index_select`, `embedding`,
 //! `layer_norm`, `clamp`, `masked_fill`, `normalize` (`linear` lives with `matmul`).
+//! Each op's output is fresh; one too large to allocate gives `DefaultCPUAllocator: can't
+//! allocate memory: …`.
 
 use crate::broadcast::infer_size;
 use crate::dim::wrap_dim;

@@ -11,7 +11,8 @@
 //! repeated dim is an error; an empty list reduces every dim, as `dim=[]` does in PyTorch); a
 //! 0-d tensor accepts the dims `0` and `-1`. Errors common to every reduction:
 //! * `Dimension out of range (expected to be in range of [-2, 1], but got 2)` (IndexError);
-//! * `dim 1 appears multiple times in the list of dims` (RuntimeError).
+//! * `dim 1 appears multiple times in the list of dims` (RuntimeError);
+//! * an output too large to allocate: `DefaultCPUAllocator: can't allocate memory: …`.
 
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::dispatch;
