@@ -101,6 +101,14 @@ pub(crate) trait Reducer: Sync {
             *a = self.step(*a, x, i);
         }
     }
+    /// Four consecutive rows (indices `i[0..4]`) into a tile of outputs; the default folds
+    /// them one by one, in order.
+    #[inline(always)]
+    fn fold_rows4(&self, accs: &mut [Self::Acc], xs: [&[Self::In]; 4], i: [i64; 4]) {
+        for k in 0..4 {
+            self.fold_rows(accs, xs[k], i[k]);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------- engine
@@ -301,35 +309,133 @@ impl Plan {
             }
             return;
         }
-        let d0 = self.o[0];
-        let mut cascade = Cascade::<R::Acc>::default();
-        for u in units {
-            let t = u % self.ntiles;
-            let (off, out) = Self::locate(&self.o[1..], u / self.ntiles);
-            let c0 = t * self.tile;
-            let len = self.tile.min(d0.size - c0);
-            let p = base.wrapping_offset(off + roff + c0 as isize * d0.st);
-            cascade.reset(len, r.identity());
-            for_each_offset(rd, |roff2, i| {
-                let row = p.wrapping_offset(roff2);
-                let blk = cascade.rows();
-                if d0.st == 1 {
-                    // SAFETY: `len` contiguous elements of the input at `row` (caller's
-                    // contract), read under the read lock, never written during the op.
-                    let xs = unsafe { std::slice::from_raw_parts(row, len) };
-                    fold_rows_isa(isa, r, blk, xs, i + ioff);
-                } else {
-                    for (j, a) in blk.iter_mut().enumerate() {
-                        // SAFETY: as above, at stride d0.st.
-                        let x = unsafe { *row.offset(j as isize * d0.st) };
-                        *a = r.step(*a, x, i + ioff);
-                    }
+        // SAFETY: forwarded from the caller; `isa` was detected on this CPU.
+        unsafe { vertical_isa(isa, self, r, base, units, rd, roff, ioff, emit) }
+    }
+}
+
+/// The vertical walk of [`Plan::run_units`], compiled for the instruction set `isa`.
+///
+/// # Safety
+/// As [`Plan::run_units`]; `isa` is supported by the CPU.
+#[allow(clippy::too_many_arguments)]
+unsafe fn vertical_isa<R: Reducer>(
+    isa: Isa,
+    plan: &Plan,
+    r: &R,
+    base: *const R::In,
+    units: std::ops::Range<usize>,
+    rd: &[RDim],
+    roff: isize,
+    ioff: i64,
+    emit: &mut dyn FnMut(usize, R::Acc),
+) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn wide<R: Reducer>(
+            plan: &Plan,
+            r: &R,
+            base: *const R::In,
+            units: std::ops::Range<usize>,
+            rd: &[RDim],
+            roff: isize,
+            ioff: i64,
+            emit: &mut dyn FnMut(usize, R::Acc),
+        ) {
+            // SAFETY: forwarded from the caller.
+            unsafe { vertical(plan, r, base, units, rd, roff, ioff, emit) }
+        }
+        #[target_feature(enable = "avx2")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn avx2<R: Reducer>(
+            plan: &Plan,
+            r: &R,
+            base: *const R::In,
+            units: std::ops::Range<usize>,
+            rd: &[RDim],
+            roff: isize,
+            ioff: i64,
+            emit: &mut dyn FnMut(usize, R::Acc),
+        ) {
+            // SAFETY: forwarded from the caller.
+            unsafe { vertical(plan, r, base, units, rd, roff, ioff, emit) }
+        }
+        match isa {
+            // SAFETY: the CPU has these features (`isa` was detected); the rest is forwarded.
+            Isa::Avx512 => return unsafe { wide(plan, r, base, units, rd, roff, ioff, emit) },
+            // SAFETY: as above.
+            Isa::Avx2 => return unsafe { avx2(plan, r, base, units, rd, roff, ioff, emit) },
+            Isa::Base => {}
+        }
+    }
+    let _ = isa;
+    // SAFETY: forwarded from the caller.
+    unsafe { vertical(plan, r, base, units, rd, roff, ioff, emit) }
+}
+
+/// The vertical walk: tiles of neighbouring outputs, input rows folded through a [`Cascade`].
+///
+/// # Safety
+/// As [`Plan::run_units`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn vertical<R: Reducer>(
+    plan: &Plan,
+    r: &R,
+    base: *const R::In,
+    units: std::ops::Range<usize>,
+    rd: &[RDim],
+    roff: isize,
+    ioff: i64,
+    emit: &mut dyn FnMut(usize, R::Acc),
+) {
+    let d0 = plan.o[0];
+    let mut cascade = Cascade::<R::Acc>::default();
+    for u in units {
+        let t = u % plan.ntiles;
+        let (off, out) = Plan::locate(&plan.o[1..], u / plan.ntiles);
+        let c0 = t * plan.tile;
+        let len = plan.tile.min(d0.size - c0);
+        let p = base.wrapping_offset(off + roff + c0 as isize * d0.st);
+        cascade.reset(len, r.identity());
+        // contiguous rows are folded four at a time (LEVEL_ROWS is a multiple of 4, so a
+        // group never straddles a carry of the cascade)
+        let mut pending: [(*const R::In, i64); 4] = [(std::ptr::null(), 0); 4];
+        let mut np = 0usize;
+        for_each_offset(rd, |roff2, i| {
+            let row = p.wrapping_offset(roff2);
+            if d0.st == 1 {
+                pending[np] = (row, i + ioff);
+                np += 1;
+                if np == 4 {
+                    // SAFETY: each pending row is `len` contiguous elements of the input
+                    // (caller's contract), read under the read lock, never written during
+                    // the op.
+                    let xs = pending.map(|(q, _)| unsafe { std::slice::from_raw_parts(q, len) });
+                    r.fold_rows4(cascade.rows(), xs, pending.map(|(_, k)| k));
+                    cascade.rows_done(r, 4);
+                    np = 0;
+                }
+            } else {
+                for (j, a) in cascade.rows().iter_mut().enumerate() {
+                    // SAFETY: `len` elements of the input at stride d0.st from `row`
+                    // (caller's contract), read-locked.
+                    let x = unsafe { *row.offset(j as isize * d0.st) };
+                    *a = r.step(*a, x, i + ioff);
                 }
                 cascade.row_done(r);
-            });
-            for (j, a) in cascade.finish(r).iter().enumerate() {
-                emit(out + (c0 + j) * d0.ost, *a);
             }
+        });
+        for &(q, k) in &pending[..np] {
+            // SAFETY: as above.
+            let xs = unsafe { std::slice::from_raw_parts(q, len) };
+            r.fold_rows(cascade.rows(), xs, k);
+            cascade.row_done(r);
+        }
+        for (j, a) in cascade.finish(r).iter().enumerate() {
+            emit(out + (c0 + j) * d0.ost, *a);
         }
     }
 }
@@ -366,13 +472,22 @@ impl<A: Copy> Cascade<A> {
     }
 
     /// The level-0 tile the next row folds into.
+    #[inline(always)]
     fn rows(&mut self) -> &mut [A] {
         &mut self.levels[0]
     }
 
     /// Counts a folded row and carries full levels upwards.
+    #[inline(always)]
     fn row_done<R: Reducer<Acc = A>>(&mut self, r: &R) {
-        self.counts[0] += 1;
+        self.rows_done(r, 1)
+    }
+
+    /// Counts `n` folded rows (`n` divides [`LEVEL_ROWS`], and level 0 holds a multiple of
+    /// `n` rows) and carries full levels upwards.
+    #[inline(always)]
+    fn rows_done<R: Reducer<Acc = A>>(&mut self, r: &R, n: usize) {
+        self.counts[0] += n;
         let mut k = 0;
         while self.counts[k] == LEVEL_ROWS {
             if k + 1 == self.levels.len() {
@@ -392,6 +507,7 @@ impl<A: Copy> Cascade<A> {
     }
 
     /// The tile's accumulators: every level combined, earliest rows first.
+    #[inline(always)]
     fn finish<R: Reducer<Acc = A>>(&mut self, r: &R) -> &[A] {
         let top = self.levels.len() - 1;
         for k in (0..top).rev() {
@@ -505,30 +621,6 @@ unsafe fn fold_reduced_isa<R: Reducer>(
     let _ = isa;
     // SAFETY: forwarded from the caller.
     unsafe { fold_reduced(r, acc, p, rd, ioff) }
-}
-
-/// `r.fold_rows(accs, xs, i)` compiled for the instruction set `isa`.
-fn fold_rows_isa<R: Reducer>(isa: Isa, r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx512f")]
-        fn wide<R: Reducer>(r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
-            r.fold_rows(accs, xs, i)
-        }
-        #[target_feature(enable = "avx2")]
-        fn avx2<R: Reducer>(r: &R, accs: &mut [R::Acc], xs: &[R::In], i: i64) {
-            r.fold_rows(accs, xs, i)
-        }
-        match isa {
-            // SAFETY: the CPU has these features (`isa` was detected).
-            Isa::Avx512 => return unsafe { wide(r, accs, xs, i) },
-            // SAFETY: as above.
-            Isa::Avx2 => return unsafe { avx2(r, accs, xs, i) },
-            Isa::Base => {}
-        }
-    }
-    let _ = isa;
-    r.fold_rows(accs, xs, i)
 }
 
 /// Folds every element of the reduced dims `rd` starting at `p` into `acc`.
@@ -946,6 +1038,26 @@ impl<T: Element, A: AccNum, O: Element> Reducer for SumR<T, A, O> {
         }
         for (a, &x) in accs.iter_mut().zip(xs) {
             *a = a.add(A::from_in(x));
+        }
+    }
+    #[inline(always)]
+    fn fold_rows4(&self, accs: &mut [A], xs: [&[T]; 4], i: [i64; 4]) {
+        if TypeId::of::<A>() == TypeId::of::<T>() {
+            let rows = xs.map(|x| same::<T, f32>(x));
+            if let ([Some(x0), Some(x1), Some(x2), Some(x3)], Some(a)) =
+                (rows, same_mut::<A, f32>(accs))
+            {
+                return simd::add_rows4_f32(a, [x0, x1, x2, x3]);
+            }
+            let rows = xs.map(|x| same::<T, f64>(x));
+            if let ([Some(x0), Some(x1), Some(x2), Some(x3)], Some(a)) =
+                (rows, same_mut::<A, f64>(accs))
+            {
+                return simd::add_rows4_f64(a, [x0, x1, x2, x3]);
+            }
+        }
+        for k in 0..4 {
+            self.fold_rows(accs, xs[k], i[k]);
         }
     }
 }
