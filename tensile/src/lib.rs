@@ -42,6 +42,8 @@ pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
 pub use ops::Operand;
+pub use ops::cat::{cat, stack};
+pub use ops::nn::embedding;
 pub use ops::ternary::where_;
 pub use tensor::{Scalar, Tensor};
 pub use views::broadcast_tensors;

@@ -551,6 +551,12 @@ fn conformance() {
     files.sort();
     assert!(!files.is_empty(), "no *.jsonl files in {}", dir.display());
     let only = std::env::var("TENSILE_FAMILY").ok();
+    // PyTorch's UserWarnings (e.g. std/var with one degree of freedom) are counted, not printed.
+    let warned = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let w = warned.clone();
+    tensile::warnings::set_warning_hook(Some(Box::new(move |_| {
+        w.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    })));
     let (mut total_pass, mut total_fail) = (0usize, 0usize);
     let mut required_failures = Vec::new();
     println!("corpus: {}", dir.display());
@@ -605,6 +611,10 @@ fn conformance() {
         total_pass += pass;
         total_fail += fail;
     }
+    println!(
+        "({} UserWarnings emitted, as PyTorch emits them)",
+        warned.load(std::sync::atomic::Ordering::Relaxed)
+    );
     println!("{total_pass} passed, {total_fail} failed");
     assert!(
         required_failures.is_empty(),

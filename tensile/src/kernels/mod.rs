@@ -6,6 +6,9 @@
 //! * [`math`] holds the per-dtype scalar arithmetic the pointwise ops are made of.
 //! * [`pointwise`] turns scalar functions into inner loops specialised for contiguous and
 //!   stride-0 operands.
+//! * [`reduce`] and [`simd`] run reductions (inner and vertical walks, runtime AVX-512/AVX2
+//!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products; [`gather`] copies
+//!   rows for `index_select`/`embedding`.
 
 pub(crate) mod cast;
 pub(crate) mod gather;
