@@ -187,6 +187,23 @@ impl<'a> TensorIter<'a> {
                 fmt_list(&shape)
             )));
         }
+        // Fast setup: a new output over same-shape contiguous inputs is contiguous, and the
+        // dim order needs no search.
+        if out.is_none()
+            && inputs
+                .iter()
+                .all(|t| t.sizes[..] == shape[..] && t.is_contiguous())
+        {
+            let perm: Dims = (0..shape.len()).rev().collect();
+            let out_strides = contiguous_dims(&shape);
+            return Ok(TensorIter {
+                out,
+                inputs: inputs.iter().copied().collect(),
+                shape,
+                perm,
+                out_strides,
+            });
+        }
         let mut op_strides: SmallVec<[Dims; 4]> = SmallVec::new();
         if let Some(o) = out {
             op_strides.push(o.strides.clone());

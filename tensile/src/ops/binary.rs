@@ -160,7 +160,11 @@ pub(crate) fn binary_into(
     let cdt = compute_dtype(opdt);
     let odt = if op.returns_bool() { DType::Bool } else { cdt };
     let zero_div = AtomicBool::new(false);
-    let guard = lock_operands(&[&out, a, &b], 1);
+    // A new output is not shared yet: only the inputs need locks.
+    let guard = match dest {
+        Dest::New => lock_operands(&[a, &b], 0),
+        _ => lock_operands(&[&out, a, &b], 1),
+    };
     macro_rules! run {
         ($T:ty, $O:ty, $f:expr) => {{
             let f = $f;

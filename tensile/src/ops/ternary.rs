@@ -32,7 +32,8 @@ pub fn where_<'a, 'b>(
     let (a, b) = (a.to(common)?, b.to(common)?);
     let it = TensorIter::new(None, &[&cond, &a, &b])?;
     let (out, lp) = it.finish::<4>(common)?;
-    let guard = lock_operands(&[&out, &cond, &a, &b], 1);
+    // The new output is not shared yet: only the inputs need locks.
+    let guard = lock_operands(&[&cond, &a, &b], 0);
     dispatch!(common, T => {
         // SAFETY: fresh output from the iterator; locks held; every operand has its storage
         // dtype, so no conversion happens.

@@ -97,7 +97,8 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     let (out, lp) = it.finish::<2>(out_dt)?;
     let cdt = compute_dtype(opdt);
     let odt = if op.returns_bool() { DType::Bool } else { cdt };
-    let guard = lock_operands(&[&out, a], 1);
+    // The new output is not shared yet: only the input needs a lock.
+    let guard = lock_operands(&[a], 0);
     macro_rules! run {
         ($T:ty, $O:ty, $f:expr) => {{
             let f = $f;
