@@ -123,7 +123,7 @@ impl<const N: usize> Loop<N> {
 }
 
 /// Side length of the blocks used when operands disagree on layout (elements).
-const TILE: usize = 64;
+const TILE: usize = 128;
 
 /// One task's state: conversion buffers and the kernel.
 struct Runner<'l, 'k, const N: usize> {
