@@ -2,6 +2,7 @@
 //! `torch.broadcast_shapes` (Python message). Pure functions over shapes.
 
 use crate::error::{Error, Result, fmt_tuple};
+use crate::tensor::Dims;
 
 /// `infer_size(a, b)`: align trailing dims; sizes must be equal or one of them 1 (or missing).
 ///
@@ -9,8 +10,13 @@ use crate::error::{Error, Result, fmt_tuple};
 /// Error (RuntimeError), reporting the rightmost clash with its index in the result:
 /// `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`.
 pub fn infer_size(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
+    infer_size_dims(a, b).map(|d| d.to_vec())
+}
+
+/// [`infer_size`] into inline dims, for the engine's hot path (no allocation for ≤ 6 dims).
+pub(crate) fn infer_size_dims(a: &[usize], b: &[usize]) -> Result<Dims> {
     let n = a.len().max(b.len());
-    let mut out = vec![0; n];
+    let mut out: Dims = smallvec::smallvec![0; n];
     for i in (0..n).rev() {
         let off = n - 1 - i;
         let sa = if off < a.len() {

@@ -291,31 +291,6 @@ pub(crate) fn lock_operands<'t>(ops: &[&'t Tensor], n_out: usize) -> SmallVec<[G
     lock_all(&w, &r)
 }
 
-/// `infer_size` of two shapes into inline dims (same rule and error as
-/// [`crate::broadcast::infer_size`]).
-fn broadcast_pair(a: &[usize], b: &[usize]) -> Result<Dims> {
-    let n = a.len().max(b.len());
-    let mut out: Dims = smallvec::smallvec![0; n];
-    for i in (0..n).rev() {
-        let off = n - 1 - i;
-        let sa = if off < a.len() {
-            a[a.len() - 1 - off]
-        } else {
-            1
-        };
-        let sb = if off < b.len() {
-            b[b.len() - 1 - off]
-        } else {
-            1
-        };
-        if !(sa == sb || sa == 1 || sb == 1) {
-            return crate::broadcast::infer_size(a, b).map(Dims::from);
-        }
-        out[i] = if sa == 1 { sb } else { sa };
-    }
-    Ok(out)
-}
-
 /// Row-major strides as inline dims.
 fn contiguous_dims(sizes: &[usize]) -> Dims {
     let mut st: Dims = smallvec::smallvec![0; sizes.len()];
@@ -335,7 +310,7 @@ fn broadcast_shape<'s>(shapes: impl Iterator<Item = &'s [usize]>) -> Result<Dims
         if s == &acc[..] {
             continue;
         }
-        acc = broadcast_pair(&acc, s)?;
+        acc = crate::broadcast::infer_size_dims(&acc, s)?;
     }
     Ok(acc)
 }
