@@ -167,83 +167,23 @@ half_element!(f16 => Float16, bf16 => BFloat16);
 #[doc(hidden)]
 macro_rules! dispatch {
     ($dt:expr, $T:ident => $body:expr) => {
-        match $dt {
-            $crate::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::DType::UInt8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::Int8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::Float16 => {
-                type $T = half::f16;
-                $body
-            }
-            $crate::DType::BFloat16 => {
-                type $T = half::bf16;
-                $body
-            }
-            $crate::DType::Float32 => {
-                type $T = f32;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
-        }
+        $crate::dispatch!(@arms $dt, $T => $body;
+            $crate::DType::Float16 => half::f16, $crate::DType::BFloat16 => half::bf16,
+            $crate::DType::Float32 => f32)
     };
     (@compute $dt:expr, $T:ident => $body:expr) => {
+        $crate::dispatch!(@arms $dt, $T => $body; _ => f32)
+    };
+    (@arms $dt:expr, $T:ident => $body:expr; $($extra:pat => $ty:ty),*) => {
         match $dt {
-            $crate::DType::Bool => {
-                type $T = bool;
-                $body
-            }
-            $crate::DType::UInt8 => {
-                type $T = u8;
-                $body
-            }
-            $crate::DType::Int8 => {
-                type $T = i8;
-                $body
-            }
-            $crate::DType::Int16 => {
-                type $T = i16;
-                $body
-            }
-            $crate::DType::Int32 => {
-                type $T = i32;
-                $body
-            }
-            $crate::DType::Int64 => {
-                type $T = i64;
-                $body
-            }
-            $crate::DType::Float64 => {
-                type $T = f64;
-                $body
-            }
-            _ => {
-                type $T = f32;
-                $body
-            }
+            $crate::DType::Bool => { type $T = bool; $body }
+            $crate::DType::UInt8 => { type $T = u8; $body }
+            $crate::DType::Int8 => { type $T = i8; $body }
+            $crate::DType::Int16 => { type $T = i16; $body }
+            $crate::DType::Int32 => { type $T = i32; $body }
+            $crate::DType::Int64 => { type $T = i64; $body }
+            $crate::DType::Float64 => { type $T = f64; $body }
+            $($extra => { type $T = $ty; $body })*
         }
     };
 }

@@ -13,6 +13,7 @@
 //! Work is split over rayon's threads: by batch elements when there are enough, otherwise
 //! inside each product (the `gemm` crate's own rayon split).
 
+use crate::kernels::Ptr;
 use rayon::prelude::*;
 
 use crate::dtype::DType;
@@ -43,21 +44,6 @@ pub(crate) struct Gemm {
 
 /// Below this many multiply-adds a product runs on the calling thread.
 const PAR_FLOPS: usize = 1 << 21;
-
-/// A raw pointer that may cross threads; see the safety notes where it is dereferenced.
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: the op holds the storage locks for the whole parallel section; tasks write disjoint
-// blocks of the output and only read the inputs.
-unsafe impl<T> Send for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for Ptr<T> {}
-
-impl<T> Ptr<T> {
-    fn get(self) -> *mut T {
-        self.0
-    }
-}
 
 /// One product `C = A·B` (+ C) of an `m×k` by a `k×n` matrix; `C` has row stride `rsc` and
 /// column stride 1. `threads > 1` lets the product split itself over rayon's pool.

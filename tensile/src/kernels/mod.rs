@@ -18,3 +18,21 @@ pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
 pub(crate) mod simd;
+
+/// A raw pointer that may cross threads, for parallel kernels. Only dereferenced while the op
+/// holds the storage locks (see `crate::storage`); each output element is written by exactly
+/// one task.
+#[derive(Clone, Copy)]
+pub(crate) struct Ptr<T>(pub(crate) *mut T);
+// SAFETY: see the type's doc: the op holds the locks for the whole parallel section and tasks
+// write disjoint outputs and only read inputs.
+unsafe impl<T> Send for Ptr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Ptr<T> {}
+
+impl<T> Ptr<T> {
+    /// The pointer (a method, so closures capture the whole `Send` wrapper).
+    pub(crate) fn get(self) -> *mut T {
+        self.0
+    }
+}

@@ -23,6 +23,7 @@
 //! across rayon's threads: by outputs when there are enough of them, otherwise by slices of
 //! the reduced range whose partial accumulators are combined in order.
 
+use crate::kernels::Ptr;
 use std::any::TypeId;
 use std::marker::PhantomData;
 
@@ -132,23 +133,6 @@ struct RDim {
 /// Strides of 0 (broadcast dims) sort last: they are the worst dims to vectorise along.
 fn key(st: isize) -> isize {
     if st == 0 { isize::MAX } else { st }
-}
-
-/// A raw pointer that may cross threads. Only dereferenced while the op holds the storage
-/// locks (see `crate::storage`); workers touch disjoint outputs.
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-// SAFETY: see the type's doc: the op holds the locks for the whole parallel section and each
-// output element is written by exactly one task.
-unsafe impl<T> Send for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for Ptr<T> {}
-
-impl<T> Ptr<T> {
-    /// The pointer (a method, so closures capture the whole `Send` wrapper).
-    fn get(self) -> *mut T {
-        self.0
-    }
 }
 
 /// The walk of one reduction.
