@@ -12,7 +12,7 @@ use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::loops::Loop;
 use crate::layout;
-use crate::storage::{Guard, lock_all};
+use crate::storage::{Guard, ReadGuard, Storage, lock_all};
 use crate::tensor::{Dims, Tensor};
 use smallvec::SmallVec;
 
@@ -124,7 +124,7 @@ pub(crate) fn reorder_dims(shape: &[usize], op_strides: &[Dims]) -> Dims {
 fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Dims {
     let n = shape.len();
     if perm.iter().copied().eq((0..n).rev()) {
-        return layout::contiguous_strides(shape).into();
+        return contiguous_dims(shape);
     }
     let mut st: Dims = smallvec::smallvec![0; n];
     let mut acc = 1usize;
@@ -188,11 +188,16 @@ impl<'a> TensorIter<'a> {
             )));
         }
         // Fast setup: a new output over same-shape contiguous inputs is contiguous, and the
-        // dim order needs no search.
+        // dim order needs no search. The same holds when the inputs broadcast but each has
+        // exactly row-major strides (size-1 dims included) and no zero-size dim: their
+        // non-zero broadcast strides never decrease from a later dim to an earlier one, and a
+        // tie would need the later dim's output size to exceed the earlier's, which a tie
+        // (size-1 dims between) can't have — so `reorder_dims` would swap nothing.
         if out.is_none()
-            && inputs
+            && (inputs
                 .iter()
                 .all(|t| t.sizes[..] == shape[..] && t.is_contiguous())
+                || inputs.iter().all(|t| strictly_row_major(t)))
         {
             let perm: Dims = (0..shape.len()).rev().collect();
             let out_strides = contiguous_dims(&shape);
@@ -251,15 +256,6 @@ impl<'a> TensorIter<'a> {
         self.out.is_some()
     }
 
-    /// The common dtype of the inputs by PyTorch's category rules (§6.2).
-    pub(crate) fn common_dtype(&self) -> DType {
-        let mut st = ResultTypeState::default();
-        for t in &self.inputs {
-            st.update(t.dtype, t.category());
-        }
-        st.result()
-    }
-
     /// Allocates the output (of `out_dtype`, unless it was given) and returns it with the
     /// coalesced loop over `[output, inputs...]`. `N` must be `1 + inputs.len()`.
     pub(crate) fn finish<const N: usize>(self, out_dtype: DType) -> Result<(Tensor, Loop<N>)> {
@@ -286,9 +282,138 @@ impl<'a> TensorIter<'a> {
 /// Locks the storages of a loop's operands (module docs of [`crate::storage`]): the first
 /// `n_out` operands for writing, the rest for reading.
 pub(crate) fn lock_operands<'t>(ops: &[&'t Tensor], n_out: usize) -> SmallVec<[Guard<'t>; 4]> {
-    let w: SmallVec<[_; 4]> = ops[..n_out].iter().map(|t| &*t.storage).collect();
-    let r: SmallVec<[_; 4]> = ops[n_out..].iter().map(|t| &*t.storage).collect();
-    lock_all(&w, &r)
+    let mut entries: SmallVec<[(&Storage, bool); 4]> = ops
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (&*t.storage, k < n_out))
+        .collect();
+    lock_all(&mut entries)
+}
+
+/// [`lock_operands`] for an op reading two inputs into a fresh output: read locks, in
+/// address order, one when the inputs share a storage. Small ops' hot path.
+pub(crate) fn lock_reads2<'t>(a: &'t Tensor, b: &'t Tensor) -> [Option<ReadGuard<'t>>; 2] {
+    let (sa, sb) = (&*a.storage, &*b.storage);
+    let (pa, pb) = (sa.ptr() as usize, sb.ptr() as usize);
+    if pa == pb {
+        [Some(sa.read()), None]
+    } else if pa < pb {
+        let g = sa.read();
+        [Some(g), Some(sb.read())]
+    } else {
+        let g = sb.read();
+        [Some(g), Some(sa.read())]
+    }
+}
+
+/// Most dims a [`SmallPlan`] handles.
+const SMALL_RANK: usize = 6;
+/// Largest output a [`SmallPlan`] handles, in elements: below this the general setup costs
+/// more than the arithmetic.
+const SMALL_NUMEL: usize = 1 << 14;
+
+/// The setup of a small op writing a new tensor, reduced to a few array operations.
+///
+/// Ops on tiny tensors (`(3,) + (3,)`) are dominated by setup: overlap checks, the dim-order
+/// search, building a general [`Loop`], dynamic kernel calls. When every input has exactly
+/// row-major strides and no zero-size dim, the new output is row-major (see the fast setup in
+/// [`TensorIter::build`]), so the plan only needs the broadcast shape and a coalesced loop
+/// with element strides; kernels run it monomorphically ([`crate::kernels::loops::run_small`]).
+pub(crate) struct SmallPlan<const N: usize> {
+    /// The output's rank and sizes (broadcast shape).
+    pub nd: usize,
+    pub shape: [usize; SMALL_RANK],
+    /// The coalesced loop, fastest dim first: sizes and element strides (output first).
+    pub lnd: usize,
+    pub lsizes: [usize; SMALL_RANK],
+    pub lstrides: [[isize; N]; SMALL_RANK],
+}
+
+impl<const N: usize> SmallPlan<N> {
+    /// An empty plan, filled by [`SmallPlan::build`] (in place: a plan is a few hundred
+    /// bytes, and small ops are sensitive to copying it around).
+    pub(crate) fn empty() -> SmallPlan<N> {
+        SmallPlan {
+            nd: 0,
+            shape: [1; SMALL_RANK],
+            lnd: 0,
+            lsizes: [1; SMALL_RANK],
+            lstrides: [[0; N]; SMALL_RANK],
+        }
+    }
+
+    /// Plans a new output over `inputs` (`N - 1` of them). False when the op is not small, an
+    /// input is not strictly row-major, or the shapes don't broadcast (the general path then
+    /// reports the error); the plan's contents are then meaningless.
+    pub(crate) fn build(&mut self, inputs: &[&Tensor]) -> bool {
+        if inputs.len() + 1 != N {
+            return false;
+        }
+        let nd = inputs.iter().map(|t| t.sizes.len()).max().unwrap_or(0);
+        if nd > SMALL_RANK || !inputs.iter().all(|t| strictly_row_major(t)) {
+            return false;
+        }
+        let shape = &mut self.shape;
+        for t in inputs {
+            let off = nd - t.sizes.len();
+            for (i, &s) in t.sizes.iter().enumerate() {
+                let o = &mut shape[off + i];
+                if *o == 1 {
+                    *o = s;
+                } else if s != 1 && s != *o {
+                    return false;
+                }
+            }
+        }
+        let numel: usize = shape[..nd].iter().product();
+        if numel == 0 || numel > SMALL_NUMEL {
+            return false;
+        }
+        self.nd = nd;
+        let mut out_stride = 1isize;
+        for d in (0..nd).rev() {
+            let size = self.shape[d];
+            if size == 1 {
+                continue;
+            }
+            let mut st = [0isize; N];
+            st[0] = out_stride;
+            for (k, t) in inputs.iter().enumerate() {
+                let off = nd - t.sizes.len();
+                if d >= off && t.sizes[d - off] == size {
+                    st[k + 1] = t.strides[d - off] as isize;
+                }
+            }
+            out_stride *= size as isize;
+            if self.lnd > 0 {
+                let p = self.lnd - 1;
+                let (ps, pst) = (self.lsizes[p], self.lstrides[p]);
+                if (0..N).all(|k| ps as isize * pst[k] == st[k]) {
+                    self.lsizes[p] *= size;
+                    continue;
+                }
+            }
+            self.lsizes[self.lnd] = size;
+            self.lstrides[self.lnd] = st;
+            self.lnd += 1;
+        }
+        if self.lnd == 0 {
+            self.lnd = 1; // one element: a run of 1 with any strides
+        }
+        true
+    }
+}
+
+/// Whether `t` has exactly row-major strides, size-1 dims included, and no zero-size dim.
+fn strictly_row_major(t: &Tensor) -> bool {
+    let mut acc = 1usize;
+    for d in (0..t.sizes.len()).rev() {
+        if t.sizes[d] == 0 || t.strides[d] != acc {
+            return false;
+        }
+        acc *= t.sizes[d];
+    }
+    true
 }
 
 /// Row-major strides as inline dims.
@@ -389,4 +514,54 @@ pub(crate) fn result_type_of(ts: &[&Tensor]) -> DType {
         st.update(t.dtype, t.category());
     }
     st.result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every shape of rank ≤ 3 with sizes 1..=3.
+    fn shapes() -> Vec<Vec<usize>> {
+        let mut all = vec![vec![]];
+        for r in 1..=3 {
+            for code in 0..3usize.pow(r) {
+                all.push((0..r).map(|i| code / 3usize.pow(i) % 3 + 1).collect());
+            }
+        }
+        all
+    }
+
+    /// The claim the fast setups rest on: over inputs with exactly row-major strides (size-1
+    /// dims included, no zero sizes), PyTorch's dim-order search swaps nothing, so a new
+    /// output is row-major. Checked exhaustively against `reorder_dims` for pairs and
+    /// triples of small shapes.
+    #[test]
+    fn row_major_inputs_give_row_major_outputs() {
+        let all = shapes();
+        let t = |s: &[usize]| Tensor::zeros(s, DType::Float32);
+        let mut checked = 0;
+        for a in &all {
+            for b in &all {
+                for c in [&vec![], &vec![3], &vec![2, 1], a] {
+                    let ts = [t(a), t(b), t(c)];
+                    assert!(ts.iter().all(strictly_row_major));
+                    let Ok(shape) = broadcast_shape(ts.iter().map(|x| &x.sizes[..])) else {
+                        continue;
+                    };
+                    let st: Vec<Dims> = ts.iter().map(|x| broadcast_strides(x, &shape)).collect();
+                    let perm = reorder_dims(&shape, &st);
+                    assert_eq!(
+                        strides_from_perm(&shape, &perm),
+                        contiguous_dims(&shape),
+                        "{a:?} {b:?} {c:?}"
+                    );
+                    let mut plan = SmallPlan::<4>::empty();
+                    assert!(plan.build(&[&ts[0], &ts[1], &ts[2]]));
+                    assert_eq!(&plan.shape[..plan.nd], &shape[..]);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 }

@@ -19,10 +19,17 @@
 //! result would depend on iteration order. `Tensor` is therefore `Send + Sync`.
 
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
 
 use smallvec::SmallVec;
 use std::ptr::NonNull;
+use std::sync::Arc;
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Buffers of at most this many bytes live inside the `Storage` itself: a small tensor then
+/// costs one allocation (the `Arc`) instead of two, which matters for per-op latency.
+const INLINE: usize = 256;
 
 /// Alignment of every small storage allocation (a cache line; enough for any SIMD load).
 const ALIGN: usize = 64;
@@ -49,14 +56,21 @@ struct SendPtr(NonNull<u8>);
 // SAFETY: a pooled buffer is owned by the pool alone until it is handed to one new Storage.
 unsafe impl Send for SendPtr {}
 
+/// The in-struct buffer of a small storage. `UnsafeCell`: kernels write it through raw
+/// pointers obtained from a shared `&Storage` (under the write lock).
+#[repr(C, align(16))]
+struct Inline(UnsafeCell<[MaybeUninit<u8>; INLINE]>);
+
 /// A byte buffer shared by tensors, with the lock that guards its contents.
 pub(crate) struct Storage {
+    /// The heap buffer; dangling when the bytes are inline (`cap == 0`).
     ptr: NonNull<u8>,
     /// Bytes the tensor may use.
     bytes: usize,
-    /// Bytes actually allocated (≥ bytes).
+    /// Bytes allocated on the heap (≥ bytes), or 0 when the buffer is `inline`.
     cap: usize,
     lock: RwLock<()>,
+    inline: Inline,
 }
 
 // SAFETY: the buffer is plain bytes owned by this struct; every access to its contents goes
@@ -95,7 +109,7 @@ fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
 impl Storage {
     /// A new buffer of `bytes` bytes; zero-filled when `zeroed`. Aborts if memory runs out
     /// (as `Vec` does); ops use [`Storage::try_new`].
-    pub(crate) fn new(bytes: usize, zeroed: bool) -> Storage {
+    pub(crate) fn new(bytes: usize, zeroed: bool) -> Arc<Storage> {
         match Storage::try_new(bytes, zeroed) {
             Ok(s) => s,
             Err(_) => std::alloc::handle_alloc_error(layout_for(capacity_for(bytes))),
@@ -104,7 +118,7 @@ impl Storage {
 
     /// As [`Storage::new`], with PyTorch's error when the memory can't be had:
     /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate 26000000000000 bytes. Error code 12 (Cannot allocate memory)`.
-    pub(crate) fn try_new(bytes: usize, zeroed: bool) -> crate::error::Result<Storage> {
+    pub(crate) fn try_new(bytes: usize, zeroed: bool) -> crate::error::Result<Arc<Storage>> {
         let oom = || {
             crate::error::Error::runtime(format!(
                 "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
@@ -113,8 +127,17 @@ impl Storage {
         if bytes > isize::MAX as usize / 2 {
             return Err(oom());
         }
+        if bytes <= INLINE {
+            let s = Storage::in_arc(NonNull::dangling(), bytes, 0);
+            if zeroed {
+                // SAFETY: the inline buffer has INLINE ≥ bytes bytes and is not shared yet.
+                unsafe { std::ptr::write_bytes(s.ptr(), 0, INLINE) };
+            }
+            return Ok(s);
+        }
         let cap = capacity_for(bytes);
-        let ptr = match take_pooled(cap) {
+        let pooled = if cap >= LARGE { take_pooled(cap) } else { None };
+        let ptr = match pooled {
             Some(p) => {
                 if zeroed {
                     // SAFETY: the pooled buffer has `cap` bytes and is owned by us alone.
@@ -142,19 +165,32 @@ impl Storage {
                 p
             }
         };
-        Ok(Storage {
-            ptr,
-            bytes,
-            cap,
-            lock: RwLock::new(()),
-        })
+        Ok(Storage::in_arc(ptr, bytes, cap))
+    }
+
+    /// A storage built in place in its `Arc`, so the inline buffer is never moved.
+    fn in_arc(ptr: NonNull<u8>, bytes: usize, cap: usize) -> Arc<Storage> {
+        let mut a = Arc::<Storage>::new_uninit();
+        let m = Arc::get_mut(&mut a)
+            .expect("a new Arc is unique")
+            .as_mut_ptr();
+        // SAFETY: `m` points to the Arc's uninitialised Storage, which we alone hold. Every
+        // field is written before `assume_init` except the inline buffer, whose type
+        // (`MaybeUninit` bytes) is valid uninitialised.
+        unsafe {
+            std::ptr::addr_of_mut!((*m).ptr).write(ptr);
+            std::ptr::addr_of_mut!((*m).bytes).write(bytes);
+            std::ptr::addr_of_mut!((*m).cap).write(cap);
+            std::ptr::addr_of_mut!((*m).lock).write(RwLock::new(()));
+            a.assume_init()
+        }
     }
 
     /// A buffer holding a copy of `data`.
-    pub(crate) fn from_bytes(data: &[u8]) -> Storage {
+    pub(crate) fn from_bytes(data: &[u8]) -> Arc<Storage> {
         let s = Storage::new(data.len(), false);
         // SAFETY: `s` is a fresh allocation of at least data.len() bytes, not shared yet.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr.as_ptr(), data.len()) };
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr(), data.len()) };
         s
     }
 
@@ -165,10 +201,14 @@ impl Storage {
 
     /// The start of the buffer. Dereferencing it requires holding the lock (module docs).
     pub(crate) fn ptr(&self) -> *mut u8 {
-        self.ptr.as_ptr()
+        if self.cap == 0 {
+            self.inline.0.get() as *mut u8
+        } else {
+            self.ptr.as_ptr()
+        }
     }
 
-    pub(crate) fn read(&self) -> RwLockReadGuard<'_, ()> {
+    pub(crate) fn read(&self) -> ReadGuard<'_> {
         self.lock.read().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -179,6 +219,9 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
+        if self.cap == 0 {
+            return;
+        }
         if self.cap >= LARGE {
             let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
             if pool.bytes + self.cap <= POOL_LIMIT {
@@ -192,23 +235,30 @@ impl Drop for Storage {
     }
 }
 
+/// A read lock on one storage.
+pub(crate) type ReadGuard<'a> = RwLockReadGuard<'a, ()>;
+
 /// A lock held on one storage for the duration of an op.
 pub(crate) enum Guard<'a> {
     Read(#[allow(dead_code)] RwLockReadGuard<'a, ()>),
     Write(#[allow(dead_code)] RwLockWriteGuard<'a, ()>),
 }
 
-/// Locks each distinct storage once, in address order: write for `writes`, read for the rest.
-pub(crate) fn lock_all<'a>(
-    writes: &[&'a Storage],
-    reads: &[&'a Storage],
-) -> SmallVec<[Guard<'a>; 4]> {
-    let mut all: SmallVec<[(&'a Storage, bool); 4]> = writes.iter().map(|s| (*s, true)).collect();
-    all.extend(reads.iter().map(|s| (*s, false)));
-    all.sort_unstable_by_key(|(s, w)| (s.ptr() as usize, !*w));
+/// Locks each distinct storage once, in address order: write for the entries marked `true`,
+/// read for the rest (a storage listed both ways is write-locked). Sorts `entries`.
+pub(crate) fn lock_all<'a>(entries: &mut [(&'a Storage, bool)]) -> SmallVec<[Guard<'a>; 4]> {
+    let key = |e: &(&Storage, bool)| (e.0.ptr() as usize, !e.1);
+    // Insertion sort by (address, write first): op operand lists are tiny.
+    for i in 1..entries.len() {
+        let mut j = i;
+        while j > 0 && key(&entries[j - 1]) > key(&entries[j]) {
+            entries.swap(j - 1, j);
+            j -= 1;
+        }
+    }
     let mut guards = SmallVec::new();
     let mut last: Option<usize> = None;
-    for (s, w) in all {
+    for &(s, w) in entries.iter() {
         let addr = s.ptr() as usize;
         if last == Some(addr) {
             continue; // a write entry sorts first, so it covers later reads of the same storage

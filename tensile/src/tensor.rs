@@ -152,6 +152,13 @@ impl Tensor {
     pub fn data_ptr(&self) -> usize {
         self.storage.ptr() as usize + self.offset * self.dtype.itemsize()
     }
+    /// The first element's address as a pointer, for kernels (dereferenced only under the
+    /// storage's lock).
+    pub(crate) fn elem_ptr(&self) -> *mut u8 {
+        self.storage
+            .ptr()
+            .wrapping_add(self.offset * self.dtype.itemsize())
+    }
     /// Whether `self` and `other` view the same storage (Python's
     /// `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
@@ -199,7 +206,7 @@ impl Tensor {
     pub(crate) fn alloc(sizes: &[usize], strides: &[usize], dtype: DType, zeroed: bool) -> Tensor {
         let n = layout::extent(sizes, strides);
         Tensor {
-            storage: Arc::new(Storage::new(n * dtype.itemsize(), zeroed)),
+            storage: Storage::new(n * dtype.itemsize(), zeroed),
             sizes: Dims::from_slice(sizes),
             strides: Dims::from_slice(strides),
             offset: 0,
@@ -209,6 +216,7 @@ impl Tensor {
     }
 
     /// As [`Tensor::alloc`], with PyTorch's out-of-memory error instead of an abort.
+    #[inline]
     pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
         let n = layout::extent(sizes, strides);
         let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
@@ -217,9 +225,37 @@ impl Tensor {
             )
         })?;
         Ok(Tensor {
-            storage: Arc::new(Storage::try_new(bytes, false)?),
+            storage: Storage::try_new(bytes, false)?,
             sizes: Dims::from_slice(sizes),
             strides: Dims::from_slice(strides),
+            offset: 0,
+            dtype,
+            wrapped: false,
+        })
+    }
+
+    /// As [`Tensor::try_alloc`] with row-major strides.
+    pub(crate) fn try_alloc_contiguous(sizes: &[usize], dtype: DType) -> Result<Tensor> {
+        let mut strides = Dims::from_elem(0, sizes.len());
+        let mut numel = 1usize;
+        for (st, &n) in strides.iter_mut().zip(sizes).rev() {
+            *st = numel;
+            numel = numel.checked_mul(n.max(1)).ok_or_else(|| {
+                Error::runtime(
+                    "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
+                )
+            })?;
+        }
+        let numel = if sizes.contains(&0) { 0 } else { numel };
+        let bytes = numel.checked_mul(dtype.itemsize()).ok_or_else(|| {
+            Error::runtime(
+                "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
+            )
+        })?;
+        Ok(Tensor {
+            storage: Storage::try_new(bytes, false)?,
+            sizes: Dims::from_slice(sizes),
+            strides,
             offset: 0,
             dtype,
             wrapped: false,
@@ -301,7 +337,7 @@ impl Tensor {
             )));
         }
         Ok(Tensor {
-            storage: Arc::new(Storage::from_bytes(kernels::cast::bytes_of(data))),
+            storage: Storage::from_bytes(kernels::cast::bytes_of(data)),
             sizes: Dims::from_slice(size),
             strides: layout::contiguous_strides(size).into(),
             offset: 0,

@@ -76,6 +76,32 @@ proptest! {
             }
         }
     }
+
+    /// Small ops on row-major inputs run through the small plan's executor; float16 operands
+    /// (computed in float32) through the general loop. Both must give the same values, shape
+    /// and strides, broadcast or not. (That the layout is PyTorch's is tested in `iter.rs`.)
+    #[test]
+    fn small_plan_matches_general_iterator(a in shape(), b in shape(), op in 0usize..4) {
+        let numel = |s: &[usize]| s.iter().product::<usize>();
+        let ta = Tensor::from_vec((0..numel(&a)).map(|x| (x % 7) as f32 + 1.0).collect(), &a).unwrap();
+        let tb = Tensor::from_vec((0..numel(&b)).map(|x| (x % 5) as f32 + 1.0).collect(), &b).unwrap();
+        let run = |x: &Tensor, y: &Tensor| match op {
+            0 => x.add(y),
+            1 => x.mul(y),
+            2 => x.lt(y),
+            _ => x.maximum(y),
+        };
+        let (ha, hb) = (ta.to(DType::Float16).unwrap(), tb.to(DType::Float16).unwrap());
+        match (run(&ta, &tb), run(&ha, &hb)) {
+            (Ok(small), Ok(general)) => {
+                prop_assert_eq!(small.size(), general.size());
+                prop_assert_eq!(small.stride(), general.stride());
+                prop_assert_eq!(small.to_vec::<f64>(), general.to_vec::<f64>());
+            }
+            (Err(x), Err(y)) => prop_assert_eq!(x.to_string(), y.to_string()),
+            (x, y) => prop_assert!(false, "{:?} vs {:?}", x.map(|t| t.size().to_vec()), y.map(|t| t.size().to_vec())),
+        }
+    }
 }
 
 #[test]

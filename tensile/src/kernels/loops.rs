@@ -11,6 +11,7 @@
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
+use crate::iter::SmallPlan;
 use crate::kernels::cast::cast_run;
 
 /// Elements per conversion block.
@@ -90,7 +91,6 @@ impl<const N: usize> Loop<N> {
         } else {
             numel
         };
-        let threads = rayon::current_num_threads();
         let me = SendLoop(self);
         let go = |start: usize, end: usize| {
             let mut r = Runner::new(me.get(), &kdtypes, n_out, kernel);
@@ -102,7 +102,12 @@ impl<const N: usize> Loop<N> {
                 unsafe { r.range(start, end) }
             }
         };
-        if numel < 2 * GRAIN || threads <= 1 {
+        if numel < 2 * GRAIN {
+            go(0, units);
+            return;
+        }
+        let threads = rayon::current_num_threads();
+        if threads <= 1 {
             go(0, units);
             return;
         }
@@ -227,27 +232,52 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     /// # Safety
     /// As [`Loop::run`].
     unsafe fn range(&mut self, start: usize, end: usize) {
-        let shape = &self.lp.shape;
-        let nd = shape.len();
-        let mut idx: SmallVec<[usize; 6]> = smallvec::smallvec![0usize; nd];
-        let mut rem = start;
-        for d in 0..nd {
-            idx[d] = rem % shape[d];
-            rem /= shape[d];
+        let lp = self.lp;
+        let (shape, strides): (&[usize], &[[isize; N]]) = (&lp.shape, &lp.strides);
+        if shape.len() == 1 {
+            let ptrs =
+                std::array::from_fn(|k| lp.base[k].wrapping_offset(start as isize * strides[0][k]));
+            // SAFETY: forwarded.
+            unsafe { self.call(ptrs, end - start) };
+            return;
         }
+        let mut idx_buf: SmallVec<[usize; 6]> = smallvec::smallvec![0usize; shape.len()];
+        let idx: &mut [usize] = &mut idx_buf;
+        let mut rem = start;
+        for (i, &n) in idx.iter_mut().zip(shape) {
+            *i = rem % n;
+            rem /= n;
+        }
+        // An odometer over the outer dims, moving the pointers along with the index.
+        let mut ptrs = self.ptrs_at(idx);
         let mut pos = start;
         while pos < end {
             let inner = (shape[0] - idx[0]).min(end - pos);
-            let ptrs = self.ptrs_at(&idx);
             // SAFETY: forwarded.
             unsafe { self.call(ptrs, inner) };
             pos += inner;
             idx[0] += inner;
-            let mut d = 0;
-            while d + 1 < nd && idx[d] == shape[d] {
+            if idx[0] < shape[0] {
+                continue; // only the last run of a range stops mid-row
+            }
+            // Back to the start of the row (the pointers are at the run's start), then carry.
+            let back = (idx[0] - inner) as isize;
+            for (p, s) in ptrs.iter_mut().zip(&strides[0]) {
+                *p = p.wrapping_offset(-back * s);
+            }
+            idx[0] = 0;
+            for d in 1..shape.len() {
+                idx[d] += 1;
+                for (p, s) in ptrs.iter_mut().zip(&strides[d]) {
+                    *p = p.wrapping_offset(*s);
+                }
+                if idx[d] < shape[d] {
+                    break;
+                }
+                for (p, s) in ptrs.iter_mut().zip(&strides[d]) {
+                    *p = p.wrapping_offset(-(shape[d] as isize) * s);
+                }
                 idx[d] = 0;
-                idx[d + 1] += 1;
-                d += 1;
             }
         }
     }
@@ -278,6 +308,52 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
                 // SAFETY: forwarded.
                 unsafe { self.call(ptrs, len) };
             }
+        }
+    }
+}
+
+/// Runs `kernel` over a [`SmallPlan`]'s loop: the inner dim in runs, the outer dims by an
+/// odometer. Monomorphic in the kernel (no dynamic call per run), sequential, no conversions:
+/// the operands' storage dtypes are the kernel's.
+///
+/// # Safety
+/// `base[k]` is operand `k`'s first element, of `itemsize[k]` bytes each; every element the
+/// plan's sizes and element strides reach lies inside its storage; the caller holds the
+/// storage locks; the output (operand 0) is fresh, so no operand overlaps it.
+pub(crate) unsafe fn run_small<const N: usize>(
+    plan: &SmallPlan<N>,
+    base: [*mut u8; N],
+    itemsize: [usize; N],
+    mut kernel: impl FnMut(&[*mut u8; N], &[isize; N], usize),
+) {
+    let nd = plan.lnd;
+    if nd == 1 {
+        kernel(&base, &plan.lstrides[0], plan.lsizes[0]);
+        return;
+    }
+    let (sizes, strides) = (&plan.lsizes[..nd], &plan.lstrides[..nd]);
+    let bytes = |d: usize, k: usize| strides[d][k] * itemsize[k] as isize;
+    let mut ptrs = base;
+    let mut idx = [0usize; 6];
+    loop {
+        kernel(&ptrs, &strides[0], sizes[0]);
+        let mut d = 1;
+        loop {
+            if d >= nd {
+                return;
+            }
+            idx[d] += 1;
+            for (k, p) in ptrs.iter_mut().enumerate() {
+                *p = p.wrapping_offset(bytes(d, k));
+            }
+            if idx[d] < sizes[d] {
+                break;
+            }
+            for (k, p) in ptrs.iter_mut().enumerate() {
+                *p = p.wrapping_offset(-(sizes[d] as isize) * bytes(d, k));
+            }
+            idx[d] = 0;
+            d += 1;
         }
     }
 }

@@ -8,7 +8,8 @@ use crate::dispatch;
 use crate::dtype::{DType, check_can_cast};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
+use crate::iter::{SmallPlan, TensorIter, lock_operands, lock_reads2, result_type_of};
+use crate::kernels::loops::run_small;
 use crate::kernels::math::{Arith, Float};
 use crate::kernels::pointwise;
 use crate::ops::Operand;
@@ -116,6 +117,53 @@ pub(crate) enum Dest<'o> {
     Out(&'o Tensor),
 }
 
+/// Every binary op's scalar function, for compute dtype `$cdt`, handed to the executor
+/// macro `$run!(KernelInputType, OutputType, closure)`. The one place that says what each op
+/// computes; `$zero_div` (an `AtomicBool`) records integer division by zero.
+macro_rules! op_table {
+    ($op:expr, $cdt:expr, $run:ident, $zero_div:ident) => {
+        match $op {
+            Atan2 => match $cdt {
+                DType::Float64 => $run!(f64, f64, |x: f64, y: f64| Float::atan2(x, y)),
+                _ => $run!(f32, f32, |x: f32, y: f32| Float::atan2(x, y)),
+            },
+            op => dispatch!(@compute $cdt, T => {
+                match op {
+                    Add => $run!(T, T, |x: T, y: T| Arith::add(x, y)),
+                    Sub => $run!(T, T, |x: T, y: T| Arith::sub(x, y)),
+                    Mul => $run!(T, T, |x: T, y: T| Arith::mul(x, y)),
+                    Div => $run!(T, T, |x: T, y: T| Arith::div(x, y)),
+                    Remainder | FloorDivide => {
+                        let floor = op == FloorDivide;
+                        $run!(T, T, |x: T, y: T| {
+                            if Arith::is_int_zero(y) && !<T as Element>::DTYPE.is_floating_point() {
+                                $zero_div.store(true, Ordering::Relaxed);
+                            }
+                            if floor { Arith::floor_div(x, y) } else { Arith::rem(x, y) }
+                        })
+                    }
+                    Pow => $run!(T, T, |x: T, y: T| Arith::pow(x, y)),
+                    Maximum => $run!(T, T, |x: T, y: T| Arith::maximum(x, y)),
+                    Minimum => $run!(T, T, |x: T, y: T| Arith::minimum(x, y)),
+                    Eq => $run!(T, bool, |x: T, y: T| x == y),
+                    Ne => $run!(T, bool, |x: T, y: T| x != y),
+                    Lt => $run!(T, bool, |x: T, y: T| x < y),
+                    Le => $run!(T, bool, |x: T, y: T| x <= y),
+                    Gt => $run!(T, bool, |x: T, y: T| x > y),
+                    Ge => $run!(T, bool, |x: T, y: T| x >= y),
+                    LogicalAnd => $run!(T, bool, |x: T, y: T| Element::is_nonzero(x) && Element::is_nonzero(y)),
+                    LogicalOr => $run!(T, bool, |x: T, y: T| Element::is_nonzero(x) || Element::is_nonzero(y)),
+                    LogicalXor => $run!(T, bool, |x: T, y: T| Element::is_nonzero(x) != Element::is_nonzero(y)),
+                    BitwiseAnd => $run!(T, T, |x: T, y: T| Arith::bitand(x, y)),
+                    BitwiseOr => $run!(T, T, |x: T, y: T| Arith::bitor(x, y)),
+                    BitwiseXor => $run!(T, T, |x: T, y: T| Arith::bitxor(x, y)),
+                    Atan2 => {}
+                }
+            }),
+        }
+    };
+}
+
 // Comparisons are generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
 pub(crate) fn binary_into(
@@ -124,15 +172,26 @@ pub(crate) fn binary_into(
     b: Operand<'_>,
     dest: Dest<'_>,
 ) -> Result<Tensor> {
-    let b = b.to_tensor();
+    let b = b.as_tensor();
+    let b: &Tensor = &b;
     if op == Sub {
-        sub_check(a, &b)?;
+        sub_check(a, b)?;
+    }
+    if matches!(dest, Dest::New)
+        && a.dtype == b.dtype
+        && compute_dtype(a.dtype) == a.dtype
+        && op_dtype(op, a.dtype).ok() == Some(a.dtype)
+    {
+        let mut plan = SmallPlan::<3>::empty();
+        if plan.build(&[a, b]) {
+            return binary_small(op, a, b, &plan);
+        }
     }
     let inplace = matches!(dest, Dest::InPlace);
     let it = match dest {
-        Dest::New => TensorIter::new(None, &[a, &b])?,
-        Dest::InPlace => TensorIter::new(Some(a), &[a, &b])?,
-        Dest::Out(o) => TensorIter::new_out(o, &[a, &b])?,
+        Dest::New => TensorIter::new(None, &[a, b])?,
+        Dest::InPlace => TensorIter::new(Some(a), &[a, b])?,
+        Dest::Out(o) => TensorIter::new_out(o, &[a, b])?,
     };
     let out_given = match dest {
         Dest::Out(o) => it.keeps_out().then_some(o.dtype),
@@ -141,7 +200,7 @@ pub(crate) fn binary_into(
     if !a.wrapped && !b.wrapped {
         crate::backcompat::maybe_warn(a.size(), b.size());
     }
-    let common = it.common_dtype();
+    let common = result_type_of(&[a, b]);
     let opdt = op_dtype(op, common)?;
     let out_dt = if inplace {
         check_can_cast(opdt, a.dtype)?;
@@ -162,8 +221,8 @@ pub(crate) fn binary_into(
     let zero_div = AtomicBool::new(false);
     // A new output is not shared yet: only the inputs need locks.
     let guard = match dest {
-        Dest::New => lock_operands(&[a, &b], 0),
-        _ => lock_operands(&[&out, a, &b], 1),
+        Dest::New => lock_operands(&[a, b], 0),
+        _ => lock_operands(&[&out, a, b], 1),
     };
     macro_rules! run {
         ($T:ty, $O:ty, $f:expr) => {{
@@ -177,50 +236,43 @@ pub(crate) fn binary_into(
             }
         }};
     }
-    macro_rules! float_op {
-        ($f:expr) => {
-            match cdt {
-                DType::Float64 => run!(f64, f64, |x: f64, y: f64| $f(x, y)),
-                _ => run!(f32, f32, |x: f32, y: f32| $f(x, y)),
-            }
-        };
+    op_table!(op, cdt, run, zero_div);
+    drop(guard);
+    if zero_div.load(Ordering::Relaxed) {
+        return Err(Error::runtime("ZeroDivisionError"));
     }
-    match op {
-        Atan2 => float_op!(Float::atan2),
-        _ => dispatch!(@compute cdt, T => {
-            match op {
-                Add => run!(T, T, |x: T, y: T| Arith::add(x, y)),
-                Sub => run!(T, T, |x: T, y: T| Arith::sub(x, y)),
-                Mul => run!(T, T, |x: T, y: T| Arith::mul(x, y)),
-                Div => run!(T, T, |x: T, y: T| Arith::div(x, y)),
-                Remainder | FloorDivide => {
-                    let floor = op == FloorDivide;
-                    run!(T, T, |x: T, y: T| {
-                        if Arith::is_int_zero(y) && !<T as Element>::DTYPE.is_floating_point() {
-                            zero_div.store(true, Ordering::Relaxed);
-                        }
-                        if floor { Arith::floor_div(x, y) } else { Arith::rem(x, y) }
-                    })
-                }
-                Pow => run!(T, T, |x: T, y: T| Arith::pow(x, y)),
-                Maximum => run!(T, T, |x: T, y: T| Arith::maximum(x, y)),
-                Minimum => run!(T, T, |x: T, y: T| Arith::minimum(x, y)),
-                Eq => run!(T, bool, |x: T, y: T| x == y),
-                Ne => run!(T, bool, |x: T, y: T| x != y),
-                Lt => run!(T, bool, |x: T, y: T| x < y),
-                Le => run!(T, bool, |x: T, y: T| x <= y),
-                Gt => run!(T, bool, |x: T, y: T| x > y),
-                Ge => run!(T, bool, |x: T, y: T| x >= y),
-                LogicalAnd => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) && Element::is_nonzero(y)),
-                LogicalOr => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) || Element::is_nonzero(y)),
-                LogicalXor => run!(T, bool, |x: T, y: T| Element::is_nonzero(x) != Element::is_nonzero(y)),
-                BitwiseAnd => run!(T, T, |x: T, y: T| Arith::bitand(x, y)),
-                BitwiseOr => run!(T, T, |x: T, y: T| Arith::bitor(x, y)),
-                BitwiseXor => run!(T, T, |x: T, y: T| Arith::bitxor(x, y)),
-                Atan2 => {}
-            }
-        }),
+    Ok(out)
+}
+
+/// [`binary_into`] for a small op into a new tensor whose operands already have the compute
+/// dtype: same semantics, a fraction of the setup ([`SmallPlan`]).
+#[allow(clippy::bool_comparison)]
+#[inline(always)] // one caller; saves moving the result
+fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<3>) -> Result<Tensor> {
+    if !a.wrapped && !b.wrapped {
+        crate::backcompat::maybe_warn(a.size(), b.size());
     }
+    let cdt = a.dtype;
+    let out_dt = if op.returns_bool() { DType::Bool } else { cdt };
+    let out = Tensor::try_alloc_contiguous(&plan.shape[..plan.nd], out_dt)?;
+    let zero_div = AtomicBool::new(false);
+    let guard = lock_reads2(a, b);
+    let ptrs = [out.elem_ptr(), a.elem_ptr(), b.elem_ptr()];
+    let sizes = [out_dt.itemsize(), cdt.itemsize(), cdt.itemsize()];
+    macro_rules! run {
+        ($T:ty, $O:ty, $f:expr) => {{
+            let f = $f;
+            // SAFETY: the plan's shape and strides come from the operands' own (strictly
+            // row-major) and the fresh output's; the input locks are held; the operands'
+            // dtypes are the kernel's (checked before the plan was chosen).
+            unsafe {
+                run_small(plan, ptrs, sizes, |p, s, n| {
+                    pointwise::binary::<$T, $O>(p, s, n, &f)
+                })
+            }
+        }};
+    }
+    op_table!(op, cdt, run, zero_div);
     drop(guard);
     if zero_div.load(Ordering::Relaxed) {
         return Err(Error::runtime("ZeroDivisionError"));

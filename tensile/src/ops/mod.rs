@@ -48,4 +48,12 @@ impl Operand<'_> {
             Operand::Scalar(s) => Tensor::wrapped_scalar(s),
         }
     }
+
+    /// The operand as a tensor, borrowed when it is one (no reference-count traffic).
+    pub(crate) fn as_tensor(&self) -> std::borrow::Cow<'_, Tensor> {
+        match self {
+            Operand::Tensor(t) => std::borrow::Cow::Borrowed(*t),
+            Operand::Scalar(s) => std::borrow::Cow::Owned(Tensor::wrapped_scalar(*s)),
+        }
+    }
 }
