@@ -349,8 +349,27 @@ impl<const N: usize> SmallPlan<N> {
         if inputs.len() + 1 != N {
             return false;
         }
+        if !inputs.iter().all(|t| strictly_row_major(t)) {
+            return false;
+        }
+        // Same shapes (the common case): one flat run.
+        let Some(first) = inputs.first().map(|t| &t.sizes) else {
+            return false;
+        };
+        if first.len() <= SMALL_RANK && inputs.iter().all(|t| t.sizes == *first) {
+            let numel: usize = first.iter().product();
+            if numel == 0 || numel > SMALL_NUMEL {
+                return false;
+            }
+            self.nd = first.len();
+            self.shape[..self.nd].copy_from_slice(first);
+            self.lnd = 1;
+            self.lsizes[0] = numel;
+            self.lstrides[0] = [1; N];
+            return true;
+        }
         let nd = inputs.iter().map(|t| t.sizes.len()).max().unwrap_or(0);
-        if nd > SMALL_RANK || !inputs.iter().all(|t| strictly_row_major(t)) {
+        if nd > SMALL_RANK {
             return false;
         }
         let shape = &mut self.shape;

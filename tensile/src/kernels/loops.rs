@@ -327,10 +327,6 @@ pub(crate) unsafe fn run_small<const N: usize>(
     mut kernel: impl FnMut(&[*mut u8; N], &[isize; N], usize),
 ) {
     let nd = plan.lnd;
-    if nd == 1 {
-        kernel(&base, &plan.lstrides[0], plan.lsizes[0]);
-        return;
-    }
     let (sizes, strides) = (&plan.lsizes[..nd], &plan.lstrides[..nd]);
     let bytes = |d: usize, k: usize| strides[d][k] * itemsize[k] as isize;
     let mut ptrs = base;
