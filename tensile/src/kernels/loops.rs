@@ -13,6 +13,7 @@ use smallvec::SmallVec;
 use crate::dtype::DType;
 use crate::iter::SmallPlan;
 use crate::kernels::cast::cast_run;
+use crate::kernels::stream;
 
 /// Elements per conversion block.
 pub(crate) const BLOCK: usize = 256;
@@ -91,15 +92,25 @@ impl<const N: usize> Loop<N> {
         } else {
             numel
         };
+        // A large output written along its contiguous dim, not read by the op itself (not in
+        // place), is written with streaming stores (see `kernels::stream`).
+        let stream = n_out == 1
+            && !tiled
+            && numel * self.dtypes[0].itemsize() >= stream::STREAM_BYTES
+            && self.strides[0][0] == self.dtypes[0].itemsize() as isize
+            && (1..N).all(|k| self.base[k] != self.base[0]);
         let me = SendLoop(self);
         let go = |start: usize, end: usize| {
-            let mut r = Runner::new(me.get(), &kdtypes, n_out, kernel);
+            let mut r = Runner::new(me.get(), &kdtypes, n_out, kernel, stream);
             if tiled {
                 // SAFETY: forwarded from the caller.
                 unsafe { r.tiles(start, end) }
             } else {
                 // SAFETY: forwarded from the caller.
                 unsafe { r.range(start, end) }
+            }
+            if stream {
+                stream::fence();
             }
         };
         if numel < 2 * GRAIN {
@@ -137,20 +148,32 @@ struct Runner<'l, 'k, const N: usize> {
     n_out: usize,
     kernel: &'l Kernel<'k, N>,
     casts: [bool; N],
-    any_cast: bool,
+    /// Whether the kernel sees some operand through a buffer (a cast, or a streamed output).
+    any_buf: bool,
+    /// Whether the output (operand 0) is written with streaming stores.
+    stream: bool,
     bufs: SmallVec<[Vec<u64>; 4]>,
+    /// The streamed output's bytes when it is also cast.
+    sbuf: Vec<u64>,
     /// Dim-0 strides in elements of each operand's own dtype.
     elem: [isize; N],
 }
 
 impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
-    fn new(lp: &'l Loop<N>, kd: &'l [DType; N], n_out: usize, kernel: &'l Kernel<'k, N>) -> Self {
+    fn new(
+        lp: &'l Loop<N>,
+        kd: &'l [DType; N],
+        n_out: usize,
+        kernel: &'l Kernel<'k, N>,
+        stream: bool,
+    ) -> Self {
         let casts: [bool; N] = std::array::from_fn(|k| lp.dtypes[k] != kd[k]);
-        let any_cast = casts.iter().any(|&c| c);
-        let bufs = if any_cast {
+        let buffered = |k: usize| casts[k] || (stream && k == 0);
+        let any_buf = (0..N).any(buffered);
+        let bufs = if any_buf {
             (0..N)
                 .map(|k| {
-                    if casts[k] {
+                    if buffered(k) {
                         vec![0u64; BLOCK]
                     } else {
                         Vec::new()
@@ -160,6 +183,11 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
         } else {
             SmallVec::new()
         };
+        let sbuf = if stream && casts[0] {
+            vec![0u64; BLOCK]
+        } else {
+            Vec::new()
+        };
         let elem = std::array::from_fn(|k| lp.strides[0][k] / lp.dtypes[k].itemsize() as isize);
         Runner {
             lp,
@@ -167,8 +195,10 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             n_out,
             kernel,
             casts,
-            any_cast,
+            any_buf,
+            stream,
             bufs,
+            sbuf,
             elem,
         }
     }
@@ -185,12 +215,12 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     }
 
     /// Calls the kernel on `len` elements along dim 0 from `ptrs`, converting operands whose
-    /// dtype differs from the kernel's.
+    /// dtype differs from the kernel's, and streaming the output when asked to.
     ///
     /// # Safety
     /// As [`Loop::run`]; the run lies inside the iteration space.
     unsafe fn call(&mut self, ptrs: [*mut u8; N], len: usize) {
-        if !self.any_cast {
+        if !self.any_buf {
             (self.kernel)(&ptrs, &self.elem, len);
             return;
         }
@@ -202,7 +232,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             let mut ks = [0isize; N];
             for k in 0..N {
                 let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
-                if self.casts[k] {
+                if self.casts[k] || (self.stream && k == 0) {
                     kp[k] = self.bufs[k].as_mut_ptr() as *mut u8;
                     ks[k] = 1;
                     if k >= self.n_out {
@@ -217,10 +247,23 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             }
             (self.kernel)(&kp, &ks, n);
             for k in 0..self.n_out {
-                if self.casts[k] {
-                    let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
+                let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
+                let bytes = n * dt[k].itemsize();
+                match (self.casts[k], self.stream && k == 0) {
                     // SAFETY: as above, in the other direction.
-                    unsafe { cast_run(self.kd[k], kp[k], 1, dt[k], p, self.elem[k], n) };
+                    (true, false) => unsafe {
+                        cast_run(self.kd[k], kp[k], 1, dt[k], p, self.elem[k], n)
+                    },
+                    // SAFETY: a streamed output is contiguous along dim 0 (checked in
+                    // `Loop::run`), so p walks `bytes` bytes; the buffers hold BLOCK*8.
+                    (true, true) => unsafe {
+                        let s = self.sbuf.as_mut_ptr() as *mut u8;
+                        cast_run(self.kd[k], kp[k], 1, dt[k], s, 1, n);
+                        stream::copy(p, s, bytes);
+                    },
+                    // SAFETY: as above.
+                    (false, true) => unsafe { stream::copy(p, kp[k], bytes) },
+                    (false, false) => {}
                 }
             }
             done += n;
