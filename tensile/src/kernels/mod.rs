@@ -9,6 +9,8 @@
 //! * [`reduce`] and [`simd`] run reductions (inner and vertical walks, runtime AVX-512/AVX2
 //!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products; [`gather`] copies
 //!   rows for `index_select`/`embedding`.
+//! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
+//!   NCHW → NHWC) as cache-blocked register-tile transposes.
 
 pub(crate) mod cast;
 pub(crate) mod gather;
@@ -18,6 +20,7 @@ pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
 pub(crate) mod simd;
+pub(crate) mod transpose;
 
 /// A raw pointer that may cross threads, for parallel kernels. Only dereferenced while the op
 /// holds the storage locks (see `crate::storage`); each output element is written by exactly
