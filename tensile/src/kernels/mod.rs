@@ -10,6 +10,8 @@
 //!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products; [`gather`] copies
 //!   rows for `index_select`/`embedding`.
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
+//! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
+//!   NCHW → NHWC) as cache-blocked register-tile transposes.
 
 pub(crate) mod cast;
 pub(crate) mod gather;
@@ -20,6 +22,7 @@ pub(crate) mod pointwise;
 pub(crate) mod reduce;
 pub(crate) mod simd;
 pub(crate) mod stream;
+pub(crate) mod transpose;
 
 /// A raw pointer that may cross threads, for parallel kernels. Only dereferenced while the op
 /// holds the storage locks (see `crate::storage`); each output element is written by exactly

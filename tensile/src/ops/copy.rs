@@ -15,11 +15,24 @@ pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
     let _g = lock_operands(&[dst, src], 1);
     // SAFETY: both tensors' geometries lie inside their storages, locks are held, and dst is
     // a fresh tensor without internal overlap.
+    unsafe { run_copy(&lp) };
+}
+
+/// Runs a copy loop (operand 0 written, operand 1 read): as blocked transposes when the two
+/// operands' fastest dims are swapped and the dtypes agree, else through the engine.
+///
+/// # Safety
+/// As [`crate::kernels::loops::Loop::run`].
+unsafe fn run_copy(lp: &crate::kernels::loops::Loop<2>) {
+    let [dt, st] = lp.dtypes;
+    // SAFETY: forwarded from the caller.
     unsafe {
-        lp.run([dst.dtype, src.dtype], 1, &|p, s, n| {
-            crate::kernels::cast::cast_run(src.dtype, p[1], s[1], dst.dtype, p[0], s[0], n)
-        })
-    };
+        if !crate::kernels::transpose::try_copy(lp) {
+            lp.run([dt, st], 1, &|p, s, n| {
+                crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)
+            })
+        }
+    }
 }
 
 /// A copy of `t` with the given strides and dtype.
@@ -85,13 +98,8 @@ impl Tensor {
         let it = TensorIter::new(Some(self), &[src])?;
         let (out, lp) = it.finish::<2>(self.dtype)?;
         let _g = lock_operands(&[self, src], 1);
-        let (dt, st) = (self.dtype, src.dtype);
         // SAFETY: geometries lie inside their storages; locks held; overlap checked.
-        unsafe {
-            lp.run([dt, st], 1, &|p, s, n| {
-                crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)
-            })
-        };
+        unsafe { run_copy(&lp) };
         Ok(out)
     }
 
