@@ -17,6 +17,10 @@ use crate::kernels::stream;
 
 /// Elements per conversion block.
 pub(crate) const BLOCK: usize = 256;
+/// Elements per block when the output is streamed: longer blocks amortise the per-block
+/// work over the memory traffic (measured: 512 and 2048 alike, 1.3x over 256; 8192 slower,
+/// its buffers no longer fit L1).
+const STREAM_BLOCK: usize = 2048;
 /// Minimum elements per parallel task.
 pub(crate) const GRAIN: usize = 32768;
 
@@ -155,6 +159,8 @@ struct Runner<'l, 'k, const N: usize> {
     bufs: SmallVec<[Vec<u64>; 4]>,
     /// The streamed output's bytes when it is also cast.
     sbuf: Vec<u64>,
+    /// Elements per buffered block.
+    block: usize,
     /// Dim-0 strides in elements of each operand's own dtype.
     elem: [isize; N],
 }
@@ -169,12 +175,13 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     ) -> Self {
         let casts: [bool; N] = std::array::from_fn(|k| lp.dtypes[k] != kd[k]);
         let buffered = |k: usize| casts[k] || (stream && k == 0);
+        let block = if stream { STREAM_BLOCK } else { BLOCK };
         let any_buf = (0..N).any(buffered);
         let bufs = if any_buf {
             (0..N)
                 .map(|k| {
                     if buffered(k) {
-                        vec![0u64; BLOCK]
+                        vec![0u64; block]
                     } else {
                         Vec::new()
                     }
@@ -184,7 +191,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             SmallVec::new()
         };
         let sbuf = if stream && casts[0] {
-            vec![0u64; BLOCK]
+            vec![0u64; block]
         } else {
             Vec::new()
         };
@@ -199,6 +206,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             stream,
             bufs,
             sbuf,
+            block,
             elem,
         }
     }
@@ -227,7 +235,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
         let dt = &self.lp.dtypes;
         let mut done = 0;
         while done < len {
-            let n = (len - done).min(BLOCK);
+            let n = (len - done).min(self.block);
             let mut kp = [std::ptr::null_mut(); N];
             let mut ks = [0isize; N];
             for k in 0..N {
@@ -237,7 +245,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
                     ks[k] = 1;
                     if k >= self.n_out {
                         // SAFETY: p walks n valid elements of operand k (caller's contract);
-                        // the buffer holds BLOCK*8 bytes, enough for n elements of any dtype.
+                        // the buffer holds block*8 bytes, enough for n elements of any dtype.
                         unsafe { cast_run(dt[k], p, self.elem[k], self.kd[k], kp[k], 1, n) };
                     }
                 } else {
@@ -255,7 +263,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
                         cast_run(self.kd[k], kp[k], 1, dt[k], p, self.elem[k], n)
                     },
                     // SAFETY: a streamed output is contiguous along dim 0 (checked in
-                    // `Loop::run`), so p walks `bytes` bytes; the buffers hold BLOCK*8.
+                    // `Loop::run`), so p walks `bytes` bytes; the buffers hold block*8.
                     (true, true) => unsafe {
                         let s = self.sbuf.as_mut_ptr() as *mut u8;
                         cast_run(self.kd[k], kp[k], 1, dt[k], s, 1, n);
