@@ -162,3 +162,27 @@ fn large_outputs_are_exact() {
     check(&col, &|x| x);
     check(&big.select(1, 1).unwrap(), &|_| 0.0);
 }
+
+/// Products big enough to be split over threads (by rows, one single-threaded block per
+/// thread, when there are fewer products than threads) equal the definition exactly
+/// (small integers are exact in float32).
+#[test]
+fn large_products_match_the_definition() {
+    let (m, k, n) = (300, 70, 130);
+    let av: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
+    let bv: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let a = Tensor::from_vec(av.clone(), &[m, k]).unwrap();
+    let b = Tensor::from_vec(bv.clone(), &[k, n]).unwrap();
+    for c in [
+        a.matmul(&b).unwrap(),
+        a.unsqueeze(0).unwrap().matmul(&b).unwrap(),
+    ] {
+        let got = c.to_vec::<f32>();
+        for i in 0..m {
+            for j in 0..n {
+                let want: f32 = (0..k).map(|p| av[i * k + p] * bv[p * n + j]).sum();
+                assert_eq!(got[i * n + j], want, "({i}, {j})");
+            }
+        }
+    }
+}
