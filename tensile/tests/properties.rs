@@ -169,8 +169,8 @@ fn large_outputs_are_exact() {
 #[test]
 fn large_products_match_the_definition() {
     let (m, k, n) = (300, 70, 130);
-    let av: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 - 3.0).collect();
-    let bv: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 - 2.0).collect();
+    let av: Vec<f32> = (0..m * k).map(|i| (i % 11) as f32 - 5.0).collect(); // rows differ
+    let bv: Vec<f32> = (0..k * n).map(|i| (i % 9) as f32 - 4.0).collect();
     let a = Tensor::from_vec(av.clone(), &[m, k]).unwrap();
     let b = Tensor::from_vec(bv.clone(), &[k, n]).unwrap();
     for c in [
