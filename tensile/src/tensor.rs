@@ -34,6 +34,11 @@ pub struct Tensor {
     pub(crate) wrapped: bool,
 }
 
+/// The allocation error for a size that overflows.
+fn size_overflow() -> Error {
+    Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
+}
+
 /// A plain number operand (PyTorch's "Python scalar"): bool, int or float.
 ///
 /// In type promotion a scalar has the lowest priority: it only changes the result dtype when it
@@ -219,19 +224,7 @@ impl Tensor {
     #[inline]
     pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
         let n = layout::extent(sizes, strides);
-        let bytes = n.checked_mul(dtype.itemsize()).ok_or_else(|| {
-            Error::runtime(
-                "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
-            )
-        })?;
-        Ok(Tensor {
-            storage: Storage::try_new(bytes, false)?,
-            sizes: Dims::from_slice(sizes),
-            strides: Dims::from_slice(strides),
-            offset: 0,
-            dtype,
-            wrapped: false,
-        })
+        Tensor::try_alloc_parts(sizes, Dims::from_slice(strides), n, dtype)
     }
 
     /// As [`Tensor::try_alloc`] with row-major strides.
@@ -240,18 +233,22 @@ impl Tensor {
         let mut numel = 1usize;
         for (st, &n) in strides.iter_mut().zip(sizes).rev() {
             *st = numel;
-            numel = numel.checked_mul(n.max(1)).ok_or_else(|| {
-                Error::runtime(
-                    "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
-                )
-            })?;
+            numel = numel.checked_mul(n.max(1)).ok_or_else(size_overflow)?;
         }
         let numel = if sizes.contains(&0) { 0 } else { numel };
-        let bytes = numel.checked_mul(dtype.itemsize()).ok_or_else(|| {
-            Error::runtime(
-                "DefaultCPUAllocator: can't allocate memory: the requested size overflows",
-            )
-        })?;
+        Tensor::try_alloc_parts(sizes, strides, numel, dtype)
+    }
+
+    /// A new tensor over a fresh storage of `elems` elements.
+    fn try_alloc_parts(
+        sizes: &[usize],
+        strides: Dims,
+        elems: usize,
+        dtype: DType,
+    ) -> Result<Tensor> {
+        let bytes = elems
+            .checked_mul(dtype.itemsize())
+            .ok_or_else(size_overflow)?;
         Ok(Tensor {
             storage: Storage::try_new(bytes, false)?,
             sizes: Dims::from_slice(sizes),
