@@ -65,7 +65,7 @@ fn sci(x: f64) -> String {
 
 /// Uniform float32 in [0.5, 1.5): no denormals, no division by zero.
 fn rnd(shape: &[usize], seed: u64) -> Tensor {
-    Tensor::rand(shape, seed, DType::Float32)
+    Tensor::rand_with(shape, seed, DType::Float32)
         .and_then(|t| t.add(0.5))
         .expect("rand")
 }
@@ -88,22 +88,22 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
     let img = rnd(&[64, 3, 224, 224], 12);
     let mean = rnd(&[3, 1, 1], 13);
     let std = rnd(&[3, 1, 1], 14);
-    let ai = Tensor::rand(&[N, N], 15, DType::Float64)?
+    let ai = Tensor::rand_with([N, N], 15, DType::Float64)?
         .mul(100.0)?
         .floor()?
         .to(DType::Int32)?;
-    let cond = Tensor::rand(&[N, 1], 16, DType::Float32)?.lt(0.5)?;
+    let cond = Tensor::rand_with([N, 1], 16, DType::Float32)?.lt(0.5)?;
     let m1 = rnd(&[512, 512], 17);
     let m2 = rnd(&[512, 512], 18);
     let bx = rnd(&[8, 128, 64], 19);
     let bw = rnd(&[64, 128], 20);
-    let mut out = Tensor::empty(&[N, N], DType::Float32);
+    let mut out = Tensor::empty_with([N, N], DType::Float32).unwrap();
     let nn = (N * N) as f64;
     let x4n = x4.numel() as f64;
     let imgn = img.numel() as f64;
     // semantics checks, as peers.py does
     assert_eq!(ai.add(&b)?.dtype(), DType::Float32);
-    assert_eq!(tensile::where_(&cond, &a, &row)?.size(), &[N, N]);
+    assert_eq!(tensile::where_cond(&cond, &a, &row)?.size(), &[N, N]);
     assert_eq!(seed_a.add(&seed_b)?.size(), &[5, 3, 4, 1]);
     let ok = |r: tensile::Result<Tensor>| Some(r.expect("bench op"));
     let cases: Vec<(&'static str, Case)> = vec![
@@ -189,7 +189,7 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
         (
             "contig_nhwc",
             (
-                Box::new(move || ok(x4.permute(&[0, 2, 3, 1]).map(|t| t.contiguous()))),
+                Box::new(move || ok(x4.permute([0, 2, 3, 1]).map(|t| t.contiguous()))),
                 x4n,
             ),
         ),
@@ -245,7 +245,7 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
             (
                 Box::new({
                     let (a, r) = (a.alias(), row.alias());
-                    move || ok(tensile::where_(&cond, &a, &r))
+                    move || ok(tensile::where_cond(&cond, &a, &r))
                 }),
                 nn,
             ),

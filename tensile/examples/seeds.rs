@@ -274,7 +274,7 @@ fn in_place(c: &mut Checks) {
     heading("2. In-place: the other operand may broadcast, self's shape may not change");
 
     case("x (5, 3, 4, 1).add_(y (3, 1, 1)): works, x keeps its shape");
-    let x = Tensor::zeros(&[5, 3, 4, 1], DType::Float32);
+    let x = Tensor::zeros_with([5, 3, 4, 1], DType::Float32).unwrap();
     let y = arange_f32(&[3, 1, 1]);
     println!(
         "{}",
@@ -298,7 +298,7 @@ fn in_place(c: &mut Checks) {
 
     case("x (1, 3, 1).add_(y (3, 1, 7)): fails, the broadcast shape (3, 3, 7) is not x's shape");
     let x = arange_f32(&[1, 3, 1]);
-    let y = Tensor::ones(&[3, 1, 7], DType::Float32);
+    let y = Tensor::ones_with([3, 1, 7], DType::Float32).unwrap();
     println!(
         "{}",
         indent(&explain_broadcast(&[x.size(), y.size()]).to_string(), 2)
@@ -324,7 +324,7 @@ fn in_place(c: &mut Checks) {
         x.to_vec::<f32>() == vec![0.0, 1.0, 2.0],
         "x unchanged after the failed add_",
     );
-    match x.expand(&[3, 3, 7]) {
+    match x.expand([3, 3, 7]) {
         Ok(v) => {
             println!(
                 "x.expand(3, 3, 7) reads as that shape without copying (stride 0 repeats), but cannot be written:"
@@ -340,8 +340,8 @@ fn backwards_compatibility(c: &mut Checks) {
     heading("3. Backwards compatibility: the pre-broadcasting 1-D behaviour");
 
     case("add(ones(4, 1), randn(4)): (4, 4) now; before broadcasting existed it was (4, 1)");
-    let a = Tensor::ones(&[4, 1], DType::Float32);
-    let b = match Tensor::randn(&[4], 0, DType::Float32) {
+    let a = Tensor::ones_with([4, 1], DType::Float32).unwrap();
+    let b = match Tensor::randn_with([4], 0, DType::Float32) {
         Ok(b) => b,
         Err(e) => return c.check(false, format!("randn failed: {e}")),
     };
@@ -376,7 +376,7 @@ fn backwards_compatibility(c: &mut Checks) {
         "the warning is captured once, verbatim",
     );
 
-    let r = Tensor::ones(&[4, 4], DType::Float32).add(&b);
+    let r = Tensor::ones_with([4, 4], DType::Float32).unwrap().add(&b);
     let warned = take();
     println!(
         "    ones(4, 4) + randn(4): {}, warnings: {}",
@@ -401,8 +401,8 @@ fn backwards_compatibility(c: &mut Checks) {
         "ones(3, 4) + ones(12): same number of elements, not broadcastable: an error (the old 1-D fallback is gone)",
     );
     let (x, y) = (
-        Tensor::ones(&[3, 4], DType::Float32),
-        Tensor::ones(&[12], DType::Float32),
+        Tensor::ones_with([3, 4], DType::Float32).unwrap(),
+        Tensor::ones_with([12], DType::Float32).unwrap(),
     );
     println!(
         "{}",
@@ -425,7 +425,7 @@ fn contiguity(c: &mut Checks) -> tensile::Result<()> {
     heading("4. Contiguity: strides, transpose, view vs reshape");
 
     case("t = arange(12).reshape(3, 4)");
-    let t = Tensor::arange(0.0, 12.0, 1.0, DType::Int64)?.reshape(&[3, 4])?;
+    let t = Tensor::arange_with((0.0, 12.0, 1.0), DType::Int64)?.reshape([3, 4])?;
     show("t", &t);
     let walk = contiguity_walk(&t);
     let bytes: Vec<usize> = t.stride().iter().map(|s| s * t.element_size()).collect();
@@ -464,7 +464,7 @@ fn contiguity(c: &mut Checks) -> tensile::Result<()> {
     );
 
     case("t2.view(-1): fails, no strides can walk t2's elements in row-major order");
-    match t2.view(&[-1]) {
+    match t2.view([-1]) {
         Ok(_) => c.check(false, "t2.view(-1) should fail"),
         Err(e) => {
             println!("t2.view(-1): RuntimeError: {e}");
@@ -475,20 +475,20 @@ fn contiguity(c: &mut Checks) -> tensile::Result<()> {
             );
         }
     }
-    let tv = t.view(&[-1])?;
+    let tv = t.view([-1])?;
     show("t.view(-1) (t is contiguous: a view)", &tv);
     println!("same storage as t: {}", tv.shares_storage(&t));
     c.check(
         tv.shares_storage(&t) && tv.stride() == [1],
         "t.view(-1) is a view",
     );
-    let t26 = t.view(&[2, 6])?;
+    let t26 = t.view([2, 6])?;
     show("t.view(2, 6)", &t26);
     c.check(
         t26.shares_storage(&t) && t26.stride() == [6, 1],
         "t.view(2, 6) is a view",
     );
-    let tf = t.flatten(0, -1)?;
+    let tf = t.flatten_with((0, -1))?;
     c.check(tf.shares_storage(&t), "t.flatten() is a view");
 
     case("t3 = t2.contiguous(): new storage, t2's elements in row-major order");
@@ -505,7 +505,7 @@ fn contiguity(c: &mut Checks) -> tensile::Result<()> {
     contiguity_walk(&t3);
 
     case("t2.reshape(-1): a view is impossible, so it copies the same way");
-    let r = t2.reshape(&[-1])?;
+    let r = t2.reshape([-1])?;
     show("t2.reshape(-1)", &r);
     println!("same storage as t: {}", r.shares_storage(&t));
     c.check(

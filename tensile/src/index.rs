@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use tensile::{s, DType, Tensor};
-//! let y = Tensor::zeros(&[3, 1, 2], DType::Float32);
+//! let y = Tensor::zeros_with(&[3, 1, 2], DType::Float32).unwrap();
 //! let v = y.index(&s![None, ..]).unwrap(); // Python: y[None, :]
 //! assert_eq!(v.size(), &[1, 3, 1, 2]);
 //! let w = y.index(&s![1.., 0, ..;2]).unwrap(); // Python: y[1:, 0, ::2]
@@ -224,7 +224,7 @@ impl Tensor {
 ///
 /// ```
 /// use tensile::{s, DType, Tensor};
-/// let t = Tensor::zeros(&[4, 5, 6], DType::Int64);
+/// let t = Tensor::zeros_with(&[4, 5, 6], DType::Int64).unwrap();
 /// // Python: t[None, 1:3, ..., -1]
 /// assert_eq!(t.index(&s![None, 1..3, ..., -1]).unwrap().size(), &[1, 2, 5]);
 /// // Python: t[:, ::2]
@@ -302,7 +302,7 @@ mod tests {
                 .message(),
             "step must be greater than zero"
         );
-        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        let s = Tensor::scalar_tensor_with(1.0, DType::Float32).unwrap();
         assert!(
             s.index(&[Int(0)])
                 .unwrap_err()

@@ -7,8 +7,8 @@
 //!
 //! ```
 //! use tensile::{Tensor, DType};
-//! let x = Tensor::ones(&[5, 3, 4, 1], DType::Float32);
-//! let y = Tensor::ones(&[3, 1, 1], DType::Float32);
+//! let x = Tensor::ones_with(&[5, 3, 4, 1], DType::Float32).unwrap();
+//! let y = Tensor::ones_with(&[3, 1, 1], DType::Float32).unwrap();
 //! let z = x.add(&y).unwrap();
 //! assert_eq!(z.size(), &[5, 3, 4, 1]);
 //! ```
@@ -17,6 +17,7 @@
 //! the tensor type ([`Tensor`]), the pointwise engine (`iter`, modelled on PyTorch's
 //! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
 
+pub mod args;
 pub mod backcompat;
 pub mod broadcast;
 pub mod dim;
@@ -26,6 +27,8 @@ pub mod error;
 pub mod explain;
 pub mod layout;
 pub mod warnings;
+
+pub mod nn;
 
 mod index;
 mod iter;
@@ -37,16 +40,20 @@ mod storage;
 mod tensor;
 mod views;
 
+pub use args::{Int, IntoDims, IntoShape, Number};
 pub use dtype::{DType, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
 pub use ops::Operand;
-pub use ops::cat::{cat, stack};
-pub use ops::nn::embedding;
-pub use ops::ternary::where_;
+pub use ops::binary::pow;
+pub use ops::cat::{cat, cat_with, stack, stack_with};
+pub use ops::creation::{ArangeArgs, TensorOptions};
+pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
+pub use ops::reduce::{ArgmaxOpts, VarOpts};
+pub use ops::ternary::where_cond;
 pub use tensor::{Scalar, Tensor};
-pub use views::broadcast_tensors;
+pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};
 
 impl std::fmt::Display for Tensor {
     /// PyTorch's `repr(t)`, character for character (precision 4, threshold 1000, edgeitems 3,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use crate::args::IntoShape;
 use crate::dtype::{Category, DType};
 use crate::element::Element;
 use crate::error::{Error, Result, fmt_list};
@@ -78,11 +79,30 @@ macro_rules! scalar_from {
         impl From<$t> for Scalar { fn from(x: $t) -> Scalar { Scalar::$v(x as $c) } }
     )*};
 }
+// Every Rust integer is a Python `int` (int64; `u64`/`usize` above `i64::MAX` wrap, as a C++
+// caller's `int64_t` would), every float a Python `float`.
 scalar_from!(f64 => Float as f64, f32 => Float as f64, i64 => Int as i64, i32 => Int as i64,
-    i16 => Int as i64, i8 => Int as i64, u8 => Int as i64, u32 => Int as i64, usize => Int as i64);
+    i16 => Int as i64, i8 => Int as i64, isize => Int as i64, u8 => Int as i64,
+    u16 => Int as i64, u32 => Int as i64, u64 => Int as i64, usize => Int as i64);
 impl From<bool> for Scalar {
     fn from(b: bool) -> Scalar {
         Scalar::Bool(b)
+    }
+}
+impl From<half::f16> for Scalar {
+    fn from(x: half::f16) -> Scalar {
+        Scalar::Float(x.to_f64())
+    }
+}
+impl From<half::bf16> for Scalar {
+    fn from(x: half::bf16) -> Scalar {
+        Scalar::Float(x.to_f64())
+    }
+}
+
+impl AsRef<Tensor> for Tensor {
+    fn as_ref(&self) -> &Tensor {
+        self
     }
 }
 
@@ -262,69 +282,29 @@ impl Tensor {
     /// A 0-d wrapped-number tensor holding `s` (bool, int64 or float64).
     pub(crate) fn wrapped_scalar(s: Scalar) -> Tensor {
         let mut t = match s {
-            Scalar::Bool(b) => Tensor::from_vec(vec![b], &[]),
-            Scalar::Int(i) => Tensor::from_vec(vec![i], &[]),
-            Scalar::Float(f) => Tensor::from_vec(vec![f], &[]),
+            Scalar::Bool(b) => Tensor::from_vec(vec![b], ()),
+            Scalar::Int(i) => Tensor::from_vec(vec![i], ()),
+            Scalar::Float(f) => Tensor::from_vec(vec![f], ()),
         }
         .expect("one element fits a 0-d shape");
         t.wrapped = true;
         t
     }
 
-    // ------------------------------------------------------------------ creation
-
-    /// `torch.empty(size, dtype=dtype)`: contiguous, contents unspecified (zero here, for safety).
-    pub fn empty(size: &[usize], dtype: DType) -> Tensor {
-        Tensor::alloc(size, &layout::contiguous_strides(size), dtype, true)
-    }
-    /// `torch.zeros(size, dtype=dtype)`.
-    pub fn zeros(size: &[usize], dtype: DType) -> Tensor {
-        Tensor::empty(size, dtype)
-    }
-    /// `torch.ones(size, dtype=dtype)`.
-    pub fn ones(size: &[usize], dtype: DType) -> Tensor {
-        Tensor::full(size, 1, dtype)
-    }
-    /// `torch.full(size, value, dtype=dtype)`; the value is cast to `dtype` as PyTorch casts.
-    pub fn full(size: &[usize], value: impl Into<Scalar>, dtype: DType) -> Tensor {
-        let t = Tensor::alloc(size, &layout::contiguous_strides(size), dtype, false);
-        crate::ops::copy::fill_unchecked(&t, value.into());
-        t
-    }
-    /// `torch.zeros_like(t)`: same shape and dtype, preserve-format strides.
-    pub fn zeros_like(t: &Tensor) -> Tensor {
-        Tensor::alloc(
-            &t.sizes,
-            &layout::preserve_format_strides(&t.sizes, &t.strides),
-            t.dtype,
-            true,
-        )
-    }
-    /// `torch.empty_like(t)`: as [`Tensor::zeros_like`].
-    pub fn empty_like(t: &Tensor) -> Tensor {
-        Tensor::zeros_like(t)
-    }
-    /// `torch.ones_like(t)`.
-    pub fn ones_like(t: &Tensor) -> Tensor {
-        Tensor::full_like(t, 1)
-    }
-    /// `torch.full_like(t, value)`.
-    pub fn full_like(t: &Tensor, value: impl Into<Scalar>) -> Tensor {
-        let out = Tensor::zeros_like(t);
-        crate::ops::copy::fill_unchecked(&out, value.into());
-        out
-    }
+    // ------------------------------------------------------------------ from data
 
     /// A contiguous tensor of shape `size` holding `data` in row-major order
     /// (`torch.tensor(data).reshape(size)`); the dtype is `T`'s.
     ///
-    /// Error: `shape '[2, 2]' is invalid for input of size 3` when the lengths differ.
-    pub fn from_vec<T: Element>(data: Vec<T>, size: &[usize]) -> Result<Tensor> {
+    /// Errors (RuntimeError): `Trying to create tensor with negative dimension -1: [-1, 3]`;
+    /// `shape '[2, 2]' is invalid for input of size 3` when the lengths differ.
+    pub fn from_vec<T: Element>(data: Vec<T>, size: impl IntoShape) -> Result<Tensor> {
         Tensor::from_slice(&data, size)
     }
 
     /// As [`Tensor::from_vec`], copying from a slice.
-    pub fn from_slice<T: Element>(data: &[T], size: &[usize]) -> Result<Tensor> {
+    pub fn from_slice<T: Element>(data: &[T], size: impl IntoShape) -> Result<Tensor> {
+        let size = &crate::args::new_sizes(size)?[..];
         if layout::numel(size) != data.len() {
             let s: Vec<i64> = size.iter().map(|&x| x as i64).collect();
             return Err(Error::runtime(format!(
@@ -341,49 +321,6 @@ impl Tensor {
             dtype: T::DTYPE,
             wrapped: false,
         })
-    }
-
-    /// A 0-d tensor (`torch.tensor(value, dtype=dtype)`).
-    pub fn scalar_tensor(value: impl Into<Scalar>, dtype: DType) -> Tensor {
-        Tensor::full(&[], value, dtype)
-    }
-
-    /// `torch.arange(start, end, step, dtype=dtype)`: `ceil((end-start)/step)` values.
-    ///
-    /// Errors: `step must be nonzero`; `upper bound and larger bound inconsistent with step sign`.
-    pub fn arange(start: f64, end: f64, step: f64, dtype: DType) -> Result<Tensor> {
-        if step == 0.0 {
-            return Err(Error::runtime("step must be nonzero"));
-        }
-        if (step > 0.0 && end < start) || (step < 0.0 && end > start) {
-            return Err(Error::runtime(
-                "upper bound and larger bound inconsistent with step sign",
-            ));
-        }
-        let n = ((end - start) / step).ceil().max(0.0) as usize;
-        let vals: Vec<f64> = (0..n).map(|i| start + i as f64 * step).collect();
-        Tensor::from_vec(vals, &[n])?.to(dtype)
-    }
-
-    /// `torch.rand(size, generator=seeded)`: uniform in [0, 1), reproducible for a `seed`
-    /// (the stream differs from PyTorch's generator).
-    pub fn rand(size: &[usize], seed: u64, dtype: DType) -> Result<Tensor> {
-        let mut rng = SplitMix64(seed);
-        let vals: Vec<f64> = (0..layout::numel(size)).map(|_| rng.next_f64()).collect();
-        Tensor::from_vec(vals, size)?.to(dtype)
-    }
-
-    /// `torch.randn(size, generator=seeded)`: standard normal (Box–Muller), reproducible for `seed`.
-    pub fn randn(size: &[usize], seed: u64, dtype: DType) -> Result<Tensor> {
-        let mut rng = SplitMix64(seed);
-        let vals: Vec<f64> = (0..layout::numel(size))
-            .map(|_| {
-                let u1 = 1.0 - rng.next_f64();
-                let u2 = rng.next_f64();
-                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-            })
-            .collect();
-        Tensor::from_vec(vals, size)?.to(dtype)
     }
 
     // ------------------------------------------------------------------ data out
@@ -405,22 +342,6 @@ impl Tensor {
             )));
         }
         Ok(self.to_vec::<T>()[0])
-    }
-}
-
-/// A tiny seeded generator for `rand`/`randn` (SplitMix64).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 

@@ -11,6 +11,7 @@
 //! byte stride, byte offset and size product within `i64` so that no later computation in the
 //! crate can overflow. Error texts (and their Python exception classes) are PyTorch 2.15's.
 
+use crate::args::{Int, IntoDims, IntoShape};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};
 use crate::layout;
@@ -472,14 +473,15 @@ impl Tensor {
     /// `shape '[5, -1]' is invalid for input of size 24`;
     /// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`;
     /// `view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`
-    pub fn view(&self, shape: &[i64]) -> Result<Tensor> {
+    pub fn view(&self, shape: impl IntoShape) -> Result<Tensor> {
+        let shape = &shape.into_shape()[..];
         let new = layout::infer_shape(shape, self.numel())?;
         self.view_sizes(&new)
     }
 
     /// `self.view_as(other)` = `self.view(other.size())`; errors as [`Tensor::view`].
     pub fn view_as(&self, other: &Tensor) -> Result<Tensor> {
-        self.view(&as_i64(&other.sizes))
+        self.view(as_i64(&other.sizes))
     }
 
     /// `self.reshape(shape)`: as [`Tensor::view`] when the layout allows a view; otherwise a
@@ -489,23 +491,34 @@ impl Tensor {
     /// Errors: the shape errors of [`Tensor::view`] (`only one dimension can be inferred`,
     /// `invalid shape dimension …`, `shape '[5, -1]' is invalid for input of size 24`,
     /// `cannot reshape tensor of 0 elements into shape …`).
-    pub fn reshape(&self, shape: &[i64]) -> Result<Tensor> {
+    pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor> {
+        let shape = &shape.into_shape()[..];
         let new = layout::infer_shape(shape, self.numel())?;
         self.reshape_sizes(&new)
     }
 
     /// `self.reshape_as(other)` = `self.reshape(other.size())`; errors as [`Tensor::reshape`].
     pub fn reshape_as(&self, other: &Tensor) -> Result<Tensor> {
-        self.reshape(&as_i64(&other.sizes))
+        self.reshape(as_i64(&other.sizes))
     }
 
-    /// `self.flatten(start_dim, end_dim)`: dims `start..=end` merged into one of their product
+    /// `self.flatten()`: every dim merged into one (`start_dim=0, end_dim=-1`); in general
+    /// ([`Tensor::flatten_with`]) dims `start..=end` merged into one of their product
     /// size (`(2,3,4).flatten(1,2)` → `(2,12)`). A 0-d input gives `reshape([1])`;
     /// `start == end` gives an alias; otherwise `reshape` (a view when possible, else a copy).
     ///
     /// Errors: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`;
     /// RuntimeError `flatten() has invalid args: start_dim cannot come after end_dim`.
-    pub fn flatten(&self, start_dim: i64, end_dim: i64) -> Result<Tensor> {
+    pub fn flatten(&self) -> Result<Tensor> {
+        self.flatten_with(FlattenOpts::default())
+    }
+
+    /// `self.flatten(start_dim, end_dim)`: as [`Tensor::flatten`] with PyTorch's optional
+    /// arguments: `x.flatten_with(1)` (start_dim), `x.flatten_with((1, 2))`, or
+    /// [`FlattenOpts`] (`FlattenOpts { end_dim: 1, ..Default::default() }`). Errors as
+    /// [`Tensor::flatten`].
+    pub fn flatten_with(&self, opts: impl Into<FlattenOpts>) -> Result<Tensor> {
+        let FlattenOpts { start_dim, end_dim } = opts.into();
         let nd = self.dim();
         let start = wrap_dim(start_dim, nd)?;
         let end = wrap_dim(end_dim, nd)?;
@@ -547,7 +560,9 @@ impl Tensor {
     /// (the wrapped dim); any other failure of the size inference is reported as
     /// `unflatten got an unexpected error:\n{original message}` (e.g. two `-1`s, or a 0-d input:
     /// `…\nDimension specified as 0 but tensor has no dimensions`).
-    pub fn unflatten(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+    pub fn unflatten(&self, dim: impl Int, sizes: impl IntoShape) -> Result<Tensor> {
+        let dim = dim.to_i64();
+        let sizes = &sizes.into_shape()[..];
         let d = wrap_dim(dim, self.dim())?;
         if sizes.is_empty() {
             return Err(Error::runtime("unflatten: sizes must be non-empty"));
@@ -582,26 +597,14 @@ impl Tensor {
         self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.squeeze(dim)`: dim `dim` removed if its size is 1, otherwise an unchanged view
-    /// (a 0-d input accepts `0` and `-1` and stays 0-d).
-    ///
-    /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
-    pub fn squeeze_dim(&self, dim: i64) -> Result<Tensor> {
-        let d = wrap_dim(dim, self.dim())?;
-        let mut mask = vec![false; self.dim()];
-        if let Some(m) = mask.get_mut(d) {
-            *m = true;
-        }
-        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
-        self.checked_view(sz, st, self.offset)
-    }
-
-    /// `self.squeeze(dims)`: the listed dims that have size 1 removed; an empty list gives an
-    /// unchanged view.
+    /// `self.squeeze(dim)`: the listed dims (one dim or a list, [`IntoDims`]) that have size 1
+    /// removed; an empty list gives an unchanged view. A 0-d input accepts `0` and `-1` and
+    /// stays 0-d.
     ///
     /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
     /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
-    pub fn squeeze_dims(&self, dims: &[i64]) -> Result<Tensor> {
+    pub fn squeeze_dim(&self, dims: impl IntoDims) -> Result<Tensor> {
+        let dims = &dims.into_shape()[..];
         let wrapped = wrap_dims(dims, self.dim())?;
         let mut mask = vec![false; self.dim()];
         for d in wrapped {
@@ -618,7 +621,8 @@ impl Tensor {
     /// strides `(3,3,1)`. A view.
     ///
     /// Error: IndexError `Dimension out of range (expected to be in range of [-3, 2], but got 3)`.
-    pub fn unsqueeze(&self, dim: i64) -> Result<Tensor> {
+    pub fn unsqueeze(&self, dim: impl Int) -> Result<Tensor> {
+        let dim = dim.to_i64();
         let d = wrap_dim(dim, self.dim() + 1)?;
         let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
         self.checked_view(sz, st, self.offset)
@@ -628,7 +632,9 @@ impl Tensor {
     /// dims give an alias). A 0-d tensor accepts `0`/`-1`.
     ///
     /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
-    pub fn transpose(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+    pub fn transpose(&self, dim0: impl Int, dim1: impl Int) -> Result<Tensor> {
+        let dim0 = dim0.to_i64();
+        let dim1 = dim1.to_i64();
         let nd = self.dim();
         let a = wrap_dim(dim0, nd)?;
         let b = wrap_dim(dim1, nd)?;
@@ -712,7 +718,8 @@ impl Tensor {
     ///
     /// Errors: RuntimeError `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3`;
     /// IndexError `Dimension out of range (…)`; RuntimeError `permute(): duplicate dims are not allowed.`
-    pub fn permute(&self, dims: &[i64]) -> Result<Tensor> {
+    pub fn permute(&self, dims: impl IntoDims) -> Result<Tensor> {
+        let dims = &dims.into_shape()[..];
         let nd = self.dim();
         if dims.len() != nd {
             return Err(Error::runtime(format!(
@@ -743,7 +750,9 @@ impl Tensor {
     /// IndexError `Dimension out of range (…)`;
     /// RuntimeError ``movedim: repeated dim in `source` ([0, 0])``,
     /// ``movedim: repeated dim in `destination` ([2, 2])`` (lists as given).
-    pub fn movedim(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+    pub fn movedim(&self, source: impl IntoDims, destination: impl IntoDims) -> Result<Tensor> {
+        let source = &source.into_shape()[..];
+        let destination = &destination.into_shape()[..];
         if source.len() != destination.len() {
             return Err(Error::runtime(format!(
                 "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
@@ -794,7 +803,10 @@ impl Tensor {
     /// RuntimeError `narrow(): length must be non-negative.`; IndexError `Dimension out of range (…)`;
     /// IndexError `start out of range (expected to be in range of [-3, 3], but got 4)`;
     /// RuntimeError `start (2) + length (2) exceeds dimension size (3).` (the wrapped start).
-    pub fn narrow(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+    pub fn narrow(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
+        let dim = dim.to_i64();
+        let start = start.to_i64();
+        let length = length.to_i64();
         if self.dim() == 0 {
             return Err(Error::runtime(
                 "narrow() cannot be applied to a 0-dim tensor.",
@@ -833,7 +845,9 @@ impl Tensor {
     /// Errors: IndexError `select() cannot be applied to a 0-dim tensor.`;
     /// IndexError `Dimension out of range (…)`;
     /// IndexError `select(): index 5 out of range for tensor of size [5, 2] at dimension 0`.
-    pub fn select(&self, dim: i64, index: i64) -> Result<Tensor> {
+    pub fn select(&self, dim: impl Int, index: impl Int) -> Result<Tensor> {
+        let dim = dim.to_i64();
+        let index = index.to_i64();
         if self.dim() == 0 {
             return Err(Error::index(
                 "select() cannot be applied to a 0-dim tensor.",
@@ -869,11 +883,13 @@ impl Tensor {
     /// IndexError `Dimension out of range (…)`; RuntimeError `slice step must be positive`.
     pub fn slice(
         &self,
-        dim: i64,
+        dim: impl Int,
         start: Option<i64>,
         end: Option<i64>,
-        step: i64,
+        step: impl Int,
     ) -> Result<Tensor> {
+        let dim = dim.to_i64();
+        let step = step.to_i64();
         if self.dim() == 0 {
             return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
         }
@@ -905,7 +921,8 @@ impl Tensor {
     /// `The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0`;
     /// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`;
     /// `numel: integer multiplication overflow` (a negative size other than -1 on a size-1 dim).
-    pub fn expand(&self, sizes: &[i64]) -> Result<Tensor> {
+    pub fn expand(&self, sizes: impl IntoShape) -> Result<Tensor> {
+        let sizes = &sizes.into_shape()[..];
         if sizes.len() < self.dim() {
             return Err(Error::runtime(format!(
                 "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
@@ -922,11 +939,12 @@ impl Tensor {
 
     /// `self.expand_as(other)` = `self.expand(other.size())`; errors as [`Tensor::expand`].
     pub fn expand_as(&self, other: &Tensor) -> Result<Tensor> {
-        self.expand(&as_i64(&other.sizes))
+        self.expand(as_i64(&other.sizes))
     }
 
     /// `torch.broadcast_to(self, shape)` = `self.expand(shape)`; errors as [`Tensor::expand`].
-    pub fn broadcast_to(&self, shape: &[i64]) -> Result<Tensor> {
+    pub fn broadcast_to(&self, shape: impl IntoShape) -> Result<Tensor> {
+        let shape = &shape.into_shape()[..];
         self.expand(shape)
     }
 
@@ -940,14 +958,23 @@ impl Tensor {
         broadcast_tensors(tensors)
     }
 
-    /// `self.diagonal(offset, dim1, dim2)`: the diagonal of the `(dim1, dim2)` planes, as a
+    /// `self.diagonal()` (offset 0, dims 0 and 1); in general ([`Tensor::diagonal_with`]) the
+    /// diagonal of the `(dim1, dim2)` planes, as a
     /// new last dim of length `min(size1, size2 - offset)` (clamped at 0; `offset < 0` counts
     /// below the main diagonal) and stride `stride1 + stride2`; both dims removed. A view:
     /// `(3,4).diagonal(1)` has size `(3,)`, stride `(5,)`, offset 1.
     ///
     /// Errors: IndexError `Dimension out of range (…)`;
     /// RuntimeError `diagonal dimensions cannot be identical 0, -2` (the arguments as given).
-    pub fn diagonal(&self, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor> {
+    pub fn diagonal(&self) -> Result<Tensor> {
+        self.diagonal_with(DiagonalOpts::default())
+    }
+
+    /// `self.diagonal(offset, dim1, dim2)`: as [`Tensor::diagonal`] with PyTorch's optional
+    /// arguments: `x.diagonal_with(1)` (offset), `x.diagonal_with((0, -2, -1))`, or
+    /// [`DiagonalOpts`]. Errors as [`Tensor::diagonal`].
+    pub fn diagonal_with(&self, opts: impl Into<DiagonalOpts>) -> Result<Tensor> {
+        let DiagonalOpts { offset, dim1, dim2 } = opts.into();
         let nd = self.dim();
         let d1 = wrap_dim(dim1, nd)?;
         let d2 = wrap_dim(dim2, nd)?;
@@ -970,7 +997,10 @@ impl Tensor {
     /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
     /// `maximum size for tensor at dimension 0 is 7 but size is 8`, `size is -1 but must be >= 0`,
     /// `step is 0 but must be > 0`.
-    pub fn unfold(&self, dim: i64, size: i64, step: i64) -> Result<Tensor> {
+    pub fn unfold(&self, dim: impl Int, size: impl Int, step: impl Int) -> Result<Tensor> {
+        let dim = dim.to_i64();
+        let size = size.to_i64();
+        let step = step.to_i64();
         let nd = self.dim();
         let d = wrap_dim(dim, nd)?;
         let max_size = if nd == 0 { 1 } else { self.sizes[d] as i64 };
@@ -1013,23 +1043,48 @@ impl Tensor {
     /// pass `i64::MAX` gives `Storage size calculation overflowed with sizes=… and strides=…`;
     /// an offset past `i64::MAX / itemsize` gives `storage offset overflows int64`. The stride
     /// of a size-0 or size-1 dim is clamped to `i64::MAX / itemsize`.
-    pub fn as_strided(
-        &self,
-        size: &[i64],
-        stride: &[i64],
-        storage_offset: Option<i64>,
-    ) -> Result<Tensor> {
-        self.as_strided_i64(size, stride, storage_offset.unwrap_or(self.offset as i64))
+    pub fn as_strided(&self, size: impl IntoShape, stride: impl IntoShape) -> Result<Tensor> {
+        let offset = self.offset as i64;
+        self.as_strided_i64(&size.into_shape(), &stride.into_shape(), offset)
     }
 
-    /// `self.split(split_size, dim)`: consecutive views of `split_size` elements along `dim`
-    /// (`narrow`s), the last one shorter: `(5,).split(2)` → sizes 2, 2, 1.
+    /// `self.as_strided(size, stride, storage_offset)`: as [`Tensor::as_strided`] with an
+    /// explicit storage offset (elements, absolute). Errors as [`Tensor::as_strided`].
+    pub fn as_strided_with(
+        &self,
+        size: impl IntoShape,
+        stride: impl IntoShape,
+        storage_offset: impl Int,
+    ) -> Result<Tensor> {
+        let (size, stride) = (size.into_shape(), stride.into_shape());
+        self.as_strided_i64(&size, &stride, storage_offset.to_i64())
+    }
+
+    /// `self.split(split_size_or_sections)` along dim 0; see [`Tensor::split_with`].
+    pub fn split(&self, split_size_or_sections: impl SplitSizes) -> Result<Vec<Tensor>> {
+        self.split_with(split_size_or_sections, 0)
+    }
+
+    /// `self.split(split_size_or_sections, dim)`: consecutive views along `dim` (`narrow`s).
+    /// An integer gives pieces of that many elements, the last one shorter (`(5,).split(2)`
+    /// → sizes 2, 2, 1); a list (`[1, 3]`, `vec![…]`, `&sizes[..]`) gives pieces of exactly
+    /// those sizes ([`Tensor::split_with_sizes`]).
     ///
     /// Errors: RuntimeError `split expects at least a 1-dimensional tensor`;
     /// `split expects split_size be non-negative, but got split_size=-1`;
     /// IndexError `Dimension out of range (…)`;
-    /// RuntimeError `split_size can only be 0 if dimension size is 0, but got dimension size of 3`.
-    pub fn split(&self, split_size: i64, dim: i64) -> Result<Vec<Tensor>> {
+    /// RuntimeError `split_size can only be 0 if dimension size is 0, but got dimension size of 3`;
+    /// and those of [`Tensor::split_with_sizes`] for a list.
+    pub fn split_with(
+        &self,
+        split_size_or_sections: impl SplitSizes,
+        dim: impl Int,
+    ) -> Result<Vec<Tensor>> {
+        let dim = dim.to_i64();
+        let split_size = match split_size_or_sections.into_split() {
+            SplitSpec::Sizes(sizes) => return self.split_with_sizes(&sizes[..], dim),
+            SplitSpec::Size(s) => s,
+        };
         if self.dim() == 0 {
             return Err(Error::runtime(
                 "split expects at least a 1-dimensional tensor",
@@ -1042,6 +1097,39 @@ impl Tensor {
         }
         let d = wrap_dim(dim, self.dim())?;
         let lengths = split_lengths(self.sizes[d], split_size)?;
+        self.pieces(d, &lengths)
+    }
+
+    /// `torch.split_with_sizes(self, split_sizes, dim)`: consecutive views along `dim` of
+    /// exactly the given sizes.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)` (a 0-d input has no dim to split);
+    /// RuntimeError `split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[1, -1]`;
+    /// `split_with_sizes expects split_sizes to sum exactly to 3 (input tensor's size at dimension -1), but got split_sizes=[2, 2]`
+    /// (the dim as given).
+    pub fn split_with_sizes(
+        &self,
+        split_sizes: impl IntoShape,
+        dim: impl Int,
+    ) -> Result<Vec<Tensor>> {
+        let sizes = split_sizes.into_shape();
+        let dim = dim.to_i64();
+        let d = wrap_dim(dim, self.dim())?;
+        if sizes.iter().any(|&x| x < 0) {
+            return Err(Error::runtime(format!(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
+                fmt_list(&sizes)
+            )));
+        }
+        let total = sizes.iter().try_fold(0i64, |a, &x| a.checked_add(x));
+        let dim_size = self.sizes.get(d).copied().unwrap_or(1);
+        if total != Some(dim_size as i64) {
+            return Err(Error::runtime(format!(
+                "split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {dim}), but got split_sizes={}",
+                fmt_list(&sizes)
+            )));
+        }
+        let lengths: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
         self.pieces(d, &lengths)
     }
 
@@ -1065,13 +1153,21 @@ impl Tensor {
         Ok(out)
     }
 
-    /// `self.chunk(chunks, dim)`: `split(ceil(size/chunks), dim)`, so there may be fewer than
+    /// `self.chunk(chunks)` (dim 0; [`Tensor::chunk_with`] takes a dim):
+    /// `split(ceil(size/chunks), dim)`, so there may be fewer than
     /// `chunks` pieces (`(5,6).chunk(4,1)` gives three of size 2); a 0-size dim gives exactly
     /// `chunks` empty pieces. Views.
     ///
     /// Errors: RuntimeError `chunk expects at least a 1-dimensional tensor`;
     /// `chunk expects `chunks` to be greater than 0, got: 0`; IndexError `Dimension out of range (…)`.
-    pub fn chunk(&self, chunks: i64, dim: i64) -> Result<Vec<Tensor>> {
+    pub fn chunk(&self, chunks: impl Int) -> Result<Vec<Tensor>> {
+        self.chunk_with(chunks, 0)
+    }
+
+    /// `self.chunk(chunks, dim)`: as [`Tensor::chunk`] along `dim`.
+    pub fn chunk_with(&self, chunks: impl Int, dim: impl Int) -> Result<Vec<Tensor>> {
+        let chunks = chunks.to_i64();
+        let dim = dim.to_i64();
         if self.dim() == 0 {
             return Err(Error::runtime(
                 "chunk expects at least a 1-dimensional tensor",
@@ -1098,11 +1194,17 @@ impl Tensor {
         self.pieces(d, &lengths)
     }
 
-    /// `self.unbind(dim)`: the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
+    /// `self.unbind()` (dim 0; [`Tensor::unbind_with`] takes a dim): the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
     ///
     /// Errors: IndexError `Dimension out of range (…)`;
     /// IndexError `Dimension specified as 0 but tensor has no dimensions` (0-d input).
-    pub fn unbind(&self, dim: i64) -> Result<Vec<Tensor>> {
+    pub fn unbind(&self) -> Result<Vec<Tensor>> {
+        self.unbind_with(0)
+    }
+
+    /// `self.unbind(dim)`: as [`Tensor::unbind`] along `dim`.
+    pub fn unbind_with(&self, dim: impl Int) -> Result<Vec<Tensor>> {
+        let dim = dim.to_i64();
         let d = wrap_dim(dim, self.dim())?;
         let size = self.size_of(d as i64)?;
         (0..size).map(|i| self.select(d as i64, i as i64)).collect()
@@ -1123,6 +1225,125 @@ pub fn broadcast_tensors(tensors: &[&Tensor]) -> Result<Vec<Tensor>> {
 
 // ====================================================================== tests
 
+/// `flatten`'s optional arguments (`start_dim=0, end_dim=-1`), for [`Tensor::flatten_with`]:
+/// a single integer is `start_dim`, a pair is `(start_dim, end_dim)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlattenOpts {
+    /// First dim to merge (default 0).
+    pub start_dim: i64,
+    /// Last dim to merge, inclusive (default -1).
+    pub end_dim: i64,
+}
+impl Default for FlattenOpts {
+    fn default() -> Self {
+        FlattenOpts {
+            start_dim: 0,
+            end_dim: -1,
+        }
+    }
+}
+impl<T: Int> From<T> for FlattenOpts {
+    fn from(start_dim: T) -> Self {
+        FlattenOpts {
+            start_dim: start_dim.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<A: Int, B: Int> From<(A, B)> for FlattenOpts {
+    fn from((s, e): (A, B)) -> Self {
+        FlattenOpts {
+            start_dim: s.to_i64(),
+            end_dim: e.to_i64(),
+        }
+    }
+}
+
+/// `diagonal`'s optional arguments (`offset=0, dim1=0, dim2=1`), for
+/// [`Tensor::diagonal_with`]: a single integer is `offset`, a triple `(offset, dim1, dim2)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiagonalOpts {
+    /// Diagonal offset: > 0 above the main diagonal, < 0 below (default 0).
+    pub offset: i64,
+    /// First dim of the planes (default 0).
+    pub dim1: i64,
+    /// Second dim of the planes (default 1).
+    pub dim2: i64,
+}
+impl Default for DiagonalOpts {
+    fn default() -> Self {
+        DiagonalOpts {
+            offset: 0,
+            dim1: 0,
+            dim2: 1,
+        }
+    }
+}
+impl<T: Int> From<T> for DiagonalOpts {
+    fn from(offset: T) -> Self {
+        DiagonalOpts {
+            offset: offset.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<A: Int, B: Int, C: Int> From<(A, B, C)> for DiagonalOpts {
+    fn from((o, a, b): (A, B, C)) -> Self {
+        DiagonalOpts {
+            offset: o.to_i64(),
+            dim1: a.to_i64(),
+            dim2: b.to_i64(),
+        }
+    }
+}
+
+/// `split`'s first argument: an integer piece size, or a list of piece sizes (PyTorch's
+/// `split_size_or_sections`).
+pub trait SplitSizes {
+    /// The size or the list of sizes.
+    fn into_split(self) -> SplitSpec;
+}
+
+/// What [`SplitSizes`] holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SplitSpec {
+    /// Pieces of this many elements, the last one shorter.
+    Size(i64),
+    /// Pieces of exactly these sizes.
+    Sizes(crate::args::IntList),
+}
+
+impl<T: Int> SplitSizes for T {
+    fn into_split(self) -> SplitSpec {
+        SplitSpec::Size(self.to_i64())
+    }
+}
+macro_rules! split_sizes_list {
+    ($($ty:ty),*) => {$(
+        impl<T: Int, const N: usize> SplitSizes for $ty {
+            fn into_split(self) -> SplitSpec {
+                SplitSpec::Sizes(self.into_shape())
+            }
+        }
+    )*};
+}
+split_sizes_list!([T; N], &[T; N]);
+impl<T: Int> SplitSizes for &[T] {
+    fn into_split(self) -> SplitSpec {
+        SplitSpec::Sizes(self.into_shape())
+    }
+}
+impl<T: Int> SplitSizes for Vec<T> {
+    fn into_split(self) -> SplitSpec {
+        SplitSpec::Sizes(self.into_shape())
+    }
+}
+impl<T: Int> SplitSizes for &Vec<T> {
+    fn into_split(self) -> SplitSpec {
+        SplitSpec::Sizes(self.into_shape())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1130,7 +1351,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn arange(n: usize) -> Tensor {
-        Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), &[n]).unwrap()
+        Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), [n]).unwrap()
     }
 
     fn geom(t: &Tensor) -> (Vec<usize>, Vec<usize>, usize) {
@@ -1182,100 +1403,96 @@ mod tests {
 
     #[test]
     fn expand_errors() {
-        let t = Tensor::ones(&[2, 3], DType::Float32);
+        let t = Tensor::ones_with([2, 3], DType::Float32).unwrap();
         assert_eq!(
-            t.expand(&[3]).unwrap_err().message(),
+            t.expand([3]).unwrap_err().message(),
             "expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)"
         );
-        let s = Tensor::scalar_tensor(5.0, DType::Float32);
+        let s = Tensor::scalar_tensor_with(5.0, DType::Float32).unwrap();
         assert_eq!(
-            s.expand(&[-1]).unwrap_err().message(),
+            s.expand([-1]).unwrap_err().message(),
             "numel: integer multiplication overflow"
         );
         assert_eq!(
-            geom(&s.expand(&[2, 3]).unwrap()),
+            geom(&s.expand([2, 3]).unwrap()),
             (vec![2, 3], vec![0, 0], 0)
         );
-        assert_eq!(geom(&s.expand(&[]).unwrap()), (vec![], vec![], 0));
-        let one = Tensor::ones(&[1], DType::Float32);
+        assert_eq!(geom(&s.expand(()).unwrap()), (vec![], vec![], 0));
+        let one = Tensor::ones_with([1], DType::Float32).unwrap();
         assert_eq!(
-            one.expand(&[-2]).unwrap_err().message(),
+            one.expand([-2]).unwrap_err().message(),
             "numel: integer multiplication overflow"
         );
-        assert!(one.expand(&[i64::MAX, 4]).is_err());
+        assert!(one.expand([i64::MAX, 4]).is_err());
     }
 
     #[test]
     fn as_strided_checks() {
-        let t = Tensor::ones(&[6], DType::Float32);
+        let t = Tensor::ones_with([6], DType::Float32).unwrap();
         assert_eq!(
-            t.as_strided(&[2], &[1, 1], None).unwrap_err().message(),
+            t.as_strided([2], [1, 1]).unwrap_err().message(),
             "mismatch in length of strides and shape"
         );
         assert_eq!(
-            t.as_strided(&[2, 2], &[1, -1], None).unwrap_err().message(),
+            t.as_strided([2, 2], [1, -1]).unwrap_err().message(),
             "as_strided: Negative strides are not supported at the moment, got strides: [1, -1]"
         );
         assert_eq!(
-            t.as_strided(&[2, -2], &[1, 1], None).unwrap_err().message(),
+            t.as_strided([2, -2], [1, 1]).unwrap_err().message(),
             "Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]"
         );
         assert_eq!(
-            t.as_strided(&[2, 2], &[3, 3], Some(1))
-                .unwrap_err()
-                .message(),
+            t.as_strided_with([2, 2], [3, 3], 1).unwrap_err().message(),
             "setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24"
         );
         assert_eq!(
-            t.as_strided(&[2], &[1], Some(-1)).unwrap_err().message(),
+            t.as_strided_with([2], [1], -1).unwrap_err().message(),
             "Tensor: invalid storage offset -1"
         );
         assert_eq!(
-            geom(&t.as_strided(&[0], &[1], Some(100)).unwrap()),
+            geom(&t.as_strided_with([0], [1], 100).unwrap()),
             (vec![0], vec![1], 100)
         );
         assert_eq!(
-            geom(&t.as_strided(&[3, 2], &[1, 3], Some(0)).unwrap()),
+            geom(&t.as_strided_with([3, 2], [1, 3], 0).unwrap()),
             (vec![3, 2], vec![1, 3], 0)
         );
-        assert!(t.as_strided(&[i64::MAX, 4], &[0, 0], None).is_err());
-        assert!(t.as_strided(&[i64::MAX], &[i64::MAX], None).is_err());
+        assert!(t.as_strided([i64::MAX, 4], [0, 0]).is_err());
+        assert!(t.as_strided([i64::MAX], [i64::MAX]).is_err());
     }
 
     #[test]
     fn absurd_inputs_error_instead_of_panicking() {
-        let t = Tensor::ones(&[4], DType::Int64);
+        let t = Tensor::ones_with([4], DType::Int64).unwrap();
         // an empty view may sit anywhere, but its byte offset must fit in i64
-        assert!(t.as_strided(&[0], &[1], Some(1 << 40)).is_ok());
-        assert!(t.as_strided(&[0], &[1], Some(i64::MAX)).is_err());
+        assert!(t.as_strided_with([0], [1], 1i64 << 40).is_ok());
+        assert!(t.as_strided_with([0], [1], i64::MAX).is_err());
         // PyTorch's int64 arithmetic would wrap offset*itemsize and accept this
-        assert!(t.as_strided(&[2], &[1], Some(1 << 61)).is_err());
+        assert!(t.as_strided_with([2], [1], 1i64 << 61).is_err());
         // byte strides must fit in i64 (PyTorch accepts this empty view; we refuse it)
         assert_eq!(
-            t.as_strided(&[0, 3], &[1, i64::MAX / 2], Some(0))
+            t.as_strided_with([0, 3], [1, i64::MAX / 2], 0)
                 .unwrap_err()
                 .message(),
             "Storage size calculation overflowed with sizes=[0, 3] and strides=[1, 4611686018427387903]"
         );
         // ... but a size-1 dim's stride is never used: it is clamped
-        let e = t.as_strided(&[0, 1], &[1, i64::MAX], Some(0)).unwrap();
+        let e = t.as_strided_with([0, 1], [1, i64::MAX], 0).unwrap();
         assert_eq!(e.stride(), &[1, i64::MAX as usize / 8]);
-        let e = t.as_strided(&[0, 3], &[1 << 40, 1 << 40], Some(0)).unwrap();
+        let e = t.as_strided_with([0, 3], [1i64 << 40, 1 << 40], 0).unwrap();
         assert!(e.narrow(1, 3, 0).is_ok());
         assert!(e.unsqueeze(1).is_ok());
         // sizes whose nonzero product overflows are refused, even next to a 0
         assert_eq!(
-            t.as_strided(&[0, 1 << 40, 1 << 40], &[1, 1, 1], None)
+            t.as_strided([0, 1i64 << 40, 1 << 40], [1, 1, 1])
                 .unwrap_err()
                 .message(),
             "numel: integer multiplication overflow"
         );
-        let z = t
-            .as_strided(&[0, 1 << 28, 1 << 28], &[1, 1, 1], None)
-            .unwrap();
-        assert!(z.flatten(1, 2).is_ok());
-        assert!(z.view(&[0, -1]).is_err());
-        assert!(z.view(&[1 << 40, 1 << 40, 0]).is_err());
+        let z = t.as_strided([0, 1 << 28, 1 << 28], [1, 1, 1]).unwrap();
+        assert!(z.flatten_with((1, 2)).is_ok());
+        assert!(z.view([0, -1]).is_err());
+        assert!(z.view([1i64 << 40, 1 << 40, 0]).is_err());
         let r = t.slice(0, None, None, i64::MAX).unwrap();
         assert_eq!(
             (r.size(), r.stride()),
@@ -1289,22 +1506,32 @@ mod tests {
         );
         assert!(t.narrow(0, i64::MIN, 0).is_err());
         assert!(t.unfold(0, 1, i64::MAX).is_ok());
-        assert!(t.diagonal(i64::MIN, 0, -1).is_err());
-        assert!(t.view(&[2, 2]).unwrap().diagonal(i64::MIN, 0, 1).is_ok());
-        assert!(t.view(&[2, 2]).unwrap().diagonal(i64::MAX, 0, 1).is_ok());
-        assert!(t.chunk(i64::MAX, 0).is_ok());
-        assert!(t.split(i64::MAX, 0).is_ok());
-        assert!(t.expand(&[i64::MAX / 32, 4]).is_ok());
-        assert!(t.expand(&[i64::MAX / 16, 4]).is_err());
+        assert!(t.diagonal_with((i64::MIN, 0, -1)).is_err());
+        assert!(
+            t.view([2, 2])
+                .unwrap()
+                .diagonal_with((i64::MIN, 0, 1))
+                .is_ok()
+        );
+        assert!(
+            t.view([2, 2])
+                .unwrap()
+                .diagonal_with((i64::MAX, 0, 1))
+                .is_ok()
+        );
+        assert!(t.chunk_with(i64::MAX, 0).is_ok());
+        assert!(t.split_with(i64::MAX, 0).is_ok());
+        assert!(t.expand([i64::MAX / 32, 4]).is_ok());
+        assert!(t.expand([i64::MAX / 16, 4]).is_err());
         assert_eq!(
-            t.expand(&[i64::MAX, 4]).unwrap_err().message(),
+            t.expand([i64::MAX, 4]).unwrap_err().message(),
             "numel: integer multiplication overflow"
         );
     }
 
     #[test]
     fn fuzz_regression_1() {
-        let t = Tensor::scalar_tensor(0i64, DType::Int64);
+        let t = Tensor::scalar_tensor_with(0i64, DType::Int64).unwrap();
         let (a, b, c) = (1i64 << 40, 0, 1i64 << 40);
         for r in &all_views(&t, a, b, c, &[]) {
             for r2 in all_views(r, c, a, b, &[]) {
@@ -1316,63 +1543,63 @@ mod tests {
 
     #[test]
     fn view_examples() {
-        let x = arange(6).view(&[2, 3]).unwrap().t().unwrap();
+        let x = arange(6).view([2, 3]).unwrap().t().unwrap();
         assert_eq!(
-            geom(&x.view(&[1, 3, 2, 1]).unwrap()),
+            geom(&x.view([1, 3, 2, 1]).unwrap()),
             (vec![1, 3, 2, 1], vec![3, 1, 3, 3], 0)
         );
         assert!(
-            x.view(&[6])
+            x.view([6])
                 .unwrap_err()
                 .message()
                 .starts_with("view size is not compatible")
         );
-        let r = x.reshape(&[6]).unwrap();
+        let r = x.reshape([6]).unwrap();
         assert!(!r.shares_storage(&x));
         assert_eq!(r.to_vec::<i64>(), vec![0, 3, 1, 4, 2, 5]);
-        assert!(x.reshape(&[3, 2]).unwrap().shares_storage(&x));
+        assert!(x.reshape([3, 2]).unwrap().shares_storage(&x));
         assert_eq!(
-            arange(24).view(&[5, -1]).unwrap_err().message(),
+            arange(24).view([5, -1]).unwrap_err().message(),
             "shape '[5, -1]' is invalid for input of size 24"
         );
     }
 
     #[test]
     fn flatten_unflatten() {
-        let x = arange(24).view(&[2, 3, 4]).unwrap();
-        assert_eq!(x.flatten(1, 2).unwrap().size(), &[2, 12]);
+        let x = arange(24).view([2, 3, 4]).unwrap();
+        assert_eq!(x.flatten_with((1, 2)).unwrap().size(), &[2, 12]);
         assert_eq!(
-            x.flatten(2, 1).unwrap_err().message(),
+            x.flatten_with((2, 1)).unwrap_err().message(),
             "flatten() has invalid args: start_dim cannot come after end_dim"
         );
-        let s = Tensor::scalar_tensor(1.0, DType::Float32);
-        assert_eq!(s.flatten(0, -1).unwrap().size(), &[1]);
-        let z = Tensor::zeros(&[0, 1, 3, 0], DType::Float32);
-        assert_eq!(z.flatten(1, 2).unwrap().size(), &[0, 3, 0]);
-        assert_eq!(x.unflatten(2, &[2, -1]).unwrap().size(), &[2, 3, 2, 2]);
+        let s = Tensor::scalar_tensor_with(1.0, DType::Float32).unwrap();
+        assert_eq!(s.flatten_with((0, -1)).unwrap().size(), &[1]);
+        let z = Tensor::zeros_with([0, 1, 3, 0], DType::Float32).unwrap();
+        assert_eq!(z.flatten_with((1, 2)).unwrap().size(), &[0, 3, 0]);
+        assert_eq!(x.unflatten(2, [2, -1]).unwrap().size(), &[2, 3, 2, 2]);
         assert_eq!(
-            x.unflatten(1, &[2, 2]).unwrap_err().message(),
+            x.unflatten(1, [2, 2]).unwrap_err().message(),
             "unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input tensor"
         );
         assert_eq!(
-            x.unflatten(1, &[]).unwrap_err().message(),
+            x.unflatten(1, ()).unwrap_err().message(),
             "unflatten: sizes must be non-empty"
         );
         assert!(
-            x.unflatten(1, &[-1, -1])
+            x.unflatten(1, [-1, -1])
                 .unwrap_err()
                 .message()
                 .starts_with("unflatten got an unexpected error:\n")
         );
         assert_eq!(
-            s.unflatten(0, &[1]).unwrap_err().message(),
+            s.unflatten(0, [1]).unwrap_err().message(),
             "unflatten got an unexpected error:\nDimension specified as 0 but tensor has no dimensions"
         );
     }
 
     #[test]
     fn squeeze_unsqueeze() {
-        let x = Tensor::zeros(&[2, 3], DType::Float32);
+        let x = Tensor::zeros_with([2, 3], DType::Float32).unwrap();
         assert_eq!(
             geom(&x.unsqueeze(1).unwrap()),
             (vec![2, 1, 3], vec![3, 3, 1], 0)
@@ -1385,7 +1612,7 @@ mod tests {
             geom(&x.t().unwrap().unsqueeze(1).unwrap()),
             (vec![3, 1, 2], vec![1, 6, 3], 0)
         );
-        let z = Tensor::zeros(&[2, 0], DType::Float32);
+        let z = Tensor::zeros_with([2, 0], DType::Float32).unwrap();
         assert_eq!(
             geom(&z.unsqueeze(1).unwrap()),
             (vec![2, 1, 0], vec![1, 0, 1], 0)
@@ -1394,29 +1621,30 @@ mod tests {
             x.unsqueeze(3).unwrap_err().message(),
             "Dimension out of range (expected to be in range of [-3, 2], but got 3)"
         );
-        let o = Tensor::zeros(&[1, 1], DType::Float32);
+        let o = Tensor::zeros_with([1, 1], DType::Float32).unwrap();
         assert_eq!(o.squeeze().unwrap().dim(), 0);
         assert_eq!(
-            Tensor::zeros(&[0, 1], DType::Float32)
+            Tensor::zeros_with([0, 1], DType::Float32)
+                .unwrap()
                 .squeeze()
                 .unwrap()
                 .size(),
             &[0]
         );
         assert_eq!(x.squeeze_dim(0).unwrap().size(), &[2, 3]);
-        assert_eq!(o.squeeze_dims(&[0]).unwrap().size(), &[1]);
+        assert_eq!(o.squeeze_dim([0]).unwrap().size(), &[1]);
         assert_eq!(
-            o.squeeze_dims(&[0, -2]).unwrap_err().message(),
+            o.squeeze_dim([0, -2]).unwrap_err().message(),
             "dim 0 appears multiple times in the list of dims"
         );
-        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        let s = Tensor::scalar_tensor_with(1.0, DType::Float32).unwrap();
         assert_eq!(s.squeeze_dim(-1).unwrap().dim(), 0);
-        assert_eq!(s.squeeze_dims(&[0]).unwrap().dim(), 0);
+        assert_eq!(s.squeeze_dim([0]).unwrap().dim(), 0);
     }
 
     #[test]
     fn transpose_family() {
-        let x = Tensor::zeros(&[2, 3, 4], DType::Float32);
+        let x = Tensor::zeros_with([2, 3, 4], DType::Float32).unwrap();
         assert_eq!(
             x.t().unwrap_err().message(),
             "t() expects a tensor with <= 2 dimensions, but self is 3D"
@@ -1428,34 +1656,34 @@ mod tests {
             "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."
         );
         assert_eq!(
-            geom(&x.permute(&[2, 0, 1]).unwrap()),
+            geom(&x.permute([2, 0, 1]).unwrap()),
             (vec![4, 2, 3], vec![1, 12, 4], 0)
         );
         assert_eq!(
-            x.permute(&[0, 0, 1]).unwrap_err().message(),
+            x.permute([0, 0, 1]).unwrap_err().message(),
             "permute(): duplicate dims are not allowed."
         );
         assert!(
-            x.permute(&[0, 1])
+            x.permute([0, 1])
                 .unwrap_err()
                 .message()
                 .starts_with("permute(sparse_coo): number of dimensions")
         );
         assert_eq!(movedim_order(5, &[0, 1], &[2, 4]), vec![2, 3, 0, 4, 1]);
-        assert_eq!(x.movedim(&[0], &[2]).unwrap().size(), &[3, 4, 2]);
+        assert_eq!(x.movedim([0], [2]).unwrap().size(), &[3, 4, 2]);
         assert_eq!(
-            x.movedim(&[0, 1], &[2]).unwrap_err().message(),
+            x.movedim([0, 1], [2]).unwrap_err().message(),
             "movedim: Invalid source or destination dims: source ([0, 1] dims) should contain the same number of dims as destination ([2] dims)"
         );
         assert_eq!(
-            x.movedim(&[0, -3], &[1, 2]).unwrap_err().message(),
+            x.movedim([0, -3], [1, 2]).unwrap_err().message(),
             "movedim: repeated dim in `source` ([0, -3])"
         );
     }
 
     #[test]
     fn narrow_select_slice() {
-        let x = arange(12).view(&[3, 4]).unwrap();
+        let x = arange(12).view([3, 4]).unwrap();
         assert_eq!(
             geom(&x.narrow(1, -2, 2).unwrap()),
             (vec![3, 2], vec![4, 1], 2)
@@ -1500,18 +1728,24 @@ mod tests {
 
     #[test]
     fn diagonal_unfold() {
-        let x = Tensor::zeros(&[3, 4], DType::Float32);
-        assert_eq!(geom(&x.diagonal(1, 0, 1).unwrap()), (vec![3], vec![5], 1));
-        let y = Tensor::zeros(&[2, 3, 4], DType::Float32);
+        let x = Tensor::zeros_with([3, 4], DType::Float32).unwrap();
         assert_eq!(
-            geom(&y.diagonal(0, 0, 2).unwrap()),
+            geom(&x.diagonal_with((1, 0, 1)).unwrap()),
+            (vec![3], vec![5], 1)
+        );
+        let y = Tensor::zeros_with([2, 3, 4], DType::Float32).unwrap();
+        assert_eq!(
+            geom(&y.diagonal_with((0, 0, 2)).unwrap()),
             (vec![3, 2], vec![4, 13], 0)
         );
         assert_eq!(
-            y.diagonal(0, 0, -3).unwrap_err().message(),
+            y.diagonal_with((0, 0, -3)).unwrap_err().message(),
             "diagonal dimensions cannot be identical 0, -3"
         );
-        assert_eq!(geom(&x.diagonal(-5, 0, 1).unwrap()), (vec![0], vec![5], 0));
+        assert_eq!(
+            geom(&x.diagonal_with((-5, 0, 1)).unwrap()),
+            (vec![0], vec![5], 0)
+        );
         let a = arange(7);
         assert_eq!(
             geom(&a.unfold(0, 3, 2).unwrap()),
@@ -1533,42 +1767,42 @@ mod tests {
             a.unfold(0, 1, 0).unwrap_err().message(),
             "step is 0 but must be > 0"
         );
-        let s = Tensor::scalar_tensor(1.0, DType::Float32);
+        let s = Tensor::scalar_tensor_with(1.0, DType::Float32).unwrap();
         assert_eq!(geom(&s.unfold(0, 1, 1).unwrap()), (vec![1], vec![1], 0));
     }
 
     #[test]
     fn split_chunk_unbind() {
-        let x = Tensor::zeros(&[5, 6], DType::Float32);
-        let c = x.chunk(4, 1).unwrap();
+        let x = Tensor::zeros_with([5, 6], DType::Float32).unwrap();
+        let c = x.chunk_with(4, 1).unwrap();
         assert_eq!(c.len(), 3);
         assert!(c.iter().all(|p| p.size() == [5, 2]));
-        let s = x.split(2, 0).unwrap();
+        let s = x.split_with(2, 0).unwrap();
         assert_eq!(
             s.iter().map(|p| p.size()[0]).collect::<Vec<_>>(),
             vec![2, 2, 1]
         );
         assert_eq!(s[2].storage_offset(), 24);
-        assert_eq!(x.split(10, 0).unwrap().len(), 1);
-        let z = Tensor::zeros(&[0, 2], DType::Float32);
-        assert_eq!(z.chunk(3, 0).unwrap().len(), 3);
-        assert_eq!(z.split(0, 0).unwrap().len(), 1);
+        assert_eq!(x.split_with(10, 0).unwrap().len(), 1);
+        let z = Tensor::zeros_with([0, 2], DType::Float32).unwrap();
+        assert_eq!(z.chunk_with(3, 0).unwrap().len(), 3);
+        assert_eq!(z.split_with(0, 0).unwrap().len(), 1);
         assert_eq!(
-            x.split(0, 0).unwrap_err().message(),
+            x.split_with(0, 0).unwrap_err().message(),
             "split_size can only be 0 if dimension size is 0, but got dimension size of 5"
         );
         assert_eq!(
-            x.chunk(0, 0).unwrap_err().message(),
+            x.chunk_with(0, 0).unwrap_err().message(),
             "chunk expects `chunks` to be greater than 0, got: 0"
         );
-        assert_eq!(x.unbind(1).unwrap().len(), 6);
-        let sc = Tensor::scalar_tensor(1.0, DType::Float32);
+        assert_eq!(x.unbind_with(1).unwrap().len(), 6);
+        let sc = Tensor::scalar_tensor_with(1.0, DType::Float32).unwrap();
         assert_eq!(
-            sc.split(1, 0).unwrap_err().message(),
+            sc.split_with(1, 0).unwrap_err().message(),
             "split expects at least a 1-dimensional tensor"
         );
         assert_eq!(
-            sc.unbind(0).unwrap_err().message(),
+            sc.unbind_with(0).unwrap_err().message(),
             "Dimension specified as 0 but tensor has no dimensions"
         );
         assert_eq!(split_lengths(7, 3).unwrap(), vec![3, 3, 1]);
@@ -1578,13 +1812,13 @@ mod tests {
 
     #[test]
     fn broadcasting_views() {
-        let a = Tensor::zeros(&[3, 1], DType::Float32);
-        let b = Tensor::zeros(&[4], DType::Float32);
+        let a = Tensor::zeros_with([3, 1], DType::Float32).unwrap();
+        let b = Tensor::zeros_with([4], DType::Float32).unwrap();
         let r = broadcast_tensors(&[&a, &b]).unwrap();
         assert_eq!(geom(&r[0]), (vec![3, 4], vec![1, 0], 0));
         assert_eq!(geom(&r[1]), (vec![3, 4], vec![0, 1], 0));
         assert!(r[0].shares_storage(&a));
-        let c = Tensor::zeros(&[2], DType::Float32);
+        let c = Tensor::zeros_with([2], DType::Float32).unwrap();
         assert_eq!(
             broadcast_tensors(&[&b, &c]).unwrap_err().message(),
             "The size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0"
@@ -1622,22 +1856,22 @@ mod tests {
         items: &[crate::index::TensorIndex],
     ) -> Vec<Tensor> {
         let mut results: Vec<Result<Tensor>> = vec![
-            t.view(&[a, b]),
-            t.unflatten(a, &[b, c]),
+            t.view([a, b]),
+            t.unflatten(a, [b, c]),
             t.squeeze_dim(a),
-            t.squeeze_dims(&[a, b]),
+            t.squeeze_dim([a, b]),
             t.unsqueeze(a),
             t.transpose(a, b),
-            t.permute(&[a, b, c]),
-            t.movedim(&[a], &[b]),
+            t.permute([a, b, c]),
+            t.movedim([a], [b]),
             t.narrow(a, b, c),
             t.select(a, b),
             t.slice(a, Some(b), Some(c), c),
-            t.expand(&[a, b, c]),
-            t.diagonal(a, b, c),
+            t.expand([a, b, c]),
+            t.diagonal_with((a, b, c)),
             t.unfold(a, b, c),
-            t.as_strided(&[a, b], &[b, c], Some(c)),
-            t.as_strided(&[a], &[b], None),
+            t.as_strided_with([a, b], [b, c], c),
+            t.as_strided([a], [b]),
             t.index(items),
             t.T(),
             t.mT(),
@@ -1646,11 +1880,11 @@ mod tests {
         ];
         // these may copy: a huge expanded tensor would need terabytes
         if t.numel() < 1 << 20 {
-            results.extend([t.reshape(&[a, b, c]), t.flatten(a, b), t.ravel()]);
+            results.extend([t.reshape([a, b, c]), t.flatten_with((a, b)), t.ravel()]);
         }
         // split/chunk/unbind of a huge (stride-0) dim would legitimately make billions of views
         let lists = if t.size().iter().all(|&s| s <= 64) {
-            vec![t.split(a, b), t.chunk(a, b), t.unbind(a)]
+            vec![t.split_with(a, b), t.chunk_with(a, b), t.unbind_with(a)]
         } else {
             vec![]
         };
@@ -1700,11 +1934,11 @@ mod tests {
             let k = perm.len();
             perm.rotate_left((perm_seed as usize) % k);
             let p = base.permute(&perm).unwrap();
-            let flat = p.reshape(&[-1]).unwrap();
-            let via_contig = p.contiguous().view(&[-1]).unwrap();
+            let flat = p.reshape([-1]).unwrap();
+            let via_contig = p.contiguous().view([-1]).unwrap();
             prop_assert_eq!(flat.to_vec::<i64>(), via_contig.to_vec::<i64>());
             prop_assert_eq!(flat.to_vec::<i64>(), p.to_vec::<i64>());
-            if let Ok(v) = p.view(&[-1]) {
+            if let Ok(v) = p.view([-1]) {
                 prop_assert_eq!(v.to_vec::<i64>(), p.to_vec::<i64>());
                 prop_assert!(v.shares_storage(&p));
             }
@@ -1761,8 +1995,8 @@ mod tests {
 
         #[test]
         fn as_strided_never_panics(sizes in proptest::collection::vec(-3i64..5, 0..4), strides in proptest::collection::vec(-1i64..5, 0..4), off in -2i64..10) {
-            let t = Tensor::ones(&[8], DType::Int64);
-            if let Ok(v) = t.as_strided(&sizes, &strides, Some(off)) {
+            let t = Tensor::ones_with([8], DType::Int64).unwrap();
+            if let Ok(v) = t.as_strided_with(&sizes, &strides, off) {
                 let _ = v.to_vec::<i64>();
             }
         }

@@ -21,8 +21,8 @@ fn broadcast_warning_is_captured_only_when_meaning_changed_and_switched_on() {
     })));
     let take = || std::mem::take(&mut *captured.lock().unwrap_or_else(|e| e.into_inner()));
 
-    let a = Tensor::ones(&[4, 1], DType::Float32);
-    let b = Tensor::randn(&[4], 0, DType::Float32).unwrap();
+    let a = Tensor::ones_with([4, 1], DType::Float32).unwrap();
+    let b = Tensor::randn_with([4], 0, DType::Float32).unwrap();
 
     // Switch on: add(ones(4,1), randn(4)) is (4,4) now, was (4,1) before broadcasting: warns.
     set_broadcast_warning(true);
@@ -38,7 +38,10 @@ fn broadcast_warning_is_captured_only_when_meaning_changed_and_switched_on() {
     assert_eq!(take().len(), 1);
 
     // Switch on, (4,4)+(4,): broadcastable but different element counts: no warning.
-    let r = Tensor::ones(&[4, 4], DType::Float32).add(&b).unwrap();
+    let r = Tensor::ones_with([4, 4], DType::Float32)
+        .unwrap()
+        .add(&b)
+        .unwrap();
     assert_eq!(r.size(), &[4, 4]);
     assert_eq!(take(), Vec::<String>::new());
     // Same shapes: no warning; a number operand: no warning.
@@ -46,8 +49,9 @@ fn broadcast_warning_is_captured_only_when_meaning_changed_and_switched_on() {
     b.add(1.0).unwrap();
     assert_eq!(take(), Vec::<String>::new());
     // Same element count, not broadcastable: an error, never the old 1-D fallback, no warning.
-    let e = Tensor::ones(&[3, 4], DType::Float32)
-        .add(&Tensor::ones(&[12], DType::Float32))
+    let e = Tensor::ones_with([3, 4], DType::Float32)
+        .unwrap()
+        .add(&Tensor::ones_with([12], DType::Float32).unwrap())
         .unwrap_err();
     assert_eq!(
         e.message(),

@@ -129,10 +129,10 @@ fn build_tensor(spec: &Value) -> (Tensor, Tensor) {
     let n = storage.len();
     let base = match dtype {
         DType::Bool => {
-            Tensor::from_vec(storage.iter().map(|v| v.as_bool().unwrap()).collect(), &[n]).unwrap()
+            Tensor::from_vec(storage.iter().map(|v| v.as_bool().unwrap()).collect(), [n]).unwrap()
         }
         d if d.is_floating_point() => {
-            Tensor::from_vec(storage.iter().map(num).collect::<Vec<f64>>(), &[n])
+            Tensor::from_vec(storage.iter().map(num).collect::<Vec<f64>>(), [n])
                 .unwrap()
                 .to(d)
                 .unwrap()
@@ -142,17 +142,17 @@ fn build_tensor(spec: &Value) -> (Tensor, Tensor) {
                 .iter()
                 .map(|v| v.as_i64().unwrap())
                 .collect::<Vec<i64>>(),
-            &[n],
+            [n],
         )
         .unwrap()
         .to(d)
         .unwrap(),
     };
     let view = base
-        .as_strided(
-            &ints(&spec["size"]),
-            &ints(&spec["stride"]),
-            Some(spec["offset"].as_i64().unwrap()),
+        .as_strided_with(
+            ints(&spec["size"]),
+            ints(&spec["stride"]),
+            spec["offset"].as_i64().unwrap(),
         )
         .expect("corpus: as_strided");
     (view, base)
@@ -283,7 +283,9 @@ fn call_core(op: &str, args: &[Arg], _kw: &Value) -> Option<tensile::Result<Out>
             Arg::Scalar(s) => a0().fill_(*s).map(T),
             _ => panic!("corpus: fill_ value"),
         },
-        "where" => tensile::where_(args[0].tensor(), args[1].operand(), args[2].operand()).map(T),
+        "where" => {
+            tensile::where_cond(args[0].tensor(), args[1].operand(), args[2].operand()).map(T)
+        }
         "neg" => a0().neg().map(T),
         "abs" => a0().abs().map(T),
         "exp" => a0().exp().map(T),

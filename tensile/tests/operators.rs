@@ -138,7 +138,7 @@ fn binary_operators_match_methods() {
 
 #[test]
 fn scalar_operands_promote_as_python_scalars() {
-    let i = Tensor::from_slice(&[1i32, 2, 3], &[3]).unwrap();
+    let i = Tensor::from_slice(&[1i32, 2, 3], [3]).unwrap();
     assert_eq!((&i + 2).dtype(), DType::Int32);
     assert_eq!((&i + 2.5).dtype(), DType::Float32);
     assert_eq!((&i * 2.5f32).to_vec::<f32>(), vec![2.5, 5.0, 7.5]);
@@ -146,7 +146,7 @@ fn scalar_operands_promote_as_python_scalars() {
     assert_eq!((&i / 2).to_vec::<f32>(), vec![0.5, 1.0, 1.5]);
     assert_eq!((&i + true).to_vec::<i64>(), vec![2, 3, 4]);
     assert_eq!((&i + Scalar::Int(1)).to_vec::<i64>(), vec![2, 3, 4]);
-    let u = Tensor::ones(&[3], DType::UInt8);
+    let u = Tensor::ones_with([3], DType::UInt8).unwrap();
     assert_eq!((&u + 300).to_vec::<i64>(), vec![45; 3]); // wraps as in PyTorch
     // Numbers on the left.
     assert_eq!((2.0 * &i).to_vec::<f32>(), vec![2.0, 4.0, 6.0]);
@@ -189,7 +189,7 @@ fn unary_and_bitwise_operators() {
 
 #[test]
 fn compound_assignment_is_in_place() {
-    let mut x = Tensor::zeros(&[2, 3], DType::Float32);
+    let mut x = Tensor::zeros_with([2, 3], DType::Float32).unwrap();
     let before = (
         x.data_ptr(),
         x.size().to_vec(),
@@ -227,8 +227,8 @@ fn compound_assignment_is_in_place() {
     assert_eq!(i.dtype(), DType::Int64);
 
     // The seed: x (5,3,4,1) += y (3,1,1) keeps x's shape.
-    let mut x = Tensor::zeros(&[5, 3, 4, 1], DType::Float32);
-    x += &Tensor::ones(&[3, 1, 1], DType::Float32);
+    let mut x = Tensor::zeros_with([5, 3, 4, 1], DType::Float32).unwrap();
+    x += &Tensor::ones_with([3, 1, 1], DType::Float32).unwrap();
     assert_eq!(x.size(), &[5, 3, 4, 1]);
     assert_eq!(x.to_vec::<f32>(), vec![1.0; 60]);
 }
@@ -238,22 +238,22 @@ fn operators_panic_with_pytorch_messages() {
     let cases: Vec<(String, &str)> = vec![
         (
             panic_message(|| {
-                let _ =
-                    &Tensor::ones(&[3, 3], DType::Float32) + &Tensor::ones(&[2, 3], DType::Float32);
+                let _ = &Tensor::ones_with([3, 3], DType::Float32).unwrap()
+                    + &Tensor::ones_with([2, 3], DType::Float32).unwrap();
             }),
             "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0",
         ),
         (
             panic_message(|| {
-                let _ = &Tensor::ones(&[5, 2, 4, 1], DType::Float32)
-                    * &Tensor::ones(&[3, 1, 1], DType::Float32);
+                let _ = &Tensor::ones_with([5, 2, 4, 1], DType::Float32).unwrap()
+                    * &Tensor::ones_with([3, 1, 1], DType::Float32).unwrap();
             }),
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1",
         ),
         (
             panic_message(|| {
-                let mut x = Tensor::ones(&[1, 3, 1], DType::Float32);
-                x += &Tensor::ones(&[3, 1, 7], DType::Float32);
+                let mut x = Tensor::ones_with([1, 3, 1], DType::Float32).unwrap();
+                x += &Tensor::ones_with([3, 1, 7], DType::Float32).unwrap();
             }),
             "output with shape [1, 3, 1] doesn't match the broadcast shape [3, 3, 7]",
         ),

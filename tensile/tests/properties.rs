@@ -60,11 +60,11 @@ proptest! {
     /// layout, and the result holds exactly the broadcast shape.
     #[test]
     fn add_matches_elementwise_reference(rows in 1usize..6, cols in 1usize..6, bcast in any::<bool>()) {
-        let a = Tensor::from_vec((0..rows * cols).map(|x| x as f64).collect(), &[rows, cols]).unwrap();
+        let a = Tensor::from_vec((0..rows * cols).map(|x| x as f64).collect(), [rows, cols]).unwrap();
         let b = if bcast {
-            Tensor::from_vec((0..cols).map(|x| 100.0 * x as f64).collect(), &[cols]).unwrap()
+            Tensor::from_vec((0..cols).map(|x| 100.0 * x as f64).collect(), [cols]).unwrap()
         } else {
-            Tensor::from_vec((0..rows * cols).map(|x| 100.0 * x as f64).collect(), &[rows, cols]).unwrap()
+            Tensor::from_vec((0..rows * cols).map(|x| 100.0 * x as f64).collect(), [rows, cols]).unwrap()
         };
         let c = a.add(&b).unwrap();
         prop_assert_eq!(c.size(), &[rows, cols]);
@@ -114,7 +114,7 @@ fn tensor_is_send_and_sync() {
 /// concurrent `add_`s is exact.
 #[test]
 fn concurrent_inplace_writes_are_serialised() {
-    let base = Tensor::zeros(&[1000], DType::Int64);
+    let base = Tensor::zeros_with([1000], DType::Int64).unwrap();
     std::thread::scope(|s| {
         for _ in 0..4 {
             let v = base.alias();
@@ -134,8 +134,8 @@ fn concurrent_inplace_writes_are_serialised() {
 #[test]
 fn large_outputs_are_exact() {
     let n = 5_000_003; // odd: chunk ends and the tail fall mid-vector
-    let a = Tensor::arange(0.0, n as f64, 1.0, DType::Float32).unwrap();
-    let b = Tensor::arange(0.0, n as f64, 1.0, DType::Int32).unwrap();
+    let a = Tensor::arange_with((0.0, n as f64, 1.0), DType::Float32).unwrap();
+    let b = Tensor::arange_with((0.0, n as f64, 1.0), DType::Int32).unwrap();
     let check = |t: &Tensor, f: &dyn Fn(f64) -> f64| {
         let v = t.to_vec::<f64>();
         assert_eq!(v.len(), n);
@@ -148,7 +148,10 @@ fn large_outputs_are_exact() {
     // int32 + float32 -> float32 (input cast)
     check(&b.add(&a.mul(0.5).unwrap()).unwrap(), &|x| x + 0.5 * x);
     // float16 output: computed in float32, cast on the way out, then streamed
-    let h = Tensor::ones(&[n], DType::Float16).add(2.0).unwrap();
+    let h = Tensor::ones_with([n], DType::Float16)
+        .unwrap()
+        .add(2.0)
+        .unwrap();
     assert_eq!(h.dtype(), DType::Float16);
     check(&h, &|_| 3.0);
     // in place writes through the normal path
@@ -156,7 +159,7 @@ fn large_outputs_are_exact() {
     c.add_(1.0).unwrap();
     check(&c, &|x| x + 1.0);
     // a strided destination (dim 0 not contiguous) is not streamed but still exact
-    let big = Tensor::zeros(&[n, 2], DType::Float32);
+    let big = Tensor::zeros_with([n, 2], DType::Float32).unwrap();
     let col = big.select(1, 0).unwrap();
     col.copy_(&a).unwrap();
     check(&col, &|x| x);
@@ -171,8 +174,8 @@ fn large_products_match_the_definition() {
     let (m, k, n) = (300, 70, 130);
     let av: Vec<f32> = (0..m * k).map(|i| (i % 11) as f32 - 5.0).collect(); // rows differ
     let bv: Vec<f32> = (0..k * n).map(|i| (i % 9) as f32 - 4.0).collect();
-    let a = Tensor::from_vec(av.clone(), &[m, k]).unwrap();
-    let b = Tensor::from_vec(bv.clone(), &[k, n]).unwrap();
+    let a = Tensor::from_vec(av.clone(), [m, k]).unwrap();
+    let b = Tensor::from_vec(bv.clone(), [k, n]).unwrap();
     for c in [
         a.matmul(&b).unwrap(),
         a.unsqueeze(0).unwrap().matmul(&b).unwrap(),

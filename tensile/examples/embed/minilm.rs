@@ -579,7 +579,7 @@ fn linear_layout(w: Tensor) -> Result<Tensor> {
 /// Linear layers `(out_i, in)` sharing their input, stacked into one `(sum out_i, in)` layer.
 fn stack_linear(ws: &[Tensor]) -> Result<Tensor> {
     let refs: Vec<&Tensor> = ws.iter().collect();
-    linear_layout(Tensor::cat(&refs, 0)?)
+    linear_layout(tensile::cat_with(&refs, 0)?)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -645,7 +645,7 @@ impl Model {
                     g("attention.self.key.weight", &[h, h])?,
                     g("attention.self.value.weight", &[h, h])?,
                 ])?,
-                qkv_b: Tensor::cat(
+                qkv_b: tensile::cat_with(
                     &[
                         &g("attention.self.query.bias", &[h])?,
                         &g("attention.self.key.bias", &[h])?,
@@ -737,18 +737,20 @@ impl Model {
                 cfg.max_position_embeddings
             ));
         }
-        let ids = Tensor::from_slice(&enc.ids, &[b, s])?;
-        let mask = Tensor::from_slice(&enc.mask, &[b, s])?.to(DType::Float32)?;
+        let ids = Tensor::from_slice(&enc.ids, [b, s])?;
+        let mask = Tensor::from_slice(&enc.mask, [b, s])?.to(DType::Float32)?;
 
         // BertEmbeddings: word + token type (all 0) + absolute position, then LayerNorm.
         let pos = self.pos_emb.narrow(0, 0, si)?; // (S, H), broadcasts over the batch
-        let x = tensile::Tensor::embedding(&self.word_emb, &ids)?; // (B, S, H)
+        let x = tensile::nn::functional::embedding(&ids, &self.word_emb)?; // (B, S, H)
         let x = x.add(&self.type_emb_0)?.add(&pos)?;
-        let mut x = x.layer_norm(
-            &[h],
-            Some(&self.emb_ln_w),
-            Some(&self.emb_ln_b),
-            cfg.layer_norm_eps,
+        let mut x = x.layer_norm_with(
+            [h],
+            (
+                Some(&self.emb_ln_w),
+                Some(&self.emb_ln_b),
+                cfg.layer_norm_eps,
+            ),
         )?;
 
         // The additive attention mask: 0 where attended, the float32 minimum at padding,
@@ -757,7 +759,7 @@ impl Model {
         let padded = enc.mask.contains(&0);
         let add_mask = if padded {
             Some(
-                mask.view(&[bi, 1, 1, si])?
+                mask.view([bi, 1, 1, si])?
                     .neg()?
                     .add(1.0)?
                     .mul(f32::MIN as f64)?,
@@ -771,9 +773,9 @@ impl Model {
             // BertSelfAttention. Heads split with view + permute:
             // (B, S, 3H) → (B, S, 3, nh, hd) → (3, B, nh, S, hd), then q, k, v = [0], [1], [2].
             let qkv = x
-                .linear(&l.qkv_w, Some(&l.qkv_b))?
-                .view(&[bi, si, 3, nhi, hdi])?
-                .permute(&[2, 0, 3, 1, 4])?;
+                .linear_with(&l.qkv_w, Some(&l.qkv_b))?
+                .view([bi, si, 3, nhi, hdi])?
+                .permute([2, 0, 3, 1, 4])?;
             let (q, k, v) = (qkv.select(0, 0)?, qkv.select(0, 1)?, qkv.select(0, 2)?);
             let mut scores = q.matmul(&k.transpose(-1, -2)?)?.mul(scale)?; // (B, nh, S, S)
             if let Some(m) = &add_mask {
@@ -781,23 +783,21 @@ impl Model {
             }
             let probs = scores.softmax(-1)?;
             let ctx = probs.matmul(&v)?; // (B, nh, S, hd)
-            let ctx = ctx.permute(&[0, 2, 1, 3])?.reshape(&[bi, si, hi])?; // merge heads
+            let ctx = ctx.permute([0, 2, 1, 3])?.reshape([bi, si, hi])?; // merge heads
             // BertSelfOutput: dense, residual, LayerNorm.
-            let a = ctx.linear(&l.attn_out_w, Some(&l.attn_out_b))?.add(&x)?;
-            let a = a.layer_norm(
-                &[h],
-                Some(&l.attn_ln_w),
-                Some(&l.attn_ln_b),
-                cfg.layer_norm_eps,
+            let a = ctx
+                .linear_with(&l.attn_out_w, Some(&l.attn_out_b))?
+                .add(&x)?;
+            let a = a.layer_norm_with(
+                [h],
+                (Some(&l.attn_ln_w), Some(&l.attn_ln_b), cfg.layer_norm_eps),
             )?;
             // BertIntermediate (exact erf GELU) and BertOutput: dense, residual, LayerNorm.
-            let f = a.linear(&l.inter_w, Some(&l.inter_b))?.gelu()?;
-            let o = f.linear(&l.out_w, Some(&l.out_b))?.add(&a)?;
-            x = o.layer_norm(
-                &[h],
-                Some(&l.out_ln_w),
-                Some(&l.out_ln_b),
-                cfg.layer_norm_eps,
+            let f = a.linear_with(&l.inter_w, Some(&l.inter_b))?.gelu()?;
+            let o = f.linear_with(&l.out_w, Some(&l.out_b))?.add(&a)?;
+            x = o.layer_norm_with(
+                [h],
+                (Some(&l.out_ln_w), Some(&l.out_ln_b), cfg.layer_norm_eps),
             )?;
         }
 
@@ -807,14 +807,14 @@ impl Model {
                 // sum(x * mask) / clamp(sum(mask), min=1e-9) over the sequence dim.
                 let m = mask.unsqueeze(-1)?; // (B, S, 1) broadcasts over H
                 let summed = x.mul(&m)?.sum_dim(1, false)?; // (B, H)
-                let count = m.sum_dim(1, false)?.clamp(Some(1e-9.into()), None)?; // (B, 1)
+                let count = m.sum_dim(1, false)?.clamp_min(1e-9)?; // (B, 1)
                 summed.div(&count)?
             }
             Pooling::Cls => x.select(1, 0)?.contiguous(),
         };
-        // sentence-transformers Normalize: F.normalize(p=2, dim=1, eps=1e-12).
+        // sentence-transformers Normalize: F.normalize_with((p=2, dim=1, eps=1e-12)).
         if cfg.normalize {
-            Ok(pooled.normalize(2.0, 1, 1e-12)?)
+            Ok(pooled.normalize_with((2.0, 1, 1e-12))?)
         } else {
             Ok(pooled)
         }

@@ -855,7 +855,7 @@ mod tests {
                 assert!(out.is_contiguous());
                 same(&out, &t);
                 // copy_ into a transposed destination.
-                let dst = Tensor::zeros(&[c, r], dt).t().unwrap();
+                let dst = Tensor::zeros_with([c, r], dt).unwrap().t().unwrap();
                 dst.copy_(&a).unwrap();
                 same(&dst, &a);
             }
@@ -863,16 +863,16 @@ mod tests {
             let x = ramp(&[5, 40, 9, 11], dt);
             let v = x.narrow(0, 1, 3).unwrap().narrow(1, 2, 35).unwrap();
             assert!(v.storage_offset() > 0);
-            let p = v.permute(&[0, 2, 3, 1]).unwrap();
+            let p = v.permute([0, 2, 3, 1]).unwrap();
             same(&p.contiguous(), &p);
             same(&v.contiguous_channels_last().unwrap(), &v);
             // Three channels: a thin source.
-            let x = ramp(&[2, 3, 20, 21], dt).permute(&[0, 2, 3, 1]).unwrap();
+            let x = ramp(&[2, 3, 20, 21], dt).permute([0, 2, 3, 1]).unwrap();
             same(&x.contiguous(), &x);
             // Transposed views of non-contiguous tensors (40 of 80 columns, then every other one).
             for step in [1, 2] {
                 let w = ramp(&[50, 80], dt)
-                    .as_strided(&[50, 40], &[80, step], Some(1))
+                    .as_strided_with([50, 40], [80, step], 1)
                     .unwrap()
                     .t()
                     .unwrap();

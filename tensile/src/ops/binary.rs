@@ -341,3 +341,27 @@ impl Tensor {
         binary(BinaryOp::Minimum, self, max.into(), true)
     }
 }
+
+/// `torch.pow(input, exponent)` with either side a number: `tensile::pow(2, &t)` is PyTorch's
+/// `torch.pow(2, t)` / `2 ** t`, `tensile::pow(&t, 0.5)` is `t.pow(0.5)`.
+///
+/// Shapes: the tensor operands broadcast; a number is a Python scalar (lowest promotion
+/// priority: `pow(2, int_tensor)` stays int64, `pow(2.0, int_tensor)` gives float32).
+///
+/// Errors: those of [`Tensor::pow`] (`Integers to negative integer powers are not allowed.`
+/// for an integer tensor and a negative integer exponent); two numbers:
+/// `pow(): at least one of 'input' and 'exponent' must be a tensor` (Rust has `f64::powf`).
+pub fn pow<'a, 'b>(
+    input: impl Into<Operand<'a>>,
+    exponent: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
+    match (input.into(), exponent.into()) {
+        (Operand::Tensor(t), e) => binary(BinaryOp::Pow, t, e, false),
+        (Operand::Scalar(s), e @ Operand::Tensor(_)) => {
+            binary(BinaryOp::Pow, &Tensor::wrapped_scalar(s), e, false)
+        }
+        (Operand::Scalar(_), Operand::Scalar(_)) => Err(Error::runtime(
+            "pow(): at least one of 'input' and 'exponent' must be a tensor",
+        )),
+    }
+}

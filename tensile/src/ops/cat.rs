@@ -1,6 +1,7 @@
 //! `cat` and `stack`, with PyTorch's type promotion, output memory format and errors
 //! (plus `DefaultCPUAllocator: can't allocate memory: …` for an output too large to allocate).
 
+use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::promote_types;
 use crate::error::{Error, Result, fmt_list};
@@ -70,7 +71,7 @@ fn skipped(t: &Tensor) -> bool {
     t.dim() == 1 && t.sizes[0] == 0
 }
 
-/// `torch.cat(tensors, dim)`: joins tensors along an existing dim.
+/// `torch.cat(tensors, dim)`: joins tensors along an existing dim ([`cat`], [`cat_with`]).
 ///
 /// Shapes: every tensor has the same sizes except along `dim`; the output's `dim` is the sum.
 /// 1-D empty tensors (shape `(0,)`) are skipped whatever their rank (PyTorch's legacy rule),
@@ -83,7 +84,7 @@ fn skipped(t: &Tensor) -> bool {
 /// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
 /// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
 /// Expected size 2 but got size 1 for tensor number 1 in the list.`
-pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     for (i, t) in tensors.iter().enumerate() {
         if t.dim() == 0 {
             return Err(Error::runtime(format!(
@@ -107,7 +108,7 @@ pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         .skip(1)
         .fold(tensors[0].dtype, |acc, t| promote_types(acc, t.dtype));
     let Some(v) = valid else {
-        return Ok(Tensor::empty(&[0], dtype));
+        return Tensor::empty_with([0], dtype);
     };
     let first = tensors[v];
     let mut total = 0usize;
@@ -151,7 +152,8 @@ pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     Ok(out)
 }
 
-/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim.
+/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim ([`stack`],
+/// [`stack_with`]).
 ///
 /// Shapes: `n` tensors of shape `S` → `S` with `n` inserted at `dim` (which wraps against
 /// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`cat`].
@@ -159,7 +161,7 @@ pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
 /// Errors: `stack expects a non-empty TensorList`; `Dimension out of range (expected to be in
 /// range of [-3, 2], but got 3)` (IndexError); `stack expects each tensor to be equal size,
 /// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
-pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     let Some(t0) = tensors.first() else {
         return Err(Error::runtime("stack expects a non-empty TensorList"));
     };
@@ -177,7 +179,7 @@ pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     let mut result_sizes = t0.sizes.to_vec();
     result_sizes.insert(wd, tensors.len());
     if wd < nd {
-        let out = cat(tensors, wd as i64)?;
+        let out = cat_impl(tensors, wd as i64)?;
         return Ok(
             match compute_stride(&out.sizes, &out.strides, &result_sizes) {
                 Some(st) => out.view_with(result_sizes, st, out.offset),
@@ -202,18 +204,50 @@ pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         })
         .collect();
     let refs: Vec<&Tensor> = unsqueezed.iter().collect();
-    cat(&refs, wd as i64)
+    cat_impl(&refs, wd as i64)
 }
 
-impl Tensor {
-    /// [`cat`] as an associated function: `Tensor::cat(&[&a, &b], dim)`.
-    pub fn cat(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
-        cat(tensors, dim)
-    }
-    /// [`stack`] as an associated function: `Tensor::stack(&[&a, &b], dim)`.
-    pub fn stack(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
-        stack(tensors, dim)
-    }
+/// `torch.cat(tensors)`: joins `tensors` (a slice of `Tensor`s or of `&Tensor`s) along dim 0.
+/// Shapes, dtypes and errors: [`cat_with`].
+pub fn cat<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    cat_with(tensors, 0)
+}
+
+/// `torch.cat(tensors, dim)`: joins tensors along an existing dim.
+///
+/// Shapes: every tensor has the same sizes except along `dim`; the output's `dim` is the sum.
+/// 1-D empty tensors (shape `(0,)`) are skipped whatever their rank (PyTorch's legacy rule),
+/// and `dim` wraps against the first tensor that is not skipped. dtype: the promotion of every
+/// input's dtype (`int32` with `float32` gives `float32`). The output is contiguous, or
+/// channels-last when every input suggests channels-last.
+///
+/// Errors, in PyTorch's order: `zero-dimensional tensor (at position 0) cannot be
+/// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
+/// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
+/// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
+/// Expected size 2 but got size 1 for tensor number 1 in the list.`
+pub fn cat_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
+    cat_impl(&refs, dim.to_i64())
+}
+
+/// `torch.stack(tensors)`: joins equally-shaped tensors along a new dim 0. See
+/// [`stack_with`].
+pub fn stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    stack_with(tensors, 0)
+}
+
+/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim.
+///
+/// Shapes: `n` tensors of shape `S` → `S` with `n` inserted at `dim` (which wraps against
+/// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`cat_with`].
+///
+/// Errors: `stack expects a non-empty TensorList`; `Dimension out of range (expected to be in
+/// range of [-3, 2], but got 3)` (IndexError); `stack expects each tensor to be equal size,
+/// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
+pub fn stack_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
+    let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
+    stack_impl(&refs, dim.to_i64())
 }
 
 #[cfg(test)]
@@ -223,38 +257,42 @@ mod tests {
 
     #[test]
     fn cat_and_stack() {
-        let a = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2]).unwrap();
-        let b = Tensor::from_vec(vec![0.5f32, 1.5], &[2, 1]).unwrap();
-        let r = cat(&[&a, &b], -1).unwrap();
+        let a = Tensor::from_vec(vec![1i32, 2, 3, 4], [2, 2]).unwrap();
+        let b = Tensor::from_vec(vec![0.5f32, 1.5], [2, 1]).unwrap();
+        let r = cat_with(&[&a, &b], -1).unwrap();
         assert_eq!((r.size(), r.dtype()), (&[2usize, 3][..], DType::Float32));
         assert_eq!(r.to_vec::<f64>(), vec![1.0, 2.0, 0.5, 3.0, 4.0, 1.5]);
         // legacy skipped (0,) tensors still take part in the dtype
-        let skip = Tensor::ones(&[0], DType::Float64);
-        let r = cat(&[&skip, &a], 1).unwrap();
+        let skip = Tensor::ones_with([0], DType::Float64).unwrap();
+        let r = cat_with(&[&skip, &a], 1).unwrap();
         assert_eq!((r.size(), r.dtype()), (&[2usize, 2][..], DType::Float64));
-        assert_eq!(cat(&[&skip, &skip], 5).unwrap().size(), &[0]);
+        assert_eq!(cat_with(&[&skip, &skip], 5).unwrap().size(), &[0]);
         // channels-last inputs give a channels-last output; stack views it back
-        let cl = Tensor::ones(&[2, 3, 4, 5], DType::Float32)
+        let cl = Tensor::ones_with([2, 3, 4, 5], DType::Float32)
+            .unwrap()
             .contiguous_channels_last()
             .unwrap();
-        let r = cat(&[&cl, &cl], 1).unwrap();
+        let r = cat_with(&[&cl, &cl], 1).unwrap();
         assert_eq!(r.stride(), &[120, 1, 30, 6]);
-        let s = stack(&[&cl, &cl], 1).unwrap();
+        let s = stack_with(&[&cl, &cl], 1).unwrap();
         assert_eq!(
             (s.size(), s.stride()),
             (&[2usize, 2, 3, 4, 5][..], &[120usize, 3, 1, 30, 6][..])
         );
-        let s = stack(&[&a, &a, &a], 2).unwrap();
+        let s = stack_with(&[&a, &a, &a], 2).unwrap();
         assert_eq!(
             (s.size(), s.stride()),
             (&[2usize, 2, 3][..], &[6usize, 3, 1][..])
         );
         assert_eq!(s.to_vec::<i64>(), vec![1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4]);
-        let z = Tensor::scalar_tensor(7, DType::Int64);
-        assert_eq!(stack(&[&z, &z], 0).unwrap().to_vec::<i64>(), vec![7, 7]);
-        let u = Tensor::ones(&[2], DType::UInt8);
-        let i = Tensor::ones(&[2], DType::Int8);
-        assert_eq!(cat(&[&u, &i], 0).unwrap().dtype(), DType::Int16);
+        let z = Tensor::scalar_tensor_with(7, DType::Int64).unwrap();
+        assert_eq!(
+            stack_with(&[&z, &z], 0).unwrap().to_vec::<i64>(),
+            vec![7, 7]
+        );
+        let u = Tensor::ones_with([2], DType::UInt8).unwrap();
+        let i = Tensor::ones_with([2], DType::Int8).unwrap();
+        assert_eq!(cat_with(&[&u, &i], 0).unwrap().dtype(), DType::Int16);
     }
 
     #[test]
@@ -264,46 +302,52 @@ mod tests {
             (e.kind(), e.to_string())
         };
         use crate::ErrorKind::*;
-        let a = Tensor::ones(&[2, 2], DType::Float32);
-        let b = Tensor::ones(&[1, 3], DType::Float32);
+        let a = Tensor::ones_with([2, 2], DType::Float32).unwrap();
+        let b = Tensor::ones_with([1, 3], DType::Float32).unwrap();
         assert_eq!(
-            e(cat(&[], 0)),
+            e(cat_with::<Tensor>(&[], 0)),
             (
                 ValueError,
                 "torch.cat(): expected a non-empty list of Tensors".into()
             )
         );
         assert_eq!(
-            e(stack(&[], 0)),
+            e(stack_with::<Tensor>(&[], 0)),
             (RuntimeError, "stack expects a non-empty TensorList".into())
         );
         assert_eq!(
-            e(cat(&[&a, &b], 1)),
+            e(cat_with(&[&a, &b], 1)),
             (
                 RuntimeError,
                 "Sizes of tensors must match except in dimension 1. Expected size 2 but got size 1 for tensor number 1 in the list.".into()
             )
         );
         assert_eq!(
-            e(cat(&[&a, &Tensor::ones(&[2], DType::Float32)], 0)),
+            e(cat_with(
+                &[&a, &Tensor::ones_with([2], DType::Float32).unwrap()],
+                0
+            )),
             (
                 RuntimeError,
                 "Tensors must have same number of dimensions: got 2 and 1".into()
             )
         );
         assert_eq!(
-            e(cat(&[&Tensor::scalar_tensor(1, DType::Int32), &a], 0)),
+            e(cat_with(
+                &[&Tensor::scalar_tensor_with(1, DType::Int32).unwrap(), &a],
+                0
+            )),
             (
                 RuntimeError,
                 "zero-dimensional tensor (at position 0) cannot be concatenated".into()
             )
         );
         assert_eq!(
-            e(stack(&[&a, &b], 0)),
+            e(stack_with(&[&a, &b], 0)),
             (RuntimeError, "stack expects each tensor to be equal size, but got [2, 2] at entry 0 and [1, 3] at entry 1".into())
         );
         assert_eq!(
-            e(stack(&[&a], 3)),
+            e(stack_with(&[&a], 3)),
             (
                 IndexError,
                 "Dimension out of range (expected to be in range of [-3, 2], but got 3)".into()

@@ -383,7 +383,14 @@ impl Tensor {
         matmul_impl(self, other)
     }
 
-    /// `torch.nn.functional.linear(self, weight, bias)`: `self @ weight.T + bias`.
+    /// `torch.nn.functional.linear(self, weight)`: `self @ weight.T`, no bias; see
+    /// [`Tensor::linear_with`] for shapes and errors.
+    pub fn linear(&self, weight: &Tensor) -> Result<Tensor> {
+        self.linear_with(weight, None)
+    }
+
+    /// `torch.nn.functional.linear(self, weight, bias)`: `self @ weight.T + bias` (`bias` a
+    /// `&Tensor` or an `Option<&Tensor>`).
     ///
     /// Shapes: `self` `(*, in)`, `weight` `(out, in)` (or `(in,)`, giving no `out` dim),
     /// `bias` broadcastable to `(*, out)` → `(*, out)`. A 2-D input with a bias (and a
@@ -397,7 +404,12 @@ impl Tensor {
     /// `addmm: mat2 must be a matrix, got 1-D tensor`, and a bias that does not broadcast:
     /// `The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]`;
     /// otherwise [`Tensor::matmul`]'s errors and `add_`'s.
-    pub fn linear(&self, weight: &Tensor, bias: Option<&Tensor>) -> Result<Tensor> {
+    pub fn linear_with<'b>(
+        &self,
+        weight: &Tensor,
+        bias: impl Into<Option<&'b Tensor>>,
+    ) -> Result<Tensor> {
+        let bias = bias.into();
         let (di, dw) = (self.dim(), weight.dim());
         if di == 0 || dw == 0 {
             return Err(Error::runtime(format!(
@@ -429,6 +441,85 @@ impl Tensor {
             Some(b) => out.add_(b),
             None => Ok(out),
         }
+    }
+}
+
+impl Tensor {
+    /// `torch.mm(self, mat2)`: `(n, k) @ (k, m)` → `(n, m)`, fresh and contiguous, same dtype.
+    ///
+    /// Errors (RuntimeError): `self must be a matrix`; `mat2 must be a matrix`;
+    /// `mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)`;
+    /// `expected m1 and m2 to have the same dtype, but got: float != double`;
+    /// `"addmm_impl_cpu_" not implemented for 'Bool'`.
+    pub fn mm(&self, mat2: &Tensor) -> Result<Tensor> {
+        if self.dim() != 2 {
+            return Err(Error::runtime("self must be a matrix"));
+        }
+        if mat2.dim() != 2 {
+            return Err(Error::runtime("mat2 must be a matrix"));
+        }
+        mm(self, mat2)
+    }
+
+    /// `torch.bmm(self, mat2)`: `(b, n, k) @ (b, k, m)` → `(b, n, m)`, no broadcasting.
+    ///
+    /// Errors (RuntimeError): `batch1 must be a 3D tensor`; `batch2 must be a 3D tensor`;
+    /// `Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [4, 3].`;
+    /// `expected scalar type Float but found Double`; `"bmm" not implemented for 'Bool'`.
+    pub fn bmm(&self, mat2: &Tensor) -> Result<Tensor> {
+        if self.dim() != 3 {
+            return Err(Error::runtime("batch1 must be a 3D tensor"));
+        }
+        if mat2.dim() != 3 {
+            return Err(Error::runtime("batch2 must be a 3D tensor"));
+        }
+        let (b, k) = (self.sizes[0], self.sizes[2]);
+        if mat2.sizes[0] != b || mat2.sizes[1] != k {
+            return Err(Error::runtime(format!(
+                "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
+                mat2.sizes[0], mat2.sizes[1]
+            )));
+        }
+        if self.dtype != mat2.dtype {
+            return Err(Error::runtime(format!(
+                "expected scalar type {} but found {}",
+                self.dtype.scalar_type_name(),
+                mat2.dtype.scalar_type_name()
+            )));
+        }
+        product(self, mat2, None, "bmm")
+    }
+
+    /// `torch.mv(self, vec)`: `(n, k) @ (k,)` → `(n,)`.
+    ///
+    /// Errors (RuntimeError): `vector + matrix @ vector expected, got 1, 3, 1` (the output's,
+    /// `self`'s and `vec`'s dims); `size mismatch, got input (5), mat (5x4), vec (3)`;
+    /// `addmv input tensors must have the same dtype, but got Double, Float, and Double`.
+    pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
+        if self.dim() != 2 || vec.dim() != 1 {
+            return Err(Error::runtime(format!(
+                "vector + matrix @ vector expected, got 1, {}, {}",
+                self.dim(),
+                vec.dim()
+            )));
+        }
+        mv(self, vec)
+    }
+
+    /// `torch.dot(self, other)`: 1-D · 1-D → 0-d, same dtype.
+    ///
+    /// Errors (RuntimeError): `1D tensors expected, but got 2D and 1D tensors`;
+    /// `dot : expected both vectors to have same dtype, but found Float and Double`;
+    /// `inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively`.
+    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
+        if self.dim() != 1 || other.dim() != 1 {
+            return Err(Error::runtime(format!(
+                "1D tensors expected, but got {}D and {}D tensors",
+                self.dim(),
+                other.dim()
+            )));
+        }
+        dot(self, other)
     }
 }
 
@@ -541,7 +632,7 @@ mod tests {
                     // the exact product, rounded once to the dtype (halves are exact in every
                     // dtype, so only the final rounding of float16/bfloat16 can differ)
                     let n = want.len();
-                    let rounded = Tensor::from_vec(want.clone(), &[n])
+                    let rounded = Tensor::from_vec(want.clone(), [n])
                         .unwrap()
                         .to(dt)
                         .unwrap()
@@ -588,8 +679,8 @@ mod tests {
 
     #[test]
     fn large_products_split_over_threads_match() {
-        let a = Tensor::rand(&[300, 200], 1, DType::Float64).unwrap();
-        let b = Tensor::rand(&[200, 250], 2, DType::Float64).unwrap();
+        let a = Tensor::rand_with([300, 200], 1, DType::Float64).unwrap();
+        let b = Tensor::rand_with([200, 250], 2, DType::Float64).unwrap();
         let got = a.matmul(&b).unwrap().to_vec::<f64>();
         let want = naive(&a, &b, &[]);
         assert!(
@@ -606,20 +697,19 @@ mod tests {
             vec![
                 1.0f32, 2.0, 4.0, -3.0, 0.5, 0.5, 0.5, 0.5, 10.0, -2.0, 3.0, 7.0,
             ],
-            &[3, 4],
+            [3, 4],
         )
         .unwrap();
-        let w =
-            Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 0.5, -1.0, 0.0, 2.0], &[2, 4]).unwrap();
-        let b = Tensor::from_vec(vec![0.25f32, -0.5], &[2]).unwrap();
-        let y = x.linear(&w, Some(&b)).unwrap();
+        let w = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0, 0.5, -1.0, 0.0, 2.0], [2, 4]).unwrap();
+        let b = Tensor::from_vec(vec![0.25f32, -0.5], [2]).unwrap();
+        let y = x.linear_with(&w, Some(&b)).unwrap();
         assert_eq!(y.to_vec::<f64>(), vec![5.25, -8.0, 5.25, 0.25, 43.25, 20.5]);
         // 3-D input (flattened addmm), 1-D input, no bias, non-contiguous input
         let x3 = x.view_with(vec![3, 1, 4], vec![4, 4, 1], 0);
-        assert_eq!(x3.linear(&w, Some(&b)).unwrap().size(), &[3, 1, 2]);
+        assert_eq!(x3.linear_with(&w, Some(&b)).unwrap().size(), &[3, 1, 2]);
         let x1 = x.view_with(vec![4], vec![1], 0);
         assert_eq!(
-            x1.linear(&w, Some(&b)).unwrap().to_vec::<f64>(),
+            x1.linear_with(&w, Some(&b)).unwrap().to_vec::<f64>(),
             vec![5.25, -8.0]
         );
         let xt = x.view_with(vec![1, 4, 3], vec![12, 1, 4], 0).view_with(
@@ -628,43 +718,48 @@ mod tests {
             0,
         );
         assert_eq!(
-            xt.linear(&w, None).unwrap().to_vec::<f64>(),
+            xt.linear(&w).unwrap().to_vec::<f64>(),
             vec![5.0, -7.5, 5.0, 0.75, 43.0, 21.0]
         );
         let e = |r: Result<Tensor>| r.unwrap_err().to_string();
         assert_eq!(
-            e(x.linear(&Tensor::ones(&[2, 5], DType::Float32), Some(&b))),
+            e(x.linear_with(
+                &Tensor::ones_with([2, 5], DType::Float32).unwrap(),
+                Some(&b)
+            )),
             "addmm: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x2)"
         );
         assert_eq!(
-            e(x.linear(&Tensor::ones(&[2, 5], DType::Float32), None)),
+            e(x.linear(&Tensor::ones_with([2, 5], DType::Float32).unwrap())),
             "mm: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x2)"
         );
         assert_eq!(
-            e(x.linear(&w, Some(&Tensor::ones(&[3], DType::Float32)))),
+            e(x.linear_with(&w, Some(&Tensor::ones_with([3], DType::Float32).unwrap()))),
             "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [3, 2].  Tensor sizes: [3]"
         );
         assert_eq!(
-            e(x.linear(&w, Some(&Tensor::ones(&[2], DType::Float64)))),
+            e(x.linear_with(&w, Some(&Tensor::ones_with([2], DType::Float64).unwrap()))),
             "self and mat2 must have the same dtype, but got Double and Float"
         );
         assert_eq!(
-            e(x.linear(
-                &Tensor::ones(&[4], DType::Float32),
-                Some(&Tensor::ones(&[1], DType::Float32))
+            e(x.linear_with(
+                &Tensor::ones_with([4], DType::Float32).unwrap(),
+                Some(&Tensor::ones_with([1], DType::Float32).unwrap())
             )),
             "addmm: mat2 must be a matrix, got 1-D tensor"
         );
         assert_eq!(
-            e(Tensor::scalar_tensor(1.0, DType::Float32).linear(&w, None)),
+            e(Tensor::scalar_tensor_with(1.0, DType::Float32)
+                .unwrap()
+                .linear(&w)),
             "both arguments to linear need to be at least 1D, but they are 0D and 2D"
         );
     }
 
     #[test]
     fn errors_follow_the_path() {
-        let f = |s: &[usize]| Tensor::ones(s, DType::Float32);
-        let d = |s: &[usize]| Tensor::ones(s, DType::Float64);
+        let f = |s: &[usize]| Tensor::ones_with(s, DType::Float32).unwrap();
+        let d = |s: &[usize]| Tensor::ones_with(s, DType::Float64).unwrap();
         let e = |r: Result<Tensor>| r.unwrap_err().to_string();
         assert_eq!(
             e(f(&[2, 3]).matmul(&d(&[3, 2]))),
@@ -687,7 +782,9 @@ mod tests {
             "expected scalar type Float but found Double"
         );
         assert_eq!(
-            e(Tensor::ones(&[2, 3], DType::Bool).matmul(&Tensor::ones(&[3, 2], DType::Bool))),
+            e(Tensor::ones_with([2, 3], DType::Bool)
+                .unwrap()
+                .matmul(&Tensor::ones_with([3, 2], DType::Bool).unwrap())),
             "\"addmm_impl_cpu_\" not implemented for 'Bool'"
         );
         assert_eq!(

@@ -5,6 +5,7 @@
 pub(crate) mod binary;
 pub(crate) mod cat;
 pub(crate) mod copy;
+pub(crate) mod creation;
 pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod operators;
@@ -18,7 +19,8 @@ use crate::tensor::{Scalar, Tensor};
 /// The second operand of a binary op: a tensor, or a plain number (PyTorch's "Python scalar",
 /// which has the lowest priority in type promotion).
 ///
-/// Made with `.into()` from `&Tensor`, `f64`, `f32`, `i64`, `i32`, `bool`, or a [`Scalar`].
+/// Made with `.into()` from `&Tensor`, from any Rust integer or float type (`usize` and
+/// `half::f16`/`bf16` included), `bool`, or a [`Scalar`].
 #[derive(Clone, Copy, Debug)]
 pub enum Operand<'a> {
     /// A tensor operand.
@@ -38,7 +40,24 @@ macro_rules! operand_from {
         impl From<$t> for Operand<'_> { fn from(x: $t) -> Self { Operand::Scalar(Scalar::from(x)) } }
     )*};
 }
-operand_from!(f64, f32, i64, i32, bool, Scalar);
+operand_from!(
+    f64,
+    f32,
+    i64,
+    i32,
+    i16,
+    i8,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    usize,
+    bool,
+    half::f16,
+    half::bf16,
+    Scalar
+);
 
 impl Operand<'_> {
     /// The operand as a tensor: a scalar becomes a 0-d wrapped number.

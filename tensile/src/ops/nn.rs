@@ -3,12 +3,14 @@
 //! Each op's output is fresh; one too large to allocate gives `DefaultCPUAllocator: can't
 //! allocate memory: …`.
 
+use crate::args::{Int, IntoShape};
 use crate::broadcast::infer_size;
 use crate::dim::wrap_dim;
 use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gather;
 use crate::layout::contiguous_strides;
+use crate::ops::Operand;
 use crate::ops::copy::copy_unchecked;
 use crate::tensor::{Scalar, Tensor};
 
@@ -56,7 +58,8 @@ fn check_index_dtype(index: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// `torch.nn.functional.embedding(indices, weight)`: row `indices[...]` of `weight`.
+/// `torch.nn.functional.embedding(input, weight)`: row `input[...]` of `weight` (PyTorch's
+/// argument order: the indices first).
 ///
 /// Shapes: `weight` `(num, dim)`, `indices` of any shape `S` (int64 or int32) → `S + (dim,)`,
 /// fresh and contiguous.
@@ -64,7 +67,8 @@ fn check_index_dtype(index: &Tensor) -> Result<()> {
 /// Errors: `'weight' must be 2-D`; `Expected tensor for argument #1 'indices' to have one of
 /// the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking
 /// arguments for embedding)`; `index out of range in self` (IndexError).
-pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
+pub fn embedding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+    let indices = input;
     if weight.dim() != 2 {
         return Err(Error::runtime("'weight' must be 2-D"));
     }
@@ -116,7 +120,8 @@ impl Tensor {
     /// empty multi-dim `self`, `index_select(): self indexing axis dim should be positive` or
     /// `index_select(): index 3 out of range for tensor of size [0, 3] at dimension 1`
     /// (IndexError; negative indices wrap there).
-    pub fn index_select(&self, dim: i64, index: &Tensor) -> Result<Tensor> {
+    pub fn index_select(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
+        let dim = dim.to_i64();
         let d = wrap_dim(dim, self.dim())?;
         if index.dim() > 1 {
             return Err(Error::index(
@@ -171,12 +176,8 @@ impl Tensor {
         select_rows(self, d, &idx)
     }
 
-    /// [`embedding`] as a method: `weight.embedding(indices)`.
-    pub fn embedding(weight: &Tensor, indices: &Tensor) -> Result<Tensor> {
-        embedding(weight, indices)
-    }
-
-    /// `torch.nn.functional.layer_norm(self, normalized_shape, weight, bias, eps)`: normalises
+    /// `torch.nn.functional.layer_norm(self, normalized_shape)` (no weight or bias,
+    /// `eps = 1e-5`; [`Tensor::layer_norm_with`] takes them): normalises
     /// over the last `normalized_shape.len()` dims, `(x - mean) / sqrt(var + eps) * weight + bias`
     /// with the biased variance (statistics in float64).
     ///
@@ -190,13 +191,29 @@ impl Tensor {
     /// bias); `Given normalized_shape=[4], expected input with shape [*, 4], but got input of
     /// size[2, 3]`; `mixed dtype (CPU): expect parameter to have scalar type of Float`;
     /// `"LayerNormKernelImpl" not implemented for 'Long'`.
-    pub fn layer_norm(
+    pub fn layer_norm(&self, normalized_shape: impl IntoShape) -> Result<Tensor> {
+        self.layer_norm_with(normalized_shape, LayerNormOpts::default())
+    }
+
+    /// `torch.nn.functional.layer_norm(self, normalized_shape, weight, bias, eps)`: as
+    /// [`Tensor::layer_norm`] with PyTorch's optional arguments: `(&w, &b)`, `(&w, &b, eps)`,
+    /// or [`LayerNormOpts`]. Shapes and errors as [`Tensor::layer_norm`].
+    pub fn layer_norm_with<'a>(
         &self,
-        normalized_shape: &[usize],
-        weight: Option<&Tensor>,
-        bias: Option<&Tensor>,
-        eps: f64,
+        normalized_shape: impl IntoShape,
+        opts: impl Into<LayerNormOpts<'a>>,
     ) -> Result<Tensor> {
+        let LayerNormOpts { weight, bias, eps } = opts.into();
+        let shape = normalized_shape.into_shape();
+        if shape.iter().any(|&x| x < 0) {
+            return Err(Error::runtime(format!(
+                "Given normalized_shape={}, expected input with shape [*{}], but got input of size{}",
+                fmt_list(&shape),
+                shape.iter().map(|s| format!(", {s}")).collect::<String>(),
+                fmt_list(&self.sizes)
+            )));
+        }
+        let normalized_shape: &[usize] = &shape.iter().map(|&x| x as usize).collect::<Vec<_>>();
         let k = normalized_shape.len();
         if k == 0 {
             return Err(Error::runtime(
@@ -252,49 +269,52 @@ impl Tensor {
     }
 
     /// `torch.clamp(self, min, max)`: `min(max(self, min), max)` elementwise; NaN stays NaN;
-    /// where `min > max` every element becomes `max`.
+    /// where `min > max` every element becomes `max`. `min` and `max` are numbers or tensors
+    /// (tensors broadcast with `self`); [`Tensor::clamp_min`] / [`Tensor::clamp_max`] give one
+    /// bound, [`Tensor::clamp_with`] an optional pair.
     ///
-    /// dtype: a float `self` keeps its dtype; otherwise the promotion of `self` with the
-    /// numbers (an int tensor clamped by `0.5` gives float32). Shape and dim order: `self`'s.
+    /// dtype: the promotion of `self` with the bounds (numbers count as Python scalars: an int
+    /// tensor clamped by `0.5` gives float32, a float tensor keeps its dtype). Shape: the
+    /// broadcast of `self` and tensor bounds.
     ///
-    /// Errors: `torch.clamp: At least one of 'min' or 'max' must not be None`; a bool result:
+    /// Errors: the broadcast error; a bool result:
     /// `"clamp_scalar_cpu" not implemented for 'Bool'` (NotImplementedError; `clamp_min_scalar_cpu`
     /// or `clamp_max_scalar_cpu` when only one bound is given).
-    pub fn clamp(&self, min: Option<Scalar>, max: Option<Scalar>) -> Result<Tensor> {
-        if min.is_none() && max.is_none() {
-            return Err(Error::runtime(
-                "torch.clamp: At least one of 'min' or 'max' must not be None",
-            ));
-        }
-        let dt = if self.dtype.is_floating_point() {
-            self.dtype
-        } else {
-            let mut st = ResultTypeState::default();
-            st.update(self.dtype, self.category());
-            for s in min.iter().chain(max.iter()) {
-                st.update(s.dtype(), crate::dtype::Category::Wrapped);
-            }
-            st.result()
-        };
-        if dt == DType::Bool {
-            let kernel = match (min, max) {
-                (Some(_), None) => "clamp_min_scalar_cpu",
-                (None, Some(_)) => "clamp_max_scalar_cpu",
-                _ => "clamp_scalar_cpu",
-            };
-            return Err(Error::not_implemented(format!(
-                "\"{kernel}\" not implemented for 'Bool'"
-            )));
-        }
-        let x = self.to(dt)?;
-        let lo = match min {
-            Some(m) => x.maximum(m)?,
-            None => x,
-        };
-        match max {
-            Some(m) => lo.minimum(m),
-            None => Ok(lo),
-        }
+    pub fn clamp<'a, 'b>(
+        &self,
+        min: impl Into<Operand<'a>>,
+        max: impl Into<Operand<'b>>,
+    ) -> Result<Tensor> {
+        clamp_impl(self, Some(min.into()), Some(max.into()))
+    }
+    /// `torch.clamp_min(self, min)` = `torch.clamp(self, min=min)`; see [`Tensor::clamp`].
+    pub fn clamp_min<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl(self, Some(min.into()), None)
+    }
+    /// `torch.clamp_max(self, max)` = `torch.clamp(self, max=max)`; see [`Tensor::clamp`].
+    pub fn clamp_max<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
+        clamp_impl(self, None, Some(max.into()))
+    }
+    /// `torch.clamp(self, min=…, max=…)` with either bound optional (`None`), as PyTorch's
+    /// keywords: `x.clamp_with(ClampOpts { min: Some(0.into()), max: None })`. Errors as
+    /// [`Tensor::clamp`], and `torch.clamp: At least one of 'min' or 'max' must not be None`.
+    pub fn clamp_with<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
+        clamp_impl(self, opts.min, opts.max)
+    }
+    /// `self.clamp_(min, max)`: [`Tensor::clamp`] written into `self` (the result dtype must
+    /// cast to `self`'s: `result type Float can't be cast to the desired output type Long`;
+    /// tensor bounds must broadcast to `self`'s shape). Returns `self`.
+    pub fn clamp_<'a, 'b>(
+        &self,
+        min: impl Into<Operand<'a>>,
+        max: impl Into<Operand<'b>>,
+    ) -> Result<Tensor> {
+        let (min, max) = (min.into(), max.into());
+        crate::ops::unary::write_back(self, || clamp_impl(self, Some(min), Some(max)))
+    }
+    /// `self.clamp_(min=…, max=…)` with either bound optional; see [`Tensor::clamp_`].
+    pub fn clamp_with_<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
+        crate::ops::unary::write_back(self, || clamp_impl(self, opts.min, opts.max))
     }
 
     /// `torch.masked_fill(self, mask, value)`: `value` (cast to `self`'s dtype) where `mask`
@@ -315,25 +335,193 @@ impl Tensor {
             )));
         }
         let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let fill = Tensor::empty(&[], self.dtype);
+        let fill = Tensor::empty_with((), self.dtype)?;
         fill.fill_(value)?;
         let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), self.dtype)?;
         copy_unchecked(&out, self);
-        let r = crate::where_(mask, &fill, &out)?;
+        let r = crate::where_cond(mask, &fill, &out)?;
         Ok(r.contiguous())
     }
 
-    /// `torch.nn.functional.normalize(self, p, dim, eps)`: `self / max(‖self‖_p, eps)` with
+    /// `self.masked_fill_(mask, value)`: `value` written where `mask` is true (through views,
+    /// into the base); `mask` broadcasts to `self`'s shape. Returns `self`.
+    ///
+    /// Errors: `masked_fill_ only supports boolean masks, but got mask with dtype unsigned char`;
+    /// the broadcast errors (`The size of tensor a …`, or `output with shape [3] doesn't match
+    /// the broadcast shape [2, 3]` when the mask is larger than `self`);
+    /// `value cannot be converted to type uint8_t without overflow`.
+    pub fn masked_fill_(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
+        let value = value.into();
+        crate::iter::check_overlap(self, &[])?;
+        let r = self.masked_fill(mask, value)?;
+        self.copy_(&r)
+    }
+
+    /// `torch.nn.functional.normalize(self)` (`p=2, dim=1, eps=1e-12`): `self / max(‖self‖_p, eps)` with
     /// the p-norm taken along `dim` (kept as size 1, then broadcast).
     ///
     /// Shape and dtype: `self`'s (floats only). `p` may be any positive number, `0`, or ±∞.
     ///
     /// Errors: `linalg.vector_norm: Expected a floating point or complex tensor as input. Got
     /// Long` (NotImplementedError); `Dimension out of range (…)` (IndexError).
-    pub fn normalize(&self, p: f64, dim: i64, eps: f64) -> Result<Tensor> {
+    pub fn normalize(&self) -> Result<Tensor> {
+        self.normalize_with(NormalizeOpts::default())
+    }
+
+    /// `torch.nn.functional.normalize(self, p, dim, eps)` with PyTorch's optional arguments:
+    /// `x.normalize_with(2)` (p), `(2, -1)` (p, dim), `(2, -1, 1e-12)`, or [`NormalizeOpts`].
+    pub fn normalize_with(&self, opts: impl Into<NormalizeOpts>) -> Result<Tensor> {
+        let NormalizeOpts { p, dim, eps } = opts.into();
         let norm = crate::ops::reduce::vector_norm(self, p, &[dim], true)?;
         let denom = norm.maximum(eps)?;
         self.div(&denom)
+    }
+}
+
+/// `clamp`'s two optional bounds, for [`Tensor::clamp_with`]: each a number or a tensor.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ClampOpts<'a> {
+    /// Lower bound (`min=`), or `None`.
+    pub min: Option<Operand<'a>>,
+    /// Upper bound (`max=`), or `None`.
+    pub max: Option<Operand<'a>>,
+}
+
+/// `torch.clamp` with optional bounds: the promotion of every operand, then `maximum` and
+/// `minimum` in that dtype.
+fn clamp_impl(x: &Tensor, min: Option<Operand<'_>>, max: Option<Operand<'_>>) -> Result<Tensor> {
+    if min.is_none() && max.is_none() {
+        return Err(Error::runtime(
+            "torch.clamp: At least one of 'min' or 'max' must not be None",
+        ));
+    }
+    let bounds: Vec<Tensor> = min
+        .iter()
+        .chain(max.iter())
+        .map(|b| b.to_tensor())
+        .collect();
+    let mut st = ResultTypeState::default();
+    st.update(x.dtype, x.category());
+    for b in &bounds {
+        st.update(b.dtype, b.category());
+    }
+    let dt = st.result();
+    if dt == DType::Bool {
+        let kernel = match (min, max) {
+            (Some(_), None) => "clamp_min_scalar_cpu",
+            (None, Some(_)) => "clamp_max_scalar_cpu",
+            _ => "clamp_scalar_cpu",
+        };
+        return Err(Error::not_implemented(format!(
+            "\"{kernel}\" not implemented for 'Bool'"
+        )));
+    }
+    let cast = |t: &Tensor| -> Result<Tensor> {
+        let mut c = t.to(dt)?;
+        c.wrapped = t.wrapped;
+        Ok(c)
+    };
+    let v = x.to(dt)?;
+    let mut it = bounds.iter();
+    let lo = match min {
+        Some(_) => v.maximum(&cast(it.next().unwrap())?)?,
+        None => v,
+    };
+    match max {
+        Some(_) => lo.minimum(&cast(it.next().unwrap())?),
+        None => Ok(lo),
+    }
+}
+
+/// `layer_norm`'s optional arguments (`weight=None, bias=None, eps=1e-5`), for
+/// [`Tensor::layer_norm_with`]: a pair `(&weight, &bias)`, a triple `(&weight, &bias, eps)`,
+/// or the struct.
+#[derive(Clone, Copy, Debug)]
+pub struct LayerNormOpts<'a> {
+    /// Elementwise scale of shape `normalized_shape`.
+    pub weight: Option<&'a Tensor>,
+    /// Elementwise shift of shape `normalized_shape`.
+    pub bias: Option<&'a Tensor>,
+    /// Added to the variance (default 1e-5).
+    pub eps: f64,
+}
+impl Default for LayerNormOpts<'_> {
+    fn default() -> Self {
+        LayerNormOpts {
+            weight: None,
+            bias: None,
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor)> for LayerNormOpts<'a> {
+    fn from((w, b): (&'a Tensor, &'a Tensor)) -> Self {
+        LayerNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor, f64)> for LayerNormOpts<'a> {
+    fn from((w, b, eps): (&'a Tensor, &'a Tensor, f64)) -> Self {
+        LayerNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            eps,
+        }
+    }
+}
+impl<'a> From<(Option<&'a Tensor>, Option<&'a Tensor>, f64)> for LayerNormOpts<'a> {
+    fn from((weight, bias, eps): (Option<&'a Tensor>, Option<&'a Tensor>, f64)) -> Self {
+        LayerNormOpts { weight, bias, eps }
+    }
+}
+
+/// `F.normalize`'s optional arguments (`p=2.0, dim=1, eps=1e-12`), for
+/// [`Tensor::normalize_with`]: `p`, `(p, dim)`, `(p, dim, eps)`, or the struct.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NormalizeOpts {
+    /// The norm's exponent (default 2).
+    pub p: f64,
+    /// The dim the norm is taken along (default 1).
+    pub dim: i64,
+    /// Lower bound of the divisor (default 1e-12).
+    pub eps: f64,
+}
+impl Default for NormalizeOpts {
+    fn default() -> Self {
+        NormalizeOpts {
+            p: 2.0,
+            dim: 1,
+            eps: 1e-12,
+        }
+    }
+}
+impl From<f64> for NormalizeOpts {
+    fn from(p: f64) -> Self {
+        NormalizeOpts {
+            p,
+            ..Default::default()
+        }
+    }
+}
+impl<D: Int> From<(f64, D)> for NormalizeOpts {
+    fn from((p, dim): (f64, D)) -> Self {
+        NormalizeOpts {
+            p,
+            dim: dim.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<D: Int> From<(f64, D, f64)> for NormalizeOpts {
+    fn from((p, dim, eps): (f64, D, f64)) -> Self {
+        NormalizeOpts {
+            p,
+            dim: dim.to_i64(),
+            eps,
+        }
     }
 }
 
@@ -358,7 +546,7 @@ mod tests {
             vec![
                 1.0f32, 2.0, 4.0, -3.0, 0.5, 0.5, 0.5, 0.5, 10.0, -2.0, 3.0, 7.0,
             ],
-            &[3, 4],
+            [3, 4],
         )
         .unwrap()
     }
@@ -368,9 +556,9 @@ mod tests {
     #[test]
     fn layer_norm_matches_pytorch() {
         let x = x34();
-        let w = Tensor::from_vec(vec![1.0f32, 0.5, -2.0, 3.0], &[4]).unwrap();
-        let b = Tensor::from_vec(vec![0.0f32, 1.0, 0.25, -1.0], &[4]).unwrap();
-        let y = x.layer_norm(&[4], Some(&w), Some(&b), 1e-5).unwrap();
+        let w = Tensor::from_vec(vec![1.0f32, 0.5, -2.0, 3.0], [4]).unwrap();
+        let b = Tensor::from_vec(vec![0.0f32, 1.0, 0.25, -1.0], [4]).unwrap();
+        let y = x.layer_norm_with([4], (Some(&w), Some(&b), 1e-5)).unwrap();
         assert_eq!(
             (y.size(), y.stride(), y.dtype()),
             (&[3usize, 4][..], &[4usize, 1][..], DType::Float32)
@@ -392,7 +580,7 @@ mod tests {
                 0.6666663885116577,
             ],
         );
-        let y = x.layer_norm(&[3, 4], None, None, 1e-5).unwrap();
+        let y = x.layer_norm_with([3, 4], (None, None, 1e-5)).unwrap();
         assert_close(
             &y,
             &[
@@ -413,7 +601,7 @@ mod tests {
         // a transposed input gives the same values in a fresh contiguous output
         let xt = x.view_with(vec![4, 3], vec![1, 4], 0).contiguous();
         let xtt = xt.view_with(vec![3, 4], vec![1, 3], 0);
-        let y = xtt.layer_norm(&[4], None, None, 1e-5).unwrap();
+        let y = xtt.layer_norm_with([4], (None, None, 1e-5)).unwrap();
         assert_eq!(y.stride(), &[4, 1]);
         assert_close(
             &y,
@@ -436,26 +624,40 @@ mod tests {
 
     #[test]
     fn layer_norm_errors() {
-        let x = Tensor::ones(&[2, 3], DType::Float32);
+        let x = Tensor::ones_with([2, 3], DType::Float32).unwrap();
         let e = |r: Result<Tensor>| r.unwrap_err().to_string();
         assert_eq!(
-            e(x.layer_norm(&[], None, None, 1e-5)),
+            e(x.layer_norm_with((), (None, None, 1e-5))),
             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []"
         );
         assert_eq!(
-            e(x.layer_norm(&[3], Some(&Tensor::ones(&[4], DType::Float32)), None, 1e-5)),
+            e(x.layer_norm_with(
+                [3],
+                (
+                    Some(&Tensor::ones_with([4], DType::Float32).unwrap()),
+                    None,
+                    1e-5
+                )
+            )),
             "Expected weight to be of same shape as normalized_shape, but got weight of shape [4] and normalized_shape = [3]"
         );
         assert_eq!(
-            e(x.layer_norm(&[2, 4], None, None, 1e-5)),
+            e(x.layer_norm_with([2, 4], (None, None, 1e-5))),
             "Given normalized_shape=[2, 4], expected input with shape [*, 2, 4], but got input of size[2, 3]"
         );
         assert_eq!(
-            e(x.layer_norm(&[3], Some(&Tensor::ones(&[3], DType::Float64)), None, 1e-5)),
+            e(x.layer_norm_with(
+                [3],
+                (
+                    Some(&Tensor::ones_with([3], DType::Float64).unwrap()),
+                    None,
+                    1e-5
+                )
+            )),
             "mixed dtype (CPU): expect parameter to have scalar type of Float"
         );
-        let xi = Tensor::ones(&[2, 3], DType::Int64);
-        let err = xi.layer_norm(&[3], None, None, 1e-5).unwrap_err();
+        let xi = Tensor::ones_with([2, 3], DType::Int64).unwrap();
+        let err = xi.layer_norm_with([3], (None, None, 1e-5)).unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::NotImplementedError);
         assert_eq!(
             err.to_string(),
@@ -464,7 +666,14 @@ mod tests {
         // float16 input with float32 parameters is PyTorch's supported mixed case
         let xh = x.to(DType::Float16).unwrap();
         let y = xh
-            .layer_norm(&[3], Some(&Tensor::ones(&[3], DType::Float32)), None, 1e-5)
+            .layer_norm_with(
+                [3],
+                (
+                    Some(&Tensor::ones_with([3], DType::Float32).unwrap()),
+                    None,
+                    1e-5,
+                ),
+            )
             .unwrap();
         assert_eq!(y.dtype(), DType::Float16);
         assert_eq!(y.to_vec::<f64>(), vec![0.0; 6]);
@@ -474,7 +683,7 @@ mod tests {
     fn normalize_matches_pytorch() {
         let x = x34();
         assert_close(
-            &x.normalize(2.0, 1, 1e-12).unwrap(),
+            &x.normalize_with((2.0, 1, 1e-12)).unwrap(),
             &[
                 0.18257418274879456,
                 0.3651483654975891,
@@ -491,7 +700,7 @@ mod tests {
             ],
         );
         assert_close(
-            &x.normalize(2.0, 0, 1e-12).unwrap(),
+            &x.normalize_with((2.0, 0, 1e-12)).unwrap(),
             &[
                 0.09938080608844757,
                 0.6963106393814087,
@@ -507,28 +716,30 @@ mod tests {
                 0.9171704649925232,
             ],
         );
-        let r = Tensor::from_vec(vec![3.0f32, -4.0], &[1, 2]).unwrap();
+        let r = Tensor::from_vec(vec![3.0f32, -4.0], [1, 2]).unwrap();
         assert_close(
-            &r.normalize(1.0, 1, 1e-12).unwrap(),
+            &r.normalize_with((1.0, 1, 1e-12)).unwrap(),
             &[0.4285714328289032, -0.5714285969734192],
         );
         assert_close(
-            &r.normalize(f64::INFINITY, 1, 1e-12).unwrap(),
+            &r.normalize_with((f64::INFINITY, 1, 1e-12)).unwrap(),
             &[0.75, -1.0],
         );
         assert_close(
-            &r.normalize(3.0, 1, 1e-12).unwrap(),
+            &r.normalize_with((3.0, 1, 1e-12)).unwrap(),
             &[0.666971743106842, -0.8892956972122192],
         );
         // a zero row divides by eps: zeros
         assert_close(
-            &Tensor::zeros(&[1, 2], DType::Float32)
-                .normalize(2.0, 1, 1e-12)
+            &Tensor::zeros_with([1, 2], DType::Float32)
+                .unwrap()
+                .normalize_with((2.0, 1, 1e-12))
                 .unwrap(),
             &[0.0, 0.0],
         );
-        let err = Tensor::ones(&[2, 3], DType::Int64)
-            .normalize(2.0, 1, 1e-12)
+        let err = Tensor::ones_with([2, 3], DType::Int64)
+            .unwrap()
+            .normalize_with((2.0, 1, 1e-12))
             .unwrap_err();
         assert_eq!(err.kind(), crate::ErrorKind::NotImplementedError);
         assert_eq!(
@@ -536,8 +747,9 @@ mod tests {
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"
         );
         assert_eq!(
-            Tensor::ones(&[3], DType::Float32)
-                .normalize(2.0, 1, 1e-12)
+            Tensor::ones_with([3], DType::Float32)
+                .unwrap()
+                .normalize_with((2.0, 1, 1e-12))
                 .unwrap_err()
                 .to_string(),
             "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
@@ -546,68 +758,65 @@ mod tests {
 
     #[test]
     fn clamp_semantics() {
-        let x = Tensor::from_vec(vec![1i64, 5, 9], &[3]).unwrap();
-        let y = x
-            .clamp(Some(Scalar::Float(2.5)), Some(Scalar::Int(6)))
-            .unwrap();
+        let x = Tensor::from_vec(vec![1i64, 5, 9], [3]).unwrap();
+        let y = x.clamp(Scalar::Float(2.5), Scalar::Int(6)).unwrap();
         assert_eq!(y.dtype(), DType::Float32);
         assert_eq!(y.to_vec::<f64>(), vec![2.5, 5.0, 6.0]);
-        let y = x.clamp(Some(Scalar::Int(6)), Some(Scalar::Int(2))).unwrap();
+        let y = x.clamp(Scalar::Int(6), Scalar::Int(2)).unwrap();
         assert_eq!(
             (y.dtype(), y.to_vec::<i64>()),
             (DType::Int64, vec![2, 2, 2])
         );
-        let f = Tensor::from_vec(vec![f32::NAN, 5.0], &[2]).unwrap();
+        let f = Tensor::from_vec(vec![f32::NAN, 5.0], [2]).unwrap();
         let y = f
-            .clamp(Some(Scalar::Int(6)), Some(Scalar::Int(7)))
+            .clamp(Scalar::Int(6), Scalar::Int(7))
             .unwrap()
             .to_vec::<f64>();
         assert!(y[0].is_nan() && y[1] == 6.0);
         assert_eq!(
-            f.clamp(None, None).unwrap_err().to_string(),
+            f.clamp_with(ClampOpts::default()).unwrap_err().to_string(),
             "torch.clamp: At least one of 'min' or 'max' must not be None"
         );
-        let b = Tensor::ones(&[2], DType::Bool);
+        let b = Tensor::ones_with([2], DType::Bool).unwrap();
         assert_eq!(
-            b.clamp(Some(Scalar::Bool(false)), None)
-                .unwrap_err()
-                .to_string(),
+            b.clamp_min(Scalar::Bool(false)).unwrap_err().to_string(),
             "\"clamp_min_scalar_cpu\" not implemented for 'Bool'"
         );
-        let y = b.clamp(Some(Scalar::Int(0)), None).unwrap();
+        let y = b.clamp_min(Scalar::Int(0)).unwrap();
         assert_eq!((y.dtype(), y.to_vec::<i64>()), (DType::Int64, vec![1, 1]));
     }
 
     #[test]
     fn masked_fill_semantics() {
-        let x = Tensor::ones(&[3], DType::Float32);
-        let m = Tensor::from_vec(vec![true, false], &[2, 1]).unwrap();
+        let x = Tensor::ones_with([3], DType::Float32).unwrap();
+        let m = Tensor::from_vec(vec![true, false], [2, 1]).unwrap();
         let y = x.masked_fill(&m, 2.0).unwrap();
         assert_eq!((y.size(), y.stride()), (&[2usize, 3][..], &[3usize, 1][..]));
         assert_eq!(y.to_vec::<f64>(), vec![2.0, 2.0, 2.0, 1.0, 1.0, 1.0]);
-        let xi = Tensor::ones(&[3], DType::Int64);
+        let xi = Tensor::ones_with([3], DType::Int64).unwrap();
         let y = xi
-            .masked_fill(&Tensor::ones(&[3], DType::Bool), 2.7)
+            .masked_fill(&Tensor::ones_with([3], DType::Bool).unwrap(), 2.7)
             .unwrap();
         assert_eq!(
             (y.dtype(), y.to_vec::<i64>()),
             (DType::Int64, vec![2, 2, 2])
         );
         assert_eq!(
-            x.masked_fill(&Tensor::ones(&[3], DType::UInt8), 0)
+            x.masked_fill(&Tensor::ones_with([3], DType::UInt8).unwrap(), 0)
                 .unwrap_err()
                 .to_string(),
             "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
         );
         assert_eq!(
-            x.masked_fill(&Tensor::ones(&[4], DType::Bool), 0)
+            x.masked_fill(&Tensor::ones_with([4], DType::Bool).unwrap(), 0)
                 .unwrap_err()
                 .to_string(),
             "The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 0"
         );
         assert_eq!(
-            Tensor::ones(&[3], DType::UInt8)
-                .masked_fill(&Tensor::ones(&[3], DType::Bool), 300)
+            Tensor::ones_with([3], DType::UInt8)
+                .unwrap()
+                .masked_fill(&Tensor::ones_with([3], DType::Bool).unwrap(), 300)
                 .unwrap_err()
                 .to_string(),
             "value cannot be converted to type uint8_t without overflow"
@@ -616,17 +825,17 @@ mod tests {
 
     #[test]
     fn index_select_and_embedding() {
-        let x = Tensor::arange(0.0, 6.0, 1.0, DType::Float32)
+        let x = Tensor::arange_with((0.0, 6.0, 1.0), DType::Float32)
             .unwrap()
             .view_with(vec![2, 3], vec![3, 1], 0);
-        let i = Tensor::from_vec(vec![2i64, 0, 2], &[3]).unwrap();
+        let i = Tensor::from_vec(vec![2i64, 0, 2], [3]).unwrap();
         let y = x.index_select(1, &i).unwrap();
         assert_eq!(
             (y.size(), y.to_vec::<f64>()),
             (&[2usize, 3][..], vec![2.0, 0.0, 2.0, 5.0, 3.0, 5.0])
         );
         let y = x
-            .index_select(-2, &Tensor::from_vec(vec![1i32], &[1]).unwrap())
+            .index_select(-2, &Tensor::from_vec(vec![1i32], [1]).unwrap())
             .unwrap();
         assert_eq!(y.to_vec::<f64>(), vec![3.0, 4.0, 5.0]);
         // transposed input
@@ -637,7 +846,7 @@ mod tests {
         );
         // a 0-d index keeps the dim (size 1)
         let y = x
-            .index_select(1, &Tensor::scalar_tensor(2, DType::Int64))
+            .index_select(1, &Tensor::scalar_tensor_with(2, DType::Int64).unwrap())
             .unwrap();
         assert_eq!(
             (y.size(), y.to_vec::<f64>()),
@@ -649,20 +858,20 @@ mod tests {
         };
         use crate::ErrorKind::*;
         assert_eq!(
-            e(x.index_select(0, &Tensor::ones(&[2, 2], DType::Int64))),
+            e(x.index_select(0, &Tensor::ones_with([2, 2], DType::Int64).unwrap())),
             (
                 IndexError,
                 "index_select(): Index is supposed to be a vector".into()
             )
         );
         assert_eq!(
-            e(x.index_select(0, &Tensor::ones(&[2], DType::Float32))),
+            e(x.index_select(0, &Tensor::ones_with([2], DType::Float32).unwrap())),
             (
                 RuntimeError,
                 "index_select(): Expected dtype int32 or int64 for index".into()
             )
         );
-        let oob = Tensor::from_vec(vec![3i64], &[1]).unwrap();
+        let oob = Tensor::from_vec(vec![3i64], [1]).unwrap();
         assert_eq!(
             e(x.index_select(0, &oob)),
             (IndexError, "index out of range in self".into())
@@ -675,11 +884,11 @@ mod tests {
             )
         );
 
-        let w = Tensor::arange(0.0, 6.0, 1.0, DType::Float32)
+        let w = Tensor::arange_with((0.0, 6.0, 1.0), DType::Float32)
             .unwrap()
             .view_with(vec![3, 2], vec![2, 1], 0);
-        let ids = Tensor::from_vec(vec![2i64, 0, 1, 1], &[2, 2]).unwrap();
-        let y = embedding(&w, &ids).unwrap();
+        let ids = Tensor::from_vec(vec![2i64, 0, 1, 1], [2, 2]).unwrap();
+        let y = embedding(&ids, &w).unwrap();
         assert_eq!(
             (y.size(), y.stride()),
             (&[2usize, 2, 2][..], &[4usize, 2, 1][..])
@@ -688,24 +897,27 @@ mod tests {
             y.to_vec::<f64>(),
             vec![4.0, 5.0, 0.0, 1.0, 2.0, 3.0, 2.0, 3.0]
         );
-        let y = embedding(&w, &Tensor::scalar_tensor(1, DType::Int64)).unwrap();
+        let y = embedding(&Tensor::scalar_tensor_with(1, DType::Int64).unwrap(), &w).unwrap();
         assert_eq!(
             (y.size(), y.to_vec::<f64>()),
             (&[2usize][..], vec![2.0, 3.0])
         );
         assert_eq!(
-            e(embedding(&w, &Tensor::ones(&[2], DType::Float32))),
+            e(embedding(&Tensor::ones_with([2], DType::Float32).unwrap(), &w)),
             (
                 RuntimeError,
                 "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking arguments for embedding)".into()
             )
         );
         assert_eq!(
-            e(embedding(&w, &Tensor::from_vec(vec![-1i64], &[1]).unwrap())),
+            e(embedding(&Tensor::from_vec(vec![-1i64], [1]).unwrap(), &w)),
             (IndexError, "index out of range in self".into())
         );
         assert_eq!(
-            e(embedding(&Tensor::ones(&[3], DType::Float32), &ids)),
+            e(embedding(
+                &ids,
+                &Tensor::ones_with([3], DType::Float32).unwrap()
+            )),
             (RuntimeError, "'weight' must be 2-D".into())
         );
     }

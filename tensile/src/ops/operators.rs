@@ -14,8 +14,8 @@
 //! | `2.0 - a`, `2.0 / a`, `2 % a` | `__rsub__`, `__rtruediv__`, `__rmod__` | `rsub`, `reciprocal() * 2.0`, `remainder(2, a)` |
 //!
 //! Operands: `&Tensor` or `Tensor` on either side of a binary operator, or a number. On the
-//! right a number is any [`Element`] type (`f64`, `f32`, `i64`, `i32`, `u8`, `bool`, `f16`, …) or
-//! a [`Scalar`]; on the left it is `f64`, `i64` or [`Scalar`] (`bool` or `i64` for `&`, `|`,
+//! right a number is any Rust number ([`Number`](crate::Number): every integer and float type,
+//! `usize` included, `bool`, `f16`/`bf16`, or a [`Scalar`]); on the left it is `f64`, `i64` or [`Scalar`] (`bool` or `i64` for `&`, `|`,
 //! `^`), so that `2.0 * &t` and `1 - &t` need no suffix. A number is a Python scalar for type
 //! promotion: `int32 tensor + 2.5` is float32, `int32 tensor + 2` stays int32.
 //!
@@ -25,18 +25,18 @@
 //!
 //! ```
 //! use tensile::{DType, Tensor};
-//! let a = Tensor::ones(&[4, 1], DType::Float32);
-//! let b = Tensor::ones(&[4], DType::Float32);
+//! let a = Tensor::ones_with(&[4, 1], DType::Float32).unwrap();
+//! let b = Tensor::ones_with(&[4], DType::Float32).unwrap();
 //! let c = &a + &b;                       // broadcasts to (4, 4)
 //! assert_eq!(c.size(), &[4, 4]);
 //! let d = 2.0 * &c - 1.0;                // numbers on either side
 //! assert_eq!(d.to_vec::<f32>(), vec![3.0; 16]);
-//! let mut x = Tensor::zeros(&[3, 4], DType::Int64);
+//! let mut x = Tensor::zeros_with(&[3, 4], DType::Int64).unwrap();
 //! x += 5;                                // in place: same storage, shape and dtype
-//! x %= &Tensor::full(&[4], 3, DType::Int64);
+//! x %= &Tensor::full_with(&[4], 3, DType::Int64).unwrap();
 //! assert_eq!(x.to_vec::<i64>(), vec![2; 12]);
 //! // The fallible form of a panicking operator:
-//! let e = Tensor::ones(&[3, 3], DType::Float32).add(&Tensor::ones(&[2, 3], DType::Float32)).unwrap_err();
+//! let e = Tensor::ones_with(&[3, 3], DType::Float32).unwrap().add(&Tensor::ones_with(&[2, 3], DType::Float32).unwrap()).unwrap_err();
 //! assert_eq!(e.message(), "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0");
 //! ```
 //!
@@ -49,8 +49,7 @@ use std::ops::{
     Mul, MulAssign, Neg, Not, Rem, RemAssign, Sub, SubAssign,
 };
 
-use crate::dtype::DType;
-use crate::element::Element;
+use crate::args::Number;
 use crate::error::Result;
 use crate::ops::Operand;
 use crate::tensor::{Scalar, Tensor};
@@ -61,15 +60,6 @@ fn or_panic(r: Result<Tensor>) -> Tensor {
     match r {
         Ok(t) => t,
         Err(e) => panic!("{e}"),
-    }
-}
-
-/// A number operand as the Python scalar PyTorch sees: bool, int (int64) or float (float64).
-fn scalar<S: Element>(s: S) -> Scalar {
-    match S::DTYPE {
-        DType::Bool => Scalar::Bool(s.is_nonzero()),
-        d if d.is_floating_point() => Scalar::Float(s.to_f64()),
-        _ => Scalar::Int(s.to_i64()),
     }
 }
 
@@ -91,10 +81,8 @@ macro_rules! binary_operator {
         binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], &Tensor, Tensor, |a, b| Tensor::$func(a, &b));
         binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], Tensor, &Tensor, |a, b| Tensor::$func(&a, b));
         binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], Tensor, Tensor, |a, b| Tensor::$func(&a, &b));
-        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], &Tensor, Scalar, |a, b| Tensor::$func(a, b));
-        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], Tensor, Scalar, |a, b| Tensor::$func(&a, b));
-        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Element], &Tensor, S, |a, b| Tensor::$func(a, scalar(b)));
-        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Element], Tensor, S, |a, b| Tensor::$func(&a, scalar(b)));
+        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Number], &Tensor, S, |a, b| Tensor::$func(a, b.to_scalar()));
+        binary_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Number], Tensor, S, |a, b| Tensor::$func(&a, b.to_scalar()));
     };
     (
         @one $Trait:ident, $method:ident, $sym:literal, $torch:literal, $func:ident, $panics:expr,
@@ -153,8 +141,7 @@ macro_rules! assign_operator {
     ($Trait:ident, $method:ident, $sym:literal, $torch:literal, $func:ident, $panics:expr) => {
         assign_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], &Tensor, |a, b| Tensor::$func(a, b));
         assign_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], Tensor, |a, b| Tensor::$func(a, &b));
-        assign_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [], Scalar, |a, b| Tensor::$func(a, b));
-        assign_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Element], S, |a, b| Tensor::$func(a, scalar(b)));
+        assign_operator!(@one $Trait, $method, $sym, $torch, $func, $panics, [S: Number], S, |a, b| Tensor::$func(a, b.to_scalar()));
     };
     (
         @one $Trait:ident, $method:ident, $sym:literal, $torch:literal, $func:ident, $panics:expr,
@@ -247,7 +234,7 @@ reflected_operator!(
     sub,
     "-",
     "Tensor.__rsub__: torch.rsub(t, x), i.e. sub(x, t)",
-    "`Tensor::scalar_tensor(x, ..)` and `sub`",
+    "`Tensor::scalar_tensor_with(x, ..).unwrap()` and `sub`",
     "`t` is bool (``Subtraction, the `-` operator, with a bool tensor is not supported. …``)",
     [f64, i64, Scalar],
     |x, t| Tensor::sub(&wrapped(x), t)
@@ -267,7 +254,7 @@ reflected_operator!(
     rem,
     "%",
     "Tensor.__rmod__: torch.remainder(x, t)",
-    "`Tensor::scalar_tensor(x, ..)` and `remainder`",
+    "`Tensor::scalar_tensor_with(x, ..).unwrap()` and `remainder`",
     "both are bool (`\"remainder_cpu\" not implemented for 'Bool'`) or an integer is divided by zero (`ZeroDivisionError`)",
     [f64, i64, Scalar],
     |x, t| Tensor::remainder(&wrapped(x), t)
@@ -463,7 +450,7 @@ mod tests {
 
     #[test]
     fn reflected_sub_div_rem() {
-        let t = Tensor::from_slice(&[1i32, 2, 4], &[3]).unwrap();
+        let t = Tensor::from_slice(&[1i32, 2, 4], [3]).unwrap();
         let r = 10 - &t;
         assert_eq!(
             (r.dtype(), r.to_vec::<i64>()),
@@ -482,7 +469,7 @@ mod tests {
 
     #[test]
     fn assign_is_in_place() {
-        let mut x = Tensor::zeros(&[2, 3], DType::Float32);
+        let mut x = Tensor::zeros_with([2, 3], DType::Float32).unwrap();
         let before = (x.data_ptr(), x.stride().to_vec());
         x += &f32s(&[1.0, 2.0, 3.0], &[3]);
         x *= 2;
@@ -497,7 +484,7 @@ mod tests {
         expected = "output with shape [1, 3, 1] doesn't match the broadcast shape [3, 3, 7]"
     )]
     fn assign_panics_with_pytorch_message() {
-        let mut x = Tensor::ones(&[1, 3, 1], DType::Float32);
-        x += &Tensor::ones(&[3, 1, 7], DType::Float32);
+        let mut x = Tensor::ones_with([1, 3, 1], DType::Float32).unwrap();
+        x += &Tensor::ones_with([3, 1, 7], DType::Float32).unwrap();
     }
 }

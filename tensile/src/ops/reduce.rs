@@ -14,6 +14,7 @@
 //! * `dim 1 appears multiple times in the list of dims` (RuntimeError);
 //! * an output too large to allocate: `DefaultCPUAllocator: can't allocate memory: …`.
 
+use crate::args::{Int, IntoDims};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::dispatch;
 use crate::dtype::{DEFAULT_FLOAT, DType};
@@ -260,7 +261,7 @@ fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     let m =
         dispatch!(x.dtype, T => run_values(&ExtremumR::<T, true>::new(), &x, &mask, &keep_shape))?;
     let inf = m.abs()?.eq(f64::INFINITY)?;
-    let m = crate::where_(&inf, 0.0, &m)?;
+    let m = crate::where_cond(&inf, 0.0, &m)?;
     let s = sum_impl(&x.sub(&m)?.exp()?, Some(dims), keepdim)?.log()?;
     let m_out = m.view_with(
         shape.clone(),
@@ -278,16 +279,9 @@ impl Tensor {
     pub fn sum(&self) -> Result<Tensor> {
         sum_impl(self, None, false)
     }
-    /// `torch.sum(self, dims, keepdim)`: sums over `dims`.
-    ///
-    /// Shape: `self`'s with the reduced dims removed (or kept as size 1 with `keepdim`).
-    /// dtype as [`Tensor::sum`]. Errors: the dim errors of this module's docs.
-    pub fn sum_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        sum_impl(self, Some(dims), keepdim)
-    }
-    /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dims`] over one dim.
-    pub fn sum_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        sum_impl(self, Some(&[dim]), keepdim)
+    /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dim`] over one dim.
+    pub fn sum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        sum_impl(self, Some(&dims.into_shape()[..]), keepdim)
     }
 
     /// `torch.mean(self)`: the mean of every element (0-d). NaN for an empty tensor.
@@ -297,14 +291,9 @@ impl Tensor {
     pub fn mean(&self) -> Result<Tensor> {
         mean_impl(self, None, false)
     }
-    /// `torch.mean(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], dtype and errors as
-    /// [`Tensor::mean`] (the dtype error comes before dim errors).
-    pub fn mean_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        mean_impl(self, Some(dims), keepdim)
-    }
-    /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dims`] over one dim.
-    pub fn mean_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        mean_impl(self, Some(&[dim]), keepdim)
+    /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dim`] over one dim.
+    pub fn mean_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        mean_impl(self, Some(&dims.into_shape()[..]), keepdim)
     }
 
     /// `torch.prod(self)`: the product of every element (0-d); 1 for an empty tensor.
@@ -316,8 +305,8 @@ impl Tensor {
     }
     /// `torch.prod(self, dim, keepdim)`: the product along one dim. Shapes as
     /// [`Tensor::sum_dim`], dtype as [`Tensor::prod`], dim errors as this module's docs.
-    pub fn prod_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        prod_impl(self, Some(dim), keepdim)
+    pub fn prod_dim(&self, dim: impl Int, keepdim: bool) -> Result<Tensor> {
+        prod_impl(self, Some(dim.to_i64()), keepdim)
     }
 
     /// `torch.amax(self)`: the largest element (0-d), same dtype; NaN if any element is NaN.
@@ -327,27 +316,17 @@ impl Tensor {
     pub fn amax(&self) -> Result<Tensor> {
         extremum_impl::<true>(self, &[], false, "amax()")
     }
-    /// `torch.amax(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], same dtype, NaN
-    /// propagates. Error when a reduced dim of an empty tensor has size 0 (IndexError, the dim
-    /// as given): `amax(): Expected reduction dim 1 to have non-zero size.`; then dim errors.
-    pub fn amax_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<true>(self, dims, keepdim, "amax()")
-    }
-    /// `torch.amax(self, dim, keepdim)`: [`Tensor::amax_dims`] over one dim.
-    pub fn amax_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<true>(self, &[dim], keepdim, "amax()")
+    /// `torch.amax(self, dim, keepdim)`: [`Tensor::amax_dim`] over one dim.
+    pub fn amax_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<true>(self, &dims.into_shape()[..], keepdim, "amax()")
     }
     /// `torch.amin(self)`: as [`Tensor::amax`], the smallest element (`amin(): …` errors).
     pub fn amin(&self) -> Result<Tensor> {
         extremum_impl::<false>(self, &[], false, "amin()")
     }
-    /// `torch.amin(self, dims, keepdim)`: as [`Tensor::amax_dims`], smallest elements.
-    pub fn amin_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<false>(self, dims, keepdim, "amin()")
-    }
-    /// `torch.amin(self, dim, keepdim)`: [`Tensor::amin_dims`] over one dim.
-    pub fn amin_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<false>(self, &[dim], keepdim, "amin()")
+    /// `torch.amin(self, dim, keepdim)`: [`Tensor::amin_dim`] over one dim.
+    pub fn amin_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        extremum_impl::<false>(self, &dims.into_shape()[..], keepdim, "amin()")
     }
 
     /// `torch.max(self)`: the largest element (0-d), NaN if any is NaN.
@@ -368,30 +347,49 @@ impl Tensor {
     ///
     /// Shapes as [`Tensor::sum_dim`]. Errors: the dim errors; a size-0 `dim` (IndexError,
     /// wrapped dim): `max(): Expected reduction dim 1 to have non-zero size.`
-    pub fn max_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        max_min_dim::<true>(self, dim, keepdim)
+    pub fn max_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        max_min_dim::<true>(self, dim.to_i64(), keepdim)
     }
     /// `torch.min(self, dim, keepdim)`: as [`Tensor::max_dim`] for the first minimum
     /// (`min(): …` errors).
-    pub fn min_dim(&self, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        max_min_dim::<false>(self, dim, keepdim)
+    pub fn min_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
+        max_min_dim::<false>(self, dim.to_i64(), keepdim)
     }
 
-    /// `torch.argmax(self, dim, keepdim)`: int64 index of the first maximum (NaN counts as
-    /// the maximum). With `dim = None` the index is into the flattened tensor and the output is
-    /// 0-d (all dims kept as size 1 with `keepdim`); with a dim, shapes as [`Tensor::sum_dim`].
+    /// `torch.argmax(self)`: int64 index of the first maximum (NaN counts as the maximum) in
+    /// the flattened tensor, 0-d; [`Tensor::argmax_dim`] takes a dim.
     ///
     /// Errors, in order: bool input: `argmax(): does not support bool input`
     /// (NotImplementedError); the dim errors; `argmax(): Expected reduction dim 1 to have
     /// non-zero size.` and, with `dim = None` on an empty tensor, `argmax(): Expected reduction
     /// dim to be specified for input.numel() == 0.` (IndexError).
-    pub fn argmax(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
-        arg_impl::<true>(self, dim, keepdim)
+    pub fn argmax(&self) -> Result<Tensor> {
+        arg_impl::<true>(self, None, false)
     }
-    /// `torch.argmin(self, dim, keepdim)`: as [`Tensor::argmax`] for the first minimum
+    /// `torch.argmax(self, dim, keepdim)`: as [`Tensor::argmax`] along one dim; shapes as
+    /// [`Tensor::sum_dim`].
+    pub fn argmax_dim(&self, dim: impl Int, keepdim: bool) -> Result<Tensor> {
+        arg_impl::<true>(self, Some(dim.to_i64()), keepdim)
+    }
+    /// `torch.argmax(self, dim=…, keepdim=…)` with `dim` optional: [`ArgmaxOpts`]
+    /// (`dim: None, keepdim: true` gives the flat index with every dim kept as size 1).
+    pub fn argmax_with(&self, opts: ArgmaxOpts) -> Result<Tensor> {
+        arg_impl::<true>(self, opts.dim, opts.keepdim)
+    }
+    /// `torch.argmin(self)`: as [`Tensor::argmax`] for the first minimum
     /// (`argmin(): …` errors).
-    pub fn argmin(&self, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
-        arg_impl::<false>(self, dim, keepdim)
+    pub fn argmin(&self) -> Result<Tensor> {
+        arg_impl::<false>(self, None, false)
+    }
+    /// `torch.argmin(self, dim, keepdim)`: as [`Tensor::argmin`] along one dim; shapes as
+    /// [`Tensor::sum_dim`].
+    pub fn argmin_dim(&self, dim: impl Int, keepdim: bool) -> Result<Tensor> {
+        arg_impl::<false>(self, Some(dim.to_i64()), keepdim)
+    }
+    /// `torch.argmin(self, dim=…, keepdim=…)` with `dim` optional: [`ArgmaxOpts`]
+    /// (`dim: None, keepdim: true` gives the flat index with every dim kept as size 1).
+    pub fn argmin_with(&self, opts: ArgmaxOpts) -> Result<Tensor> {
+        arg_impl::<false>(self, opts.dim, opts.keepdim)
     }
 
     /// `torch.all(self)`: whether every element is non-zero (0-d bool; uint8 for a uint8
@@ -399,28 +397,18 @@ impl Tensor {
     pub fn all(&self) -> Result<Tensor> {
         logic_impl::<true>(self, None, false)
     }
-    /// `torch.all(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], dtype as
-    /// [`Tensor::all`], dim errors as this module's docs — except that an empty `dims` reduces
-    /// nothing (each element's truthiness, `self`'s shape), as in PyTorch.
-    pub fn all_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        logic_impl::<true>(self, Some(dims), keepdim)
-    }
-    /// `torch.all(self, dim, keepdim)`: [`Tensor::all_dims`] over one dim.
-    pub fn all_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        logic_impl::<true>(self, Some(&[dim]), keepdim)
+    /// `torch.all(self, dim, keepdim)`: [`Tensor::all_dim`] over one dim.
+    pub fn all_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        logic_impl::<true>(self, Some(&dims.into_shape()[..]), keepdim)
     }
     /// `torch.any(self)`: whether some element is non-zero (0-d bool; uint8 for a uint8
     /// input). False for an empty tensor.
     pub fn any(&self) -> Result<Tensor> {
         logic_impl::<false>(self, None, false)
     }
-    /// `torch.any(self, dims, keepdim)`: as [`Tensor::all_dims`].
-    pub fn any_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        logic_impl::<false>(self, Some(dims), keepdim)
-    }
-    /// `torch.any(self, dim, keepdim)`: [`Tensor::any_dims`] over one dim.
-    pub fn any_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        logic_impl::<false>(self, Some(&[dim]), keepdim)
+    /// `torch.any(self, dim, keepdim)`: [`Tensor::any_dim`] over one dim.
+    pub fn any_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        logic_impl::<false>(self, Some(&dims.into_shape()[..]), keepdim)
     }
 
     /// `torch.var(self)`: the sample variance of every element (PyTorch's default
@@ -434,47 +422,39 @@ impl Tensor {
     pub fn var(&self) -> Result<Tensor> {
         var_impl(self, None, false, 1.0, false)
     }
-    /// `torch.var(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], the rest as
-    /// [`Tensor::var`].
-    pub fn var_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(dims), keepdim, 1.0, false)
+    /// `torch.var(self, dim, keepdim)`: [`Tensor::var_dim`] over one dim.
+    pub fn var_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(&dims.into_shape()[..]), keepdim, 1.0, false)
     }
-    /// `torch.var(self, dim, keepdim)`: [`Tensor::var_dims`] over one dim.
-    pub fn var_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(&[dim]), keepdim, 1.0, false)
-    }
-    /// `torch.var(self, dims, correction=c, keepdim)`: the variance with `N - correction` as
-    /// the divisor (`correction = 0` is the population variance); `dims = None` reduces every
-    /// dim. Shapes and errors as [`Tensor::var_dims`].
-    pub fn var_correction(
-        &self,
-        dims: Option<&[i64]>,
-        correction: f64,
-        keepdim: bool,
-    ) -> Result<Tensor> {
-        var_impl(self, dims, keepdim, correction, false)
+    /// `torch.var(self, dim, correction=c, keepdim=k)`: the variance with `N - correction` as
+    /// the divisor (`correction = 0` is the population variance); `dim: None` reduces every
+    /// dim. [`VarOpts`]: `x.var_with(VarOpts { correction: 0.0, ..Default::default() })`.
+    /// Shapes and errors as [`Tensor::var_dim`].
+    pub fn var_with(&self, opts: impl Into<VarOpts>) -> Result<Tensor> {
+        let VarOpts {
+            dim,
+            correction,
+            keepdim,
+        } = opts.into();
+        var_impl(self, dim.as_deref(), keepdim, correction, false)
     }
     /// `torch.std(self)`: the square root of [`Tensor::var`] (`std(): …` warning).
     pub fn std(&self) -> Result<Tensor> {
         var_impl(self, None, false, 1.0, true)
     }
-    /// `torch.std(self, dims, keepdim)`: the square root of [`Tensor::var_dims`].
-    pub fn std_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(dims), keepdim, 1.0, true)
+    /// `torch.std(self, dim, keepdim)`: [`Tensor::std_dim`] over one dim.
+    pub fn std_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        var_impl(self, Some(&dims.into_shape()[..]), keepdim, 1.0, true)
     }
-    /// `torch.std(self, dim, keepdim)`: [`Tensor::std_dims`] over one dim.
-    pub fn std_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(&[dim]), keepdim, 1.0, true)
-    }
-    /// `torch.std(self, dims, correction=c, keepdim)`: the square root of
-    /// [`Tensor::var_correction`].
-    pub fn std_correction(
-        &self,
-        dims: Option<&[i64]>,
-        correction: f64,
-        keepdim: bool,
-    ) -> Result<Tensor> {
-        var_impl(self, dims, keepdim, correction, true)
+    /// `torch.std(self, dim, correction=c, keepdim=k)`: the square root of
+    /// [`Tensor::var_with`].
+    pub fn std_with(&self, opts: impl Into<VarOpts>) -> Result<Tensor> {
+        let VarOpts {
+            dim,
+            correction,
+            keepdim,
+        } = opts.into();
+        var_impl(self, dim.as_deref(), keepdim, correction, true)
     }
 
     /// `torch.logsumexp(self, tuple(range(self.dim())))`: `log(Σ exp(x))` over every element,
@@ -484,15 +464,40 @@ impl Tensor {
     pub fn logsumexp(&self) -> Result<Tensor> {
         logsumexp_impl(self, &all_dims(self), false)
     }
-    /// `torch.logsumexp(self, dims, keepdim)`: shapes as [`Tensor::sum_dims`], the rest as
-    /// [`Tensor::logsumexp`]. As in PyTorch, an empty `dims` without `keepdim` on a tensor with
-    /// dims fails: `output with shape [] doesn't match the broadcast shape [1, 1]`.
-    pub fn logsumexp_dims(&self, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-        logsumexp_impl(self, dims, keepdim)
+    /// `torch.logsumexp(self, dim, keepdim)`: [`Tensor::logsumexp_dim`] over one dim.
+    pub fn logsumexp_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        logsumexp_impl(self, &dims.into_shape()[..], keepdim)
     }
-    /// `torch.logsumexp(self, dim, keepdim)`: [`Tensor::logsumexp_dims`] over one dim.
-    pub fn logsumexp_dim(&self, dim: i64, keepdim: bool) -> Result<Tensor> {
-        logsumexp_impl(self, &[dim], keepdim)
+}
+
+/// `argmax`/`argmin`'s optional arguments (`dim=None, keepdim=False`), for
+/// [`Tensor::argmax_with`] and [`Tensor::argmin_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ArgmaxOpts {
+    /// The dim to reduce; `None` indexes the flattened tensor.
+    pub dim: Option<i64>,
+    /// Keep reduced dims as size 1.
+    pub keepdim: bool,
+}
+
+/// `var`/`std`'s optional arguments (`dim=None, correction=1, keepdim=False`), for
+/// [`Tensor::var_with`] and [`Tensor::std_with`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarOpts {
+    /// Dims to reduce (`None`: every dim).
+    pub dim: Option<crate::args::IntList>,
+    /// Divisor `N - correction` (default 1, the sample variance).
+    pub correction: f64,
+    /// Keep reduced dims as size 1.
+    pub keepdim: bool,
+}
+impl Default for VarOpts {
+    fn default() -> Self {
+        VarOpts {
+            dim: None,
+            correction: 1.0,
+            keepdim: false,
+        }
     }
 }
 
@@ -551,7 +556,7 @@ mod tests {
         // big enough for the parallel paths; odd sizes for remainders; transposed and expanded
         // layouts take the other walk
         let (r, c) = (1500, 1100);
-        let base = Tensor::rand(&[r, c], 7, DType::Float64).unwrap();
+        let base = Tensor::rand_with([r, c], 7, DType::Float64).unwrap();
         let t = base.view_with(vec![c, r], vec![1, c], 0); // transposed view: (c, r)
         let tv = t.to_vec::<f64>();
         for x in [base.alias(), t.alias()] {
@@ -583,7 +588,7 @@ mod tests {
                         .0 as f64
                 });
                 assert_eq!(
-                    x.argmax(Some(dim as i64), false).unwrap().to_vec::<f64>(),
+                    x.argmax_dim(dim as i64, false).unwrap().to_vec::<f64>(),
                     arg
                 );
                 let var = naive_2d(&v, rows, cols, dim, |s| {
@@ -602,10 +607,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .fold((0, f64::MIN), |b, (i, &y)| if y > b.1 { (i, y) } else { b });
-            assert_eq!(
-                x.argmax(None, false).unwrap().item::<i64>().unwrap(),
-                i as i64
-            );
+            assert_eq!(x.argmax().unwrap().item::<i64>().unwrap(), i as i64);
         }
         assert_eq!(tv.len(), r * c);
         // a broadcast (stride-0) input: (3, 400000) expanded from (3, 1)
@@ -629,7 +631,7 @@ mod tests {
     fn float32_sums_stay_accurate() {
         // 2^22 copies of 0.1f32: a naive running float32 sum is off by about 10%
         let n = 1 << 22;
-        let x = Tensor::full(&[n], 0.1f32, DType::Float32);
+        let x = Tensor::full_with([n], 0.1f32, DType::Float32).unwrap();
         let want = n as f64 * 0.1f32 as f64;
         let got = x.sum().unwrap().item::<f64>().unwrap();
         assert!((got - want).abs() / want < 1e-6, "{got} vs {want}");
@@ -663,9 +665,14 @@ mod tests {
         );
         // (2, 2) [[3, 1], [3, 2]] transposed: logical [[3, 3], [1, 2]] → first 3 at flat index 0
         let z = t64(vec![3.0, 1.0, 3.0, 2.0], &[2, 2]).view_with(vec![2, 2], vec![1, 2], 0);
-        assert_eq!(z.argmax(None, false).unwrap().item::<i64>().unwrap(), 0);
-        assert_eq!(z.argmin(None, false).unwrap().item::<i64>().unwrap(), 2);
-        let k = z.argmax(None, true).unwrap();
+        assert_eq!(z.argmax().unwrap().item::<i64>().unwrap(), 0);
+        assert_eq!(z.argmin().unwrap().item::<i64>().unwrap(), 2);
+        let k = z
+            .argmax_with(ArgmaxOpts {
+                dim: None,
+                keepdim: true,
+            })
+            .unwrap();
         assert_eq!((k.size(), k.stride()), (&[1usize, 1][..], &[1usize, 1][..]));
     }
 
@@ -676,7 +683,7 @@ mod tests {
             vec![
                 1.0f32, 2.0, 4.0, -3.0, 0.5, 0.25, 0.5, 0.5, 10.0, -2.0, 3.0, 7.0,
             ],
-            &[3, 4],
+            [3, 4],
         )
         .unwrap();
         let tol = |g: Vec<f64>, w: &[f64]| assert!(close(&g, w, 1.3e-6), "{g:?} vs {w:?}");
@@ -696,14 +703,14 @@ mod tests {
         );
         tol(xs.logsumexp().unwrap().to_vec(), &[10.052523612976074]);
         tol(xs.mean_dim(1, false).unwrap().to_vec(), &[1.0, 0.4375, 4.5]);
-        let h = Tensor::from_vec(vec![1.5f32, 2.5, 3.5, 1.25, 7.5, 3.0], &[6])
+        let h = Tensor::from_vec(vec![1.5f32, 2.5, 3.5, 1.25, 7.5, 3.0], [6])
             .unwrap()
             .to(DType::Float16)
             .unwrap();
         assert_eq!(h.prod().unwrap().item::<f64>().unwrap(), 369.25);
-        let h = Tensor::full(&[5000], 1.1, DType::Float16);
+        let h = Tensor::full_with([5000], 1.1, DType::Float16).unwrap();
         assert_eq!(h.sum().unwrap().item::<f64>().unwrap(), 5500.0);
-        let b = Tensor::full(&[1000], 1.1, DType::BFloat16);
+        let b = Tensor::full_with([1000], 1.1, DType::BFloat16).unwrap();
         assert_eq!(b.mean().unwrap().item::<f64>().unwrap(), 1.1015625);
         let inf = t64(vec![f64::INFINITY, 1.0], &[2]);
         assert_eq!(
@@ -717,32 +724,35 @@ mod tests {
         );
         // var of one element, and of an empty dim, is NaN; an empty output stays empty
         assert!(
-            Tensor::ones(&[1], DType::Float32)
+            Tensor::ones_with([1], DType::Float32)
+                .unwrap()
                 .var()
                 .unwrap()
                 .item::<f64>()
                 .unwrap()
                 .is_nan()
         );
-        let v = Tensor::ones(&[0, 3], DType::Float32)
+        let v = Tensor::ones_with([0, 3], DType::Float32)
+            .unwrap()
             .var_dim(0, false)
             .unwrap();
         assert!(v.size() == [3] && v.to_vec::<f64>().iter().all(|y| y.is_nan()));
         assert_eq!(
-            Tensor::ones(&[3, 0], DType::Float32)
+            Tensor::ones_with([3, 0], DType::Float32)
+                .unwrap()
                 .var_dim(0, false)
                 .unwrap()
                 .size(),
             &[0]
         );
         // all/any with an empty dim list reduce nothing
-        let a = Tensor::from_vec(vec![0i64, 2, 3, 0], &[2, 2]).unwrap();
-        let r = a.any_dims(&[], false).unwrap();
+        let a = Tensor::from_vec(vec![0i64, 2, 3, 0], [2, 2]).unwrap();
+        let r = a.any_dim((), false).unwrap();
         assert_eq!(
             (r.size(), r.dtype(), r.to_vec::<i64>()),
             (&[2usize, 2][..], DType::Bool, vec![0, 1, 1, 0])
         );
-        assert_eq!(a.sum_dims(&[], false).unwrap().size(), &[] as &[usize]);
+        assert_eq!(a.sum_dim((), false).unwrap().size(), &[] as &[usize]);
     }
 
     #[test]
@@ -751,16 +761,16 @@ mod tests {
             let e = r.unwrap_err();
             (e.kind(), e.to_string())
         };
-        let f = Tensor::ones(&[2, 3], DType::Float32);
+        let f = Tensor::ones_with([2, 3], DType::Float32).unwrap();
         assert_eq!(
-            e(f.logsumexp_dims(&[], false)),
+            e(f.logsumexp_dim((), false)),
             (
                 ErrorKind::RuntimeError,
                 "output with shape [] doesn't match the broadcast shape [1, 1]".into()
             )
         );
-        assert_eq!(f.logsumexp_dims(&[], true).unwrap().size(), &[1, 1]);
-        let empty = Tensor::ones(&[0], DType::Float32);
+        assert_eq!(f.logsumexp_dim((), true).unwrap().size(), &[1, 1]);
+        let empty = Tensor::ones_with([0], DType::Float32).unwrap();
         assert_eq!(
             e(empty.max()),
             (
@@ -769,28 +779,30 @@ mod tests {
             )
         );
         assert_eq!(
-            e(Tensor::ones(&[2, 0], DType::Float32).amin_dims(&[-1], false)),
+            e(Tensor::ones_with([2, 0], DType::Float32)
+                .unwrap()
+                .amin_dim([-1], false)),
             (
                 ErrorKind::IndexError,
                 "amin(): Expected reduction dim -1 to have non-zero size.".into()
             )
         );
         assert_eq!(
-            e(Tensor::ones(&[0], DType::Bool).argmax(None, false)),
+            e(Tensor::ones_with([0], DType::Bool).unwrap().argmax()),
             (
                 ErrorKind::NotImplementedError,
                 "argmax(): does not support bool input".into()
             )
         );
         assert_eq!(
-            e(Tensor::ones(&[3], DType::Int32).mean_dim(5, false)),
+            e(Tensor::ones_with([3], DType::Int32).unwrap().mean_dim(5, false)),
             (
                 ErrorKind::NotImplementedError,
                 "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: Int".into()
             )
         );
         assert_eq!(
-            e(f.sum_dims(&[1, -1], false)),
+            e(f.sum_dim([1, -1], false)),
             (
                 ErrorKind::RuntimeError,
                 "dim 1 appears multiple times in the list of dims".into()

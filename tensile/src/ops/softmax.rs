@@ -1,5 +1,6 @@
 //! `softmax` and `log_softmax` over one dim.
 
+use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -67,13 +68,13 @@ impl Tensor {
     ///
     /// Shape: same as `self`, contiguous output. Floats only (integers give
     /// `"softmax_lastdim_kernel_impl" not implemented for 'Long'`); dim errors as `wrap_dim`.
-    pub fn softmax(&self, dim: i64) -> Result<Tensor> {
-        softmax_impl(self, dim, false)
+    pub fn softmax(&self, dim: impl Int) -> Result<Tensor> {
+        softmax_impl(self, dim.to_i64(), false)
     }
 
     /// `torch.log_softmax(self, dim)`: `x - max - log(sum(exp(x - max)))` along `dim`.
     /// Shapes and errors as [`Tensor::softmax`].
-    pub fn log_softmax(&self, dim: i64) -> Result<Tensor> {
-        softmax_impl(self, dim, true)
+    pub fn log_softmax(&self, dim: impl Int) -> Result<Tensor> {
+        softmax_impl(self, dim.to_i64(), true)
     }
 }

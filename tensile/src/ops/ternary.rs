@@ -9,12 +9,14 @@ use crate::ops::Operand;
 use crate::tensor::Tensor;
 
 /// `torch.where(condition, input, other)`: `input` where `condition` is true, else `other`.
+/// (`where` is a Rust keyword, and a trailing `_` means in place in tensile, hence `where_cond`;
+/// `input` and `other` are tensors or numbers.)
 ///
 /// Shapes: all three broadcast together (folded left to right: condition, input, other).
 /// dtype: the promotion of `input` and `other` (the condition does not take part).
 /// Errors: the broadcast error (`The size of tensor a (..) must match …`), and
 /// `where expected condition to be a boolean tensor, but got a tensor with dtype Float`.
-pub fn where_<'a, 'b>(
+pub fn where_cond<'a, 'b>(
     condition: &Tensor,
     input: impl Into<Operand<'a>>,
     other: impl Into<Operand<'b>>,
@@ -44,12 +46,12 @@ pub fn where_<'a, 'b>(
 }
 
 impl Tensor {
-    /// `self.where(condition, other)` = `torch.where(condition, self, other)`; see [`where_`].
+    /// `self.where(condition, other)` = `torch.where(condition, self, other)`; see [`where_cond`].
     pub fn where_self<'b>(
         &self,
         condition: &Tensor,
         other: impl Into<Operand<'b>>,
     ) -> Result<Tensor> {
-        where_(condition, self, other)
+        where_cond(condition, self, other)
     }
 }

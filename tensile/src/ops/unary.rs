@@ -163,42 +163,71 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
+/// Writes the result of an out-of-place op back into `dst`, as PyTorch's in-place form of
+/// that op: `dst`'s internal overlap is refused first, then the result dtype must cast to
+/// `dst`'s (`result type Float can't be cast to the desired output type Long`), then the
+/// values are copied (broadcast to `dst`'s shape). Returns `dst` (an alias).
+pub(crate) fn write_back(dst: &Tensor, result: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
+    crate::iter::check_overlap(dst, &[])?;
+    let r = result()?;
+    crate::dtype::check_can_cast(r.dtype, dst.dtype)?;
+    dst.copy_(&r)
+}
+
 macro_rules! unary_methods {
-    ($($name:ident, $op:ident, $doc:literal);* $(;)?) => {
+    ($($name:ident, $name_:ident, $op:ident, $doc:literal);* $(;)?) => {
         impl Tensor {$(
             #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order (a permuted dense input gives a permuted output).")]
             pub fn $name(&self) -> Result<Tensor> {
                 unary(UnaryOp::$op, self)
+            }
+            #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
+                "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer `self` with a float-valued op).")]
+            pub fn $name_(&self) -> Result<Tensor> {
+                write_back(self, || unary(UnaryOp::$op, self))
             }
         )*}
     };
 }
 
 unary_methods! {
-    neg, Neg, "`torch.neg`: `-self`. Error for bool: ``Negation, the `-` operator, on a bool tensor is not supported. …``";
-    abs, Abs, "`torch.abs`: absolute value (integers wrap at their minimum).";
-    exp, Exp, "`torch.exp`. Integer and bool inputs give float32.";
-    log, Log, "`torch.log` (natural). Integer and bool inputs give float32.";
-    sqrt, Sqrt, "`torch.sqrt`. Integer and bool inputs give float32.";
-    rsqrt, Rsqrt, "`torch.rsqrt`: `1/sqrt(self)`. Integer and bool inputs give float32.";
-    sin, Sin, "`torch.sin`. Integer and bool inputs give float32.";
-    cos, Cos, "`torch.cos`. Integer and bool inputs give float32.";
-    tanh, Tanh, "`torch.tanh`. Integer and bool inputs give float32.";
-    sigmoid, Sigmoid, "`torch.sigmoid`: `1/(1+exp(-self))`. Integer and bool inputs give float32.";
-    relu, Relu, "`torch.nn.functional.relu`: `max(self, 0)`, NaN kept. Error for bool: `Boolean inputs not supported for relu`.";
-    gelu, Gelu, "`torch.nn.functional.gelu` (exact, erf-based): `x/2 * (1 + erf(x/sqrt(2)))`. Floats only.";
-    silu, Silu, "`torch.nn.functional.silu`: `x * sigmoid(x)`. Floats only.";
-    erf, Erf, "`torch.erf`. Integer and bool inputs give float32.";
-    floor, Floor, "`torch.floor`. Integers are returned unchanged (same dtype).";
-    ceil, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
-    round, Round, "`torch.round`: half to even. Integers are returned unchanged.";
-    trunc, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
-    sign, Sign, "`torch.sign`: -1, 0 or 1 (NaN stays NaN).";
-    reciprocal, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
-    square, Square, "`torch.square`: `self*self`; bool gives int64.";
-    logical_not, LogicalNot, "`torch.logical_not`: bool output, `self == 0`.";
-    bitwise_not, BitwiseNot, "`torch.bitwise_not` (`~`): integers and bool only.";
-    isnan, IsNan, "`torch.isnan`: bool output.";
+    neg, neg_, Neg, "`torch.neg`: `-self`. Error for bool: ``Negation, the `-` operator, on a bool tensor is not supported. …``";
+    abs, abs_, Abs, "`torch.abs`: absolute value (integers wrap at their minimum).";
+    exp, exp_, Exp, "`torch.exp`. Integer and bool inputs give float32.";
+    log, log_, Log, "`torch.log` (natural). Integer and bool inputs give float32.";
+    sqrt, sqrt_, Sqrt, "`torch.sqrt`. Integer and bool inputs give float32.";
+    rsqrt, rsqrt_, Rsqrt, "`torch.rsqrt`: `1/sqrt(self)`. Integer and bool inputs give float32.";
+    sin, sin_, Sin, "`torch.sin`. Integer and bool inputs give float32.";
+    cos, cos_, Cos, "`torch.cos`. Integer and bool inputs give float32.";
+    tanh, tanh_, Tanh, "`torch.tanh`. Integer and bool inputs give float32.";
+    sigmoid, sigmoid_, Sigmoid, "`torch.sigmoid`: `1/(1+exp(-self))`. Integer and bool inputs give float32.";
+    relu, relu_, Relu, "`torch.nn.functional.relu`: `max(self, 0)`, NaN kept. Error for bool: `Boolean inputs not supported for relu`.";
+    gelu, gelu_, Gelu, "`torch.nn.functional.gelu` (exact, erf-based): `x/2 * (1 + erf(x/sqrt(2)))`. Floats only.";
+    silu, silu_, Silu, "`torch.nn.functional.silu`: `x * sigmoid(x)`. Floats only.";
+    erf, erf_, Erf, "`torch.erf`. Integer and bool inputs give float32.";
+    floor, floor_, Floor, "`torch.floor`. Integers are returned unchanged (same dtype).";
+    ceil, ceil_, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
+    round, round_, Round, "`torch.round`: half to even. Integers are returned unchanged.";
+    trunc, trunc_, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
+    sign, sign_, Sign, "`torch.sign`: -1, 0 or 1 (NaN gives 0, as on PyTorch's CPU).";
+    reciprocal, reciprocal_, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
+    square, square_, Square, "`torch.square`: `self*self`; bool gives int64.";
+    logical_not, logical_not_, LogicalNot, "`torch.logical_not`: bool output, `self == 0` (the in-place form writes 0/1 in `self`'s dtype).";
+    bitwise_not, bitwise_not_, BitwiseNot, "`torch.bitwise_not` (`~`): integers and bool only.";
+}
+
+impl Tensor {
+    /// `torch.isnan`: bool output, same shape and dim order as `self`.
+    pub fn isnan(&self) -> Result<Tensor> {
+        unary(UnaryOp::IsNan, self)
+    }
+    /// `self.zero_()`: fills `self` with zeros (through views, into the base). Returns `self`.
+    ///
+    /// Error: `unsupported operation: more than one element of the written-to tensor refers
+    /// to a single memory location. …` (an expanded `self`).
+    pub fn zero_(&self) -> Result<Tensor> {
+        self.fill_(0)
+    }
 }
 
 #[allow(dead_code)]

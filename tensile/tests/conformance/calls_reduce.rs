@@ -18,20 +18,18 @@ fn form(args: &[Arg]) -> Form<'_> {
     }
 }
 
-type Fns = (
-    fn(&Tensor) -> tensile::Result<Tensor>,
-    fn(&Tensor, i64, bool) -> tensile::Result<Tensor>,
-    fn(&Tensor, &[i64], bool) -> tensile::Result<Tensor>,
-);
-
-fn reduction(f: Fns, args: &[Arg], keepdim: bool) -> tensile::Result<Out> {
-    let t = args[0].tensor();
-    match form(args) {
-        Form::All => f.0(t),
-        Form::Dim(d) => f.1(t, d, keepdim),
-        Form::Dims(ds) => f.2(t, ds, keepdim),
-    }
-    .map(Out::Tensor)
+/// Runs a reduction in the form the case gives: every dim, one dim, or a list of dims (the
+/// `_dim` method takes both).
+macro_rules! reduction {
+    ($args:expr, $keepdim:expr, $all:ident, $dim:ident) => {{
+        let t = $args[0].tensor();
+        match form($args) {
+            Form::All => t.$all(),
+            Form::Dim(d) => t.$dim(d, $keepdim),
+            Form::Dims(ds) => t.$dim(ds, $keepdim),
+        }
+        .map(Out::Tensor)
+    }};
 }
 
 pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensile::Result<Out>> {
@@ -40,55 +38,15 @@ pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensil
         .and_then(|v| v.as_bool())
         .unwrap_or(false);
     let r = match op {
-        "sum" => reduction(
-            (Tensor::sum, Tensor::sum_dim, Tensor::sum_dims),
-            args,
-            keepdim,
-        ),
-        "mean" => reduction(
-            (Tensor::mean, Tensor::mean_dim, Tensor::mean_dims),
-            args,
-            keepdim,
-        ),
-        "amax" => reduction(
-            (Tensor::amax, Tensor::amax_dim, Tensor::amax_dims),
-            args,
-            keepdim,
-        ),
-        "amin" => reduction(
-            (Tensor::amin, Tensor::amin_dim, Tensor::amin_dims),
-            args,
-            keepdim,
-        ),
-        "all" => reduction(
-            (Tensor::all, Tensor::all_dim, Tensor::all_dims),
-            args,
-            keepdim,
-        ),
-        "any" => reduction(
-            (Tensor::any, Tensor::any_dim, Tensor::any_dims),
-            args,
-            keepdim,
-        ),
-        "std" => reduction(
-            (Tensor::std, Tensor::std_dim, Tensor::std_dims),
-            args,
-            keepdim,
-        ),
-        "var" => reduction(
-            (Tensor::var, Tensor::var_dim, Tensor::var_dims),
-            args,
-            keepdim,
-        ),
-        "logsumexp" => reduction(
-            (
-                Tensor::logsumexp,
-                Tensor::logsumexp_dim,
-                Tensor::logsumexp_dims,
-            ),
-            args,
-            keepdim,
-        ),
+        "sum" => reduction!(args, keepdim, sum, sum_dim),
+        "mean" => reduction!(args, keepdim, mean, mean_dim),
+        "amax" => reduction!(args, keepdim, amax, amax_dim),
+        "amin" => reduction!(args, keepdim, amin, amin_dim),
+        "all" => reduction!(args, keepdim, all, all_dim),
+        "any" => reduction!(args, keepdim, any, any_dim),
+        "std" => reduction!(args, keepdim, std, std_dim),
+        "var" => reduction!(args, keepdim, var, var_dim),
+        "logsumexp" => reduction!(args, keepdim, logsumexp, logsumexp_dim),
         "prod" => {
             let t = args[0].tensor();
             match form(args) {
@@ -100,15 +58,12 @@ pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensil
         }
         "argmax" | "argmin" => {
             let t = args[0].tensor();
-            let dim = match form(args) {
-                Form::All => None,
-                Form::Dim(d) => Some(d),
-                Form::Dims(_) => panic!("corpus: {op} takes one dim"),
-            };
-            if op == "argmax" {
-                t.argmax(dim, keepdim)
-            } else {
-                t.argmin(dim, keepdim)
+            match (form(args), op == "argmax") {
+                (Form::All, true) => t.argmax(),
+                (Form::All, false) => t.argmin(),
+                (Form::Dim(d), true) => t.argmax_dim(d, keepdim),
+                (Form::Dim(d), false) => t.argmin_dim(d, keepdim),
+                (Form::Dims(_), _) => panic!("corpus: {op} takes one dim"),
             }
             .map(Out::Tensor)
         }
@@ -130,9 +85,9 @@ pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensil
             };
             let d = args[1].int();
             if op == "cat" {
-                Tensor::cat(&ts, d)
+                tensile::cat_with(&ts, d)
             } else {
-                Tensor::stack(&ts, d)
+                tensile::stack_with(&ts, d)
             }
             .map(Out::Tensor)
         }

@@ -144,7 +144,7 @@ fn run(op: &str, args: &[Arg], _kwargs: &serde_json::Value) -> Option<Result<Out
             }
         }
         "flatten" => match (int(args, 1, Some(0)), int(args, 2, Some(-1))) {
-            (Some(a), Some(b)) => t.flatten(a, b),
+            (Some(a), Some(b)) => t.flatten_with((a, b)),
             _ => return Some(Err(bad(op, "two ints"))),
         },
         "ravel" => t.ravel(),
@@ -155,7 +155,7 @@ fn run(op: &str, args: &[Arg], _kwargs: &serde_json::Value) -> Option<Result<Out
         "squeeze" => match args.get(1) {
             None => t.squeeze(),
             Some(Arg::Int(d)) => t.squeeze_dim(*d),
-            Some(Arg::Dims(d) | Arg::Shape(d) | Arg::Ints(d)) => t.squeeze_dims(d),
+            Some(Arg::Dims(d) | Arg::Shape(d) | Arg::Ints(d)) => t.squeeze_dim(d),
             _ => return Some(Err(bad(op, "an int or dims"))),
         },
         "unsqueeze" => match int(args, 1, None) {
@@ -200,7 +200,7 @@ fn run(op: &str, args: &[Arg], _kwargs: &serde_json::Value) -> Option<Result<Out
             int(args, 2, Some(0)),
             int(args, 3, Some(1)),
         ) {
-            (Some(o), Some(a), Some(b)) => t.diagonal(o, a, b),
+            (Some(o), Some(a), Some(b)) => t.diagonal_with((o, a, b)),
             _ => return Some(Err(bad(op, "three ints"))),
         },
         "unfold" => match (int(args, 1, None), int(args, 2, None), int(args, 3, None)) {
@@ -208,24 +208,21 @@ fn run(op: &str, args: &[Arg], _kwargs: &serde_json::Value) -> Option<Result<Out
             _ => return Some(Err(bad(op, "three ints"))),
         },
         "as_strided" => match (list(args, 1), list(args, 2)) {
-            (Some(size), Some(stride)) => {
-                let off = match args.get(3) {
-                    Some(Arg::Int(o)) => Some(*o),
-                    _ => None,
-                };
-                t.as_strided(&size, &stride, off)
-            }
+            (Some(size), Some(stride)) => match args.get(3) {
+                Some(Arg::Int(o)) => t.as_strided_with(&size, &stride, *o),
+                _ => t.as_strided(&size, &stride),
+            },
             _ => return Some(Err(bad(op, "a shape and strides"))),
         },
         "split" | "chunk" | "unbind" => {
             let r = match op {
                 "split" | "chunk" => match (int(args, 1, None), int(args, 2, Some(0))) {
-                    (Some(k), Some(d)) if op == "split" => t.split(k, d),
-                    (Some(k), Some(d)) => t.chunk(k, d),
+                    (Some(k), Some(d)) if op == "split" => t.split_with(k, d),
+                    (Some(k), Some(d)) => t.chunk_with(k, d),
                     _ => return Some(Err(bad(op, "two ints"))),
                 },
                 _ => match int(args, 1, Some(0)) {
-                    Some(d) => t.unbind(d),
+                    Some(d) => t.unbind_with(d),
                     None => return Some(Err(bad(op, "an int"))),
                 },
             };
