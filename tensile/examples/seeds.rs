@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex};
 
 use tensile::backcompat::{BROADCAST_WARNING, set_broadcast_warning};
-use tensile::error::fmt_tuple;
+use tensile::error::{fmt_list, fmt_tuple};
 use tensile::explain::explain_broadcast;
 use tensile::warnings::set_warning_hook;
 use tensile::{DType, Tensor, s};
@@ -72,12 +72,17 @@ fn indent(text: &str, n: usize) -> String {
         .join("\n")
 }
 
-/// `name: shape (..), strides (..), contiguous: …`, then the tensor as PyTorch prints it when it
+/// A size as PyTorch prints `x.size()`: `torch.Size([5, 3, 4, 1])`.
+fn torch_size(sizes: &[usize]) -> String {
+    format!("torch.Size({})", fmt_list(sizes))
+}
+
+/// `name: size torch.Size([..]), strides (..), contiguous: …`, then the tensor as PyTorch prints it when it
 /// is small enough to read.
 fn show(name: &str, t: &Tensor) {
     println!(
-        "{name}: shape {}, strides {}, contiguous: {}, dtype {}",
-        fmt_tuple(t.size()),
+        "{name}: size {}, strides {}, contiguous: {}, dtype {}",
+        torch_size(t.size()),
         fmt_tuple(t.stride()),
         t.is_contiguous(),
         t.dtype().name()
@@ -89,10 +94,10 @@ fn show(name: &str, t: &Tensor) {
     }
 }
 
-/// `shape (4, 4)` or `error: …`.
+/// `size torch.Size([4, 4])` or `error: …`.
 fn shape_or_error(r: &tensile::Result<Tensor>) -> String {
     match r {
-        Ok(t) => format!("shape {}", fmt_tuple(t.size())),
+        Ok(t) => format!("size {}", torch_size(t.size())),
         Err(e) => format!("error: {e}"),
     }
 }
@@ -136,7 +141,7 @@ fn broadcast_pair(
     note: &str,
     expect: Result<&[usize], &str>,
 ) {
-    case(&format!("x {}, y {}: {note}", fmt_tuple(x), fmt_tuple(y)));
+    case(&format!("x {}, y {}: {note}", torch_size(x), torch_size(y)));
     let e = explain_broadcast(&[x, y]);
     println!("{}", indent(&e.to_string(), 2));
     println!();
@@ -304,8 +309,8 @@ fn in_place(c: &mut Checks) {
         indent(&explain_broadcast(&[x.size(), y.size()]).to_string(), 2)
     );
     println!(
-        "  ... but in place the result must keep x's shape {}",
-        fmt_tuple(x.size())
+        "  ... but in place the result must keep x's size {}",
+        torch_size(x.size())
     );
     println!();
     match x.add_(&y) {

@@ -57,7 +57,7 @@ pub(crate) fn fill_unchecked(t: &Tensor, value: Scalar) {
     copy_unchecked(t, &src);
 }
 
-fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
+pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
     let v = value.to_f64();
     let (lo, hi, cname) = match dtype {
         DType::UInt8 => (0.0, 255.0, "uint8_t"),

@@ -165,15 +165,18 @@ impl Tensor {
     }
     /// `torch.empty(size, dtype=…)`; errors as [`Tensor::empty`].
     pub fn empty_with(size: impl IntoShape, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        Tensor::zeros_with(size, opts)
+        let sizes = new_sizes(size)?;
+        Tensor::zeros_with(&sizes[..], opts)
     }
-    /// `torch.zeros(size)`: float32 zeros, contiguous. Errors as [`Tensor::empty`].
+    /// `torch.zeros(size)`: float32 zeros, contiguous. Errors as [`Tensor::empty`], except
+    /// that a negative size gives PyTorch's `zeros: Dimension size must be non-negative.`
     pub fn zeros(size: impl IntoShape) -> Result<Tensor> {
         Tensor::zeros_with(size, DType::Float32)
     }
     /// `torch.zeros(size, dtype=…)` (dtype default float32). Errors as [`Tensor::empty`].
     pub fn zeros_with(size: impl IntoShape, opts: impl Into<TensorOptions>) -> Result<Tensor> {
-        let sizes = new_sizes(size)?;
+        let sizes = new_sizes(size)
+            .map_err(|_| Error::runtime("zeros: Dimension size must be non-negative."))?;
         let dtype = opts.into().dtype.unwrap_or(DType::Float32);
         let t = Tensor::try_alloc_contiguous(&sizes, dtype)?;
         crate::ops::copy::fill_unchecked(&t, Scalar::Int(0));
@@ -189,7 +192,9 @@ impl Tensor {
         Tensor::full_with(size, 1, dtype)
     }
     /// `torch.full(size, value)`: the dtype is inferred from the value as PyTorch infers it
-    /// (bool → bool, integer → int64, float → float32). Errors as [`Tensor::empty`].
+    /// (bool → bool, integer → int64, float → float32). Errors as [`Tensor::empty`], and
+    /// `value cannot be converted to type uint8_t without overflow` for a value outside the
+    /// dtype's range.
     pub fn full(size: impl IntoShape, value: impl Into<Scalar>) -> Result<Tensor> {
         Tensor::full_with(size, value, TensorOptions::default())
     }
@@ -203,6 +208,7 @@ impl Tensor {
         let value = value.into();
         let sizes = new_sizes(size)?;
         let dtype = opts.into().dtype.unwrap_or_else(|| inferred_dtype(value));
+        crate::ops::copy::check_fill_range(dtype, value)?;
         let t = Tensor::try_alloc_contiguous(&sizes, dtype)?;
         crate::ops::copy::fill_unchecked(&t, value);
         Ok(t)
@@ -244,9 +250,11 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let dtype = opts.into().dtype.unwrap_or(t.dtype);
+        let value = value.into();
+        crate::ops::copy::check_fill_range(dtype, value)?;
         let strides = layout::preserve_format_strides(&t.sizes, &t.strides);
         let out = Tensor::try_alloc(&t.sizes, &strides, dtype)?;
-        crate::ops::copy::fill_unchecked(&out, value.into());
+        crate::ops::copy::fill_unchecked(&out, value);
         Ok(out)
     }
     /// `torch.scalar_tensor(value)`: a 0-d float32 tensor.
@@ -429,10 +437,14 @@ mod tests {
 
     #[test]
     fn factories_refuse_negative_dimensions() {
-        let e = Tensor::zeros([2, -1]).unwrap_err();
+        let e = Tensor::empty([2, -1]).unwrap_err();
         assert_eq!(
             e.to_string(),
             "Trying to create tensor with negative dimension -1: [2, -1]"
+        );
+        assert_eq!(
+            Tensor::zeros([-1]).unwrap_err().to_string(),
+            "zeros: Dimension size must be non-negative."
         );
         let f = Tensor::full([2], 7).unwrap();
         assert_eq!((f.dtype(), f.to_vec::<i64>()), (DType::Int64, vec![7, 7]));
