@@ -161,7 +161,7 @@ impl Tensor {
     /// `Trying to create tensor with negative dimension -1: [-1, 3]`; PyTorch's allocator
     /// error `DefaultCPUAllocator: can't allocate memory: …` when the memory is not there.
     pub fn empty(size: impl IntoShape) -> Result<Tensor> {
-        Tensor::zeros(size)
+        Tensor::empty_with(size, DType::Float32)
     }
     /// `torch.empty(size, dtype=…)`; errors as [`Tensor::empty`].
     pub fn empty_with(size: impl IntoShape, opts: impl Into<TensorOptions>) -> Result<Tensor> {
