@@ -1103,8 +1103,8 @@ impl Tensor {
     /// `torch.split_with_sizes(self, split_sizes, dim)`: consecutive views along `dim` of
     /// exactly the given sizes.
     ///
-    /// Errors: IndexError `Dimension out of range (…)` (a 0-d input has no dim to split);
-    /// RuntimeError `split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[1, -1]`;
+    /// Errors: RuntimeError `split expects at least a 1-dimensional tensor`; IndexError
+    /// `Dimension out of range (…)`; RuntimeError `split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[1, -1]`;
     /// `split_with_sizes expects split_sizes to sum exactly to 3 (input tensor's size at dimension -1), but got split_sizes=[2, 2]`
     /// (the dim as given).
     pub fn split_with_sizes(
@@ -1114,6 +1114,11 @@ impl Tensor {
     ) -> Result<Vec<Tensor>> {
         let sizes = split_sizes.into_shape();
         let dim = dim.to_i64();
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "split expects at least a 1-dimensional tensor",
+            ));
+        }
         let d = wrap_dim(dim, self.dim())?;
         if sizes.iter().any(|&x| x < 0) {
             return Err(Error::runtime(format!(

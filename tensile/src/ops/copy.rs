@@ -106,14 +106,25 @@ impl Tensor {
     /// `self.fill_(value)`: writes `value` into every element of `self` (through views, into
     /// the base). Returns `self`.
     ///
-    /// Errors: `value cannot be converted to type uint8_t without overflow` when the value is
-    /// out of the dtype's range; `unsupported operation: more than one element of the
-    /// written-to tensor refers to a single memory location. …` for an expanded self.
+    /// An expanded `self` is allowed, as in PyTorch (which skips the overlap check for
+    /// `fill_`): every storage element it reaches gets the value. (The expanded dims are
+    /// written once, through a view where they have size 1, so no element is written twice.)
+    ///
+    /// Error: `value cannot be converted to type uint8_t without overflow` when the value is
+    /// out of the dtype's range.
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
         let value = value.into();
         check_fill_range(self.dtype, value)?;
-        crate::iter::check_overlap(self, &[])?;
-        fill_unchecked(self, value);
+        let once: crate::tensor::Dims = self
+            .sizes
+            .iter()
+            .zip(&self.strides)
+            .map(|(&n, &st)| if st == 0 && n > 1 { 1 } else { n })
+            .collect();
+        fill_unchecked(
+            &self.view_with(once, self.strides.clone(), self.offset),
+            value,
+        );
         Ok(self.alias())
     }
 

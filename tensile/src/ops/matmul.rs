@@ -447,16 +447,18 @@ impl Tensor {
 impl Tensor {
     /// `torch.mm(self, mat2)`: `(n, k) @ (k, m)` → `(n, m)`, fresh and contiguous, same dtype.
     ///
-    /// Errors (RuntimeError): `self must be a matrix`; `mat2 must be a matrix`;
+    /// Errors (RuntimeError): `mm: self must be a matrix, got 1-D tensor` (and `mat2`);
     /// `mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)`;
     /// `expected m1 and m2 to have the same dtype, but got: float != double`;
     /// `"addmm_impl_cpu_" not implemented for 'Bool'`.
     pub fn mm(&self, mat2: &Tensor) -> Result<Tensor> {
-        if self.dim() != 2 {
-            return Err(Error::runtime("self must be a matrix"));
-        }
-        if mat2.dim() != 2 {
-            return Err(Error::runtime("mat2 must be a matrix"));
+        for (name, t) in [("self", self), ("mat2", mat2)] {
+            if t.dim() != 2 {
+                return Err(Error::runtime(format!(
+                    "mm: {name} must be a matrix, got {}-D tensor",
+                    t.dim()
+                )));
+            }
         }
         mm(self, mat2)
     }

@@ -347,9 +347,12 @@ impl Tensor {
     /// into the base); `mask` broadcasts to `self`'s shape. Returns `self`.
     ///
     /// Errors: `masked_fill_ only supports boolean masks, but got mask with dtype unsigned char`;
-    /// the broadcast errors (`The size of tensor a …`, or `output with shape [3] doesn't match
-    /// the broadcast shape [2, 3]` when the mask is larger than `self`);
-    /// `value cannot be converted to type uint8_t without overflow`.
+    /// the broadcast errors (`The size of tensor a …`, or `output with shape [2] doesn't match
+    /// the broadcast shape [1, 2]` when the mask is larger than `self`);
+    /// `value cannot be converted to type uint8_t without overflow`. Stricter than PyTorch: an
+    /// expanded `self` is refused (`unsupported operation: more than one element of the
+    /// written-to tensor refers to a single memory location. …`), where PyTorch writes the
+    /// value into every storage element some masked position reaches.
     pub fn masked_fill_(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
         let value = value.into();
         crate::iter::check_overlap(self, &[])?;

@@ -221,10 +221,8 @@ impl Tensor {
     pub fn isnan(&self) -> Result<Tensor> {
         unary(UnaryOp::IsNan, self)
     }
-    /// `self.zero_()`: fills `self` with zeros (through views, into the base). Returns `self`.
-    ///
-    /// Error: `unsupported operation: more than one element of the written-to tensor refers
-    /// to a single memory location. …` (an expanded `self`).
+    /// `self.zero_()` = `self.fill_(0)`: zeros written through views into the base (an
+    /// expanded `self` is allowed, as in PyTorch). Returns `self`. Never fails.
     pub fn zero_(&self) -> Result<Tensor> {
         self.fill_(0)
     }
