@@ -96,3 +96,8 @@ pub fn set_num_threads(n: usize) -> Result<()> {
 pub fn get_num_threads() -> usize {
     rayon::current_num_threads()
 }
+
+/// The README's Rust examples, compiled and run as doctests so that the README stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;

@@ -546,9 +546,13 @@ impl Tensor {
         self.reshape_sizes(&shape)
     }
 
-    /// `self.ravel()` = `self.reshape(-1)`: 1-d, `numel()` elements; a view when possible.
+    /// `self.ravel()` = `self.contiguous().view(-1)`: 1-d, `numel()` elements; a view of
+    /// `self` when it is contiguous, otherwise a contiguous copy with fresh storage (even when a
+    /// strided 1-d view would do: `arange(20)[::4].ravel()` is a copy, as in PyTorch).
     pub fn ravel(&self) -> Result<Tensor> {
-        self.reshape_sizes(&[self.numel()])
+        let c = self.contiguous();
+        let n = c.numel();
+        c.view_sizes(&[n])
     }
 
     /// `self.unflatten(dim, sizes)`: dim `dim` split into `sizes` (one entry may be `-1`),
@@ -1354,6 +1358,18 @@ mod tests {
     use super::*;
     use crate::dtype::DType;
     use proptest::prelude::*;
+
+    #[test]
+    fn ravel_of_a_strided_tensor_is_a_copy() {
+        let x = Tensor::arange(20).unwrap();
+        let s = x.slice(0, None, None, 4).unwrap();
+        let r = s.ravel().unwrap();
+        assert!(!r.shares_storage(&x));
+        assert_eq!(r.to_vec::<i64>(), vec![0, 4, 8, 12, 16]);
+        r.fill_(7).unwrap();
+        assert_eq!(x.to_vec::<i64>()[4], 4);
+        assert!(x.ravel().unwrap().shares_storage(&x));
+    }
 
     fn arange(n: usize) -> Tensor {
         Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), [n]).unwrap()
