@@ -676,6 +676,8 @@ fn conformance() {
         "({} UserWarnings emitted, as PyTorch emits them)",
         warned.load(std::sync::atomic::Ordering::Relaxed)
     );
+    // The default hook again, so that the verdict below prints its message.
+    drop(std::panic::take_hook());
     println!("{total_pass} passed, {total_fail} failed");
     assert!(
         required_failures.is_empty(),
