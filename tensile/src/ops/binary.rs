@@ -201,15 +201,23 @@ pub(crate) fn binary_into(
         crate::backcompat::maybe_warn(a.size(), b.size());
     }
     let common = result_type_of(&[a, b]);
-    let opdt = op_dtype(op, common)?;
-    let out_dt = if inplace {
-        check_can_cast(opdt, a.dtype)?;
-        a.dtype
-    } else if let Some(odt) = out_given {
-        if !op.returns_bool() {
-            check_can_cast(opdt, odt)?;
+    // A given output (in place or `out=`) is checked first, as TensorIterator's build checks
+    // it before the kernel is dispatched: the result type must cast to it (comparisons and
+    // logical ops, whose result is bool, write into any dtype).
+    let given = if inplace { Some(a.dtype) } else { out_given };
+    let opdt = match (op_dtype(op, common), given) {
+        (Ok(d), Some(g)) if !op.returns_bool() => {
+            check_can_cast(d, g)?;
+            d
         }
-        odt
+        (Err(e), Some(g)) if !op.returns_bool() => {
+            check_can_cast(common, g)?;
+            return Err(e);
+        }
+        (r, _) => r?,
+    };
+    let out_dt = if let Some(g) = given {
+        g
     } else if op.returns_bool() {
         DType::Bool
     } else {
