@@ -48,7 +48,10 @@ pub use index::{SliceRange, TensorIndex};
 pub use ops::Operand;
 pub use ops::binary::pow;
 pub use ops::cat::{cat, cat_with, stack, stack_with};
-pub use ops::creation::{ArangeArgs, TensorOptions};
+pub use ops::creation::{
+    ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
+    tril_indices_with, triu_indices, triu_indices_with,
+};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::ternary::where_cond;

@@ -432,6 +432,48 @@ fn pad_left(s: &str, width: usize) -> String {
     format!("{s:>width$}")
 }
 
+/// The first line of C++'s `operator<<` for a tensor of 2 or more dims (PyTorch quotes it in
+/// some errors): for 2-d, the first row, each value right-aligned in the common width and
+/// separated by a space — whole numbers (every value of the tensor whole) with width
+/// `eMax + 1`, others fixed with 4 decimals and width `eMax + 6` (`eMax` the decimal exponent
+/// `floor(log10(max|x|)) + 1`, at least 1); for more dims the block header `(1,.,.) = `.
+/// The scaled and scientific formats of large or tiny values are not reproduced.
+pub(crate) fn cpp_first_line(t: &crate::Tensor) -> String {
+    if t.dim() > 2 {
+        return format!(
+            "({}) = ",
+            ["1"]
+                .iter()
+                .chain([".", "."].iter())
+                .chain(std::iter::repeat_n(&".", t.dim() - 3))
+                .copied()
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    let vals = t.to_vec::<f64>();
+    let finite: Vec<f64> = vals.iter().copied().filter(|v| v.is_finite()).collect();
+    let int_mode = finite.iter().all(|v| v.fract() == 0.0);
+    let max = finite.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let e_max = if max > 0.0 {
+        (max.log10().floor() as i64 + 1).max(1)
+    } else {
+        1
+    };
+    let cols = t.size().get(1).copied().unwrap_or(0);
+    vals.iter()
+        .take(cols)
+        .map(|v| {
+            if int_mode {
+                format!("{:>w$}", *v as i64, w = (e_max + 1) as usize)
+            } else {
+                format!("{:>w$.4}", v, w = (e_max + 6) as usize)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 //! inferred from the values for `full` and `arange`, the input's for `*_like`) and a `_with`
 //! form taking [`TensorOptions`] (a [`DType`] converts into it).
 
-use crate::args::{IntoShape, new_sizes};
+use crate::args::{Int, IntoShape, new_sizes};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::layout;
@@ -362,6 +362,338 @@ impl Tensor {
             .collect();
         Tensor::from_vec(vals, &sizes[..])?.to(opts.into().dtype.unwrap_or(DType::Float32))
     }
+}
+
+/// `logspace`'s optional arguments (`base=10.0`, `dtype=None`), for
+/// [`Tensor::logspace_with`]: a number is `base`, a [`DType`] the dtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LogspaceOpts {
+    /// The base of the powers (default 10).
+    pub base: f64,
+    /// The result's dtype (default float32).
+    pub dtype: Option<DType>,
+}
+impl Default for LogspaceOpts {
+    fn default() -> Self {
+        LogspaceOpts {
+            base: 10.0,
+            dtype: None,
+        }
+    }
+}
+impl<T: crate::args::Number> From<T> for LogspaceOpts {
+    fn from(base: T) -> Self {
+        LogspaceOpts {
+            base: base.to_scalar().to_f64(),
+            dtype: None,
+        }
+    }
+}
+impl From<DType> for LogspaceOpts {
+    fn from(d: DType) -> Self {
+        LogspaceOpts {
+            base: 10.0,
+            dtype: Some(d),
+        }
+    }
+}
+impl<T: crate::args::Number> From<(T, DType)> for LogspaceOpts {
+    fn from((base, d): (T, DType)) -> Self {
+        LogspaceOpts {
+            base: base.to_scalar().to_f64(),
+            dtype: Some(d),
+        }
+    }
+}
+
+/// `eye`'s optional arguments (`m=None` (= n), `dtype=None`), for [`Tensor::eye_with`]: an
+/// integer is `m`, a [`DType`] the dtype, `(m, dtype)` both.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EyeOpts {
+    /// Number of columns (default: `n`).
+    pub m: Option<i64>,
+    /// The result's dtype (default float32).
+    pub dtype: Option<DType>,
+}
+impl<T: crate::args::Int> From<T> for EyeOpts {
+    fn from(m: T) -> Self {
+        EyeOpts {
+            m: Some(m.to_i64()),
+            dtype: None,
+        }
+    }
+}
+impl From<DType> for EyeOpts {
+    fn from(d: DType) -> Self {
+        EyeOpts {
+            m: None,
+            dtype: Some(d),
+        }
+    }
+}
+impl<T: crate::args::Int> From<(T, DType)> for EyeOpts {
+    fn from((m, d): (T, DType)) -> Self {
+        EyeOpts {
+            m: Some(m.to_i64()),
+            dtype: Some(d),
+        }
+    }
+}
+
+/// The points of PyTorch's CPU `linspace` kernel: the first half counted up from `start`, the
+/// second half down from `end` (so both ends are exact), every operation rounded by `r` (the
+/// dtype's own arithmetic: identity for float64, float32 rounding for float32, half rounding
+/// for float16/bfloat16).
+fn linspace_points(start: f64, end: f64, steps: usize, r: impl Fn(f64) -> f64) -> Vec<f64> {
+    let step = r(r(r(end) - r(start)) / (steps as f64 - 1.0));
+    let half = steps / 2;
+    (0..steps)
+        .map(|i| {
+            if i < half {
+                r(r(start) + r(step * i as f64))
+            } else {
+                r(r(end) - r(step * (steps - i - 1) as f64))
+            }
+        })
+        .collect()
+}
+
+/// Rounding to a float dtype's precision (float32 arithmetic for the half types' step, as
+/// c10::Half/BFloat16 operators compute in float and round back).
+fn rounding(dtype: DType) -> fn(f64) -> f64 {
+    match dtype {
+        DType::Float32 => |x| x as f32 as f64,
+        DType::Float16 => |x| half::f16::from_f64(x).to_f64(),
+        DType::BFloat16 => |x| half::bf16::from_f64(x).to_f64(),
+        _ => |x| x,
+    }
+}
+
+/// `Scalar::to<scalar_t>()` for an integer dtype: truncation toward zero, then PyTorch's
+/// range check (`value cannot be converted to type int16_t without overflow`).
+fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
+    crate::ops::copy::check_fill_range(dtype, s)?;
+    Ok(s.to_f64().trunc())
+}
+
+fn check_steps(steps: i64) -> Result<usize> {
+    if steps < 0 {
+        return Err(Error::runtime("number of steps must be non-negative"));
+    }
+    usize::try_from(steps).map_err(|_| Error::runtime("number of steps must be non-negative"))
+}
+
+impl Tensor {
+    /// `torch.linspace(start, end, steps)`: `steps` float32 points from `start` to `end`
+    /// inclusive, computed as PyTorch's CPU kernel computes them (the first half counted from
+    /// `start`, the second half back from `end`, in the result's dtype). Shape `(steps,)`.
+    ///
+    /// Errors (RuntimeError): `number of steps must be non-negative`; the allocator's.
+    pub fn linspace(
+        start: impl Into<Scalar>,
+        end: impl Into<Scalar>,
+        steps: impl Int,
+    ) -> Result<Tensor> {
+        Tensor::linspace_with(start, end, steps, TensorOptions::default())
+    }
+    /// `torch.linspace(start, end, steps, dtype=…)`: as [`Tensor::linspace`]; integer dtypes
+    /// truncate `start` and `end` to integers first, step in double, values truncated.
+    pub fn linspace_with(
+        start: impl Into<Scalar>,
+        end: impl Into<Scalar>,
+        steps: impl Int,
+        opts: impl Into<TensorOptions>,
+    ) -> Result<Tensor> {
+        let (start, end) = (start.into(), end.into());
+        let steps = check_steps(steps.to_i64())?;
+        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
+        let vals = if dtype.is_floating_point() {
+            if steps == 1 {
+                vec![start.to_f64()]
+            } else {
+                linspace_points(start.to_f64(), end.to_f64(), steps, rounding(dtype))
+            }
+        } else if steps == 1 {
+            vec![scalar_to_int(start, dtype)?]
+        } else {
+            let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
+            linspace_points(s, e, steps, |x| x)
+        };
+        Tensor::from_vec(vals, [steps])?.to(dtype)
+    }
+
+    /// `torch.logspace(start, end, steps)`: `10 ** linspace(start, end, steps)`, float32.
+    /// Errors as [`Tensor::linspace`].
+    pub fn logspace(
+        start: impl Into<Scalar>,
+        end: impl Into<Scalar>,
+        steps: impl Int,
+    ) -> Result<Tensor> {
+        Tensor::logspace_with(start, end, steps, LogspaceOpts::default())
+    }
+    /// `torch.logspace(start, end, steps, base, dtype=…)`: [`LogspaceOpts`] (`2.0`,
+    /// `DType::Float64`, `(2.0, DType::Int64)`). The exponents follow [`Tensor::linspace`] in
+    /// the result's dtype (double for integer dtypes); each power is taken in double and then
+    /// cast to the dtype as PyTorch casts.
+    pub fn logspace_with(
+        start: impl Into<Scalar>,
+        end: impl Into<Scalar>,
+        steps: impl Int,
+        opts: impl Into<LogspaceOpts>,
+    ) -> Result<Tensor> {
+        let LogspaceOpts { base, dtype } = opts.into();
+        let (start, end) = (start.into(), end.into());
+        let steps = check_steps(steps.to_i64())?;
+        let dtype = dtype.unwrap_or(DType::Float32);
+        let exps = if steps == 1 {
+            vec![start.to_f64()]
+        } else if dtype.is_floating_point() {
+            linspace_points(start.to_f64(), end.to_f64(), steps, rounding(dtype))
+        } else {
+            let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
+            linspace_points(s, e, steps, |x| x)
+        };
+        let vals: Vec<f64> = exps.iter().map(|&x| base.powf(x)).collect();
+        Tensor::from_vec(vals, [steps])?.to(dtype)
+    }
+
+    /// `torch.eye(n)`: the `n × n` float32 identity, contiguous.
+    ///
+    /// Errors (RuntimeError): `n must be greater or equal to 0, got -1`,
+    /// `m must be greater or equal to 0, got -1`; the allocator's.
+    pub fn eye(n: impl Int) -> Result<Tensor> {
+        Tensor::eye_with(n, EyeOpts::default())
+    }
+    /// `torch.eye(n, m, dtype=…)`: [`EyeOpts`] (`5` for m, `DType::Int64`, `(5, DType::Bool)`).
+    pub fn eye_with(n: impl Int, opts: impl Into<EyeOpts>) -> Result<Tensor> {
+        let EyeOpts { m, dtype } = opts.into();
+        let n = n.to_i64();
+        let m = m.unwrap_or(n);
+        if n < 0 {
+            return Err(Error::runtime(format!(
+                "n must be greater or equal to 0, got {n}"
+            )));
+        }
+        if m < 0 {
+            return Err(Error::runtime(format!(
+                "m must be greater or equal to 0, got {m}"
+            )));
+        }
+        let t = Tensor::zeros_with([n, m], dtype.unwrap_or(DType::Float32))?;
+        let k = n.min(m);
+        if k > 0 {
+            t.diagonal()?.fill_(1)?;
+        }
+        Ok(t)
+    }
+}
+
+/// `torch.tril_indices(row, col)`: the (2, N) int64 coordinates of the lower triangle of a
+/// `row × col` matrix (diagonal included), row by row. See [`tril_indices_with`].
+pub fn tril_indices(row: impl Int, col: impl Int) -> Result<Tensor> {
+    tril_indices_with(row, col, 0)
+}
+
+/// `torch.tril_indices(row, col, offset)`: coordinates `(i, j)` with `j - i <= offset`, in
+/// row-major order, as a contiguous (2, N) int64 tensor.
+///
+/// Errors (RuntimeError): `row must be non-negative, got-1`, `col must be non-negative, got-1`
+/// (PyTorch's spacing).
+pub fn tril_indices_with(row: impl Int, col: impl Int, offset: impl Int) -> Result<Tensor> {
+    tri_indices(row.to_i64(), col.to_i64(), offset.to_i64(), true)
+}
+
+/// `torch.triu_indices(row, col)`: the upper triangle's coordinates; see
+/// [`triu_indices_with`].
+pub fn triu_indices(row: impl Int, col: impl Int) -> Result<Tensor> {
+    triu_indices_with(row, col, 0)
+}
+
+/// `torch.triu_indices(row, col, offset)`: coordinates `(i, j)` with `j - i >= offset`, in
+/// row-major order, as a contiguous (2, N) int64 tensor. Errors as [`tril_indices_with`].
+pub fn triu_indices_with(row: impl Int, col: impl Int, offset: impl Int) -> Result<Tensor> {
+    tri_indices(row.to_i64(), col.to_i64(), offset.to_i64(), false)
+}
+
+fn tri_indices(row: i64, col: i64, offset: i64, lower: bool) -> Result<Tensor> {
+    if row < 0 {
+        return Err(Error::runtime(format!(
+            "row must be non-negative, got{row}"
+        )));
+    }
+    if col < 0 {
+        return Err(Error::runtime(format!(
+            "col must be non-negative, got{col}"
+        )));
+    }
+    let (mut rs, mut cs) = (Vec::new(), Vec::new());
+    for i in 0..row {
+        for j in 0..col {
+            let keep = if lower {
+                j - i <= offset
+            } else {
+                j - i >= offset
+            };
+            if keep {
+                rs.push(i);
+                cs.push(j);
+            }
+        }
+    }
+    let n = rs.len();
+    rs.extend(cs);
+    Tensor::from_vec(rs, [2, n])
+}
+
+/// `torch.meshgrid(*tensors)` with `indexing='ij'`; see [`meshgrid_with`].
+pub fn meshgrid<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Vec<Tensor>> {
+    meshgrid_with(tensors, "ij")
+}
+
+/// `torch.meshgrid(*tensors, indexing=…)`: for `k` 0-d or 1-d tensors of sizes `n1..nk`, `k`
+/// views of shape `(n1, …, nk)` (with `"xy"`, the first two sizes swapped), tensor `i`
+/// expanded along every other dim (stride 0). 0-d tensors count as size 1.
+///
+/// Errors (RuntimeError): `torch.meshgrid: Expected 0D or 1D tensor in the tensor list but
+/// got: …` (the tensor as C++ prints it; only its first line is PyTorch's exactly);
+/// `meshgrid expects all tensors to have the same dtype`; `torch.meshgrid: indexing must be one
+/// of "xy" or "ij", but received: ab`.
+pub fn meshgrid_with<T: AsRef<Tensor>>(tensors: &[T], indexing: &str) -> Result<Vec<Tensor>> {
+    let ts: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
+    if indexing != "ij" && indexing != "xy" {
+        return Err(Error::runtime(format!(
+            "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}"
+        )));
+    }
+    for t in &ts {
+        if t.dim() > 1 {
+            return Err(Error::runtime(format!(
+                "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {}",
+                crate::print::cpp_first_line(t)
+            )));
+        }
+    }
+    if let Some(t0) = ts.first()
+        && ts.iter().any(|t| t.dtype != t0.dtype)
+    {
+        return Err(Error::runtime(
+            "meshgrid expects all tensors to have the same dtype",
+        ));
+    }
+    let swap = indexing == "xy" && ts.len() >= 2;
+    // with "xy" the first two tensors trade places in the output's dims
+    let pos_of = |i: usize| if swap && i < 2 { 1 - i } else { i };
+    let mut sizes = vec![0usize; ts.len()];
+    for (i, t) in ts.iter().enumerate() {
+        sizes[pos_of(i)] = t.numel();
+    }
+    let mut out = Vec::with_capacity(ts.len());
+    for (i, t) in ts.iter().enumerate() {
+        let mut shape = vec![1i64; ts.len()];
+        shape[pos_of(i)] = -1;
+        out.push(t.reshape(&shape[..])?.expand(&sizes[..])?);
+    }
+    Ok(out)
 }
 
 /// A tiny seeded generator for `rand`/`randn` (SplitMix64).

@@ -85,6 +85,68 @@ pub fn embedding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
     Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
 }
 
+/// `torch.nn.functional.one_hot(tensor)`: `num_classes` inferred as `max + 1`; see
+/// [`one_hot_with`].
+pub fn one_hot(tensor: &Tensor) -> Result<Tensor> {
+    one_hot_with(tensor, -1)
+}
+
+/// `torch.nn.functional.one_hot(tensor, num_classes)`: int64 of shape `tensor.shape +
+/// (num_classes,)`, contiguous, 1 at each value's class and 0 elsewhere. `num_classes = -1`
+/// infers `max + 1`.
+///
+/// Errors (RuntimeError), in PyTorch's order: `one_hot is only applicable to index tensor of
+/// type LongTensor.`; `Can not infer total number of classes from empty tensor.`;
+/// `Class values must be non-negative.`; `Class values must be smaller than num_classes.`
+pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
+    let mut classes = num_classes.to_i64();
+    if tensor.dtype != DType::Int64 {
+        return Err(Error::runtime(
+            "one_hot is only applicable to index tensor of type LongTensor.",
+        ));
+    }
+    let vals = tensor.to_vec::<i64>();
+    if vals.is_empty() {
+        if classes == -1 {
+            return Err(Error::runtime(
+                "Can not infer total number of classes from empty tensor.",
+            ));
+        }
+    } else {
+        if vals.iter().any(|&v| v < 0) {
+            return Err(Error::runtime("Class values must be non-negative."));
+        }
+        let max = vals.iter().copied().max().unwrap_or(0);
+        if classes == -1 {
+            classes = max + 1;
+        } else if max >= classes {
+            return Err(Error::runtime(
+                "Class values must be smaller than num_classes.",
+            ));
+        }
+    }
+    let c = usize::try_from(classes)
+        .map_err(|_| Error::runtime("Class values must be smaller than num_classes."))?;
+    let mut shape = tensor.sizes.to_vec();
+    shape.push(c);
+    let total = vals
+        .len()
+        .checked_mul(c)
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    let mut data: Vec<i64> = Vec::new();
+    data.try_reserve_exact(total).map_err(|_| {
+        Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes.",
+            total.saturating_mul(8)
+        ))
+    })?;
+    data.resize(total, 0);
+    for (i, &v) in vals.iter().enumerate() {
+        data[i * c + v as usize] = 1;
+    }
+    Tensor::from_vec(data, &shape[..])
+}
+
 /// `mixed dtype (CPU)` checks of `layer_norm`: parameters of another dtype than the input
 /// must be float32, and then the input must be float16 or bfloat16.
 fn check_layer_norm_dtypes(x: &Tensor, params: &[Option<&Tensor>]) -> Result<bool> {
