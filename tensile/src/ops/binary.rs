@@ -188,7 +188,7 @@ pub(crate) fn binary_into(
         }
     }
     let inplace = matches!(dest, Dest::InPlace);
-    let it = match dest {
+    let mut it = match dest {
         Dest::New => TensorIter::new(None, &[a, b])?,
         Dest::InPlace => TensorIter::new(Some(a), &[a, b])?,
         Dest::Out(o) => TensorIter::new_out(o, &[a, b])?,
@@ -202,6 +202,7 @@ pub(crate) fn binary_into(
     }
     let common = result_type_of(&[a, b]);
     let opdt = op_dtype(op, common)?;
+    it.promote_inputs(opdt);
     let out_dt = if inplace {
         check_can_cast(opdt, a.dtype)?;
         a.dtype

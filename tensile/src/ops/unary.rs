@@ -91,8 +91,12 @@ fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
 // Generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
 pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
-    let it = TensorIter::new(None, &[a])?;
+    let mut it = TensorIter::new(None, &[a])?;
     let opdt = op_dtype(op, a.dtype)?;
+    if !op.returns_bool() {
+        // integer inputs of float functions, and bool squared, are converted first
+        it.promote_inputs(opdt);
+    }
     let out_dt = if op.returns_bool() { DType::Bool } else { opdt };
     let (out, lp) = it.finish::<2>(out_dt)?;
     let cdt = compute_dtype(opdt);
