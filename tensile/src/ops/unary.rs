@@ -197,7 +197,7 @@ unary_methods! {
     ceil, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
     round, Round, "`torch.round`: half to even. Integers are returned unchanged.";
     trunc, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
-    sign, Sign, "`torch.sign`: -1, 0 or 1 (NaN stays NaN).";
+    sign, Sign, "`torch.sign`: -1, 0 or 1; NaN gives 0 (PyTorch's CPU result, for float16, bfloat16, float32 and float64).";
     reciprocal, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
     square, Square, "`torch.square`: `self*self`; bool gives int64.";
     logical_not, LogicalNot, "`torch.logical_not`: bool output, `self == 0`.";
@@ -207,3 +207,30 @@ unary_methods! {
 
 #[allow(dead_code)]
 fn _assert_element<T: Element>() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PyTorch 2.15 on CPU: `sign` of NaN (either sign bit) is 0 in every float dtype, on the
+    /// vectorised path (20 elements) as on the scalar one.
+    #[test]
+    fn sign_of_nan_is_zero() {
+        let v = vec![f64::NAN, -f64::NAN, 1.5, -0.0, 0.0, -2.0];
+        for dt in [
+            DType::Float16,
+            DType::BFloat16,
+            DType::Float32,
+            DType::Float64,
+        ] {
+            let t = Tensor::from_vec(v.clone(), &[6]).unwrap().to(dt).unwrap();
+            assert_eq!(
+                t.sign().unwrap().to_vec::<f64>(),
+                [0.0, 0.0, 1.0, 0.0, 0.0, -1.0],
+                "{dt:?}"
+            );
+            let many = Tensor::full(&[20], f64::NAN, dt).sign().unwrap();
+            assert!(many.to_vec::<f64>().iter().all(|&x| x == 0.0), "{dt:?}");
+        }
+    }
+}
