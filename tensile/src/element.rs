@@ -19,6 +19,16 @@ pub trait Element: Copy + Send + Sync + PartialEq + PartialOrd + std::fmt::Debug
     fn from_f64(v: f64) -> Self;
     /// Converts from i64: ints wrap (two's complement), floats round.
     fn from_i64(v: i64) -> Self;
+    /// Converts a float value (of any float dtype, widened exactly) as PyTorch's CPU cast
+    /// (`static_cast`) does on x86-64: floats and bool as [`Element::from_f64`]; integers
+    /// truncate toward zero with the CPU's conversion instructions, which give the "integer
+    /// indefinite" value (the type's minimum) for NaN and out-of-range values, then keep the
+    /// low bits. int64 converts in 64 bits and int32, int16 and int8 in 32 bits (NaN, ±inf,
+    /// 1e20 give -2^63 as int64, -2^31 as int32, 0 as int16 and int8; 3e9 gives 0 as int16);
+    /// uint8 converts in 64 bits (`-2147483649.0` gives 255).
+    fn from_float(v: f64) -> Self {
+        Self::from_f64(v)
+    }
     /// `true` → 1, `false` → 0.
     fn from_bool(b: bool) -> Self;
     /// `self != 0` (NaN is non-zero).
@@ -35,7 +45,7 @@ pub fn cast<S: Element, D: Element>(s: S) -> D {
     if D::DTYPE == DType::Bool {
         D::from_bool(s.is_nonzero())
     } else if S::DTYPE.is_floating_point() {
-        D::from_f64(s.to_f64())
+        D::from_float(s.to_f64())
     } else if D::DTYPE == DType::Float32 {
         D::from_f64(s.to_i64() as f32 as f64)
     } else {
@@ -43,12 +53,37 @@ pub fn cast<S: Element, D: Element>(s: S) -> D {
     }
 }
 
+/// x86-64's `cvttsd2si` into 64 bits: `v` truncated, or `i64::MIN` when that is NaN or
+/// out of range.
+#[inline(always)]
+fn cvtt64(v: f64) -> i64 {
+    let t = v.trunc();
+    if (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&t) {
+        t as i64
+    } else {
+        i64::MIN
+    }
+}
+
+/// x86-64's `cvttsd2si` into 32 bits: `v` truncated, or `i32::MIN` when that is NaN or
+/// out of range.
+#[inline(always)]
+fn cvtt32(v: f64) -> i32 {
+    let t = v.trunc();
+    if (-2_147_483_648.0..2_147_483_648.0).contains(&t) {
+        t as i32
+    } else {
+        i32::MIN
+    }
+}
+
 macro_rules! int_element {
-    ($($t:ty => $d:ident),*) => {$(
+    ($($t:ty => $d:ident, $cvt:ident),*) => {$(
         impl Element for $t {
             const DTYPE: DType = DType::$d;
             #[inline(always)] fn to_f64(self) -> f64 { self as f64 }
             #[inline(always)] fn to_i64(self) -> i64 { self as i64 }
+            #[inline(always)] fn from_float(v: f64) -> Self { $cvt(v) as $t }
             #[inline(always)] fn from_f64(v: f64) -> Self { (v as i64) as $t }
             #[inline(always)] fn from_i64(v: i64) -> Self { v as $t }
             #[inline(always)] fn from_bool(b: bool) -> Self { b as $t }
@@ -56,7 +91,8 @@ macro_rules! int_element {
         }
     )*};
 }
-int_element!(u8 => UInt8, i8 => Int8, i16 => Int16, i32 => Int32, i64 => Int64);
+int_element!(u8 => UInt8, cvtt64, i8 => Int8, cvtt32, i16 => Int16, cvtt32, i32 => Int32, cvtt32,
+    i64 => Int64, cvtt64);
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;
@@ -193,5 +229,90 @@ pub fn compute_dtype(dt: DType) -> DType {
     match dt {
         DType::Float16 | DType::BFloat16 => DType::Float32,
         d => d,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DType, Tensor};
+
+    /// Float → integer casts of NaN, infinities and out-of-range values, as PyTorch 2.15 on
+    /// x86-64 gives them (the same from float32 and float64 sources, contiguous or strided).
+    #[test]
+    fn float_to_int_casts_match_pytorch_on_x86_64() {
+        let (nan, inf) = (f64::NAN, f64::INFINITY);
+        let vals = [
+            nan, inf, -inf, 1e20, -1e20, 3e9, -3e9, 300.0, -300.0, -1.5, 40000.0,
+        ];
+        let want: [(DType, [i64; 11]); 5] = [
+            (DType::UInt8, [0, 0, 0, 0, 0, 0, 0, 44, 212, 255, 64]),
+            (DType::Int8, [0, 0, 0, 0, 0, 0, 0, 44, -44, -1, 64]),
+            (DType::Int16, [0, 0, 0, 0, 0, 0, 0, 300, -300, -1, -25536]),
+            (
+                DType::Int32,
+                [
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    i32::MIN as i64,
+                    300,
+                    -300,
+                    -1,
+                    40000,
+                ],
+            ),
+            (
+                DType::Int64,
+                [
+                    i64::MIN,
+                    i64::MIN,
+                    i64::MIN,
+                    i64::MIN,
+                    i64::MIN,
+                    3_000_000_000,
+                    -3_000_000_000,
+                    300,
+                    -300,
+                    -1,
+                    40000,
+                ],
+            ),
+        ];
+        for src in [DType::Float32, DType::Float64] {
+            let t = Tensor::from_vec(vals.to_vec(), &[vals.len()])
+                .unwrap()
+                .to(src)
+                .unwrap();
+            for (dt, w) in &want {
+                assert_eq!(t.to(*dt).unwrap().to_vec::<i64>(), w, "{src:?} -> {dt:?}");
+            }
+            assert!(
+                t.to(DType::Bool)
+                    .unwrap()
+                    .to_vec::<bool>()
+                    .iter()
+                    .all(|&b| b)
+            );
+        }
+        // float64 only: uint8 converts through 64 bits, int8/int16/int32 through 32 bits
+        let t = Tensor::from_vec(
+            vec![5_000_000_003.0f64, -2_147_483_649.0, -2_147_483_648.9],
+            &[3],
+        )
+        .unwrap();
+        let to = |dt| t.to(dt).unwrap().to_vec::<i64>();
+        assert_eq!(to(DType::UInt8), [3, 255, 0]);
+        assert_eq!(to(DType::Int8), [0, 0, 0]);
+        assert_eq!(
+            to(DType::Int32),
+            [i32::MIN as i64, i32::MIN as i64, i32::MIN as i64]
+        );
+        assert_eq!(
+            to(DType::Int64),
+            [5_000_000_003, -2_147_483_649, -2_147_483_648]
+        );
     }
 }

@@ -29,15 +29,20 @@ pub(crate) struct TensorIter<'a> {
 
 /// Broadcast strides of `t` against `shape` (right-aligned; missing or stretched dims → 0).
 fn broadcast_strides(t: &Tensor, shape: &[usize]) -> Dims {
+    broadcast_strides_of(&t.sizes, &t.strides, shape)
+}
+
+/// [`broadcast_strides`] of a geometry given as sizes and strides.
+fn broadcast_strides_of(sizes: &[usize], strides: &[usize], shape: &[usize]) -> Dims {
     let n = shape.len();
-    let k = t.dim();
+    let k = sizes.len();
     let mut st: Dims = smallvec::smallvec![0; n];
     for i in 0..k {
         let d = n - k + i;
-        st[d] = if t.sizes[i] == 1 && shape[d] != 1 {
+        st[d] = if sizes[i] == 1 && shape[d] != 1 {
             0
         } else {
-            t.strides[i]
+            strides[i]
         };
     }
     st
@@ -135,6 +140,72 @@ fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Dims {
     st
 }
 
+/// An input's geometry as the layout rules see it: sizes and strides (elements).
+type Geom<'g> = (&'g [usize], &'g [usize]);
+
+/// The layout half of `build()`: the dim order (fastest first) and, for a new output (`out`
+/// is `None`), its strides (empty otherwise). The fast setup when it applies, else
+/// `compute_strides`, `reorder_dimensions` and `allocate_or_resize_outputs`.
+fn plan_layout(shape: &[usize], out: Option<&Tensor>, inputs: &[Geom<'_>]) -> (Dims, Dims) {
+    // Fast setup: a new output over same-shape contiguous inputs is contiguous, and the
+    // dim order needs no search. The same holds when the inputs broadcast but each has
+    // exactly row-major strides (size-1 dims included) and no zero-size dim: their
+    // non-zero broadcast strides never decrease from a later dim to an earlier one, and a
+    // tie would need the later dim's output size to exceed the earlier's, which a tie
+    // (size-1 dims between) can't have — so `reorder_dims` would swap nothing.
+    if out.is_none()
+        && (inputs
+            .iter()
+            .all(|&(sz, st)| sz == shape && layout::is_contiguous(sz, st))
+            || inputs
+                .iter()
+                .all(|&(sz, st)| strictly_row_major_geom(sz, st)))
+    {
+        return ((0..shape.len()).rev().collect(), contiguous_dims(shape));
+    }
+    let mut op_strides: SmallVec<[Dims; 4]> = SmallVec::new();
+    if let Some(o) = out {
+        op_strides.push(o.strides.clone());
+    }
+    op_strides.extend(
+        inputs
+            .iter()
+            .map(|&(sz, st)| broadcast_strides_of(sz, st, shape)),
+    );
+    let perm = reorder_dims(shape, &op_strides);
+    let out_strides = if out.is_some() {
+        Dims::new()
+    } else {
+        fast_strides(shape, inputs).unwrap_or_else(|| strides_from_perm(shape, &perm))
+    };
+    (perm, out_strides)
+}
+
+/// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
+/// channels-last, or all dense with identical strides give their layout to the output.
+fn fast_strides(shape: &[usize], inputs: &[Geom<'_>]) -> Option<Dims> {
+    if inputs.iter().any(|&(sz, _)| sz != shape) {
+        return None;
+    }
+    if inputs.iter().all(|&(sz, st)| layout::is_contiguous(sz, st)) {
+        return Some(contiguous_dims(shape));
+    }
+    if inputs
+        .iter()
+        .all(|&(sz, st)| layout::is_channels_last_contiguous(sz, st))
+    {
+        return Some(layout::channels_last_strides(shape).into());
+    }
+    let first = inputs.first()?.1;
+    if inputs
+        .iter()
+        .all(|&(sz, st)| layout::is_non_overlapping_and_dense(sz, st) && st == first)
+    {
+        return Some(first.into());
+    }
+    None
+}
+
 impl<'a> TensorIter<'a> {
     /// Steps 1–3 of `build()`: overlap (when `out` is written in place), broadcast shape
     /// (an existing `out` takes part first, as it can't be resized), output-shape check,
@@ -187,39 +258,11 @@ impl<'a> TensorIter<'a> {
                 fmt_list(&shape)
             )));
         }
-        // Fast setup: a new output over same-shape contiguous inputs is contiguous, and the
-        // dim order needs no search. The same holds when the inputs broadcast but each has
-        // exactly row-major strides (size-1 dims included) and no zero-size dim: their
-        // non-zero broadcast strides never decrease from a later dim to an earlier one, and a
-        // tie would need the later dim's output size to exceed the earlier's, which a tie
-        // (size-1 dims between) can't have — so `reorder_dims` would swap nothing.
-        if out.is_none()
-            && (inputs
-                .iter()
-                .all(|t| t.sizes[..] == shape[..] && t.is_contiguous())
-                || inputs.iter().all(|t| strictly_row_major(t)))
-        {
-            let perm: Dims = (0..shape.len()).rev().collect();
-            let out_strides = contiguous_dims(&shape);
-            return Ok(TensorIter {
-                out,
-                inputs: inputs.iter().copied().collect(),
-                shape,
-                perm,
-                out_strides,
-            });
-        }
-        let mut op_strides: SmallVec<[Dims; 4]> = SmallVec::new();
-        if let Some(o) = out {
-            op_strides.push(o.strides.clone());
-        }
-        op_strides.extend(inputs.iter().map(|t| broadcast_strides(t, &shape)));
-        let perm = reorder_dims(&shape, &op_strides);
-        let out_strides = if out.is_some() {
-            Dims::new()
-        } else {
-            Self::fast_strides(&shape, inputs).unwrap_or_else(|| strides_from_perm(&shape, &perm))
-        };
+        let geoms: SmallVec<[Geom<'_>; 3]> = inputs
+            .iter()
+            .map(|t| (&t.sizes[..], &t.strides[..]))
+            .collect();
+        let (perm, out_strides) = plan_layout(&shape, out, &geoms);
         Ok(TensorIter {
             out,
             inputs: inputs.iter().copied().collect(),
@@ -229,26 +272,39 @@ impl<'a> TensorIter<'a> {
         })
     }
 
-    /// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
-    /// channels-last, or all dense with identical strides give their layout to the output.
-    fn fast_strides(shape: &[usize], inputs: &[&Tensor]) -> Option<Dims> {
-        if inputs.iter().any(|t| t.sizes[..] != *shape) {
-            return None;
+    /// `compute_types`' input promotion on CPU, for ops that compute in one `common` dtype
+    /// (`promote_inputs_to_common_dtype`): PyTorch replaces every input of another dtype by
+    /// `input.to(common)` before choosing the layout, and that copy has preserve-format
+    /// strides (the input's own when non-overlapping and dense, otherwise dense strides in
+    /// the input's dim order). So a new output is laid out as if those inputs had those
+    /// strides: a non-dense input converted to a dense one can turn on the fast setup
+    /// (`(5,1)` strides `(1,5)` float64 with a `(5,1)` strides `(3,1)` bool gives `(1,1)`).
+    /// The kernels still read the original inputs, converting on the fly. An existing output
+    /// keeps its strides, so only a new one is re-planned.
+    pub(crate) fn promote_inputs(&mut self, common: DType) {
+        if self.out.is_some() || self.inputs.iter().all(|t| t.dtype == common) {
+            return;
         }
-        if inputs.iter().all(|t| t.is_contiguous()) {
-            return Some(contiguous_dims(shape));
-        }
-        if inputs.iter().all(|t| t.is_contiguous_channels_last()) {
-            return Some(layout::channels_last_strides(shape).into());
-        }
-        let first = &inputs.first()?.strides;
-        if inputs
+        let converted: SmallVec<[Vec<usize>; 3]> = self
+            .inputs
             .iter()
-            .all(|t| t.is_non_overlapping_and_dense() && t.strides == *first)
-        {
-            return Some(first.clone());
-        }
-        None
+            .map(|t| {
+                if t.dtype == common {
+                    t.strides.to_vec()
+                } else {
+                    layout::preserve_format_strides(&t.sizes, &t.strides)
+                }
+            })
+            .collect();
+        let geoms: SmallVec<[Geom<'_>; 3]> = self
+            .inputs
+            .iter()
+            .zip(&converted)
+            .map(|(t, st)| (&t.sizes[..], &st[..]))
+            .collect();
+        let (perm, out_strides) = plan_layout(&self.shape, None, &geoms);
+        self.perm = perm;
+        self.out_strides = out_strides;
     }
 
     /// Whether a given `out=` tensor is written (its shape was right), rather than replaced.
@@ -425,12 +481,17 @@ impl<const N: usize> SmallPlan<N> {
 
 /// Whether `t` has exactly row-major strides, size-1 dims included, and no zero-size dim.
 fn strictly_row_major(t: &Tensor) -> bool {
+    strictly_row_major_geom(&t.sizes, &t.strides)
+}
+
+/// [`strictly_row_major`] of a geometry given as sizes and strides.
+fn strictly_row_major_geom(sizes: &[usize], strides: &[usize]) -> bool {
     let mut acc = 1usize;
-    for d in (0..t.sizes.len()).rev() {
-        if t.sizes[d] == 0 || t.strides[d] != acc {
+    for d in (0..sizes.len()).rev() {
+        if sizes[d] == 0 || strides[d] != acc {
             return false;
         }
-        acc *= t.sizes[d];
+        acc *= sizes[d];
     }
     true
 }
@@ -582,5 +643,41 @@ mod tests {
             }
         }
         assert!(checked > 1000, "{checked}");
+    }
+
+    /// Inputs of another dtype than the op's common dtype are laid out as their `.to(common)`
+    /// copies (PyTorch 2.15: `torch.minimum(a, b)` below gives strides `(1, 1)`; `exp` of a
+    /// non-dense transposed int32 tensor, and `x + y`, keep its dim order densely: `(1, 6)`).
+    #[test]
+    fn promoted_inputs_lay_out_as_their_converted_copies() {
+        let a = Tensor::from_vec(vec![-3.0f64, -1.5, -1.0, -1.5, 1.0], &[5])
+            .unwrap()
+            .as_strided_with(&[5, 1], &[1, 5], 0)
+            .unwrap();
+        let b = Tensor::zeros_with(&[13], DType::Bool)
+            .unwrap()
+            .as_strided_with(&[5, 1], &[3, 1], 0)
+            .unwrap();
+        assert_eq!(a.minimum(&b).unwrap().stride(), &[1, 1]);
+        assert_eq!(b.minimum(&a).unwrap().stride(), &[1, 1]);
+        assert_eq!(a.eq(&b).unwrap().stride(), &[1, 1]);
+        // same dtypes: no conversion, the first input's dim order
+        let b64 = b.to(DType::Float64).unwrap();
+        let bs = Tensor::zeros_with(&[13], DType::Float64)
+            .unwrap()
+            .as_strided_with(&[5, 1], &[3, 1], 0)
+            .unwrap();
+        assert_eq!(b64.stride(), &[1, 1]);
+        assert_eq!(a.minimum(&bs).unwrap().stride(), &[1, 5]);
+        // (6, 4) with strides (2, 12): not dense, converted to dense (1, 6)
+        let x = Tensor::arange_with((0.0, 48.0, 1.0), DType::Int32)
+            .unwrap()
+            .as_strided_with(&[6, 4], &[2, 12], 0)
+            .unwrap();
+        let y = Tensor::ones_with(&[6, 4], DType::Float32).unwrap();
+        assert_eq!(x.exp().unwrap().stride(), &[1, 6]);
+        assert_eq!(x.add(&y).unwrap().stride(), &[1, 6]);
+        assert_eq!(y.add(&x).unwrap().stride(), &[4, 1]);
+        assert_eq!(x.div(&x).unwrap().stride(), &[1, 6]);
     }
 }

@@ -219,7 +219,8 @@ macro_rules! float_arith {
             #[inline(always)] fn neg(self) -> Self { -self }
             #[inline(always)] fn abs(self) -> Self { self.abs() }
             #[inline(always)] fn sign(self) -> Self {
-                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else if self.is_nan() { self } else { 0.0 }
+                // NaN (like ±0) gives 0, as PyTorch's CPU kernel does
+                if self > 0.0 { 1.0 } else if self < 0.0 { -1.0 } else { 0.0 }
             }
             #[inline(always)] fn floor(self) -> Self { self.floor() }
             #[inline(always)] fn ceil(self) -> Self { self.ceil() }

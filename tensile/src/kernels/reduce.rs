@@ -63,6 +63,10 @@ pub(crate) trait Reducer: Sync {
     /// a reduction over threads above `PAR_ELEMS / COST` elements (waking rayon's workers
     /// costs more than summing a few hundred thousand floats).
     const COST: usize = 4;
+    /// Whether the vertical walk may regroup a column into a cascade of short runs (sums:
+    /// better accuracy). Without it each output folds its rows strictly in order, as
+    /// PyTorch's outer reductions do.
+    const CASCADE: bool = true;
     /// Folds a contiguous run whose first element has index `i0`, the next `i0 + di`, ….
     /// The default keeps [`SLICE_LANES`] independent accumulators (element `k` goes to lane
     /// `k % SLICE_LANES`) so consecutive steps do not wait on each other, then combines them.
@@ -471,6 +475,9 @@ impl<A: Copy> Cascade<A> {
     /// `n` rows) and carries full levels upwards.
     #[inline(always)]
     fn rows_done<R: Reducer<Acc = A>>(&mut self, r: &R, n: usize) {
+        if !R::CASCADE {
+            return; // one level: every row folds into it, in order
+        }
         self.counts[0] += n;
         let mut k = 0;
         while self.counts[k] == LEVEL_ROWS {
@@ -1071,6 +1078,42 @@ impl<T: Element, A: AccNum, O: Element> Reducer for ProdR<T, A, O> {
     }
     fn finish(&self, acc: A) -> O {
         acc.to_out()
+    }
+    // Float products depend on their order (rounding, and `inf * 0 = NaN` once a half-precision
+    // partial product overflows), so they follow PyTorch's CPU kernel exactly.
+    const CASCADE: bool = false;
+    /// PyTorch's `vectorized_inner_reduction` (`binary_kernel_reduce_vec`), with its 256-bit
+    /// vectors of `V = 32 / size_of(A)` lanes: while at least `4V` elements remain, element
+    /// `j` of each block of `4V` goes to lane accumulator `j`; the lanes are then merged as
+    /// `(l[k] * l[V+k]) * (l[2V+k] * l[3V+k])`, those `V` products left to right, and the
+    /// result into `acc`; the tail is multiplied in one element at a time. Runs shorter than
+    /// `4V` are therefore plain left-to-right products.
+    #[inline(always)]
+    fn fold_slice(&self, mut acc: A, xs: &[T], _i0: i64, _di: i64) -> A {
+        const MAX_W: usize = 64;
+        let v = (32 / std::mem::size_of::<A>()).clamp(1, MAX_W / 4);
+        let w = 4 * v;
+        let blocks = xs.len() / w;
+        if blocks > 0 {
+            let mut lanes = [A::ONE; MAX_W];
+            for block in xs[..blocks * w].chunks_exact(w) {
+                for (l, &x) in lanes.iter_mut().zip(block) {
+                    *l = l.mul(A::from_in(x));
+                }
+            }
+            let mut merged = A::ONE;
+            for k in 0..v {
+                let lane = lanes[k]
+                    .mul(lanes[v + k])
+                    .mul(lanes[2 * v + k].mul(lanes[3 * v + k]));
+                merged = if k == 0 { lane } else { merged.mul(lane) };
+            }
+            acc = acc.mul(merged);
+        }
+        for &x in &xs[blocks * w..] {
+            acc = acc.mul(A::from_in(x));
+        }
+        acc
     }
 }
 

@@ -13,7 +13,7 @@ use crate::kernels::loops::run_small;
 use crate::kernels::math::{Arith, Float};
 use crate::kernels::pointwise;
 use crate::ops::Operand;
-use crate::tensor::Tensor;
+use crate::tensor::{Scalar, Tensor};
 
 /// The binary pointwise ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -164,6 +164,22 @@ macro_rules! op_table {
     };
 }
 
+/// PyTorch's first check in `pow(Tensor, Scalar)` (and `pow_`, `out=`), NumPy's rule: an
+/// integer or bool base to a negative integer number fails. It concerns number exponents
+/// only: a tensor exponent with negative values computes (`2 ** -1` is 0, `(-1) ** -1` is
+/// -1, `1 ** -2` is 1, and `0 ** -1` is 0).
+fn pow_scalar_check(base: &Tensor, exp: Operand<'_>) -> Result<()> {
+    if let Operand::Scalar(Scalar::Int(e)) = exp
+        && e < 0
+        && base.dtype.is_integral(true)
+    {
+        return Err(Error::runtime(
+            "Integers to negative integer powers are not allowed.",
+        ));
+    }
+    Ok(())
+}
+
 // Comparisons are generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
 pub(crate) fn binary_into(
@@ -172,6 +188,9 @@ pub(crate) fn binary_into(
     b: Operand<'_>,
     dest: Dest<'_>,
 ) -> Result<Tensor> {
+    if op == Pow {
+        pow_scalar_check(a, b)?;
+    }
     let b = b.as_tensor();
     let b: &Tensor = &b;
     if op == Sub {
@@ -188,7 +207,7 @@ pub(crate) fn binary_into(
         }
     }
     let inplace = matches!(dest, Dest::InPlace);
-    let it = match dest {
+    let mut it = match dest {
         Dest::New => TensorIter::new(None, &[a, b])?,
         Dest::InPlace => TensorIter::new(Some(a), &[a, b])?,
         Dest::Out(o) => TensorIter::new_out(o, &[a, b])?,
@@ -216,6 +235,7 @@ pub(crate) fn binary_into(
         }
         (r, _) => r?,
     };
+    it.promote_inputs(opdt);
     let out_dt = if let Some(g) = given {
         g
     } else if op.returns_bool() {
@@ -371,5 +391,60 @@ pub fn pow<'a, 'b>(
         (Operand::Scalar(_), Operand::Scalar(_)) => Err(Error::runtime(
             "pow(): at least one of 'input' and 'exponent' must be a tensor",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(v: &[i64], dt: DType) -> Tensor {
+        Tensor::from_vec(v.to_vec(), &[v.len()])
+            .unwrap()
+            .to(dt)
+            .unwrap()
+    }
+
+    /// PyTorch 2.15: an integer (or bool) tensor to a negative integer number fails, in every
+    /// form; a tensor exponent with negative values (even a 0-d one) computes, as does a
+    /// float number exponent.
+    #[test]
+    fn integers_to_negative_integer_numbers_fail() {
+        const MSG: &str = "Integers to negative integer powers are not allowed.";
+        for dt in [
+            DType::Bool,
+            DType::UInt8,
+            DType::Int8,
+            DType::Int16,
+            DType::Int32,
+            DType::Int64,
+        ] {
+            let a = ints(&[2, 3, 1], dt);
+            assert_eq!(a.pow(-1).unwrap_err().to_string(), MSG, "{dt:?}");
+            assert_eq!(a.pow(-2i32).unwrap_err().to_string(), MSG, "{dt:?}");
+            assert_eq!(a.pow_(-1).unwrap_err().to_string(), MSG, "{dt:?}");
+            let mut out = Tensor::zeros_with(&[3], dt).unwrap();
+            assert_eq!(
+                a.pow_out(-1, &mut out).unwrap_err().to_string(),
+                MSG,
+                "{dt:?}"
+            );
+            // a float number is no integer power
+            assert!(a.pow(-1.0).is_ok(), "{dt:?}");
+        }
+        // 0-d tensor exponents compute: -1 as uint8 is 255 (3**255 wraps to 171)
+        let neg = Tensor::from_vec(vec![-1i64], ()).unwrap();
+        let r = |t: Result<Tensor>| t.unwrap().to_vec::<i64>();
+        assert_eq!(r(ints(&[2, 3, 1], DType::UInt8).pow(&neg)), [0, 171, 1]);
+        assert_eq!(r(ints(&[2, 3, 1], DType::Int8).pow(&neg)), [0, 0, 1]);
+        assert_eq!(
+            r(ints(&[-1, 1, 0, 2, -2], DType::Int64)
+                .pow(&ints(&[-1, -2, -1, -1, -3], DType::Int64))),
+            [-1, 1, 0, 0, 0]
+        );
+        // float bases, and non-negative exponents, are unaffected
+        let f = Tensor::from_vec(vec![2.0f32], &[1]).unwrap();
+        assert_eq!(f.pow(-1).unwrap().to_vec::<f64>(), [0.5]);
+        assert_eq!(r(ints(&[2, 3], DType::Int64).pow(0)), [1, 1]);
     }
 }

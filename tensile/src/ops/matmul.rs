@@ -175,8 +175,11 @@ fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     product(a, b, None, "addmm_impl_cpu_")
 }
 
-/// PyTorch's `should_fold` (without autograd): fold the ≥3-D operand's leading dims into the
-/// rows of one matrix when that is a view.
+/// PyTorch's `should_fold` (without autograd): fold the ≥3-D operand's leading dims (all
+/// but the last) into the rows of one matrix when that is a view. Size-1 dims take no part:
+/// their strides are arbitrary and they never stop a fold (PyTorch 2.15 folds a
+/// `(5, 1, 1, 5)` operand with strides `(18, 12, 6, 1)`: its `mm` reports `5x5`); each other
+/// leading dim's stride must be the next such dim's stride times its size.
 fn should_fold(t1: &Tensor, t2: &Tensor) -> bool {
     let (d1, d2) = (t1.dim(), t2.dim());
     let larger = d1 >= d2;
@@ -188,7 +191,9 @@ fn should_fold(t1: &Tensor, t2: &Tensor) -> bool {
     if big.numel() == 0 {
         return true;
     }
-    (0..dim_big - 2).all(|i| big.strides[i] == big.strides[i + 1] * big.sizes[i + 1])
+    let lead: Vec<usize> = (0..dim_big - 1).filter(|&i| big.sizes[i] != 1).collect();
+    lead.windows(2)
+        .all(|w| big.strides[w[0]] == big.strides[w[1]] * big.sizes[w[1]])
 }
 
 /// Broadcast strides of `t`'s leading `nb_t` dims against the batch shape `batch`.
@@ -231,9 +236,15 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
         let nd = big.dim();
         let mut out_shape: Vec<usize> = big.sizes[..nd - 1].to_vec();
         let folded: usize = out_shape.iter().product();
+        // the rows step like the innermost leading dim that is not size 1 (any stride does
+        // for a single row)
+        let row_stride = (0..nd - 1)
+            .rev()
+            .find(|&i| big.sizes[i] != 1)
+            .map_or(big.strides[nd - 2], |i| big.strides[i]);
         let folded_t = big.view_with(
             vec![folded, big.sizes[nd - 1]],
-            vec![big.strides[nd - 2], big.strides[nd - 1]],
+            vec![row_stride, big.strides[nd - 1]],
             big.offset,
         );
         return if small.dim() == 2 {
@@ -809,5 +820,50 @@ mod tests {
             e(f(&[2, 6, 1]).matmul(&f(&[1, 3, 1, 5]))),
             "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
         );
+    }
+
+    /// Size-1 leading dims never stop a fold, whatever their strides (PyTorch 2.15's
+    /// messages, which name the path taken); the folded rows step like the innermost
+    /// leading dim that is not size 1.
+    #[test]
+    fn size_one_dims_do_not_stop_a_fold() {
+        let base = halves(&[100], 3, DType::Float32);
+        let st = |size: &[i64], stride: &[i64], off: i64| {
+            base.as_strided_with(size, stride, off).unwrap()
+        };
+        let f = |s: &[usize]| Tensor::ones_with(s, DType::Float32).unwrap();
+        let e = |r: Result<Tensor>| r.unwrap_err().to_string();
+        assert_eq!(
+            e(st(&[5, 1, 1, 5], &[18, 12, 6, 1], 1).matmul(&f(&[1, 4]))),
+            "mm: mat1 and mat2 shapes cannot be multiplied (5x5 and 1x4)"
+        );
+        assert_eq!(
+            e(f(&[4]).matmul(&st(&[2, 5, 2, 1], &[10, 2, 1, 1], 0))),
+            "size mismatch, got input (10), mat (10x2), vec (4)"
+        );
+        assert_eq!(
+            e(st(&[2, 1, 3, 4], &[12, 5, 4, 1], 0).matmul(&f(&[5]))),
+            "size mismatch, got input (6), mat (6x4), vec (5)"
+        );
+        assert_eq!(
+            e(f(&[4]).matmul(&st(&[2, 1, 3], &[3, 7, 1], 0))),
+            "size mismatch, got input (6), mat (6x1), vec (4)"
+        );
+        // not a view: bmm
+        assert_eq!(
+            e(st(&[3, 2, 1], &[1, 3, 50], 0).matmul(&f(&[5]))),
+            "Expected size for first two dimensions of batch2 tensor to be: [3, 1] but got: [3, 5]."
+        );
+        // values through a fold whose last leading dim is size 1 with an odd stride
+        let a = st(&[2, 3, 1, 4], &[12, 4, 7, 1], 0);
+        let b = halves(&[4, 6], 5, DType::Float32);
+        let got = a.matmul(&b).unwrap();
+        assert_eq!(got.size(), &[2, 3, 1, 6]);
+        let want = naive(&a.contiguous(), &b, &[2, 3]);
+        assert_eq!(got.to_vec::<f64>(), want);
+        let v = halves(&[4], 2, DType::Float32);
+        let got = a.matmul(&v).unwrap();
+        let want = naive(&a.contiguous(), &col(&v), &[2, 3]);
+        assert_eq!(got.to_vec::<f64>(), want);
     }
 }

@@ -755,6 +755,44 @@ mod tests {
         assert_eq!(a.sum_dim((), false).unwrap().size(), &[] as &[usize]);
     }
 
+    /// Float products follow PyTorch's order exactly (values from PyTorch 2.15 on x86-64):
+    /// runs shorter than four 256-bit vectors multiply left to right, longer ones through
+    /// `4V` lane accumulators; columns fold row by row. In float16 the left-to-right
+    /// product of the 32 values below overflows to inf before reaching a zero: NaN.
+    #[test]
+    fn float_products_follow_pytorch_order() {
+        let x = t64(
+            vec![
+                -1.5, -3.5, -3.5, 1.5, 2.0, -2.0, -0.5, -1.0, 1.0, 2.5, 0.5, -2.0, -3.0, 3.5, -2.0,
+                -3.5, 0.5, 2.0, -0.5, 4.0, 3.5, 0.0, -3.0, 3.5, 0.0, 0.5, -3.0, -3.0, 0.5, 4.0,
+                2.0, 3.0,
+            ],
+            &[4, 2, 1, 4],
+        )
+        .to(DType::Float16)
+        .unwrap();
+        assert!(x.prod().unwrap().item::<f64>().unwrap().is_nan());
+        let vals = |n: usize| -> Vec<f64> {
+            (0..n)
+                .map(|i| 0.5 + ((i * 37) % 23) as f64 / 16.0)
+                .collect()
+        };
+        for (dt, want) in [
+            (DType::Float16, 9576.0),
+            (DType::BFloat16, 9792.0),
+            (DType::Float32, 9574.376953125),
+            (DType::Float64, 9574.37776311453),
+        ] {
+            let t = t64(vals(100), &[100]).to(dt).unwrap();
+            assert_eq!(t.prod().unwrap().item::<f64>().unwrap(), want, "{dt:?}");
+        }
+        let cols = t64(vals(60), &[20, 3]).to(DType::Float16).unwrap();
+        assert_eq!(
+            cols.prod_dim(0, false).unwrap().to_vec::<f64>(),
+            vec![11.328125, 5.07421875, 4.87890625]
+        );
+    }
+
     #[test]
     fn errors_in_pytorch_order() {
         let e = |r: Result<Tensor>| {

@@ -31,6 +31,9 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         )
     };
     let mut x: Vec<f64> = t.to_vec::<f64>();
+    if log && d + 1 == t.dim() && matches!(t.dtype, DType::Float16 | DType::BFloat16) {
+        return log_softmax_lastdim_half(x, &sizes, len, t.dtype);
+    }
     for o in 0..outer {
         for i in 0..inner {
             let at = |k: usize| (o * len + k) * inner + i;
@@ -63,6 +66,39 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     }
 }
 
+/// `log_softmax` of float16/bfloat16 over the last dim, rows of `len` contiguous elements
+/// (PyTorch's `_vec_log_softmax_lastdim`; only for `dim` = the last dim, not for a dim
+/// followed by size-1 dims). Its
+/// float32 results pass through the half type twice before the output: the sum of
+/// `exp(x - max)` (computed in float32) is stored in the half type, its log too, and then
+/// `(x - max) - log_sum` is computed in float32 and rounded. So `[-3, -4, 0, 2, -4]` gives
+/// `-0.13757` at the `2` in float16, not the correctly rounded `-0.13721`. (Other dims, and
+/// `softmax`, compute in float32 and round once.)
+fn log_softmax_lastdim_half(
+    mut x: Vec<f64>,
+    sizes: &[usize],
+    len: usize,
+    dt: DType,
+) -> Result<Tensor> {
+    let round = |v: f32| -> f32 {
+        if dt == DType::Float16 {
+            half::f16::from_f32(v).to_f32()
+        } else {
+            half::bf16::from_f32(v).to_f32()
+        }
+    };
+    for row in x.chunks_mut(len.max(1)) {
+        let m = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v as f32));
+        let m = if m.is_infinite() { 0.0 } else { m };
+        let sum: f32 = row.iter().map(|&v| (v as f32 - m).exp()).sum();
+        let log_sum = round(round(sum).ln());
+        for v in row.iter_mut() {
+            *v = round((*v as f32 - m) - log_sum) as f64;
+        }
+    }
+    Tensor::from_vec(x, sizes)?.to(dt)
+}
+
 impl Tensor {
     /// `torch.softmax(self, dim)`: `exp(x - max) / sum(exp(x - max))` along `dim`.
     ///
@@ -76,5 +112,42 @@ impl Tensor {
     /// Shapes and errors as [`Tensor::softmax`].
     pub fn log_softmax(&self, dim: impl Int) -> Result<Tensor> {
         softmax_impl(self, dim.to_i64(), true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values from PyTorch 2.15: the last-dim kernel rounds the sum of exponentials and its
+    /// log to the half type; any other dim computes in float32 and rounds once.
+    #[test]
+    fn half_log_softmax_rounds_like_pytorch() {
+        let r = || Tensor::from_vec(vec![-3.0f32, -4.0, 0.0, 2.0, -4.0], &[5]).unwrap();
+        let ls = |t: Tensor, dim: i64| t.log_softmax(dim).unwrap().to_vec::<f64>();
+        let h = r().to(DType::Float16).unwrap();
+        assert_eq!(
+            ls(h.alias(), 0),
+            [
+                -5.13671875,
+                -6.13671875,
+                -2.13671875,
+                -0.1375732421875,
+                -6.13671875
+            ]
+        );
+        let b = r().to(DType::BFloat16).unwrap();
+        assert_eq!(ls(b, -1), [-5.125, -6.125, -2.140625, -0.138671875, -6.125]);
+        let col = h.reshape(&[5, 1]).unwrap();
+        assert_eq!(
+            ls(col, 0),
+            [
+                -5.13671875,
+                -6.13671875,
+                -2.13671875,
+                -0.13720703125,
+                -6.13671875
+            ]
+        );
     }
 }

@@ -91,8 +91,12 @@ fn op_dtype(op: UnaryOp, dt: DType) -> Result<DType> {
 // Generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
 pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
-    let it = TensorIter::new(None, &[a])?;
+    let mut it = TensorIter::new(None, &[a])?;
     let opdt = op_dtype(op, a.dtype)?;
+    if !op.returns_bool() {
+        // integer inputs of float functions, and bool squared, are converted first
+        it.promote_inputs(opdt);
+    }
     let out_dt = if op.returns_bool() { DType::Bool } else { opdt };
     let (out, lp) = it.finish::<2>(out_dt)?;
     let cdt = compute_dtype(opdt);
@@ -209,7 +213,7 @@ unary_methods! {
     ceil, ceil_, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
     round, round_, Round, "`torch.round`: half to even. Integers are returned unchanged.";
     trunc, trunc_, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
-    sign, sign_, Sign, "`torch.sign`: -1, 0 or 1 (NaN gives 0, as on PyTorch's CPU).";
+    sign, sign_, Sign, "`torch.sign`: -1, 0 or 1; NaN gives 0 (PyTorch's CPU result, for float16, bfloat16, float32 and float64).";
     reciprocal, reciprocal_, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
     square, square_, Square, "`torch.square`: `self*self`; bool gives int64.";
     logical_not, logical_not_, LogicalNot, "`torch.logical_not`: bool output, `self == 0` (the in-place form writes 0/1 in `self`'s dtype).";
@@ -230,3 +234,33 @@ impl Tensor {
 
 #[allow(dead_code)]
 fn _assert_element<T: Element>() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// PyTorch 2.15 on CPU: `sign` of NaN (either sign bit) is 0 in every float dtype, on the
+    /// vectorised path (20 elements) as on the scalar one.
+    #[test]
+    fn sign_of_nan_is_zero() {
+        let v = vec![f64::NAN, -f64::NAN, 1.5, -0.0, 0.0, -2.0];
+        for dt in [
+            DType::Float16,
+            DType::BFloat16,
+            DType::Float32,
+            DType::Float64,
+        ] {
+            let t = Tensor::from_vec(v.clone(), &[6]).unwrap().to(dt).unwrap();
+            assert_eq!(
+                t.sign().unwrap().to_vec::<f64>(),
+                [0.0, 0.0, 1.0, 0.0, 0.0, -1.0],
+                "{dt:?}"
+            );
+            let many = Tensor::full_with(&[20], f64::NAN, dt)
+                .unwrap()
+                .sign()
+                .unwrap();
+            assert!(many.to_vec::<f64>().iter().all(|&x| x == 0.0), "{dt:?}");
+        }
+    }
+}
