@@ -282,7 +282,7 @@ mod tests {
             ),
         ];
         for src in [DType::Float32, DType::Float64] {
-            let t = Tensor::from_vec(vals.to_vec(), &[vals.len()])
+            let t = Tensor::from_vec(vals.to_vec(), [vals.len()])
                 .unwrap()
                 .to(src)
                 .unwrap();
@@ -300,7 +300,7 @@ mod tests {
         // float64 only: uint8 converts through 64 bits, int8/int16/int32 through 32 bits
         let t = Tensor::from_vec(
             vec![5_000_000_003.0f64, -2_147_483_649.0, -2_147_483_648.9],
-            &[3],
+            [3],
         )
         .unwrap();
         let to = |dt| t.to(dt).unwrap().to_vec::<i64>();

@@ -650,31 +650,31 @@ mod tests {
     /// non-dense transposed int32 tensor, and `x + y`, keep its dim order densely: `(1, 6)`).
     #[test]
     fn promoted_inputs_lay_out_as_their_converted_copies() {
-        let a = Tensor::from_vec(vec![-3.0f64, -1.5, -1.0, -1.5, 1.0], &[5])
+        let a = Tensor::from_vec(vec![-3.0f64, -1.5, -1.0, -1.5, 1.0], [5])
             .unwrap()
-            .as_strided_with(&[5, 1], &[1, 5], 0)
+            .as_strided_with([5, 1], [1, 5], 0)
             .unwrap();
-        let b = Tensor::zeros_with(&[13], DType::Bool)
+        let b = Tensor::zeros_with([13], DType::Bool)
             .unwrap()
-            .as_strided_with(&[5, 1], &[3, 1], 0)
+            .as_strided_with([5, 1], [3, 1], 0)
             .unwrap();
         assert_eq!(a.minimum(&b).unwrap().stride(), &[1, 1]);
         assert_eq!(b.minimum(&a).unwrap().stride(), &[1, 1]);
         assert_eq!(a.eq(&b).unwrap().stride(), &[1, 1]);
         // same dtypes: no conversion, the first input's dim order
         let b64 = b.to(DType::Float64).unwrap();
-        let bs = Tensor::zeros_with(&[13], DType::Float64)
+        let bs = Tensor::zeros_with([13], DType::Float64)
             .unwrap()
-            .as_strided_with(&[5, 1], &[3, 1], 0)
+            .as_strided_with([5, 1], [3, 1], 0)
             .unwrap();
         assert_eq!(b64.stride(), &[1, 1]);
         assert_eq!(a.minimum(&bs).unwrap().stride(), &[1, 5]);
         // (6, 4) with strides (2, 12): not dense, converted to dense (1, 6)
         let x = Tensor::arange_with((0.0, 48.0, 1.0), DType::Int32)
             .unwrap()
-            .as_strided_with(&[6, 4], &[2, 12], 0)
+            .as_strided_with([6, 4], [2, 12], 0)
             .unwrap();
-        let y = Tensor::ones_with(&[6, 4], DType::Float32).unwrap();
+        let y = Tensor::ones_with([6, 4], DType::Float32).unwrap();
         assert_eq!(x.exp().unwrap().stride(), &[1, 6]);
         assert_eq!(x.add(&y).unwrap().stride(), &[1, 6]);
         assert_eq!(y.add(&x).unwrap().stride(), &[4, 1]);

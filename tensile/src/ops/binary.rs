@@ -399,7 +399,7 @@ mod tests {
     use super::*;
 
     fn ints(v: &[i64], dt: DType) -> Tensor {
-        Tensor::from_vec(v.to_vec(), &[v.len()])
+        Tensor::from_vec(v.to_vec(), [v.len()])
             .unwrap()
             .to(dt)
             .unwrap()
@@ -423,7 +423,7 @@ mod tests {
             assert_eq!(a.pow(-1).unwrap_err().to_string(), MSG, "{dt:?}");
             assert_eq!(a.pow(-2i32).unwrap_err().to_string(), MSG, "{dt:?}");
             assert_eq!(a.pow_(-1).unwrap_err().to_string(), MSG, "{dt:?}");
-            let mut out = Tensor::zeros_with(&[3], dt).unwrap();
+            let mut out = Tensor::zeros_with([3], dt).unwrap();
             assert_eq!(
                 a.pow_out(-1, &mut out).unwrap_err().to_string(),
                 MSG,
@@ -443,7 +443,7 @@ mod tests {
             [-1, 1, 0, 0, 0]
         );
         // float bases, and non-negative exponents, are unaffected
-        let f = Tensor::from_vec(vec![2.0f32], &[1]).unwrap();
+        let f = Tensor::from_vec(vec![2.0f32], [1]).unwrap();
         assert_eq!(f.pow(-1).unwrap().to_vec::<f64>(), [0.5]);
         assert_eq!(r(ints(&[2, 3], DType::Int64).pow(0)), [1, 1]);
     }

@@ -123,7 +123,7 @@ mod tests {
     /// log to the half type; any other dim computes in float32 and rounds once.
     #[test]
     fn half_log_softmax_rounds_like_pytorch() {
-        let r = || Tensor::from_vec(vec![-3.0f32, -4.0, 0.0, 2.0, -4.0], &[5]).unwrap();
+        let r = || Tensor::from_vec(vec![-3.0f32, -4.0, 0.0, 2.0, -4.0], [5]).unwrap();
         let ls = |t: Tensor, dim: i64| t.log_softmax(dim).unwrap().to_vec::<f64>();
         let h = r().to(DType::Float16).unwrap();
         assert_eq!(
@@ -138,7 +138,7 @@ mod tests {
         );
         let b = r().to(DType::BFloat16).unwrap();
         assert_eq!(ls(b, -1), [-5.125, -6.125, -2.140625, -0.138671875, -6.125]);
-        let col = h.reshape(&[5, 1]).unwrap();
+        let col = h.reshape([5, 1]).unwrap();
         assert_eq!(
             ls(col, 0),
             [

@@ -250,13 +250,13 @@ mod tests {
             DType::Float32,
             DType::Float64,
         ] {
-            let t = Tensor::from_vec(v.clone(), &[6]).unwrap().to(dt).unwrap();
+            let t = Tensor::from_vec(v.clone(), [6]).unwrap().to(dt).unwrap();
             assert_eq!(
                 t.sign().unwrap().to_vec::<f64>(),
                 [0.0, 0.0, 1.0, 0.0, 0.0, -1.0],
                 "{dt:?}"
             );
-            let many = Tensor::full_with(&[20], f64::NAN, dt)
+            let many = Tensor::full_with([20], f64::NAN, dt)
                 .unwrap()
                 .sign()
                 .unwrap();
