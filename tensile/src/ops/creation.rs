@@ -476,6 +476,28 @@ fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
     Ok(s.to_f64().trunc())
 }
 
+/// The values of `linspace(start, end, steps)` in `dtype`'s arithmetic, before the final
+/// cast: float dtypes compute in their own precision; integer dtypes truncate the ends to
+/// integers and step in double.
+fn linspace_values(start: Scalar, end: Scalar, steps: usize, dtype: DType) -> Result<Vec<f64>> {
+    if dtype.is_floating_point() {
+        if steps == 1 {
+            return Ok(vec![start.to_f64()]);
+        }
+        return Ok(linspace_points(
+            start.to_f64(),
+            end.to_f64(),
+            steps,
+            rounding(dtype),
+        ));
+    }
+    if steps == 1 {
+        return Ok(vec![scalar_to_int(start, dtype)?]);
+    }
+    let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
+    Ok(linspace_points(s, e, steps, |x| x))
+}
+
 fn check_steps(steps: i64) -> Result<usize> {
     if steps < 0 {
         return Err(Error::runtime("number of steps must be non-negative"));
@@ -504,21 +526,9 @@ impl Tensor {
         steps: impl Int,
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
-        let (start, end) = (start.into(), end.into());
         let steps = check_steps(steps.to_i64())?;
         let dtype = opts.into().dtype.unwrap_or(DType::Float32);
-        let vals = if dtype.is_floating_point() {
-            if steps == 1 {
-                vec![start.to_f64()]
-            } else {
-                linspace_points(start.to_f64(), end.to_f64(), steps, rounding(dtype))
-            }
-        } else if steps == 1 {
-            vec![scalar_to_int(start, dtype)?]
-        } else {
-            let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
-            linspace_points(s, e, steps, |x| x)
-        };
+        let vals = linspace_values(start.into(), end.into(), steps, dtype)?;
         Tensor::from_vec(vals, [steps])?.to(dtype)
     }
 
@@ -542,16 +552,14 @@ impl Tensor {
         opts: impl Into<LogspaceOpts>,
     ) -> Result<Tensor> {
         let LogspaceOpts { base, dtype } = opts.into();
-        let (start, end) = (start.into(), end.into());
+        let start = start.into();
         let steps = check_steps(steps.to_i64())?;
         let dtype = dtype.unwrap_or(DType::Float32);
+        // one step is `base ** start` in double, whatever the dtype
         let exps = if steps == 1 {
             vec![start.to_f64()]
-        } else if dtype.is_floating_point() {
-            linspace_points(start.to_f64(), end.to_f64(), steps, rounding(dtype))
         } else {
-            let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
-            linspace_points(s, e, steps, |x| x)
+            linspace_values(start, end.into(), steps, dtype)?
         };
         let vals: Vec<f64> = exps.iter().map(|&x| base.powf(x)).collect();
         Tensor::from_vec(vals, [steps])?.to(dtype)

@@ -35,29 +35,12 @@ impl<'a> From<&'a Tensor> for Operand<'a> {
     }
 }
 
-macro_rules! operand_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Operand<'_> { fn from(x: $t) -> Self { Operand::Scalar(Scalar::from(x)) } }
-    )*};
+/// Every Rust number is a Python-scalar operand ([`Number`](crate::args::Number)).
+impl<T: crate::args::Number> From<T> for Operand<'_> {
+    fn from(x: T) -> Self {
+        Operand::Scalar(x.to_scalar())
+    }
 }
-operand_from!(
-    f64,
-    f32,
-    i64,
-    i32,
-    i16,
-    i8,
-    isize,
-    u8,
-    u16,
-    u32,
-    u64,
-    usize,
-    bool,
-    half::f16,
-    half::bf16,
-    Scalar
-);
 
 impl Operand<'_> {
     /// The operand as a tensor: a scalar becomes a 0-d wrapped number.
