@@ -54,6 +54,7 @@ pub use ops::creation::{
 };
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
+pub use ops::scan::DiffOpts;
 pub use ops::ternary::where_cond;
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};

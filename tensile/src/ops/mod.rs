@@ -10,6 +10,7 @@ pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod operators;
 pub(crate) mod reduce;
+pub(crate) mod scan;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
 pub(crate) mod unary;

@@ -1,0 +1,360 @@
+//! Scans along one dim: `cumsum`, `cumprod`, `cummax`, `cummin`, `logcumsumexp`, and `diff`.
+//!
+//! A scan runs over rows: the input is viewed with the scanned dim last and made contiguous,
+//! each row is scanned in PyTorch's accumulate type (int64 for integers, double for float32
+//! and float64, float for float16/bfloat16, as its CPU `cpu_cum_base_kernel` does), and the
+//! result is moved back: outputs are fresh and contiguous, as PyTorch's are.
+
+use crate::args::Int;
+use crate::dim::wrap_dim;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// The rows of `t` along (wrapped) dim `d`: the dim moved last, contiguous.
+fn rows(t: &Tensor, d: usize) -> Result<(Tensor, usize)> {
+    let moved = if t.dim() == 0 {
+        t.reshape([1])?
+    } else {
+        t.movedim(d as i64, -1)?.contiguous()
+    };
+    let n = moved.size().last().copied().unwrap_or(1);
+    Ok((moved, n))
+}
+
+/// Puts scanned rows (shape of `moved`) back into `t`'s shape, contiguous.
+fn unrows(vals: Tensor, moved: &Tensor, t: &Tensor, d: usize) -> Result<Tensor> {
+    let r = vals.view(moved.size())?;
+    if t.dim() == 0 {
+        return r.reshape(());
+    }
+    let c = r.movedim(-1, d as i64)?.contiguous();
+    // row-major strides for size-1 dims too, as a fresh PyTorch output has
+    let strides = crate::layout::contiguous_strides(c.size());
+    Ok(c.view_with(c.sizes.clone(), strides, c.offset))
+}
+
+/// The accumulate rounding of a float dtype (float for the half types, double otherwise).
+fn acc_round(dtype: DType) -> fn(f64) -> f64 {
+    match dtype {
+        DType::Float16 | DType::BFloat16 => |x| x as f32 as f64,
+        _ => |x| x,
+    }
+}
+
+/// `cumsum`/`cumprod` in `dtype` (the input already cast to it).
+fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
+    let d = wrap_dim(dim, t.dim())?;
+    let x = t.to(dtype)?;
+    let (moved, n) = rows(&x, d)?;
+    let out = if dtype.is_floating_point() {
+        let r = acc_round(dtype);
+        let mut v = moved.to_vec::<f64>();
+        for row in v.chunks_mut(n.max(1)) {
+            let mut acc = if prod { 1.0 } else { 0.0 };
+            for e in row.iter_mut() {
+                acc = r(if prod { acc * *e } else { acc + *e });
+                *e = acc;
+            }
+        }
+        Tensor::from_vec(v, [moved.numel()])?.to(dtype)?
+    } else {
+        let mut v = moved.to_vec::<i64>();
+        for row in v.chunks_mut(n.max(1)) {
+            let mut acc: i64 = if prod { 1 } else { 0 };
+            for e in row.iter_mut() {
+                acc = if prod {
+                    acc.wrapping_mul(*e)
+                } else {
+                    acc.wrapping_add(*e)
+                };
+                *e = acc;
+            }
+        }
+        Tensor::from_vec(v, [moved.numel()])?.to(dtype)?
+    };
+    unrows(out, &moved, t, d)
+}
+
+/// The dtype `cumsum`/`cumprod` returns: `dtype=` when given, else int64 for integer and
+/// bool inputs, else the input's.
+fn cum_dtype(t: &Tensor, dtype: Option<DType>) -> DType {
+    dtype.unwrap_or(if t.dtype().is_integral(true) {
+        DType::Int64
+    } else {
+        t.dtype()
+    })
+}
+
+/// `cumsum_`/`cumprod_`: computed in `self`'s dtype (no promotion), written back.
+fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor> {
+    let name = if prod { "cumprod" } else { "cumsum" };
+    wrap_dim(dim, t.dim())?;
+    if let Some(d) = dtype
+        && d != t.dtype()
+    {
+        return Err(Error::runtime(format!(
+            "Bad in-place call: input tensor dtype {} and output tensor dtype {} should match",
+            t.dtype().name(),
+            d.name()
+        )));
+    }
+    if t.dtype() == DType::Bool {
+        return Err(Error::not_implemented(format!(
+            "\"{name}_out_cpu\" not implemented for 'Bool'"
+        )));
+    }
+    crate::ops::unary::write_back(t, || cum(t, dim, t.dtype(), prod))
+}
+
+/// `cummax`/`cummin`: values and int64 indices. A NaN wins and stays until a later NaN;
+/// ties go to the later index (PyTorch's `>=` / `<=`).
+fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
+    let d = wrap_dim(dim, t.dim())?;
+    let (moved, n) = rows(t, d)?;
+    let mut idx = vec![0i64; moved.numel()];
+    let better =
+        |x: f64, out: f64| x.is_nan() || (!out.is_nan() && if max { x >= out } else { x <= out });
+    let vals = if t.dtype().is_floating_point() || t.dtype() == DType::Bool {
+        let mut v = moved.to_vec::<f64>();
+        for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
+            let (mut out, mut at) = (f64::NAN, 0i64);
+            for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
+                if i == 0 || better(*e, out) {
+                    out = *e;
+                    at = i as i64;
+                }
+                *e = out;
+                *ix = at;
+            }
+        }
+        Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?
+    } else {
+        let mut v = moved.to_vec::<i64>();
+        for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
+            let (mut out, mut at) = (0i64, 0i64);
+            for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
+                if i == 0 || (if max { *e >= out } else { *e <= out }) {
+                    out = *e;
+                    at = i as i64;
+                }
+                *e = out;
+                *ix = at;
+            }
+        }
+        Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?
+    };
+    let n_all = moved.numel();
+    Ok((
+        unrows(vals, &moved, t, d)?,
+        unrows(Tensor::from_vec(idx, [n_all])?, &moved, t, d)?,
+    ))
+}
+
+/// PyTorch's `_log_add_exp_helper`: `max + log1p(exp(min - max))`, except that equal
+/// infinities give `x` itself.
+fn log_add_exp(x: f64, y: f64) -> f64 {
+    let min = if y < x { y } else { x };
+    let max = if x < y { y } else { x };
+    if min != max || min.is_finite() {
+        max + (min - max).exp().ln_1p()
+    } else {
+        x
+    }
+}
+
+impl Tensor {
+    /// `torch.cumsum(self, dim)`: running sums along `dim`. Shape: `self`'s, contiguous. dtype:
+    /// int64 for integer and bool inputs (integers wrap), floats keep theirs (accumulated in
+    /// double, or float for float16/bfloat16). A 0-d input accepts dim 0 or -1.
+    ///
+    /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
+    pub fn cumsum(&self, dim: impl Int) -> Result<Tensor> {
+        cum(self, dim.to_i64(), cum_dtype(self, None), false)
+    }
+    /// `torch.cumsum(self, dim, dtype=…)`: the input cast to `dtype` first.
+    pub fn cumsum_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
+        cum(self, dim.to_i64(), dtype, false)
+    }
+    /// `torch.cumprod(self, dim)`: running products; dtypes, shapes and errors as
+    /// [`Tensor::cumsum`].
+    pub fn cumprod(&self, dim: impl Int) -> Result<Tensor> {
+        cum(self, dim.to_i64(), cum_dtype(self, None), true)
+    }
+    /// `torch.cumprod(self, dim, dtype=…)`.
+    pub fn cumprod_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
+        cum(self, dim.to_i64(), dtype, true)
+    }
+    /// `self.cumsum_(dim)`: in place, in `self`'s dtype. Errors: the dim error;
+    /// `"cumsum_out_cpu" not implemented for 'Bool'` (NotImplementedError).
+    pub fn cumsum_(&self, dim: impl Int) -> Result<Tensor> {
+        cum_(self, dim.to_i64(), None, false)
+    }
+    /// `self.cumsum_(dim, dtype=…)`: `dtype` must be `self`'s (`Bad in-place call: input
+    /// tensor dtype float32 and output tensor dtype int64 should match`).
+    pub fn cumsum_with_(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
+        cum_(self, dim.to_i64(), Some(dtype), false)
+    }
+    /// `self.cumprod_(dim)`: as [`Tensor::cumsum_`].
+    pub fn cumprod_(&self, dim: impl Int) -> Result<Tensor> {
+        cum_(self, dim.to_i64(), None, true)
+    }
+    /// `self.cumprod_(dim, dtype=…)`: as [`Tensor::cumsum_with_`].
+    pub fn cumprod_with_(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
+        cum_(self, dim.to_i64(), Some(dtype), true)
+    }
+    /// `torch.cummax(self, dim)`: `(values, indices)`, the running maximum along `dim` and the
+    /// int64 index where it was reached (ties: the later index; a NaN wins and holds until the
+    /// next NaN). Shapes: `self`'s, contiguous; values keep `self`'s dtype. Errors as
+    /// [`Tensor::cumsum`].
+    pub fn cummax(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
+        cum_extreme(self, dim.to_i64(), true)
+    }
+    /// `torch.cummin(self, dim)`: as [`Tensor::cummax`] for the running minimum.
+    pub fn cummin(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
+        cum_extreme(self, dim.to_i64(), false)
+    }
+    /// `torch.logcumsumexp(self, dim)`: `log(cumsum(exp(self)))` computed stably (PyTorch's
+    /// pairwise `log_add_exp`, accumulated in double, float for the half types). Floats only:
+    /// `"logcumsumexp_out_cpu" not implemented for 'Long'` (NotImplementedError); dim errors as
+    /// [`Tensor::cumsum`].
+    pub fn logcumsumexp(&self, dim: impl Int) -> Result<Tensor> {
+        let d = wrap_dim(dim.to_i64(), self.dim())?;
+        if !self.dtype().is_floating_point() {
+            return Err(Error::not_implemented(format!(
+                "\"logcumsumexp_out_cpu\" not implemented for '{}'",
+                self.dtype().scalar_type_name()
+            )));
+        }
+        let (moved, n) = rows(self, d)?;
+        let r = acc_round(self.dtype());
+        let mut v = moved.to_vec::<f64>();
+        for row in v.chunks_mut(n.max(1)) {
+            let mut acc = f64::NEG_INFINITY;
+            for e in row.iter_mut() {
+                acc = r(log_add_exp(*e, acc));
+                *e = acc;
+            }
+        }
+        let out = Tensor::from_vec(v, [moved.numel()])?.to(self.dtype())?;
+        unrows(out, &moved, self, d)
+    }
+
+    /// `torch.diff(self)`: the first difference along the last dim; see [`Tensor::diff_with`].
+    pub fn diff(&self) -> Result<Tensor> {
+        self.diff_with(DiffOpts::default())
+    }
+
+    /// `torch.diff(self, n, dim, prepend, append)`: `prepend` and `append` are joined to `self`
+    /// along `dim` (`cat`), then `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`; `n`
+    /// larger than the size gives an empty dim; `n = 0` gives a copy of `self` (prepend and append ignored).
+    ///
+    /// Errors, in PyTorch's order: `diff expects input to be at least one-dimensional`;
+    /// `order must be non-negative but got -1`; with `prepend`/`append`: the dim error, `diff
+    /// expects prepend or append to be the same dimension as input`, `diff expects the shape of
+    /// tensor to prepend or append to match that of input except along the differencing
+    /// dimension; input.size(0) = 2, but got tensor.size(0) = 3`; then the dim error; `cat`'s and `sub`'s errors.
+    pub fn diff_with<'a>(&self, opts: impl Into<DiffOpts<'a>>) -> Result<Tensor> {
+        let DiffOpts {
+            n,
+            dim,
+            prepend,
+            append,
+        } = opts.into();
+        if self.dim() == 0 {
+            return Err(Error::runtime(
+                "diff expects input to be at least one-dimensional",
+            ));
+        }
+        if n < 0 {
+            return Err(Error::runtime(format!(
+                "order must be non-negative but got {n}"
+            )));
+        }
+        for p in prepend.iter().chain(append.iter()) {
+            let wd = wrap_dim(dim, self.dim())?;
+            if p.dim() != self.dim() {
+                return Err(Error::runtime(
+                    "diff expects prepend or append to be the same dimension as input",
+                ));
+            }
+            for i in (0..self.dim()).filter(|&i| i != wd) {
+                if p.size()[i] != self.size()[i] {
+                    return Err(Error::runtime(format!(
+                        "diff expects the shape of tensor to prepend or append to match that of input except along the differencing dimension; input.size({i}) = {}, but got tensor.size({i}) = {}",
+                        self.size()[i],
+                        p.size()[i]
+                    )));
+                }
+            }
+        }
+        // n = 0 is a copy of `self` alone (its layout preserved), before any dim is wrapped
+        if n == 0 {
+            return Ok(self.clone());
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let mut x = if prepend.is_some() || append.is_some() {
+            let parts: Vec<&Tensor> = prepend
+                .into_iter()
+                .chain(std::iter::once(self))
+                .chain(append)
+                .collect();
+            crate::ops::cat::cat_with(&parts, d)?
+        } else {
+            self.alias()
+        };
+        let steps = (n as usize).min(x.size()[d]);
+        for _ in 0..steps {
+            let len = x.size()[d] - 1;
+            let hi = x.narrow(d, 1, len)?;
+            let lo = x.narrow(d, 0, len)?;
+            x = if x.dtype() == DType::Bool {
+                hi.logical_xor(&lo)?
+            } else {
+                hi.sub(&lo)?
+            };
+        }
+        Ok(x)
+    }
+}
+
+/// `diff`'s optional arguments (`n=1, dim=-1, prepend=None, append=None`), for
+/// [`Tensor::diff_with`]: an integer is `n`, a pair `(n, dim)`, or the struct.
+#[derive(Clone, Copy, Debug)]
+pub struct DiffOpts<'a> {
+    /// How many times to difference (default 1).
+    pub n: i64,
+    /// The dim (default -1).
+    pub dim: i64,
+    /// Values joined before `self` along `dim`.
+    pub prepend: Option<&'a Tensor>,
+    /// Values joined after `self` along `dim`.
+    pub append: Option<&'a Tensor>,
+}
+impl Default for DiffOpts<'_> {
+    fn default() -> Self {
+        DiffOpts {
+            n: 1,
+            dim: -1,
+            prepend: None,
+            append: None,
+        }
+    }
+}
+impl<T: Int> From<T> for DiffOpts<'_> {
+    fn from(n: T) -> Self {
+        DiffOpts {
+            n: n.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<A: Int, B: Int> From<(A, B)> for DiffOpts<'_> {
+    fn from((n, dim): (A, B)) -> Self {
+        DiffOpts {
+            n: n.to_i64(),
+            dim: dim.to_i64(),
+            ..Default::default()
+        }
+    }
+}
