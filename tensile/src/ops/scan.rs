@@ -110,6 +110,13 @@ fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor
 /// `cummax`/`cummin`: values and int64 indices. A NaN wins and stays until a later NaN;
 /// ties go to the later index (PyTorch's `>=` / `<=`).
 fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
+    // PyTorch runs `zero_numel_check_dims` first, whose 0-d check has its own message.
+    if t.dim() == 0 && dim != 0 && dim != -1 {
+        let name = if max { "cummax" } else { "cummin" };
+        return Err(Error::index(format!(
+            "{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}"
+        )));
+    }
     let d = wrap_dim(dim, t.dim())?;
     let (moved, n) = rows(t, d)?;
     let mut idx = vec![0i64; moved.numel()];
@@ -206,7 +213,8 @@ impl Tensor {
     /// `torch.cummax(self, dim)`: `(values, indices)`, the running maximum along `dim` and the
     /// int64 index where it was reached (ties: the later index; a NaN wins and holds until the
     /// next NaN). Shapes: `self`'s, contiguous; values keep `self`'s dtype. Errors as
-    /// [`Tensor::cumsum`].
+    /// [`Tensor::cumsum`], except that a 0-d `self` with a dim other than 0/-1 gives
+    /// `cummax(): Expected reduction dim -1 or 0 for scalar but got 2` (IndexError).
     pub fn cummax(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
         cum_extreme(self, dim.to_i64(), true)
     }
