@@ -144,6 +144,102 @@ impl DType {
         !matches!(self, Bool | UInt8)
     }
 
+    /// `torch.finfo(dtype)`: the machine limits of a floating dtype (Python array API
+    /// `finfo`). float16: eps 2^-10, max 65504, tiny 2^-14, resolution 1e-3; bfloat16: eps
+    /// 2^-7, resolution 1e-2; float32 and float64 as IEEE 754.
+    ///
+    /// Errors (TypeError) for a non-float dtype: `torch.finfo() requires a floating point input
+    /// type. Use torch.iinfo to handle 'torch.finfo'`.
+    pub fn finfo(self) -> Result<FInfo> {
+        let (bits, eps, max, tiny, resolution) = match self {
+            Float16 => (16, 2f64.powi(-10), 65504.0, 2f64.powi(-14), 1e-3),
+            BFloat16 => (
+                16,
+                2f64.powi(-7),
+                f64::from(half::bf16::MAX),
+                f64::from(f32::MIN_POSITIVE),
+                1e-2,
+            ),
+            Float32 => (
+                32,
+                f64::from(f32::EPSILON),
+                f64::from(f32::MAX),
+                f64::from(f32::MIN_POSITIVE),
+                1e-6,
+            ),
+            Float64 => (64, f64::EPSILON, f64::MAX, f64::MIN_POSITIVE, 1e-15),
+            _ => {
+                return Err(Error::type_error(
+                    "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'",
+                ));
+            }
+        };
+        Ok(FInfo {
+            bits,
+            eps,
+            max,
+            min: -max,
+            tiny,
+            smallest_normal: tiny,
+            resolution,
+            dtype: self,
+        })
+    }
+
+    /// `torch.iinfo(dtype)`: the limits of an integer dtype (Python array API `iinfo`).
+    ///
+    /// Errors (TypeError): a float dtype gives `torch.iinfo() requires an integer input type.
+    /// Use torch.finfo to handle 'torch.iinfo'`; bool gives `torch.bool is not supported by
+    /// torch.iinfo`.
+    pub fn iinfo(self) -> Result<IInfo> {
+        let (bits, min, max) = match self {
+            UInt8 => (8, 0, 255),
+            Int8 => (8, i8::MIN as i64, i8::MAX as i64),
+            Int16 => (16, i16::MIN as i64, i16::MAX as i64),
+            Int32 => (32, i32::MIN as i64, i32::MAX as i64),
+            Int64 => (64, i64::MIN, i64::MAX),
+            Bool => {
+                return Err(Error::type_error(
+                    "torch.bool is not supported by torch.iinfo",
+                ));
+            }
+            _ => {
+                return Err(Error::type_error(
+                    "torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'",
+                ));
+            }
+        };
+        Ok(IInfo {
+            bits,
+            min,
+            max,
+            dtype: self,
+        })
+    }
+
+    /// The Python array API's `isdtype(dtype, kind)`: whether `self` is of `kind`, one of
+    /// `"bool"`, `"signed integer"`, `"unsigned integer"`, `"integral"`, `"real floating"`,
+    /// `"complex floating"` (never: tensile has no complex dtypes) or `"numeric"` (every dtype
+    /// but bool). PyTorch has no such function; this is array-api-compat's rule for torch.
+    ///
+    /// Errors (ValueError) for any other kind: `Unrecognized data type kind: 'KIND'`.
+    pub fn isdtype(self, kind: &str) -> Result<bool> {
+        Ok(match kind {
+            "bool" => self == Bool,
+            "signed integer" => matches!(self, Int8 | Int16 | Int32 | Int64),
+            "unsigned integer" => self == UInt8,
+            "integral" => self.is_integral(false),
+            "real floating" => self.is_floating_point(),
+            "complex floating" => false,
+            "numeric" => self != Bool,
+            _ => {
+                return Err(Error::value(format!(
+                    "Unrecognized data type kind: '{kind}'"
+                )));
+            }
+        })
+    }
+
     fn category(self) -> u8 {
         match self {
             Bool => 0,
@@ -151,6 +247,40 @@ impl DType {
             _ => 2,
         }
     }
+}
+
+/// The limits of a floating dtype, as `torch.finfo` gives them (values as f64).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FInfo {
+    /// Bits per element.
+    pub bits: u32,
+    /// The difference between 1.0 and the next larger representable number.
+    pub eps: f64,
+    /// The largest finite value.
+    pub max: f64,
+    /// The most negative finite value (`-max`).
+    pub min: f64,
+    /// The smallest positive normal number.
+    pub tiny: f64,
+    /// Equal to `tiny`.
+    pub smallest_normal: f64,
+    /// The approximate decimal resolution, `10^-floor(digits)`.
+    pub resolution: f64,
+    /// The dtype these describe.
+    pub dtype: DType,
+}
+
+/// The limits of an integer dtype, as `torch.iinfo` gives them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IInfo {
+    /// Bits per element.
+    pub bits: u32,
+    /// The smallest value.
+    pub min: i64,
+    /// The largest value.
+    pub max: i64,
+    /// The dtype these describe.
+    pub dtype: DType,
 }
 
 impl std::fmt::Display for DType {
@@ -302,6 +432,41 @@ pub fn check_can_cast(common: DType, out: DType) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn finfo_iinfo_as_pytorch() {
+        use super::*;
+        let f = Float16.finfo().unwrap();
+        assert_eq!(
+            (f.bits, f.eps, f.max, f.tiny),
+            (16, 0.0009765625, 65504.0, 6.103515625e-05)
+        );
+        let b = BFloat16.finfo().unwrap();
+        assert_eq!((b.eps, b.max), (0.0078125, 3.3895313892515355e+38));
+        assert_eq!(Float32.finfo().unwrap().eps, 1.1920928955078125e-07);
+        assert_eq!(Float64.finfo().unwrap().min, -1.7976931348623157e+308);
+        assert_eq!(
+            Int64.finfo().unwrap_err().message(),
+            "torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'"
+        );
+        assert_eq!(
+            (Int8.iinfo().unwrap().min, UInt8.iinfo().unwrap().max),
+            (-128, 255)
+        );
+        assert_eq!(
+            Bool.iinfo().unwrap_err().message(),
+            "torch.bool is not supported by torch.iinfo"
+        );
+        assert_eq!(
+            Float32.iinfo().unwrap_err().kind(),
+            crate::ErrorKind::TypeError
+        );
+        assert!(
+            Int32.isdtype("signed integer").unwrap() && !UInt8.isdtype("signed integer").unwrap()
+        );
+        assert!(Bool.isdtype("bool").unwrap() && !Bool.isdtype("numeric").unwrap());
+        assert!(Int8.isdtype("foo").is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -23,6 +23,8 @@ pub enum ErrorKind {
     ValueError,
     /// `NotImplementedError`: an op that has no kernel for a dtype.
     NotImplementedError,
+    /// `TypeError`: an argument of the wrong kind (`torch.finfo(torch.int64)`).
+    TypeError,
 }
 
 impl ErrorKind {
@@ -33,6 +35,7 @@ impl ErrorKind {
             ErrorKind::IndexError => "IndexError",
             ErrorKind::ValueError => "ValueError",
             ErrorKind::NotImplementedError => "NotImplementedError",
+            ErrorKind::TypeError => "TypeError",
         }
     }
 }
@@ -65,6 +68,10 @@ impl Error {
     /// A `ValueError`.
     pub fn value(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::ValueError, message)
+    }
+    /// A `TypeError`.
+    pub fn type_error(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::TypeError, message)
     }
     /// A `NotImplementedError`.
     pub fn not_implemented(message: impl Into<String>) -> Error {

@@ -30,6 +30,11 @@ pub mod warnings;
 
 pub mod nn;
 
+/// `torch.linalg`: the linear-algebra functions tensile provides.
+pub mod linalg {
+    pub use crate::ops::linalg::vecdot;
+}
+
 mod index;
 mod iter;
 mod kernels;
@@ -41,7 +46,7 @@ mod tensor;
 mod views;
 
 pub use args::{Int, IntoDims, IntoShape, Number};
-pub use dtype::{DType, promote_types};
+pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};

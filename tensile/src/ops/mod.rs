@@ -6,6 +6,7 @@ pub(crate) mod binary;
 pub(crate) mod cat;
 pub(crate) mod copy;
 pub(crate) mod creation;
+pub(crate) mod linalg;
 pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod operators;
