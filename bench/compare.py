@@ -11,6 +11,7 @@ rounds of each program's own median. For the latency cases (ns per op) the ratio
 torch_ns / tensile_ns; for the others tensile / torch.
 """
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -72,10 +73,16 @@ def main():
             t, p = statistics.median(tv[case]), statistics.median(pv[case])
             latency = case in ("add_small", "add_seed")
             ratio = p / t if latency else t / p
-            rows.append((case, th, t, p, ratio, "ns" if latency else ("GFLOP/s" if case.startswith(("matmul", "bmm")) else "Gelem/s")))
+            gflops = case.startswith(("matmul", "bmm", "einsum"))
+            rows.append((case, th, t, p, ratio, "ns" if latency else ("GFLOP/s" if gflops else "Gelem/s")))
     print(f"{'case':<18}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
     for case, th, t, p, ratio, unit in rows:
         print(f"{case:<18}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")
+    for th in sorted({r[1] for r in rows}):
+        rs = [r for r in rows if r[1] == th]
+        geo = math.exp(sum(math.log(r[4]) for r in rs) / len(rs))
+        worst = min(rs, key=lambda r: r[4])
+        print(f"summary threads={th}: {len(rs)} cases, geometric mean {geo:.2f}, worst {worst[0]} {worst[4]:.2f}")
 
 
 if __name__ == "__main__":
