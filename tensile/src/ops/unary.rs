@@ -225,6 +225,19 @@ impl Tensor {
     pub fn isnan(&self) -> Result<Tensor> {
         unary(UnaryOp::IsNan, self)
     }
+    /// `torch.positive(self)` (`+self`): `self` itself, a view sharing its storage, shape and
+    /// strides (Python array API `positive`).
+    ///
+    /// Errors for a bool `self` (NotImplementedError): ``The `+` operator, on a bool tensor is
+    /// not supported.``
+    pub fn positive(&self) -> Result<Tensor> {
+        if self.dtype() == DType::Bool {
+            return Err(Error::not_implemented(
+                "The `+` operator, on a bool tensor is not supported.",
+            ));
+        }
+        Ok(self.alias())
+    }
     /// `self.zero_()` = `self.fill_(0)`: zeros written through views into the base (an
     /// expanded `self` is allowed, as in PyTorch). Returns `self`. Never fails.
     pub fn zero_(&self) -> Result<Tensor> {
