@@ -60,6 +60,11 @@ pub use ops::creation::{
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;
+pub use ops::sort::{
+    BucketizeOpts, IsinOpts, KthvalueOpts, SearchsortedOpts, SortOpts, TopkOpts,
+    UniqueConsecutiveOpts, UniqueOpts, UniqueOutput, bucketize, bucketize_with, isin, isin_with,
+    searchsorted, searchsorted_with,
+};
 pub use ops::ternary::where_cond;
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};

@@ -17,6 +17,8 @@ mod calls_creation;
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
 mod calls_scan;
+#[path = "conformance/calls_sort.rs"]
+mod calls_sort;
 #[path = "conformance/calls_views.rs"]
 mod calls_views;
 
@@ -477,6 +479,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_reduce::call(op, &args, kw))
         .or_else(|| calls_creation::call(op, &args, kw))
         .or_else(|| calls_scan::call(op, &args, kw))
+        .or_else(|| calls_sort::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

@@ -13,6 +13,7 @@ pub(crate) mod operators;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod softmax;
+pub(crate) mod sort;
 pub(crate) mod ternary;
 pub(crate) mod unary;
 
