@@ -26,6 +26,7 @@ pub mod element;
 pub mod error;
 pub mod explain;
 pub mod layout;
+pub mod linalg;
 pub mod warnings;
 
 pub mod nn;
@@ -52,9 +53,15 @@ pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
 };
+pub use ops::einsum::{TensordotDims, einsum, tensordot};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;
+pub use ops::shape::{
+    CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,
+    atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, combinations,
+    combinations_with, dstack, hstack, repeat_interleave, vstack,
+};
 pub use ops::ternary::where_cond;
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};
