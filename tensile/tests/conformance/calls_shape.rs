@@ -1,5 +1,5 @@
-//! Ops of the `shape_ops` family, for the conformance runner (`split_with_sizes` and `unbind`
-//! are dispatched with the views).
+//! Ops of the `shape_ops` family, for the conformance runner (`unbind` is dispatched with the
+//! views).
 use super::{Arg, Out, kw_bool, kw_f64, kw_int, kw_str};
 use tensile::nn::functional as F;
 use tensile::{RepeatInterleaveOpts, Tensor, TensorSplitArg};
@@ -82,6 +82,7 @@ pub fn call(op: &str, args: &[Arg], kw: &serde_json::Value) -> Option<tensile::R
             };
             one(F::pad_with(t(), list(&args[1]), opts))
         }
+        "split_with_sizes" => many(t().split_with_sizes(list(&args[1]), int(2))),
         "narrow_copy" => one(t().narrow_copy(int(1), int(2), int(3))),
         "tensor_split" => many(match args.get(2) {
             Some(d) => t().tensor_split_with(split_arg(&args[1]), d.int()),
