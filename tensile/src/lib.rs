@@ -26,14 +26,10 @@ pub mod element;
 pub mod error;
 pub mod explain;
 pub mod layout;
+pub mod linalg;
 pub mod warnings;
 
 pub mod nn;
-
-/// `torch.linalg`: the linear-algebra functions tensile provides.
-pub mod linalg {
-    pub use crate::ops::linalg::vecdot;
-}
 
 mod index;
 mod iter;
@@ -57,9 +53,15 @@ pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
 };
+pub use ops::einsum::{TensordotDims, einsum, tensordot};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;
+pub use ops::shape::{
+    CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,
+    atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, combinations,
+    combinations_with, dstack, hstack, repeat_interleave, vstack,
+};
 pub use ops::sort::{
     BucketizeOpts, IsinOpts, KthvalueOpts, SearchsortedOpts, SortOpts, TopkOpts,
     UniqueConsecutiveOpts, UniqueOpts, UniqueOutput, bucketize, bucketize_with, isin, isin_with,

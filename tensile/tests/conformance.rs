@@ -17,6 +17,8 @@ mod calls_creation;
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
 mod calls_scan;
+#[path = "conformance/calls_shape.rs"]
+mod calls_shape;
 #[path = "conformance/calls_sort.rs"]
 mod calls_sort;
 #[path = "conformance/calls_views.rs"]
@@ -69,6 +71,8 @@ pub enum Arg {
     Tensors(Vec<Tensor>),
     /// `{"str": s}`: a Python string (an einsum equation, a reduce mode).
     Str(String),
+    /// `{"dims": [[…], […]]}`: tensordot's pair of dim lists.
+    DimLists(Vec<i64>, Vec<i64>),
 }
 
 /// One item of a basic-indexing tuple.
@@ -197,6 +201,9 @@ fn build_arg(a: &Value) -> (Arg, Option<Tensor>) {
     }
     if let Some(v) = o.get("shape") {
         return (Arg::Shape(ints(v)), None);
+    }
+    if let Some(v) = o.get("dims").filter(|v| v[0].is_array()) {
+        return (Arg::DimLists(ints(&v[0]), ints(&v[1])), None);
     }
     if let Some(v) = o.get("dims") {
         return (Arg::Dims(ints(v)), None);
@@ -480,6 +487,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_creation::call(op, &args, kw))
         .or_else(|| calls_scan::call(op, &args, kw))
         .or_else(|| calls_sort::call(op, &args, kw))
+        .or_else(|| calls_shape::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),
@@ -555,6 +563,7 @@ fn clone_arg(a: &Arg) -> Arg {
         ),
         Arg::Tensors(ts) => Arg::Tensors(ts.iter().map(|t| t.alias()).collect()),
         Arg::Str(s) => Arg::Str(s.clone()),
+        Arg::DimLists(a, b) => Arg::DimLists(a.clone(), b.clone()),
     }
 }
 

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::ops::nn::{LayerNormOpts, NormalizeOpts};
 use crate::tensor::Tensor;
 
+pub use crate::nn::pad::{PadOpts, pad, pad_with};
 pub use crate::ops::nn::{embedding, one_hot, one_hot_with};
 
 /// `F.linear(input, weight)`: `input @ weight.T`; see [`Tensor::linear_with`].

@@ -53,6 +53,11 @@ fn suggest_memory_format(t: &Tensor) -> Format {
     }
 }
 
+/// Whether `t.suggest_memory_format()` is channels-last (4-d) or channels-last-3d (5-d).
+pub(crate) fn suggests_channels_last(t: &Tensor) -> bool {
+    suggest_memory_format(t) != Format::Contiguous
+}
+
 /// `cat_compute_output_memory_format`: the inputs' common suggested format, else contiguous.
 fn output_format(ts: &[&Tensor]) -> Format {
     let mut format = None;

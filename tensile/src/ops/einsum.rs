@@ -1,0 +1,630 @@
+//! Products built on `matmul`: `einsum` (PyTorch's pairwise left-to-right contraction
+//! through `bmm`), `tensordot` (through `mm`), `outer` and `kron` (through `mul`).
+
+use std::collections::VecDeque;
+
+use crate::args::{Int, IntList, IntoDims};
+use crate::dim::{wrap_dim, wrap_dims};
+use crate::error::{Error, Result};
+use crate::tensor::Tensor;
+
+/// `(left * right).sum(sum_dims, keepdim=True)` for operands of equal rank (size-1 dims
+/// broadcast) through one `bmm` (PyTorch's `sumproduct_pair`): dims in both operands and the
+/// output are the batch, dims in one operand only are the rows (left) and columns (right),
+/// summed dims the inner dim. The operand whose own dims come first in the output is taken
+/// as the left one, so that the `bmm` result is already in output order.
+fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
+    if left.dim() != right.dim() {
+        return Err(Error::runtime("number of dimensions must match"));
+    }
+    if sum_dims.is_empty() {
+        return left.mul(right);
+    }
+    let dim = left.dim();
+    let is_sum = |i: usize| sum_dims.contains(&i);
+    let (mut left, mut right) = (left.alias(), right.alias());
+    let (mut lro, mut lo, mut ro) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut lro_size, mut lo_size, mut ro_size, mut sum_size) = (1usize, 1usize, 1usize, 1usize);
+    for i in 0..dim {
+        let sl = left.size()[i] != 1;
+        let sr = right.size()[i] != 1;
+        if is_sum(i) {
+            if sl && sr {
+                if left.size()[i] != right.size()[i] {
+                    return Err(Error::runtime("non-broadcast dimensions must match"));
+                }
+                sum_size *= left.size()[i];
+            } else if sl {
+                left = left.sum_dim(i as i64, true)?;
+            } else if sr {
+                right = right.sum_dim(i as i64, true)?;
+            }
+        } else if sl && sr {
+            if left.size()[i] != right.size()[i] {
+                return Err(Error::runtime("non-broadcast dimensions must match"));
+            }
+            lro.push(i);
+            lro_size *= left.size()[i];
+        } else if sl {
+            lo.push(i);
+            lo_size *= left.size()[i];
+        } else {
+            ro.push(i);
+            ro_size *= right.size()[i];
+        }
+    }
+    if !lo.is_empty() && !ro.is_empty() && ro[0] < lo[0] {
+        std::mem::swap(&mut left, &mut right);
+        std::mem::swap(&mut lo, &mut ro);
+        std::mem::swap(&mut lo_size, &mut ro_size);
+    }
+    let mut out_size: Vec<usize> = Vec::with_capacity(dim);
+    out_size.extend(lro.iter().map(|&d| left.size()[d]));
+    out_size.extend(lo.iter().map(|&d| left.size()[d]));
+    out_size.extend(sum_dims.iter().map(|_| 1));
+    out_size.extend(ro.iter().map(|&d| right.size()[d]));
+    let cat = |parts: &[&[usize]]| -> Vec<i64> {
+        parts
+            .iter()
+            .flat_map(|p| p.iter().map(|&d| d as i64))
+            .collect()
+    };
+    let lperm = cat(&[&lro, &lo, sum_dims, &ro]);
+    let rperm = cat(&[&lro, sum_dims, &ro, &lo]);
+    let mut operm = vec![0i64; dim];
+    for (i, &d) in lro.iter().chain(&lo).chain(sum_dims).chain(&ro).enumerate() {
+        operm[d] = i as i64;
+    }
+    let l = left
+        .permute(lperm)?
+        .reshape([lro_size, lo_size, sum_size])?;
+    let r = right
+        .permute(rperm)?
+        .reshape([lro_size, sum_size, ro_size])?;
+    l.bmm(&r)?.view(&out_size[..])?.permute(operm)
+}
+
+const LETTERS: usize = 26;
+const TOTAL_LABELS: usize = 2 * LETTERS;
+const ELLIPSIS: usize = TOTAL_LABELS;
+
+fn label_to_subscript(c: u8) -> usize {
+    if c.is_ascii_uppercase() {
+        (c - b'A') as usize
+    } else {
+        (c - b'a') as usize + LETTERS
+    }
+}
+
+fn subscript_to_label(s: usize) -> char {
+    if s < LETTERS {
+        (b'A' + s as u8) as char
+    } else {
+        (b'a' + (s - LETTERS) as u8) as char
+    }
+}
+
+/// `torch.einsum(equation, *operands)`: Einstein summation. Subscripts are letters (`a-z`,
+/// `A-Z`), spaces are ignored, `...` stands for broadcast dims; without `->` the output is
+/// the ellipsis dims then the letters seen once, in alphabetical order (capitals first).
+/// A letter repeated within an operand takes its diagonal.
+///
+/// Computed as PyTorch computes it without `opt_einsum`: operands aligned to
+/// `output dims + contracted dims`, then contracted left to right in pairs through `bmm`,
+/// each dim summed as soon as no later operand has it. A single operand gives a view when
+/// nothing is summed (`"ij->ji"`, `"ii->i"`). dtype: the operands' (sums of integer dims
+/// alone promote as `sum` does).
+///
+/// Errors (RuntimeError): `einsum(): must provide at least one operand`; `einsum(): subscript
+/// j has size 3 for operand 1 which does not broadcast with previously seen size 4`;
+/// `einsum(): subscript i is repeated for operand 0 but the sizes don't match, 1 != 3`;
+/// `einsum(): dimension 0 covered by ellipsis in operand 1has size 2 which does not
+/// broadcast with previously seen ellipsis with size 4 for the respective dimension`;
+/// `einsum(): the number of subscripts in the equation (2) does not match the number of
+/// dimensions (3) for operand 0 and no ellipsis was given`; `einsum(): fewer operands were
+/// provided than specified in the equation` (and `more`); `einsum(): invalid subscript given
+/// at index 2 in the equation string, subscripts must be in [a-zA-Z]`; `einsum(): output
+/// subscript k does not appear in the equation for any input operand`; `einsum(): output
+/// subscript i appears more than once in the output`; the ellipsis errors.
+pub fn einsum<T: AsRef<Tensor>>(equation: &str, operands: &[T]) -> Result<Tensor> {
+    let operands: Vec<&Tensor> = operands.iter().map(|t| t.as_ref()).collect();
+    if operands.is_empty() {
+        return Err(Error::runtime(
+            "einsum(): must provide at least one operand",
+        ));
+    }
+    let num_ops = operands.len();
+    let eq = equation.as_bytes();
+    let arrow = equation.find("->");
+    let lhs = &eq[..arrow.unwrap_or(eq.len())];
+
+    let mut op_labels: Vec<Vec<usize>> = vec![Vec::new(); num_ops];
+    let mut ell_in_input = false;
+    let mut curr = 0usize;
+    let mut i = 0usize;
+    while i < lhs.len() {
+        let c = lhs[i];
+        match c {
+            b' ' => {}
+            b'.' => {
+                if ell_in_input {
+                    return Err(Error::runtime(format!(
+                        "einsum(): found '.' for operand {curr} for which an ellipsis was already found"
+                    )));
+                }
+                if !(i + 2 < lhs.len() && lhs[i + 1] == b'.' && lhs[i + 2] == b'.') {
+                    return Err(Error::runtime(format!(
+                        "einsum(): found '.' for operand {curr} that is not part of any ellipsis"
+                    )));
+                }
+                i += 2;
+                op_labels[curr].push(ELLIPSIS);
+                ell_in_input = true;
+            }
+            b',' => {
+                curr += 1;
+                if curr >= num_ops {
+                    return Err(Error::runtime(
+                        "einsum(): fewer operands were provided than specified in the equation",
+                    ));
+                }
+                ell_in_input = false;
+            }
+            _ => {
+                if !c.is_ascii_alphabetic() {
+                    return Err(Error::runtime(format!(
+                        "einsum(): invalid subscript given at index {i} in the equation string, subscripts must be in [a-zA-Z]"
+                    )));
+                }
+                op_labels[curr].push(label_to_subscript(c));
+            }
+        }
+        i += 1;
+    }
+    if curr != num_ops - 1 {
+        return Err(Error::runtime(
+            "einsum(): more operands were provided than specified in the equation",
+        ));
+    }
+
+    let mut label_count = [0i64; TOTAL_LABELS];
+    let mut ell_num_dim = 0usize;
+    for (i, (op, labels)) in operands.iter().zip(&op_labels).enumerate() {
+        let ndims = op.dim() as i64;
+        let mut nlabels = labels.len() as i64;
+        let mut has_ell = false;
+        for &l in labels {
+            if l == ELLIPSIS {
+                nlabels -= 1;
+                has_ell = true;
+                ell_num_dim = ell_num_dim.max((ndims - nlabels).max(0) as usize);
+            } else {
+                label_count[l] += 1;
+            }
+        }
+        let ok = if has_ell {
+            nlabels <= ndims
+        } else {
+            nlabels == ndims
+        };
+        if !ok {
+            return Err(Error::runtime(format!(
+                "einsum(): the number of subscripts in the equation ({nlabels}{}{ndims}) for operand {i}{}",
+                if has_ell {
+                    ") is more than the number of dimensions ("
+                } else {
+                    ") does not match the number of dimensions ("
+                },
+                if has_ell {
+                    ""
+                } else {
+                    " and no ellipsis was given"
+                }
+            )));
+        }
+    }
+
+    let mut label_perm_index = [-1i64; TOTAL_LABELS];
+    let mut perm_index = 0usize;
+    let mut ell_index = 0usize;
+    let mut ell_in_output = false;
+    match arrow {
+        None => {
+            perm_index = ell_num_dim;
+            ell_in_output = true;
+            for l in 0..TOTAL_LABELS {
+                if label_count[l] == 1 {
+                    label_perm_index[l] = perm_index as i64;
+                    perm_index += 1;
+                }
+            }
+        }
+        Some(pos) => {
+            let rhs = &eq[pos + 2..];
+            let mut i = 0usize;
+            while i < rhs.len() {
+                let c = rhs[i];
+                match c {
+                    b' ' => {}
+                    b'.' => {
+                        if ell_in_output {
+                            return Err(Error::runtime(
+                                "einsum(): found '.' for output but an ellipsis (...) was already found",
+                            ));
+                        }
+                        if !(i + 2 < rhs.len() && rhs[i + 1] == b'.' && rhs[i + 2] == b'.') {
+                            return Err(Error::runtime(
+                                "einsum(): found '.' for output that is not part of any ellipsis (...)",
+                            ));
+                        }
+                        i += 2;
+                        ell_index = perm_index;
+                        perm_index += ell_num_dim;
+                        ell_in_output = true;
+                    }
+                    _ => {
+                        if !c.is_ascii_alphabetic() {
+                            return Err(Error::runtime(format!(
+                                "einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]",
+                                lhs.len() + 2 + i
+                            )));
+                        }
+                        let s = label_to_subscript(c);
+                        if !(label_count[s] > 0 && label_perm_index[s] == -1) {
+                            return Err(Error::runtime(format!(
+                                "einsum(): output subscript {}{}",
+                                c as char,
+                                if label_perm_index[s] > -1 {
+                                    " appears more than once in the output"
+                                } else {
+                                    " does not appear in the equation for any input operand"
+                                }
+                            )));
+                        }
+                        label_perm_index[s] = perm_index as i64;
+                        perm_index += 1;
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+    let out_num_dim = perm_index;
+    if !ell_in_output {
+        ell_index = perm_index;
+        perm_index += ell_num_dim;
+    }
+    for l in 0..TOTAL_LABELS {
+        if label_count[l] > 0 && label_perm_index[l] == -1 {
+            label_perm_index[l] = perm_index as i64;
+            perm_index += 1;
+        }
+    }
+
+    let mut label_size = [1usize; TOTAL_LABELS];
+    let mut ell_sizes = vec![1usize; ell_num_dim];
+    let mut dim_counts = vec![0u64; perm_index];
+    let mut ops: VecDeque<Tensor> = VecDeque::with_capacity(num_ops);
+    for (i, operand) in operands.iter().enumerate() {
+        let mut op = operand.alias();
+        let mut permutation = vec![-1i64; perm_index];
+        let mut dim = 0usize;
+        for &s in &op_labels[i] {
+            if s == ELLIPSIS {
+                let ndim = operand.dim() + 1 - op_labels[i].len();
+                for j in ell_num_dim - ndim..ell_num_dim {
+                    let sz = op.size()[dim];
+                    if sz != 1 {
+                        if !(ell_sizes[j] == 1 || ell_sizes[j] == sz) {
+                            return Err(Error::runtime(format!(
+                                "einsum(): dimension {dim} covered by ellipsis in operand {i}has size {sz} which does not broadcast with previously seen ellipsis with size {} for the respective dimension",
+                                ell_sizes[j]
+                            )));
+                        }
+                        ell_sizes[j] = sz;
+                        dim_counts[ell_index + j] += 1;
+                    }
+                    permutation[ell_index + j] = dim as i64;
+                    dim += 1;
+                }
+            } else if permutation[label_perm_index[s] as usize] == -1 {
+                let sz = op.size()[dim];
+                if sz != 1 {
+                    if !(label_size[s] == 1 || label_size[s] == sz) {
+                        return Err(Error::runtime(format!(
+                            "einsum(): subscript {} has size {sz} for operand {i} which does not broadcast with previously seen size {}",
+                            subscript_to_label(s),
+                            label_size[s]
+                        )));
+                    }
+                    label_size[s] = sz;
+                    dim_counts[label_perm_index[s] as usize] += 1;
+                }
+                permutation[label_perm_index[s] as usize] = dim as i64;
+                dim += 1;
+            } else {
+                let prev = permutation[label_perm_index[s] as usize];
+                let (a, b) = (op.size()[dim], op.size()[prev as usize]);
+                if a != b {
+                    return Err(Error::runtime(format!(
+                        "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {a} != {b}",
+                        subscript_to_label(s)
+                    )));
+                }
+                op = op.diagonal_with((0, prev, dim as i64))?.movedim(-1, prev)?;
+            }
+        }
+        for val in permutation.iter_mut() {
+            if *val == -1 {
+                op = op.unsqueeze(dim as i64)?;
+                *val = dim as i64;
+                dim += 1;
+            }
+        }
+        ops.push_back(op.permute(permutation)?);
+    }
+
+    while ops.len() > 1 {
+        let a = ops.pop_front().expect("two operands");
+        let b = ops.pop_front().expect("two operands");
+        let mut sum_dims = Vec::new();
+        let (mut a_sum, mut b_sum) = (Vec::new(), Vec::new());
+        for d in out_num_dim..perm_index {
+            if a.size()[d] != 1 && b.size()[d] != 1 {
+                dim_counts[d] -= 1;
+                if dim_counts[d] == 1 {
+                    sum_dims.push(d);
+                    dim_counts[d] = 0;
+                }
+            } else if dim_counts[d] == 1 {
+                if a.size()[d] != 1 {
+                    a_sum.push(d as i64);
+                    dim_counts[d] = 0;
+                } else if b.size()[d] != 1 {
+                    b_sum.push(d as i64);
+                    dim_counts[d] = 0;
+                }
+            }
+        }
+        let a = if a_sum.is_empty() {
+            a
+        } else {
+            a.sum_dim(a_sum, true)?
+        };
+        let b = if b_sum.is_empty() {
+            b
+        } else {
+            b.sum_dim(b_sum, true)?
+        };
+        ops.push_front(sumproduct_pair(&a, &b, &sum_dims)?);
+    }
+    let result = ops.pop_front().expect("one operand");
+    if perm_index > out_num_dim {
+        if num_ops > 1 {
+            let sizes: Vec<usize> = result.size()[..out_num_dim].to_vec();
+            return result.view(&sizes[..]);
+        }
+        let dims: Vec<i64> = (out_num_dim as i64..perm_index as i64).collect();
+        return result.sum_dim(dims, false);
+    }
+    Ok(result)
+}
+
+/// `tensordot`'s `dims`: a count `n` (the last `n` dims of `a` against the first `n` of
+/// `b`) or two lists of dims. Made with `.into()` from an [`Int`] or a pair of dim lists
+/// (`([1, 0], [0, 1])`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensordotDims {
+    /// Contract the last `n` dims of `a` with the first `n` of `b`.
+    Count(i64),
+    /// Contract `a`'s dims `.0[k]` with `b`'s dims `.1[k]`.
+    Lists(IntList, IntList),
+}
+impl<T: Int> From<T> for TensordotDims {
+    fn from(n: T) -> Self {
+        TensordotDims::Count(n.to_i64())
+    }
+}
+impl<A: IntoDims, B: IntoDims> From<(A, B)> for TensordotDims {
+    fn from((a, b): (A, B)) -> Self {
+        TensordotDims::Lists(a.into_shape(), b.into_shape())
+    }
+}
+
+/// `torch.tensordot(a, b, dims)`: sums the products over the paired dims; the output's dims
+/// are `a`'s free dims then `b`'s, in order. Computed as PyTorch does: paired dims where one
+/// side has size 1 are summed first, then both operands are permuted and reshaped to one `mm`.
+///
+/// Errors (RuntimeError): `tensordot expects dims >= 0, but got dims=-1`; `both dimension
+/// lists should have same length`; `both inputs should have same dtype`; IndexError
+/// `Dimension out of range (…)`; `contracted dimensions need to match, but first has size 3
+/// in dim 1 and second has size 4 in dim 0`; `dim 0 appears multiple times in the list of
+/// dims`; and `mm`'s dtype errors.
+pub fn tensordot(a: &Tensor, b: &Tensor, dims: impl Into<TensordotDims>) -> Result<Tensor> {
+    let (d1, d2): (Vec<i64>, Vec<i64>) = match dims.into() {
+        TensordotDims::Count(n) => {
+            if n < 0 {
+                return Err(Error::runtime(format!(
+                    "tensordot expects dims >= 0, but got dims={n}"
+                )));
+            }
+            ((-n..0).collect(), (0..n).collect())
+        }
+        TensordotDims::Lists(x, y) => (x.to_vec(), y.to_vec()),
+    };
+    if d1.len() != d2.len() {
+        return Err(Error::runtime(
+            "both dimension lists should have same length",
+        ));
+    }
+    if a.dtype() != b.dtype() {
+        return Err(Error::runtime("both inputs should have same dtype"));
+    }
+    let mut csize = 1usize;
+    let (mut t1, mut t2) = (a.alias(), b.alias());
+    for (&x, &y) in d1.iter().zip(&d2) {
+        let s1 = a.size_of(x)?;
+        let s2 = b.size_of(y)?;
+        if s2 == 1 {
+            t1 = t1.sum_dim(x, true)?.to(a.dtype())?;
+        } else if s1 == 1 {
+            t2 = t2.sum_dim(y, true)?.to(b.dtype())?;
+        } else {
+            if s1 != s2 {
+                return Err(Error::runtime(format!(
+                    "contracted dimensions need to match, but first has size {s1} in dim {x} and second has size {s2} in dim {y}"
+                )));
+            }
+            csize *= s1;
+        }
+    }
+    let c1 = wrap_dims(&d1, a.dim())?;
+    let c2 = wrap_dims(&d2, b.dim())?;
+    let (mut p1, mut p2) = (Vec::new(), Vec::new());
+    let mut rsizes = Vec::new();
+    let (mut size1, mut size2) = (1usize, 1usize);
+    for i in 0..a.dim() {
+        if !c1.contains(&i) {
+            p1.push(i as i64);
+            size1 *= t1.size()[i];
+            rsizes.push(t1.size()[i]);
+        }
+    }
+    p1.extend(&d1);
+    p2.extend(&d2);
+    for i in 0..b.dim() {
+        if !c2.contains(&i) {
+            p2.push(i as i64);
+            size2 *= t2.size()[i];
+            rsizes.push(t2.size()[i]);
+        }
+    }
+    let m1 = t1.permute(p1)?.reshape([size1, csize])?;
+    let m2 = t2.permute(p2)?.reshape([csize, size2])?;
+    m1.mm(&m2)?.reshape(&rsizes[..])
+}
+
+impl Tensor {
+    /// `torch.outer(self, vec2)`: the `(n, m)` matrix `self[i] * vec2[j]` of two 1-d tensors
+    /// (`self.reshape(n, 1) * vec2`, so dtypes promote as `mul`).
+    ///
+    /// Errors (RuntimeError): `outer: Expected 1-D argument self, but got 2-D`, `outer:
+    /// Expected 1-D argument vec2, but got 2-D`.
+    pub fn outer(&self, vec2: &Tensor) -> Result<Tensor> {
+        for (t, name) in [(self, "self"), (vec2, "vec2")] {
+            if t.dim() != 1 {
+                return Err(Error::runtime(format!(
+                    "outer: Expected 1-D argument {name}, but got {}-D",
+                    t.dim()
+                )));
+            }
+        }
+        self.reshape([self.numel(), 1])?.mul(vec2)
+    }
+
+    /// `torch.kron(self, other)`: the Kronecker product. Both are viewed with their dims
+    /// interleaved (`self` as `(a0, 1, a1, 1, …)`, `other` as `(1, b0, 1, b1, …)`, the
+    /// shorter one padded with leading 1s), multiplied (dtypes promote as `mul`) and viewed
+    /// as `(a0*b0, a1*b1, …)`.
+    ///
+    /// Error (RuntimeError): `view size is not compatible with input tensor's size and stride
+    /// (at least one dimension spans across two contiguous subspaces). Use .reshape(...)
+    /// instead.` for an operand that cannot be viewed that way (as PyTorch).
+    pub fn kron(&self, other: &Tensor) -> Result<Tensor> {
+        let maxdim = self.dim().max(other.dim());
+        let (pa, pb) = (maxdim - self.dim(), maxdim - other.dim());
+        let mut ar = vec![1usize; 2 * maxdim];
+        let mut br = vec![1usize; 2 * maxdim];
+        let mut rr = vec![1usize; maxdim];
+        for i in 0..maxdim {
+            if i >= pa {
+                ar[2 * i] = self.size()[i - pa];
+            }
+            if i >= pb {
+                br[2 * i + 1] = other.size()[i - pb];
+            }
+            rr[i] = ar[2 * i] * br[2 * i + 1];
+        }
+        let a = self.view(&ar[..])?;
+        let b = other.view(&br[..])?;
+        a.mul(&b)?.view(&rr[..])
+    }
+}
+
+/// `torch.linalg.cross(input, other, dim)`: the cross product of 3-vectors along `dim`,
+/// batch dims broadcast. Output fresh, contiguous, the broadcast shape, `input`'s dtype.
+pub(crate) fn cross(input: &Tensor, other: &Tensor, dim: i64) -> Result<Tensor> {
+    if input.dim() != other.dim() {
+        return Err(Error::runtime(
+            "linalg.cross: inputs must have the same number of dimensions.",
+        ));
+    }
+    let (sa, sb) = (input.size_of(dim)?, other.size_of(dim)?);
+    if sa != 3 || sb != 3 {
+        return Err(Error::runtime(format!(
+            "linalg.cross: inputs dimension {dim} must have length 3. Got {sa} and {sb}"
+        )));
+    }
+    let shape = crate::broadcast::infer_size(input.size(), other.size())?;
+    if input.dtype() == crate::DType::Bool {
+        return Err(Error::not_implemented(
+            "\"cross\" not implemented for 'Bool'",
+        ));
+    }
+    if input.dtype() != other.dtype() {
+        return Err(Error::runtime(format!(
+            "expected scalar type {} but found {}",
+            input.dtype().scalar_type_name(),
+            other.dtype().scalar_type_name()
+        )));
+    }
+    let d = wrap_dim(dim, input.dim())? as i64;
+    let shape: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let a = input.expand(&shape)?;
+    let b = other.expand(&shape)?;
+    let x = |t: &Tensor, i: i64| t.select(d, i);
+    let c = |i: i64, j: i64| -> Result<Tensor> {
+        x(&a, i)?.mul(&x(&b, j)?)?.sub(&x(&a, j)?.mul(&x(&b, i)?)?)
+    };
+    crate::ops::cat::stack_with(&[c(1, 2)?, c(2, 0)?, c(0, 1)?], d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: Vec<f32>, s: &[usize]) -> Tensor {
+        Tensor::from_vec(v, s).unwrap()
+    }
+
+    #[test]
+    fn einsum_matmul_and_layout() {
+        let a = t((0..6).map(|x| x as f32).collect(), &[2, 3]);
+        let b = t((0..12).map(|x| x as f32).collect(), &[3, 4]);
+        let r = einsum("ij,jk->ki", &[&a, &b]).unwrap();
+        assert_eq!(r.size(), &[4, 2]);
+        // the right operand's own dim leads the output: the bmm is taken the other way round
+        assert_eq!(r.stride(), &[2, 1]);
+        assert_eq!(
+            r.to_vec::<f32>(),
+            a.matmul(&b).unwrap().t().unwrap().to_vec::<f32>()
+        );
+        let tr = einsum("ii", &[&t(vec![1., 2., 3., 4.], &[2, 2])]).unwrap();
+        assert_eq!(tr.to_vec::<f32>(), vec![5.0]);
+        let v = einsum("ij->ji", &[&a]).unwrap();
+        assert!(v.shares_storage(&a));
+    }
+
+    #[test]
+    fn tensordot_counts() {
+        let a = t((0..6).map(|x| x as f32).collect(), &[2, 3]);
+        let b = t((0..6).map(|x| x as f32).collect(), &[3, 2]);
+        let r = tensordot(&a, &b, 1).unwrap();
+        assert_eq!(r.to_vec::<f32>(), a.mm(&b).unwrap().to_vec::<f32>());
+        let e = tensordot(&a, &b, -1).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tensordot expects dims >= 0, but got dims=-1"
+        );
+    }
+}

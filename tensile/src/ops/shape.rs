@@ -1,0 +1,1117 @@
+//! Shape ops that copy: `flip`, `fliplr`, `flipud`, `roll`, `rot90`, `repeat`, `tile`,
+//! `repeat_interleave`, `tril`, `triu`, `narrow_copy`, `trace`, `diag`, `diag_embed`,
+//! `diagflat`, `block_diag`, `cartesian_prod`, `combinations`; and the view ops that split or
+//! reshape (`tensor_split`, `hsplit`/`vsplit`/`dsplit`, `swapaxes`/`swapdims`,
+//! `atleast_1d/2d/3d`) and the joins built on `cat` (`hstack`, `vstack`, `dstack`,
+//! `column_stack`).
+//!
+//! Data movement goes through one rule, [`gather_axes`]: the output element at multi-index
+//! `o` is the input element at `(map_0[o_0], …, map_{n-1}[o_{n-1}])`, gathered by the existing
+//! `index_select` kernel; each op only says how its output coordinates map to input ones.
+
+use crate::args::{Int, IntList, IntoDims, IntoShape, new_sizes};
+use crate::dim::{wrap_dim, wrap_dims};
+use crate::error::{Error, Result, fmt_list};
+use crate::layout::{contiguous_strides, preserve_format_strides};
+use crate::ops::cat::cat_with;
+use crate::ops::copy::copy_with_strides;
+use crate::tensor::{Scalar, Tensor};
+
+fn overflow() -> Error {
+    Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
+}
+
+/// The output of shape `maps[d].len()` per dim whose element at `o` is
+/// `src[maps[0][o_0], …]`. Fresh, contiguous, `src`'s dtype. `maps.len() == src.dim()`
+/// and every entry of `maps[d]` is `< src.size(d)`.
+pub(crate) fn gather_axes(src: &Tensor, maps: &[Vec<usize>]) -> Result<Tensor> {
+    debug_assert_eq!(maps.len(), src.dim());
+    let out_sizes: Vec<usize> = maps.iter().map(|m| m.len()).collect();
+    let numel = out_sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(overflow)?;
+    let st = contiguous_strides(src.size());
+    let mut idx: Vec<i64> = Vec::new();
+    idx.try_reserve(numel).map_err(|_| overflow())?;
+    if numel > 0 {
+        let n = maps.len();
+        let mut pos = vec![0usize; n];
+        'outer: loop {
+            let off: usize = (0..n).map(|d| maps[d][pos[d]] * st[d]).sum();
+            idx.push(off as i64);
+            let mut d = n;
+            loop {
+                if d == 0 {
+                    break 'outer;
+                }
+                d -= 1;
+                pos[d] += 1;
+                if pos[d] < out_sizes[d] {
+                    break;
+                }
+                pos[d] = 0;
+            }
+        }
+    }
+    let flat = src.reshape(-1)?;
+    let index = Tensor::from_vec(idx, [numel])?;
+    flat.index_select(0, &index)?.view(&out_sizes[..])
+}
+
+/// Identity maps for every dim of `t`.
+fn identity_maps(t: &Tensor) -> Vec<Vec<usize>> {
+    t.size().iter().map(|&n| (0..n).collect()).collect()
+}
+
+/// A fresh contiguous copy (`clone(memory_format=torch.contiguous_format)`).
+pub(crate) fn fresh_contiguous(t: &Tensor) -> Tensor {
+    copy_with_strides(t, &contiguous_strides(t.size()), t.dtype())
+}
+
+/// `out` (contiguous, `like`'s shape) restrided as `empty_like(like, preserve_format)`.
+fn preserve_like(out: Tensor, like: &Tensor) -> Tensor {
+    let st = preserve_format_strides(like.size(), like.stride());
+    if st == contiguous_strides(out.size()) {
+        out
+    } else {
+        copy_with_strides(&out, &st, out.dtype())
+    }
+}
+
+/// The zero of a dtype, as a fill value.
+fn zero_of(t: &Tensor) -> Scalar {
+    if t.dtype() == crate::DType::Bool {
+        Scalar::Bool(false)
+    } else {
+        Scalar::Int(0)
+    }
+}
+
+/// `tensor_split`'s second argument: a number of sections, a list of split indices, or an
+/// index tensor (int64, 0-d for sections, 1-d for indices).
+///
+/// Made with `.into()` from any [`Int`] (sections), an array, slice or `Vec` of ints
+/// (indices), or a `&Tensor`.
+#[derive(Clone, Debug)]
+pub enum TensorSplitArg<'a> {
+    /// Split into this many nearly equal parts (the first `size % n` one longer).
+    Sections(i64),
+    /// Split before each of these indices (Python slice semantics: clamped, may be unsorted).
+    Indices(IntList),
+    /// An int64 tensor: 0-d is a number of sections, 1-d a list of indices.
+    Tensor(&'a Tensor),
+}
+impl<T: Int> From<T> for TensorSplitArg<'_> {
+    fn from(n: T) -> Self {
+        TensorSplitArg::Sections(n.to_i64())
+    }
+}
+impl<'a> From<&'a Tensor> for TensorSplitArg<'a> {
+    fn from(t: &'a Tensor) -> Self {
+        TensorSplitArg::Tensor(t)
+    }
+}
+macro_rules! split_arg_list {
+    ($($ty:ty),*) => {$(
+        impl<T: Int, const N: usize> From<$ty> for TensorSplitArg<'_> {
+            fn from(v: $ty) -> Self {
+                TensorSplitArg::Indices(v.into_shape())
+            }
+        }
+    )*};
+}
+split_arg_list!([T; N], &[T; N]);
+impl<T: Int> From<&[T]> for TensorSplitArg<'_> {
+    fn from(v: &[T]) -> Self {
+        TensorSplitArg::Indices(v.into_shape())
+    }
+}
+impl<T: Int> From<Vec<T>> for TensorSplitArg<'_> {
+    fn from(v: Vec<T>) -> Self {
+        TensorSplitArg::Indices(v.into_shape())
+    }
+}
+impl<T: Int> From<&Vec<T>> for TensorSplitArg<'_> {
+    fn from(v: &Vec<T>) -> Self {
+        TensorSplitArg::Indices(v.into_shape())
+    }
+}
+
+/// `repeat_interleave`'s `repeats`: an integer, or a 0-d/1-d int64 tensor.
+#[derive(Clone, Copy, Debug)]
+pub enum Repeats<'a> {
+    /// Every element repeated this many times.
+    Int(i64),
+    /// Per-element counts (a 0-d or one-element tensor applies to every element).
+    Tensor(&'a Tensor),
+}
+impl<T: Int> From<T> for Repeats<'_> {
+    fn from(n: T) -> Self {
+        Repeats::Int(n.to_i64())
+    }
+}
+impl<'a> From<&'a Tensor> for Repeats<'a> {
+    fn from(t: &'a Tensor) -> Self {
+        Repeats::Tensor(t)
+    }
+}
+
+/// `repeat_interleave`'s optional arguments (`dim=None, output_size=None`), for
+/// [`Tensor::repeat_interleave_with`]: a single integer is `dim`, a pair `(dim, output_size)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RepeatInterleaveOpts {
+    /// The dim to repeat along; `None` flattens the input first.
+    pub dim: Option<i64>,
+    /// The output's length along `dim` when known (the sum of the repeats).
+    pub output_size: Option<i64>,
+}
+impl<T: Int> From<T> for RepeatInterleaveOpts {
+    fn from(dim: T) -> Self {
+        RepeatInterleaveOpts {
+            dim: Some(dim.to_i64()),
+            output_size: None,
+        }
+    }
+}
+impl<A: Int, B: Int> From<(A, B)> for RepeatInterleaveOpts {
+    fn from((d, o): (A, B)) -> Self {
+        RepeatInterleaveOpts {
+            dim: Some(d.to_i64()),
+            output_size: Some(o.to_i64()),
+        }
+    }
+}
+
+/// `diag_embed`'s optional arguments (`offset=0, dim1=-2, dim2=-1`), for
+/// [`Tensor::diag_embed_with`]: a single integer is `offset`, a triple `(offset, dim1, dim2)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DiagEmbedOpts {
+    /// Which diagonal: > 0 above the main one, < 0 below (default 0).
+    pub offset: i64,
+    /// First dim of the new planes, in the output's dims (default -2).
+    pub dim1: i64,
+    /// Second dim of the new planes (default -1).
+    pub dim2: i64,
+}
+impl Default for DiagEmbedOpts {
+    fn default() -> Self {
+        DiagEmbedOpts {
+            offset: 0,
+            dim1: -2,
+            dim2: -1,
+        }
+    }
+}
+impl<T: Int> From<T> for DiagEmbedOpts {
+    fn from(offset: T) -> Self {
+        DiagEmbedOpts {
+            offset: offset.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<A: Int, B: Int, C: Int> From<(A, B, C)> for DiagEmbedOpts {
+    fn from((o, a, b): (A, B, C)) -> Self {
+        DiagEmbedOpts {
+            offset: o.to_i64(),
+            dim1: a.to_i64(),
+            dim2: b.to_i64(),
+        }
+    }
+}
+
+/// `combinations`' optional arguments (`r=2, with_replacement=False`), for
+/// [`combinations_with`]: a single integer is `r`, a pair `(r, with_replacement)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CombinationsOpts {
+    /// Length of each combination (default 2).
+    pub r: i64,
+    /// Whether an element may repeat within a combination (default false).
+    pub with_replacement: bool,
+}
+impl Default for CombinationsOpts {
+    fn default() -> Self {
+        CombinationsOpts {
+            r: 2,
+            with_replacement: false,
+        }
+    }
+}
+impl<T: Int> From<T> for CombinationsOpts {
+    fn from(r: T) -> Self {
+        CombinationsOpts {
+            r: r.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<T: Int> From<(T, bool)> for CombinationsOpts {
+    fn from((r, w): (T, bool)) -> Self {
+        CombinationsOpts {
+            r: r.to_i64(),
+            with_replacement: w,
+        }
+    }
+}
+
+/// `start` index of `roll`'s second piece: `(size - shift) mod size`, in `[0, size)`.
+fn roll_start(size: i64, shift: i64) -> i64 {
+    let s = (size as i128 - shift as i128) % size as i128;
+    (if s < 0 { s + size as i128 } else { s }) as i64
+}
+
+/// The pieces' `(start, end)` bounds of `tensor_split(sections)` on a dim of `size`: the first
+/// `size % sections` pieces have one more element.
+fn section_bounds(size: usize, sections: usize) -> Vec<(usize, usize)> {
+    let (q, r) = (size / sections, size % sections);
+    let mut start = 0;
+    (0..sections)
+        .map(|i| {
+            let len = q + usize::from(i < r);
+            let b = (start, start + len);
+            start += len;
+            b
+        })
+        .collect()
+}
+
+/// Every `r`-combination of `0..n` in lexicographic order (non-decreasing with replacement,
+/// increasing without).
+fn combination_indices(n: usize, r: usize, with_replacement: bool) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur: Vec<usize> = Vec::with_capacity(r);
+    fn rec(
+        n: usize,
+        r: usize,
+        w: bool,
+        start: usize,
+        cur: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
+        if cur.len() == r {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            cur.push(i);
+            rec(n, r, w, if w { i } else { i + 1 }, cur, out);
+            cur.pop();
+        }
+    }
+    rec(n, r, with_replacement, 0, &mut cur, &mut out);
+    out
+}
+
+impl Tensor {
+    /// `torch.flip(self, dims)`: the elements in reverse order along each of `dims`.
+    ///
+    /// Shapes: as `self`. dtype: `self`'s. Output fresh, with `self`'s strides order
+    /// (`empty_like(self)`, preserve format).
+    ///
+    /// Errors: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got
+    /// -3)`; RuntimeError `dim 0 appears multiple times in the list of dims`.
+    pub fn flip(&self, dims: impl IntoDims) -> Result<Tensor> {
+        let ds = wrap_dims(&dims.into_shape(), self.dim())?;
+        let mut maps = identity_maps(self);
+        for d in ds {
+            maps[d].reverse();
+        }
+        Ok(preserve_like(gather_axes(self, &maps)?, self))
+    }
+
+    /// `torch.fliplr(self)`: `flip(1)`.
+    ///
+    /// Error (RuntimeError): `Input must be >= 2-d.`
+    pub fn fliplr(&self) -> Result<Tensor> {
+        if self.dim() < 2 {
+            return Err(Error::runtime("Input must be >= 2-d."));
+        }
+        self.flip(1)
+    }
+
+    /// `torch.flipud(self)`: `flip(0)`.
+    ///
+    /// Error (RuntimeError): `Input must be >= 1-d.`
+    pub fn flipud(&self) -> Result<Tensor> {
+        if self.dim() < 1 {
+            return Err(Error::runtime("Input must be >= 1-d."));
+        }
+        self.flip(0)
+    }
+
+    /// `torch.roll(self, shifts)` (no dims): the flattened elements shifted by `shifts`
+    /// (one int) positions, wrapping around, then viewed as `self`'s shape.
+    /// See [`Tensor::roll_with`].
+    pub fn roll(&self, shifts: impl IntoShape) -> Result<Tensor> {
+        self.roll_with(shifts, ())
+    }
+
+    /// `torch.roll(self, shifts, dims)`: element `i` along `dims[k]` moves to
+    /// `(i + shifts[k]) mod size`; dims rolled one after the other. With no dims and one
+    /// shift the flattened tensor is rolled.
+    ///
+    /// Shapes: as `self`; dtype `self`'s; output fresh (`cat` of two `narrow`s: contiguous
+    /// unless `self` is channels-last; an empty `self` is cloned, preserve format).
+    ///
+    /// Errors (RuntimeError): ``` `shifts` required ```; `shifts and dimensions must align.
+    /// shifts: 3, dims:2`; IndexError `Dimension out of range (…)`, `Dimension specified as 0
+    /// but tensor has no dimensions`.
+    pub fn roll_with(&self, shifts: impl IntoShape, dims: impl IntoDims) -> Result<Tensor> {
+        self.roll_impl(&shifts.into_shape(), &dims.into_shape())
+    }
+
+    fn roll_impl(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+        if dims.len() != 1 || shifts.len() != 1 {
+            if shifts.is_empty() {
+                return Err(Error::runtime("`shifts` required"));
+            }
+            if dims.is_empty() && shifts.len() == 1 {
+                let flat = self.contiguous().view(self.numel())?;
+                return flat.roll_impl(shifts, &[0])?.view(self.size());
+            }
+            if shifts.len() != dims.len() {
+                return Err(Error::runtime(format!(
+                    "shifts and dimensions must align. shifts: {}, dims:{}",
+                    shifts.len(),
+                    dims.len()
+                )));
+            }
+            let first = self.roll_impl(&shifts[..1], &dims[..1])?;
+            return first.roll_impl(&shifts[1..], &dims[1..]);
+        }
+        if self.numel() == 0 {
+            return Ok(self.clone());
+        }
+        let d = dims[0];
+        let size = self.size_of(d)? as i64;
+        let start = roll_start(size, shifts[0]);
+        let t0 = self.narrow(d, start, size - start)?;
+        let t1 = self.narrow(d, 0, start)?;
+        cat_with(&[t0, t1], d)
+    }
+
+    /// `torch.rot90(self)`: `rot90_with(1, [0, 1])`.
+    pub fn rot90(&self) -> Result<Tensor> {
+        self.rot90_with(1, [0, 1])
+    }
+
+    /// `torch.rot90(self, k, dims)`: rotates the plane of `dims` by `k` quarter turns (from
+    /// the first dim towards the second). `k mod 4` = 1: `flip(dims[1]).transpose(dims)`;
+    /// 2: `flip(dims)`; 3: `flip(dims[0]).transpose(dims)`; 0: a contiguous copy. So the
+    /// output is a transposed fresh tensor for odd `k`.
+    ///
+    /// Errors (RuntimeError, in order): `expected total rotation dims == 2, but got dims = 3`;
+    /// `expected total dims >= 2, but got total dims = 1`; `expected rotation dims to be
+    /// different, but got dim0 = 1 and dim1 = -1`; IndexError `Dimension out of range (…)`.
+    pub fn rot90_with(&self, k: impl Int, dims: impl IntoDims) -> Result<Tensor> {
+        let dims = dims.into_shape();
+        let nd = self.dim() as i64;
+        if dims.len() != 2 {
+            return Err(Error::runtime(format!(
+                "expected total rotation dims == 2, but got dims = {}",
+                dims.len()
+            )));
+        }
+        if nd < 2 {
+            return Err(Error::runtime(format!(
+                "expected total dims >= 2, but got total dims = {nd}"
+            )));
+        }
+        let (a, b) = (dims[0], dims[1]);
+        if a == b || (a as i128 - b as i128).abs() == nd as i128 {
+            return Err(Error::runtime(format!(
+                "expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}"
+            )));
+        }
+        let d0 = wrap_dim(a, self.dim())? as i64;
+        let d1 = wrap_dim(b, self.dim())? as i64;
+        match k.to_i64().rem_euclid(4) {
+            1 => self.flip(d1)?.transpose(d0, d1),
+            2 => self.flip([d0, d1]),
+            3 => self.flip(d0)?.transpose(d0, d1),
+            _ => Ok(fresh_contiguous(self)),
+        }
+    }
+
+    /// `self.repeat(*sizes)`: `self` tiled `sizes[d]` times along each dim; with more sizes
+    /// than dims, `self` first gets leading size-1 dims.
+    ///
+    /// Shapes: `(s_0*r_0, …)` over the padded sizes. Output fresh, contiguous, `self`'s dtype.
+    ///
+    /// Errors (RuntimeError): `Number of dimensions of repeat dims can not be smaller than
+    /// number of dimensions of tensor`; `Trying to create tensor with negative dimension -3:
+    /// [-3, 4]`.
+    pub fn repeat(&self, sizes: impl IntoShape) -> Result<Tensor> {
+        let reps = sizes.into_shape();
+        if reps.len() < self.dim() {
+            return Err(Error::runtime(
+                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+            ));
+        }
+        let lead = reps.len() - self.dim();
+        let padded: Vec<i64> = std::iter::repeat_n(1, lead)
+            .chain(self.size().iter().map(|&s| s as i64))
+            .collect();
+        let target: Vec<i64> = padded
+            .iter()
+            .zip(&reps)
+            .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
+            .collect::<Result<_>>()?;
+        let target = new_sizes(&target)?;
+        if reps.contains(&0) {
+            return Tensor::try_alloc_contiguous(&target, self.dtype());
+        }
+        let x = self.expand(&padded)?;
+        let maps: Vec<Vec<usize>> = target
+            .iter()
+            .zip(&padded)
+            .map(|(&t, &p)| (0..t).map(|i| i % p as usize).collect())
+            .collect();
+        gather_axes(&x, &maps)
+    }
+
+    /// `torch.tile(self, dims)`: [`Tensor::repeat`] with `dims` first padded with leading 1s
+    /// to `self.dim()` entries. Errors: those of `repeat`.
+    pub fn tile(&self, dims: impl IntoShape) -> Result<Tensor> {
+        let mut d = dims.into_shape();
+        if self.dim() > d.len() {
+            let mut p: IntList = std::iter::repeat_n(1, self.dim() - d.len()).collect();
+            p.extend(d);
+            d = p;
+        }
+        self.repeat(d)
+    }
+
+    /// `self.repeat_interleave(repeats)` (dim None: over the flattened tensor); see
+    /// [`Tensor::repeat_interleave_with`].
+    pub fn repeat_interleave<'a>(&self, repeats: impl Into<Repeats<'a>>) -> Result<Tensor> {
+        self.repeat_interleave_with(repeats, RepeatInterleaveOpts::default())
+    }
+
+    /// `self.repeat_interleave(repeats, dim, output_size=…)`: each element (slice along `dim`)
+    /// repeated `repeats` times in place (`[a, b]` by 2 → `[a, a, b, b]`). `repeats` an
+    /// integer, or an int64 tensor: 0-d or one element (every slice the same count) or one
+    /// count per slice. Without `dim` the input is flattened first.
+    ///
+    /// Shapes: `self`'s with `dim` resized to the sum of the counts (1-d without dim). Output
+    /// fresh, contiguous, `self`'s dtype.
+    ///
+    /// Errors: IndexError `Dimension out of range (…)` (an integer `repeats` wraps `dim`
+    /// against `self.dim()` then unsqueezes `dim + 1`); RuntimeError `Repeats must be
+    /// non-negative`; IndexError `Dimension specified as -1 but tensor has no dimensions`;
+    /// RuntimeError `repeats must have the same size as input along dim, but got
+    /// repeats.size(0) = 2 and input.size(-1) = 3`; `repeats must be 0-dim or 1-dim tensor`;
+    /// and those of [`repeat_interleave`].
+    pub fn repeat_interleave_with<'a>(
+        &self,
+        repeats: impl Into<Repeats<'a>>,
+        opts: impl Into<RepeatInterleaveOpts>,
+    ) -> Result<Tensor> {
+        let opts = opts.into();
+        let input = match opts.dim {
+            Some(_) => self.alias(),
+            None => self.flatten()?,
+        };
+        match repeats.into() {
+            Repeats::Int(r) => {
+                let d = wrap_dim(opts.dim.unwrap_or(0), self.dim())?;
+                input.unsqueeze(d as i64 + 1)?;
+                if r < 0 {
+                    return Err(Error::runtime("Repeats must be non-negative"));
+                }
+                let mut maps = identity_maps(&input);
+                let n = input.size()[d];
+                let len = n.checked_mul(r as usize).ok_or_else(overflow)?;
+                maps[d] = (0..len).map(|j| j / r as usize).collect();
+                gather_axes(&input, &maps)
+            }
+            Repeats::Tensor(rep) => {
+                let d = opts.dim.unwrap_or(0);
+                let size = input.size_of(d)?;
+                let reps = if rep.dim() == 0 || (rep.dim() == 1 && rep.size()[0] == 1) {
+                    rep.reshape(1)?.expand(size)?
+                } else if rep.dim() == 1 {
+                    if rep.size()[0] != size {
+                        return Err(Error::runtime(format!(
+                            "repeats must have the same size as input along dim, but got repeats.size(0) = {} and input.size({d}) = {size}",
+                            rep.size()[0]
+                        )));
+                    }
+                    rep.alias()
+                } else {
+                    return Err(Error::runtime("repeats must be 0-dim or 1-dim tensor"));
+                };
+                let idx = repeat_interleave_counts(&reps, opts.output_size)?;
+                input.index_select(d, &idx)
+            }
+        }
+    }
+
+    /// `torch.tril(self)`: `tril_with(0)`.
+    pub fn tril(&self) -> Result<Tensor> {
+        self.tril_with(0)
+    }
+
+    /// `torch.tril(self, diagonal)`: the lower triangle of the last two dims (element `(i, j)`
+    /// kept where `j - i <= diagonal`, zero elsewhere), batched over leading dims.
+    ///
+    /// Shapes: as `self` (at least 2-d). Output fresh, contiguous, `self`'s dtype.
+    ///
+    /// Error (RuntimeError): `tril: input tensor must have at least 2 dimensions`.
+    pub fn tril_with(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle(diagonal.to_i64(), true)
+    }
+
+    /// `torch.triu(self)`: `triu_with(0)`.
+    pub fn triu(&self) -> Result<Tensor> {
+        self.triu_with(0)
+    }
+
+    /// `torch.triu(self, diagonal)`: the upper triangle (`j - i >= diagonal` kept); as
+    /// [`Tensor::tril_with`].
+    ///
+    /// Error (RuntimeError): `triu: input tensor must have at least 2 dimensions`.
+    pub fn triu_with(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle(diagonal.to_i64(), false)
+    }
+
+    fn triangle(&self, k: i64, lower: bool) -> Result<Tensor> {
+        if self.dim() < 2 {
+            return Err(Error::runtime(format!(
+                "{}: input tensor must have at least 2 dimensions",
+                if lower { "tril" } else { "triu" }
+            )));
+        }
+        let n = self.dim();
+        let (r, c) = (self.size()[n - 2], self.size()[n - 1]);
+        let mut drop = Vec::with_capacity(r * c);
+        for i in 0..r as i64 {
+            for j in 0..c as i64 {
+                let d = j as i128 - i as i128;
+                drop.push(if lower { d > k as i128 } else { d < k as i128 });
+            }
+        }
+        let mask = Tensor::from_vec(drop, [r, c])?;
+        let out = fresh_contiguous(self);
+        out.masked_fill_(&mask, zero_of(self))?;
+        Ok(out)
+    }
+
+    /// `torch.narrow_copy(self, dim, start, length)`: a fresh contiguous copy of
+    /// [`Tensor::narrow`]; its errors.
+    pub fn narrow_copy(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
+        Ok(fresh_contiguous(&self.narrow(dim, start, length)?))
+    }
+
+    /// `torch.tensor_split(self, indices_or_sections)` along dim 0; see
+    /// [`Tensor::tensor_split_with`].
+    pub fn tensor_split<'a>(
+        &self,
+        indices_or_sections: impl Into<TensorSplitArg<'a>>,
+    ) -> Result<Vec<Tensor>> {
+        self.tensor_split_with(indices_or_sections, 0)
+    }
+
+    /// `torch.tensor_split(self, indices_or_sections, dim)`: views along `dim`. An integer
+    /// `n` gives `n` pieces, the first `size % n` one element longer (`(5,)` by 3 → 2, 2, 1);
+    /// a list of indices `[i, j]` gives `self[:i]`, `self[i:j]`, `self[j:]` with Python slice
+    /// rules (negative indices count from the end, out-of-range ones clamp, a decreasing one
+    /// gives an empty piece); an int64 tensor stands for either (0-d: sections, 1-d:
+    /// indices).
+    ///
+    /// Errors (RuntimeError): `tensor_split expected at least a 1-dimensional tensor, but got a
+    /// tensor with 0 dims`; `number of sections must be larger than 0, got 0`;
+    /// `tensor_split expected tensor_indices_or_sections to have dtype of long, but got Float`;
+    /// `tensor_split expected tensor_indices_or_sections to be a zero-dimensional or
+    /// one-dimensional tensor, but got a tensor with 2 dims`; IndexError `Dimension out of
+    /// range (…)`.
+    pub fn tensor_split_with<'a>(
+        &self,
+        indices_or_sections: impl Into<TensorSplitArg<'a>>,
+        dim: impl Int,
+    ) -> Result<Vec<Tensor>> {
+        let dim = dim.to_i64();
+        if self.dim() == 0 {
+            return Err(Error::runtime(format!(
+                "tensor_split expected at least a 1-dimensional tensor, but got a tensor with {} dims",
+                self.dim()
+            )));
+        }
+        match indices_or_sections.into() {
+            TensorSplitArg::Sections(n) => {
+                if n <= 0 {
+                    return Err(Error::runtime(format!(
+                        "number of sections must be larger than 0, got {n}"
+                    )));
+                }
+                let d = wrap_dim(dim, self.dim())?;
+                let n = usize::try_from(n).map_err(|_| overflow())?;
+                section_bounds(self.size()[d], n)
+                    .into_iter()
+                    .map(|(s, e)| self.narrow(d as i64, s as i64, (e - s) as i64))
+                    .collect()
+            }
+            TensorSplitArg::Indices(idx) => {
+                let d = wrap_dim(dim, self.dim())? as i64;
+                let mut out = Vec::with_capacity(idx.len() + 1);
+                let mut start = 0i64;
+                for &end in &idx {
+                    out.push(self.slice(d, Some(start), Some(end), 1)?);
+                    start = end;
+                }
+                out.push(self.slice(d, Some(start), Some(self.size()[d as usize] as i64), 1)?);
+                Ok(out)
+            }
+            TensorSplitArg::Tensor(t) => {
+                if t.dtype() != crate::DType::Int64 {
+                    return Err(Error::runtime(format!(
+                        "tensor_split expected tensor_indices_or_sections to have dtype of long, but got {}",
+                        t.dtype().scalar_type_name()
+                    )));
+                }
+                match t.dim() {
+                    0 => self.tensor_split_with(t.item::<i64>()?, dim),
+                    1 => self.tensor_split_with(t.to_vec::<i64>(), dim),
+                    n => Err(Error::runtime(format!(
+                        "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, but got a tensor with {n} dims"
+                    ))),
+                }
+            }
+        }
+    }
+
+    /// `torch.hsplit(self, indices_or_sections)`: [`Tensor::tensor_split_with`] along dim 1
+    /// (dim 0 for a 1-d tensor); sections must divide that dim.
+    ///
+    /// Errors (RuntimeError): `torch.hsplit requires a tensor with at least 1 dimension, but
+    /// got a tensor with 0 dimensions!`; `torch.hsplit attempted to split along dimension 1,
+    /// but the size of the dimension 3 is not divisible by the split_size 4!`.
+    pub fn hsplit<'a>(
+        &self,
+        indices_or_sections: impl Into<TensorSplitArg<'a>>,
+    ) -> Result<Vec<Tensor>> {
+        let dim = if self.dim() == 1 { 0 } else { 1 };
+        self.dir_split("hsplit", 1, dim, indices_or_sections.into())
+    }
+
+    /// `torch.vsplit(self, indices_or_sections)`: split along dim 0 of an at least 2-d tensor;
+    /// as [`Tensor::hsplit`] (`torch.vsplit requires a tensor with at least 2 dimension, …`).
+    pub fn vsplit<'a>(
+        &self,
+        indices_or_sections: impl Into<TensorSplitArg<'a>>,
+    ) -> Result<Vec<Tensor>> {
+        self.dir_split("vsplit", 2, 0, indices_or_sections.into())
+    }
+
+    /// `torch.dsplit(self, indices_or_sections)`: split along dim 2 of an at least 3-d tensor;
+    /// as [`Tensor::hsplit`] (`torch.dsplit requires a tensor with at least 3 dimension, …`).
+    pub fn dsplit<'a>(
+        &self,
+        indices_or_sections: impl Into<TensorSplitArg<'a>>,
+    ) -> Result<Vec<Tensor>> {
+        self.dir_split("dsplit", 3, 2, indices_or_sections.into())
+    }
+
+    fn dir_split(
+        &self,
+        name: &str,
+        min: usize,
+        dim: usize,
+        arg: TensorSplitArg<'_>,
+    ) -> Result<Vec<Tensor>> {
+        if self.dim() < min {
+            return Err(Error::runtime(format!(
+                "torch.{name} requires a tensor with at least {min} dimension, but got a tensor with {} dimensions!",
+                self.dim()
+            )));
+        }
+        if let TensorSplitArg::Sections(n) = arg {
+            let size = self.size()[dim] as i64;
+            if n == 0 || size % n != 0 {
+                return Err(Error::runtime(format!(
+                    "torch.{name} attempted to split along dimension {dim}, but the size of the dimension {size} is not divisible by the split_size {n}!"
+                )));
+            }
+        }
+        self.tensor_split_with(arg, dim)
+    }
+
+    /// `torch.swapaxes(self, axis0, axis1)`: [`Tensor::transpose`] (a view).
+    pub fn swapaxes(&self, axis0: impl Int, axis1: impl Int) -> Result<Tensor> {
+        self.transpose(axis0, axis1)
+    }
+
+    /// `torch.swapdims(self, dim0, dim1)`: [`Tensor::transpose`] (a view).
+    pub fn swapdims(&self, dim0: impl Int, dim1: impl Int) -> Result<Tensor> {
+        self.transpose(dim0, dim1)
+    }
+
+    /// `torch.atleast_1d(self)`: a 0-d tensor viewed as `(1,)`, any other `self` itself (a
+    /// view either way).
+    pub fn atleast_1d(&self) -> Result<Tensor> {
+        match self.dim() {
+            0 => self.reshape([1]),
+            _ => Ok(self.alias()),
+        }
+    }
+
+    /// `torch.atleast_2d(self)`: 0-d → `(1, 1)`, 1-d `(n,)` → `(1, n)`, else `self` (views).
+    pub fn atleast_2d(&self) -> Result<Tensor> {
+        match self.dim() {
+            0 => self.reshape([1, 1]),
+            1 => self.unsqueeze(0),
+            _ => Ok(self.alias()),
+        }
+    }
+
+    /// `torch.atleast_3d(self)`: 0-d → `(1, 1, 1)`, `(n,)` → `(1, n, 1)`, `(m, n)` →
+    /// `(m, n, 1)`, else `self` (views).
+    pub fn atleast_3d(&self) -> Result<Tensor> {
+        match self.dim() {
+            0 => self.reshape([1, 1, 1]),
+            1 => self.unsqueeze(0)?.unsqueeze(-1),
+            2 => self.unsqueeze(-1),
+            _ => Ok(self.alias()),
+        }
+    }
+
+    /// `torch.trace(self)`: the sum of the main diagonal of a matrix, a 0-d tensor of the
+    /// dtype `sum` gives (integers → int64).
+    ///
+    /// Errors: RuntimeError `trace: expected a matrix, but got tensor with dim 3`;
+    /// NotImplementedError `"trace" not implemented for 'Bool'`.
+    pub fn trace(&self) -> Result<Tensor> {
+        if self.dim() != 2 {
+            return Err(Error::runtime(format!(
+                "trace: expected a matrix, but got tensor with dim {}",
+                self.dim()
+            )));
+        }
+        if self.dtype() == crate::DType::Bool {
+            return Err(Error::not_implemented(
+                "\"trace\" not implemented for 'Bool'",
+            ));
+        }
+        self.diagonal()?.sum()
+    }
+
+    /// `torch.diag(self)`: `diag_with(0)`.
+    pub fn diag(&self) -> Result<Tensor> {
+        self.diag_with(0)
+    }
+
+    /// `torch.diag(self, diagonal)`: for a 1-d `(n,)`, the `(n+|d|, n+|d|)` matrix with
+    /// `self` on diagonal `d` and zeros elsewhere; for a 2-d, a contiguous copy of
+    /// `diagonal(d)` (1-d).
+    ///
+    /// Error (RuntimeError): `diag(): Supports 1D or 2D tensors. Got 3D`.
+    pub fn diag_with(&self, diagonal: impl Int) -> Result<Tensor> {
+        let k = diagonal.to_i64();
+        match self.dim() {
+            1 => self.diag_embed_with((k, 0, 1)),
+            2 => Ok(fresh_contiguous(&self.diagonal_with(k)?)),
+            n => Err(Error::runtime(format!(
+                "diag(): Supports 1D or 2D tensors. Got {n}D"
+            ))),
+        }
+    }
+
+    /// `torch.diag_embed(self)`: `diag_embed_with((0, -2, -1))`.
+    pub fn diag_embed(&self) -> Result<Tensor> {
+        self.diag_embed_with(DiagEmbedOpts::default())
+    }
+
+    /// `torch.diag_embed(self, offset, dim1, dim2)`: the last dim of `self` (size `n`) becomes
+    /// diagonal `offset` of new planes of size `n+|offset|` at output dims `dim1`, `dim2`
+    /// (which wrap against `self.dim() + 1`); zeros elsewhere.
+    ///
+    /// Shapes: `(*, n)` → `*` with two dims of `n+|offset|` inserted. Output fresh,
+    /// contiguous, `self`'s dtype.
+    ///
+    /// Errors: IndexError `Dimension out of range (expected to be in range of [-1, 0], but got
+    /// -2)`; RuntimeError `diagonal dimensions cannot be identical -1, 0` (as given).
+    pub fn diag_embed_with(&self, opts: impl Into<DiagEmbedOpts>) -> Result<Tensor> {
+        let o = opts.into();
+        let nd = self.dim() + 1;
+        let d1 = wrap_dim(o.dim1, nd)?;
+        let d2 = wrap_dim(o.dim2, nd)?;
+        if d1 == d2 {
+            return Err(Error::runtime(format!(
+                "diagonal dimensions cannot be identical {}, {}",
+                o.dim1, o.dim2
+            )));
+        }
+        let last = if self.dim() == 0 {
+            1
+        } else {
+            self.size()[self.dim() - 1]
+        };
+        let n = (o.offset.unsigned_abs() as usize)
+            .checked_add(last)
+            .ok_or_else(overflow)?;
+        let mut sizes: Vec<usize> = self.size().to_vec();
+        sizes.pop();
+        sizes.insert(d1.min(d2), n);
+        sizes.insert(d1.max(d2), n);
+        let out = Tensor::zeros_with(&sizes[..], self.dtype())?;
+        let diag = out.diagonal_with((o.offset, d1 as i64, d2 as i64))?;
+        crate::ops::copy::copy_unchecked(&diag, &self.expand(diag.size())?);
+        Ok(out)
+    }
+
+    /// `torch.diagflat(self)`: `diagflat_with(0)`.
+    pub fn diagflat(&self) -> Result<Tensor> {
+        self.diagflat_with(0)
+    }
+
+    /// `torch.diagflat(self, offset)`: [`Tensor::diag_with`] of the flattened `self`: an
+    /// `(n+|offset|)`-square matrix.
+    pub fn diagflat_with(&self, offset: impl Int) -> Result<Tensor> {
+        self.contiguous().view(-1)?.diag_with(offset)
+    }
+}
+
+/// The tensor-only `torch.repeat_interleave(repeats)`: `[0]*r0 + [1]*r1 + …`, the dtype of
+/// `repeats`; `output_size` when given is the length (no sum computed).
+fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Result<Tensor> {
+    if repeats.dim() != 1 {
+        return Err(Error::runtime(
+            "repeat_interleave only accept 1D vector as repeat",
+        ));
+    }
+    if !matches!(repeats.dtype(), crate::DType::Int64 | crate::DType::Int32) {
+        return Err(Error::runtime("repeats has to be Long or Int tensor"));
+    }
+    let counts = repeats.to_vec::<i64>();
+    if counts.is_empty() {
+        return Tensor::try_alloc_contiguous(&[0], repeats.dtype());
+    }
+    if output_size.is_none() && counts.iter().any(|&c| c < 0) {
+        return Err(Error::runtime("repeats can not be negative"));
+    }
+    let mut out: Vec<i64> = Vec::new();
+    for (i, &c) in counts.iter().enumerate() {
+        for _ in 0..c.max(0) {
+            out.push(i as i64);
+        }
+    }
+    if let Some(n) = output_size {
+        out.resize(n.max(0) as usize, (counts.len() - 1) as i64);
+    }
+    let n = out.len();
+    Tensor::from_vec(out, [n])?.to(repeats.dtype())
+}
+
+/// `torch.repeat_interleave(repeats)`: for a 1-d int64/int32 `repeats`, the indices
+/// `[0]*repeats[0] + [1]*repeats[1] + …` (1-d, `repeats`' dtype).
+///
+/// Errors (RuntimeError): `repeat_interleave only accept 1D vector as repeat`; `repeats has to
+/// be Long or Int tensor`; `repeats can not be negative`.
+pub fn repeat_interleave(repeats: &Tensor) -> Result<Tensor> {
+    repeat_interleave_counts(repeats, None)
+}
+
+fn refs<T: AsRef<Tensor>>(ts: &[T]) -> Vec<&Tensor> {
+    ts.iter().map(|t| t.as_ref()).collect()
+}
+
+/// `torch.atleast_1d(*tensors)` for a list: [`Tensor::atleast_1d`] of each.
+pub fn atleast_1d<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Vec<Tensor>> {
+    tensors.iter().map(|t| t.as_ref().atleast_1d()).collect()
+}
+/// `torch.atleast_2d(*tensors)` for a list: [`Tensor::atleast_2d`] of each.
+pub fn atleast_2d<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Vec<Tensor>> {
+    tensors.iter().map(|t| t.as_ref().atleast_2d()).collect()
+}
+/// `torch.atleast_3d(*tensors)` for a list: [`Tensor::atleast_3d`] of each.
+pub fn atleast_3d<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Vec<Tensor>> {
+    tensors.iter().map(|t| t.as_ref().atleast_3d()).collect()
+}
+
+fn non_empty(name: &str, n: usize) -> Result<()> {
+    if n == 0 {
+        return Err(Error::runtime(format!(
+            "{name} expects a non-empty TensorList"
+        )));
+    }
+    Ok(())
+}
+
+/// `torch.hstack(tensors)`: [`atleast_1d`] of each, then `cat` along dim 1 (dim 0 when the
+/// first is 1-d). dtype promoted as `cat`. Errors: `hstack expects a non-empty TensorList`
+/// and `cat`'s.
+pub fn hstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    non_empty("hstack", tensors.len())?;
+    let rep = atleast_1d(tensors)?;
+    let dim = if rep[0].dim() == 1 { 0 } else { 1 };
+    cat_with(&rep, dim)
+}
+
+/// `torch.vstack(tensors)`: [`atleast_2d`] of each, then `cat` along dim 0. Errors: `vstack
+/// expects a non-empty TensorList` and `cat`'s.
+pub fn vstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    non_empty("vstack", tensors.len())?;
+    cat_with(&atleast_2d(tensors)?, 0)
+}
+
+/// `torch.dstack(tensors)`: [`atleast_3d`] of each, then `cat` along dim 2. Errors: `dstack
+/// expects a non-empty TensorList` and `cat`'s.
+pub fn dstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    non_empty("dstack", tensors.len())?;
+    cat_with(&atleast_3d(tensors)?, 2)
+}
+
+/// `torch.column_stack(tensors)`: 0-d and 1-d tensors become columns `(n, 1)`, then `cat`
+/// along dim 1. Errors: `column_stack expects a non-empty TensorList` and `cat`'s.
+pub fn column_stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    non_empty("column_stack", tensors.len())?;
+    let cols: Vec<Tensor> = refs(tensors)
+        .into_iter()
+        .map(|t| {
+            if t.dim() <= 1 {
+                t.reshape([t.numel(), 1])
+            } else {
+                Ok(t.alias())
+            }
+        })
+        .collect::<Result<_>>()?;
+    cat_with(&cols, 1)
+}
+
+/// `torch.block_diag(*tensors)`: the tensors (0-d as `(1, 1)`, 1-d `(n,)` as `(1, n)`, 2-d
+/// as they are) placed along the diagonal of a zero matrix of the summed sizes. dtype: the
+/// promotion of all (as `torch.result_type`). No tensors give an empty `(1, 0)` float32.
+///
+/// Error (RuntimeError): `torch.block_diag: Input tensors must have 2 or fewer dimensions.
+/// Input 0 has 3 dimensions`.
+pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    let ts = refs(tensors);
+    if ts.is_empty() {
+        return Tensor::zeros_with([1, 0], crate::DType::Float32);
+    }
+    let dtype = crate::iter::result_type_of(&ts);
+    let mut blocks = Vec::with_capacity(ts.len());
+    let (mut r, mut c) = (0usize, 0usize);
+    for (i, t) in ts.iter().enumerate() {
+        let b = match t.dim() {
+            0 => t.expand([1, 1])?,
+            1 => t.expand([1, t.size()[0]])?,
+            2 => t.alias(),
+            n => {
+                return Err(Error::runtime(format!(
+                    "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
+                )));
+            }
+        };
+        r += b.size()[0];
+        c += b.size()[1];
+        blocks.push(b);
+    }
+    let out = Tensor::zeros_with([r, c], dtype)?;
+    let (mut i, mut j) = (0i64, 0i64);
+    for b in &blocks {
+        let (h, w) = (b.size()[0] as i64, b.size()[1] as i64);
+        let part = out.narrow(0, i, h)?.narrow(1, j, w)?;
+        part.copy_(b)?;
+        i += h;
+        j += w;
+    }
+    Ok(out)
+}
+
+/// `torch.cartesian_prod(*tensors)`: for 1-d tensors of sizes `n1..nk`, the `(n1*…*nk, k)`
+/// matrix of every tuple in lexicographic order (`meshgrid` + `stack`); one tensor is
+/// returned as it is (the same tensor).
+///
+/// Errors (RuntimeError): `Expect a 1D vector, but got shape [2, 2]`; `meshgrid expects all
+/// tensors to have the same dtype`.
+pub fn cartesian_prod<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
+    let ts = refs(tensors);
+    for t in &ts {
+        if t.dim() != 1 {
+            return Err(Error::runtime(format!(
+                "Expect a 1D vector, but got shape {}",
+                fmt_list(t.size())
+            )));
+        }
+    }
+    if ts.len() == 1 {
+        return Ok(ts[0].alias());
+    }
+    let grids = crate::ops::creation::meshgrid_with(&ts, "ij")?;
+    let flat: Vec<Tensor> = grids.iter().map(|g| g.flatten()).collect::<Result<_>>()?;
+    crate::ops::cat::stack_with(&flat, 1)
+}
+
+/// `torch.combinations(input)`: `combinations_with(input, (2, false))`.
+pub fn combinations(input: &Tensor) -> Result<Tensor> {
+    combinations_with(input, CombinationsOpts::default())
+}
+
+/// `torch.combinations(input, r, with_replacement)`: every length-`r` combination of the
+/// elements of the 1-d `input`, as rows of an `(count, r)` tensor in lexicographic order of
+/// positions (`r = 0` gives an empty `(0,)`). Fresh, contiguous, `input`'s dtype.
+///
+/// Errors (RuntimeError): `Expect a 1D vector, but got shape [2, 2]`; `Expect a non-negative
+/// number, but got -1`.
+pub fn combinations_with(input: &Tensor, opts: impl Into<CombinationsOpts>) -> Result<Tensor> {
+    let o = opts.into();
+    if input.dim() != 1 {
+        return Err(Error::runtime(format!(
+            "Expect a 1D vector, but got shape {}",
+            fmt_list(input.size())
+        )));
+    }
+    if o.r < 0 {
+        return Err(Error::runtime(format!(
+            "Expect a non-negative number, but got {}",
+            o.r
+        )));
+    }
+    if o.r == 0 {
+        return Tensor::try_alloc_contiguous(&[0], input.dtype());
+    }
+    let r = o.r as usize;
+    let combos = combination_indices(input.numel(), r, o.with_replacement);
+    let idx: Vec<i64> = combos.iter().flatten().map(|&i| i as i64).collect();
+    let n = idx.len();
+    let index = Tensor::from_vec(idx, [n])?;
+    input.index_select(0, &index)?.view([combos.len(), r])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roll_start_wraps_both_ways() {
+        assert_eq!(roll_start(4, 1), 3);
+        assert_eq!(roll_start(4, -1), 1);
+        assert_eq!(roll_start(4, 9), 3);
+        assert_eq!(roll_start(3, -7), 1);
+    }
+
+    #[test]
+    fn sections_give_longer_pieces_first() {
+        assert_eq!(section_bounds(5, 3), vec![(0, 2), (2, 4), (4, 5)]);
+        assert_eq!(section_bounds(2, 4), vec![(0, 1), (1, 2), (2, 2), (2, 2)]);
+    }
+
+    #[test]
+    fn combinations_are_lexicographic() {
+        assert_eq!(
+            combination_indices(3, 2, false),
+            vec![vec![0, 1], vec![0, 2], vec![1, 2]]
+        );
+        assert_eq!(combination_indices(2, 2, true).len(), 3);
+    }
+
+    #[test]
+    fn flip_keeps_the_input_layout() {
+        let x = Tensor::from_vec((0..6i64).collect::<Vec<_>>(), [2, 3]).unwrap();
+        let f = x.t().unwrap().flip(0).unwrap();
+        assert_eq!(f.stride(), &[1, 3]);
+        assert_eq!(f.to_vec::<i64>(), vec![2, 5, 1, 4, 0, 3]);
+    }
+}
