@@ -202,7 +202,7 @@ fn topk_impl(t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Ten
     }
     crate::dispatch!(t.dtype(), T => {
         let (vals, n) = lanes::<T>(t, d)?;
-        let rows = if n == 0 { 0 } else { vals.len() / n };
+        let rows = vals.len().checked_div(n).unwrap_or(0);
         let mut ov: Vec<T> = Vec::with_capacity(rows * k);
         let mut oi: Vec<i64> = Vec::with_capacity(rows * k);
         let cmp = pair_cmp::<T>(largest);
@@ -250,7 +250,7 @@ fn pick_per_lane(
     let shape = reduced_shape(t.size(), d, keepdim);
     crate::dispatch!(t.dtype(), T => {
         let (vals, n) = lanes::<T>(t, d)?;
-        let rows = if n == 0 { 0 } else { vals.len() / n };
+        let rows = vals.len().checked_div(n).unwrap_or(0);
         let mut ov: Vec<T> = Vec::with_capacity(rows);
         let mut oi: Vec<i64> = Vec::with_capacity(rows);
         for lane in vals.chunks(n.max(1)).take(rows) {
@@ -991,7 +991,13 @@ fn searchsorted_impl(
                 let (mut lo, mut hi) = (0usize, m);
                 while lo < hi {
                     let mid = lo + (hi - lo) / 2;
-                    let go_right = if right { !(at(mid) > v) } else { !(at(mid) >= v) };
+                    // `!(mid > v)` / `!(mid >= v)`: a NaN on either side moves right
+                    let c = at(mid).partial_cmp(&v);
+                    let go_right = if right {
+                        c != Some(Ordering::Greater)
+                    } else {
+                        !matches!(c, Some(Ordering::Greater | Ordering::Equal))
+                    };
                     if go_right {
                         lo = mid + 1;
                     } else {
@@ -1305,7 +1311,7 @@ mod tests {
 
     #[test]
     fn sort_keeps_a_dense_layout_and_densifies_others() {
-        let base = Tensor::arange(24).unwrap();
+        let base = Tensor::arange(48).unwrap();
         let t = base.as_strided([2, 3, 4], [1, 8, 2]).unwrap();
         let (v, _) = t.sort_with(1).unwrap();
         assert_eq!(v.stride(), &[1, 8, 2]);
