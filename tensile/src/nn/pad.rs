@@ -87,7 +87,7 @@ pub fn pad_with<'a>(
         }
     };
     let nd = input.dim();
-    if pad.len() % 2 != 0 {
+    if !pad.len().is_multiple_of(2) {
         return Err(Error::runtime("Padding length must be divisible by 2"));
     }
     if pad.len() > nd * 2 {
@@ -259,13 +259,13 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
         )));
     }
     let mut maps: Vec<Vec<usize>> = input.size().iter().map(|&n| (0..n).collect()).collect();
-    for j in 0..k {
+    for (j, &out_len) in outs.iter().enumerate() {
         let (l, _) = widths(pad, j);
         let d = nd - 1 - j;
         let size = input.size()[d] as i64;
         let i_start = (-l).max(0);
         let o_start = l.max(0);
-        maps[d] = (0..outs[j])
+        maps[d] = (0..out_len)
             .map(|o| {
                 let ip = if reflect {
                     if o < l {

@@ -369,20 +369,20 @@ pub fn einsum<T: AsRef<Tensor>>(equation: &str, operands: &[T]) -> Result<Tensor
         let b = ops.pop_front().expect("two operands");
         let mut sum_dims = Vec::new();
         let (mut a_sum, mut b_sum) = (Vec::new(), Vec::new());
-        for d in out_num_dim..perm_index {
+        for (d, count) in dim_counts.iter_mut().enumerate().skip(out_num_dim) {
             if a.size()[d] != 1 && b.size()[d] != 1 {
-                dim_counts[d] -= 1;
-                if dim_counts[d] == 1 {
+                *count -= 1;
+                if *count == 1 {
                     sum_dims.push(d);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
-            } else if dim_counts[d] == 1 {
+            } else if *count == 1 {
                 if a.size()[d] != 1 {
                     a_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 } else if b.size()[d] != 1 {
                     b_sum.push(d as i64);
-                    dim_counts[d] = 0;
+                    *count = 0;
                 }
             }
         }

@@ -502,7 +502,8 @@ impl Tensor {
     /// non-negative`; IndexError `Dimension specified as -1 but tensor has no dimensions`;
     /// RuntimeError `repeats must have the same size as input along dim, but got
     /// repeats.size(0) = 2 and input.size(-1) = 3`; `repeats must be 0-dim or 1-dim tensor`;
-    /// and those of [`repeat_interleave`].
+    /// `allocated size does not match required size` (an `output_size` other than the sum;
+    /// ignored for an integer `repeats`); and those of [`repeat_interleave`].
     pub fn repeat_interleave_with<'a>(
         &self,
         repeats: impl Into<Repeats<'a>>,
@@ -873,7 +874,8 @@ impl Tensor {
 }
 
 /// The tensor-only `torch.repeat_interleave(repeats)`: `[0]*r0 + [1]*r1 + …`, the dtype of
-/// `repeats`; `output_size` when given is the length (no sum computed).
+/// `repeats`. An `output_size` must equal the sum (`allocated size does not match required
+/// size`); with it, negative counts are not checked (they count as 0).
 fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Result<Tensor> {
     if repeats.dim() != 1 {
         return Err(Error::runtime(
@@ -896,8 +898,10 @@ fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Resul
             out.push(i as i64);
         }
     }
-    if let Some(n) = output_size {
-        out.resize(n.max(0) as usize, (counts.len() - 1) as i64);
+    if output_size.is_some_and(|n| n != out.len() as i64) {
+        return Err(Error::runtime(
+            "allocated size does not match required size",
+        ));
     }
     let n = out.len();
     Tensor::from_vec(out, [n])?.to(repeats.dtype())
