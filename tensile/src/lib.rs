@@ -52,6 +52,9 @@ pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
 };
+pub use ops::gather_scatter::{ScatterOpts, ScatterReduceOpts, TakeAlongDimOpts};
+pub use ops::index_ops::{IndexAddOpts, IndexReduceOpts};
+pub use ops::masked::where_cond_only;
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;
