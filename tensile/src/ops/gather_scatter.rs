@@ -174,8 +174,18 @@ fn scatter_impl(
             "scatter(): Expected self.dtype to be equal to src.dtype",
         ));
     }
+    let bool_mean = |r: Reduce, kernel: &str| {
+        if r == Reduce::Mean && this.dtype == DType::Bool {
+            Err(Error::not_implemented(format!(
+                "\"{kernel}\" not implemented for 'Bool'"
+            )))
+        } else {
+            Ok(())
+        }
+    };
     if index.numel() == 0 {
-        reduce_check()?;
+        let (r, _) = reduce_check()?;
+        bool_mean(r, "div_floor_cpu")?;
         return Ok(this.contiguous_copy());
     }
     let sd = nonempty(&this.sizes);
@@ -223,6 +233,7 @@ fn scatter_impl(
     }
     let (r, include_self) = reduce_check()?;
     let idx = bounded(index, d, sd[d])?;
+    bool_mean(r, "scatter_gather_tensor_cpu_reduce_mean")?;
     let (src_t, sshape) = match src {
         Src::Tensor(s) => (s.alias(), nonempty(&s.sizes)),
         Src::Value(v) => (scalar_as(v, this.dtype)?, vec![1; sd.len()]),

@@ -41,6 +41,14 @@ pub(crate) fn slice_pairs(shape: &[usize], dim: usize, idx: &[usize]) -> Vec<(us
     out
 }
 
+/// A list printed as C++'s `operator<<` of a `std::vector` does: `3 4`.
+fn space_list(xs: &[usize]) -> String {
+    xs.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The checks PyTorch's `index_add`/`index_reduce` share (`index_func_meta_impl`), with
 /// `func` naming the op; `d` is the wrapped dim.
 fn index_func_checks(
@@ -83,6 +91,12 @@ fn index_func_checks(
         source.sizes[d]
     };
     if index.numel() != src_n {
+        if source.dim() == 0 {
+            // PyTorch's message reads `source.size(dim)`, which fails on a 0-d source
+            return Err(Error::index(
+                "Dimension specified as 0 but tensor has no dimensions",
+            ));
+        }
         return Err(Error::runtime(format!(
             "{func}_(): Number of indices ({}) should be equal to source.size(dim): ({src_n}), for dim: {d}",
             index.numel()
@@ -206,7 +220,7 @@ impl Tensor {
     ///
     /// Errors, in order: `Dimension out of range (…)` (IndexError); `index_select(): Index is
     /// supposed to be a vector` (IndexError); `index_select(): Index to scalar can have only 1
-    /// value, got 2 value(s)` (IndexError); `index_select(): Expected dtype int32 or int64 for
+    /// value, got 2 value(s)`; `index_select(): Expected dtype int32 or int64 for
     /// index`; `index out of range in self` (IndexError; negative indices are out of range) —
     /// for dim 1 of a tensor with more dims, PyTorch's fast path says
     /// `INDICES element is out of DATA bounds, id=3 axis_dim=3` (RuntimeError), and for an
@@ -222,7 +236,7 @@ impl Tensor {
             ));
         }
         if self.dim() == 0 && index.numel() != 1 {
-            return Err(Error::index(format!(
+            return Err(Error::runtime(format!(
                 "index_select(): Index to scalar can have only 1 value, got {} value(s)",
                 index.numel()
             )));
@@ -280,10 +294,11 @@ impl Tensor {
     /// supposed to be a vector, but got dim: 2 with type: Long and size: [1, 1]` (IndexError);
     /// `index_add_(): Expected dtype int32/int64 for index but got: Float`; `index_add_(): self
     /// (Float) and source (Double) must have the same scalar type`; `index_add_(): Number of
-    /// indices (3) should be equal to source.size(dim): (2), for dim: 1`; `source tensor shape
+    /// indices (3) should be equal to source.size(dim): (2), for dim: 1` (for a 0-d source,
+    /// `Dimension specified as 0 but tensor has no dimensions`, IndexError); `source tensor shape
     /// must match self tensor shape, excluding the specified dimension. Got self.shape = [3,
     /// 4] source.shape = [2, 2]`; out of range (negative included): for `self` of 2 or more
-    /// dims, an int64 index and `dim` first or last, `index 5 is out of bounds for dimension 0
+    /// dims, an int64 index, `dim` first or last and `alpha` 1, `index 5 is out of bounds for dimension 0
     /// with size 3` (RuntimeError), else `index out of range in self` (IndexError).
     pub fn index_add(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
         self.index_add_with(dim, index, source, IndexAddOpts::default())
@@ -303,8 +318,16 @@ impl Tensor {
         index_func_checks(self, d, index, source, "index_add")?;
         let shape = nonempty(&self.sizes);
         let size = shape[d];
-        let scatter_path =
-            self.dim() >= 2 && index.dtype == DType::Int64 && (d == 0 || d == self.dim() - 1);
+        // PyTorch takes its scatter_add path (with its own bound message) for alpha == 1
+        let unit = match alpha {
+            Scalar::Bool(b) => b,
+            Scalar::Int(i) => i == 1,
+            Scalar::Float(f) => f == 1.0,
+        };
+        let scatter_path = unit
+            && self.dim() >= 2
+            && index.dtype == DType::Int64
+            && (d == 0 || d == self.dim() - 1);
         let idx: Vec<usize> = index
             .to_vec::<i64>()
             .into_iter()
@@ -356,7 +379,8 @@ impl Tensor {
     /// Expected a long tensor for index, but got Int`; `index_copy_(): self and source
     /// expected to have the same dtype, but got (self) Float and (source) Double`;
     /// `index_copy_(): Source/destination tensor must have same slice shapes. Destination
-    /// slice shape: [3] at dimension 1 and source slice shape: [2] at dimension 0.`;
+    /// slice shape: 3 at dimension 1 and source slice shape: 2 at dimension 0.` (C++'s
+    /// space-separated list);
     /// `index_copy_(): Number of indices (2) should be equal to source.size(dim) (3)`
     /// (IndexError); `index_copy_(): index 5 is out of bounds for dimension 1 with size 4`
     /// (IndexError; negative indices are out of bounds).
@@ -403,8 +427,8 @@ impl Tensor {
         if a != b {
             return Err(Error::runtime(format!(
                 "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: {} at dimension {d} and source slice shape: {} at dimension 0.",
-                fmt_list(&a),
-                fmt_list(&b)
+                space_list(&a),
+                space_list(&b)
             )));
         }
         if source.dim() != 0 && n != source.sizes[d] {
@@ -522,6 +546,19 @@ impl Tensor {
         };
         let d = wrap_dim(dim.to_i64(), self.dim())?;
         index_func_checks(self, d, index, source, "index_reduce")?;
+        let bool_err = |k: &str| {
+            Err(Error::not_implemented(format!(
+                "\"{k}\" not implemented for 'Bool'"
+            )))
+        };
+        if self.dtype == DType::Bool {
+            if !include_self {
+                return bool_err("index_reduce_func_exclude_input_init");
+            }
+            if self.dim() <= 1 {
+                return bool_err("index_func_");
+            }
+        }
         if !include_self {
             // PyTorch first fills the indexed slices with the identity through
             // `index_fill_`, whose checks (negative indices wrap) come first
@@ -540,6 +577,21 @@ impl Tensor {
                 }
             })
             .collect::<Result<_>>()?;
+        // PyTorch 2.15 fails inside its first slice product for float16/bfloat16 when the
+        // slices of a multi-dim self have one element
+        if !idx.is_empty()
+            && r == Reduce::Prod
+            && matches!(self.dtype, DType::Float16 | DType::BFloat16)
+            && self.dim() > 1
+            && self.numel() == size
+        {
+            return Err(Error::runtime(
+                "iter.ninputs() == traits::arity INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/cpu/Loops.h\":351, please report a bug to PyTorch. ",
+            ));
+        }
+        if self.dtype == DType::Bool && r == Reduce::Mean {
+            return bool_err("div_floor_cpu");
+        }
         let pairs = slice_pairs(&shape, d, &idx);
         reduce_pairs(self, source, &pairs, r, include_self, None)
     }
