@@ -132,7 +132,12 @@ impl Tensor {
             )));
         }
         let fill = scalar_as(v, self.dtype)?;
-        if crate::iter::check_overlap(self, &[]).is_err() {
+        if crate::iter::check_overlap(self, &[]).is_ok() {
+            // the pointwise engine, then a copy back (self's elements are distinct)
+            let r = crate::where_cond(&mask.expand(self.sizes.to_vec())?, &fill, self)?;
+            copy_unchecked(self, &r);
+            return Ok(self.alias());
+        } else {
             crate::warnings::warn(
                 "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
             );

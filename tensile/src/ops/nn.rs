@@ -470,6 +470,7 @@ impl<D: Int> From<(f64, D, f64)> for NormalizeOpts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::Scalar;
 
     /// float32 tolerance of the corpus (`torch.testing.assert_close`).
     fn assert_close(got: &Tensor, want: &[f64]) {
