@@ -487,6 +487,8 @@ impl Tensor {
     /// division), `"amax"` or `"amin"` (NaN propagates). Shapes and errors as
     /// [`Tensor::scatter`]; extra error (after the shape checks): `reduce argument must be
     /// either sum, prod, mean, amax or amin, got add`.
+    /// A bool `self` has no mean kernel: `"scatter_gather_tensor_cpu_reduce_mean" not implemented
+    /// for 'Bool'` (`"div_floor_cpu" …` for an empty index; NotImplementedError).
     pub fn scatter_reduce(
         &self,
         dim: impl Int,

@@ -509,7 +509,13 @@ impl Tensor {
     ///
     /// Errors: first `index_reduce(): Expected reduce to be one of prod, mean, amax or amin but
     /// got sum.`; then as [`Tensor::index_add`]; out of range (negative included): `index out
-    /// of range in self` (IndexError).
+    /// of range in self` (IndexError). Kernels PyTorch 2.15 lacks give its errors: bool `self`
+    /// with `include_self=False`, `"index_reduce_func_exclude_input_init" not implemented for
+    /// 'Bool'`; a 0-d or 1-d bool `self`, `"index_func_" not implemented for 'Bool'`; a bool
+    /// `"mean"`, `"div_floor_cpu" not implemented for 'Bool'` (NotImplementedError); a float16
+    /// or bfloat16 `"prod"` on a multi-dim `self` whose slices have one element, `iter.ninputs()
+    /// == traits::arity INTERNAL ASSERT FAILED at "…/Loops.h":351, please report a bug to
+    /// PyTorch. ` (RuntimeError).
     pub fn index_reduce(
         &self,
         dim: impl Int,
