@@ -626,3 +626,41 @@ impl Tensor {
         self.copy_(&r)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_add_bound_message_follows_pytorchs_path() {
+        let x = Tensor::zeros([4, 3]).unwrap();
+        let i = Tensor::from_vec(vec![5i64], [1]).unwrap();
+        let s = Tensor::ones([1, 3]).unwrap();
+        let e = x.index_add(0, &i, &s).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (
+                crate::ErrorKind::RuntimeError,
+                "index 5 is out of bounds for dimension 0 with size 4".into()
+            )
+        );
+        // alpha != 1 takes the slice-by-slice path
+        let e = x.index_add_with(0, &i, &s, 2).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (
+                crate::ErrorKind::IndexError,
+                "index out of range in self".into()
+            )
+        );
+        let ok = x
+            .index_add_with(
+                0,
+                &Tensor::from_vec(vec![1i64, 1], [2]).unwrap(),
+                &Tensor::ones([2, 3]).unwrap(),
+                1.5,
+            )
+            .unwrap();
+        assert_eq!(ok.to_vec::<f64>()[3..6], [3.0, 3.0, 3.0]);
+    }
+}

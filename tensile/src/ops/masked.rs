@@ -329,4 +329,21 @@ mod tests {
         e.masked_fill_(&m, 9).unwrap();
         assert_eq!(base.to_vec::<i64>(), [9, 2, 3]);
     }
+
+    #[test]
+    fn masked_fill_in_place_broadcasts_into_self() {
+        let x = Tensor::zeros([3, 4]).unwrap();
+        let big = Tensor::ones_with([2, 3, 4], DType::Bool).unwrap();
+        assert_eq!(
+            x.masked_fill_(&big, 1.0).unwrap_err().to_string(),
+            "output with shape [3, 4] doesn't match the broadcast shape [2, 3, 4]"
+        );
+        let short = Tensor::ones_with([3], DType::Bool).unwrap();
+        assert_eq!(
+            x.masked_fill_(&short, 1.0).unwrap_err().to_string(),
+            "The size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1"
+        );
+        // out of place, the mask is "tensor a" and a larger mask grows the result
+        assert_eq!(x.masked_fill(&big, 1.0).unwrap().size(), &[2, 3, 4]);
+    }
 }
