@@ -54,6 +54,9 @@ pub use ops::creation::{
     tril_indices_with, triu_indices, triu_indices_with,
 };
 pub use ops::einsum::{TensordotDims, einsum, tensordot};
+pub use ops::gather_scatter::{ScatterOpts, ScatterReduceOpts, TakeAlongDimOpts};
+pub use ops::index_ops::{IndexAddOpts, IndexReduceOpts};
+pub use ops::masked::where_cond_only;
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;

@@ -13,6 +13,8 @@
 
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
+#[path = "conformance/calls_gather_scatter.rs"]
+mod calls_gather_scatter;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -488,6 +490,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_scan::call(op, &args, kw))
         .or_else(|| calls_sort::call(op, &args, kw))
         .or_else(|| calls_shape::call(op, &args, kw))
+        .or_else(|| calls_gather_scatter::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

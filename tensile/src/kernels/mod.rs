@@ -20,6 +20,7 @@ pub(crate) mod loops;
 pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
+pub(crate) mod scatter;
 pub(crate) mod simd;
 pub(crate) mod stream;
 pub(crate) mod transpose;

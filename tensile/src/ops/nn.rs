@@ -1,18 +1,17 @@
-//! What a model needs next to the reductions and `matmul`: `index_select`, `embedding`,
-//! `layer_norm`, `clamp`, `masked_fill`, `normalize` (`linear` lives with `matmul`).
+//! What a model needs next to the reductions and `matmul`: `embedding`, `layer_norm`,
+//! `clamp`, `normalize` (`linear` lives with `matmul`; `index_select` and `masked_fill` with
+//! the gather/scatter family in `index_ops.rs` and `masked.rs`).
 //! Each op's output is fresh; one too large to allocate gives `DefaultCPUAllocator: can't
 //! allocate memory: …`.
 
 use crate::args::{Int, IntoShape};
-use crate::broadcast::infer_size;
-use crate::dim::wrap_dim;
 use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gather;
 use crate::layout::contiguous_strides;
 use crate::ops::Operand;
 use crate::ops::copy::copy_unchecked;
-use crate::tensor::{Scalar, Tensor};
+use crate::tensor::Tensor;
 
 /// Reads the values of an index tensor (int32 or int64, checked by the caller) and checks each
 /// against `size`: `index out of range in self` (IndexError). Negative indices are out of range.
@@ -32,7 +31,7 @@ fn checked_indices(index: &Tensor, size: usize) -> Result<Vec<usize>> {
 
 /// `index_select` once the checks have passed: gathers `idx` along `dim` into a fresh
 /// contiguous tensor.
-fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tensor> {
+pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tensor> {
     let src = t.contiguous();
     let mut shape = t.sizes.to_vec();
     if t.dim() > 0 {
@@ -47,15 +46,6 @@ fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tensor> {
     let inner: usize = t.sizes[dim + 1..].iter().product();
     gather::index_select_rows(&src, &out, idx, outer, t.sizes[dim], inner);
     Ok(out)
-}
-
-fn check_index_dtype(index: &Tensor) -> Result<()> {
-    if !matches!(index.dtype, DType::Int64 | DType::Int32) {
-        return Err(Error::runtime(
-            "index_select(): Expected dtype int32 or int64 for index",
-        ));
-    }
-    Ok(())
 }
 
 /// `torch.nn.functional.embedding(input, weight)`: row `input[...]` of `weight` (PyTorch's
@@ -168,76 +158,6 @@ fn check_layer_norm_dtypes(x: &Tensor, params: &[Option<&Tensor>]) -> Result<boo
 }
 
 impl Tensor {
-    /// `torch.index_select(self, dim, index)`: the slices `index[j]` of `self` along `dim`.
-    ///
-    /// Shapes: `self`'s with `dim` resized to `index.numel()`; `index` is 0-d or 1-d, int64 or
-    /// int32. Output fresh and contiguous.
-    ///
-    /// Errors, in order: `Dimension out of range (…)` (IndexError); `index_select(): Index is
-    /// supposed to be a vector` (IndexError); `index_select(): Index to scalar can have only 1
-    /// value, got 2 value(s)` (IndexError); `index_select(): Expected dtype int32 or int64 for
-    /// index`; `index out of range in self` (IndexError; negative indices are out of range) —
-    /// for dim 1 of a tensor with more dims, PyTorch's fast path says
-    /// `INDICES element is out of DATA bounds, id=3 axis_dim=3` (RuntimeError), and for an
-    /// empty multi-dim `self`, `index_select(): self indexing axis dim should be positive` or
-    /// `index_select(): index 3 out of range for tensor of size [0, 3] at dimension 1`
-    /// (IndexError; negative indices wrap there).
-    pub fn index_select(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let d = wrap_dim(dim, self.dim())?;
-        if index.dim() > 1 {
-            return Err(Error::index(
-                "index_select(): Index is supposed to be a vector",
-            ));
-        }
-        if self.dim() == 0 && index.numel() != 1 {
-            return Err(Error::index(format!(
-                "index_select(): Index to scalar can have only 1 value, got {} value(s)",
-                index.numel()
-            )));
-        }
-        check_index_dtype(index)?;
-        let size = if self.dim() == 0 { 1 } else { self.sizes[d] };
-        let values = index.to_vec::<i64>();
-        let bad = values
-            .iter()
-            .copied()
-            .find(|&i| i < 0 || i as u64 >= size as u64);
-        if self.dim() > 1 && !values.is_empty() {
-            // PyTorch's multi-dim paths check differently: an empty self wraps negative
-            // indices, and dim 1 takes a fast path with its own message
-            if self.numel() == 0 {
-                if size == 0 {
-                    return Err(Error::runtime(
-                        "index_select(): self indexing axis dim should be positive",
-                    ));
-                }
-                for &i in &values {
-                    let w = if i < 0 { i + size as i64 } else { i };
-                    if w < 0 || w >= size as i64 {
-                        return Err(Error::index(format!(
-                            "index_select(): index {w} out of range for tensor of size {} at dimension {d}",
-                            fmt_list(&self.sizes)
-                        )));
-                    }
-                }
-                return select_rows(self, d, &vec![0; values.len()]);
-            }
-            if let Some(i) = bad
-                && d == 1
-            {
-                return Err(Error::runtime(format!(
-                    "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
-                )));
-            }
-        }
-        if bad.is_some() {
-            return Err(Error::index("index out of range in self"));
-        }
-        let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
-        select_rows(self, d, &idx)
-    }
-
     /// `torch.nn.functional.layer_norm(self, normalized_shape)` (no weight or bias,
     /// `eps = 1e-5`; [`Tensor::layer_norm_with`] takes them): normalises
     /// over the last `normalized_shape.len()` dims, `(x - mean) / sqrt(var + eps) * weight + bias`
@@ -377,49 +297,6 @@ impl Tensor {
     /// `self.clamp_(min=…, max=…)` with either bound optional; see [`Tensor::clamp_`].
     pub fn clamp_with_<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
         crate::ops::unary::write_back(self, || clamp_impl(self, opts.min, opts.max))
-    }
-
-    /// `torch.masked_fill(self, mask, value)`: `value` (cast to `self`'s dtype) where `mask`
-    /// is true, `self` elsewhere.
-    ///
-    /// Shapes: `mask` and `self` broadcast together; the output has the broadcast shape,
-    /// `self`'s dtype, contiguous strides.
-    ///
-    /// Errors: `masked_fill_ only supports boolean masks, but got mask with dtype unsigned char`;
-    /// `The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension
-    /// 1` (a is the mask); `value cannot be converted to type uint8_t without overflow`.
-    pub fn masked_fill(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
-        let value = value.into();
-        if mask.dtype != DType::Bool {
-            return Err(Error::runtime(format!(
-                "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-                crate::ops::matmul::type_meta_name(mask.dtype)
-            )));
-        }
-        let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let fill = Tensor::empty_with((), self.dtype)?;
-        fill.fill_(value)?;
-        let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), self.dtype)?;
-        copy_unchecked(&out, self);
-        let r = crate::where_cond(mask, &fill, &out)?;
-        Ok(r.contiguous())
-    }
-
-    /// `self.masked_fill_(mask, value)`: `value` written where `mask` is true (through views,
-    /// into the base); `mask` broadcasts to `self`'s shape. Returns `self`.
-    ///
-    /// Errors: `masked_fill_ only supports boolean masks, but got mask with dtype unsigned char`;
-    /// the broadcast errors (`The size of tensor a …`, or `output with shape [2] doesn't match
-    /// the broadcast shape [1, 2]` when the mask is larger than `self`);
-    /// `value cannot be converted to type uint8_t without overflow`. Stricter than PyTorch: an
-    /// expanded `self` is refused (`unsupported operation: more than one element of the
-    /// written-to tensor refers to a single memory location. …`), where PyTorch writes the
-    /// value into every storage element some masked position reaches.
-    pub fn masked_fill_(&self, mask: &Tensor, value: impl Into<Scalar>) -> Result<Tensor> {
-        let value = value.into();
-        crate::iter::check_overlap(self, &[])?;
-        let r = self.masked_fill(mask, value)?;
-        self.copy_(&r)
     }
 
     /// `torch.nn.functional.normalize(self)` (`p=2, dim=1, eps=1e-12`): `self / max(‖self‖_p, eps)` with
@@ -593,6 +470,7 @@ impl<D: Int> From<(f64, D, f64)> for NormalizeOpts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::Scalar;
 
     /// float32 tolerance of the corpus (`torch.testing.assert_close`).
     fn assert_close(got: &Tensor, want: &[f64]) {

@@ -1,0 +1,665 @@
+//! `gather`, `scatter` (src / value / legacy `reduce=`), `scatter_add`, `scatter_reduce`,
+//! `take` and `take_along_dim`, with PyTorch's check order and error texts
+//! (indexing-semantics §5.1–5.4, §5.7). Results are fresh and contiguous; the in-place forms
+//! write through views into the base and return an alias of `self`.
+//!
+//! Values are read in row-major order into buffers of the dtype's compute type (float16 and
+//! bfloat16 as float32, rounded back after every step, as PyTorch's scalar kernels do) and
+//! reduced by [`crate::kernels::scatter`].
+
+use crate::args::Int;
+use crate::dim::wrap_dim;
+use crate::dtype::DType;
+use crate::element::{Element, cast, compute_dtype};
+use crate::error::{Error, Result, fmt_list};
+use crate::kernels::scatter::{Reduce, reduce_into};
+use crate::layout::contiguous_strides;
+use crate::ops::Operand;
+use crate::tensor::{Scalar, Tensor};
+
+/// Sizes with a 0-d tensor read as `(1,)` (PyTorch's `ensure_nonempty_size`).
+pub(crate) fn nonempty(sizes: &[usize]) -> Vec<usize> {
+    if sizes.is_empty() {
+        vec![1]
+    } else {
+        sizes.to_vec()
+    }
+}
+
+/// For every row-major position of an index of shape `ishape` (all three shapes of one rank):
+/// the row-major offset into a tensor of shape `tshape` of the same coordinates with
+/// coordinate `dim` set to 0, and the row-major offset into one of shape `sshape`.
+pub(crate) fn walk(
+    ishape: &[usize],
+    dim: usize,
+    tshape: &[usize],
+    sshape: &[usize],
+) -> Vec<(usize, usize)> {
+    let (ts, ss) = (contiguous_strides(tshape), contiguous_strides(sshape));
+    let n: usize = ishape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    let mut c = vec![0usize; ishape.len()];
+    for _ in 0..n {
+        let mut t = 0;
+        let mut s = 0;
+        for (d, &x) in c.iter().enumerate() {
+            if d != dim {
+                t += x * ts[d];
+            }
+            s += x * ss[d];
+        }
+        out.push((t, s));
+        for d in (0..c.len()).rev() {
+            c[d] += 1;
+            if c[d] < ishape[d] {
+                break;
+            }
+            c[d] = 0;
+        }
+    }
+    out
+}
+
+/// Rounds a compute-type value to `dt` and back (float16/bfloat16 round, others are exact).
+pub(crate) fn rounder<C: Element>(dt: DType) -> impl Fn(C) -> C {
+    move |x| match dt {
+        DType::Float16 => cast::<half::f16, C>(cast::<C, half::f16>(x)),
+        DType::BFloat16 => cast::<half::bf16, C>(cast::<C, half::bf16>(x)),
+        _ => x,
+    }
+}
+
+/// A scalar converted to `dt` as PyTorch's checked `Scalar::to<T>()` does (`value cannot be
+/// converted to type int8_t without overflow`), as a 0-d tensor.
+pub(crate) fn scalar_as(value: Scalar, dt: DType) -> Result<Tensor> {
+    let t = Tensor::empty_with((), dt)?;
+    t.fill_(value)?;
+    Ok(t)
+}
+
+/// The value of a one-element tensor as a [`Scalar`] of its kind (`item()`).
+pub(crate) fn item_scalar(t: &Tensor) -> Result<Scalar> {
+    Ok(match t.dtype {
+        DType::Bool => Scalar::Bool(t.item::<bool>()?),
+        d if d.is_floating_point() => Scalar::Float(t.item::<f64>()?),
+        _ => Scalar::Int(t.item::<i64>()?),
+    })
+}
+
+/// `self` with `pairs` of (row-major target in `self`, row-major position in `src`) reduced
+/// in order, as a fresh contiguous tensor of `self`'s shape and dtype. `src` has `self`'s
+/// dtype (or is a 0-d value of it).
+pub(crate) fn reduce_pairs(
+    this: &Tensor,
+    src: &Tensor,
+    pairs: &[(usize, usize)],
+    r: Reduce,
+    include_self: bool,
+    alpha: Option<&Tensor>,
+) -> Result<Tensor> {
+    let dt = this.dtype;
+    crate::dispatch!(@compute compute_dtype(dt), C => {
+        let mut out = this.to_vec::<C>();
+        let sv = src.to_vec::<C>();
+        let rnd = rounder::<C>(dt);
+        let a = alpha.map(|a| a.to_vec::<C>()[0]);
+        let val = |s: usize| {
+            let v = sv[s];
+            match a {
+                Some(a) => rnd(crate::kernels::math::Arith::mul(v, a)),
+                None => v,
+            }
+        };
+        reduce_into(
+            &mut out,
+            pairs.iter().map(|&(t, s)| (t, val(s))),
+            r,
+            include_self,
+            &rnd,
+        );
+        let o = Tensor::from_vec(out, this.sizes.to_vec())?;
+        if o.dtype == dt { Ok(o) } else { o.to(dt) }
+    })
+}
+
+fn is_index_dtype(dt: DType) -> bool {
+    matches!(dt, DType::Int64 | DType::Int32)
+}
+
+/// Index values with PyTorch's bound check (no wrapping): `index 5 is out of bounds for
+/// dimension 1 with size 4` (RuntimeError).
+fn bounded(index: &Tensor, dim: usize, size: usize) -> Result<Vec<usize>> {
+    index
+        .to_vec::<i64>()
+        .into_iter()
+        .map(|v| {
+            if v < 0 || v as u64 >= size as u64 {
+                Err(Error::runtime(format!(
+                    "index {v} is out of bounds for dimension {dim} with size {size}"
+                )))
+            } else {
+                Ok(v as usize)
+            }
+        })
+        .collect()
+}
+
+/// What is scattered: a tensor or a scalar value.
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    Tensor(&'a Tensor),
+    Value(Scalar),
+}
+
+/// The checks of `scatter`/`scatter_add`/`scatter_reduce` and the scatter itself; returns the
+/// new values of `self` (fresh, contiguous). `reduce_check` validates the reduce string after
+/// the shape checks (as PyTorch's meta function does).
+fn scatter_impl(
+    this: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    src: Src<'_>,
+    reduce_check: impl FnOnce() -> Result<(Reduce, bool)>,
+) -> Result<Tensor> {
+    let d = wrap_dim(dim, this.dim())?;
+    if index.numel() != 0 && !is_index_dtype(index.dtype) {
+        return Err(Error::runtime(
+            "scatter(): Expected dtype int32/int64 for index",
+        ));
+    }
+    if let Src::Tensor(s) = src
+        && s.dtype != this.dtype
+    {
+        return Err(Error::runtime(
+            "scatter(): Expected self.dtype to be equal to src.dtype",
+        ));
+    }
+    let bool_mean = |r: Reduce, kernel: &str| {
+        if r == Reduce::Mean && this.dtype == DType::Bool {
+            Err(Error::not_implemented(format!(
+                "\"{kernel}\" not implemented for 'Bool'"
+            )))
+        } else {
+            Ok(())
+        }
+    };
+    if index.numel() == 0 {
+        let (r, _) = reduce_check()?;
+        bool_mean(r, "div_floor_cpu")?;
+        return Ok(this.contiguous_copy());
+    }
+    let sd = nonempty(&this.sizes);
+    let id = nonempty(&index.sizes);
+    if sd.len() != id.len() {
+        return Err(Error::runtime(
+            "Index tensor must have the same number of dimensions as self tensor",
+        ));
+    }
+    let mut wrong = (0..sd.len()).any(|k| k != d && id[k] > sd[k]);
+    if !wrong && let Src::Tensor(s) = src {
+        for (k, &ik) in id.iter().enumerate() {
+            let ss = if s.dim() == 0 {
+                1
+            } else {
+                s.sizes[wrap_dim(k as i64, s.dim())?]
+            };
+            if ik > ss {
+                wrong = true;
+                break;
+            }
+        }
+    }
+    if wrong {
+        return Err(Error::runtime(match src {
+            Src::Tensor(s) => format!(
+                "Expected index {} to be no larger than self {} apart from dimension {d} and to be no larger size than src {}",
+                fmt_list(&index.sizes),
+                fmt_list(&this.sizes),
+                fmt_list(&s.sizes)
+            ),
+            Src::Value(_) => format!(
+                "Expected index {} to be no larger than self {} apart from dimension {d}",
+                fmt_list(&index.sizes),
+                fmt_list(&this.sizes)
+            ),
+        }));
+    }
+    if let Src::Tensor(s) = src
+        && nonempty(&s.sizes).len() != sd.len()
+    {
+        return Err(Error::runtime(
+            "Index tensor must have the same number of dimensions as src tensor",
+        ));
+    }
+    let (r, include_self) = reduce_check()?;
+    let idx = bounded(index, d, sd[d])?;
+    bool_mean(r, "scatter_gather_tensor_cpu_reduce_mean")?;
+    let (src_t, sshape) = match src {
+        Src::Tensor(s) => (s.alias(), nonempty(&s.sizes)),
+        Src::Value(v) => (scalar_as(v, this.dtype)?, vec![1; sd.len()]),
+    };
+    let stride_d = contiguous_strides(&sd)[d];
+    let pairs: Vec<(usize, usize)> = walk(&id, d, &sd, &sshape)
+        .into_iter()
+        .zip(&idx)
+        .map(|((t, s), &v)| {
+            let s = if matches!(src, Src::Value(_)) { 0 } else { s };
+            (t + v * stride_d, s)
+        })
+        .collect();
+    reduce_pairs(this, &src_t, &pairs, r, include_self, None)
+}
+
+fn legacy_reduce(reduce: Option<&str>) -> Result<(Reduce, bool)> {
+    match reduce {
+        None => Ok((Reduce::Assign, true)),
+        Some("add") => Ok((Reduce::Sum, true)),
+        Some("multiply") => Ok((Reduce::Prod, true)),
+        Some(_) => Err(Error::runtime(
+            "reduce argument must be either add or multiply.",
+        )),
+    }
+}
+
+/// The `reduce` of `scatter_reduce` (`max`/`min` are accepted aliases of `amax`/`amin`).
+fn new_reduce(reduce: &str) -> Result<Reduce> {
+    Ok(match reduce {
+        "sum" => Reduce::Sum,
+        "prod" => Reduce::Prod,
+        "mean" => Reduce::Mean,
+        "amax" | "max" => Reduce::Max,
+        "amin" | "min" => Reduce::Min,
+        _ => {
+            return Err(Error::runtime(format!(
+                "reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+            )));
+        }
+    })
+}
+
+fn src_of<'a>(src: &'a Operand<'a>) -> Src<'a> {
+    match src {
+        Operand::Tensor(t) => Src::Tensor(t),
+        Operand::Scalar(s) => Src::Value(*s),
+    }
+}
+
+/// Options of [`Tensor::scatter_with`]: PyTorch's legacy `reduce` (`"add"` or `"multiply"`;
+/// `None`, the default, assigns).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ScatterOpts<'a> {
+    /// `"add"` or `"multiply"`, or `None` to assign.
+    pub reduce: Option<&'a str>,
+}
+
+impl<'a> From<&'a str> for ScatterOpts<'a> {
+    fn from(reduce: &'a str) -> Self {
+        ScatterOpts {
+            reduce: Some(reduce),
+        }
+    }
+}
+
+impl<'a> From<Option<&'a str>> for ScatterOpts<'a> {
+    fn from(reduce: Option<&'a str>) -> Self {
+        ScatterOpts { reduce }
+    }
+}
+
+/// Options of [`Tensor::scatter_reduce_with`]: `include_self` (default `true`).
+#[derive(Clone, Copy, Debug)]
+pub struct ScatterReduceOpts {
+    /// Whether `self`'s value at a target takes part in the reduction (default `true`).
+    pub include_self: bool,
+}
+
+impl Default for ScatterReduceOpts {
+    fn default() -> Self {
+        ScatterReduceOpts { include_self: true }
+    }
+}
+
+impl From<bool> for ScatterReduceOpts {
+    fn from(include_self: bool) -> Self {
+        ScatterReduceOpts { include_self }
+    }
+}
+
+/// Options of [`Tensor::take_along_dim_with`]: the `dim` (default `None`: the flattened input).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TakeAlongDimOpts {
+    /// The dim along which to take, or `None` for the flattened input.
+    pub dim: Option<i64>,
+}
+
+impl<I: Int> From<I> for TakeAlongDimOpts {
+    fn from(dim: I) -> Self {
+        TakeAlongDimOpts {
+            dim: Some(dim.to_i64()),
+        }
+    }
+}
+
+impl<I: Int> From<Option<I>> for TakeAlongDimOpts {
+    fn from(dim: Option<I>) -> Self {
+        TakeAlongDimOpts {
+            dim: dim.map(|d| d.to_i64()),
+        }
+    }
+}
+
+impl Tensor {
+    /// A fresh contiguous copy (`clone(memory_format=torch.contiguous_format)`).
+    pub(crate) fn contiguous_copy(&self) -> Tensor {
+        crate::ops::copy::copy_with_strides(self, &contiguous_strides(&self.sizes), self.dtype)
+    }
+
+    /// `torch.gather(self, dim, index)`: `out[i][j][k] = self[i][index[i][j][k]][k]` (dim=1).
+    ///
+    /// Shapes: `index` has `self`'s number of dims (0-d read as `(1,)`) and `index.size(d) <=
+    /// self.size(d)` for `d != dim`; the output has `index`'s shape, `self`'s dtype, and is
+    /// contiguous. No broadcasting and no negative wrapping.
+    ///
+    /// Errors, in order: `Dimension out of range (…)` (IndexError); `gather(): Expected dtype
+    /// int32/int64 for index` (only for a non-empty index); `Index tensor must have the same
+    /// number of dimensions as input tensor`; `Size does not match at dimension 0 expected
+    /// index [3, 1] to be no larger than self [2, 2] apart from dimension 1`; `index 5 is out of
+    /// bounds for dimension 1 with size 2` (all RuntimeError).
+    pub fn gather(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
+        let d = wrap_dim(dim.to_i64(), self.dim())?;
+        if index.numel() == 0 {
+            return Tensor::try_alloc_contiguous(&index.sizes, self.dtype);
+        }
+        if !is_index_dtype(index.dtype) {
+            return Err(Error::runtime(
+                "gather(): Expected dtype int32/int64 for index",
+            ));
+        }
+        let sd = nonempty(&self.sizes);
+        let id = nonempty(&index.sizes);
+        if sd.len() != id.len() {
+            return Err(Error::runtime(
+                "Index tensor must have the same number of dimensions as input tensor",
+            ));
+        }
+        if let Some(k) = (0..sd.len()).find(|&k| k != d && id[k] > sd[k]) {
+            return Err(Error::runtime(format!(
+                "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
+                fmt_list(&index.sizes),
+                fmt_list(&self.sizes)
+            )));
+        }
+        let idx = bounded(index, d, sd[d])?;
+        let stride_d = contiguous_strides(&sd)[d];
+        let pos = walk(&id, d, &sd, &id);
+        crate::dispatch!(self.dtype, T => {
+            let v = self.to_vec::<T>();
+            let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
+            Tensor::from_vec(out, index.sizes.to_vec())
+        })
+    }
+
+    /// `torch.scatter(self, dim, index, src)` (or `value`): a copy of `self` with
+    /// `out[i][index[i][j]] = src[i][j]` (dim=1) at every position of `index`; `src` is a
+    /// tensor of `self`'s dtype (only its `index`-shaped corner is read) or a number (cast to
+    /// `self`'s dtype with an overflow check).
+    ///
+    /// Shapes: `index` has `self`'s number of dims, `index.size(d) <= self.size(d)` for `d !=
+    /// dim` and `<= src.size(d)` for every `d`; an empty `index` skips every check but the
+    /// dtype checks. The output has `self`'s shape and dtype, contiguous. Duplicate targets:
+    /// the last write along `dim` wins.
+    ///
+    /// Errors, in order (RuntimeError unless noted): `Dimension out of range (…)`
+    /// (IndexError); `scatter(): Expected dtype int32/int64 for index`; `scatter(): Expected
+    /// self.dtype to be equal to src.dtype`; `Index tensor must have the same number of
+    /// dimensions as self tensor`; `Expected index [2, 3] to be no larger than self [2, 2]
+    /// apart from dimension 0 and to be no larger size than src [2, 2]` (without the `src`
+    /// part for a value); `Index tensor must have the same number of dimensions as src
+    /// tensor`; `index 4 is out of bounds for dimension 0 with size 2`.
+    pub fn scatter<'a>(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        self.scatter_with(dim, index, src, ScatterOpts::default())
+    }
+
+    /// `torch.scatter(self, dim, index, src, reduce=…)`: as [`Tensor::scatter`], with the
+    /// legacy `reduce` `"add"` or `"multiply"` combining instead of assigning. Extra error
+    /// (after the shape checks): `reduce argument must be either add or multiply.`
+    pub fn scatter_with<'a, 'o>(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: impl Into<Operand<'a>>,
+        opts: impl Into<ScatterOpts<'o>>,
+    ) -> Result<Tensor> {
+        let src = src.into();
+        let reduce = opts.into().reduce;
+        scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
+            legacy_reduce(reduce)
+        })
+    }
+
+    /// `self.scatter_(dim, index, src)` (or `value`): [`Tensor::scatter`] in place (`self`
+    /// keeps its shape; writes go through views into the base). Returns `self`. Errors as
+    /// [`Tensor::scatter`].
+    pub fn scatter_<'a>(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        self.scatter_with_(dim, index, src, ScatterOpts::default())
+    }
+
+    /// `self.scatter_(dim, index, src, reduce=…)`: [`Tensor::scatter_with`] in place.
+    pub fn scatter_with_<'a, 'o>(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: impl Into<Operand<'a>>,
+        opts: impl Into<ScatterOpts<'o>>,
+    ) -> Result<Tensor> {
+        let r = self.scatter_with(dim, index, src, opts)?;
+        self.copy_(&r)
+    }
+
+    /// `torch.scatter_add(self, dim, index, src)`: a copy of `self` with `out[i][index[i][j]]
+    /// += src[i][j]` (dim=1); every duplicate contributes (bool: logical or). Shapes, layout and
+    /// errors as [`Tensor::scatter`] with a tensor `src`.
+    pub fn scatter_add(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
+            Ok((Reduce::Sum, true))
+        })
+    }
+
+    /// `self.scatter_add_(dim, index, src)`: [`Tensor::scatter_add`] in place; returns `self`.
+    pub fn scatter_add_(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
+        let r = self.scatter_add(dim, index, src)?;
+        self.copy_(&r)
+    }
+
+    /// `torch.scatter_reduce(self, dim, index, src, reduce)` (`include_self=True`): every
+    /// target receiving at least one `src` element becomes the reduction of `self`'s value and
+    /// those elements; `reduce` is `"sum"`, `"prod"`, `"mean"` (integer dtypes floor the
+    /// division), `"amax"` or `"amin"` (NaN propagates). Shapes and errors as
+    /// [`Tensor::scatter`]; extra error (after the shape checks): `reduce argument must be
+    /// either sum, prod, mean, amax or amin, got add`.
+    /// A bool `self` has no mean kernel: `"scatter_gather_tensor_cpu_reduce_mean" not implemented
+    /// for 'Bool'` (`"div_floor_cpu" …` for an empty index; NotImplementedError).
+    pub fn scatter_reduce(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: &Tensor,
+        reduce: &str,
+    ) -> Result<Tensor> {
+        self.scatter_reduce_with(dim, index, src, reduce, ScatterReduceOpts::default())
+    }
+
+    /// `torch.scatter_reduce(self, dim, index, src, reduce, include_self=…)`: without
+    /// `include_self`, `self`'s value at a receiving target is left out (targets receiving
+    /// nothing keep it).
+    pub fn scatter_reduce_with(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: &Tensor,
+        reduce: &str,
+        opts: impl Into<ScatterReduceOpts>,
+    ) -> Result<Tensor> {
+        let include_self = opts.into().include_self;
+        scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
+            Ok((new_reduce(reduce)?, include_self))
+        })
+    }
+
+    /// `self.scatter_reduce_(dim, index, src, reduce)`: [`Tensor::scatter_reduce`] in place.
+    pub fn scatter_reduce_(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: &Tensor,
+        reduce: &str,
+    ) -> Result<Tensor> {
+        self.scatter_reduce_with_(dim, index, src, reduce, ScatterReduceOpts::default())
+    }
+
+    /// `self.scatter_reduce_(dim, index, src, reduce, include_self=…)` in place.
+    pub fn scatter_reduce_with_(
+        &self,
+        dim: impl Int,
+        index: &Tensor,
+        src: &Tensor,
+        reduce: &str,
+        opts: impl Into<ScatterReduceOpts>,
+    ) -> Result<Tensor> {
+        let r = self.scatter_reduce_with(dim, index, src, reduce, opts)?;
+        self.copy_(&r)
+    }
+
+    /// `torch.take(self, index)`: `self` read as if flattened (row-major, whatever its
+    /// strides) at `index`; negative indices wrap by `numel`.
+    ///
+    /// Shapes: the output has `index`'s shape and `self`'s dtype, contiguous.
+    ///
+    /// Errors: `take(): Expected a long tensor for index, but got Float` (RuntimeError);
+    /// `take(): tried to take from an empty tensor` (IndexError); `out of range: tried to
+    /// access index 12 on a tensor of 12 elements.` (IndexError).
+    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
+        if index.dtype != DType::Int64 {
+            return Err(Error::runtime(format!(
+                "take(): Expected a long tensor for index, but got {}",
+                index.dtype.scalar_type_name()
+            )));
+        }
+        let n = self.numel();
+        let vals = index.to_vec::<i64>();
+        if n == 0 && !vals.is_empty() {
+            return Err(Error::index("take(): tried to take from an empty tensor"));
+        }
+        let idx: Vec<usize> = vals
+            .into_iter()
+            .map(|v| {
+                if v >= n as i64 || v < -(n as i64) {
+                    Err(Error::index(format!(
+                        "out of range: tried to access index {v} on a tensor of {n} elements."
+                    )))
+                } else {
+                    Ok(if v < 0 { v + n as i64 } else { v } as usize)
+                }
+            })
+            .collect::<Result<_>>()?;
+        crate::dispatch!(self.dtype, T => {
+            let v = self.to_vec::<T>();
+            Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
+        })
+    }
+
+    /// `torch.take_along_dim(self, indices)` (`dim=None`): `self` flattened, gathered at
+    /// `indices` flattened (`self.view(-1).gather(0, indices.view(-1))`): a 1-d contiguous
+    /// result. Errors as [`Tensor::gather`] (`index 12 is out of bounds for dimension 0 with
+    /// size 12`).
+    pub fn take_along_dim(&self, indices: &Tensor) -> Result<Tensor> {
+        self.take_along_dim_with(indices, TakeAlongDimOpts::default())
+    }
+
+    /// `torch.take_along_dim(self, indices, dim)`: like [`Tensor::gather`] along `dim`, but
+    /// `self` and `indices` broadcast in every dim except `dim`; the result has the broadcast
+    /// shape with `indices.size(dim)` along `dim`, contiguous. As PyTorch 2.15 does, index
+    /// values are reduced modulo `self.size(dim)` (Python-style), so none is out of range.
+    ///
+    /// Errors: `torch.take_along_dim(): input and indices should have the same number of
+    /// dimensions, but got 2 dimensions for input, and 1 dimensions for indices`;
+    /// `torch.take_along_dim(): dtype of indices should be Long but got Float`;
+    /// `Dimension out of range (…)` (IndexError); the broadcast error `The size of tensor a
+    /// (3) must match the size of tensor b (2) at non-singleton dimension 0`.
+    pub fn take_along_dim_with(
+        &self,
+        indices: &Tensor,
+        opts: impl Into<TakeAlongDimOpts>,
+    ) -> Result<Tensor> {
+        let Some(dim) = opts.into().dim else {
+            let flat = self.reshape(-1)?;
+            return flat.gather(0, &indices.reshape(-1)?);
+        };
+        if self.dim() != indices.dim() {
+            return Err(Error::runtime(format!(
+                "torch.take_along_dim(): input and indices should have the same number of dimensions, but got {} dimensions for input, and {} dimensions for indices",
+                self.dim(),
+                indices.dim()
+            )));
+        }
+        if indices.dtype != DType::Int64 {
+            return Err(Error::runtime(format!(
+                "torch.take_along_dim(): dtype of indices should be Long but got {}",
+                indices.dtype.scalar_type_name()
+            )));
+        }
+        let d = wrap_dim(dim, self.dim())?;
+        let mut ss = self.sizes.to_vec();
+        if !ss.is_empty() {
+            ss[d] = indices.sizes[d];
+        }
+        let shape_i = crate::broadcast::infer_size(&ss, &indices.sizes)?;
+        let mut is = indices.sizes.to_vec();
+        if !is.is_empty() {
+            is[d] = self.sizes[d];
+        }
+        let shape_s = crate::broadcast::infer_size(&is, &self.sizes)?;
+        let ib = indices.expand(shape_i.clone())?;
+        let sb = self.expand(shape_s.clone())?;
+        let size = nonempty(&self.sizes)[d] as i64;
+        let wrapped: Vec<i64> = ib
+            .to_vec::<i64>()
+            .into_iter()
+            .map(|v| if size == 0 { v } else { v.rem_euclid(size) })
+            .collect();
+        let ib = Tensor::from_vec(wrapped, shape_i)?;
+        sb.gather(d as i64, &ib)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_positions() {
+        // index (2, 2) into self (3, 2) along dim 0, src (2, 3)
+        let w = walk(&[2, 2], 0, &[3, 2], &[2, 3]);
+        assert_eq!(w, vec![(0, 0), (1, 1), (0, 3), (1, 4)]);
+    }
+
+    #[test]
+    fn take_along_dim_reduces_indices_modulo_the_size() {
+        let x = Tensor::from_vec(vec![0.0f64, 1.0, 2.0, 3.0], [4]).unwrap();
+        let i = Tensor::from_vec(vec![5i64, 9, -5, -9, 100], [5]).unwrap();
+        assert_eq!(
+            x.take_along_dim_with(&i, 0).unwrap().to_vec::<f64>(),
+            [1.0, 1.0, 3.0, 3.0, 0.0]
+        );
+    }
+}
