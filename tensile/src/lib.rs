@@ -52,6 +52,9 @@ pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
 };
+pub use ops::math_binary::{
+    AddOpts, DivOpts, bitwise_left_shift, bitwise_right_shift, float_power, special, xlogy,
+};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;

@@ -73,7 +73,7 @@ fn not_implemented(op: BinaryOp, dt: DType) -> Error {
 }
 
 /// PyTorch's `sub_check`, run before the iterator is built.
-fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
+pub(crate) fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.dtype == DType::Bool && b.dtype == DType::Bool {
         return Err(Error::not_implemented(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
