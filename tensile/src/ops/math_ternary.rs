@@ -91,7 +91,8 @@ fn lerp_impl(a: &Tensor, end: &Tensor, weight: Operand<'_>, inplace: bool) -> Re
             Ok(out)
         }
         Operand::Tensor(w) => {
-            if w.dtype != a.dtype {
+            // a 0-d weight takes part in the promotion instead (PyTorch 2.15)
+            if w.dtype != a.dtype && w.dim() > 0 {
                 return Err(dt_err("weight", w.dtype));
             }
             let (mut it, dt) = build(&[a, end, w], inplace)?;
@@ -189,7 +190,7 @@ fn clamp_tensors(
 }
 
 /// `torch.clamp` / `clamp_` with optional bounds: the tensor overload when a bound is a
-/// tensor, otherwise the number overload ([`crate::ops::nn`]'s `clamp_impl`).
+/// tensor, otherwise the number overload.
 pub(crate) fn clamp_any(
     x: &Tensor,
     min: Option<Operand<'_>>,
@@ -205,25 +206,170 @@ pub(crate) fn clamp_any(
     if is_t(&min) || is_t(&max) {
         return clamp_tensors(x, min, max, inplace);
     }
-    if inplace {
-        // the number overload refuses a promoted result type before computing
+    let num = |o: Option<Operand<'_>>| match o {
+        Some(Operand::Scalar(s)) => Some(s),
+        _ => None,
+    };
+    clamp_scalars(x, num(min), num(max), inplace)
+}
+
+/// The largest finite value of a float dtype (float64: none checked).
+fn float_max(dt: DType) -> f64 {
+    match dt {
+        DType::Float16 => 65504.0,
+        DType::BFloat16 => f64::from(half::bf16::MAX.to_f32()),
+        DType::Float32 => f64::from(f32::MAX),
+        _ => f64::MAX,
+    }
+}
+
+/// The range of an integer dtype.
+fn int_range(dt: DType) -> (i64, i64) {
+    match dt {
+        DType::UInt8 => (0, 255),
+        DType::Int8 => (-128, 127),
+        DType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        DType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+/// `v` rounded to float dtype `dt` (float16, bfloat16 and float32 round; float64 is exact).
+fn round_to(dt: DType, v: f64) -> f64 {
+    match dt {
+        DType::Float16 => half::f16::from_f64(v).to_f64(),
+        DType::BFloat16 => half::bf16::from_f64(v).to_f64(),
+        DType::Float32 => v as f32 as f64,
+        _ => v,
+    }
+}
+
+/// The bounds of a number clamp, as PyTorch 2.15 checks them against the result dtype `rt`.
+///
+/// Integers: a `min` below the dtype's range, or a `max` above it, bounds nothing and is
+/// dropped; a `min` above the range or a `max` below it fails with `Clamp min value 300 is
+/// outside the representable range of Byte`. Floats: a finite bound beyond the dtype's
+/// largest value fails with `value cannot be converted to type c10::Half without overflow`
+/// (infinities and NaN pass). Returns each kept bound as an f64 holding a value of `rt`.
+pub(crate) fn clamp_bounds(
+    rt: DType,
+    min: Option<Scalar>,
+    max: Option<Scalar>,
+) -> Result<(Option<f64>, Option<f64>)> {
+    if rt.is_floating_point() {
+        let conv = |s: Option<Scalar>| -> Result<Option<f64>> {
+            let Some(s) = s else { return Ok(None) };
+            let v = s.to_f64();
+            if v.is_finite() && v.abs() > float_max(rt) {
+                return Err(Error::runtime(format!(
+                    "value cannot be converted to type {} without overflow",
+                    type_meta_name(rt)
+                )));
+            }
+            Ok(Some(round_to(rt, v)))
+        };
+        return Ok((conv(min)?, conv(max)?));
+    }
+    let (lo, hi) = int_range(rt);
+    let int = |s: Scalar| match s {
+        Scalar::Bool(b) => b as i64,
+        Scalar::Int(i) => i,
+        Scalar::Float(f) => f as i64,
+    };
+    let out_of_range = |what: &str, v: i64| {
+        Error::runtime(format!(
+            "Clamp {what} value {v} is outside the representable range of {}",
+            rt.scalar_type_name()
+        ))
+    };
+    let mut kept = (None, None);
+    if let Some(m) = min.map(int) {
+        if m > hi {
+            return Err(out_of_range("min", m));
+        }
+        kept.0 = (m >= lo).then_some(m as f64);
+    }
+    if let Some(m) = max.map(int) {
+        if m < lo {
+            return Err(out_of_range("max", m));
+        }
+        kept.1 = (m <= hi).then_some(m as f64);
+    }
+    Ok(kept)
+}
+
+/// `torch.clamp` with number bounds (PyTorch's `clamp` Scalar overload): the result dtype is
+/// `self`'s when it is a float, else the promotion with the numbers; then a unary op over
+/// `self` converted to it (the output's layout is a unary op's).
+fn clamp_scalars(
+    x: &Tensor,
+    min: Option<Scalar>,
+    max: Option<Scalar>,
+    inplace: bool,
+) -> Result<Tensor> {
+    let rt = if x.dtype.is_floating_point() {
+        x.dtype
+    } else {
         let mut st = crate::dtype::ResultTypeState::default();
         st.update(x.dtype, x.category());
-        for b in min.iter().chain(max.iter()) {
-            let t = b.to_tensor();
+        for s in min.iter().chain(max.iter()) {
+            let t = Tensor::wrapped_scalar(*s);
             st.update(t.dtype, t.category());
         }
-        let rt = st.result();
-        if !x.dtype.is_floating_point() && rt != x.dtype {
-            return Err(Error::runtime(format!(
-                "result type {} can't be cast to the desired output type {}",
-                rt.scalar_type_name(),
-                type_meta_name(x.dtype)
-            )));
-        }
-        return crate::ops::unary::write_back(x, || crate::ops::nn::clamp_impl(x, min, max));
+        st.result()
+    };
+    if inplace && rt != x.dtype {
+        // the number overload refuses a promoted result type before building its iterator
+        return Err(Error::runtime(format!(
+            "result type {} can't be cast to the desired output type {}",
+            rt.scalar_type_name(),
+            type_meta_name(x.dtype)
+        )));
     }
-    crate::ops::nn::clamp_impl(x, min, max)
+    if rt == DType::Bool {
+        let kernel = match (min, max) {
+            (Some(_), None) => "clamp_min_scalar_cpu",
+            (None, Some(_)) => "clamp_max_scalar_cpu",
+            _ => "clamp_scalar_cpu",
+        };
+        return Err(not_impl(kernel, rt));
+    }
+    let (lo, hi) = clamp_bounds(rt, min, max)?;
+    let mut it = TensorIter::new(inplace.then_some(x), &[x])?;
+    it.promote_inputs(rt);
+    let (out, lp) = it.finish::<2>(if inplace { x.dtype } else { rt })?;
+    dispatch!(@compute compute_dtype(rt), T => {
+        let (l, h): (Option<T>, Option<T>) = (lo.map(T::from_f64), hi.map(T::from_f64));
+        run1(&out, &lp, x, inplace, move |v: T| {
+            let v = match l { Some(l) => Arith::maximum(v, l), None => v };
+            match h { Some(h) => Arith::minimum(v, h), None => v }
+        })
+    });
+    Ok(out)
+}
+
+/// Runs `f` over the loop `lp` of `[out, a]` (`a` presented as `T`). `inplace`: `out` is
+/// `a`'s alias.
+fn run1<T: Element, O: Element>(
+    out: &Tensor,
+    lp: &Loop<2>,
+    a: &Tensor,
+    inplace: bool,
+    f: impl Fn(T) -> O + Sync,
+) {
+    let guard = if inplace {
+        lock_operands(&[out, a], 1)
+    } else {
+        lock_operands(&[a], 0)
+    };
+    // SAFETY: as in `run3`: the iterator built `lp` from these operands, the locks are held,
+    // and the loop converts the operands to the kernel dtypes given here.
+    unsafe {
+        lp.run([O::DTYPE, T::DTYPE], 1, &|p, s, n| {
+            crate::kernels::pointwise::unary::<T, O>(p, s, n, &f)
+        })
+    }
+    drop(guard);
 }
 
 impl Tensor {

@@ -6,7 +6,7 @@
 use crate::args::{Int, IntoShape};
 use crate::broadcast::infer_size;
 use crate::dim::wrap_dim;
-use crate::dtype::{DType, ResultTypeState};
+use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gather;
 use crate::layout::contiguous_strides;
@@ -452,56 +452,6 @@ pub struct ClampOpts<'a> {
     pub min: Option<Operand<'a>>,
     /// Upper bound (`max=`), or `None`.
     pub max: Option<Operand<'a>>,
-}
-
-/// `torch.clamp` with optional bounds: the promotion of every operand, then `maximum` and
-/// `minimum` in that dtype.
-pub(crate) fn clamp_impl(
-    x: &Tensor,
-    min: Option<Operand<'_>>,
-    max: Option<Operand<'_>>,
-) -> Result<Tensor> {
-    if min.is_none() && max.is_none() {
-        return Err(Error::runtime(
-            "torch.clamp: At least one of 'min' or 'max' must not be None",
-        ));
-    }
-    let bounds: Vec<Tensor> = min
-        .iter()
-        .chain(max.iter())
-        .map(|b| b.to_tensor())
-        .collect();
-    let mut st = ResultTypeState::default();
-    st.update(x.dtype, x.category());
-    for b in &bounds {
-        st.update(b.dtype, b.category());
-    }
-    let dt = st.result();
-    if dt == DType::Bool {
-        let kernel = match (min, max) {
-            (Some(_), None) => "clamp_min_scalar_cpu",
-            (None, Some(_)) => "clamp_max_scalar_cpu",
-            _ => "clamp_scalar_cpu",
-        };
-        return Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for 'Bool'"
-        )));
-    }
-    let cast = |t: &Tensor| -> Result<Tensor> {
-        let mut c = t.to(dt)?;
-        c.wrapped = t.wrapped;
-        Ok(c)
-    };
-    let v = x.to(dt)?;
-    let mut it = bounds.iter();
-    let lo = match min {
-        Some(_) => v.maximum(&cast(it.next().unwrap())?)?,
-        None => v,
-    };
-    match max {
-        Some(_) => lo.minimum(&cast(it.next().unwrap())?),
-        None => Ok(lo),
-    }
 }
 
 /// `layer_norm`'s optional arguments (`weight=None, bias=None, eps=1e-5`), for
