@@ -536,3 +536,72 @@ pub mod special {
         with_number_input(Xlog1py, input.into(), other.into(), "xlog1py")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t<T: Element>(v: Vec<T>) -> Tensor {
+        let n = v.len();
+        Tensor::from_vec(v, [n]).unwrap()
+    }
+
+    /// The op-specific checks come before broadcasting; alpha is checked on the common dtype.
+    #[test]
+    fn checks_and_their_order() {
+        let f = t(vec![1.0f32, 2.0]);
+        let bad = t(vec![1.0f32, 2.0, 3.0]);
+        assert_eq!(
+            f.float_power_(&bad).unwrap_err().to_string(),
+            "the base given to float_power_ has dtype Float but the operation's result requires dtype Double"
+        );
+        assert_eq!(
+            f.heaviside(&t(vec![1.0f64, 2.0, 3.0]))
+                .unwrap_err()
+                .to_string(),
+            "heaviside is not yet implemented for tensors with different dtypes."
+        );
+        let i = t(vec![3i64, -4]);
+        assert_eq!(
+            i.add_with(&i, 0.5).unwrap_err().to_string(),
+            "For integral input tensors, argument alpha must not be a floating point number."
+        );
+        assert_eq!(
+            i.add_with(&i, true).unwrap_err().to_string(),
+            "Boolean alpha only supported for Boolean results."
+        );
+        assert_eq!(i.sub_with(&i, 2).unwrap().to_vec::<i64>(), [-3, 4]);
+        assert_eq!(
+            i.div_with(0, "trunc").unwrap_err().to_string(),
+            "ZeroDivisionError"
+        );
+        assert_eq!(
+            i.div_with(2, "x").unwrap_err().to_string(),
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'"
+        );
+        assert_eq!(i.div_with(2, "trunc").unwrap().to_vec::<i64>(), [1, -2]);
+        assert_eq!(i.div_with(2, "floor").unwrap().to_vec::<i64>(), [1, -2]);
+        assert_eq!(i.fmod(-2).unwrap().to_vec::<i64>(), [1, 0]);
+    }
+
+    /// float_power is float64 whatever the inputs; the shifts take a number on the left.
+    #[test]
+    fn dtypes_and_number_operands() {
+        let i = t(vec![2i64, -1]);
+        let r = float_power(2, &i).unwrap();
+        assert_eq!(
+            (r.dtype(), r.to_vec::<f64>()),
+            (DType::Float64, vec![4.0, 0.5])
+        );
+        assert_eq!(bitwise_left_shift(1, &i).unwrap().to_vec::<i64>(), [4, 0]);
+        let r = special::xlog1py(&t(vec![0.0f32, 2.0]), f64::NAN).unwrap();
+        assert!(r.to_vec::<f64>().iter().all(|v| v.is_nan()));
+        assert_eq!(
+            t(vec![true])
+                .bitwise_left_shift(&t(vec![true]))
+                .unwrap_err()
+                .to_string(),
+            "\"lshift_cpu\" not implemented for 'Bool'"
+        );
+    }
+}

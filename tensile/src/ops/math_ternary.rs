@@ -481,3 +481,115 @@ impl Tensor {
         clamp_any(self, opts.min, opts.max, true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t<T: Element>(v: Vec<T>) -> Tensor {
+        let n = v.len();
+        Tensor::from_vec(v, [n]).unwrap()
+    }
+
+    /// PyTorch 2.15: number bounds outside an integer dtype's range are dropped on the side
+    /// where they bound nothing and refused on the other; floats refuse finite overflow.
+    #[test]
+    fn clamp_number_bounds_against_the_dtype() {
+        let u = t(vec![0i64, 4, 200]).to(DType::UInt8).unwrap();
+        let r = u.clamp_with(ClampOpts {
+            min: Some((-1).into()),
+            max: Some(3.into()),
+        });
+        assert_eq!(r.unwrap().to_vec::<i64>(), [0, 3, 3]);
+        assert_eq!(
+            u.clamp_min(300).unwrap_err().to_string(),
+            "Clamp min value 300 is outside the representable range of Byte"
+        );
+        assert_eq!(
+            u.clamp_max(-1).unwrap_err().to_string(),
+            "Clamp max value -1 is outside the representable range of Byte"
+        );
+        assert_eq!(u.clamp_min_(-1).unwrap().to_vec::<i64>(), [0, 4, 200]);
+        let h = t(vec![1.0f32, 2.0]).to(DType::Float16).unwrap();
+        assert_eq!(
+            h.clamp_min(1e6).unwrap_err().to_string(),
+            "value cannot be converted to type c10::Half without overflow"
+        );
+        assert!(h.clamp_min(f64::INFINITY).is_ok());
+        // in place, a promoted result type is refused first (C++ type name)
+        assert_eq!(
+            t(vec![1i64]).clamp_(0.5, 2).unwrap_err().to_string(),
+            "result type Float can't be cast to the desired output type long int"
+        );
+    }
+
+    /// Two tensor bounds: one iterator over all three, their promotion; bool needs one bound.
+    #[test]
+    fn clamp_tensor_bounds() {
+        let x = t(vec![-1.5f32, 3.5]).to(DType::BFloat16).unwrap();
+        let lo = t(vec![false, true]);
+        let hi = Tensor::from_vec(vec![3.0f32, -0.5], [2, 1]).unwrap();
+        let r = x.clamp(&lo, &hi).unwrap();
+        assert_eq!((r.dtype(), r.size()), (DType::Float32, &[2usize, 2][..]));
+        assert_eq!(r.to_vec::<f64>(), [0.0, 3.0, -0.5, -0.5]);
+        let b = t(vec![true, false]);
+        assert_eq!(b.clamp_min(&lo).unwrap().to_vec::<bool>(), [true, true]);
+        assert_eq!(
+            b.clamp(&lo, &lo).unwrap_err().to_string(),
+            "\"clamp_cpu\" not implemented for 'Bool'"
+        );
+    }
+
+    /// `lerp`: `end` must share `self`'s dtype, a tensor weight too unless it is 0-d (then it
+    /// takes part in the promotion).
+    #[test]
+    fn lerp_dtype_rules() {
+        let x = t(vec![1.0f32, 2.0]);
+        let e = t(vec![3.0f64, 4.0]);
+        assert_eq!(
+            x.lerp(&e, 0.5).unwrap_err().to_string(),
+            "expected dtype float for `end` but got dtype double"
+        );
+        let w0 = Tensor::from_vec(vec![0.25f64], ()).unwrap();
+        let r = t(vec![1.0f64, 2.0]).lerp(&e, &w0).unwrap();
+        assert_eq!(r.to_vec::<f64>(), [1.5, 2.5]);
+        let w1 = t(vec![0.25f64, 0.25]);
+        assert_eq!(
+            x.lerp(&x, &w1).unwrap_err().to_string(),
+            "expected dtype float for `weight` but got dtype double"
+        );
+        // integers 0-d-promoted to float compute; integers alone do not
+        let i = t(vec![1i64, 2]);
+        let r = i
+            .lerp(
+                &t(vec![3i64, 4]),
+                &Tensor::from_vec(vec![1.0f32], ()).unwrap(),
+            )
+            .unwrap();
+        assert_eq!(
+            (r.dtype(), r.to_vec::<f64>()),
+            (DType::Float32, vec![3.0, 4.0])
+        );
+        assert_eq!(
+            i.lerp(&i, 0.5).unwrap_err().to_string(),
+            "\"lerp_kernel_scalar\" not implemented for 'Long'"
+        );
+    }
+
+    /// `value` converts to the result dtype first: 0.5 is 0 for int64.
+    #[test]
+    fn addcmul_value_converts_to_the_result_dtype() {
+        let i = t(vec![3i64, -4]);
+        assert_eq!(
+            i.addcmul_with(&i, &i, 0.5).unwrap().to_vec::<i64>(),
+            [3, -4]
+        );
+        assert_eq!(i.addcmul_with(&i, &i, 2).unwrap().to_vec::<i64>(), [21, 28]);
+        assert!(
+            i.addcdiv(&i, &i)
+                .unwrap_err()
+                .to_string()
+                .starts_with("Integer division with addcdiv is no longer supported")
+        );
+    }
+}
