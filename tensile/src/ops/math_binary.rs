@@ -138,6 +138,8 @@ pub(crate) fn run2<T: Element, O: Element>(
 }
 
 /// Runs binary math `op` on `a` and `b`; with `inplace`, writes into `a`.
+// The heaviside kernel is generic over every dtype, bool included.
+#[allow(clippy::bool_comparison)]
 pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Result<Tensor> {
     let b = b.as_tensor();
     let b: &Tensor = &b;

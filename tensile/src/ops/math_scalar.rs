@@ -249,7 +249,7 @@ mod tests {
             half::f16::from_f32(1.0)
                 .nextafter(half::f16::from_f32(2.0))
                 .to_f32(),
-            1.0009765625
+            1.0 + 1.0 / 1024.0
         );
         assert_eq!(f32::INFINITY.nextafter(0.0), f32::MAX);
         assert!(f32::NAN.nextafter(0.0).is_nan());
