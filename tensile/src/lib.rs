@@ -57,6 +57,9 @@ pub use ops::einsum::{TensordotDims, einsum, tensordot};
 pub use ops::gather_scatter::{ScatterOpts, ScatterReduceOpts, TakeAlongDimOpts};
 pub use ops::index_ops::{IndexAddOpts, IndexReduceOpts};
 pub use ops::masked::where_cond_only;
+pub use ops::math_binary::{
+    AddOpts, DivOpts, bitwise_left_shift, bitwise_right_shift, float_power, special, xlogy,
+};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::scan::DiffOpts;

@@ -15,6 +15,8 @@
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
 mod calls_gather_scatter;
+#[path = "conformance/calls_mathb.rs"]
+mod calls_mathb;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -483,7 +485,8 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
-    let res = call_core(op, &args, kw)
+    let res = calls_mathb::call(op, &args, kw)
+        .or_else(|| call_core(op, &args, kw))
         .or_else(|| calls_views::call(op, &args, kw))
         .or_else(|| calls_reduce::call(op, &args, kw))
         .or_else(|| calls_creation::call(op, &args, kw))

@@ -73,7 +73,7 @@ fn not_implemented(op: BinaryOp, dt: DType) -> Error {
 }
 
 /// PyTorch's `sub_check`, run before the iterator is built.
-fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
+pub(crate) fn sub_check(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.dtype == DType::Bool && b.dtype == DType::Bool {
         return Err(Error::not_implemented(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
@@ -360,13 +360,15 @@ binary_methods! {
 
 impl Tensor {
     /// `self.clamp_min_(min)`: in place, `self = max(self, min)` (NaN propagates), `min` a
-    /// tensor broadcastable to `self` or a number. Errors as the other in-place ops.
+    /// tensor broadcastable to `self` or a number. Errors as the other in-place ops, and
+    /// those of number bounds in [`Tensor::clamp`] (`Clamp min value 300 is outside the
+    /// representable range of Byte`; a bound below an integer dtype's range changes nothing).
     pub fn clamp_min_<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
-        binary(BinaryOp::Maximum, self, min.into(), true)
+        crate::ops::math_ternary::clamp_any(self, Some(min.into()), None, true)
     }
     /// `self.clamp_max_(max)`: in place, `self = min(self, max)`.
     pub fn clamp_max_<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
-        binary(BinaryOp::Minimum, self, max.into(), true)
+        crate::ops::math_ternary::clamp_any(self, None, Some(max.into()), true)
     }
 }
 

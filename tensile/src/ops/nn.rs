@@ -6,6 +6,9 @@
 
 use crate::args::{Int, IntoShape};
 use crate::dtype::{DType, ResultTypeState};
+use crate::broadcast::infer_size;
+use crate::dim::wrap_dim;
+
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gather;
 use crate::layout::contiguous_strides;
@@ -261,27 +264,30 @@ impl Tensor {
     ///
     /// Errors: the broadcast error; a bool result:
     /// `"clamp_scalar_cpu" not implemented for 'Bool'` (NotImplementedError; `clamp_min_scalar_cpu`
-    /// or `clamp_max_scalar_cpu` when only one bound is given).
+    /// or `clamp_max_scalar_cpu` when only one bound is given; with two tensor bounds
+    /// `"clamp_cpu" not implemented for 'Bool'`, while one bool tensor bound computes).
+    /// Tensor bounds make one iterator over all operands (PyTorch's `clamp.Tensor`): the
+    /// output's layout follows all of them, and its dtype is the promotion of all of them.
     pub fn clamp<'a, 'b>(
         &self,
         min: impl Into<Operand<'a>>,
         max: impl Into<Operand<'b>>,
     ) -> Result<Tensor> {
-        clamp_impl(self, Some(min.into()), Some(max.into()))
+        crate::ops::math_ternary::clamp_any(self, Some(min.into()), Some(max.into()), false)
     }
     /// `torch.clamp_min(self, min)` = `torch.clamp(self, min=min)`; see [`Tensor::clamp`].
     pub fn clamp_min<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
-        clamp_impl(self, Some(min.into()), None)
+        crate::ops::math_ternary::clamp_any(self, Some(min.into()), None, false)
     }
     /// `torch.clamp_max(self, max)` = `torch.clamp(self, max=max)`; see [`Tensor::clamp`].
     pub fn clamp_max<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
-        clamp_impl(self, None, Some(max.into()))
+        crate::ops::math_ternary::clamp_any(self, None, Some(max.into()), false)
     }
     /// `torch.clamp(self, min=…, max=…)` with either bound optional (`None`), as PyTorch's
     /// keywords: `x.clamp_with(ClampOpts { min: Some(0.into()), max: None })`. Errors as
     /// [`Tensor::clamp`], and `torch.clamp: At least one of 'min' or 'max' must not be None`.
     pub fn clamp_with<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        clamp_impl(self, opts.min, opts.max)
+        crate::ops::math_ternary::clamp_any(self, opts.min, opts.max, false)
     }
     /// `self.clamp_(min, max)`: [`Tensor::clamp`] written into `self` (the result dtype must
     /// cast to `self`'s: `result type Float can't be cast to the desired output type Long`;
@@ -291,12 +297,11 @@ impl Tensor {
         min: impl Into<Operand<'a>>,
         max: impl Into<Operand<'b>>,
     ) -> Result<Tensor> {
-        let (min, max) = (min.into(), max.into());
-        crate::ops::unary::write_back(self, || clamp_impl(self, Some(min), Some(max)))
+        crate::ops::math_ternary::clamp_any(self, Some(min.into()), Some(max.into()), true)
     }
     /// `self.clamp_(min=…, max=…)` with either bound optional; see [`Tensor::clamp_`].
     pub fn clamp_with_<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        crate::ops::unary::write_back(self, || clamp_impl(self, opts.min, opts.max))
+        crate::ops::math_ternary::clamp_any(self, opts.min, opts.max, true)
     }
 
     /// `torch.nn.functional.normalize(self)` (`p=2, dim=1, eps=1e-12`): `self / max(‖self‖_p, eps)` with
@@ -327,52 +332,6 @@ pub struct ClampOpts<'a> {
     pub min: Option<Operand<'a>>,
     /// Upper bound (`max=`), or `None`.
     pub max: Option<Operand<'a>>,
-}
-
-/// `torch.clamp` with optional bounds: the promotion of every operand, then `maximum` and
-/// `minimum` in that dtype.
-fn clamp_impl(x: &Tensor, min: Option<Operand<'_>>, max: Option<Operand<'_>>) -> Result<Tensor> {
-    if min.is_none() && max.is_none() {
-        return Err(Error::runtime(
-            "torch.clamp: At least one of 'min' or 'max' must not be None",
-        ));
-    }
-    let bounds: Vec<Tensor> = min
-        .iter()
-        .chain(max.iter())
-        .map(|b| b.to_tensor())
-        .collect();
-    let mut st = ResultTypeState::default();
-    st.update(x.dtype, x.category());
-    for b in &bounds {
-        st.update(b.dtype, b.category());
-    }
-    let dt = st.result();
-    if dt == DType::Bool {
-        let kernel = match (min, max) {
-            (Some(_), None) => "clamp_min_scalar_cpu",
-            (None, Some(_)) => "clamp_max_scalar_cpu",
-            _ => "clamp_scalar_cpu",
-        };
-        return Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for 'Bool'"
-        )));
-    }
-    let cast = |t: &Tensor| -> Result<Tensor> {
-        let mut c = t.to(dt)?;
-        c.wrapped = t.wrapped;
-        Ok(c)
-    };
-    let v = x.to(dt)?;
-    let mut it = bounds.iter();
-    let lo = match min {
-        Some(_) => v.maximum(&cast(it.next().unwrap())?)?,
-        None => v,
-    };
-    match max {
-        Some(_) => lo.minimum(&cast(it.next().unwrap())?),
-        None => Ok(lo),
-    }
 }
 
 /// `layer_norm`'s optional arguments (`weight=None, bias=None, eps=1e-5`), for

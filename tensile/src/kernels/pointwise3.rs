@@ -1,0 +1,41 @@
+//! The inner loop of three-input pointwise ops (`lerp` with a tensor weight, `addcmul`,
+//! `addcdiv`, `clamp` with two tensor bounds), for [`super::loops::Loop::run`].
+
+use crate::element::Element;
+
+/// A kernel computing `out = f(a, b, c)` over one run.
+///
+/// # Safety
+/// `p` holds an output of `O` and three inputs of `T`, each valid for `n` elements at the
+/// element strides `s`; the caller holds the storage locks.
+#[inline(always)]
+pub(crate) unsafe fn ternary<T: Element, O: Element>(
+    p: &[*mut u8; 4],
+    s: &[isize; 4],
+    n: usize,
+    f: impl Fn(T, T, T) -> O,
+) {
+    let (o, a, b, c) = (
+        p[0] as *mut O,
+        p[1] as *const T,
+        p[2] as *const T,
+        p[3] as *const T,
+    );
+    // SAFETY: the caller's contract; each element is read before it is written, so an output
+    // that is an input (in place) is read correctly.
+    unsafe {
+        if s == &[1, 1, 1, 1] {
+            for i in 0..n {
+                *o.add(i) = f(*a.add(i), *b.add(i), *c.add(i));
+            }
+        } else {
+            for i in 0..n as isize {
+                *o.offset(i * s[0]) = f(
+                    *a.offset(i * s[1]),
+                    *b.offset(i * s[2]),
+                    *c.offset(i * s[3]),
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,609 @@
+//! Binary math ops beyond arithmetic: `fmod`, `copysign`, `hypot`, `xlogy`,
+//! `special.xlog1py`, `float_power`, `nextafter`, `logaddexp(2)`, `gcd`, `lcm`, the bitwise
+//! shifts, `heaviside`, `div` with a rounding mode, `true_divide`, and `add`/`sub` with
+//! `alpha`; each with its in-place form. One table ([`MathOp`]) says each op's dtype rule;
+//! one function ([`math2`]) runs them all through the pointwise engine, in PyTorch's order of
+//! checks (the op's own checks, overlap, broadcast, output shape, cast to the in-place
+//! output, the kernel's dtype).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::dispatch;
+use crate::dtype::{DEFAULT_FLOAT, DType, check_can_cast};
+use crate::element::{Element, compute_dtype};
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands, result_type_of};
+use crate::kernels::loops::Loop;
+use crate::kernels::math::Arith;
+use crate::kernels::pointwise;
+use crate::ops::Operand;
+use crate::ops::binary::{BinaryOp, binary};
+use crate::ops::math_scalar::{self as sm, FloatMath, IntMath, NextAfter};
+use crate::tensor::{Scalar, Tensor};
+
+/// The binary math ops of this file.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum MathOp {
+    Fmod,
+    Copysign,
+    Hypot,
+    Xlogy,
+    Xlog1py,
+    FloatPower,
+    Nextafter,
+    Logaddexp,
+    Logaddexp2,
+    Gcd,
+    Lcm,
+    LeftShift,
+    RightShift,
+    Heaviside,
+    DivTrunc,
+    /// `self + alpha * other` (`sub` passes `-alpha`).
+    AddAlpha(Scalar),
+}
+
+use MathOp::*;
+
+/// `"NAME" not implemented for 'Dtype'` (NotImplementedError), PyTorch's dispatch error.
+pub(crate) fn not_impl(kernel: &str, dt: DType) -> Error {
+    Error::not_implemented(format!(
+        "\"{kernel}\" not implemented for '{}'",
+        dt.scalar_type_name()
+    ))
+}
+
+/// The dtype `op` computes and returns in, given its inputs' common dtype; or the kernel's
+/// dispatch error.
+fn op_dtype(op: MathOp, common: DType) -> Result<DType> {
+    let float_only = |name: &str| {
+        if common.is_floating_point() {
+            Ok(common)
+        } else {
+            Err(not_impl(name, common))
+        }
+    };
+    let int_only = |name: &str, bool_ok: bool| {
+        if common.is_integral(bool_ok) && (bool_ok || common != DType::Bool) {
+            Ok(common)
+        } else {
+            Err(not_impl(name, common))
+        }
+    };
+    match op {
+        Copysign | Xlogy | Xlog1py if common.is_integral(true) => Ok(DEFAULT_FLOAT),
+        Copysign | Xlogy | Xlog1py | Heaviside | AddAlpha(_) => Ok(common),
+        FloatPower => Ok(DType::Float64),
+        Fmod if common == DType::Bool => Err(not_impl("fmod_cpu", common)),
+        DivTrunc if common == DType::Bool => Err(not_impl("div_trunc_cpu", common)),
+        Fmod | DivTrunc => Ok(common),
+        Hypot => float_only("hypot_cpu"),
+        Nextafter => float_only("nextafter_cpu"),
+        Logaddexp => float_only("logaddexp_cpu"),
+        Logaddexp2 => float_only("logaddexp2_cpu"),
+        Gcd => int_only("gcd_cpu", false),
+        Lcm => int_only("lcm_cpu", false),
+        LeftShift => int_only("lshift_cpu", false),
+        RightShift => int_only("rshift_cpu", false),
+    }
+}
+
+/// PyTorch's `alpha_check`, run on the common dtype after the iterator is built.
+fn alpha_check(dtype: DType, alpha: Scalar) -> Result<()> {
+    if matches!(alpha, Scalar::Bool(_)) && dtype != DType::Bool {
+        return Err(Error::runtime(
+            "Boolean alpha only supported for Boolean results.",
+        ));
+    }
+    if !dtype.is_floating_point() && matches!(alpha, Scalar::Float(_)) {
+        return Err(Error::runtime(
+            "For integral input tensors, argument alpha must not be a floating point number.",
+        ));
+    }
+    Ok(())
+}
+
+/// A number converted to an element type as PyTorch's `Scalar::to<T>()` does.
+pub(crate) fn scalar_as<T: Element>(s: Scalar) -> T {
+    match s {
+        Scalar::Bool(b) => T::from_bool(b),
+        Scalar::Int(i) => T::from_i64(i),
+        Scalar::Float(f) => T::from_float(f),
+    }
+}
+
+/// Runs `f` over the loop `lp` of `[out, a, b]`, the inputs presented as `T`, the output
+/// as `O`. `inplace`: `out` is `a`'s alias (locked for writing with the inputs).
+pub(crate) fn run2<T: Element, O: Element>(
+    out: &Tensor,
+    lp: &Loop<3>,
+    ins: [&Tensor; 2],
+    inplace: bool,
+    f: impl Fn(T, T) -> O + Sync,
+) {
+    let guard = if inplace {
+        lock_operands(&[out, ins[0], ins[1]], 1)
+    } else {
+        lock_operands(&ins, 0)
+    };
+    // SAFETY: the iterator checked shapes and overlap and built `lp` from these operands,
+    // whose geometries lie inside their storages; the locks are held; the loop converts every
+    // operand to the kernel dtypes given here, which are the pointer types of the kernel.
+    unsafe {
+        lp.run([O::DTYPE, T::DTYPE, T::DTYPE], 1, &|p, s, n| {
+            pointwise::binary::<T, O>(p, s, n, &f)
+        })
+    }
+    drop(guard);
+}
+
+/// Runs binary math `op` on `a` and `b`; with `inplace`, writes into `a`.
+// The heaviside kernel is generic over every dtype, bool included.
+#[allow(clippy::bool_comparison)]
+pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Result<Tensor> {
+    let b = b.as_tensor();
+    let b: &Tensor = &b;
+    match op {
+        Heaviside if a.dtype != b.dtype => {
+            return Err(Error::runtime(
+                "heaviside is not yet implemented for tensors with different dtypes.",
+            ));
+        }
+        FloatPower if inplace && a.dtype != DType::Float64 => {
+            return Err(Error::runtime(format!(
+                "the base given to float_power_ has dtype {} but the operation's result requires dtype Double",
+                a.dtype.scalar_type_name()
+            )));
+        }
+        _ => {}
+    }
+    let mut it = TensorIter::new(inplace.then_some(a), &[a, b])?;
+    let common = result_type_of(&[a, b]);
+    let opdt = match (op_dtype(op, common), inplace) {
+        (Ok(d), true) => {
+            check_can_cast(d, a.dtype)?;
+            d
+        }
+        (Err(e), true) => {
+            check_can_cast(common, a.dtype)?;
+            return Err(e);
+        }
+        (r, false) => r?,
+    };
+    if let AddAlpha(alpha) = op {
+        alpha_check(common, alpha)?;
+    }
+    it.promote_inputs(opdt);
+    let (out, lp) = it.finish::<3>(if inplace { a.dtype } else { opdt })?;
+    let cdt = compute_dtype(opdt);
+    let zero_div = AtomicBool::new(false);
+    let ins = [a, b];
+    macro_rules! run {
+        ($T:ty, $f:expr) => {
+            run2::<$T, $T>(&out, &lp, ins, inplace, $f)
+        };
+    }
+    macro_rules! float {
+        ($f:expr) => {
+            match cdt {
+                DType::Float64 => run!(f64, |x: f64, y: f64| $f(x, y)),
+                _ => run!(f32, |x: f32, y: f32| $f(x, y)),
+            }
+        };
+    }
+    macro_rules! int {
+        ($f:expr) => {
+            match cdt {
+                DType::UInt8 => run!(u8, |x: u8, y: u8| $f(x, y)),
+                DType::Int8 => run!(i8, |x: i8, y: i8| $f(x, y)),
+                DType::Int16 => run!(i16, |x: i16, y: i16| $f(x, y)),
+                DType::Int32 => run!(i32, |x: i32, y: i32| $f(x, y)),
+                _ => run!(i64, |x: i64, y: i64| $f(x, y)),
+            }
+        };
+    }
+    let zero = &zero_div;
+    match op {
+        Fmod if cdt.is_floating_point() => float!(FloatMath::fmod),
+        Fmod => int!(|x, y| {
+            if IntMath::is_zero(y) {
+                zero.store(true, Ordering::Relaxed);
+            }
+            IntMath::fmod(x, y)
+        }),
+        Copysign => float!(FloatMath::copysign),
+        Hypot => float!(FloatMath::hypot),
+        Xlogy => float!(sm::xlogy),
+        Xlog1py => float!(sm::xlog1py),
+        FloatPower => run!(f64, |x: f64, y: f64| x.powf(y)),
+        Logaddexp => float!(sm::logaddexp),
+        Logaddexp2 => float!(sm::logaddexp2),
+        // nextafter steps in the dtype's own bits, float16 and bfloat16 included
+        Nextafter => match opdt {
+            DType::Float16 => run!(half::f16, NextAfter::nextafter),
+            DType::BFloat16 => run!(half::bf16, NextAfter::nextafter),
+            DType::Float64 => run!(f64, NextAfter::nextafter),
+            _ => run!(f32, NextAfter::nextafter),
+        },
+        Gcd => int!(IntMath::gcd),
+        Lcm => int!(IntMath::lcm),
+        LeftShift => int!(IntMath::shl),
+        RightShift => int!(IntMath::shr),
+        Heaviside => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
+            if x == T::zero() { y } else { T::from_bool(x > T::zero()) }
+        })),
+        DivTrunc => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
+            if Arith::is_int_zero(y) && !<T as Element>::DTYPE.is_floating_point() {
+                zero.store(true, Ordering::Relaxed);
+            }
+            Arith::trunc(Arith::div(x, y))
+        })),
+        AddAlpha(alpha) => dispatch!(@compute cdt, T => {
+            let al: T = scalar_as(alpha);
+            run!(T, |x: T, y: T| Arith::add(x, Arith::mul(al, y)))
+        }),
+    }
+    if zero_div.load(Ordering::Relaxed) {
+        return Err(Error::runtime("ZeroDivisionError"));
+    }
+    Ok(out)
+}
+
+macro_rules! math_methods {
+    ($($name:ident, $name_:ident, $op:ident, $torch:literal, $doc:literal);* $(;)?) => {
+        impl Tensor {$(
+            #[doc = concat!("`torch.", $torch, "(self, other)`: ", $doc, "\n\n",
+                "Shapes: `self` and `other` (a tensor or a number) broadcast to the output shape; dtypes promote as PyTorch's (a number counts as a Python scalar). ",
+                "Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the dtype errors above.")]
+            pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+                math2(MathOp::$op, self, other.into(), false)
+            }
+            #[doc = concat!("`self.", $torch, "_(other)`: [`Tensor::", stringify!($name), "`] in place. `other` broadcasts to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base. Returns `self`.\n\n",
+                "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`, then the op's dtype error.")]
+            pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+                math2(MathOp::$op, self, other.into(), true)
+            }
+        )*}
+    };
+}
+
+math_methods! {
+    fmod, fmod_, Fmod, "fmod", "C's `fmod`: the remainder of truncating division, with the sign of `self`. Same dtype as the promotion; integers: `ZeroDivisionError` (RuntimeError) for a zero divisor; bool: `\"fmod_cpu\" not implemented for 'Bool'`.";
+    copysign, copysign_, Copysign, "copysign", "`|self|` with the sign of `other` (sign bits of ±0 and NaN count). Integer and bool inputs give float32.";
+    hypot, hypot_, Hypot, "hypot", "`sqrt(self² + other²)` without overflow. Floats only: `\"hypot_cpu\" not implemented for 'Long'`.";
+    xlogy, xlogy_, Xlogy, "xlogy", "`self * log(other)`, 0 where `self` is 0, NaN where `other` is NaN. Integer and bool inputs give float32.";
+    float_power, float_power_, FloatPower, "float_power", "`self ** other` computed in float64; the result is always float64. In place, `self` must be float64: `the base given to float_power_ has dtype Float but the operation's result requires dtype Double` (checked first).";
+    nextafter, nextafter_, Nextafter, "nextafter", "the next representable value after `self` toward `other`, in the dtype's own precision (float16 and bfloat16 step by their own ulp). Floats only: `\"nextafter_cpu\" not implemented for 'Long'`.";
+    gcd, gcd_, Gcd, "gcd", "the non-negative greatest common divisor (`gcd(0, 0) = 0`). Integers only (not bool): `\"gcd_cpu\" not implemented for 'Float'`.";
+    lcm, lcm_, Lcm, "lcm", "`|self / gcd * other|` (0 when both are 0), wrapping as PyTorch's integer arithmetic does (8- and 16-bit operands in `int`, then cast). Integers only: `\"lcm_cpu\" not implemented for 'Float'`.";
+    bitwise_left_shift, bitwise_left_shift_, LeftShift, "bitwise_left_shift", "`self << other`; a shift by a negative amount or by the width or more gives 0. Integers only: `\"lshift_cpu\" not implemented for 'Float'` (and 'Bool').";
+    bitwise_right_shift, bitwise_right_shift_, RightShift, "bitwise_right_shift", "`self >> other` (arithmetic for signed types); a shift by a negative amount or by the width or more gives the sign fill (0 or -1; 0 for uint8). Integers only: `\"rshift_cpu\" not implemented for 'Float'` (and 'Bool').";
+    heaviside, heaviside_, Heaviside, "heaviside", "the step function: `other` where `self` is 0, else 1 where `self > 0`, 0 where `self < 0` or NaN. Both must have the same dtype: `heaviside is not yet implemented for tensors with different dtypes.` (checked before broadcasting).";
+}
+
+impl Tensor {
+    /// `torch.logaddexp(self, other)`: `log(exp(self) + exp(other))` without overflow
+    /// (`max + log1p(exp(-|self - other|))`; two equal infinities give that infinity).
+    ///
+    /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
+    /// inputs: `"logaddexp_cpu" not implemented for 'Long'` (NotImplementedError).
+    pub fn logaddexp<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+        math2(MathOp::Logaddexp, self, other.into(), false)
+    }
+    /// `torch.logaddexp2(self, other)`: `log2(2**self + 2**other)` without overflow.
+    ///
+    /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
+    /// inputs: `"logaddexp2_cpu" not implemented for 'Long'` (NotImplementedError).
+    pub fn logaddexp2<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+        math2(MathOp::Logaddexp2, self, other.into(), false)
+    }
+
+    /// `torch.true_divide(self, other)` = `torch.div(self, other)`: true division; integer
+    /// and bool inputs give float32. Shapes broadcast. See [`Tensor::div`].
+    pub fn true_divide<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+        binary(BinaryOp::Div, self, other.into(), false)
+    }
+    /// `self.true_divide_(other)`: in place; an integer `self` fails with `result type Float
+    /// can't be cast to the desired output type Long`. See [`Tensor::div_`].
+    pub fn true_divide_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+        binary(BinaryOp::Div, self, other.into(), true)
+    }
+
+    /// `torch.div(self, other, rounding_mode=…)`: `x.div_with(&y, "trunc")`,
+    /// `x.div_with(&y, "floor")`, or `x.div_with(&y, None)` (true division, [`Tensor::div`]).
+    ///
+    /// `"trunc"` rounds the quotient toward zero, `"floor"` toward −∞ (= [`Tensor::floor_divide`]);
+    /// both keep the promoted dtype (integers stay integers). Shapes broadcast.
+    ///
+    /// Errors: `div expected rounding_mode to be one of None, 'trunc', or 'floor' but found
+    /// 'x'`; integer division by zero: `ZeroDivisionError` (RuntimeError); bool:
+    /// `"div_trunc_cpu" not implemented for 'Bool'` / `"div_floor_cpu" …`.
+    pub fn div_with<'a, 'm>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<DivOpts<'m>>,
+    ) -> Result<Tensor> {
+        div_mode(self, other.into(), opts.into(), false)
+    }
+    /// `self.div_(other, rounding_mode=…)`: [`Tensor::div_with`] in place. Errors as there,
+    /// and those of the in-place ops (`result type Float can't be cast to the desired output
+    /// type Long` for true division of an integer `self`).
+    pub fn div_with_<'a, 'm>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<DivOpts<'m>>,
+    ) -> Result<Tensor> {
+        div_mode(self, other.into(), opts.into(), true)
+    }
+
+    /// `torch.add(self, other, alpha=…)`: `self + alpha * other`, e.g. `x.add_with(&y, 2)`.
+    ///
+    /// Shapes broadcast; dtype: the promotion of `self` and `other` (alpha takes no part).
+    /// Bool tensors: `self or (alpha and other)`.
+    ///
+    /// Errors: the broadcast error; `For integral input tensors, argument alpha must not be a
+    /// floating point number.`; `Boolean alpha only supported for Boolean results.`
+    pub fn add_with<'a>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<AddOpts>,
+    ) -> Result<Tensor> {
+        add_alpha(self, other.into(), opts.into().alpha, false)
+    }
+    /// `self.add_(other, alpha=…)`: [`Tensor::add_with`] in place (cast errors as the other
+    /// in-place ops, checked before alpha).
+    pub fn add_with_<'a>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<AddOpts>,
+    ) -> Result<Tensor> {
+        add_alpha(self, other.into(), opts.into().alpha, true)
+    }
+    /// `torch.sub(self, other, alpha=…)`: `self - alpha * other`. Errors as
+    /// [`Tensor::add_with`], and first the bool refusal of [`Tensor::sub`]
+    /// (``Subtraction, the `-` operator, with a bool tensor is not supported. …``).
+    pub fn sub_with<'a>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<AddOpts>,
+    ) -> Result<Tensor> {
+        sub_alpha(self, other.into(), opts.into().alpha, false)
+    }
+    /// `self.sub_(other, alpha=…)`: [`Tensor::sub_with`] in place.
+    pub fn sub_with_<'a>(
+        &self,
+        other: impl Into<Operand<'a>>,
+        opts: impl Into<AddOpts>,
+    ) -> Result<Tensor> {
+        sub_alpha(self, other.into(), opts.into().alpha, true)
+    }
+}
+
+/// `add` with alpha: plain [`Tensor::add`] for `alpha = 1` (the same rules and result).
+fn add_alpha(a: &Tensor, b: Operand<'_>, alpha: Scalar, inplace: bool) -> Result<Tensor> {
+    if alpha == Scalar::Int(1) {
+        return binary(BinaryOp::Add, a, b, inplace);
+    }
+    math2(AddAlpha(alpha), a, b, inplace)
+}
+
+/// `sub` with alpha: PyTorch's `sub_check`, then `add` with `-alpha` (plain [`Tensor::sub`]
+/// for `alpha = 1`).
+fn sub_alpha(a: &Tensor, b: Operand<'_>, alpha: Scalar, inplace: bool) -> Result<Tensor> {
+    if alpha == Scalar::Int(1) {
+        return binary(BinaryOp::Sub, a, b, inplace);
+    }
+    {
+        let bt = b.as_tensor();
+        crate::ops::binary::sub_check(a, &bt)?;
+    }
+    let neg = match alpha {
+        Scalar::Int(i) => Scalar::Int(i.wrapping_neg()),
+        Scalar::Float(f) => Scalar::Float(-f),
+        // PyTorch negates a bool alpha to an int; the bool check below refuses it anyway
+        Scalar::Bool(b) => Scalar::Bool(b),
+    };
+    math2(AddAlpha(neg), a, b, inplace)
+}
+
+/// `torch.div`'s optional argument (`rounding_mode=None`), for [`Tensor::div_with`]: a string
+/// (`"trunc"`, `"floor"`), `None`, or the struct.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DivOpts<'m> {
+    /// `None` (true division), `Some("trunc")` or `Some("floor")`.
+    pub rounding_mode: Option<&'m str>,
+}
+impl<'m> From<&'m str> for DivOpts<'m> {
+    fn from(m: &'m str) -> Self {
+        DivOpts {
+            rounding_mode: Some(m),
+        }
+    }
+}
+impl<'m> From<Option<&'m str>> for DivOpts<'m> {
+    fn from(m: Option<&'m str>) -> Self {
+        DivOpts { rounding_mode: m }
+    }
+}
+
+/// `torch.add`/`torch.sub`'s optional argument (`alpha=1`), for [`Tensor::add_with`]: any
+/// number, or the struct.
+#[derive(Clone, Copy, Debug)]
+pub struct AddOpts {
+    /// The multiplier of `other`.
+    pub alpha: Scalar,
+}
+impl Default for AddOpts {
+    fn default() -> Self {
+        AddOpts {
+            alpha: Scalar::Int(1),
+        }
+    }
+}
+impl<T: crate::args::Number> From<T> for AddOpts {
+    fn from(x: T) -> Self {
+        AddOpts {
+            alpha: x.to_scalar(),
+        }
+    }
+}
+
+fn div_mode(a: &Tensor, b: Operand<'_>, opts: DivOpts<'_>, inplace: bool) -> Result<Tensor> {
+    match opts.rounding_mode {
+        None => binary(BinaryOp::Div, a, b, inplace),
+        Some("trunc") => math2(DivTrunc, a, b, inplace),
+        Some("floor") => binary(BinaryOp::FloorDivide, a, b, inplace),
+        Some(m) => Err(Error::runtime(format!(
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{m}'"
+        ))),
+    }
+}
+
+/// Free functions of the math ops that PyTorch exposes as `torch.NAME(input, other)` with a
+/// number allowed as `input`.
+fn with_number_input(
+    op: MathOp,
+    input: Operand<'_>,
+    other: Operand<'_>,
+    name: &str,
+) -> Result<Tensor> {
+    match (input, other) {
+        (Operand::Tensor(t), o) => math2(op, t, o, false),
+        (Operand::Scalar(s), o @ Operand::Tensor(_)) => {
+            math2(op, &Tensor::wrapped_scalar(s), o, false)
+        }
+        (Operand::Scalar(_), Operand::Scalar(_)) => Err(Error::runtime(format!(
+            "{name}(): at least one of 'input' and 'other' must be a tensor"
+        ))),
+    }
+}
+
+/// `torch.bitwise_left_shift(input, other)` with a number allowed on either side:
+/// `tensile::bitwise_left_shift(1, &t)` is PyTorch's `1 << t`. See
+/// [`Tensor::bitwise_left_shift`]; two numbers fail
+/// (`bitwise_left_shift(): at least one of 'input' and 'other' must be a tensor`).
+pub fn bitwise_left_shift<'a, 'b>(
+    input: impl Into<Operand<'a>>,
+    other: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
+    with_number_input(LeftShift, input.into(), other.into(), "bitwise_left_shift")
+}
+
+/// `torch.bitwise_right_shift(input, other)` with a number allowed on either side. See
+/// [`bitwise_left_shift`].
+pub fn bitwise_right_shift<'a, 'b>(
+    input: impl Into<Operand<'a>>,
+    other: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
+    with_number_input(
+        RightShift,
+        input.into(),
+        other.into(),
+        "bitwise_right_shift",
+    )
+}
+
+/// `torch.xlogy(input, other)` with a number allowed as `input` (`torch.xlogy(2, t)`). See
+/// [`Tensor::xlogy`].
+pub fn xlogy<'a, 'b>(
+    input: impl Into<Operand<'a>>,
+    other: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
+    with_number_input(Xlogy, input.into(), other.into(), "xlogy")
+}
+
+/// `torch.float_power(input, exponent)` with a number allowed on either side
+/// (`torch.float_power(2, t)`). See [`Tensor::float_power`].
+pub fn float_power<'a, 'b>(
+    input: impl Into<Operand<'a>>,
+    exponent: impl Into<Operand<'b>>,
+) -> Result<Tensor> {
+    with_number_input(FloatPower, input.into(), exponent.into(), "float_power")
+}
+
+/// `torch.special`: the special functions of this crate.
+pub mod special {
+    use super::*;
+
+    /// `torch.special.xlog1py(input, other)`: `input * log1p(other)`, 0 where `input` is 0,
+    /// NaN where `other` is NaN; either may be a number (not both).
+    ///
+    /// Shapes: broadcast. dtype: the promotion; integer and bool inputs give float32.
+    /// Errors: the broadcast error; two numbers:
+    /// `xlog1py(): at least one of 'input' and 'other' must be a tensor`.
+    pub fn xlog1py<'a, 'b>(
+        input: impl Into<Operand<'a>>,
+        other: impl Into<Operand<'b>>,
+    ) -> Result<Tensor> {
+        with_number_input(Xlog1py, input.into(), other.into(), "xlog1py")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t<T: Element>(v: Vec<T>) -> Tensor {
+        let n = v.len();
+        Tensor::from_vec(v, [n]).unwrap()
+    }
+
+    /// The op-specific checks come before broadcasting; alpha is checked on the common dtype.
+    #[test]
+    fn checks_and_their_order() {
+        let f = t(vec![1.0f32, 2.0]);
+        let bad = t(vec![1.0f32, 2.0, 3.0]);
+        assert_eq!(
+            f.float_power_(&bad).unwrap_err().to_string(),
+            "the base given to float_power_ has dtype Float but the operation's result requires dtype Double"
+        );
+        assert_eq!(
+            f.heaviside(&t(vec![1.0f64, 2.0, 3.0]))
+                .unwrap_err()
+                .to_string(),
+            "heaviside is not yet implemented for tensors with different dtypes."
+        );
+        let i = t(vec![3i64, -4]);
+        assert_eq!(
+            i.add_with(&i, 0.5).unwrap_err().to_string(),
+            "For integral input tensors, argument alpha must not be a floating point number."
+        );
+        assert_eq!(
+            i.add_with(&i, true).unwrap_err().to_string(),
+            "Boolean alpha only supported for Boolean results."
+        );
+        assert_eq!(i.sub_with(&i, 2).unwrap().to_vec::<i64>(), [-3, 4]);
+        assert_eq!(
+            i.div_with(0, "trunc").unwrap_err().to_string(),
+            "ZeroDivisionError"
+        );
+        assert_eq!(
+            i.div_with(2, "x").unwrap_err().to_string(),
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'x'"
+        );
+        assert_eq!(i.div_with(2, "trunc").unwrap().to_vec::<i64>(), [1, -2]);
+        assert_eq!(i.div_with(2, "floor").unwrap().to_vec::<i64>(), [1, -2]);
+        assert_eq!(i.fmod(-2).unwrap().to_vec::<i64>(), [1, 0]);
+    }
+
+    /// float_power is float64 whatever the inputs; the shifts take a number on the left.
+    #[test]
+    fn dtypes_and_number_operands() {
+        let i = t(vec![2i64, -1]);
+        let r = float_power(2, &i).unwrap();
+        assert_eq!(
+            (r.dtype(), r.to_vec::<f64>()),
+            (DType::Float64, vec![4.0, 0.5])
+        );
+        assert_eq!(bitwise_left_shift(1, &i).unwrap().to_vec::<i64>(), [4, 0]);
+        let r = special::xlog1py(&t(vec![0.0f32, 2.0]), f64::NAN).unwrap();
+        assert!(r.to_vec::<f64>().iter().all(|v| v.is_nan()));
+        assert_eq!(
+            t(vec![true])
+                .bitwise_left_shift(&t(vec![true]))
+                .unwrap_err()
+                .to_string(),
+            "\"lshift_cpu\" not implemented for 'Bool'"
+        );
+    }
+}
