@@ -13,6 +13,8 @@
 
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
+#[path = "conformance/calls_mathu.rs"]
+mod calls_mathu;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -474,7 +476,10 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
-    let res = call_core(op, &args, kw)
+    // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
+    // table's `relu`/`gelu` would ignore: they are looked up first.
+    let res = calls_mathu::call(op, &args, kw)
+        .or_else(|| call_core(op, &args, kw))
         .or_else(|| calls_views::call(op, &args, kw))
         .or_else(|| calls_reduce::call(op, &args, kw))
         .or_else(|| calls_creation::call(op, &args, kw))

@@ -21,6 +21,7 @@ pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
 pub(crate) mod simd;
+pub(crate) mod special;
 pub(crate) mod stream;
 pub(crate) mod transpose;
 

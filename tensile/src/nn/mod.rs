@@ -1,2 +1,3 @@
 //! `torch.nn`: for now its functional half, [`functional`] (`use tensile::nn::functional as F;`).
+pub(crate) mod activation;
 pub mod functional;

@@ -14,6 +14,7 @@ pub(crate) mod scan;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
 pub(crate) mod unary;
+pub(crate) mod unary_math;
 
 use crate::tensor::{Scalar, Tensor};
 
