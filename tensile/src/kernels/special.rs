@@ -14,6 +14,8 @@ fn polevl(x: f64, c: &[f64]) -> f64 {
 /// `torch.digamma` (`calc_digamma`): ψ(x). `±0` gives `∓inf`; negative integers give NaN;
 /// negative non-integers use the reflection `ψ(1-x) - π/tan(π·frac(x))`; otherwise the
 /// recurrence up to `x >= 10`, then the asymptotic series.
+// The constants are Cephes' as PyTorch spells them (more digits than a double holds).
+#[allow(clippy::excessive_precision)]
 pub(crate) fn digamma(x: f64) -> f64 {
     const PSI_10: f64 = 2.251_752_589_066_721_107_64;
     if x == 0.0 {

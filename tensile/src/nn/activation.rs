@@ -243,7 +243,10 @@ pub fn elu_with_(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
     write_back(input, || elu_with(input, o))
 }
 
+// PyTorch's literals (more digits than a double holds).
+#[allow(clippy::excessive_precision)]
 const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+#[allow(clippy::excessive_precision)]
 const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
 
 /// `F.selu(input)` (`torch.selu`): `scale * (x > 0 ? x : alpha*(exp(x)-1))` with PyTorch's
@@ -481,7 +484,7 @@ pub fn glu_with(input: &Tensor, opts: impl Into<GluOpts>) -> Result<Tensor> {
     }
     let d = wrap_dim(opts.into().dim, input.dim())?;
     let n = input.sizes[d];
-    if n % 2 != 0 {
+    if !n.is_multiple_of(2) {
         return Err(Error::runtime(format!(
             "Halving dimension must be even, but dimension {d} is size {n}"
         )));

@@ -410,6 +410,15 @@ mod tests {
         assert_eq!(r, [7.0, 100.0, -65504.0, 1.5]);
     }
 
+    /// PyTorch 2.15: `torch.logit(torch.tensor([1], dtype=torch.int32), eps=1e-6)` is
+    /// 13.80231761932373 (bounds `eps`, `1-eps` in float32), not double's 13.8155.
+    #[test]
+    fn logit_bounds_are_in_the_result_dtype() {
+        let t = Tensor::from_vec(vec![1i32], [1]).unwrap();
+        let r = t.logit_with(1e-6).unwrap().to_vec::<f64>()[0];
+        assert!((r - 13.802_317_619_323_73).abs() < 1e-5, "{r}");
+    }
+
     #[test]
     fn signbit_sees_negative_zero() {
         let t = Tensor::from_vec(vec![-0.0f64, 0.0, -1.0, f64::NAN], [4]).unwrap();
