@@ -74,6 +74,7 @@ pub use ops::sort::{
     searchsorted, searchsorted_with,
 };
 pub use ops::ternary::where_cond;
+pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};
 

@@ -17,6 +17,8 @@ mod calls_creation;
 mod calls_gather_scatter;
 #[path = "conformance/calls_mathb.rs"]
 mod calls_mathb;
+#[path = "conformance/calls_mathu.rs"]
+mod calls_mathu;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -485,7 +487,10 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
-    let res = calls_mathb::call(op, &args, kw)
+    // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
+    // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
+    let res = calls_mathu::call(op, &args, kw)
+        .or_else(|| calls_mathb::call(op, &args, kw))
         .or_else(|| call_core(op, &args, kw))
         .or_else(|| calls_views::call(op, &args, kw))
         .or_else(|| calls_reduce::call(op, &args, kw))

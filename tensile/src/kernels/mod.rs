@@ -23,6 +23,7 @@ pub(crate) mod pointwise3;
 pub(crate) mod reduce;
 pub(crate) mod scatter;
 pub(crate) mod simd;
+pub(crate) mod special;
 pub(crate) mod stream;
 pub(crate) mod transpose;
 

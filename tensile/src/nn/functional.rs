@@ -14,6 +14,15 @@ use crate::tensor::Tensor;
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
 pub use crate::ops::nn::{embedding, one_hot, one_hot_with};
 
+pub use crate::nn::activation::{
+    CeluOpts, EluOpts, GeluOpts, GluOpts, HardtanhOpts, LeakyReluOpts, SoftplusOpts, celu, celu_,
+    celu_with, celu_with_, elu, elu_, elu_with, elu_with_, gelu_with, glu, glu_with, hardsigmoid,
+    hardsigmoid_, hardswish, hardswish_, hardtanh, hardtanh_, hardtanh_with, hardtanh_with_,
+    leaky_relu, leaky_relu_, leaky_relu_with, leaky_relu_with_, logsigmoid, mish, mish_, prelu,
+    relu6, relu6_, selu, selu_, softplus, softplus_with, softsign, tanhshrink, threshold,
+    threshold_,
+};
+
 /// `F.linear(input, weight)`: `input @ weight.T`; see [`Tensor::linear_with`].
 pub fn linear(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
     input.linear(weight)

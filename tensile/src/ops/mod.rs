@@ -24,6 +24,7 @@ pub(crate) mod softmax;
 pub(crate) mod sort;
 pub(crate) mod ternary;
 pub(crate) mod unary;
+pub(crate) mod unary_math;
 
 use crate::tensor::{Scalar, Tensor};
 

@@ -1,0 +1,430 @@
+//! One-tensor elementwise math beyond [`crate::ops::unary`]: trigonometric and hyperbolic
+//! functions and their inverses, `exp2`/`expm1`/`log1p`/`log2`/`log10`, the special functions
+//! (`erfc`, `erfinv`, `lgamma`, `digamma`, `sinc`, `logit`), `frac`, `deg2rad`/`rad2deg`,
+//! `nan_to_num`, and the predicates `signbit`/`isinf`/`isposinf`/`isneginf`/`isfinite`/
+//! `isreal`; plus the small engine ([`map`], [`map2`]) the activations of
+//! [`crate::nn::functional`] are built on.
+//!
+//! Float functions compute in double and round once to the output dtype (PyTorch computes the
+//! half types in float32 and rounds once; the corpus tolerance covers the difference). Integer
+//! and bool inputs of float functions give the default float dtype (float32), laid out as
+//! PyTorch lays out the converted input.
+
+use crate::dtype::{DEFAULT_FLOAT, DType};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::kernels::{pointwise, special};
+use crate::layout::preserve_format_strides;
+use crate::ops::unary::write_back;
+use crate::tensor::Tensor;
+
+/// The output layout of a one-input op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// TensorIterator's: the input's dim order.
+    Iter,
+    /// `empty_like(self)` (preserve format): a dense input's strides, else dense strides in
+    /// the input's dim order (`nan_to_num`, `hardtanh`, `isreal`, and `isinf`/`isfinite`
+    /// of integers).
+    Preserve,
+    /// `empty_like(self, memory_format=contiguous)` (`logsigmoid`).
+    Contiguous,
+}
+
+/// PyTorch's dispatch error: `"NAME" not implemented for 'Long'`.
+pub(crate) fn not_impl(name: &str, dt: DType) -> Error {
+    Error::not_implemented(format!(
+        "\"{name}\" not implemented for '{}'",
+        dt.scalar_type_name()
+    ))
+}
+
+/// Runs `f` over `a` into a new tensor of `out_dt`: the kernel sees `I` and writes `O`, the
+/// loop converts from `a`'s dtype and to `out_dt`. `promote`: `a` counts as converted to
+/// `out_dt` for the layout (a float function of an integer input).
+pub(crate) fn map<I: Element, O: Element>(
+    a: &Tensor,
+    out_dt: DType,
+    promote: bool,
+    layout: Layout,
+    f: impl Fn(I) -> O + Sync,
+) -> Result<Tensor> {
+    let pre;
+    let mut it = match layout {
+        Layout::Iter => TensorIter::new(None, &[a])?,
+        Layout::Preserve => {
+            pre = Tensor::try_alloc(
+                &a.sizes,
+                &preserve_format_strides(&a.sizes, &a.strides),
+                out_dt,
+            )?;
+            TensorIter::new(Some(&pre), &[a])?
+        }
+        Layout::Contiguous => {
+            pre = Tensor::try_alloc_contiguous(&a.sizes, out_dt)?;
+            TensorIter::new(Some(&pre), &[a])?
+        }
+    };
+    if promote {
+        it.promote_inputs(out_dt);
+    }
+    let (out, lp) = it.finish::<2>(out_dt)?;
+    // The output is new: only the input needs a lock.
+    let guard = lock_operands(&[a], 0);
+    // SAFETY: the output is fresh and shaped by the iterator; the input's lock is held; the
+    // kernel's pointer types are the dtypes given to `run`.
+    unsafe {
+        lp.run([O::DTYPE, I::DTYPE], 1, &|p, s, n| {
+            pointwise::unary::<I, O>(p, s, n, &f)
+        })
+    };
+    drop(guard);
+    Ok(out)
+}
+
+/// Runs `f` over `a` and `b` broadcast together (TensorIterator's layout) into a new tensor
+/// of `out_dt`; the kernel sees both inputs as `I` and writes `O`.
+pub(crate) fn map2<I: Element, O: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    out_dt: DType,
+    f: impl Fn(I, I) -> O + Sync,
+) -> Result<Tensor> {
+    let it = TensorIter::new(None, &[a, b])?;
+    let (out, lp) = it.finish::<3>(out_dt)?;
+    let guard = lock_operands(&[a, b], 0);
+    // SAFETY: as in `map`, with two read-locked inputs.
+    unsafe {
+        lp.run([O::DTYPE, I::DTYPE, I::DTYPE], 1, &|p, s, n| {
+            pointwise::binary::<I, O>(p, s, n, &f)
+        })
+    };
+    drop(guard);
+    Ok(out)
+}
+
+/// A float function of one tensor: floats keep their dtype; integers and bool give float32,
+/// or PyTorch's `"NAME" not implemented for 'Long'` when `int_error` names the kernel.
+pub(crate) fn float_fn(
+    a: &Tensor,
+    int_error: Option<&str>,
+    f: impl Fn(f64) -> f64 + Sync,
+) -> Result<Tensor> {
+    if a.dtype.is_floating_point() {
+        return map::<f64, f64>(a, a.dtype, false, Layout::Iter, f);
+    }
+    if let Some(name) = int_error {
+        return Err(not_impl(name, a.dtype));
+    }
+    map::<f64, f64>(a, DEFAULT_FLOAT, true, Layout::Iter, f)
+}
+
+/// `v` rounded to float dtype `dt` (a Python float converted to the tensor's scalar type).
+pub(crate) fn round_to(dt: DType, v: f64) -> f64 {
+    match dt {
+        DType::Float16 => half::f16::from_f64(v).to_f64(),
+        DType::BFloat16 => half::bf16::from_f64(v).to_f64(),
+        DType::Float32 => v as f32 as f64,
+        _ => v,
+    }
+}
+
+/// The largest finite value of a float dtype (`std::numeric_limits<T>::max()`).
+fn float_max(dt: DType) -> f64 {
+    match dt {
+        DType::Float16 => 65504.0,
+        DType::BFloat16 => 3.389_531_389_251_535_5e38,
+        DType::Float32 => f32::MAX as f64,
+        _ => f64::MAX,
+    }
+}
+
+/// `torch.logit`'s optional argument `eps` (default `None`: no clamping). From an `f64`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LogitOpts {
+    /// When given and non-negative, the input is clamped to `[eps, 1 - eps]` first.
+    pub eps: Option<f64>,
+}
+impl From<f64> for LogitOpts {
+    fn from(eps: f64) -> Self {
+        LogitOpts { eps: Some(eps) }
+    }
+}
+impl From<Option<f64>> for LogitOpts {
+    fn from(eps: Option<f64>) -> Self {
+        LogitOpts { eps }
+    }
+}
+
+/// `torch.nan_to_num`'s optional arguments (`nan=0.0, posinf=None, neginf=None`): an `f64`
+/// (nan), a pair or triple of `f64` (nan, posinf[, neginf]), or the struct. `None` for
+/// `posinf`/`neginf` means the dtype's largest/lowest finite value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct NanToNumOpts {
+    /// Replaces NaN (default 0).
+    pub nan: Option<f64>,
+    /// Replaces `+inf` (default: the dtype's largest finite value).
+    pub posinf: Option<f64>,
+    /// Replaces `-inf` (default: the dtype's lowest finite value).
+    pub neginf: Option<f64>,
+}
+impl Default for NanToNumOpts {
+    fn default() -> Self {
+        NanToNumOpts {
+            nan: Some(0.0),
+            posinf: None,
+            neginf: None,
+        }
+    }
+}
+impl From<f64> for NanToNumOpts {
+    fn from(nan: f64) -> Self {
+        NanToNumOpts {
+            nan: Some(nan),
+            ..Default::default()
+        }
+    }
+}
+impl From<(f64, f64)> for NanToNumOpts {
+    fn from((nan, posinf): (f64, f64)) -> Self {
+        NanToNumOpts {
+            nan: Some(nan),
+            posinf: Some(posinf),
+            neginf: None,
+        }
+    }
+}
+impl From<(f64, f64, f64)> for NanToNumOpts {
+    fn from((nan, posinf, neginf): (f64, f64, f64)) -> Self {
+        NanToNumOpts {
+            nan: Some(nan),
+            posinf: Some(posinf),
+            neginf: Some(neginf),
+        }
+    }
+}
+
+macro_rules! float_methods {
+    ($($name:ident, $name_:ident, $int_err:expr, $f:expr, $doc:literal);* $(;)?) => {
+        impl Tensor {$(
+            #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order. Dtype: a float `self` keeps its dtype (float16/bfloat16 computed in higher precision and rounded once); integer and bool inputs give float32 unless an error is listed.")]
+            pub fn $name(&self) -> Result<Tensor> {
+                float_fn(self, $int_err, $f)
+            }
+            #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
+                "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer or bool `self`).")]
+            pub fn $name_(&self) -> Result<Tensor> {
+                write_back(self, || self.$name())
+            }
+        )*}
+    };
+}
+
+const DEG2RAD: f64 = std::f64::consts::PI / 180.0;
+const RAD2DEG: f64 = 180.0 / std::f64::consts::PI;
+
+float_methods! {
+    tan, tan_, None, f64::tan, "`torch.tan`.";
+    atan, atan_, None, f64::atan, "`torch.atan` (`arctan`).";
+    asin, asin_, None, f64::asin, "`torch.asin` (`arcsin`): NaN outside `[-1, 1]`.";
+    acos, acos_, None, f64::acos, "`torch.acos` (`arccos`): NaN outside `[-1, 1]`.";
+    sinh, sinh_, None, f64::sinh, "`torch.sinh`.";
+    cosh, cosh_, None, f64::cosh, "`torch.cosh`.";
+    asinh, asinh_, None, f64::asinh, "`torch.asinh` (`arcsinh`).";
+    acosh, acosh_, None, f64::acosh, "`torch.acosh` (`arccosh`): NaN below 1.";
+    atanh, atanh_, None, f64::atanh, "`torch.atanh` (`arctanh`): `±inf` at `±1`, NaN outside.";
+    exp2, exp2_, None, f64::exp2, "`torch.exp2`: `2**self`.";
+    expm1, expm1_, None, f64::exp_m1, "`torch.expm1`: `exp(self) - 1`, accurate near 0.";
+    log1p, log1p_, None, f64::ln_1p, "`torch.log1p`: `log(1 + self)`, accurate near 0.";
+    log2, log2_, None, f64::log2, "`torch.log2`.";
+    log10, log10_, None, f64::log10, "`torch.log10`.";
+    erfc, erfc_, None, special::erfc, "`torch.erfc`: `1 - erf(self)`.";
+    erfinv, erfinv_, None, special::erfinv, "`torch.erfinv`: the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`.";
+    lgamma, lgamma_, None, special::lgamma, "`torch.lgamma`: `ln|Γ(self)|`.";
+    digamma, digamma_, None, special::digamma, "`torch.digamma` (`special.psi`): `Γ'/Γ`; `∓inf` at `±0`, NaN at negative integers.";
+    sinc, sinc_, None, special::sinc, "`torch.sinc`: `sin(πx)/(πx)`, 1 at 0.";
+    deg2rad, deg2rad_, None, |x| x * DEG2RAD, "`torch.deg2rad`: `self * π/180`.";
+    rad2deg, rad2deg_, None, |x| x * RAD2DEG, "`torch.rad2deg`: `self * 180/π`.";
+    frac, frac_, Some("frac_cpu"), |x: f64| x - x.trunc(), "`torch.frac`: `self - trunc(self)` (sign of `self`). Floats only: integers and bool give `\"frac_cpu\" not implemented for 'Long'` (NotImplementedError).";
+}
+
+impl Tensor {
+    /// `torch.logit(self)`: `ln(x/(1-x))` (no clamping). Shapes and dtypes as
+    /// [`Tensor::logit_with`].
+    pub fn logit(&self) -> Result<Tensor> {
+        self.logit_with(LogitOpts::default())
+    }
+    /// `torch.logit(self, eps)`: `ln(x/(1-x))`, with `x` clamped to `[eps, 1-eps]` first when
+    /// `eps` is given and non-negative (NaN stays NaN). The bounds are computed in the
+    /// result dtype, as PyTorch's kernel does (`eps` and `1 - eps` rounded to it: with
+    /// `eps=1e-6`, float32's upper bound is `0.99999899…`). Shape: `self`'s, in its dim
+    /// order. Dtype: floats keep theirs; integers and bool give float32.
+    pub fn logit_with(&self, opts: impl Into<LogitOpts>) -> Result<Tensor> {
+        let out_dt = if self.dtype.is_floating_point() {
+            self.dtype
+        } else {
+            DEFAULT_FLOAT
+        };
+        let eps = opts.into().eps.map(|e| round_to(out_dt, e));
+        let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
+        float_fn(self, None, move |x| special::logit(x, eps, hi))
+    }
+    /// `self.logit_()`: [`Tensor::logit`] in place. Errors as the other in-place float
+    /// functions (`result type Float can't be cast to the desired output type Long`).
+    pub fn logit_(&self) -> Result<Tensor> {
+        write_back(self, || self.logit())
+    }
+    /// `self.logit_(eps)`: [`Tensor::logit_with`] in place.
+    pub fn logit_with_(&self, opts: impl Into<LogitOpts>) -> Result<Tensor> {
+        let opts = opts.into();
+        write_back(self, || self.logit_with(opts))
+    }
+
+    /// `torch.nan_to_num(self)`: NaN → 0, `±inf` → the dtype's largest/lowest finite value.
+    /// See [`Tensor::nan_to_num_with`].
+    pub fn nan_to_num(&self) -> Result<Tensor> {
+        self.nan_to_num_with(NanToNumOpts::default())
+    }
+    /// `torch.nan_to_num(self, nan, posinf, neginf)`: replaces NaN, `+inf` and `-inf` (the
+    /// replacement values rounded to `self`'s dtype; an omitted `posinf`/`neginf` is the
+    /// dtype's largest/lowest finite value). Integer and bool tensors are copied unchanged.
+    /// Shape and dtype: `self`'s, with `empty_like(self)`'s strides (a dense `self`'s own,
+    /// else dense in its dim order). Never fails but for allocation.
+    pub fn nan_to_num_with(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
+        let o = opts.into();
+        let dt = self.dtype;
+        if !dt.is_floating_point() {
+            return map::<i64, i64>(self, dt, false, Layout::Preserve, |x| x);
+        }
+        let nan = o.nan.unwrap_or(0.0);
+        let pos = o.posinf.unwrap_or(float_max(dt));
+        let neg = o.neginf.unwrap_or(-float_max(dt));
+        map::<f64, f64>(self, dt, false, Layout::Preserve, move |x| {
+            if x.is_nan() {
+                nan
+            } else if x == f64::INFINITY {
+                pos
+            } else if x == f64::NEG_INFINITY {
+                neg
+            } else {
+                x
+            }
+        })
+    }
+    /// `self.nan_to_num_()`: [`Tensor::nan_to_num`] in place; returns `self`. Error: an
+    /// expanded `self` (`unsupported operation: more than one element …`).
+    pub fn nan_to_num_(&self) -> Result<Tensor> {
+        write_back(self, || self.nan_to_num())
+    }
+    /// `self.nan_to_num_(nan, posinf, neginf)`: [`Tensor::nan_to_num_with`] in place.
+    pub fn nan_to_num_with_(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
+        let opts = opts.into();
+        write_back(self, || self.nan_to_num_with(opts))
+    }
+
+    /// `torch.signbit`: bool, whether the sign bit is set (`-0.0` and negative NaN included;
+    /// `x < 0` for integers, false for bool and uint8). Shape: `self`'s, in its dim order.
+    pub fn signbit(&self) -> Result<Tensor> {
+        if self.dtype.is_floating_point() {
+            map::<f64, bool>(
+                self,
+                DType::Bool,
+                false,
+                Layout::Iter,
+                f64::is_sign_negative,
+            )
+        } else {
+            map::<i64, bool>(self, DType::Bool, false, Layout::Iter, |x| x < 0)
+        }
+    }
+    /// `torch.isinf`: bool, `±inf`. Integers and bool give all false (as
+    /// `zeros_like(self, dtype=bool)`, preserve-format strides). Shape: `self`'s.
+    pub fn isinf(&self) -> Result<Tensor> {
+        self.float_pred(false, Layout::Preserve, f64::is_infinite)
+    }
+    /// `torch.isposinf`: bool, `+inf` (all false for integers and bool). Shape: `self`'s.
+    pub fn isposinf(&self) -> Result<Tensor> {
+        self.float_pred(false, Layout::Iter, |x| x == f64::INFINITY)
+    }
+    /// `torch.isneginf`: bool, `-inf` (all false for integers and bool). Shape: `self`'s.
+    pub fn isneginf(&self) -> Result<Tensor> {
+        self.float_pred(false, Layout::Iter, |x| x == f64::NEG_INFINITY)
+    }
+    /// `torch.isfinite`: bool, neither NaN nor `±inf`. Integers and bool give all true (as
+    /// `ones_like(self, dtype=bool)`). Shape: `self`'s.
+    pub fn isfinite(&self) -> Result<Tensor> {
+        self.float_pred(true, Layout::Preserve, f64::is_finite)
+    }
+    /// `torch.isreal`: bool, all true for every (real) dtype (as `ones_like(self,
+    /// dtype=bool)`, preserve-format strides). Shape: `self`'s.
+    pub fn isreal(&self) -> Result<Tensor> {
+        map::<bool, bool>(self, DType::Bool, false, Layout::Preserve, |_| true)
+    }
+
+    /// A float predicate: `f` for floats, the constant `int_value` (laid out per
+    /// `int_layout`) for integers and bool.
+    fn float_pred(
+        &self,
+        int_value: bool,
+        int_layout: Layout,
+        f: impl Fn(f64) -> bool + Sync,
+    ) -> Result<Tensor> {
+        if self.dtype.is_floating_point() {
+            map::<f64, bool>(self, DType::Bool, false, Layout::Iter, f)
+        } else {
+            map::<bool, bool>(self, DType::Bool, false, int_layout, move |_| int_value)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_inputs_give_float32_and_in_place_refuses() {
+        let t = Tensor::from_vec(vec![0i64, 1, 2], [3]).unwrap();
+        let r = t.expm1().unwrap();
+        assert_eq!(r.dtype(), DType::Float32);
+        let e = t.expm1_().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "result type Float can't be cast to the desired output type Long"
+        );
+        assert!(t.frac().unwrap_err().to_string().contains("frac_cpu"));
+    }
+
+    #[test]
+    fn nan_to_num_defaults_are_the_dtype_limits() {
+        let v = vec![f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1.5];
+        let t = Tensor::from_vec(v, [4])
+            .unwrap()
+            .to(DType::Float16)
+            .unwrap();
+        assert_eq!(
+            t.nan_to_num().unwrap().to_vec::<f64>(),
+            [0.0, 65504.0, -65504.0, 1.5]
+        );
+        let r = t.nan_to_num_with((7.0, 100.0)).unwrap().to_vec::<f64>();
+        assert_eq!(r, [7.0, 100.0, -65504.0, 1.5]);
+    }
+
+    /// PyTorch 2.15: `torch.logit(torch.tensor([1], dtype=torch.int32), eps=1e-6)` is
+    /// 13.80231761932373 (bounds `eps`, `1-eps` in float32), not double's 13.8155.
+    #[test]
+    fn logit_bounds_are_in_the_result_dtype() {
+        let t = Tensor::from_vec(vec![1i32], [1]).unwrap();
+        let r = t.logit_with(1e-6).unwrap().to_vec::<f64>()[0];
+        assert!((r - 13.802_317_619_323_73).abs() < 1e-5, "{r}");
+    }
+
+    #[test]
+    fn signbit_sees_negative_zero() {
+        let t = Tensor::from_vec(vec![-0.0f64, 0.0, -1.0, f64::NAN], [4]).unwrap();
+        assert_eq!(
+            t.signbit().unwrap().to_vec::<bool>(),
+            [true, false, true, false]
+        );
+    }
+}
