@@ -5,9 +5,7 @@
 //! allocate memory: …`.
 
 use crate::args::{Int, IntoShape};
-use crate::dtype::{DType, ResultTypeState};
-use crate::broadcast::infer_size;
-use crate::dim::wrap_dim;
+use crate::dtype::DType;
 
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gather;
