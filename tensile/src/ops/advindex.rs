@@ -118,6 +118,11 @@ impl Info {
     /// 1 with size 4`, `dimension` being the index's ordinal).
     fn offsets(&self) -> Result<Vec<usize>> {
         let (src, before, k) = (&self.src, self.before, self.k);
+        let r = self.result_shape();
+        // the kernel visits no element (and so checks no index) when the result is empty
+        if r.contains(&0) {
+            return Ok(Vec::new());
+        }
         let nb: usize = self.b.iter().product();
         let mut boff = vec![0usize; nb];
         let vals: Vec<Vec<i64>> = self
@@ -139,7 +144,6 @@ impl Info {
                 *slot += x * src.stride()[before + j];
             }
         }
-        let r = self.result_shape();
         let nr = r.len();
         let mut st = src.stride()[..before].to_vec();
         st.extend(std::iter::repeat_n(0, self.b.len()));
@@ -707,6 +711,8 @@ fn copy_to(dst: &Tensor, value: Operand<'_>) -> Result<()> {
             if v.size() == dst.size() {
                 dst.copy_(v)?;
             } else if v.dim() == 0 {
+                // fill_.Tensor, unlike fill_.Scalar, refuses an expanded destination
+                crate::iter::check_overlap(dst, &[])?;
                 dst.fill_(item_scalar(v)?)?;
             } else {
                 let vs = strip_leading_ones(v)?;
@@ -883,5 +889,19 @@ mod tests {
         assert_eq!(x.to_vec::<f32>(), [2.0, 2.0, 2.0, 1.0, 1.0, 1.0]);
         x.index_set_(&s![0], 9).unwrap();
         assert_eq!(x.to_vec::<f32>(), [9.0, 9.0, 9.0, 1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn empty_results_check_no_index_and_uint8_takes_negatives() {
+        let x = arange(&[4, 5]);
+        // the slice leaves no element, so the bad index 4 is never read (as in PyTorch)
+        assert_eq!(x.index(&s![[4], 4..2]).unwrap().size(), &[1, 0]);
+        let u = Tensor::zeros_with(&[3], DType::UInt8).unwrap();
+        u.index_set_(&s![[0, 2]], -1).unwrap();
+        assert_eq!(u.to_vec::<i64>(), [255, 0, 255]);
+        assert_eq!(
+            u.index_set_(&s![[0]], -256).unwrap_err().message(),
+            "value cannot be converted to type uint8_t without overflow"
+        );
     }
 }
