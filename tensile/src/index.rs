@@ -475,7 +475,7 @@ macro_rules! s {
 
 #[cfg(test)]
 mod tests {
-    use super::TensorIndex::*;
+    use super::TensorIndex::{Ellipsis, Int, NewAxis, Slice};
     use super::*;
     use crate::dtype::DType;
 
