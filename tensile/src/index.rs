@@ -12,9 +12,9 @@
 //! assert_eq!(v.size(), &[1, 3, 1, 2]);
 //! let w = y.index(&s![1.., 0, ..;2]).unwrap(); // Python: y[1:, 0, ::2]
 //! assert_eq!(w.size(), &[2, 1]);
-//! let idx = Tensor::from_vec(vec![2i64, 0], [2]).unwrap();
+//! let idx = Tensor::from_vec(vec![2i64, 0, 1], [3]).unwrap();
 //! let a = y.index(&s![&idx, .., [1, 0, 1]]).unwrap(); // Python: y[idx, :, [1, 0, 1]]
-//! assert_eq!(a.size(), &[3, 2]);
+//! assert_eq!(a.size(), &[3, 1]); // separated index tensors: their dim first
 //! ```
 
 use crate::args::Int;
