@@ -475,8 +475,8 @@ fn strip_leading_ones(v: &Tensor) -> Result<Tensor> {
     v.view(&v.size()[n..])
 }
 
-/// `index_put_`'s optional argument (`accumulate=False`), for [`Tensor::index_put_with`]
-/// and [`Tensor::index_put_out_of_place_with`]: a `bool` is `accumulate`.
+/// `index_put_`'s optional argument (`accumulate=False`), for [`Tensor::index_put_with_`]
+/// and [`Tensor::index_put_with`]: a `bool` is `accumulate`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct IndexPutOpts {
     /// Add the values to the indexed elements (every duplicate contributes) instead of
@@ -551,9 +551,9 @@ impl<E: IndexEntry> IndexList for &Vec<E> {
 
 impl Tensor {
     /// `self.index_put_(indices, values)` with PyTorch's default `accumulate=False`; see
-    /// [`Tensor::index_put_with`].
+    /// [`Tensor::index_put_with_`].
     pub fn index_put_(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
-        self.index_put_with(indices, values, false)
+        self.index_put_with_(indices, values, false)
     }
 
     /// PyTorch's `Tensor.index_put_(indices, values, accumulate=False)`: writes `values`
@@ -585,7 +585,7 @@ impl Tensor {
     /// dtypes match, got Float for the destination and Long for the source.`; IndexError
     /// `index 5 is out of bounds for dimension 0 with size 3` (nothing is written then).
     /// An expanded `self` only warns (`Use of index_put_ on expanded tensors is deprecated…`).
-    pub fn index_put_with(
+    pub fn index_put_with_(
         &self,
         indices: impl IndexList,
         values: &Tensor,
@@ -597,15 +597,15 @@ impl Tensor {
     }
 
     /// `torch.index_put(self, indices, values)` with `accumulate=False`; see
-    /// [`Tensor::index_put_out_of_place_with`].
+    /// [`Tensor::index_put_with`].
     pub fn index_put(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
-        self.index_put_out_of_place_with(indices, values, false)
+        self.index_put_with(indices, values, false)
     }
 
-    /// `torch.index_put(self, indices, values, accumulate=False)`: [`Tensor::index_put_with`]
+    /// `torch.index_put(self, indices, values, accumulate=False)`: [`Tensor::index_put_with_`]
     /// on `self.clone()` (preserve-format strides: `self`'s own when dense), returning the
     /// copy; `self` is unchanged. Same shapes, dtypes and errors.
-    pub fn index_put_out_of_place_with(
+    pub fn index_put_with(
         &self,
         indices: impl IndexList,
         values: &Tensor,
@@ -852,7 +852,7 @@ mod tests {
     fn put_and_accumulate() {
         let x = Tensor::zeros_with([4], DType::Float32).unwrap();
         let v = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], [3]).unwrap();
-        x.index_put_with([&ix(&[0, 0, 2])], &v, true).unwrap();
+        x.index_put_with_([&ix(&[0, 0, 2])], &v, true).unwrap();
         assert_eq!(x.to_vec::<f32>(), [3.0, 0.0, 3.0, 0.0]);
         // without accumulate, the last write wins
         x.index_put_([&ix(&[1, 1, 1])], &v).unwrap();
@@ -860,7 +860,7 @@ mod tests {
         let b = Tensor::from_vec(vec![true, false], [2]).unwrap();
         let y = Tensor::zeros_with([2, 2], DType::Int64).unwrap();
         let out = y
-            .index_put_out_of_place_with(
+            .index_put_with(
                 [Some(&b)],
                 &Tensor::full_with((), 7, DType::Int64).unwrap(),
                 false,

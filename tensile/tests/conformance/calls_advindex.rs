@@ -31,8 +31,8 @@ pub fn call(op: &str, args: &[Arg], kw: &serde_json::Value) -> Option<tensile::R
     let acc = kw_bool(kw, "accumulate").unwrap_or(false);
     let r = match op {
         "setitem" => t().index_set_(&items(args), args[2].operand()),
-        "index_put_" => t().index_put_with(tensors(&args[1]), args[2].tensor(), acc),
-        "index_put" => t().index_put_out_of_place_with(tensors(&args[1]), args[2].tensor(), acc),
+        "index_put_" => t().index_put_with_(tensors(&args[1]), args[2].tensor(), acc),
+        "index_put" => t().index_put_with(tensors(&args[1]), args[2].tensor(), acc),
         _ => return None,
     };
     Some(r.map(Out::Tensor))
