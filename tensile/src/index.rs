@@ -1,5 +1,7 @@
-//! Basic indexing: Python's `t[i, a:b:c, None, ...]` on a tensor, always giving a view.
+//! Indexing: Python's `t[i, a:b:c, None, ..., idx, mask, [0, 2]]` on a tensor.
 //!
+//! Basic indices (ints, slices, `None`, `...`) give a view; index tensors, masks, lists and
+//! bools (advanced indices, `crate::ops::advindex`) give a copy.
 //! [`Tensor::index`] takes a list of [`TensorIndex`] items; the [`s!`](crate::s) macro builds
 //! that list with Python-like syntax:
 //!
@@ -10,13 +12,23 @@
 //! assert_eq!(v.size(), &[1, 3, 1, 2]);
 //! let w = y.index(&s![1.., 0, ..;2]).unwrap(); // Python: y[1:, 0, ::2]
 //! assert_eq!(w.size(), &[2, 1]);
+//! let idx = Tensor::from_vec(vec![2i64, 0, 1], [3]).unwrap();
+//! let a = y.index(&s![&idx, .., [1, 0, 1]]).unwrap(); // Python: y[idx, :, [1, 0, 1]]
+//! assert_eq!(a.size(), &[3, 1]); // separated index tensors: their dim first
 //! ```
 
+use crate::args::Int;
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
-/// One item of a basic-indexing tuple, as in Python's `t[...]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// One item of an indexing tuple, as in Python's `t[...]`.
+///
+/// `Int`, `Slice`, `NewAxis` and `Ellipsis` are basic indices; `Tensor` and `Bool` are
+/// advanced. A Python list is a `Tensor` item: `Vec`s, slices and arrays of integers convert
+/// into an int64 index tensor, of `bool`s into a bool mask (`From` impls below), as
+/// `torch.tensor(list)` would make them.
+#[derive(Clone, Debug)]
 pub enum TensorIndex {
     /// An integer `i`: selects element `i` of the next dim and removes that dim (`t[i]`);
     /// negative counts from the end.
@@ -28,6 +40,118 @@ pub enum TensorIndex {
     NewAxis,
     /// `...`: stands for as many full slices `:` as needed to cover the unindexed dims.
     Ellipsis,
+    /// Python's `True`/`False` inside a tuple: a new size-1 dim indexed by `[0]` (`True`) or
+    /// by an empty index (`False`), an advanced index.
+    Bool(bool),
+    /// An index tensor (int64 or int32: positions along the next dim, negative counting from
+    /// the end) or a mask (bool or uint8: covers as many dims as it has, selecting its
+    /// `True` positions). A 0-d integer tensor acts as an `Int` (a view), a 0-d bool/uint8
+    /// tensor as a `Bool`. Other dtypes are refused when the indexing runs.
+    Tensor(Tensor),
+}
+
+impl PartialEq for TensorIndex {
+    /// Items are equal when they are the same item; two `Tensor` items are equal when they
+    /// are the same view (storage, dtype, sizes, strides, offset), not when their values are.
+    fn eq(&self, other: &TensorIndex) -> bool {
+        use TensorIndex::*;
+        match (self, other) {
+            (Int(a), Int(b)) => a == b,
+            (Slice(a, b, c), Slice(d, e, f)) => (a, b, c) == (d, e, f),
+            (NewAxis, NewAxis) | (Ellipsis, Ellipsis) => true,
+            (Bool(a), Bool(b)) => a == b,
+            (Tensor(a), Tensor(b)) => {
+                a.shares_storage(b)
+                    && a.dtype() == b.dtype()
+                    && a.size() == b.size()
+                    && a.stride() == b.stride()
+                    && a.storage_offset() == b.storage_offset()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl From<&Tensor> for TensorIndex {
+    /// An index tensor or mask (an alias of the tensor, no copy).
+    fn from(t: &Tensor) -> TensorIndex {
+        TensorIndex::Tensor(t.alias())
+    }
+}
+
+impl From<Tensor> for TensorIndex {
+    /// An index tensor or mask.
+    fn from(t: Tensor) -> TensorIndex {
+        TensorIndex::Tensor(t)
+    }
+}
+
+impl From<bool> for TensorIndex {
+    /// Python's `True`/`False` item.
+    fn from(b: bool) -> TensorIndex {
+        TensorIndex::Bool(b)
+    }
+}
+
+/// A Python list of ints: a 1-d int64 index tensor.
+fn int_list<T: Int>(v: &[T]) -> TensorIndex {
+    let n = v.len();
+    TensorIndex::Tensor(
+        Tensor::from_vec(v.iter().map(|x| x.to_i64()).collect::<Vec<i64>>(), [n])
+            .expect("a 1-d tensor of n elements"),
+    )
+}
+
+/// A Python list of bools: a 1-d bool mask (an empty list is an empty int64 index, as
+/// `torch.tensor([])` is not a bool tensor).
+fn bool_list(v: &[bool]) -> TensorIndex {
+    if v.is_empty() {
+        return int_list::<i64>(&[]);
+    }
+    TensorIndex::Tensor(Tensor::from_vec(v.to_vec(), [v.len()]).expect("a 1-d tensor"))
+}
+
+impl<T: Int> From<&[T]> for TensorIndex {
+    /// A Python list of ints (`[0, 2]`): a 1-d int64 index tensor.
+    fn from(v: &[T]) -> TensorIndex {
+        int_list(v)
+    }
+}
+impl<T: Int> From<Vec<T>> for TensorIndex {
+    /// A Python list of ints: a 1-d int64 index tensor.
+    fn from(v: Vec<T>) -> TensorIndex {
+        int_list(&v)
+    }
+}
+impl<T: Int, const N: usize> From<[T; N]> for TensorIndex {
+    /// A Python list of ints: a 1-d int64 index tensor.
+    fn from(v: [T; N]) -> TensorIndex {
+        int_list(&v)
+    }
+}
+impl<T: Int, const N: usize> From<&[T; N]> for TensorIndex {
+    /// A Python list of ints: a 1-d int64 index tensor.
+    fn from(v: &[T; N]) -> TensorIndex {
+        int_list(v)
+    }
+}
+impl From<&[bool]> for TensorIndex {
+    /// A Python list of bools (`[True, False]`): a 1-d bool mask.
+    fn from(v: &[bool]) -> TensorIndex {
+        bool_list(v)
+    }
+}
+impl From<Vec<bool>> for TensorIndex {
+    /// A Python list of bools: a 1-d bool mask.
+    fn from(v: Vec<bool>) -> TensorIndex {
+        bool_list(&v)
+    }
+}
+impl<const N: usize> From<[bool; N]> for TensorIndex {
+    /// A Python list of bools: a 1-d bool mask.
+    fn from(v: [bool; N]) -> TensorIndex {
+        bool_list(&v)
+    }
 }
 
 impl TensorIndex {
@@ -98,70 +222,167 @@ impl<R: SliceRange> From<R> for TensorIndex {
 }
 
 impl Tensor {
-    /// Python's `t[index]` for basic indices (ints, slices, `None`, `...`): always a view of
-    /// `self`'s storage. Strides and offsets are in elements.
+    /// Python's `t[items]` (`Tensor.__getitem__` with a tuple): basic indices give a view of
+    /// `self`'s storage, advanced ones (index tensors, masks, lists, bools) a new tensor.
+    /// Strides and offsets are in elements.
     ///
     /// Items are applied left to right, each to the next unindexed dim: an int selects (the
     /// dim disappears), a slice keeps the dim with `ceil(len/step)` elements (bounds clamped,
     /// never an error), `NewAxis` inserts a size-1 dim, and `Ellipsis` skips the dims no other
     /// item covers. Missing trailing items mean `:`. A list of exactly one `Int` is Python's
-    /// `t[i]` (not `t[(i,)]`), which differs only on a 0-d tensor.
+    /// `t[i]` (not `t[(i,)]`), which differs only on a 0-d tensor. A 0-d integer tensor item
+    /// is an int (still a view).
+    ///
+    /// Advanced items: an int64/int32 index tensor picks positions along its dim (negative
+    /// counting from the end); a bool/uint8 mask of `k` dims covers the next `k` dims and
+    /// stands for the `k` int64 index tensors of its `True` positions (row-major order);
+    /// `Bool(b)` inserts a size-1 dim indexed by `[0]` or by an empty index. All index
+    /// tensors broadcast together to a shape `B`. If they are adjacent (no slice, `None` or
+    /// `...` dim between them), `B` replaces their dims in place; otherwise `B` comes first,
+    /// followed by the other dims in order (`x[[0, 1], :, [1, 2]]` on `(2, 3, 4)` is `(2, 3)`).
+    /// The result is always a fresh tensor of `self`'s dtype, laid out as PyTorch's
+    /// TensorIterator lays it out (unindexed dims keep `self`'s memory order).
     ///
     /// Errors, in PyTorch's order:
-    /// IndexError `too many indices for tensor of dimension 2` (more ints and slices than
-    /// dims, checked first); then per item, left to right:
+    /// IndexError `too many indices for tensor of dimension 2` (more ints, slices, index
+    /// tensors and mask dims than dims, checked first); then per basic item, left to right:
     /// IndexError `index 5 is out of bounds for dimension 0 with size 5` (`dimension` is the
     /// item's position in the list), ValueError `slice step cannot be zero`,
     /// ValueError `step must be greater than zero`; and for `t[i]` on a 0-d tensor, IndexError
     /// ``invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number``.
+    /// Then the advanced-indexing errors: IndexError `tensors used as indices must be long,
+    /// int, byte or bool tensors`; IndexError `The shape of the mask [2] at index 0 does not
+    /// match the shape of the indexed tensor [3, 4] at index 0`; IndexError `shape mismatch:
+    /// indexing tensors could not be broadcast together with shapes [2], [3]`; IndexError
+    /// `index is out of bounds for dimension with size 0`; IndexError `index 7 is out of
+    /// bounds for dimension 1 with size 4` (`dimension` is the ordinal of the index tensor
+    /// among the index tensors, masks counting one per dim).
     pub fn index(&self, items: &[TensorIndex]) -> Result<Tensor> {
         if let [TensorIndex::Int(i)] = items {
             return apply_select(self, 0, *i, 0);
         }
-        let ndim = self.dim();
-        let specified = items
-            .iter()
-            .filter(|x| matches!(x, TensorIndex::Int(_) | TensorIndex::Slice(..)))
-            .count();
-        if specified > ndim {
-            return Err(too_many(ndim));
+        let (result, indices) = apply_slicing(self, items)?;
+        if indices.is_empty() {
+            return Ok(result);
         }
-        let mut result = self.alias();
-        let mut dim = 0usize;
-        for (real_dim, item) in items.iter().enumerate() {
-            match *item {
-                TensorIndex::Int(i) => {
-                    if dim >= result.dim() {
-                        return Err(too_many(ndim));
-                    }
-                    result = apply_select(&result, dim, i, real_dim)?;
+        crate::ops::advindex::index_op(&result, &indices)
+    }
+}
+
+/// Dims an item consumes (`specified` in PyTorch's `applySlicing`): a mask its rank, any
+/// other tensor, an int or a slice one, the rest none.
+fn consumed(item: &TensorIndex) -> usize {
+    match item {
+        TensorIndex::Int(_) | TensorIndex::Slice(..) => 1,
+        TensorIndex::Tensor(t) if matches!(t.dtype(), DType::Bool | DType::UInt8) => t.dim(),
+        TensorIndex::Tensor(_) => 1,
+        _ => 0,
+    }
+}
+
+/// The single-element index a `True` (`[0]`) or `False` (empty) item stands for.
+fn bool_index(b: bool) -> Tensor {
+    let v: Vec<i64> = if b { vec![0] } else { vec![] };
+    let n = v.len();
+    Tensor::from_vec(v, [n]).expect("a 1-d tensor")
+}
+
+/// PyTorch's `applySlicing`: applies the basic items of `items` to `t` (a view) and collects
+/// the advanced ones as a list of optional index tensors aligned with the view's dims
+/// (empty when there is none; trailing `None`s dropped).
+pub(crate) fn apply_slicing(
+    t: &Tensor,
+    items: &[TensorIndex],
+) -> Result<(Tensor, Vec<Option<Tensor>>)> {
+    let ndim = t.dim();
+    let specified: usize = items.iter().map(consumed).sum();
+    if specified > ndim {
+        return Err(too_many(ndim));
+    }
+    let mut result = t.alias();
+    let mut dim = 0usize;
+    let mut out: Vec<Option<Tensor>> = Vec::new();
+    let record = |out: &mut Vec<Option<Tensor>>, dim: &mut usize, idx: Tensor| {
+        if out.is_empty() {
+            out.resize(*dim, None);
+        }
+        *dim += if matches!(idx.dtype(), DType::Bool | DType::UInt8) {
+            idx.dim()
+        } else {
+            1
+        };
+        out.push(Some(idx));
+    };
+    for (real_dim, item) in items.iter().enumerate() {
+        match item {
+            TensorIndex::Int(i) => {
+                if dim >= result.dim() {
+                    return Err(too_many(ndim));
                 }
-                TensorIndex::Slice(start, stop, step) => {
-                    let step = step.unwrap_or(1);
-                    if step == 0 {
-                        return Err(Error::value("slice step cannot be zero"));
-                    }
-                    if step < 0 {
-                        return Err(Error::value("step must be greater than zero"));
-                    }
-                    if dim >= result.dim() {
-                        return Err(too_many(ndim));
-                    }
-                    result = result.slice(dim as i64, start, stop, step)?;
-                    dim += 1;
+                result = apply_select(&result, dim, *i, real_dim)?;
+            }
+            TensorIndex::Slice(start, stop, step) => {
+                let step = step.unwrap_or(1);
+                if step == 0 {
+                    return Err(Error::value("slice step cannot be zero"));
                 }
-                TensorIndex::NewAxis => {
+                if step < 0 {
+                    return Err(Error::value("step must be greater than zero"));
+                }
+                if dim >= result.dim() {
+                    return Err(too_many(ndim));
+                }
+                result = result.slice(dim as i64, *start, *stop, step)?;
+                dim += 1;
+                if !out.is_empty() {
+                    out.push(None);
+                }
+            }
+            TensorIndex::NewAxis => {
+                if dim > result.dim() {
+                    return Err(too_many(ndim));
+                }
+                result = result.unsqueeze(dim as i64)?;
+                dim += 1;
+                if !out.is_empty() {
+                    out.push(None);
+                }
+            }
+            TensorIndex::Ellipsis => {
+                let k = ndim - specified;
+                dim += k;
+                if !out.is_empty() {
+                    out.resize(out.len() + k, None);
+                }
+            }
+            TensorIndex::Bool(b) => {
+                if dim > result.dim() {
+                    return Err(too_many(ndim));
+                }
+                result = result.unsqueeze(dim as i64)?;
+                record(&mut out, &mut dim, bool_index(*b));
+            }
+            TensorIndex::Tensor(x) if x.dim() == 0 && x.dtype().is_integral(true) => {
+                if matches!(x.dtype(), DType::Bool | DType::UInt8) {
                     if dim > result.dim() {
                         return Err(too_many(ndim));
                     }
                     result = result.unsqueeze(dim as i64)?;
-                    dim += 1;
+                    record(&mut out, &mut dim, bool_index(x.item::<i64>()? != 0));
+                } else {
+                    if dim >= result.dim() {
+                        return Err(too_many(ndim));
+                    }
+                    result = apply_select(&result, dim, x.item::<i64>()?, real_dim)?;
                 }
-                TensorIndex::Ellipsis => dim += ndim - specified,
             }
+            TensorIndex::Tensor(x) => record(&mut out, &mut dim, x.alias()),
         }
-        Ok(result)
     }
+    while matches!(out.last(), Some(None)) {
+        out.pop();
+    }
+    Ok((result, out))
 }
 
 fn too_many(ndim: usize) -> Error {
@@ -187,7 +408,7 @@ fn apply_select(t: &Tensor, dim: usize, i: i64, real_dim: usize) -> Result<Tenso
 
 /// Hidden helpers the [`s!`](crate::s) macro expands to (reachable as `$crate::Tensor::…`).
 impl Tensor {
-    /// `s!` helper: an integer or range item.
+    /// `s!` helper: an integer, range, tensor, list or bool item.
     #[doc(hidden)]
     pub fn __s_item(x: impl Into<TensorIndex>) -> TensorIndex {
         x.into()
@@ -211,8 +432,8 @@ impl Tensor {
     pub const __S_ELLIPSIS: TensorIndex = TensorIndex::Ellipsis;
 }
 
-/// Builds a basic-indexing list for [`Tensor::index`] with Python-like syntax, returning an
-/// array `[TensorIndex; N]`:
+/// Builds an indexing list for [`Tensor::index`] (and [`Tensor::index_set_`]) with
+/// Python-like syntax, returning an array `[TensorIndex; N]`:
 ///
 /// | `s![…]` item | Python | meaning |
 /// |---|---|---|
@@ -221,6 +442,10 @@ impl Tensor {
 /// | `1..3;2`, `..;2`, `3..;-1` | `1:3:2`, `::2`, `3::-1` | slice with a step |
 /// | `None` | `None` | new size-1 dim |
 /// | `...` | `...` | all remaining dims |
+/// | `&idx` (a `&Tensor`), `idx` (a `Tensor`) | `idx` | index tensor or mask (advanced) |
+/// | `[0, 2]`, `vec![0, 2]`, `&v[..]` | `[0, 2]` | list of ints: an int64 index tensor |
+/// | `[true, false]` | `[True, False]` | list of bools: a bool mask |
+/// | `true`, `false` | `True`, `False` | a size-1 dim indexed by `[0]` / by `[]` |
 ///
 /// ```
 /// use tensile::{s, DType, Tensor};
@@ -250,7 +475,7 @@ macro_rules! s {
 
 #[cfg(test)]
 mod tests {
-    use super::TensorIndex::*;
+    use super::TensorIndex::{Ellipsis, Int, NewAxis, Slice};
     use super::*;
     use crate::dtype::DType;
 

@@ -181,6 +181,17 @@ fn plan_layout(shape: &[usize], out: Option<&Tensor>, inputs: &[Geom<'_>]) -> (D
     (perm, out_strides)
 }
 
+/// The strides TensorIterator gives a new output of `shape` over `inputs` (each broadcastable
+/// to `shape`), without dtype promotion: the fast setup when it applies, else the dim order
+/// recovered from the inputs' strides (advanced indexing's result layout).
+pub(crate) fn new_output_strides(shape: &[usize], inputs: &[&Tensor]) -> Dims {
+    let geoms: SmallVec<[Geom<'_>; 4]> = inputs
+        .iter()
+        .map(|t| (&t.sizes[..], &t.strides[..]))
+        .collect();
+    plan_layout(shape, None, &geoms).1
+}
+
 /// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
 /// channels-last, or all dense with identical strides give their layout to the output.
 fn fast_strides(shape: &[usize], inputs: &[Geom<'_>]) -> Option<Dims> {

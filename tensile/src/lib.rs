@@ -47,6 +47,7 @@ pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
 pub use ops::Operand;
+pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
 pub use ops::binary::pow;
 pub use ops::cat::{cat, cat_with, stack, stack_with};
 pub use ops::creation::{

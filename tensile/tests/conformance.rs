@@ -11,6 +11,8 @@
 //! in [`PENDING`] are run and reported but do not fail the test (a skipped case is never
 //! hidden: it counts as failed).
 
+#[path = "conformance/calls_advindex.rs"]
+mod calls_advindex;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
@@ -88,6 +90,9 @@ pub enum IndexItem {
     Slice(Option<i64>, Option<i64>, Option<i64>),
     None,
     Ellipsis,
+    /// `{"tensor": …}` or `{"list": …}`: an index tensor or mask (a list built as
+    /// `torch.tensor(list)` would build it: bools give a mask, anything else int64).
+    Tensor(Tensor),
 }
 
 /// What an op returned.
@@ -191,6 +196,32 @@ fn build_tensor(spec: &Value) -> (Tensor, Tensor) {
     (view, base)
 }
 
+/// A Python list used as an index, as `torch.tensor(list)`: its nested shape, a bool tensor
+/// when every leaf is a bool (and there is one), else int64.
+fn list_tensor(l: &Value) -> Tensor {
+    fn walk(v: &Value, depth: usize, shape: &mut Vec<usize>, leaves: &mut Vec<Value>) {
+        match v.as_array() {
+            Some(a) => {
+                if shape.len() == depth {
+                    shape.push(a.len());
+                }
+                for x in a {
+                    walk(x, depth + 1, shape, leaves);
+                }
+            }
+            None => leaves.push(v.clone()),
+        }
+    }
+    let (mut shape, mut leaves) = (Vec::new(), Vec::new());
+    walk(l, 0, &mut shape, &mut leaves);
+    if !leaves.is_empty() && leaves.iter().all(|v| v.is_boolean()) {
+        let b: Vec<bool> = leaves.iter().map(|v| v.as_bool().unwrap()).collect();
+        return Tensor::from_vec(b, shape).unwrap();
+    }
+    let v: Vec<i64> = leaves.iter().map(|v| num(v) as i64).collect();
+    Tensor::from_vec(v, shape).unwrap()
+}
+
 fn build_arg(a: &Value) -> (Arg, Option<Tensor>) {
     let o = a.as_object().unwrap();
     if let Some(t) = o.get("tensor") {
@@ -238,6 +269,10 @@ fn build_arg(a: &Value) -> (Arg, Option<Tensor>) {
                     IndexItem::Slice(opt_int(&s[0]), opt_int(&s[1]), opt_int(&s[2]))
                 } else if it.get("none").is_some() {
                     IndexItem::None
+                } else if let Some(t) = it.get("tensor") {
+                    IndexItem::Tensor(build_tensor(t).0)
+                } else if let Some(l) = it.get("list") {
+                    IndexItem::Tensor(list_tensor(l))
                 } else {
                     IndexItem::Ellipsis
                 }
@@ -499,6 +534,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_sort::call(op, &args, kw))
         .or_else(|| calls_shape::call(op, &args, kw))
         .or_else(|| calls_gather_scatter::call(op, &args, kw))
+        .or_else(|| calls_advindex::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),
@@ -569,6 +605,7 @@ fn clone_arg(a: &Arg) -> Arg {
                     IndexItem::Slice(a, b, c) => IndexItem::Slice(*a, *b, *c),
                     IndexItem::None => IndexItem::None,
                     IndexItem::Ellipsis => IndexItem::Ellipsis,
+                    IndexItem::Tensor(t) => IndexItem::Tensor(t.alias()),
                 })
                 .collect(),
         ),

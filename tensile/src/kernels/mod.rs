@@ -13,6 +13,7 @@
 //! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
 //!   NCHW → NHWC) as cache-blocked register-tile transposes.
 
+pub(crate) mod advindex;
 pub(crate) mod cast;
 pub(crate) mod gather;
 pub(crate) mod gemm;

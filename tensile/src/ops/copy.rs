@@ -74,6 +74,12 @@ pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
         DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
         _ => return Ok(()),
     };
+    // c10's `overflows`: an unsigned target also takes negative integers down to -max
+    // (they wrap: uint8 <- -1 stores 255)
+    let lo = match (dtype, value) {
+        (DType::UInt8, Scalar::Int(_)) => -hi,
+        _ => lo,
+    };
     if v.is_finite() && (v < lo || v > hi) {
         return Err(Error::runtime(format!(
             "value cannot be converted to type {cname} without overflow"

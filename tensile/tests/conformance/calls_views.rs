@@ -41,11 +41,12 @@ fn list(args: &[Arg], i: usize) -> Option<Vec<i64>> {
 fn index(t: &Tensor, items: &[IndexItem]) -> Result<Tensor> {
     let v: Vec<_> = items
         .iter()
-        .map(|it| match *it {
-            IndexItem::Int(i) => Tensor::__s_item(i),
-            IndexItem::Slice(a, b, c) => Tensor::__s_slice(a, b, c),
+        .map(|it| match it {
+            IndexItem::Int(i) => Tensor::__s_item(*i),
+            IndexItem::Slice(a, b, c) => Tensor::__s_slice(*a, *b, *c),
             IndexItem::None => Tensor::__S_NEW_AXIS,
             IndexItem::Ellipsis => Tensor::__S_ELLIPSIS,
+            IndexItem::Tensor(t) => Tensor::__s_item(t),
         })
         .collect();
     t.index(&v)

@@ -1,0 +1,913 @@
+//! Advanced indexing: `x[idx]` with index tensors and masks (PyTorch's `aten::index`),
+//! `x[items] = value` ([`Tensor::index_set_`], Python's `__setitem__`) and
+//! [`Tensor::index_put_`] / [`Tensor::index_put`].
+//!
+//! The steps are PyTorch's `make_info` and `AdvancedIndex`: check the index dtypes, expand
+//! every mask into the int64 indices of its `True` positions, broadcast the index tensors to
+//! one shape `B`, move the indexed dims to the front when they are not adjacent, then read
+//! (or write) `src[p, idx_1[b], …, idx_k[b], q]` for every result position `(p, b, q)`. The
+//! geometry (broadcast, adjacency, permutation, result shape) is a set of pure functions; the
+//! element moves are one serial kernel (`crate::kernels::advindex`).
+
+use crate::dtype::DType;
+use crate::error::{Error, Result, fmt_list};
+use crate::index::{TensorIndex, apply_slicing};
+use crate::ops::Operand;
+use crate::tensor::{Scalar, Tensor};
+
+// ====================================================================== pure geometry
+
+/// The common shape of the index tensors (`expand_outplace`'s `infer_size` fold, shapes
+/// aligned at the right), or `None` when two sizes differ and neither is 1.
+pub(crate) fn broadcast_index_shapes(shapes: &[&[usize]]) -> Option<Vec<usize>> {
+    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; n];
+    for s in shapes {
+        for (i, &x) in s.iter().enumerate() {
+            let o = &mut out[n - s.len() + i];
+            if *o == 1 {
+                *o = x;
+            } else if x != 1 && x != *o {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// `hasContiguousSubspace`: whether the indexed dims (`true` entries) form one run.
+pub(crate) fn has_contiguous_subspace(defined: &[bool]) -> bool {
+    let first = defined.iter().position(|&d| d);
+    let last = defined.iter().rposition(|&d| d);
+    match (first, last) {
+        (Some(a), Some(b)) => defined[a..=b].iter().all(|&d| d),
+        _ => true,
+    }
+}
+
+/// `transposeToFront`'s permutation: the indexed dims first, then the others, each group in
+/// its original order.
+pub(crate) fn front_permutation(defined: &[bool]) -> Vec<usize> {
+    let idx = (0..defined.len()).filter(|&d| defined[d]);
+    idx.chain((0..defined.len()).filter(|&d| !defined[d]))
+        .collect()
+}
+
+/// `(before, k)`: unindexed dims before the (adjacent) indexed ones, and their count.
+pub(crate) fn placement(defined: &[bool]) -> (usize, usize) {
+    let before = defined.iter().take_while(|&&d| !d).count();
+    (before, defined.iter().filter(|&&d| d).count())
+}
+
+/// The result shape: `src[..before] ++ b ++ src[before + k..]`.
+pub(crate) fn result_shape(src: &[usize], before: usize, k: usize, b: &[usize]) -> Vec<usize> {
+    let mut r = src[..before].to_vec();
+    r.extend_from_slice(b);
+    r.extend_from_slice(&src[before + k..]);
+    r
+}
+
+/// Element offsets of every position of `sizes` in row-major order, for the given strides.
+fn row_major_offsets(sizes: &[usize], strides: &[usize], base: usize) -> Vec<usize> {
+    let n: usize = sizes.iter().product();
+    let mut out = Vec::with_capacity(n);
+    if n == 0 {
+        return out;
+    }
+    let nd = sizes.len();
+    let mut pos = vec![0usize; nd];
+    let mut off = base;
+    for _ in 0..n {
+        out.push(off);
+        for d in (0..nd).rev() {
+            pos[d] += 1;
+            off += strides[d];
+            if pos[d] < sizes[d] {
+                break;
+            }
+            off -= strides[d] * sizes[d];
+            pos[d] = 0;
+        }
+    }
+    out
+}
+
+fn is_mask(t: &Tensor) -> bool {
+    matches!(t.dtype(), DType::Bool | DType::UInt8)
+}
+
+// ====================================================================== make_info
+
+/// PyTorch's `AdvancedIndex`: `src` with its indexed dims adjacent, and the int64 index
+/// tensors (broadcast to `b`) aligned with `src`'s dims.
+struct Info {
+    src: Tensor,
+    indices: Vec<Option<Tensor>>,
+    before: usize,
+    k: usize,
+    b: Vec<usize>,
+}
+
+impl Info {
+    fn result_shape(&self) -> Vec<usize> {
+        result_shape(self.src.size(), self.before, self.k, &self.b)
+    }
+
+    /// Storage offsets of the elements `src[p, idx[b], q]` for every result position in
+    /// row-major order, checking every index value (`index 7 is out of bounds for dimension
+    /// 1 with size 4`, `dimension` being the index's ordinal).
+    fn offsets(&self) -> Result<Vec<usize>> {
+        let (src, before, k) = (&self.src, self.before, self.k);
+        let r = self.result_shape();
+        // the kernel visits no element (and so checks no index) when the result is empty
+        if r.contains(&0) {
+            return Ok(Vec::new());
+        }
+        let nb: usize = self.b.iter().product();
+        let mut boff = vec![0usize; nb];
+        let vals: Vec<Vec<i64>> = self
+            .indices
+            .iter()
+            .flatten()
+            .map(|t| t.contiguous().to_vec::<i64>())
+            .collect();
+        for (e, slot) in boff.iter_mut().enumerate() {
+            for (j, v) in vals.iter().enumerate() {
+                let size = src.size()[before + j] as i64;
+                let x = v[e];
+                if x < -size || x >= size {
+                    return Err(Error::index(format!(
+                        "index {x} is out of bounds for dimension {j} with size {size}"
+                    )));
+                }
+                let x = if x < 0 { x + size } else { x } as usize;
+                *slot += x * src.stride()[before + j];
+            }
+        }
+        let nr = r.len();
+        let mut st = src.stride()[..before].to_vec();
+        st.extend(std::iter::repeat_n(0, self.b.len()));
+        st.extend_from_slice(&src.stride()[before + k..]);
+        let mut bst = vec![0usize; nr];
+        let bc = crate::layout::contiguous_strides(&self.b);
+        bst[before..before + self.b.len()].copy_from_slice(&bc);
+        let base = row_major_offsets(&r, &st, src.storage_offset());
+        let bpos = row_major_offsets(&r, &bst, 0);
+        Ok(base.iter().zip(&bpos).map(|(a, &p)| a + boff[p]).collect())
+    }
+}
+
+/// The int64 indices of a mask's `True` positions, one per mask dim, as the columns of
+/// `nonzero(mask)` (an `(N, ndim)` contiguous tensor).
+fn mask_indices(mask: &Tensor) -> Result<Vec<Tensor>> {
+    let nd = mask.dim();
+    let vals = mask.contiguous().to_vec::<i64>();
+    let sizes = mask.size();
+    let mut coords: Vec<i64> = Vec::new();
+    let mut pos = vec![0usize; nd];
+    for v in vals {
+        if v != 0 {
+            coords.extend(pos.iter().map(|&p| p as i64));
+        }
+        for d in (0..nd).rev() {
+            pos[d] += 1;
+            if pos[d] < sizes[d] {
+                break;
+            }
+            pos[d] = 0;
+        }
+    }
+    let n = coords.len() / nd.max(1);
+    let nz = Tensor::from_vec(coords, [n, nd])?;
+    (0..nd).map(|j| nz.select(1, j)).collect()
+}
+
+/// `The shape of the mask [2] at index 0 does not match the shape of the indexed tensor
+/// [3, 4] at index 1`: mask dim `j` lines up with dim `first + j` of `src`.
+fn check_mask(src: &Tensor, mask: &Tensor, first: usize) -> Result<()> {
+    for j in 0..mask.dim() {
+        let s = first + j;
+        if mask.size()[j] != src.size_of(s as i64)? {
+            return Err(Error::index(format!(
+                "The shape of the mask {} at index {j} does not match the shape of the indexed tensor {} at index {s}",
+                fmt_list(mask.size()),
+                fmt_list(src.size())
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// PyTorch's `make_info` and the `AdvancedIndex` constructor's checks.
+fn make_info(src: &Tensor, orig: &[Option<Tensor>]) -> Result<Info> {
+    // checkIndexTensorTypes
+    for t in orig.iter().flatten() {
+        if !matches!(
+            t.dtype(),
+            DType::Int64 | DType::Int32 | DType::UInt8 | DType::Bool
+        ) {
+            return Err(Error::index(
+                "tensors used as indices must be long, int, byte or bool tensors",
+            ));
+        }
+    }
+    // expandTensors: masks become the indices of their True positions
+    let mut list: Vec<Option<Tensor>> = Vec::new();
+    for it in orig {
+        match it {
+            None => list.push(None),
+            Some(t) if is_mask(t) => {
+                if t.dtype() == DType::UInt8 {
+                    crate::warnings::warn(
+                        "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.",
+                    );
+                }
+                check_mask(src, t, list.len())?;
+                list.extend(mask_indices(t)?.into_iter().map(Some));
+            }
+            Some(t) => list.push(Some(t.alias())),
+        }
+    }
+    // broadcast the index tensors together
+    let shapes: Vec<&[usize]> = list.iter().flatten().map(|t| t.size()).collect();
+    let b = broadcast_index_shapes(&shapes).ok_or_else(|| {
+        let s: Vec<String> = shapes.iter().map(|s| fmt_list(s)).collect();
+        Error::index(format!(
+            "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+            s.join(", ")
+        ))
+    })?;
+    let mut indices: Vec<Option<Tensor>> = list
+        .into_iter()
+        .map(|o| {
+            o.map(|t| {
+                if t.size() == &b[..] {
+                    Ok(t)
+                } else {
+                    t.expand(&b)
+                }
+            })
+            .transpose()
+        })
+        .collect::<Result<_>>()?;
+    if indices.len() < src.dim() {
+        indices.resize(src.dim(), None);
+    }
+    let defined: Vec<bool> = indices.iter().map(|o| o.is_some()).collect();
+    let mut src = src.alias();
+    if !has_contiguous_subspace(&defined) {
+        let perm = front_permutation(&defined);
+        src = src.permute(&perm)?;
+        indices = perm.iter().map(|&d| indices[d].clone()).collect();
+    }
+    for t in indices.iter_mut().flatten() {
+        if t.dtype() == DType::Int32 {
+            *t = t.to(DType::Int64)?;
+        }
+    }
+    let defined: Vec<bool> = indices.iter().map(|o| o.is_some()).collect();
+    let (before, k) = placement(&defined);
+    let indexed_empty = src.size()[before..before + k].contains(&0);
+    if indexed_empty && !b.contains(&0) {
+        return Err(Error::index(
+            "index is out of bounds for dimension with size 0",
+        ));
+    }
+    Ok(Info {
+        src,
+        indices,
+        before,
+        k,
+        b,
+    })
+}
+
+fn too_many_got(ndim: usize, n: usize) -> Error {
+    Error::index(format!(
+        "too many indices for tensor of dimension {ndim} (got {n})"
+    ))
+}
+
+/// PyTorch's `aten::index(src, indices)`: the copy `src[indices]` for a list of optional
+/// index tensors aligned with `src`'s dims (what `x[...]` reduces to once its basic items
+/// are applied). Laid out as PyTorch's TensorIterator lays out a new output over `src`
+/// restrided to the result shape and the index tensors reshaped to it.
+pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tensor> {
+    if indices.len() > src.dim() {
+        return Err(too_many_got(src.dim(), indices.len()));
+    }
+    let info = make_info(src, indices)?;
+    let r = info.result_shape();
+    // the TensorIterator operands: src restrided, each index reshaped
+    let (before, k) = (info.before, info.k);
+    let s = &info.src;
+    let mut st = s.stride()[..before].to_vec();
+    st.extend(std::iter::repeat_n(0, info.b.len()));
+    st.extend_from_slice(&s.stride()[before + k..]);
+    let restrided = s.view_with(&r[..], &st[..], s.storage_offset());
+    let after = s.dim() - before - k;
+    let mut shape = vec![1usize; before];
+    shape.extend_from_slice(&info.b);
+    shape.extend(std::iter::repeat_n(1, after));
+    let reshaped: Vec<Tensor> = info
+        .indices
+        .iter()
+        .flatten()
+        .map(|t| t.reshape(&shape))
+        .collect::<Result<_>>()?;
+    let mut ops: Vec<&Tensor> = vec![&restrided];
+    ops.extend(reshaped.iter());
+    let strides = crate::iter::new_output_strides(&r, &ops);
+    let src_offs = info.offsets()?;
+    let out = Tensor::try_alloc(&r, &strides, s.dtype())?;
+    let dst_offs = row_major_offsets(&r, out.stride(), out.storage_offset());
+    move_or_fail(&out, &dst_offs, s, &src_offs, false)?;
+    Ok(out)
+}
+
+fn move_or_fail(
+    dst: &Tensor,
+    dst_offs: &[usize],
+    src: &Tensor,
+    src_offs: &[usize],
+    accumulate: bool,
+) -> Result<()> {
+    if crate::kernels::advindex::move_elems(dst, dst_offs, src, src_offs, accumulate) {
+        Ok(())
+    } else {
+        Err(Error::runtime("internal error: advanced indexing offsets"))
+    }
+}
+
+// ====================================================================== writes
+
+/// `get_overlap_status(a, b)` is `Full` or `Partial`: `a` and `b` are dense and their
+/// memory ranges meet.
+fn overlaps(a: &Tensor, b: &Tensor) -> bool {
+    if !a.shares_storage(b) || a.numel() == 0 || b.numel() == 0 {
+        return false;
+    }
+    if !a.is_non_overlapping_and_dense() || !b.is_non_overlapping_and_dense() {
+        return false;
+    }
+    let (a0, b0) = (a.data_ptr(), b.data_ptr());
+    let (a1, b1) = (
+        a0 + a.numel() * a.element_size(),
+        b0 + b.numel() * b.element_size(),
+    );
+    a0 < b1 && b0 < a1
+}
+
+fn assert_no_overlap(a: &Tensor, b: &Tensor) -> Result<()> {
+    if overlaps(a, b) {
+        return Err(Error::runtime(
+            "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single memory location. Please clone() the tensor before performing the operation.",
+        ));
+    }
+    Ok(())
+}
+
+/// A one-element tensor's value as a Python number of its kind.
+fn item_scalar(t: &Tensor) -> Result<Scalar> {
+    Ok(match t.dtype() {
+        DType::Bool => Scalar::Bool(t.item::<bool>()?),
+        d if d.is_floating_point() => Scalar::Float(t.item::<f64>()?),
+        _ => Scalar::Int(t.item::<i64>()?),
+    })
+}
+
+/// A Python number as a 0-d tensor of `dtype`, with PyTorch's range check
+/// (`value cannot be converted to type int8_t without overflow`).
+fn scalar_as(dtype: DType, s: Scalar) -> Result<Tensor> {
+    crate::ops::copy::check_fill_range(dtype, s)?;
+    Tensor::full_with((), s, dtype)
+}
+
+/// `canDispatchToMaskedFill`: with one element to write and exactly one mask among the
+/// indices, the mask (checked against `t`, unsqueezed at the end to `t`'s rank)
+/// and the `None`s before it; `None` when the shortcut does not apply.
+fn masked_fill_mask(t: &Tensor, indices: &[Option<Tensor>]) -> Result<Option<(usize, Tensor)>> {
+    let mut num = 0usize;
+    let mut found: Option<(usize, Tensor)> = None;
+    for it in indices {
+        match it {
+            None => num += 1,
+            Some(m) => {
+                if !is_mask(m) || found.is_some() {
+                    return Ok(None);
+                }
+                check_mask(t, m, num)?;
+                found = Some((num, m.alias()));
+                num += m.dim();
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// `self.masked_fill_(mask, value)` as the index-put shortcut runs it: a bool mask only
+/// (`masked_fill_ only supports boolean masks, but got mask with dtype unsigned char`),
+/// `value` cast to `t`'s dtype with the range check.
+fn masked_fill_shortcut(t: &Tensor, lead: usize, mask: &Tensor, value: Scalar) -> Result<()> {
+    if mask.dtype() != DType::Bool {
+        return Err(Error::runtime(format!(
+            "masked_fill_ only supports boolean masks, but got mask with dtype {}",
+            match mask.dtype() {
+                DType::UInt8 => "unsigned char",
+                d => d.name(),
+            }
+        )));
+    }
+    let v = scalar_as(t.dtype(), value)?;
+    let mut list: Vec<Option<Tensor>> = vec![None; lead];
+    list.push(Some(mask.alias()));
+    put_unchecked(t, &list, &v, false)
+}
+
+/// The general `index_put_` after its shortcut and overlap checks: `make_info`, then the
+/// value checks, then the writes (bounds checked first, so nothing is written on error).
+fn put_unchecked(
+    t: &Tensor,
+    indices: &[Option<Tensor>],
+    values: &Tensor,
+    accumulate: bool,
+) -> Result<()> {
+    let info = make_info(t, indices)?;
+    let r = info.result_shape();
+    if !expandable(values.size(), &r) {
+        return Err(Error::runtime(format!(
+            "shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of shape {}",
+            fmt_list(values.size()),
+            fmt_list(&r)
+        )));
+    }
+    if values.dtype() != t.dtype() {
+        return Err(Error::runtime(format!(
+            "Index put requires the source and destination dtypes match, got {} for the destination and {} for the source.",
+            t.dtype().scalar_type_name(),
+            values.dtype().scalar_type_name()
+        )));
+    }
+    let dst_offs = info.offsets()?;
+    let v = values.expand(&r)?;
+    let src_offs = row_major_offsets(&r, v.stride(), v.storage_offset());
+    move_or_fail(t, &dst_offs, &v, &src_offs, accumulate)
+}
+
+/// `is_expandable_to(shape, desired)`.
+fn expandable(shape: &[usize], desired: &[usize]) -> bool {
+    if shape.len() > desired.len() {
+        return false;
+    }
+    let off = desired.len() - shape.len();
+    shape
+        .iter()
+        .enumerate()
+        .all(|(i, &s)| s == desired[off + i] || s == 1)
+}
+
+/// `slicePrefix1sSize`: `v` without its leading size-1 dims (a view).
+fn strip_leading_ones(v: &Tensor) -> Result<Tensor> {
+    let n = v.size().iter().take_while(|&&s| s == 1).count();
+    if n == 0 {
+        return Ok(v.alias());
+    }
+    v.view(&v.size()[n..])
+}
+
+/// `index_put_`'s optional argument (`accumulate=False`), for [`Tensor::index_put_with_`]
+/// and [`Tensor::index_put_with`]: a `bool` is `accumulate`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexPutOpts {
+    /// Add the values to the indexed elements (every duplicate contributes) instead of
+    /// writing them (default `false`).
+    pub accumulate: bool,
+}
+
+impl From<bool> for IndexPutOpts {
+    fn from(accumulate: bool) -> Self {
+        IndexPutOpts { accumulate }
+    }
+}
+
+/// The `indices` argument of [`Tensor::index_put_`] (PyTorch's tuple of optional tensors):
+/// slices, arrays and `Vec`s of `Tensor`, `&Tensor`, `Option<Tensor>` or `Option<&Tensor>`
+/// (`None` leaves its dim unindexed, like `:`).
+pub trait IndexList {
+    /// The list as optional tensors (aliases, no copies).
+    fn index_list(self) -> Vec<Option<Tensor>>;
+}
+
+/// One entry of an [`IndexList`].
+pub trait IndexEntry {
+    /// The entry as an optional tensor (an alias).
+    fn index_entry(&self) -> Option<Tensor>;
+}
+impl IndexEntry for Tensor {
+    fn index_entry(&self) -> Option<Tensor> {
+        Some(self.alias())
+    }
+}
+impl IndexEntry for &Tensor {
+    fn index_entry(&self) -> Option<Tensor> {
+        Some(self.alias())
+    }
+}
+impl IndexEntry for Option<Tensor> {
+    fn index_entry(&self) -> Option<Tensor> {
+        self.as_ref().map(|t| t.alias())
+    }
+}
+impl IndexEntry for Option<&Tensor> {
+    fn index_entry(&self) -> Option<Tensor> {
+        self.map(|t| t.alias())
+    }
+}
+impl<E: IndexEntry> IndexList for &[E] {
+    fn index_list(self) -> Vec<Option<Tensor>> {
+        self.iter().map(|e| e.index_entry()).collect()
+    }
+}
+impl<E: IndexEntry, const N: usize> IndexList for [E; N] {
+    fn index_list(self) -> Vec<Option<Tensor>> {
+        self.iter().map(|e| e.index_entry()).collect()
+    }
+}
+impl<E: IndexEntry, const N: usize> IndexList for &[E; N] {
+    fn index_list(self) -> Vec<Option<Tensor>> {
+        self.iter().map(|e| e.index_entry()).collect()
+    }
+}
+impl<E: IndexEntry> IndexList for Vec<E> {
+    fn index_list(self) -> Vec<Option<Tensor>> {
+        self.iter().map(|e| e.index_entry()).collect()
+    }
+}
+impl<E: IndexEntry> IndexList for &Vec<E> {
+    fn index_list(self) -> Vec<Option<Tensor>> {
+        self.iter().map(|e| e.index_entry()).collect()
+    }
+}
+
+impl Tensor {
+    /// `self.index_put_(indices, values)` with PyTorch's default `accumulate=False`; see
+    /// [`Tensor::index_put_with_`].
+    pub fn index_put_(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
+        self.index_put_with_(indices, values, false)
+    }
+
+    /// PyTorch's `Tensor.index_put_(indices, values, accumulate=False)`: writes `values`
+    /// (broadcast to the shape of `self[indices]`) into the elements `self[indices]` selects,
+    /// in place (writing through views into the base); returns an alias of `self`.
+    ///
+    /// `indices` is a tuple of optional index tensors aligned with `self`'s leading dims
+    /// (`None` = the whole dim), each int64/int32 (negative values count from the end) or a
+    /// bool/uint8 mask covering as many dims as it has; they broadcast together and place
+    /// their dims as in [`Tensor::index`]. Without `accumulate`, duplicate targets take the
+    /// last value written (index order); with it, every value is added (in index order;
+    /// bool adds as a logical or; float16/bfloat16 add in float32 and round each time).
+    /// `values` must have `self`'s dtype, except in the masked-fill shortcut: no
+    /// `accumulate`, one element, and exactly one mask (plus `None`s) among the indices, where
+    /// `values.item()` is cast to `self`'s dtype.
+    ///
+    /// Errors, in PyTorch's order: IndexError `too many indices for tensor of dimension 2
+    /// (got 3)`; (shortcut) IndexError `The shape of the mask [3] at index 0 does not match
+    /// the shape of the indexed tensor [2, 3] at index 0`, RuntimeError `masked_fill_ only
+    /// supports boolean masks, but got mask with dtype unsigned char`, RuntimeError `value
+    /// cannot be converted to type uint8_t without overflow`; RuntimeError `unsupported
+    /// operation: some elements of the input tensor and the written-to tensor refer to a
+    /// single memory location. Please clone() the tensor before performing the operation.`
+    /// (`values` or an index overlaps `self`); then the errors of [`Tensor::index`]'s advanced
+    /// part (index dtype, mask shape, `shape mismatch: indexing tensors could not be broadcast
+    /// together with shapes [2], [3]`, `index is out of bounds for dimension with size 0`);
+    /// RuntimeError `shape mismatch: value tensor of shape [2] cannot be broadcast to indexing
+    /// result of shape [3]`; RuntimeError `Index put requires the source and destination
+    /// dtypes match, got Float for the destination and Long for the source.`; IndexError
+    /// `index 5 is out of bounds for dimension 0 with size 3` (nothing is written then).
+    /// An expanded `self` only warns (`Use of index_put_ on expanded tensors is deprecated…`).
+    pub fn index_put_with_(
+        &self,
+        indices: impl IndexList,
+        values: &Tensor,
+        opts: impl Into<IndexPutOpts>,
+    ) -> Result<Tensor> {
+        let indices = indices.index_list();
+        put_impl(self, &indices, values, opts.into().accumulate)?;
+        Ok(self.alias())
+    }
+
+    /// `torch.index_put(self, indices, values)` with `accumulate=False`; see
+    /// [`Tensor::index_put_with`].
+    pub fn index_put(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
+        self.index_put_with(indices, values, false)
+    }
+
+    /// `torch.index_put(self, indices, values, accumulate=False)`: [`Tensor::index_put_with_`]
+    /// on `self.clone()` (preserve-format strides: `self`'s own when dense), returning the
+    /// copy; `self` is unchanged. Same shapes, dtypes and errors.
+    pub fn index_put_with(
+        &self,
+        indices: impl IndexList,
+        values: &Tensor,
+        opts: impl Into<IndexPutOpts>,
+    ) -> Result<Tensor> {
+        let out = self.clone();
+        let indices = indices.index_list();
+        put_impl(&out, &indices, values, opts.into().accumulate)?;
+        Ok(out)
+    }
+
+    /// Python's `self[items] = value` (`Tensor.__setitem__`), in place; returns an alias of
+    /// `self`. `items` is an indexing list as for [`Tensor::index`] (build it with
+    /// [`s!`](crate::s)); `value` is a tensor or a Rust number (a Python scalar).
+    ///
+    /// A number is first converted to `self`'s dtype (RuntimeError `value cannot be converted
+    /// to type int8_t without overflow`; floats into integer dtypes truncate). With only basic
+    /// items the selected view is filled (a number) or copied into (a tensor, of any dtype:
+    /// cast; leading size-1 dims dropped, then broadcast: RuntimeError `The expanded size of
+    /// the tensor (4) must match the existing size (5) at non-singleton dimension 1.  Target
+    /// sizes: [3, 4].  Tensor sizes: [5]`). With advanced items, PyTorch's shortcuts apply for
+    /// a number: one mask is a `masked_fill_` (bool masks only: RuntimeError `masked_fill_ only
+    /// supports boolean masks, but got mask with dtype unsigned char`); one int64 index that is
+    /// 1-d or contiguous is an `index_fill_` (out of range: IndexError `index 7 is out of
+    /// bounds for dimension 1 with size 3`, naming the tensor dim); otherwise the value goes
+    /// to [`Tensor::index_put_`] (a number as a 0-d tensor of `self`'s dtype, a tensor without
+    /// its leading size-1 dims and with no cast: RuntimeError `Index put requires the source
+    /// and destination dtypes match, …`), with its errors. Errors of the items themselves are
+    /// [`Tensor::index`]'s.
+    pub fn index_set_<'a>(
+        &self,
+        items: &[TensorIndex],
+        value: impl Into<Operand<'a>>,
+    ) -> Result<Tensor> {
+        let value = value.into();
+        if let Operand::Scalar(s) = value {
+            crate::ops::copy::check_fill_range(self.dtype(), s)?;
+        }
+        let (sliced, idx) = if let [TensorIndex::Int(_)] = items {
+            (self.index(items)?, Vec::new())
+        } else {
+            apply_slicing(self, items)?
+        };
+        if idx.is_empty() {
+            copy_to(&sliced, value)?;
+            return Ok(self.alias());
+        }
+        match value {
+            Operand::Scalar(s) => {
+                let defined: Vec<(usize, &Tensor)> = idx
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(d, o)| o.as_ref().map(|t| (d, t)))
+                    .collect();
+                if let [(d, t)] = defined[..] {
+                    if is_mask(t) {
+                        check_mask(&sliced, t, d)?;
+                        masked_fill_shortcut(&sliced, d, t, s)?;
+                        return Ok(self.alias());
+                    }
+                    if t.dtype() == DType::Int64 && (t.dim() == 1 || t.is_contiguous()) {
+                        index_fill_shortcut(&sliced, d, t, s)?;
+                        return Ok(self.alias());
+                    }
+                }
+                let v = scalar_as(self.dtype(), s)?;
+                put_impl(&sliced, &idx, &v, false)?;
+            }
+            Operand::Tensor(v) => {
+                let v = strip_leading_ones(v)?;
+                put_impl(&sliced, &idx, &v, false)?;
+            }
+        }
+        Ok(self.alias())
+    }
+}
+
+/// `self.index_fill_(d, index.view(-1), value)` as `__setitem__`'s shortcut runs it:
+/// negative indices wrap; out of range names the tensor dim `d`.
+fn index_fill_shortcut(t: &Tensor, d: usize, index: &Tensor, value: Scalar) -> Result<()> {
+    let flat = index.reshape(-1)?;
+    let size = t.size()[d] as i64;
+    for x in flat.to_vec::<i64>() {
+        if x < -size || x >= size {
+            return Err(Error::index(format!(
+                "index {x} is out of bounds for dimension {d} with size {size}"
+            )));
+        }
+    }
+    let v = scalar_as(t.dtype(), value)?;
+    let mut list: Vec<Option<Tensor>> = vec![None; d];
+    list.push(Some(flat));
+    put_unchecked(t, &list, &v, false)
+}
+
+/// `copy_to(dst, value)`: assignment through basic indices only.
+fn copy_to(dst: &Tensor, value: Operand<'_>) -> Result<()> {
+    match value {
+        Operand::Scalar(s) => {
+            dst.fill_(s)?;
+        }
+        Operand::Tensor(v) => {
+            if v.size() == dst.size() {
+                dst.copy_(v)?;
+            } else if v.dim() == 0 {
+                // fill_.Tensor, unlike fill_.Scalar, refuses an expanded destination
+                crate::iter::check_overlap(dst, &[])?;
+                dst.fill_(item_scalar(v)?)?;
+            } else {
+                let vs = strip_leading_ones(v)?;
+                dst.copy_(&vs.expand(dst.size())?)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `_index_put_impl_`: the checks and the shortcut, then the general write.
+fn put_impl(
+    t: &Tensor,
+    indices: &[Option<Tensor>],
+    values: &Tensor,
+    accumulate: bool,
+) -> Result<()> {
+    if indices.len() > t.dim() {
+        return Err(too_many_got(t.dim(), indices.len()));
+    }
+    if t.size()
+        .iter()
+        .zip(t.stride())
+        .any(|(&s, &st)| s > 1 && st == 0)
+    {
+        crate::warnings::warn(
+            "Use of index_put_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This also applies to advanced indexing e.g. tensor[indices] = tensor",
+        );
+    }
+    if !accumulate
+        && values.numel() == 1
+        && let Some((lead, mask)) = masked_fill_mask(t, indices)?
+    {
+        return masked_fill_shortcut(t, lead, &mask, item_scalar(values)?);
+    }
+    assert_no_overlap(t, values)?;
+    for i in indices.iter().flatten() {
+        assert_no_overlap(t, i)?;
+    }
+    put_unchecked(t, indices, values, accumulate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::s;
+
+    fn arange(sizes: &[usize]) -> Tensor {
+        let n: usize = sizes.iter().product();
+        Tensor::from_vec((0..n as i64).collect::<Vec<i64>>(), sizes).unwrap()
+    }
+
+    fn ix(v: &[i64]) -> Tensor {
+        Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
+    }
+
+    #[test]
+    fn geometry() {
+        assert_eq!(
+            broadcast_index_shapes(&[&[2, 1], &[3], &[]]),
+            Some(vec![2, 3])
+        );
+        assert_eq!(broadcast_index_shapes(&[&[2], &[3]]), None);
+        assert!(has_contiguous_subspace(&[false, true, true, false]));
+        assert!(!has_contiguous_subspace(&[true, false, true]));
+        assert_eq!(front_permutation(&[false, true, false, true]), [1, 3, 0, 2]);
+        assert_eq!(placement(&[false, true, true, false]), (1, 2));
+        assert_eq!(result_shape(&[2, 3, 4, 5], 1, 2, &[7, 8]), [2, 7, 8, 5]);
+        assert_eq!(row_major_offsets(&[2, 2], &[1, 3], 1), [1, 4, 2, 5]);
+    }
+
+    #[test]
+    fn placement_rule() {
+        let x = arange(&[2, 3, 4]);
+        let i = ix(&[0, 1]);
+        // adjacent: stays in place
+        let r = x.index(&s![.., &i, &i]).unwrap();
+        assert_eq!(r.size(), &[2, 2]);
+        assert_eq!(r.to_vec::<i64>(), [0, 5, 12, 17]);
+        // separated by a slice: the broadcast dims go first
+        let r = x.index(&s![&i, .., [1, 2]]).unwrap();
+        assert_eq!(r.size(), &[2, 3]);
+        assert_eq!(r.to_vec::<i64>(), [1, 5, 9, 14, 18, 22]);
+        // separated by None
+        assert_eq!(x.index(&s![&i, None, &i]).unwrap().size(), &[2, 1, 4]);
+        // an int is a basic index: x[0, :, [1, 2]] is (3, 2)
+        assert_eq!(x.index(&s![0, .., [1, 2]]).unwrap().size(), &[3, 2]);
+        // Python bools
+        assert_eq!(x.index(&s![.., false]).unwrap().size(), &[2, 0, 3, 4]);
+        assert_eq!(x.index(&s![[0, 1], true]).unwrap().size(), &[2, 3, 4]);
+        assert!(!x.index(&s![&i]).unwrap().shares_storage(&x));
+    }
+
+    #[test]
+    fn masks_and_errors() {
+        let x = arange(&[2, 3]);
+        let m = Tensor::from_vec(vec![true, false, true, false, true, true], [2, 3]).unwrap();
+        assert_eq!(x.index(&s![&m]).unwrap().to_vec::<i64>(), [0, 2, 4, 5]);
+        let e = x.index(&s![.., [true, false]]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [2, 3] at index 1"
+        );
+        let e = x.index(&s![[0, 1], [0, 1, 2]]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"
+        );
+        let e = x.index(&s![.., [-4]]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "index -4 is out of bounds for dimension 0 with size 3"
+        );
+        let f = Tensor::from_vec(vec![0.0f32], [1]).unwrap();
+        let e = x.index(&s![&f]).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "tensors used as indices must be long, int, byte or bool tensors"
+        );
+        let z = Tensor::zeros_with([0, 3], DType::Int64).unwrap();
+        assert_eq!(
+            z.index(&s![[0]]).unwrap_err().message(),
+            "index is out of bounds for dimension with size 0"
+        );
+        assert_eq!(z.index(&s![Vec::<i64>::new()]).unwrap().size(), &[0, 3]);
+    }
+
+    #[test]
+    fn result_strides_follow_the_source() {
+        // a transposed (2, 4, 3) view with strides (12, 1, 4)
+        let xt = arange(&[2, 3, 4]).transpose(1, 2).unwrap();
+        assert_eq!(xt.index(&s![[0, 1]]).unwrap().stride(), &[12, 1, 4]);
+        assert_eq!(xt.index(&s![.., [0, 1]]).unwrap().stride(), &[6, 3, 1]);
+    }
+
+    #[test]
+    fn put_and_accumulate() {
+        let x = Tensor::zeros_with([4], DType::Float32).unwrap();
+        let v = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], [3]).unwrap();
+        x.index_put_with_([&ix(&[0, 0, 2])], &v, true).unwrap();
+        assert_eq!(x.to_vec::<f32>(), [3.0, 0.0, 3.0, 0.0]);
+        // without accumulate, the last write wins
+        x.index_put_([&ix(&[1, 1, 1])], &v).unwrap();
+        assert_eq!(x.to_vec::<f32>(), [3.0, 3.0, 3.0, 0.0]);
+        let b = Tensor::from_vec(vec![true, false], [2]).unwrap();
+        let y = Tensor::zeros_with([2, 2], DType::Int64).unwrap();
+        let out = y
+            .index_put_with(
+                [Some(&b)],
+                &Tensor::full_with((), 7, DType::Int64).unwrap(),
+                false,
+            )
+            .unwrap();
+        assert_eq!(out.to_vec::<i64>(), [7, 7, 0, 0]);
+        assert_eq!(y.to_vec::<i64>(), [0, 0, 0, 0]);
+        let e = y.index_put_([&ix(&[0])], &v).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "shape mismatch: value tensor of shape [3] cannot be broadcast to indexing result of shape [1, 2]"
+        );
+    }
+
+    #[test]
+    fn setitem() {
+        let x = Tensor::zeros_with([2, 3], DType::Float32).unwrap();
+        x.index_set_(&s![.., [0, 2]], 5).unwrap();
+        assert_eq!(x.to_vec::<f32>(), [5.0, 0.0, 5.0, 5.0, 0.0, 5.0]);
+        let e = x.index_set_(&s![.., [7]], 1).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "index 7 is out of bounds for dimension 1 with size 3"
+        );
+        let v = Tensor::from_vec(vec![1.0f32, 2.0], [1, 2, 1]).unwrap();
+        x.index_set_(&s![[1, 0]], &v).unwrap();
+        assert_eq!(x.to_vec::<f32>(), [2.0, 2.0, 2.0, 1.0, 1.0, 1.0]);
+        x.index_set_(&s![0], 9).unwrap();
+        assert_eq!(x.to_vec::<f32>(), [9.0, 9.0, 9.0, 1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn empty_results_check_no_index_and_uint8_takes_negatives() {
+        let x = arange(&[4, 5]);
+        // the slice leaves no element, so the bad index 4 is never read (as in PyTorch)
+        assert_eq!(
+            x.index(&s![[4], TensorIndex::Slice(Some(4), Some(2), None)])
+                .unwrap()
+                .size(),
+            &[1, 0]
+        );
+        let u = Tensor::zeros_with([3], DType::UInt8).unwrap();
+        u.index_set_(&s![[0, 2]], -1).unwrap();
+        assert_eq!(u.to_vec::<i64>(), [255, 0, 255]);
+        assert_eq!(
+            u.index_set_(&s![[0]], -256).unwrap_err().message(),
+            "value cannot be converted to type uint8_t without overflow"
+        );
+    }
+}
