@@ -21,7 +21,7 @@ const N: usize = 4096;
 const LAT_INNER: usize = 20000;
 const LAT_REPS: usize = 15;
 
-const CASE_ORDER: [&str; 19] = [
+const CASE_ORDER: [&str; 34] = [
     "add_same",
     "add_same_out",
     "add_row",
@@ -41,12 +41,27 @@ const CASE_ORDER: [&str; 19] = [
     "where_bcast",
     "matmul_512",
     "bmm_bcast",
+    "advindex_rows",
+    "mask_select",
+    "index_put_acc",
+    "gather",
+    "scatter_add",
+    "sort_1m",
+    "topk_1m",
+    "cumsum",
+    "einsum_bhqk",
+    "pad",
+    "flip",
+    "tril",
+    "softplus",
+    "hypot",
+    "lerp",
 ];
 
 fn unit(name: &str) -> &'static str {
     match name {
         "add_small" | "add_seed" => "ns",
-        "matmul_512" | "bmm_bcast" => "gflops",
+        "matmul_512" | "bmm_bcast" | "einsum_bhqk" => "gflops",
         _ => "gelem",
     }
 }
@@ -70,7 +85,196 @@ fn rnd(shape: &[usize], seed: u64) -> Tensor {
         .expect("rand")
 }
 
-type Case = (Box<dyn FnMut() -> Option<Tensor>>, f64);
+type Op = Box<dyn FnMut() -> Option<Tensor>>;
+type Case = (Op, f64);
+
+/// A case whose inputs are built on its first call (a warm-up rep), so `--only` builds only
+/// the inputs of the cases asked for.
+fn lazy(make: impl FnOnce() -> tensile::Result<Op> + 'static) -> Op {
+    let mut make = Some(make);
+    let mut op: Option<Op> = None;
+    Box::new(move || {
+        if op.is_none() {
+            let m = make.take().expect("built once");
+            op = Some(m().expect("building the bench inputs"));
+        }
+        op.as_mut().expect("built")()
+    })
+}
+
+/// Random int64 in `[0, hi)` of `shape`.
+fn randint(hi: i64, shape: &[usize], seed: u64) -> tensile::Result<Tensor> {
+    Tensor::rand_with(shape, seed, DType::Float64)?
+        .mul(hi)?
+        .floor()?
+        .to(DType::Int64)
+}
+
+/// Issue 11's cases (`family_cases` in peers.py: same shapes and counts).
+fn family_cases() -> Vec<(&'static str, Case)> {
+    const M: usize = 2048;
+    let mm = (M * M) as f64;
+    let ok = |r: tensile::Result<Tensor>| Some(r.expect("bench op"));
+    let ok2 = |r: tensile::Result<(Tensor, Tensor)>| Some(r.expect("bench op").0);
+    vec![
+        (
+            "advindex_rows",
+            (
+                lazy(move || {
+                    let (x, idx) = (rnd(&[50000, 256], 30), randint(50000, &[16384], 31)?);
+                    Ok(Box::new(move || ok(x.index(&tensile::s![&idx]))) as Op)
+                }),
+                (16384 * 256) as f64,
+            ),
+        ),
+        (
+            "mask_select",
+            (
+                lazy(move || {
+                    let x = rnd(&[M, M], 32);
+                    let mask = x.gt(1.0)?;
+                    Ok(Box::new(move || ok(x.index(&tensile::s![&mask]))) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "index_put_acc",
+            (
+                lazy(move || {
+                    let z = Tensor::zeros([16384, 64])?;
+                    let (idx, v) = (randint(16384, &[65536], 33)?, rnd(&[65536, 64], 34));
+                    Ok(Box::new(move || {
+                        z.index_put_with_([&idx], &v, true).expect("index_put_");
+                        None
+                    }) as Op)
+                }),
+                (65536 * 64) as f64,
+            ),
+        ),
+        (
+            "gather",
+            (
+                lazy(move || {
+                    let (x, idx) = (rnd(&[1024, 4096], 35), randint(4096, &[1024, 4096], 36)?);
+                    Ok(Box::new(move || ok(x.gather(1, &idx))) as Op)
+                }),
+                (1024 * 4096) as f64,
+            ),
+        ),
+        (
+            "scatter_add",
+            (
+                lazy(move || {
+                    let (z, s) = (Tensor::zeros([16384, 64])?, rnd(&[65536, 64], 37));
+                    let idx = randint(16384, &[65536, 1], 38)?.expand([65536, 64])?;
+                    Ok(Box::new(move || ok(z.scatter_add(0, &idx, &s))) as Op)
+                }),
+                (65536 * 64) as f64,
+            ),
+        ),
+        (
+            "sort_1m",
+            (
+                lazy(move || {
+                    let v = rnd(&[1 << 20], 39);
+                    Ok(Box::new(move || ok2(v.sort())) as Op)
+                }),
+                (1 << 20) as f64,
+            ),
+        ),
+        (
+            "topk_1m",
+            (
+                lazy(move || {
+                    let v = rnd(&[1 << 20], 40);
+                    Ok(Box::new(move || ok2(v.topk(100))) as Op)
+                }),
+                (1 << 20) as f64,
+            ),
+        ),
+        (
+            "cumsum",
+            (
+                lazy(move || {
+                    let x = rnd(&[M, M], 41);
+                    Ok(Box::new(move || ok(x.cumsum(1))) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "einsum_bhqk",
+            (
+                lazy(move || {
+                    let (q, k) = (rnd(&[8, 12, 128, 64], 42), rnd(&[8, 12, 128, 64], 43));
+                    Ok(Box::new(move || ok(tensile::einsum("bhqd,bhkd->bhqk", &[&q, &k]))) as Op)
+                }),
+                2.0 * 8.0 * 12.0 * 128.0 * 128.0 * 64.0,
+            ),
+        ),
+        (
+            "pad",
+            (
+                lazy(move || {
+                    let x = rnd(&[16, 64, 56, 56], 44);
+                    Ok(Box::new(move || ok(tensile::nn::functional::pad(&x, [1, 1, 1, 1]))) as Op)
+                }),
+                (16 * 64 * 58 * 58) as f64,
+            ),
+        ),
+        (
+            "flip",
+            (
+                lazy(move || {
+                    let x = rnd(&[M, M], 45);
+                    Ok(Box::new(move || ok(x.flip([1]))) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "tril",
+            (
+                lazy(move || {
+                    let x = rnd(&[M, M], 46);
+                    Ok(Box::new(move || ok(x.tril())) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "softplus",
+            (
+                lazy(move || {
+                    let x = rnd(&[M, M], 47);
+                    Ok(Box::new(move || ok(tensile::nn::functional::softplus(&x))) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "hypot",
+            (
+                lazy(move || {
+                    let (x, y) = (rnd(&[M, M], 48), rnd(&[M, M], 49));
+                    Ok(Box::new(move || ok(x.hypot(&y))) as Op)
+                }),
+                mm,
+            ),
+        ),
+        (
+            "lerp",
+            (
+                lazy(move || {
+                    let (x, y) = (rnd(&[M, M], 50), rnd(&[M, M], 51));
+                    Ok(Box::new(move || ok(x.lerp(&y, 0.3))) as Op)
+                }),
+                mm,
+            ),
+        ),
+    ]
+}
 
 fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
     let a = rnd(&[N, N], 1);
@@ -314,7 +518,13 @@ fn main() {
         "# lib=tensile threads={threads} reps={reps} warmup={warmup} tensile {}",
         env!("CARGO_PKG_VERSION")
     );
-    let mut cases = build_cases().expect("building the bench inputs");
+    let old_asked = only.is_empty() || only.iter().any(|o| CASE_ORDER[..19].contains(&o.as_str()));
+    let mut cases = if old_asked {
+        build_cases().expect("building the bench inputs")
+    } else {
+        Vec::new()
+    };
+    cases.extend(family_cases());
     for name in CASE_ORDER {
         if !only.is_empty() && !only.iter().any(|o| o == name) {
             continue;
