@@ -229,8 +229,10 @@ fn searching_set_sorting() -> R {
     assert_eq!(i64s(&counts), [1, 1, 1, 2]);
     let first = Tensor::full([4], 5)?.scatter_reduce(0, &inverse, &Tensor::arange(5)?, "amin")?;
     assert_eq!(i64s(&first), [2, 1, 4, 0]);
-    assert_eq!(x.unique_with((true, false, true))?.2.is_some(), true);
-    assert_eq!(x.unique_with((true, true))?.1.is_some(), true);
+    let (_, no_inverse, counts) = x.unique_with((true, false, true))?;
+    assert!(no_inverse.is_none() && i64s(&counts.unwrap()) == [1, 1, 1, 2]);
+    let (_, inverse, no_counts) = x.unique_with((true, true))?;
+    assert!(no_counts.is_none() && i64s(&inverse.unwrap()) == [3, 1, 0, 3, 2]);
     assert_eq!(i64s(&x.unique()?), [0, 1, 2, 3]);
     assert_eq!(i64s(&x.argsort()?), [2, 1, 4, 0, 3]);
     assert_eq!(i64s(&x.argsort_with((0, true, true))?), [0, 3, 4, 1, 2]);
