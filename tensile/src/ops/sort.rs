@@ -1232,7 +1232,8 @@ pub fn isin<'a, 'b>(
 ///
 /// Errors: `Unsupported input type encountered for isin(): Bool` (NotImplementedError) for
 /// a bool tensor or a Python bool, `elements` checked first; two numbers: `isin() received an
-/// invalid combination of arguments - got (int, int)` (RuntimeError; a TypeError in Python).
+/// invalid combination of arguments - got (int, int)` (TypeError; Python's message goes on to
+/// list the accepted signatures).
 pub fn isin_with<'a, 'b>(
     elements: impl Into<Operand<'a>>,
     test_elements: impl Into<Operand<'b>>,
@@ -1249,7 +1250,7 @@ pub fn isin_with<'a, 'b>(
             Scalar::Int(_) => "int",
             Scalar::Float(_) => "float",
         };
-        return Err(Error::runtime(format!(
+        return Err(Error::type_error(format!(
             "isin() received an invalid combination of arguments - got ({}, {})",
             kind(a),
             kind(b)
