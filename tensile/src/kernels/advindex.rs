@@ -2,6 +2,8 @@
 //! in order, element `dst_offs[k]` of one storage receives element `src_offs[k]` of another
 //! (or has it added, for `accumulate=True`). Offsets count elements from the storage start.
 
+use rayon::prelude::*;
+
 use crate::dtype::DType;
 use crate::iter::lock_operands;
 use crate::tensor::Tensor;
@@ -107,6 +109,121 @@ pub(crate) fn move_elems(
         by_dtype!(add);
     } else {
         by_dtype!(set);
+    }
+    true
+}
+
+/// A raw pointer that may cross threads; see the safety notes where it is dereferenced.
+#[derive(Clone, Copy)]
+struct Ptr(*mut u8);
+// SAFETY: the caller holds the storage locks for the whole parallel section; tasks write
+// disjoint rows of a fresh output and only read the source.
+unsafe impl Send for Ptr {}
+// SAFETY: as above.
+unsafe impl Sync for Ptr {}
+
+impl Ptr {
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+/// `move_elems` by rows: for every `k` in order, the `inner` contiguous elements starting
+/// at `dst_offs[k]` receive (or have added, for `accumulate`) the `inner` contiguous
+/// elements starting at `src_offs[k]`. Element `j` of row `k` is moved exactly as
+/// `move_elems` moves the pair `(dst_offs[k] + j, src_offs[k] + j)`, in the same order, so
+/// sums round identically. `fresh`: `dst` is a new tensor whose rows are all distinct and
+/// disjoint from `src`, so rows may be copied in parallel.
+pub(crate) fn move_rows(
+    dst: &Tensor,
+    dst_offs: &[usize],
+    src: &Tensor,
+    src_offs: &[usize],
+    inner: usize,
+    accumulate: bool,
+    fresh: bool,
+) -> bool {
+    if inner == 1 {
+        return move_elems(dst, dst_offs, src, src_offs, accumulate);
+    }
+    if inner == 0 {
+        return src.dtype == dst.dtype;
+    }
+    let dt = dst.dtype;
+    let size = dt.itemsize();
+    let fits = |t: &Tensor, offs: &[usize]| {
+        let n = t.storage.nbytes() / size;
+        offs.iter()
+            .all(|&o| o.checked_add(inner).is_some_and(|e| e <= n))
+    };
+    if dst_offs.len() != src_offs.len()
+        || src.dtype != dt
+        || !fits(dst, dst_offs)
+        || !fits(src, src_offs)
+    {
+        return false;
+    }
+    if dst_offs.is_empty() {
+        return true;
+    }
+    let _guard = lock_operands(&[dst, src], 1);
+    let (dp, sp) = (Ptr(dst.storage.ptr()), Ptr(src.storage.ptr()));
+    if !accumulate {
+        let bytes = inner * size;
+        let copy_row = |(&d, &s): (&usize, &usize)| {
+            // SAFETY: both rows lie inside their storages (checked above); the locks are
+            // held; `ptr::copy` tolerates overlap; with `fresh`, each task writes its own
+            // distinct row of a new buffer.
+            unsafe { std::ptr::copy(sp.get().add(s * size), dp.get().add(d * size), bytes) }
+        };
+        let n = dst_offs.len();
+        if fresh
+            && n * inner >= 2 * crate::kernels::loops::GRAIN
+            && rayon::current_num_threads() > 1
+        {
+            dst_offs
+                .par_iter()
+                .zip(src_offs.par_iter())
+                .with_min_len((crate::kernels::loops::GRAIN / inner).max(1))
+                .for_each(copy_row);
+        } else {
+            dst_offs.iter().zip(src_offs).for_each(copy_row);
+        }
+        return true;
+    }
+    macro_rules! run {
+        ($T:ty, $f:expr) => {{
+            let (dp, sp) = (dp.get().cast::<$T>(), sp.get().cast::<$T>());
+            let f = $f;
+            for (&d, &s) in dst_offs.iter().zip(src_offs) {
+                // SAFETY: both rows of `inner` elements lie inside their storages (checked
+                // above), aligned for the dtype; the locks are held; element by element
+                // through raw pointers, so a shared storage behaves as in `move_elems`.
+                unsafe {
+                    let (dr, sr) = (dp.add(d), sp.add(s));
+                    for j in 0..inner {
+                        let p = dr.add(j);
+                        p.write(f(p.read(), sr.add(j).read()));
+                    }
+                }
+            }
+        }};
+    }
+    match dt {
+        DType::Bool => run!(bool, |a: bool, b: bool| a | b),
+        DType::UInt8 => run!(u8, |a: u8, b: u8| a.wrapping_add(b)),
+        DType::Int8 => run!(i8, |a: i8, b: i8| a.wrapping_add(b)),
+        DType::Int16 => run!(i16, |a: i16, b: i16| a.wrapping_add(b)),
+        DType::Int32 => run!(i32, |a: i32, b: i32| a.wrapping_add(b)),
+        DType::Int64 => run!(i64, |a: i64, b: i64| a.wrapping_add(b)),
+        DType::Float16 => run!(half::f16, |a: half::f16, b: half::f16| {
+            half::f16::from_f32(a.to_f32() + b.to_f32())
+        }),
+        DType::BFloat16 => run!(half::bf16, |a: half::bf16, b: half::bf16| {
+            half::bf16::from_f32(a.to_f32() + b.to_f32())
+        }),
+        DType::Float32 => run!(f32, |a: f32, b: f32| a + b),
+        DType::Float64 => run!(f64, |a: f64, b: f64| a + b),
     }
     true
 }

@@ -115,8 +115,10 @@ impl Info {
 
     /// Storage offsets of the elements `src[p, idx[b], q]` for every result position in
     /// row-major order, checking every index value (`index 7 is out of bounds for dimension
-    /// 1 with size 4`, `dimension` being the index's ordinal).
-    fn offsets(&self) -> Result<Vec<usize>> {
+    /// 1 with size 4`, `dimension` being the index's ordinal). Only the positions with the
+    /// last `drop` dims (all after the indexed ones) at 0: the first elements of the rows
+    /// those dims span.
+    fn offsets_outer(&self, drop: usize) -> Result<Vec<usize>> {
         let (src, before, k) = (&self.src, self.before, self.k);
         let r = self.result_shape();
         // the kernel visits no element (and so checks no index) when the result is empty
@@ -151,8 +153,9 @@ impl Info {
         let mut bst = vec![0usize; nr];
         let bc = crate::layout::contiguous_strides(&self.b);
         bst[before..before + self.b.len()].copy_from_slice(&bc);
-        let base = row_major_offsets(&r, &st, src.storage_offset());
-        let bpos = row_major_offsets(&r, &bst, 0);
+        let keep = nr - drop;
+        let base = row_major_offsets(&r[..keep], &st[..keep], src.storage_offset());
+        let bpos = row_major_offsets(&r[..keep], &bst[..keep], 0);
         Ok(base.iter().zip(&bpos).map(|(a, &p)| a + boff[p]).collect())
     }
 }
@@ -318,21 +321,44 @@ pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tenso
     let mut ops: Vec<&Tensor> = vec![&restrided];
     ops.extend(reshaped.iter());
     let strides = crate::iter::new_output_strides(&r, &ops);
-    let src_offs = info.offsets()?;
     let out = Tensor::try_alloc(&r, &strides, s.dtype())?;
-    let dst_offs = row_major_offsets(&r, out.stride(), out.storage_offset());
-    move_or_fail(&out, &dst_offs, s, &src_offs, false)?;
+    // rows: the trailing dims packed alike in src and out move as contiguous blocks
+    let drop = packed_tail(&r[r.len() - after..], &st[r.len() - after..], out.stride());
+    let inner: usize = r[r.len() - drop..].iter().product();
+    let keep = r.len() - drop;
+    let src_offs = info.offsets_outer(drop)?;
+    let dst_offs = row_major_offsets(&r[..keep], &out.stride()[..keep], out.storage_offset());
+    move_rows_or_fail(&out, &dst_offs, s, &src_offs, inner, false, true)?;
     Ok(out)
 }
 
-fn move_or_fail(
+/// The number of trailing dims of `sizes` that both stride lists lay out row-major packed
+/// (innermost stride 1), so that those dims span one contiguous block in each.
+fn packed_tail(sizes: &[usize], a: &[usize], b: &[usize]) -> usize {
+    let (na, nb) = (a.len(), b.len());
+    let mut expect = 1usize;
+    let mut n = 0;
+    for (i, &sz) in sizes.iter().enumerate().rev() {
+        let j = sizes.len() - 1 - i;
+        if sz != 1 && (a[na - 1 - j] != expect || b[nb - 1 - j] != expect) {
+            break;
+        }
+        expect *= sz;
+        n += 1;
+    }
+    n
+}
+
+fn move_rows_or_fail(
     dst: &Tensor,
     dst_offs: &[usize],
     src: &Tensor,
     src_offs: &[usize],
+    inner: usize,
     accumulate: bool,
+    fresh: bool,
 ) -> Result<()> {
-    if crate::kernels::advindex::move_elems(dst, dst_offs, src, src_offs, accumulate) {
+    if crate::kernels::advindex::move_rows(dst, dst_offs, src, src_offs, inner, accumulate, fresh) {
         Ok(())
     } else {
         Err(Error::runtime("internal error: advanced indexing offsets"))
@@ -448,10 +474,14 @@ fn put_unchecked(
             values.dtype().scalar_type_name()
         )));
     }
-    let dst_offs = info.offsets()?;
     let v = values.expand(&r)?;
-    let src_offs = row_major_offsets(&r, v.stride(), v.storage_offset());
-    move_or_fail(t, &dst_offs, &v, &src_offs, accumulate)
+    let after = info.src.dim() - info.before - info.k;
+    let n = r.len();
+    let drop = packed_tail(&r[n - after..], info.src.stride(), v.stride());
+    let inner: usize = r[n - drop..].iter().product();
+    let dst_offs = info.offsets_outer(drop)?;
+    let src_offs = row_major_offsets(&r[..n - drop], &v.stride()[..n - drop], v.storage_offset());
+    move_rows_or_fail(t, &dst_offs, &v, &src_offs, inner, accumulate, false)
 }
 
 /// `is_expandable_to(shape, desired)`.
