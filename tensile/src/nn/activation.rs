@@ -179,6 +179,29 @@ pub fn softplus(input: &Tensor) -> Result<Tensor> {
 /// `beta*x > threshold`. Floats only: `"softplus_cpu" not implemented for 'Long'`.
 pub fn softplus_with(input: &Tensor, opts: impl Into<SoftplusOpts>) -> Result<Tensor> {
     let SoftplusOpts { beta, threshold } = opts.into();
+    if input.dtype == DType::Float32 {
+        // PyTorch's float kernel: beta and threshold as float, computed in float
+        let (b, t) = (beta as f32, threshold as f32);
+        if input.is_contiguous() {
+            let out = Tensor::try_alloc_contiguous(input.size(), DType::Float32)?;
+            let _guard = crate::iter::lock_operands(&[input], 0);
+            // SAFETY: `input` is contiguous float32 with `numel` elements; `out` is fresh of
+            // the same shape (no overlap); `input`'s lock is held.
+            unsafe {
+                crate::kernels::rows::softplus_contig(
+                    input.elem_ptr() as *const f32,
+                    out.elem_ptr() as *mut f32,
+                    input.numel(),
+                    b,
+                    t,
+                )
+            };
+            return Ok(out);
+        }
+        return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {
+            crate::kernels::rows::softplus_f32(x, b, t)
+        });
+    }
     float_act(input, "softplus_cpu", move |x| {
         if x * beta > threshold {
             x

@@ -42,10 +42,52 @@ fn acc_round(dtype: DType) -> fn(f64) -> f64 {
     }
 }
 
+/// `cumsum`/`cumprod` of a contiguous, non-empty float32/float64 `x` of at least one dim,
+/// scanned in place on the typed data (viewed as `(outer, size(d), inner)`, accumulated in
+/// double): a fresh contiguous tensor, or `None` for other inputs.
+fn cum_contiguous(x: &Tensor, d: usize, prod: bool) -> Result<Option<Tensor>> {
+    if x.dim() == 0 || x.numel() == 0 || !x.is_contiguous() {
+        return Ok(None);
+    }
+    let sizes = x.size();
+    let n = sizes[d];
+    let inner: usize = sizes[d + 1..].iter().product();
+    let outer = x.numel() / (n * inner);
+    let out = Tensor::try_alloc_contiguous(sizes, x.dtype())?;
+    let _guard = crate::iter::lock_operands(&[x], 0);
+    // SAFETY: `x` is contiguous with `outer * n * inner` elements of the dtype the kernel is
+    // instantiated with; `out` is fresh with the same shape (no overlap); `x`'s lock is held.
+    unsafe {
+        match x.dtype() {
+            DType::Float32 => crate::kernels::rows::cum_f64::<f32>(
+                x.elem_ptr() as *const f32,
+                out.elem_ptr() as *mut f32,
+                outer,
+                n,
+                inner,
+                prod,
+            ),
+            DType::Float64 => crate::kernels::rows::cum_f64::<f64>(
+                x.elem_ptr() as *const f64,
+                out.elem_ptr() as *mut f64,
+                outer,
+                n,
+                inner,
+                prod,
+            ),
+            _ => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
 /// `cumsum`/`cumprod` in `dtype` (the input already cast to it).
 fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     let x = t.to(dtype)?;
+    if let Some(out) = cum_contiguous(&x, d, prod)? {
+        return Ok(out);
+    }
     let (moved, n) = rows(&x, d)?;
     let out = if dtype.is_floating_point() {
         let r = acc_round(dtype);

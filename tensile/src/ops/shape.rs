@@ -59,6 +59,65 @@ pub(crate) fn gather_axes(src: &Tensor, maps: &[Vec<usize>]) -> Result<Tensor> {
     flat.index_select(0, &index)?.view(&out_sizes[..])
 }
 
+/// `flip` of a contiguous, non-empty `src` of at least one dim as row copies (each output row
+/// along the last dim is a source row, reversed when the last dim is flipped): a fresh
+/// contiguous tensor, or `None` for other inputs.
+fn flip_contiguous(src: &Tensor, ds: &[usize]) -> Result<Option<Tensor>> {
+    if src.dim() == 0 || src.numel() == 0 || !src.is_contiguous() {
+        return Ok(None);
+    }
+    let sizes = src.size();
+    let last = sizes.len() - 1;
+    let n = sizes[last];
+    let rows = src.numel() / n;
+    let mut flipped = vec![false; sizes.len()];
+    for &d in ds {
+        flipped[d] = true;
+    }
+    // the source row of each output row: its multi-index over the leading dims, mirrored in
+    // the flipped ones
+    let mut src_rows = Vec::new();
+    src_rows.try_reserve(rows).map_err(|_| overflow())?;
+    let row_st = contiguous_strides(&sizes[..last]);
+    let mut pos = vec![0usize; last];
+    for _ in 0..rows {
+        let r: usize = (0..last)
+            .map(|d| {
+                let i = if flipped[d] {
+                    sizes[d] - 1 - pos[d]
+                } else {
+                    pos[d]
+                };
+                i * row_st[d]
+            })
+            .sum();
+        src_rows.push(r);
+        for d in (0..last).rev() {
+            pos[d] += 1;
+            if pos[d] < sizes[d] {
+                break;
+            }
+            pos[d] = 0;
+        }
+    }
+    let out = Tensor::try_alloc_contiguous(sizes, src.dtype())?;
+    let _guard = crate::iter::lock_operands(&[src], 0);
+    // SAFETY: `src` is contiguous with `rows * n` elements from its element pointer (every
+    // `src_rows` entry is `< rows`); `out` is fresh with the same shape, so the buffers do not
+    // overlap; `src`'s lock is held.
+    unsafe {
+        crate::kernels::rows::flip_rows(
+            src.elem_ptr(),
+            out.elem_ptr(),
+            &src_rows,
+            n,
+            src.element_size(),
+            flipped[last],
+        )
+    };
+    Ok(Some(out))
+}
+
 /// Identity maps for every dim of `t`.
 fn identity_maps(t: &Tensor) -> Vec<Vec<usize>> {
     t.size().iter().map(|&n| (0..n).collect()).collect()
@@ -313,6 +372,9 @@ impl Tensor {
     /// -3)`; RuntimeError `dim 0 appears multiple times in the list of dims`.
     pub fn flip(&self, dims: impl IntoDims) -> Result<Tensor> {
         let ds = wrap_dims(&dims.into_shape(), self.dim())?;
+        if let Some(out) = flip_contiguous(self, &ds)? {
+            return Ok(preserve_like(out, self));
+        }
         let mut maps = identity_maps(self);
         for d in ds {
             maps[d].reverse();

@@ -1,0 +1,241 @@
+//! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not) and the float
+//! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`).
+//! Callers pass raw element pointers of fresh outputs and hold the storage locks.
+
+use rayon::prelude::*;
+
+use crate::element::Element;
+use crate::kernels::Ptr;
+use crate::kernels::loops::GRAIN;
+
+/// Whether `work` elements are worth splitting across threads.
+fn parallel(work: usize) -> bool {
+    work >= 2 * GRAIN && rayon::current_num_threads() > 1
+}
+
+/// One row of `n` elements of `T`, reversed or not.
+///
+/// # Safety
+/// `s` and `d` point to `n` valid, non-overlapping elements of `T`.
+#[inline]
+unsafe fn copy_row<T: Copy>(s: *const T, d: *mut T, n: usize, rev: bool) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        if rev {
+            let src = std::slice::from_raw_parts(s, n);
+            let dst = std::slice::from_raw_parts_mut(d, n);
+            for (o, i) in dst.iter_mut().zip(src.iter().rev()) {
+                *o = *i;
+            }
+        } else {
+            std::ptr::copy_nonoverlapping(s, d, n);
+        }
+    }
+}
+
+/// `dst` row `r` (of `n` elements of `esize` bytes) = `src` row `src_rows[r]`, reversed when
+/// `rev`.
+///
+/// # Safety
+/// `src` holds every row `src_rows[r]` and `dst` holds `src_rows.len()` rows; they do not
+/// overlap; the caller holds the storage locks.
+pub(crate) unsafe fn flip_rows(
+    src: *const u8,
+    dst: *mut u8,
+    src_rows: &[usize],
+    n: usize,
+    esize: usize,
+    rev: bool,
+) {
+    let (sp, dp) = (Ptr(src as *mut u8), Ptr(dst));
+    let one = |r: usize| {
+        let (s, d) = (
+            sp.get().wrapping_add(src_rows[r] * n * esize),
+            dp.get().wrapping_add(r * n * esize),
+        );
+        // SAFETY: both rows lie inside their buffers (the caller's contract), rows of `dst` are
+        // written by one task each, and the buffers do not overlap.
+        unsafe {
+            match esize {
+                1 => copy_row(s, d, n, rev),
+                2 => copy_row(s as *const u16, d as *mut u16, n, rev),
+                4 => copy_row(s as *const u32, d as *mut u32, n, rev),
+                8 => copy_row(s as *const u64, d as *mut u64, n, rev),
+                _ if !rev => copy_row(s, d, n * esize, false),
+                _ => {
+                    for j in 0..n {
+                        std::ptr::copy_nonoverlapping(
+                            s.add((n - 1 - j) * esize),
+                            d.add(j * esize),
+                            esize,
+                        );
+                    }
+                }
+            }
+        }
+    };
+    let rows = src_rows.len();
+    if parallel(rows * n) {
+        (0..rows)
+            .into_par_iter()
+            .with_min_len((GRAIN / n.max(1)).max(1))
+            .for_each(one);
+    } else {
+        (0..rows).for_each(one);
+    }
+}
+
+/// Running sums (or products) along the middle dim of a contiguous `(outer, n, inner)` buffer
+/// of `T`, accumulated in double and rounded once per element into `dst` (same shape).
+///
+/// # Safety
+/// `src` and `dst` hold `outer * n * inner` elements of `T` and do not overlap; the caller
+/// holds the storage locks.
+pub(crate) unsafe fn cum_f64<T: Element>(
+    src: *const T,
+    dst: *mut T,
+    outer: usize,
+    n: usize,
+    inner: usize,
+    prod: bool,
+) {
+    let len = n * inner;
+    let (sp, dp) = (Ptr(src as *mut T), Ptr(dst));
+    let one = |o: usize| {
+        // SAFETY: block `o` of `len` elements lies inside both buffers; each block of `dst` is
+        // written by one task; the buffers do not overlap.
+        let (xs, ys) = unsafe {
+            (
+                std::slice::from_raw_parts(sp.get().add(o * len) as *const T, len),
+                std::slice::from_raw_parts_mut(dp.get().add(o * len), len),
+            )
+        };
+        if inner == 1 {
+            let mut acc = if prod { 1.0 } else { 0.0 };
+            if prod {
+                for (y, x) in ys.iter_mut().zip(xs) {
+                    acc *= x.to_f64();
+                    *y = T::from_f64(acc);
+                }
+            } else {
+                for (y, x) in ys.iter_mut().zip(xs) {
+                    acc += x.to_f64();
+                    *y = T::from_f64(acc);
+                }
+            }
+        } else {
+            let mut acc = vec![if prod { 1.0f64 } else { 0.0 }; inner];
+            for (yr, xr) in ys.chunks_exact_mut(inner).zip(xs.chunks_exact(inner)) {
+                for ((a, y), x) in acc.iter_mut().zip(yr).zip(xr) {
+                    if prod {
+                        *a *= x.to_f64();
+                    } else {
+                        *a += x.to_f64();
+                    }
+                    *y = T::from_f64(*a);
+                }
+            }
+        }
+    };
+    if parallel(outer * len) {
+        (0..outer)
+            .into_par_iter()
+            .with_min_len((GRAIN / len.max(1)).max(1))
+            .for_each(one);
+    } else {
+        (0..outer).for_each(one);
+    }
+}
+
+/// `log1p(exp(y)) / b` for `y = x*b` (float, as PyTorch forms it) with `x*b > t` giving `x`:
+/// computed in double as `max(y, 0) + log1p(exp(-|y|))` with polynomial `exp` and `log1p`
+/// (relative error below 1e-9, far under float32's rounding), rounded once. Branch-free, so
+/// loops over it vectorise.
+#[inline(always)]
+pub(crate) fn softplus_f32(x: f32, b: f32, t: f32) -> f32 {
+    const SHIFT: f64 = 6755399441055744.0; // 1.5 * 2^52: adding it rounds to an integer
+    const LN2_HI: f64 = 0.693_147_180_369_123_8;
+    const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
+    let y = x * b;
+    let yd = y as f64;
+    let neg = if yd < 0.0 { yd } else { -yd };
+    // exp(-|y|) in (0, 1]; the clamp keeps 2^n normal (NaN passes through the comparison)
+    let a = if neg < -700.0 { -700.0 } else { neg };
+    let kf = a * std::f64::consts::LOG2_E + SHIFT;
+    let nf = kf - SHIFT;
+    let r = a - nf * LN2_HI - nf * LN2_LO;
+    let p = 1.0
+        + r * (1.0
+            + r * (1.0 / 2.0
+                + r * (1.0 / 6.0
+                    + r * (1.0 / 24.0
+                        + r * (1.0 / 120.0
+                            + r * (1.0 / 720.0 + r * (1.0 / 5040.0 + r * (1.0 / 40320.0))))))));
+    let ni = (kf.to_bits() as i64).wrapping_sub(SHIFT.to_bits() as i64);
+    let u = p * f64::from_bits((ni.wrapping_add(1023) << 52) as u64);
+    // log1p(u) = 2 atanh(s), s = u / (2 + u) in (0, 1/3]
+    let s = u / (2.0 + u);
+    let s2 = s * s;
+    let q = 1.0
+        + s2 * (1.0 / 3.0
+            + s2 * (1.0 / 5.0
+                + s2 * (1.0 / 7.0
+                    + s2 * (1.0 / 9.0
+                        + s2 * (1.0 / 11.0
+                            + s2 * (1.0 / 13.0
+                                + s2 * (1.0 / 15.0 + s2 * (1.0 / 17.0 + s2 * (1.0 / 19.0)))))))));
+    let l = 2.0 * s * q;
+    let pos = if yd > 0.0 { yd } else { 0.0 };
+    let v = ((pos + l) * (1.0 / b as f64)) as f32;
+    if y > t { x } else { v }
+}
+
+/// [`softplus_f32`] over `n` contiguous elements.
+#[inline(always)]
+fn softplus_run(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
+    for (y, &x) in ys.iter_mut().zip(xs) {
+        *y = softplus_f32(x, b, t);
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn softplus_run_avx2(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
+    softplus_run(xs, ys, b, t)
+}
+
+/// [`softplus_f32`] from `n` contiguous floats at `src` into `dst`, in parallel above the
+/// grain size, with AVX2 when the CPU has it.
+///
+/// # Safety
+/// `src` and `dst` hold `n` floats and do not overlap; the caller holds the storage locks.
+pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b: f32, t: f32) {
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+    let (sp, dp) = (Ptr(src as *mut f32), Ptr(dst));
+    const CHUNK: usize = 8192;
+    let one = |c: usize| {
+        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+        // SAFETY: `lo..hi` lies inside both buffers, which do not overlap; each chunk of `dst`
+        // is written by one task.
+        let (xs, ys) = unsafe {
+            (
+                std::slice::from_raw_parts(sp.get().add(lo) as *const f32, hi - lo),
+                std::slice::from_raw_parts_mut(dp.get().add(lo), hi - lo),
+            )
+        };
+        #[cfg(target_arch = "x86_64")]
+        if avx2 {
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            unsafe { softplus_run_avx2(xs, ys, b, t) };
+            return;
+        }
+        softplus_run(xs, ys, b, t);
+    };
+    let chunks = n.div_ceil(CHUNK);
+    if parallel(n) {
+        (0..chunks).into_par_iter().for_each(one);
+    } else {
+        (0..chunks).for_each(one);
+    }
+}
