@@ -15,6 +15,9 @@
 
 use std::time::Instant;
 
+#[path = "bench_ops/mod.rs"]
+mod bench_ops;
+
 use tensile::{DType, Tensor};
 
 const N: usize = 4096;
@@ -541,6 +544,29 @@ fn main() {
                 let (t, lo, hi) = timeit(f.as_mut(), reps, warmup, 1);
                 (t, lo, hi, *count / t / 1e9)
             }
+        };
+        println!("{name} {threads} {} {val:.3}", sci(t));
+        eprintln!("#spread {name} {} {}", sci(lo), sci(hi));
+    }
+    // The op suite of bench/ops.txt, in table order.
+    for row in bench_ops::rows() {
+        if !only.is_empty() && !only.iter().any(|o| *o == row.name) {
+            continue;
+        }
+        let (mut f, count) = bench_ops::build(&row).expect("building the bench inputs");
+        let name = &row.name;
+        let (t, lo, hi, val) = if row.unit == "ns" {
+            for _ in 0..warmup {
+                drop(f());
+            }
+            let t0 = Instant::now();
+            drop(f());
+            let inner = bench_ops::lat_inner(t0.elapsed().as_secs_f64());
+            let (t, lo, hi) = timeit(f.as_mut(), LAT_REPS, 0, inner);
+            (t, lo, hi, t * 1e9)
+        } else {
+            let (t, lo, hi) = timeit(f.as_mut(), reps, warmup, 1);
+            (t, lo, hi, count / t / 1e9)
         };
         println!("{name} {threads} {} {val:.3}", sci(t));
         eprintln!("#spread {name} {} {}", sci(lo), sci(hi));

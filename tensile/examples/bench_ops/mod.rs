@@ -1,0 +1,700 @@
+//! The op suite of `bench/ops.txt` on tensile: the table is parsed here with the grammar its
+//! header describes (the same reader as `bench/ops.py` on the PyTorch side), and each case is
+//! built on its first call, so `--only` builds only the inputs of the cases asked for.
+//!
+//! Each op name resolves to one tensile call below, the one a porter would write for the
+//! PyTorch call the name stands for; the table's kwargs become that call's arguments.
+
+use std::collections::HashMap;
+
+use tensile::nn::functional as F;
+use tensile::{DType, Tensor};
+
+/// Ops per rep for the table's latency (`ns`) cases, at most (fewer when one op is slow: see
+/// `lat_inner`).
+pub const OPS_LAT_INNER: usize = 2000;
+
+/// The table, compiled in so the binary runs from any directory.
+const TABLE: &str = include_str!("../../../bench/ops.txt");
+
+/// One parsed line of the table.
+pub struct Row {
+    pub name: String,
+    pub unit: String,
+    op: String,
+    args: Vec<String>,
+    kw: HashMap<String, String>,
+}
+
+/// Every case of the table, in file order.
+pub fn rows() -> Vec<Row> {
+    TABLE
+        .lines()
+        .filter_map(|line| {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                return None;
+            }
+            let toks: Vec<&str> = line.split_whitespace().collect();
+            let (mut args, mut kw) = (Vec::new(), HashMap::new());
+            for t in &toks[3..] {
+                match t.split_once('=') {
+                    Some((k, v)) if !t.starts_with('[') => {
+                        kw.insert(k.to_string(), v.to_string());
+                    }
+                    _ => args.push(t.to_string()),
+                }
+            }
+            Some(Row {
+                name: toks[0].to_string(),
+                unit: toks[1].to_string(),
+                op: toks[2].to_string(),
+                args,
+                kw,
+            })
+        })
+        .collect()
+}
+
+/// A positional argument: a tensor or a Python literal.
+enum A {
+    T(Tensor),
+    I(i64),
+    F(f64),
+    L(Vec<i64>),
+}
+
+impl A {
+    fn t(&self) -> &Tensor {
+        match self {
+            A::T(t) => t,
+            _ => panic!("ops.txt: expected a tensor argument"),
+        }
+    }
+    fn i(&self) -> i64 {
+        match self {
+            A::I(i) => *i,
+            _ => panic!("ops.txt: expected an int argument"),
+        }
+    }
+    fn f(&self) -> f64 {
+        match self {
+            A::I(i) => *i as f64,
+            A::F(f) => *f,
+            _ => panic!("ops.txt: expected a number argument"),
+        }
+    }
+    fn l(&self) -> Vec<i64> {
+        match self {
+            A::L(l) => l.clone(),
+            A::I(i) => vec![*i],
+            _ => panic!("ops.txt: expected a list argument"),
+        }
+    }
+}
+
+fn list(s: &str) -> Vec<i64> {
+    s.trim_matches(['[', ']'])
+        .split(',')
+        .filter(|x| !x.is_empty())
+        .map(|x| x.parse().expect("ops.txt: int list"))
+        .collect()
+}
+
+fn literal(s: &str) -> A {
+    if s.starts_with('[') {
+        A::L(list(s))
+    } else if let Ok(i) = s.parse::<i64>() {
+        A::I(i)
+    } else {
+        A::F(s.parse().expect("ops.txt: number literal"))
+    }
+}
+
+fn seed_of(name: &str) -> u64 {
+    name.bytes()
+        .fold(1469598103934665603u64, |h, b| (h ^ b as u64).wrapping_mul(1099511628211))
+}
+
+/// Builds a tensor from its spec (`f32[2048,2048].T@-1:1`); `None` when `s` is not one.
+fn tensor(s: &str, seed: u64) -> Option<tensile::Result<Tensor>> {
+    let (dt, rest) = s.split_once('[')?;
+    let dtype = match dt {
+        "f32" => DType::Float32,
+        "f64" => DType::Float64,
+        "f16" => DType::Float16,
+        "bf16" => DType::BFloat16,
+        "i64" => DType::Int64,
+        "i32" => DType::Int32,
+        "u8" => DType::UInt8,
+        "bool" => DType::Bool,
+        _ => return None,
+    };
+    let (shape, mods) = rest.split_once(']')?;
+    let shape = list(shape);
+    let (mods, range) = match mods.split_once('@') {
+        Some((m, r)) => {
+            let (lo, hi) = r.split_once(':').expect("ops.txt: @lo:hi");
+            (m, Some((lo.parse::<f64>().unwrap(), hi.parse::<f64>().unwrap())))
+        }
+        None => (mods, None),
+    };
+    let mods: Vec<&str> = mods.split('.').filter(|m| !m.is_empty()).collect();
+    Some((|| {
+        let mut build = shape.clone();
+        let n = build.len();
+        for m in &mods {
+            match *m {
+                "T" => build.swap(n - 2, n - 1),
+                "s2" => build[n - 1] *= 2,
+                _ => {}
+            }
+        }
+        let u = Tensor::rand_with(build.as_slice(), seed, DType::Float64)?;
+        let mut t = match dtype {
+            DType::Bool => match range {
+                None => u.lt(0.5)?,
+                Some((lo, _)) => Tensor::full_with(build.as_slice(), lo >= 1.0, DType::Bool)?,
+            },
+            d if d.is_floating_point() => {
+                let (lo, hi) = range.unwrap_or((0.5, 1.5));
+                u.mul(hi - lo)?.add(lo)?.to(d)?
+            }
+            d => {
+                let (lo, hi) = range.unwrap_or((0.0, 100.0));
+                u.mul(hi - lo)?.add(lo)?.floor()?.to(DType::Int64)?.to(d)?
+            }
+        };
+        if mods.contains(&"sorted") {
+            t = t.sort_with(-1)?.0;
+        }
+        for m in &mods {
+            t = match *m {
+                "T" => t.transpose(-2, -1)?,
+                "s2" => t.slice(-1, None, None, 2)?,
+                "cl" => t.contiguous_channels_last()?,
+                p if p.starts_with('p') => {
+                    let dims: Vec<i64> = p[1..].bytes().map(|c| (c - b'0') as i64).collect();
+                    t.permute(dims)?
+                }
+                e if e.starts_with('e') => {
+                    let dims: Vec<i64> = e[1..].split('x').map(|x| x.parse().unwrap()).collect();
+                    t.expand(dims)?
+                }
+                _ => t,
+            };
+        }
+        Ok(t)
+    })())
+}
+
+/// The boxed op a bench case times: returns its output (dropped outside the timed region).
+pub type Op = Box<dyn FnMut() -> Option<Tensor>>;
+
+fn ok(r: tensile::Result<Tensor>) -> Option<Tensor> {
+    Some(r.expect("bench op"))
+}
+
+/// The case's op over its built arguments, and the count that the throughput divides.
+pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
+    let seed = seed_of(&row.name);
+    let mut args = Vec::new();
+    for (i, a) in row.args.iter().enumerate() {
+        args.push(match tensor(a, seed + i as u64) {
+            Some(t) => A::T(t?),
+            None => literal(a),
+        });
+    }
+    let kw = &row.kw;
+    let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
+    let kf = |k: &str| kw.get(k).map(|v| v.parse::<f64>().unwrap());
+    let kl = |k: &str| kw.get(k).map(|v| list(v)).unwrap_or_default();
+    let ks = |k: &str| kw.get(k).map(String::as_str);
+    let dim = ki("dim", -1);
+    let t = |i: usize| args[i].t().alias();
+    let mut op: Op = match row.op.as_str() {
+        // creation and data movement
+        "zeros" => {
+            let s = kl("size");
+            Box::new(move || ok(Tensor::zeros(s.as_slice())))
+        }
+        "full" => {
+            let (s, v) = (kl("size"), kf("fill_value").unwrap());
+            Box::new(move || ok(Tensor::full(s.as_slice(), v)))
+        }
+        "arange" => {
+            let e = ki("end", 0);
+            Box::new(move || ok(Tensor::arange(e)))
+        }
+        "linspace" => {
+            let (a, b, n) = (kf("start").unwrap(), kf("end").unwrap(), ki("steps", 0));
+            Box::new(move || ok(Tensor::linspace(a, b, n)))
+        }
+        "eye" => {
+            let n = ki("n", 0);
+            Box::new(move || ok(Tensor::eye(n)))
+        }
+        "rand" => {
+            let s = kl("size");
+            Box::new(move || ok(Tensor::rand(s.as_slice(), 7)))
+        }
+        "randn" => {
+            let s = kl("size");
+            Box::new(move || ok(Tensor::randn(s.as_slice(), 7)))
+        }
+        "T.clone" => {
+            let a = t(0);
+            Box::new(move || Some(a.clone()))
+        }
+        "T.to" => {
+            let (a, d) = (t(0), DType::from_name(ks("dtype").unwrap()).expect("dtype"));
+            Box::new(move || ok(a.to(d)))
+        }
+        "T.copy_" => {
+            let (a, b) = (t(0), t(1));
+            Box::new(move || ok(a.copy_(&b)))
+        }
+        "T.fill_" => {
+            let (a, v) = (t(0), args[1].f());
+            Box::new(move || ok(a.fill_(v)))
+        }
+        // views and copies
+        "T.view" => {
+            let (a, s) = (t(0), args[1].l());
+            Box::new(move || ok(a.view(s.as_slice())))
+        }
+        "T.transpose" => {
+            let (a, d0, d1) = (t(0), args[1].i(), args[2].i());
+            Box::new(move || ok(a.transpose(d0, d1)))
+        }
+        "T.permute" => {
+            let (a, p) = (t(0), args[1].l());
+            Box::new(move || ok(a.permute(p.as_slice())))
+        }
+        "getitem_basic" => {
+            let a = t(0);
+            Box::new(move || ok(a.index(&tensile::s![1, 2..100;2])))
+        }
+        "T.reshape" => {
+            let (a, s) = (t(0), args[1].l());
+            Box::new(move || ok(a.reshape(s.as_slice())))
+        }
+        "T.contiguous" => {
+            let a = t(0);
+            Box::new(move || Some(a.contiguous()))
+        }
+        "repr" => {
+            let a = t(0);
+            Box::new(move || {
+                std::hint::black_box(a.to_string());
+                None
+            })
+        }
+        _ => return build_math(row, &args, dim),
+    };
+    let count = count_of(row, &args, &mut op);
+    Ok((op, count))
+}
+
+/// `count=` when given, else max(numel of the tensor inputs, numel of the first output) of
+/// one call (the same rule as `bench/ops.py`).
+fn count_of(row: &Row, args: &[A], op: &mut Op) -> f64 {
+    if let Some(c) = row.kw.get("count") {
+        return c.split('*').map(|f| f.parse::<f64>().unwrap()).product();
+    }
+    let out = op().map(|t| t.numel()).unwrap_or(0);
+    args.iter()
+        .filter_map(|a| match a {
+            A::T(t) => Some(t.numel()),
+            _ => None,
+        })
+        .chain([out])
+        .max()
+        .unwrap_or(0) as f64
+}
+
+macro_rules! unary {
+    ($row:expr, $args:expr, $($name:literal => $f:expr),* $(,)?) => {
+        match $row.op.as_str() {
+            $($name => {
+                let a = $args[0].t().alias();
+                let f = $f;
+                return Some(Box::new(move || ok(f(&a))) as Op);
+            })*
+            _ => {}
+        }
+    };
+}
+
+macro_rules! binary {
+    ($row:expr, $args:expr, $($name:literal => $f:expr),* $(,)?) => {
+        match $row.op.as_str() {
+            $($name => {
+                let a = $args[0].t().alias();
+                let f = $f;
+                return Some(match &$args[1] {
+                    A::T(b) => {
+                        let b = b.alias();
+                        Box::new(move || ok(f(&a, &b))) as Op
+                    }
+                    other => {
+                        let v = other.f();
+                        Box::new(move || ok(f(&a, &Tensor::scalar_tensor(v).expect("scalar")))) as Op
+                    }
+                });
+            })*
+            _ => {}
+        }
+    };
+}
+
+fn pointwise(row: &Row, args: &[A]) -> Option<Op> {
+    unary!(row, args,
+        "exp" => |a: &Tensor| a.exp(), "abs" => |a: &Tensor| a.abs(), "neg" => |a: &Tensor| a.neg(),
+        "log" => |a: &Tensor| a.log(), "sqrt" => |a: &Tensor| a.sqrt(),
+        "rsqrt" => |a: &Tensor| a.rsqrt(), "sin" => |a: &Tensor| a.sin(),
+        "cos" => |a: &Tensor| a.cos(), "tanh" => |a: &Tensor| a.tanh(),
+        "sigmoid" => |a: &Tensor| a.sigmoid(), "erf" => |a: &Tensor| a.erf(),
+        "floor" => |a: &Tensor| a.floor(), "round" => |a: &Tensor| a.round(),
+        "reciprocal" => |a: &Tensor| a.reciprocal(), "square" => |a: &Tensor| a.square(),
+        "sign" => |a: &Tensor| a.sign(), "isnan" => |a: &Tensor| a.isnan(),
+        "logical_not" => |a: &Tensor| a.logical_not(),
+        "bitwise_not" => |a: &Tensor| a.bitwise_not(),
+        "expm1" => |a: &Tensor| a.expm1(), "log1p" => |a: &Tensor| a.log1p(),
+        "log2" => |a: &Tensor| a.log2(), "sinh" => |a: &Tensor| a.sinh(),
+        "asinh" => |a: &Tensor| a.asinh(), "atan" => |a: &Tensor| a.atan(),
+        "erfinv" => |a: &Tensor| a.erfinv(), "lgamma" => |a: &Tensor| a.lgamma(),
+        "digamma" => |a: &Tensor| a.digamma(), "sinc" => |a: &Tensor| a.sinc(),
+        "logit" => |a: &Tensor| a.logit(), "nan_to_num" => |a: &Tensor| a.nan_to_num(),
+        "frac" => |a: &Tensor| a.frac(),
+        "F.relu" => F::relu, "F.gelu_none" => F::gelu, "F.silu" => F::silu,
+        "F.elu" => F::elu, "F.leaky_relu" => F::leaky_relu, "F.hardswish" => F::hardswish,
+        "F.mish" => F::mish, "F.hardtanh" => F::hardtanh, "F.logsigmoid" => F::logsigmoid,
+        "F.relu6" => F::relu6, "F.selu" => F::selu, "F.hardsigmoid" => F::hardsigmoid,
+        "F.softsign" => F::softsign,
+    );
+    binary!(row, args,
+        "add" => |a: &Tensor, b: &Tensor| a.add(b), "sub" => |a: &Tensor, b: &Tensor| a.sub(b),
+        "div" => |a: &Tensor, b: &Tensor| a.div(b),
+        "pow" => |a: &Tensor, b: &Tensor| a.pow(b),
+        "maximum" => |a: &Tensor, b: &Tensor| a.maximum(b),
+        "remainder" => |a: &Tensor, b: &Tensor| a.remainder(b),
+        "floor_divide" => |a: &Tensor, b: &Tensor| a.floor_divide(b),
+        "atan2" => |a: &Tensor, b: &Tensor| a.atan2(b),
+        "eq" => |a: &Tensor, b: &Tensor| a.eq(b), "gt" => |a: &Tensor, b: &Tensor| a.gt(b),
+        "logical_and" => |a: &Tensor, b: &Tensor| a.logical_and(b),
+        "bitwise_and" => |a: &Tensor, b: &Tensor| a.bitwise_and(b),
+        "fmod" => |a: &Tensor, b: &Tensor| a.fmod(b),
+        "copysign" => |a: &Tensor, b: &Tensor| a.copysign(b),
+        "logaddexp" => |a: &Tensor, b: &Tensor| a.logaddexp(b),
+        "xlogy" => |a: &Tensor, b: &Tensor| a.xlogy(b),
+        "gcd" => |a: &Tensor, b: &Tensor| a.gcd(b),
+        "nextafter" => |a: &Tensor, b: &Tensor| a.nextafter(b),
+        "heaviside" => |a: &Tensor, b: &Tensor| a.heaviside(b),
+        "bitwise_left_shift" => |a: &Tensor, b: &Tensor| a.bitwise_left_shift(b),
+        "matmul" => |a: &Tensor, b: &Tensor| a.matmul(b),
+        "mm" => |a: &Tensor, b: &Tensor| a.mm(b), "bmm" => |a: &Tensor, b: &Tensor| a.bmm(b),
+        "mv" => |a: &Tensor, b: &Tensor| a.mv(b), "dot" => |a: &Tensor, b: &Tensor| a.dot(b),
+        "linalg.cross" => |a: &Tensor, b: &Tensor| tensile::linalg::cross(a, b),
+        "linalg.vecdot" => |a: &Tensor, b: &Tensor| tensile::linalg::vecdot(a, b, -1),
+        "outer" => |a: &Tensor, b: &Tensor| a.outer(b),
+        "kron" => |a: &Tensor, b: &Tensor| a.kron(b),
+        "searchsorted" => |a: &Tensor, b: &Tensor| tensile::searchsorted(a, b),
+        "bucketize" => |a: &Tensor, b: &Tensor| tensile::bucketize(a, b),
+        "isin" => |a: &Tensor, b: &Tensor| tensile::isin(a, b),
+        "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
+        "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
+    );
+    None
+}
+
+fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
+    let kw = &row.kw;
+    let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
+    let kb = |k: &str| kw.get(k).map(|v| v == "True").unwrap_or(false);
+    let t = |i: usize| args[i].t().alias();
+    let op_name = match (row.op.as_str(), kw.get("approximate")) {
+        ("F.gelu", Some(_)) => "F.gelu_tanh",
+        ("F.gelu", None) => "F.gelu_none",
+        (o, _) => o,
+    };
+    let row2;
+    let row = if op_name != row.op {
+        row2 = Row {
+            name: row.name.clone(),
+            unit: row.unit.clone(),
+            op: op_name.to_string(),
+            args: row.args.clone(),
+            kw: row.kw.clone(),
+        };
+        &row2
+    } else {
+        row
+    };
+    let mut op: Op = if let Some(op) = pointwise(row, args) {
+        op
+    } else {
+        match row.op.as_str() {
+            "mul" => {
+                let a = t(0);
+                match &args[1] {
+                    A::T(b) => {
+                        let b = b.alias();
+                        Box::new(move || ok(a.mul(&b)))
+                    }
+                    v => {
+                        let v = v.f();
+                        Box::new(move || ok(a.mul(v)))
+                    }
+                }
+            }
+            "F.gelu_tanh" => {
+                let a = t(0);
+                Box::new(move || ok(F::gelu_with(&a, "tanh")))
+            }
+            "float_power" => {
+                let (a, v) = (t(0), args[1].f());
+                Box::new(move || ok(a.float_power(v)))
+            }
+            "addcmul" | "addcdiv" => {
+                let (a, b, c) = (t(0), t(1), t(2));
+                let v = kw.get("value").map(|v| v.parse::<f64>().unwrap()).unwrap_or(1.0);
+                if row.op == "addcmul" {
+                    Box::new(move || ok(a.addcmul_with(&b, &c, v)))
+                } else {
+                    Box::new(move || ok(a.addcdiv_with(&b, &c, v)))
+                }
+            }
+            "clamp" => {
+                let a = t(0);
+                match (&args[1], &args[2]) {
+                    (A::T(lo), A::T(hi)) => {
+                        let (lo, hi) = (lo.alias(), hi.alias());
+                        Box::new(move || ok(a.clamp(&lo, &hi)))
+                    }
+                    (lo, hi) => {
+                        let (lo, hi) = (lo.f(), hi.f());
+                        Box::new(move || ok(a.clamp(lo, hi)))
+                    }
+                }
+            }
+            "T.clamp_" => {
+                let (a, lo, hi) = (t(0), args[1].f(), args[2].f());
+                Box::new(move || ok(a.clamp_(lo, hi)))
+            }
+            "T.mul_" => {
+                let (a, v) = (t(0), args[1].f());
+                Box::new(move || ok(a.mul_(v)))
+            }
+            "T.masked_fill" | "T.masked_fill_" => {
+                let (a, m, v) = (t(0), t(1), args[2].f());
+                if row.op.ends_with('_') {
+                    Box::new(move || ok(a.masked_fill_(&m, v)))
+                } else {
+                    Box::new(move || ok(a.masked_fill(&m, v)))
+                }
+            }
+            "where" => {
+                let (c, a, v) = (t(0), t(1), args[2].f());
+                Box::new(move || ok(tensile::where_cond(&c, &a, v)))
+            }
+            // reductions
+            "T.sum" => {
+                let a = t(0);
+                if kw.contains_key("dim") {
+                    Box::new(move || ok(a.sum_dim(dim, false)))
+                } else {
+                    Box::new(move || ok(a.sum()))
+                }
+            }
+            "T.mean" => {
+                let a = t(0);
+                Box::new(move || ok(a.mean_dim(dim, false)))
+            }
+            "T.amax" => {
+                let a = t(0);
+                Box::new(move || ok(a.amax_dim(dim, false)))
+            }
+            "T.max" => {
+                let a = t(0);
+                Box::new(move || ok(a.max_dim(dim, false).map(|r| r.0)))
+            }
+            "T.argmax" => {
+                let a = t(0);
+                Box::new(move || ok(a.argmax_dim(dim, false)))
+            }
+            "T.min" => {
+                let a = t(0);
+                Box::new(move || ok(a.min()))
+            }
+            "T.prod" => {
+                let a = t(0);
+                Box::new(move || ok(a.prod_dim(dim, false)))
+            }
+            "T.var" => {
+                let a = t(0);
+                Box::new(move || ok(a.var_dim(dim, false)))
+            }
+            "T.std" => {
+                let a = t(0);
+                Box::new(move || ok(a.std_dim(dim, false)))
+            }
+            "T.logsumexp" => {
+                let a = t(0);
+                Box::new(move || ok(a.logsumexp_dim(dim, false)))
+            }
+            "T.all" => {
+                let a = t(0);
+                Box::new(move || ok(a.all()))
+            }
+            "T.any" => {
+                let a = t(0);
+                Box::new(move || ok(a.any()))
+            }
+            // scans
+            "T.cumsum" => {
+                let a = t(0);
+                Box::new(move || ok(a.cumsum(dim)))
+            }
+            "T.cumprod" => {
+                let a = t(0);
+                Box::new(move || ok(a.cumprod(dim)))
+            }
+            "T.cummax" => {
+                let a = t(0);
+                Box::new(move || ok(a.cummax(dim).map(|r| r.0)))
+            }
+            "T.logcumsumexp" => {
+                let a = t(0);
+                Box::new(move || ok(a.logcumsumexp(dim)))
+            }
+            "T.diff" => {
+                let a = t(0);
+                Box::new(move || ok(a.diff_with((1, dim))))
+            }
+            // sorting
+            "T.sort" => {
+                let a = t(0);
+                Box::new(move || ok(a.sort_with(dim).map(|r| r.0)))
+            }
+            "T.argsort" => {
+                let (a, desc) = (t(0), kb("descending"));
+                Box::new(move || ok(a.argsort_with((dim, desc))))
+            }
+            "T.kthvalue" => {
+                let (a, k) = (t(0), args[1].i());
+                Box::new(move || ok(a.kthvalue_with(k, dim).map(|r| r.0)))
+            }
+            "T.median" => {
+                let a = t(0);
+                Box::new(move || ok(a.median_dim(dim, false).map(|r| r.0)))
+            }
+            "T.topk" => {
+                let (a, k) = (t(0), args[1].i());
+                Box::new(move || ok(a.topk_with(k, dim).map(|r| r.0)))
+            }
+            "unique" => {
+                let a = t(0);
+                Box::new(move || ok(a.unique()))
+            }
+            // index ops
+            "T.index_select" => {
+                let (a, d, i) = (t(0), args[1].i(), t(2));
+                Box::new(move || ok(a.index_select(d, &i)))
+            }
+            "take" => {
+                let (a, i) = (t(0), t(1));
+                Box::new(move || ok(a.take(&i)))
+            }
+            "nonzero" => {
+                let a = t(0);
+                Box::new(move || ok(a.nonzero()))
+            }
+            "T.index_add" | "T.index_copy" => {
+                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
+                if row.op == "T.index_add" {
+                    Box::new(move || ok(a.index_add(d, &i, &s)))
+                } else {
+                    Box::new(move || ok(a.index_copy(d, &i, &s)))
+                }
+            }
+            "T.scatter" => {
+                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
+                Box::new(move || ok(a.scatter(d, &i, &s)))
+            }
+            "T.scatter_reduce" => {
+                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
+                let r = kw.get("reduce").cloned().unwrap_or_default();
+                Box::new(move || ok(a.scatter_reduce(d, &i, &s, &r)))
+            }
+            "F.one_hot" => {
+                let (a, n) = (t(0), ki("num_classes", -1));
+                Box::new(move || ok(F::one_hot_with(&a, n)))
+            }
+            // shape ops
+            "cat_pair" => {
+                let (a, b) = (t(0), t(1));
+                Box::new(move || ok(tensile::cat_with(&[&a, &b], dim)))
+            }
+            "stack_pair" => {
+                let (a, b) = (t(0), t(1));
+                Box::new(move || ok(tensile::stack_with(&[&a, &b], dim)))
+            }
+            "roll" => {
+                let (a, s, d) = (t(0), args[1].i(), ki("dims", 0));
+                Box::new(move || ok(a.roll_with(s, d)))
+            }
+            "T.repeat" => {
+                let (a, r) = (t(0), args[1].l());
+                Box::new(move || ok(a.repeat(r.as_slice())))
+            }
+            "T.repeat_interleave" => {
+                let (a, r) = (t(0), args[1].i());
+                Box::new(move || ok(a.repeat_interleave_with(r, dim)))
+            }
+            "triu" => {
+                let a = t(0);
+                Box::new(move || ok(a.triu()))
+            }
+            "F.pad" => {
+                let (a, p) = (t(0), args[1].l());
+                let mode = kw.get("mode").cloned().unwrap_or_else(|| "constant".into());
+                Box::new(move || ok(F::pad_with(&a, p.as_slice(), mode.as_str())))
+            }
+            "diag_embed" => {
+                let a = t(0);
+                Box::new(move || ok(a.diag_embed()))
+            }
+            "narrow_copy" => {
+                let (a, d, s, l) = (t(0), args[1].i(), args[2].i(), args[3].i());
+                Box::new(move || ok(a.narrow_copy(d, s, l)))
+            }
+            // linear algebra and nn
+            "F.linear" => {
+                let (x, w, b) = (t(0), t(1), t(2));
+                Box::new(move || ok(F::linear_with(&x, &w, Some(&b))))
+            }
+            "F.softmax" => {
+                let a = t(0);
+                Box::new(move || ok(F::softmax(&a, dim)))
+            }
+            "F.log_softmax" => {
+                let a = t(0);
+                Box::new(move || ok(F::log_softmax(&a, dim)))
+            }
+            "F.normalize" => {
+                let a = t(0);
+                Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
+            }
+            other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
+        }
+    };
+    let count = count_of(row, args, &mut op);
+    Ok((op, count))
+}
+
+/// Ops per rep for a latency case whose one op took `one` seconds: OPS_LAT_INNER, or fewer so
+/// that a rep stays near 10 ms (the same rule as `bench/ops.py`).
+pub fn lat_inner(one: f64) -> usize {
+    ((0.01 / one.max(1e-9)) as usize).clamp(10, OPS_LAT_INNER)
+}
