@@ -15,6 +15,42 @@ pub(crate) unsafe fn ternary<T: Element, O: Element>(
     n: usize,
     f: impl Fn(T, T, T) -> O,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if super::simd::has_avx2() {
+        // SAFETY: the caller's contract; the CPU has AVX2.
+        return unsafe { ternary_avx2(p, s, n, f) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { ternary_body(p, s, n, f) }
+}
+
+/// [`ternary_body`] compiled for AVX2, so `f`, inlined here, vectorises.
+///
+/// # Safety
+/// As [`ternary`]; the CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn ternary_avx2<T: Element, O: Element>(
+    p: &[*mut u8; 4],
+    s: &[isize; 4],
+    n: usize,
+    f: impl Fn(T, T, T) -> O,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { ternary_body(p, s, n, f) }
+}
+
+/// The loops of [`ternary`].
+///
+/// # Safety
+/// As [`ternary`].
+#[inline(always)]
+unsafe fn ternary_body<T: Element, O: Element>(
+    p: &[*mut u8; 4],
+    s: &[isize; 4],
+    n: usize,
+    f: impl Fn(T, T, T) -> O,
+) {
     let (o, a, b, c) = (
         p[0] as *mut O,
         p[1] as *const T,
