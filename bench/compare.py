@@ -39,6 +39,13 @@ def torch_python():
     return py
 
 
+def table_units():
+    """{case: unit} of the op suite bench/ops.txt."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    from ops import read_table
+    return {name: unit for name, unit, _op, _a, _k in read_table()}
+
+
 def parse(out):
     res = {}
     for line in out.splitlines():
@@ -53,6 +60,7 @@ def main():
     subprocess.run(["cargo", "build", "--release", "--example", "bench"], cwd=ROOT, check=True)
     exe = os.path.join(ROOT, "target", "release", "examples", "bench")
     only = ["--only", args.only] if args.only else []
+    units = table_units()
     rows = []
     for th in [int(t) for t in args.threads.split(",")]:
         tv, pv = {}, {}
@@ -71,13 +79,14 @@ def main():
             if case not in tv:
                 continue
             t, p = statistics.median(tv[case]), statistics.median(pv[case])
-            latency = case in ("add_small", "add_seed")
+            latency = case in ("add_small", "add_seed") or units.get(case) == "ns"
             ratio = p / t if latency else t / p
-            gflops = case.startswith(("matmul", "bmm", "einsum"))
+            gflops = units.get(case) == "gflops" or (
+                case not in units and case.startswith(("matmul", "bmm", "einsum")))
             rows.append((case, th, t, p, ratio, "ns" if latency else ("GFLOP/s" if gflops else "Gelem/s")))
-    print(f"{'case':<18}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
+    print(f"{'case':<20}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
     for case, th, t, p, ratio, unit in rows:
-        print(f"{case:<18}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")
+        print(f"{case:<20}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")
     for th in sorted({r[1] for r in rows}):
         rs = [r for r in rows if r[1] == th]
         geo = math.exp(sum(math.log(r[4]) for r in rs) / len(rs))

@@ -112,8 +112,9 @@ fn literal(s: &str) -> A {
 }
 
 fn seed_of(name: &str) -> u64 {
-    name.bytes()
-        .fold(1469598103934665603u64, |h, b| (h ^ b as u64).wrapping_mul(1099511628211))
+    name.bytes().fold(1469598103934665603u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(1099511628211)
+    })
 }
 
 /// Builds a tensor from its spec (`f32[2048,2048].T@-1:1`); `None` when `s` is not one.
@@ -135,7 +136,10 @@ fn tensor(s: &str, seed: u64) -> Option<tensile::Result<Tensor>> {
     let (mods, range) = match mods.split_once('@') {
         Some((m, r)) => {
             let (lo, hi) = r.split_once(':').expect("ops.txt: @lo:hi");
-            (m, Some((lo.parse::<f64>().unwrap(), hi.parse::<f64>().unwrap())))
+            (
+                m,
+                Some((lo.parse::<f64>().unwrap(), hi.parse::<f64>().unwrap())),
+            )
         }
         None => (mods, None),
     };
@@ -458,7 +462,10 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
             }
             "addcmul" | "addcdiv" => {
                 let (a, b, c) = (t(0), t(1), t(2));
-                let v = kw.get("value").map(|v| v.parse::<f64>().unwrap()).unwrap_or(1.0);
+                let v = kw
+                    .get("value")
+                    .map(|v| v.parse::<f64>().unwrap())
+                    .unwrap_or(1.0);
                 if row.op == "addcmul" {
                     Box::new(move || ok(a.addcmul_with(&b, &c, v)))
                 } else {
