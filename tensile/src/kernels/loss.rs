@@ -37,14 +37,14 @@ fn row_max(xs: &[f32]) -> (f32, bool) {
     for c in chunks {
         for l in 0..16 {
             m[l] = if c[l] > m[l] { c[l] } else { m[l] };
-            nan[l] |= c[l] != c[l];
+            nan[l] |= c[l].is_nan();
         }
     }
     let mut mm = m.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
     let mut any = nan.iter().any(|&b| b);
     for &v in rem {
         mm = mm.max(v);
-        any |= v != v;
+        any |= v.is_nan();
     }
     (mm, any)
 }

@@ -134,10 +134,19 @@ pub fn l1_loss_with<'a>(
     apply_reduction(i.sub(&t)?.abs()?, &r)
 }
 
-/// `z = |input - target|` after the size warning and broadcast (smooth_l1 / huber).
-fn abs_diff(input: &Tensor, target: &Tensor) -> Result<Tensor> {
+/// `z = |input - target|` after the size warning and broadcast (smooth_l1 / huber), and a
+/// fresh tensor laid out as PyTorch's single binary kernel over `(input, target)` lays out
+/// its output (the result is written into it, whatever layout the composition gave).
+fn abs_diff(input: &Tensor, target: &Tensor) -> Result<(Tensor, Tensor)> {
     let (i, t) = broadcast_pair(input, target)?;
-    i.sub(&t)?.abs()
+    let d = i.sub(&t)?;
+    Ok((d.abs()?, d))
+}
+
+/// `out` (already laid out as the loss must be) filled with `loss`'s values.
+fn into_layout(out: Tensor, loss: &Tensor) -> Result<Tensor> {
+    out.copy_(loss)?;
+    Ok(out)
 }
 
 /// `F.smooth_l1_loss(input, target)` (`beta=1`); see [`smooth_l1_loss_with`].
@@ -155,7 +164,7 @@ pub fn smooth_l1_loss_with<'a>(
     opts: impl Into<SmoothL1LossOpts<'a>>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let z = abs_diff(input, target)?;
+    let (z, out) = abs_diff(input, target)?;
     let r = o.reduction.check()?;
     if o.beta == 0.0 {
         return apply_reduction(z, &r);
@@ -167,7 +176,8 @@ pub fn smooth_l1_loss_with<'a>(
     }
     let quad = z.square()?.mul(0.5)?.div(o.beta)?;
     let lin = z.sub(0.5 * o.beta)?;
-    apply_reduction(crate::where_cond(&z.lt(o.beta)?, &quad, &lin)?, &r)
+    let loss = crate::where_cond(&z.lt(o.beta)?, &quad, &lin)?;
+    apply_reduction(into_layout(out, &loss)?, &r)
 }
 
 /// `F.huber_loss(input, target)` (`delta=1`); see [`huber_loss_with`].
@@ -185,11 +195,11 @@ pub fn huber_loss_with<'a>(
     opts: impl Into<HuberLossOpts<'a>>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let z = abs_diff(input, target)?;
+    let (z, out) = abs_diff(input, target)?;
     let d = o.delta;
     let quad = z.square()?.mul(0.5)?;
     let lin = z.sub(0.5 * d)?.mul(d)?;
-    let loss = crate::where_cond(&z.lt(d)?, &quad, &lin)?;
+    let loss = into_layout(out, &crate::where_cond(&z.lt(d)?, &quad, &lin)?)?;
     if let Some(w) = o.weight {
         if w.size() != input.size() {
             return Err(Error::value("Weights and input must have the same size."));

@@ -126,7 +126,7 @@ pub(crate) fn class_geometry(
     }
     let mut out = vec![is[0]];
     out.extend_from_slice(&is[2..]);
-    if ts.len() < 1 || ts[1..] != is[2..] {
+    if ts.is_empty() || ts[1..] != is[2..] {
         return Err(Error::runtime(format!(
             "Expected target size {}, got {}",
             fmt_list(&out),
@@ -325,7 +325,7 @@ pub fn cross_entropy_with<'a>(
         }
         return prob_target(input, target, o.weight, &r, ls);
     }
-    if ls > 0.0 && ls > 1.0 {
+    if ls > 1.0 {
         return Err(Error::runtime(format!(
             "label_smoothing must be between 0.0 and 1.0. Got: {ls}"
         )));
@@ -600,7 +600,7 @@ pub fn ctc_loss_with<'a>(
     for b in 0..n {
         let (ilen, tlen) = (il[b].max(0) as usize, tl[b].max(0) as usize);
         let prime = |s: usize| -> usize {
-            if s % 2 == 0 {
+            if s.is_multiple_of(2) {
                 blank
             } else {
                 tg[offsets[b] + stride * (s / 2)].clamp(0, c as i64 - 1) as usize
