@@ -17,6 +17,8 @@ mod calls_advindex;
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
 mod calls_gather_scatter;
+#[path = "conformance/calls_loss.rs"]
+mod calls_loss;
 #[path = "conformance/calls_mathb.rs"]
 mod calls_mathb;
 #[path = "conformance/calls_mathu.rs"]
@@ -529,6 +531,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_shape::call(op, &args, kw))
         .or_else(|| calls_gather_scatter::call(op, &args, kw))
         .or_else(|| calls_advindex::call(op, &args, kw))
+        .or_else(|| calls_loss::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

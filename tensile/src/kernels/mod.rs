@@ -18,6 +18,7 @@ pub(crate) mod cast;
 pub(crate) mod gather;
 pub(crate) mod gemm;
 pub(crate) mod loops;
+pub(crate) mod loss;
 pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;

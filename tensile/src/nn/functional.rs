@@ -12,6 +12,27 @@ use crate::ops::nn::{LayerNormOpts, NormalizeOpts};
 use crate::tensor::Tensor;
 
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
+
+pub use crate::nn::loss::{
+    binary_cross_entropy, binary_cross_entropy_with, binary_cross_entropy_with_logits,
+    binary_cross_entropy_with_logits_with, cosine_embedding_loss, cosine_embedding_loss_with,
+    gaussian_nll_loss, gaussian_nll_loss_with, hinge_embedding_loss, hinge_embedding_loss_with,
+    huber_loss, huber_loss_with, kl_div, kl_div_with, l1_loss, l1_loss_with, margin_ranking_loss,
+    margin_ranking_loss_with, mse_loss, mse_loss_with, multi_margin_loss, multi_margin_loss_with,
+    multilabel_margin_loss, multilabel_margin_loss_with, multilabel_soft_margin_loss,
+    multilabel_soft_margin_loss_with, poisson_nll_loss, poisson_nll_loss_with, smooth_l1_loss,
+    smooth_l1_loss_with, soft_margin_loss, soft_margin_loss_with, triplet_margin_loss,
+    triplet_margin_loss_with,
+};
+pub use crate::nn::loss_class::{
+    cross_entropy, cross_entropy_with, ctc_loss, ctc_loss_with, nll_loss, nll_loss_with,
+};
+pub use crate::nn::loss_opts::{
+    BceWithLogitsOpts, BinaryCrossEntropyOpts, CrossEntropyOpts, CtcLossOpts, GaussianNllLossOpts,
+    HuberLossOpts, KlDivOpts, L1LossOpts, MarginOpts, MseLossOpts, MultiMarginLossOpts,
+    MultilabelSoftMarginLossOpts, NllLossOpts, PoissonNllLossOpts, Reduction, ReductionOpts,
+    SmoothL1LossOpts, TripletMarginLossOpts,
+};
 pub use crate::ops::nn::{embedding, one_hot, one_hot_with};
 
 pub use crate::nn::activation::{

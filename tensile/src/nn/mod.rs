@@ -1,4 +1,8 @@
 //! `torch.nn`: for now its functional half, [`functional`] (`use tensile::nn::functional as F;`).
 pub(crate) mod activation;
 pub mod functional;
+pub(crate) mod loss;
+pub(crate) mod loss_class;
+pub(crate) mod loss_fast;
+pub mod loss_opts;
 pub(crate) mod pad;
