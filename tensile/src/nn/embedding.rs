@@ -113,8 +113,8 @@ pub fn embedding_bag(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
 /// to be a 1D Tensor but got None`; `offsets has to be a 1D Tensor`; `input has to be 1D or
 /// 2D Tensor, but got Tensor of dimension 3`; `mode has to be one of sum, mean or max`;
 /// NotImplementedError `embedding_bag: per_sample_weights was not None. per_sample_weights is
-/// only supported for mode='sum' (got mode='max'). Please open a feature request on the
-/// Pytorch GitHub.`; RuntimeError `offsets[0] has to be 0, i.e., the first sequence in the
+/// only supported for mode='sum' (got mode='max'). Please open a feature request on
+/// GitHub.`; RuntimeError `offsets[0] has to be 0, i.e., the first sequence in the
 /// mini-batch has to start from position 0. However, got 1`; `offsets[-1] can not be greater
 /// than input's length 3, but got offsets[-1] of 4`; `embedding_bag: Expected idx >= 0 && idx
 /// < num_embeddings but found idx to be 7`.
@@ -175,7 +175,7 @@ pub fn embedding_bag_with<'a>(
     };
     if o.per_sample_weights.is_some() && mode != "sum" {
         return Err(Error::not_implemented(format!(
-            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='{mode}'). Please open a feature request on the Pytorch GitHub."
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum' (got mode='{mode}'). Please open a feature request on GitHub."
         )));
     }
     for (name, t) in [("indices", Some(input)), ("offsets", o.offsets)] {

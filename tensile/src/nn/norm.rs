@@ -205,8 +205,7 @@ pub fn rms_norm(input: &Tensor, normalized_shape: impl IntoShape) -> Result<Tens
 /// bfloat16 inputs, rounded back to the input's dtype before the weight multiplies).
 ///
 /// Shapes: `input` `(*, *normalized_shape)`, `weight` exactly `normalized_shape`; output as
-/// `input`, laid out as PyTorch's pointwise ops lay out `input` (a contiguous input gives a
-/// contiguous output; a permuted one keeps its dim order). dtype: `input`'s (times
+/// `input`, with `input`'s strides when it is contiguous, else row-major. dtype: `input`'s (times
 /// `weight`'s, then cast back). Float dtypes only.
 ///
 /// Errors (RuntimeError): `Expected normalized_shape to be at least 1-dimensional, i.e.,
@@ -267,10 +266,17 @@ pub fn rms_norm_with<'a>(
         DType::Float32 => eps as f32 as f64,
         _ => eps,
     };
+    // PyTorch normalises `input.contiguous()` into a tensor laid out like it: a contiguous
+    // input keeps its strides (size-1 dims included), any other gives row-major strides.
+    let out_strides = if input.is_contiguous() {
+        input.strides.to_vec()
+    } else {
+        contiguous_strides(&input.sizes)
+    };
     let n: usize = input.sizes[nd - kd..].iter().product();
     let w_ok = weight.is_none_or(|w| w.dtype == DType::Float32 && w.is_contiguous());
     if f32_layout(input) == Some(false) && w_ok && n > 0 {
-        let out = Tensor::try_alloc_contiguous(&input.sizes, DType::Float32)?;
+        let out = Tensor::try_alloc(&input.sizes, &out_strides, DType::Float32)?;
         let mut ops = vec![&out, input];
         ops.extend(weight);
         let g = crate::iter::lock_operands(&ops, 1);
@@ -294,10 +300,16 @@ pub fn rms_norm_with<'a>(
     let up = input.to(opmath)?;
     let r = up.pow(2)?.mean_dim(dims, true)?.add(eps)?.rsqrt()?;
     let res = up.mul(&r)?.to(input.dtype)?;
-    match weight {
-        Some(w) => res.mul(w)?.to(res.dtype),
-        None => Ok(res),
+    let res = match weight {
+        Some(w) => res.mul(w)?.to(res.dtype)?,
+        None => res,
+    };
+    if res.strides[..] == out_strides[..] {
+        return Ok(res);
     }
+    let out = Tensor::try_alloc(&input.sizes, &out_strides, res.dtype)?;
+    copy_unchecked(&out, &res);
+    Ok(out)
 }
 
 // ---------------------------------------------------------------- group_norm
@@ -574,11 +586,7 @@ pub fn batch_norm_with<'r, 'a>(
         && [weight, bias, rm, rv]
             .iter()
             .all(|p| p.is_none_or(|p| p.is_contiguous()));
-    let strides = if all_contiguous && input.is_contiguous() {
-        contiguous_strides(&input.sizes)
-    } else {
-        suggested_strides(input)
-    };
+    let strides = batch_norm_strides(input, all_contiguous);
     let (mean, var): (Vec<f64>, Vec<f64>) = if training {
         let planes = plane_moments(input, n, c, s);
         let stats: Vec<(f64, f64)> = (0..c)
@@ -619,6 +627,21 @@ pub fn batch_norm_with<'r, 'a>(
         beta[ch] = b[ch] - mean[ch] * alpha[ch];
     }
     affine(input, &strides, &alpha, &beta, false)
+}
+
+/// `batch_norm_cpu`'s output layout: with every operand contiguous (the input in either
+/// memory format), `suggest_memory_format_contig` (contiguous, else the channels-last format
+/// the input is contiguous in, size-1 dims ignored); otherwise `suggest_memory_format`.
+fn batch_norm_strides(input: &Tensor, all_contiguous: bool) -> Vec<usize> {
+    if all_contiguous {
+        if input.is_contiguous() {
+            contiguous_strides(&input.sizes)
+        } else {
+            channels_last_strides(&input.sizes)
+        }
+    } else {
+        suggested_strides(input)
+    }
 }
 
 /// Whether `t` is channels-last (or channels-last-3d) contiguous.
@@ -896,4 +919,51 @@ pub fn local_response_norm_with(
         input.dtype,
     )?;
     input.div(&div)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn training_batch_norm_updates_running_stats_with_the_unbiased_variance() {
+        // one channel, values 0, 2 over the batch: mean 1, biased var 1, unbiased var 2.
+        let x = Tensor::from_vec(vec![0.0f32, 2.0], [2, 1]).unwrap();
+        let rm = Tensor::from_vec(vec![0.0f32], [1]).unwrap();
+        let rv = Tensor::from_vec(vec![1.0f32], [1]).unwrap();
+        let o = BatchNormOpts {
+            training: true,
+            momentum: 0.5,
+            ..Default::default()
+        };
+        let y = batch_norm_with(&x, &rm, &rv, o).unwrap();
+        assert_eq!(rm.to_vec::<f32>(), [0.5]);
+        assert_eq!(rv.to_vec::<f32>(), [1.5]);
+        let v = y.to_vec::<f32>();
+        assert!((v[0] + 1.0).abs() < 1e-4 && (v[1] - 1.0).abs() < 1e-4);
+        // momentum 0 leaves them unchanged.
+        let o0 = BatchNormOpts { momentum: 0.0, ..o };
+        batch_norm_with(&x, &rm, &rv, o0).unwrap();
+        assert_eq!(rm.to_vec::<f32>(), [0.5]);
+    }
+
+    #[test]
+    fn group_norm_checks_the_batch_size_before_divisibility() {
+        let x = Tensor::zeros([1, 3]).unwrap();
+        let e = group_norm(&x, 3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Expected more than 1 value per channel when training, got input size [1, 3]"
+        );
+    }
+
+    #[test]
+    fn channels_last_group_norm_stays_channels_last() {
+        let x = Tensor::rand([2, 4, 3, 3], 1)
+            .unwrap()
+            .contiguous_channels_last()
+            .unwrap();
+        let y = group_norm(&x, 2).unwrap();
+        assert_eq!(y.stride(), x.stride());
+    }
 }
