@@ -25,6 +25,9 @@ pub enum ErrorKind {
     NotImplementedError,
     /// `TypeError`: an argument of the wrong kind (`torch.finfo(torch.int64)`).
     TypeError,
+    /// `AssertionError`: a Python-level `assert` of `torch.nn.functional` (`F.embedding`'s
+    /// `Padding_idx must be within num_embeddings`).
+    AssertionError,
 }
 
 impl ErrorKind {
@@ -36,6 +39,7 @@ impl ErrorKind {
             ErrorKind::ValueError => "ValueError",
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::TypeError => "TypeError",
+            ErrorKind::AssertionError => "AssertionError",
         }
     }
 }
@@ -72,6 +76,10 @@ impl Error {
     /// A `TypeError`.
     pub fn type_error(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::TypeError, message)
+    }
+    /// An `AssertionError` (a failed Python `assert` in `torch.nn.functional`).
+    pub fn assertion(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::AssertionError, message)
     }
     /// A `NotImplementedError`.
     pub fn not_implemented(message: impl Into<String>) -> Error {

@@ -23,6 +23,8 @@ mod calls_loss;
 mod calls_mathb;
 #[path = "conformance/calls_mathu.rs"]
 mod calls_mathu;
+#[path = "conformance/calls_norm.rs"]
+mod calls_norm;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -520,6 +522,7 @@ fn run_case(case: &Value) -> Result<(), String> {
     let exp = &case["expect"];
     // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
     // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
+    let kwt = calls_norm::kw_tensors(kw);
     let res = calls_mathu::call(op, &args, kw)
         .or_else(|| calls_mathb::call(op, &args, kw))
         .or_else(|| call_core(op, &args, kw))
@@ -532,6 +535,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_gather_scatter::call(op, &args, kw))
         .or_else(|| calls_advindex::call(op, &args, kw))
         .or_else(|| calls_loss::call(op, &args, kw))
+        .or_else(|| calls_norm::call(op, &args, kw, &kwt))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),
@@ -540,6 +544,7 @@ fn run_case(case: &Value) -> Result<(), String> {
     if exp.get("error").is_some() {
         return Err(format!("expected error {}", exp["error"]["message"]));
     }
+    calls_norm::check_mutated(exp, &args, &kwt, &inputs)?;
     if let Some(after) = exp.get("storage_after") {
         let base = bases[0].ok_or("in-place case without a base")?;
         let dt = exp["self"]["dtype"].as_str().unwrap();
@@ -621,6 +626,7 @@ fn check_error(exp: &Value, e: &Error) -> Result<(), String> {
         "IndexError" => ErrorKind::IndexError,
         "ValueError" => ErrorKind::ValueError,
         "NotImplementedError" => ErrorKind::NotImplementedError,
+        "AssertionError" => ErrorKind::AssertionError,
         other => return Err(format!("corpus error type {other}")),
     };
     if e.kind() != kind {

@@ -20,6 +20,7 @@ pub(crate) mod gemm;
 pub(crate) mod loops;
 pub(crate) mod loss;
 pub(crate) mod math;
+pub(crate) mod normalize;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod reduce;

@@ -33,6 +33,23 @@ pub use crate::nn::loss_opts::{
     MultilabelSoftMarginLossOpts, NllLossOpts, PoissonNllLossOpts, Reduction, ReductionOpts,
     SmoothL1LossOpts, TripletMarginLossOpts,
 };
+pub use crate::nn::distance::{
+    CdistOpts, CosineSimilarityOpts, PairwiseDistanceOpts, cdist, cdist_with, cosine_similarity,
+    cosine_similarity_with, pairwise_distance, pairwise_distance_with, pdist, pdist_with,
+};
+pub use crate::nn::dropout::{
+    DropoutOpts, alpha_dropout, alpha_dropout_with, dropout, dropout_with, dropout1d,
+    dropout1d_with, dropout2d, dropout2d_with, dropout3d, dropout3d_with, feature_alpha_dropout,
+    feature_alpha_dropout_with,
+};
+pub use crate::nn::embedding::{
+    EmbeddingBagOpts, EmbeddingOpts, embedding_bag, embedding_bag_with, embedding_with,
+};
+pub use crate::nn::norm::{
+    BatchNormOpts, GroupNormOpts, InstanceNormOpts, LocalResponseNormOpts, RmsNormOpts, batch_norm,
+    batch_norm_with, group_norm, group_norm_with, instance_norm, instance_norm_with,
+    local_response_norm, local_response_norm_with, rms_norm, rms_norm_with,
+};
 pub use crate::ops::nn::{embedding, one_hot, one_hot_with};
 
 pub use crate::nn::activation::{

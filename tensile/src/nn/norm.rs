@@ -1,0 +1,969 @@
+//! The normalization layers of `torch.nn.functional`: `rms_norm`, `group_norm`,
+//! `instance_norm`, `batch_norm` (evaluation and training, updating the running statistics in
+//! place) and `local_response_norm`, with PyTorch's checks, messages and output layouts.
+//!
+//! Statistics are taken in double (PyTorch takes them in float for float32 inputs; both agree
+//! to float32 tolerance); float32 inputs in contiguous or channels-last layout go through the
+//! row/plane kernels of [`crate::kernels::normalize`], other inputs through a generic path over
+//! their values in double.
+
+use crate::args::{Int, IntoShape};
+use crate::dtype::DType;
+use crate::error::{Error, Result, fmt_list};
+use crate::kernels::normalize as k;
+use crate::layout::{channels_last_strides, contiguous_strides, preserve_format_strides};
+use crate::ops::copy::copy_unchecked;
+use crate::tensor::Tensor;
+
+/// A fresh tensor of `sizes`/`strides`/`dtype` holding `vals` (row-major logical order),
+/// rounded once to `dtype`.
+fn from_f64(vals: Vec<f64>, sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
+    let src = Tensor::from_vec(vals, sizes)?;
+    let out = Tensor::try_alloc(sizes, strides, dtype)?;
+    copy_unchecked(&out, &src);
+    Ok(out)
+}
+
+/// `t.suggest_memory_format()` as strides for a new tensor of `t`'s sizes.
+fn suggested_strides(t: &Tensor) -> Vec<usize> {
+    if crate::ops::cat::suggests_channels_last(t) {
+        channels_last_strides(&t.sizes)
+    } else {
+        contiguous_strides(&t.sizes)
+    }
+}
+
+/// Values of an optional per-channel parameter in double (`default` where absent).
+fn param(p: Option<&Tensor>, c: usize, default: f64) -> Vec<f64> {
+    match p {
+        Some(p) => p.to_vec::<f64>(),
+        None => vec![default; c],
+    }
+}
+
+/// `(N, C, S)` of an input with at least 2 dims: batch, channels, and the product of the rest.
+fn ncs(t: &Tensor) -> (usize, usize, usize) {
+    (t.sizes[0], t.sizes[1], t.sizes[2..].iter().product())
+}
+
+/// Whether `t` is float32 and laid out contiguously (`Some(false)`) or channels-last
+/// contiguously (`Some(true)`) — the layouts the float32 kernels read.
+fn f32_layout(t: &Tensor) -> Option<bool> {
+    if t.dtype != DType::Float32 || t.numel() == 0 {
+        return None;
+    }
+    if t.is_contiguous() {
+        Some(false)
+    } else if crate::layout::is_channels_last_contiguous(&t.sizes, &t.strides)
+        || crate::layout::is_channels_last_3d_contiguous(&t.sizes, &t.strides)
+    {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Mean and biased variance of each `(n, c)` plane of `(N, C, S)` (`planes` in row-major
+/// order), in double.
+fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
+    if f32_layout(x) == Some(false) {
+        let _g = crate::iter::lock_operands(&[x], 0);
+        // SAFETY: `x` is contiguous float32 with `n * c * s` elements from its element pointer;
+        // its lock is held.
+        return unsafe { k::plane_moments_f32(x.elem_ptr() as *const f32, n * c, s) };
+    }
+    let v = x.to_vec::<f64>();
+    (0..n * c)
+        .map(|p| moments(&v[p * s..(p + 1) * s]))
+        .collect()
+}
+
+/// Mean and biased variance of `v` (zeros when empty).
+fn moments(v: &[f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (0.0, 0.0);
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / v.len() as f64;
+    (mean, var)
+}
+
+/// Combines the moments of equal-sized parts into the moments of their union.
+fn combine(parts: impl Iterator<Item = (f64, f64)> + Clone) -> (f64, f64) {
+    let k = parts.clone().count();
+    if k == 0 {
+        return (0.0, 0.0);
+    }
+    let mean = parts.clone().map(|p| p.0).sum::<f64>() / k as f64;
+    let var = parts.map(|(m, v)| v + (m - mean) * (m - mean)).sum::<f64>() / k as f64;
+    (mean, var)
+}
+
+/// `y[n, c, s] = x[n, c, s] * alpha[c'] + beta[c']` with `c' = n * C + c` when `per_sample`
+/// (`alpha` of `N * C` entries) else `c`: a fresh tensor with `strides`, `x`'s dtype.
+fn affine(
+    x: &Tensor,
+    strides: &[usize],
+    alpha: &[f64],
+    beta: &[f64],
+    per_sample: bool,
+) -> Result<Tensor> {
+    let (n, c, s) = ncs(x);
+    let out = Tensor::try_alloc(&x.sizes, strides, x.dtype)?;
+    let layout = f32_layout(x);
+    let same = layout.is_some() && x.strides[..] == *strides;
+    if same {
+        let a32: Vec<f32> = alpha.iter().map(|&v| v as f32).collect();
+        let b32: Vec<f32> = beta.iter().map(|&v| v as f32).collect();
+        let g = crate::iter::lock_operands(&[&out, x], 1);
+        let (xp, yp) = (x.elem_ptr() as *const f32, out.elem_ptr() as *mut f32);
+        // SAFETY: `x` and `out` are float32 with the same dense layout of `n * c * s`
+        // elements (contiguous or channels-last); `out` is fresh; the locks are held.
+        unsafe {
+            match (layout, per_sample) {
+                (Some(false), false) => k::affine_f32(xp, yp, n, &a32, &b32, s),
+                (Some(false), true) => k::affine_f32(xp, yp, 1, &a32, &b32, s),
+                (_, false) => k::affine_f32(xp, yp, n * s, &a32, &b32, 1),
+                (_, true) => {
+                    for i in 0..n {
+                        let off = i * s * c;
+                        k::affine_f32(
+                            xp.add(off),
+                            yp.add(off),
+                            s,
+                            &a32[i * c..(i + 1) * c],
+                            &b32[i * c..(i + 1) * c],
+                            1,
+                        )
+                    }
+                }
+            }
+        }
+        drop(g);
+        return Ok(out);
+    }
+    let mut v = x.to_vec::<f64>();
+    for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
+        let ch = if per_sample { p } else { p % c };
+        for e in chunk {
+            *e = *e * alpha[ch] + beta[ch];
+        }
+    }
+    let src = Tensor::from_vec(v, &x.sizes[..])?;
+    copy_unchecked(&out, &src);
+    Ok(out)
+}
+
+/// `"<name>" not implemented for '<dtype>'` unless `t` is floating point.
+fn float_only(t: &Tensor, name: &str) -> Result<()> {
+    if t.dtype.is_floating_point() {
+        Ok(())
+    } else {
+        Err(Error::not_implemented(format!(
+            "\"{name}\" not implemented for '{}'",
+            t.dtype.scalar_type_name()
+        )))
+    }
+}
+
+// ---------------------------------------------------------------- rms_norm
+
+/// `F.rms_norm`'s optional arguments (`weight=None, eps=None`), for [`rms_norm_with`]: a
+/// weight tensor, a pair `(&weight, eps)`, or the struct.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RmsNormOpts<'a> {
+    /// Elementwise scale of shape `normalized_shape`.
+    pub weight: Option<&'a Tensor>,
+    /// Added to the mean square; `None` is the machine epsilon of the computation dtype
+    /// (float32's for float16/bfloat16/float32 inputs, float64's for float64).
+    pub eps: Option<f64>,
+}
+impl<'a> From<&'a Tensor> for RmsNormOpts<'a> {
+    fn from(w: &'a Tensor) -> Self {
+        RmsNormOpts {
+            weight: Some(w),
+            eps: None,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, f64)> for RmsNormOpts<'a> {
+    fn from((w, eps): (&'a Tensor, f64)) -> Self {
+        RmsNormOpts {
+            weight: Some(w),
+            eps: Some(eps),
+        }
+    }
+}
+
+/// `F.rms_norm(input, normalized_shape)`: no weight, `eps=None`; see [`rms_norm_with`].
+pub fn rms_norm(input: &Tensor, normalized_shape: impl IntoShape) -> Result<Tensor> {
+    rms_norm_with(input, normalized_shape, RmsNormOpts::default())
+}
+
+/// `F.rms_norm(input, normalized_shape, weight, eps)`: `x / sqrt(mean(x²) + eps) * weight`,
+/// the mean taken over the last `normalized_shape.len()` dims (in float32 for float16 and
+/// bfloat16 inputs, rounded back to the input's dtype before the weight multiplies).
+///
+/// Shapes: `input` `(*, *normalized_shape)`, `weight` exactly `normalized_shape`; output as
+/// `input`, with `input`'s strides when it is contiguous, else row-major. dtype: `input`'s (times
+/// `weight`'s, then cast back). Float dtypes only.
+///
+/// Errors (RuntimeError): `Expected normalized_shape to be at least 1-dimensional, i.e.,
+/// containing at least one element, but got normalized_shape = []`; `Expected weight to be of
+/// same shape as normalized_shape, but got weight of shape [3] and normalized_shape = [4]`;
+/// `Given normalized_shape=[4], expected input with shape [*4], but got input of size[2, 3]`;
+/// NotImplementedError `"rms_norm" not implemented for 'Long'`.
+pub fn rms_norm_with<'a>(
+    input: &Tensor,
+    normalized_shape: impl IntoShape,
+    opts: impl Into<RmsNormOpts<'a>>,
+) -> Result<Tensor> {
+    let RmsNormOpts { weight, eps } = opts.into();
+    let shape = normalized_shape.into_shape();
+    if shape.is_empty() {
+        return Err(Error::runtime(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []",
+        ));
+    }
+    if let Some(w) = weight
+        && (w.dim() != shape.len() || w.sizes.iter().zip(&shape).any(|(&a, &b)| a as i64 != b))
+    {
+        return Err(Error::runtime(format!(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape {} and normalized_shape = {}",
+            fmt_list(&w.sizes),
+            fmt_list(&shape)
+        )));
+    }
+    let (nd, kd) = (input.dim(), shape.len());
+    if nd < kd
+        || input.sizes[nd - kd..]
+            .iter()
+            .zip(&shape)
+            .any(|(&a, &b)| a as i64 != b)
+    {
+        let joined: Vec<String> = shape.iter().map(|s| s.to_string()).collect();
+        return Err(Error::runtime(format!(
+            "Given normalized_shape={}, expected input with shape [*{}], but got input of size{}",
+            fmt_list(&shape),
+            joined.join(", "),
+            fmt_list(&input.sizes)
+        )));
+    }
+    float_only(input, "rms_norm")?;
+    let opmath = match input.dtype {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => d,
+    };
+    let eps = match eps {
+        None if opmath == DType::Float64 => f64::EPSILON,
+        None => f32::EPSILON as f64,
+        Some(e) => e,
+    };
+    // `eps` is held in the input's dtype.
+    let eps = match input.dtype {
+        DType::Float16 => half::f16::from_f64(eps).to_f64(),
+        DType::BFloat16 => half::bf16::from_f64(eps).to_f64(),
+        DType::Float32 => eps as f32 as f64,
+        _ => eps,
+    };
+    // PyTorch normalises `input.contiguous()` into a tensor laid out like it: a contiguous
+    // input keeps its strides (size-1 dims included), any other gives row-major strides.
+    let out_strides = if input.is_contiguous() {
+        input.strides.to_vec()
+    } else {
+        contiguous_strides(&input.sizes)
+    };
+    let n: usize = input.sizes[nd - kd..].iter().product();
+    let w_ok = weight.is_none_or(|w| w.dtype == DType::Float32 && w.is_contiguous());
+    if f32_layout(input) == Some(false) && w_ok && n > 0 {
+        let out = Tensor::try_alloc(&input.sizes, &out_strides, DType::Float32)?;
+        let mut ops = vec![&out, input];
+        ops.extend(weight);
+        let g = crate::iter::lock_operands(&ops, 1);
+        // SAFETY: `input` is contiguous float32 of `rows * n` elements, `weight` (when given)
+        // contiguous float32 of `n`; `out` is fresh of the same size; the locks are held.
+        unsafe {
+            k::rms_rows_f32(
+                input.elem_ptr() as *const f32,
+                weight.map(|w| w.elem_ptr() as *const f32),
+                out.elem_ptr() as *mut f32,
+                input.numel() / n,
+                n,
+                eps as f32,
+            )
+        };
+        drop(g);
+        drop(ops);
+        return Ok(out);
+    }
+    let dims: Vec<i64> = (0..kd).map(|i| (nd - i - 1) as i64).collect();
+    let up = input.to(opmath)?;
+    let r = up.pow(2)?.mean_dim(dims, true)?.add(eps)?.rsqrt()?;
+    let res = up.mul(&r)?.to(input.dtype)?;
+    let res = match weight {
+        Some(w) => res.mul(w)?.to(res.dtype)?,
+        None => res,
+    };
+    if res.strides[..] == out_strides[..] {
+        return Ok(res);
+    }
+    let out = Tensor::try_alloc(&input.sizes, &out_strides, res.dtype)?;
+    copy_unchecked(&out, &res);
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- group_norm
+
+/// `F.group_norm`'s optional arguments (`weight=None, bias=None, eps=1e-5`), for
+/// [`group_norm_with`]: a pair `(&weight, &bias)`, a triple `(&weight, &bias, eps)`, or the
+/// struct.
+#[derive(Clone, Copy, Debug)]
+pub struct GroupNormOpts<'a> {
+    /// Per-channel scale `(C,)`.
+    pub weight: Option<&'a Tensor>,
+    /// Per-channel shift `(C,)`.
+    pub bias: Option<&'a Tensor>,
+    /// Added to the variance (default 1e-5).
+    pub eps: f64,
+}
+impl Default for GroupNormOpts<'_> {
+    fn default() -> Self {
+        GroupNormOpts {
+            weight: None,
+            bias: None,
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor)> for GroupNormOpts<'a> {
+    fn from((w, b): (&'a Tensor, &'a Tensor)) -> Self {
+        GroupNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor, f64)> for GroupNormOpts<'a> {
+    fn from((w, b, eps): (&'a Tensor, &'a Tensor, f64)) -> Self {
+        GroupNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            eps,
+        }
+    }
+}
+
+/// `F.group_norm(input, num_groups)`: no weight or bias, `eps=1e-5`; see [`group_norm_with`].
+pub fn group_norm(input: &Tensor, num_groups: impl Int) -> Result<Tensor> {
+    group_norm_with(input, num_groups, GroupNormOpts::default())
+}
+
+/// `F.group_norm(input, num_groups, weight, bias, eps)`: the `C` channels split into
+/// `num_groups` groups; each `(sample, group)` block normalised by its mean and biased
+/// variance, then `* weight[c] + bias[c]`.
+///
+/// Shapes: `input` `(N, C, *)`, `weight`/`bias` `(C,)`; output as `input`, contiguous or
+/// channels-last as `input` suggests (PyTorch's `suggest_memory_format`). dtype: `input`'s
+/// (float dtypes; statistics in double).
+///
+/// Errors: RuntimeError `Expected at least 2 dimensions for input tensor but received 1`;
+/// ValueError `Expected more than 1 value per channel when training, got input size [1, 3]`
+/// (the list is `[N*C/G, G, *]`); RuntimeError `Expected number of channels in input to be
+/// divisible by num_groups, but got input of shape [2, 7] and num_groups=2`; `Expected weight
+/// to be a vector of size equal to the number of channels in input, but got weight of shape
+/// [3] and input of shape [2, 4]` (same for bias).
+pub fn group_norm_with<'a>(
+    input: &Tensor,
+    num_groups: impl Int,
+    opts: impl Into<GroupNormOpts<'a>>,
+) -> Result<Tensor> {
+    let GroupNormOpts { weight, bias, eps } = opts.into();
+    let g = num_groups.to_i64();
+    if input.dim() < 2 {
+        return Err(Error::runtime(format!(
+            "Expected at least 2 dimensions for input tensor but received {}",
+            input.dim()
+        )));
+    }
+    if g <= 0 {
+        return Err(Error::runtime(format!(
+            "Expected num groups to be greater than 0, got {g}"
+        )));
+    }
+    let (n, c, s) = ncs(input);
+    let gu = g as usize;
+    let mut vsize = vec![(n * c / gu) as i64, g];
+    vsize.extend(input.sizes[2..].iter().map(|&x| x as i64));
+    if (n * c / gu) * s == 1 {
+        return Err(Error::value(format!(
+            "Expected more than 1 value per channel when training, got input size {}",
+            fmt_list(&vsize)
+        )));
+    }
+    if !c.is_multiple_of(gu) {
+        return Err(Error::runtime(format!(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={g}",
+            fmt_list(&input.sizes)
+        )));
+    }
+    for (name, p) in [("weight", weight), ("bias", bias)] {
+        if let Some(p) = p
+            && (p.dim() != 1 || p.numel() != c)
+        {
+            return Err(Error::runtime(format!(
+                "Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of shape {} and input of shape {}",
+                fmt_list(&p.sizes),
+                fmt_list(&input.sizes)
+            )));
+        }
+    }
+    float_only(input, "group_norm")?;
+    let strides = suggested_strides(input);
+    let cg = c / gu;
+    let stats: Vec<(f64, f64)> = if f32_layout(input) == Some(false) {
+        plane_moments(input, n, gu, cg * s)
+    } else {
+        let v = input.to_vec::<f64>();
+        let blk = cg * s;
+        (0..n * gu)
+            .map(|p| moments(&v[p * blk..(p + 1) * blk]))
+            .collect()
+    };
+    let (w, b) = (param(weight, c, 1.0), param(bias, c, 0.0));
+    let mut alpha = vec![0.0; n * c];
+    let mut beta = vec![0.0; n * c];
+    for i in 0..n {
+        for ch in 0..c {
+            let (mean, var) = stats[i * gu + ch / cg];
+            let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+            alpha[i * c + ch] = rstd * w[ch];
+            beta[i * c + ch] = b[ch] - mean * rstd * w[ch];
+        }
+    }
+    affine(input, &strides, &alpha, &beta, true)
+}
+
+// ---------------------------------------------------------------- batch_norm
+
+/// `F.batch_norm`'s optional arguments (`weight=None, bias=None, training=False,
+/// momentum=0.1, eps=1e-5`), for [`batch_norm_with`]: a pair `(&weight, &bias)`, a triple
+/// `(&weight, &bias, training)`, or the struct.
+#[derive(Clone, Copy, Debug)]
+pub struct BatchNormOpts<'a> {
+    /// Per-channel scale `(C,)`.
+    pub weight: Option<&'a Tensor>,
+    /// Per-channel shift `(C,)`.
+    pub bias: Option<&'a Tensor>,
+    /// Normalise by the batch statistics (and update the running ones) instead of the
+    /// running statistics.
+    pub training: bool,
+    /// Weight of the batch statistics in the running update (default 0.1).
+    pub momentum: f64,
+    /// Added to the variance (default 1e-5).
+    pub eps: f64,
+}
+impl Default for BatchNormOpts<'_> {
+    fn default() -> Self {
+        BatchNormOpts {
+            weight: None,
+            bias: None,
+            training: false,
+            momentum: 0.1,
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor)> for BatchNormOpts<'a> {
+    fn from((w, b): (&'a Tensor, &'a Tensor)) -> Self {
+        BatchNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            ..Default::default()
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor, bool)> for BatchNormOpts<'a> {
+    fn from((w, b, training): (&'a Tensor, &'a Tensor, bool)) -> Self {
+        BatchNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            training,
+            ..Default::default()
+        }
+    }
+}
+
+/// `F.batch_norm(input, running_mean, running_var)`: evaluation mode; see [`batch_norm_with`].
+pub fn batch_norm<'r>(
+    input: &Tensor,
+    running_mean: impl Into<Option<&'r Tensor>>,
+    running_var: impl Into<Option<&'r Tensor>>,
+) -> Result<Tensor> {
+    batch_norm_with(input, running_mean, running_var, BatchNormOpts::default())
+}
+
+/// `torch.Size([…])`, as Python prints a tensor's size.
+fn torch_size(s: &[usize]) -> String {
+    format!("torch.Size({})", fmt_list(s))
+}
+
+/// `F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)`:
+/// per channel `c` (dim 1), `(x - mean[c]) / sqrt(var[c] + eps) * weight[c] + bias[c]`.
+///
+/// Evaluation (`training=false`): `mean`/`var` are `running_mean`/`running_var`, which must
+/// be given. Training: the batch's mean and biased variance over every dim but 1; when the
+/// running statistics are given they are UPDATED IN PLACE (through views, in their own
+/// dtype): `running = (1 - momentum) * running + momentum * batch`, with the unbiased batch
+/// variance (`momentum = 0` leaves them unchanged).
+///
+/// Shapes: `input` `(N, C, *)`; `running_mean`, `running_var`, `weight`, `bias` of `C`
+/// elements. Output: `input`'s shape and dtype (float dtypes; a bfloat16/float16 input may
+/// take float32 statistics and parameters), contiguous or channels-last as `input` suggests.
+/// An input with no elements gives an empty result without any check of the statistics.
+///
+/// Errors: ValueError `Expected more than 1 value per channel when training, got input size
+/// torch.Size([1, 3])` (training, one value per channel); RuntimeError `running_mean should
+/// contain 3 elements not 4` (likewise `running_var`, `weight`, `bias`); `running_mean must be
+/// defined in evaluation mode` (and `running_var`).
+pub fn batch_norm_with<'r, 'a>(
+    input: &Tensor,
+    running_mean: impl Into<Option<&'r Tensor>>,
+    running_var: impl Into<Option<&'r Tensor>>,
+    opts: impl Into<BatchNormOpts<'a>>,
+) -> Result<Tensor> {
+    let (rm, rv) = (running_mean.into(), running_var.into());
+    let BatchNormOpts {
+        weight,
+        bias,
+        training,
+        momentum,
+        eps,
+    } = opts.into();
+    if input.dim() < 2 {
+        return Err(Error::runtime(format!(
+            "batch_norm: expected input with at least 2 dims, but got {}",
+            input.dim()
+        )));
+    }
+    let (n, c, s) = ncs(input);
+    if training && n * s == 1 {
+        return Err(Error::value(format!(
+            "Expected more than 1 value per channel when training, got input size {}",
+            torch_size(&input.sizes)
+        )));
+    }
+    if input.numel() == 0 {
+        return Tensor::try_alloc(
+            &input.sizes,
+            &preserve_format_strides(&input.sizes, &input.strides),
+            input.dtype,
+        );
+    }
+    for (name, p) in [
+        ("running_mean", rm),
+        ("running_var", rv),
+        ("weight", weight),
+        ("bias", bias),
+    ] {
+        match p {
+            Some(p) if p.numel() != c => {
+                return Err(Error::runtime(format!(
+                    "{name} should contain {c} elements not {}",
+                    p.numel()
+                )));
+            }
+            None if !training && name.starts_with("running") => {
+                return Err(Error::runtime(format!(
+                    "{name} must be defined in evaluation mode"
+                )));
+            }
+            _ => {}
+        }
+    }
+    float_only(input, "batch_norm")?;
+    let all_contiguous = (input.is_contiguous() || f32_layout_cl(input))
+        && [weight, bias, rm, rv]
+            .iter()
+            .all(|p| p.is_none_or(|p| p.is_contiguous()));
+    let strides = batch_norm_strides(input, all_contiguous);
+    let (mean, var): (Vec<f64>, Vec<f64>) = if training {
+        let planes = plane_moments(input, n, c, s);
+        let stats: Vec<(f64, f64)> = (0..c)
+            .map(|ch| combine((0..n).map(|i| planes[i * c + ch])))
+            .collect();
+        let cnt = (n * s) as f64;
+        for (name, r) in [("mean", rm), ("var", rv)] {
+            if let Some(r) = r {
+                let old = r.to_vec::<f64>();
+                let new: Vec<f64> = old
+                    .iter()
+                    .zip(&stats)
+                    .map(|(&o, &(m, v))| {
+                        let b = if name == "mean" {
+                            m
+                        } else {
+                            v * cnt / (cnt - 1.0)
+                        };
+                        momentum * b + (1.0 - momentum) * o
+                    })
+                    .collect();
+                r.copy_(&Tensor::from_vec(new, &r.sizes[..])?)?;
+            }
+        }
+        stats.into_iter().unzip()
+    } else {
+        (
+            rm.map(|t| t.to_vec::<f64>()).unwrap_or_default(),
+            rv.map(|t| t.to_vec::<f64>()).unwrap_or_default(),
+        )
+    };
+    let (w, b) = (param(weight, c, 1.0), param(bias, c, 0.0));
+    let mut alpha = vec![0.0; c];
+    let mut beta = vec![0.0; c];
+    for ch in 0..c {
+        let invstd = 1.0 / (var[ch] + eps).sqrt();
+        alpha[ch] = invstd * w[ch];
+        beta[ch] = b[ch] - mean[ch] * alpha[ch];
+    }
+    affine(input, &strides, &alpha, &beta, false)
+}
+
+/// `batch_norm_cpu`'s output layout: with every operand contiguous (the input in either
+/// memory format), `suggest_memory_format_contig` (contiguous, else the channels-last format
+/// the input is contiguous in, size-1 dims ignored); otherwise `suggest_memory_format`.
+fn batch_norm_strides(input: &Tensor, all_contiguous: bool) -> Vec<usize> {
+    if all_contiguous {
+        if input.is_contiguous() {
+            contiguous_strides(&input.sizes)
+        } else {
+            channels_last_strides(&input.sizes)
+        }
+    } else {
+        suggested_strides(input)
+    }
+}
+
+/// Whether `t` is channels-last (or channels-last-3d) contiguous.
+fn f32_layout_cl(t: &Tensor) -> bool {
+    crate::layout::is_channels_last_contiguous(&t.sizes, &t.strides)
+        || crate::layout::is_channels_last_3d_contiguous(&t.sizes, &t.strides)
+}
+
+// ---------------------------------------------------------------- instance_norm
+
+/// `F.instance_norm`'s optional arguments (`running_mean=None, running_var=None, weight=None,
+/// bias=None, use_input_stats=True, momentum=0.1, eps=1e-5`), for [`instance_norm_with`]: a
+/// pair `(&weight, &bias)`, or the struct.
+#[derive(Clone, Copy, Debug)]
+pub struct InstanceNormOpts<'a> {
+    /// Running mean `(C,)`, updated in place when `use_input_stats`.
+    pub running_mean: Option<&'a Tensor>,
+    /// Running variance `(C,)`, updated in place when `use_input_stats`.
+    pub running_var: Option<&'a Tensor>,
+    /// Per-channel scale `(C,)`.
+    pub weight: Option<&'a Tensor>,
+    /// Per-channel shift `(C,)`.
+    pub bias: Option<&'a Tensor>,
+    /// Normalise by each instance's statistics (default true) instead of the running ones.
+    pub use_input_stats: bool,
+    /// Weight of the instance statistics in the running update (default 0.1).
+    pub momentum: f64,
+    /// Added to the variance (default 1e-5).
+    pub eps: f64,
+}
+impl Default for InstanceNormOpts<'_> {
+    fn default() -> Self {
+        InstanceNormOpts {
+            running_mean: None,
+            running_var: None,
+            weight: None,
+            bias: None,
+            use_input_stats: true,
+            momentum: 0.1,
+            eps: 1e-5,
+        }
+    }
+}
+impl<'a> From<(&'a Tensor, &'a Tensor)> for InstanceNormOpts<'a> {
+    fn from((w, b): (&'a Tensor, &'a Tensor)) -> Self {
+        InstanceNormOpts {
+            weight: Some(w),
+            bias: Some(b),
+            ..Default::default()
+        }
+    }
+}
+
+/// `F.instance_norm(input)`: each `(sample, channel)` plane normalised by its own statistics;
+/// see [`instance_norm_with`].
+pub fn instance_norm(input: &Tensor) -> Result<Tensor> {
+    instance_norm_with(input, InstanceNormOpts::default())
+}
+
+/// `F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats,
+/// momentum, eps)`: each `(n, c)` plane normalised by its mean and biased variance (or, with
+/// `use_input_stats=false`, by the running statistics), then `* weight[c] + bias[c]`. With
+/// `use_input_stats` and running statistics given, these are UPDATED IN PLACE with the
+/// average over the batch of `(1 - momentum) * running + momentum * plane` (unbiased plane
+/// variance).
+///
+/// Shapes: `input` `(N, C, *)`, the others `(C,)`; output as `input`, contiguous. dtype:
+/// `input`'s (float dtypes).
+///
+/// Errors: ValueError `Expected more than 1 spatial element when training, got input size
+/// torch.Size([2, 3, 1])`; RuntimeError `Expected running_mean and running_var to be defined
+/// when use_input_stats is false`; `running_mean should contain 6 elements not 4` (counted
+/// over the batch: `N*C`), likewise `running_var`, `weight`, `bias`.
+pub fn instance_norm_with<'a>(
+    input: &Tensor,
+    opts: impl Into<InstanceNormOpts<'a>>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    if input.dim() < 2 {
+        return Err(Error::runtime(format!(
+            "instance_norm: expected input with at least 2 dims, but got {}",
+            input.dim()
+        )));
+    }
+    let (n, c, s) = ncs(input);
+    if o.use_input_stats && s == 1 {
+        return Err(Error::value(format!(
+            "Expected more than 1 spatial element when training, got input size {}",
+            torch_size(&input.sizes)
+        )));
+    }
+    if !o.use_input_stats && (o.running_mean.is_none() || o.running_var.is_none()) {
+        return Err(Error::runtime(
+            "Expected running_mean and running_var to be defined when use_input_stats is false",
+        ));
+    }
+    for (name, p) in [
+        ("running_mean", o.running_mean),
+        ("running_var", o.running_var),
+        ("weight", o.weight),
+        ("bias", o.bias),
+    ] {
+        if let Some(p) = p
+            && p.numel() != c
+            && input.numel() > 0
+        {
+            return Err(Error::runtime(format!(
+                "{name} should contain {} elements not {}",
+                n * c,
+                n * p.numel()
+            )));
+        }
+    }
+    float_only(input, "batch_norm")?;
+    let strides = contiguous_strides(&input.sizes);
+    if input.numel() == 0 {
+        return Tensor::try_alloc(&input.sizes, &strides, input.dtype);
+    }
+    let (w, b) = (param(o.weight, c, 1.0), param(o.bias, c, 0.0));
+    let mut alpha = vec![0.0; n * c];
+    let mut beta = vec![0.0; n * c];
+    if o.use_input_stats {
+        let planes = plane_moments(input, n, c, s);
+        for (p, &(mean, var)) in planes.iter().enumerate() {
+            let invstd = 1.0 / (var + o.eps).sqrt();
+            alpha[p] = invstd * w[p % c];
+            beta[p] = b[p % c] - mean * alpha[p];
+        }
+        let sf = s as f64;
+        for (name, r) in [("mean", o.running_mean), ("var", o.running_var)] {
+            if let Some(r) = r {
+                let old = r.to_vec::<f64>();
+                let new: Vec<f64> = (0..c)
+                    .map(|ch| {
+                        (0..n)
+                            .map(|i| {
+                                let (m, v) = planes[i * c + ch];
+                                let bs = if name == "mean" {
+                                    m
+                                } else {
+                                    v * sf / (sf - 1.0)
+                                };
+                                o.momentum * bs + (1.0 - o.momentum) * old[ch]
+                            })
+                            .sum::<f64>()
+                            / n as f64
+                    })
+                    .collect();
+                r.copy_(&Tensor::from_vec(new, &r.sizes[..])?)?;
+            }
+        }
+    } else {
+        let (rm, rv) = (param(o.running_mean, c, 0.0), param(o.running_var, c, 1.0));
+        for p in 0..n * c {
+            let ch = p % c;
+            let invstd = 1.0 / (rv[ch] + o.eps).sqrt();
+            alpha[p] = invstd * w[ch];
+            beta[p] = b[ch] - rm[ch] * alpha[p];
+        }
+    }
+    let x = input.contiguous();
+    affine(&x, &strides, &alpha, &beta, true)
+}
+
+// ---------------------------------------------------------------- local_response_norm
+
+/// `F.local_response_norm`'s optional arguments (`alpha=1e-4, beta=0.75, k=1.0`), for
+/// [`local_response_norm_with`]: `alpha`, `(alpha, beta)`, `(alpha, beta, k)`, or the struct.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LocalResponseNormOpts {
+    /// Multiplicative factor (default 1e-4).
+    pub alpha: f64,
+    /// Exponent (default 0.75).
+    pub beta: f64,
+    /// Additive factor (default 1).
+    pub k: f64,
+}
+impl Default for LocalResponseNormOpts {
+    fn default() -> Self {
+        LocalResponseNormOpts {
+            alpha: 1e-4,
+            beta: 0.75,
+            k: 1.0,
+        }
+    }
+}
+impl From<f64> for LocalResponseNormOpts {
+    fn from(alpha: f64) -> Self {
+        LocalResponseNormOpts {
+            alpha,
+            ..Default::default()
+        }
+    }
+}
+impl From<(f64, f64)> for LocalResponseNormOpts {
+    fn from((alpha, beta): (f64, f64)) -> Self {
+        LocalResponseNormOpts {
+            alpha,
+            beta,
+            ..Default::default()
+        }
+    }
+}
+impl From<(f64, f64, f64)> for LocalResponseNormOpts {
+    fn from((alpha, beta, k): (f64, f64, f64)) -> Self {
+        LocalResponseNormOpts { alpha, beta, k }
+    }
+}
+
+/// `F.local_response_norm(input, size)`: default `alpha`, `beta`, `k`; see
+/// [`local_response_norm_with`].
+pub fn local_response_norm(input: &Tensor, size: impl Int) -> Result<Tensor> {
+    local_response_norm_with(input, size, LocalResponseNormOpts::default())
+}
+
+/// `F.local_response_norm(input, size, alpha, beta, k)`: `x / (k + alpha/size * Σ x²)^beta`,
+/// the sum over the channels `c - size/2 ..= c + (size-1)/2` (dim 1, zero-padded).
+///
+/// Shapes: `input` `(N, C, *)` with at least 3 dims; output as `input`, laid out as PyTorch's
+/// `input / div` lays it out. An input with no elements is returned itself. dtype: `input`'s.
+///
+/// Errors: ValueError `Expected 3D or higher dimensionality                          input (got
+/// 2 dimensions)` (PyTorch's spacing); for 4-d and larger inputs whose square cannot be
+/// viewed as `(N, 1, C, H, -1)`, PyTorch's `view` error (`view size is not compatible with
+/// input tensor's size and stride …`).
+pub fn local_response_norm_with(
+    input: &Tensor,
+    size: impl Int,
+    opts: impl Into<LocalResponseNormOpts>,
+) -> Result<Tensor> {
+    let LocalResponseNormOpts { alpha, beta, k } = opts.into();
+    let size = size.to_i64();
+    let dim = input.dim();
+    if dim < 3 {
+        return Err(Error::value(format!(
+            "Expected 3D or higher dimensionality                          input (got {dim} dimensions)"
+        )));
+    }
+    if input.numel() == 0 {
+        return Ok(input.alias());
+    }
+    let sq = input.mul(input)?;
+    if dim > 3 {
+        sq.view([
+            input.sizes[0] as i64,
+            1,
+            input.sizes[1] as i64,
+            input.sizes[2] as i64,
+            -1,
+        ])?;
+    }
+    if size <= 0 {
+        return Err(Error::runtime(format!(
+            "local_response_norm: size must be positive, got {size}"
+        )));
+    }
+    let (n, c, s) = ncs(input);
+    let v = sq.to_vec::<f64>();
+    let (lo, hi) = ((size / 2) as usize, ((size - 1) / 2) as usize);
+    let mut div = vec![0.0; n * c * s];
+    for i in 0..n {
+        for ch in 0..c {
+            let from = ch.saturating_sub(lo);
+            let to = (ch + hi).min(c - 1);
+            for e in 0..s {
+                let sum: f64 = (from..=to).map(|cc| v[(i * c + cc) * s + e]).sum();
+                div[(i * c + ch) * s + e] = (sum / size as f64 * alpha + k).powf(beta);
+            }
+        }
+    }
+    let div = from_f64(
+        div,
+        &input.sizes,
+        &contiguous_strides(&input.sizes),
+        input.dtype,
+    )?;
+    input.div(&div)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn training_batch_norm_updates_running_stats_with_the_unbiased_variance() {
+        // one channel, values 0, 2 over the batch: mean 1, biased var 1, unbiased var 2.
+        let x = Tensor::from_vec(vec![0.0f32, 2.0], [2, 1]).unwrap();
+        let rm = Tensor::from_vec(vec![0.0f32], [1]).unwrap();
+        let rv = Tensor::from_vec(vec![1.0f32], [1]).unwrap();
+        let o = BatchNormOpts {
+            training: true,
+            momentum: 0.5,
+            ..Default::default()
+        };
+        let y = batch_norm_with(&x, &rm, &rv, o).unwrap();
+        assert_eq!(rm.to_vec::<f32>(), [0.5]);
+        assert_eq!(rv.to_vec::<f32>(), [1.5]);
+        let v = y.to_vec::<f32>();
+        assert!((v[0] + 1.0).abs() < 1e-4 && (v[1] - 1.0).abs() < 1e-4);
+        // momentum 0 leaves them unchanged.
+        let o0 = BatchNormOpts { momentum: 0.0, ..o };
+        batch_norm_with(&x, &rm, &rv, o0).unwrap();
+        assert_eq!(rm.to_vec::<f32>(), [0.5]);
+    }
+
+    #[test]
+    fn group_norm_checks_the_batch_size_before_divisibility() {
+        let x = Tensor::zeros([1, 3]).unwrap();
+        let e = group_norm(&x, 3).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Expected more than 1 value per channel when training, got input size [1, 3]"
+        );
+    }
+
+    #[test]
+    fn channels_last_group_norm_stays_channels_last() {
+        let x = Tensor::rand([2, 4, 3, 3], 1)
+            .unwrap()
+            .contiguous_channels_last()
+            .unwrap();
+        let y = group_norm(&x, 2).unwrap();
+        assert_eq!(y.stride(), x.stride());
+    }
+}
