@@ -1,4 +1,7 @@
 //! `torch.nn`: for now its functional half, [`functional`] (`use tensile::nn::functional as F;`).
 pub(crate) mod activation;
 pub mod functional;
+pub(crate) mod interpolate;
 pub(crate) mod pad;
+pub(crate) mod pixel_shuffle;
+pub(crate) mod pool;
