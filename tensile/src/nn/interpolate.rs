@@ -70,15 +70,18 @@ fn scales_value<T: PoolFloat>(scale: Option<f64>, input: usize, output: usize) -
 }
 
 /// `nearest_idx` (`exact`: `nearest_exact_idx`): the source index of output `o`, computed in
-/// float32 as PyTorch does (whatever the data's dtype).
+/// float32 as PyTorch does (whatever the data's dtype). `shortcut`: the 2-d kernels' rule
+/// that equal sizes map `o` to `o` and doubled sizes to `o / 2` even when a scale factor
+/// says otherwise (PyTorch's 1-d and 3-d nearest kernels always use the scale).
 pub(crate) fn nearest_source(
     o: usize,
     input: usize,
     output: usize,
     scale: Option<f64>,
     exact: bool,
+    shortcut: bool,
 ) -> usize {
-    if !exact {
+    if !exact && shortcut {
         if output == input {
             return o;
         }
@@ -138,13 +141,14 @@ pub(crate) fn dim_taps<T: PoolFloat>(
     output: usize,
     align: bool,
     scale: Option<f64>,
+    shortcut: bool,
 ) -> Vec<Taps<T>> {
     let one = T::of(1.0);
     match mode {
         "nearest" | "nearest-exact" => (0..output)
             .map(|o| {
                 vec![(
-                    nearest_source(o, input, output, scale, mode == "nearest-exact"),
+                    nearest_source(o, input, output, scale, mode == "nearest-exact", shortcut),
                     one,
                 )]
             })
@@ -410,7 +414,8 @@ pub fn interpolate_with<'a>(
         ];
         for j in 0..k {
             let s = scales.as_ref().map(|f| f[j]);
-            taps[3 - k + j] = dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s);
+            taps[3 - k + j] =
+                dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2);
         }
         let xs = src.to_vec::<T>();
         let mut out = vec![T::ZERO; numel];
@@ -437,29 +442,29 @@ mod tests {
     fn nearest_index_rules() {
         // 3 -> 5: floor(o * 0.6) in float32
         let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, None, false))
+            .map(|o| nearest_source(o, 3, 5, None, false, true))
             .collect();
         assert_eq!(v, vec![0, 0, 1, 1, 2]);
         // nearest-exact: floor((o + 0.5) * 0.6)
         let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, None, true))
+            .map(|o| nearest_source(o, 3, 5, None, true, true))
             .collect();
         assert_eq!(v, vec![0, 0, 1, 2, 2]);
         // a given scale factor: 1 / 1.7
         let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, Some(1.7), false))
+            .map(|o| nearest_source(o, 3, 5, Some(1.7), false, true))
             .collect();
         assert_eq!(v, vec![0, 0, 1, 1, 2]);
     }
 
     #[test]
     fn linear_weights_sum_to_one() {
-        let t = dim_taps::<f32>("linear", 4, 7, false, None);
+        let t = dim_taps::<f32>("linear", 4, 7, false, None, true);
         for w in &t {
             let s: f32 = w.iter().map(|x| x.1).sum();
             assert!((s - 1.0).abs() < 1e-6);
         }
-        let t = dim_taps::<f64>("bicubic", 4, 7, true, None);
+        let t = dim_taps::<f64>("bicubic", 4, 7, true, None, true);
         for w in &t {
             let s: f64 = w.iter().map(|x| x.1).sum();
             assert!((s - 1.0).abs() < 1e-12);

@@ -995,7 +995,8 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         divisor_override: o.divisor_override,
         count_include_pad: o.count_include_pad,
     };
-    let (out, _) = run_pool(&x, wins, r, false, cl && batched)?;
+    // avg_pool3d's CPU kernel always writes a contiguous output
+    let (out, _) = run_pool(&x, wins, r, false, d == 2 && cl && batched)?;
     unbatch(out, batched)
 }
 
@@ -1085,7 +1086,7 @@ pub fn avg_pool3d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 
 /// `F.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
 /// divisor_override)`: as [`avg_pool2d_with`] over `(D, H, W)` of a `(C, D, H, W)` or
-/// `(N, C, D, H, W)` float tensor (channels-last-3d in, channels-last-3d out).
+/// `(N, C, D, H, W)` float tensor; the output is always contiguous (PyTorch's CPU kernel).
 ///
 /// Errors (RuntimeError): as [`avg_pool2d_with`], and `input image (T: 1 H: 2 W: 2) smaller
 /// than kernel size (kT: 2 kH: 1 kW: 1)`; NotImplementedError `"avg_pool3d_out_frame" not
