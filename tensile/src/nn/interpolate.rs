@@ -395,6 +395,7 @@ pub fn interpolate_with<'a>(
         ins3[3 - k + j] = spatial[j];
         outs3[3 - k + j] = outs[j];
     }
+    #[allow(clippy::too_many_arguments)]
     fn go<T: PoolFloat + crate::element::Element>(
         src: &Tensor,
         numel: usize,

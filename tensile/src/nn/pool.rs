@@ -369,8 +369,8 @@ fn run_pool(
     for (j, w) in wins.into_iter().enumerate() {
         all[3 - k + j] = w;
     }
-    for j in 0..3 - k {
-        all[j] = vec![Win {
+    for w in all.iter_mut().take(3 - k) {
+        *w = vec![Win {
             lo: 0,
             hi: 1,
             step: 1,
@@ -668,16 +668,12 @@ fn pool3d_shape_check(
         )));
     }
     let sz = input.size();
-    for (i, &n) in sz.iter().enumerate().skip(1) {
+    for &n in sz.iter().skip(1) {
         if n == 0 {
             return Err(Error::runtime(format!(
                 "{fn_name}: Expected input's non-batch dimensions to have positive length, but input has a shape of {} and non-batch dimension {n} has length zero!",
                 fmt_list(sz)
-            )))
-            .map_err(|e: Error| {
-                let _ = i;
-                e
-            });
+            )));
         }
     }
     let (it, ih, iw) = (sp[0] as i64, sp[1] as i64, sp[2] as i64);
