@@ -47,6 +47,7 @@ pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
 pub use nn::distance::{CdistOpts, cdist, cdist_with};
+pub use nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
 pub use ops::binary::pow;

@@ -25,6 +25,8 @@ mod calls_mathb;
 mod calls_mathu;
 #[path = "conformance/calls_norm.rs"]
 mod calls_norm;
+#[path = "conformance/calls_pool.rs"]
+mod calls_pool;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_scan.rs"]
@@ -536,6 +538,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_advindex::call(op, &args, kw))
         .or_else(|| calls_loss::call(op, &args, kw))
         .or_else(|| calls_norm::call(op, &args, kw, &kwt))
+        .or_else(|| calls_pool::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

@@ -23,6 +23,7 @@ pub(crate) mod math;
 pub(crate) mod normalize;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
+pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod rows;
 pub(crate) mod scatter;

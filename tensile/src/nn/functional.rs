@@ -130,3 +130,15 @@ pub fn normalize(input: &Tensor) -> Result<Tensor> {
 pub fn normalize_with(input: &Tensor, opts: impl Into<NormalizeOpts>) -> Result<Tensor> {
     input.normalize_with(opts)
 }
+
+pub use crate::nn::interpolate::{InterpolateOpts, interpolate, interpolate_with};
+pub use crate::nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
+pub use crate::nn::pool::{
+    AvgPoolOpts, IntoOutputSize, LpPoolOpts, MaxPoolOpts, MaxUnpoolOpts, adaptive_avg_pool1d,
+    adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d, adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool1d_with, avg_pool2d,
+    avg_pool2d_with, avg_pool3d, avg_pool3d_with, lp_pool1d, lp_pool1d_with, lp_pool2d,
+    lp_pool2d_with, max_pool1d, max_pool1d_with, max_pool1d_with_indices, max_pool2d,
+    max_pool2d_with, max_pool2d_with_indices, max_pool3d, max_pool3d_with, max_pool3d_with_indices,
+    max_unpool1d, max_unpool1d_with, max_unpool2d, max_unpool2d_with,
+};

@@ -9,4 +9,7 @@ pub(crate) mod loss_class;
 pub(crate) mod loss_fast;
 pub mod loss_opts;
 pub(crate) mod norm;
+pub(crate) mod interpolate;
 pub(crate) mod pad;
+pub(crate) mod pixel_shuffle;
+pub(crate) mod pool;

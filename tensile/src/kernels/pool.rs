@@ -1,0 +1,460 @@
+//! Pooling and resampling kernels over plain slices (safe code: the ops copy their input out
+//! and their output in).
+//!
+//! Every pooling op (max, average, adaptive, over 1, 2 or 3 spatial dims) is a window
+//! reduction: for each output position and each of the (up to) three spatial dims, a window of
+//! input positions `lo..hi` stepping `step`. [`pool`] runs it over `N·C` planes, stored either
+//! contiguously (`(N, C, D, H, W)`, parallel over planes) or channels-last (`(N, D, H, W, C)`,
+//! parallel over output positions, channels innermost). Interpolation ([`resample`]) is a
+//! separable weighted sum: per dim and output index, a few `(input index, weight)` taps.
+
+use std::ops::{Add, Div, Mul, Sub};
+
+use rayon::prelude::*;
+
+/// The float types the kernels compute in: `f32` (also for float16/bfloat16 data, as PyTorch's
+/// CPU `opmath_t`) and `f64`.
+pub(crate) trait PoolFloat:
+    Copy
+    + Send
+    + Sync
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + 'static
+{
+    const ZERO: Self;
+    const NEG_INF: Self;
+    fn of(v: f64) -> Self;
+    fn of_usize(v: usize) -> Self;
+    fn nan(self) -> bool;
+    fn floor(self) -> Self;
+    fn f64(self) -> f64;
+}
+impl PoolFloat for f32 {
+    const ZERO: Self = 0.0;
+    const NEG_INF: Self = f32::NEG_INFINITY;
+    fn of(v: f64) -> Self {
+        v as f32
+    }
+    fn of_usize(v: usize) -> Self {
+        v as f32
+    }
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn floor(self) -> Self {
+        f32::floor(self)
+    }
+    fn f64(self) -> f64 {
+        self as f64
+    }
+}
+impl PoolFloat for f64 {
+    const ZERO: Self = 0.0;
+    const NEG_INF: Self = f64::NEG_INFINITY;
+    fn of(v: f64) -> Self {
+        v
+    }
+    fn of_usize(v: usize) -> Self {
+        v as f64
+    }
+    fn nan(self) -> bool {
+        self.is_nan()
+    }
+    fn floor(self) -> Self {
+        f64::floor(self)
+    }
+    fn f64(self) -> f64 {
+        self
+    }
+}
+
+/// One output index's window along one dim: input positions `lo, lo+step, … < hi`; `padded`
+/// is the window's length counting padding (average pooling's `count_include_pad` divisor).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Win {
+    pub lo: usize,
+    pub hi: usize,
+    pub step: usize,
+    pub padded: usize,
+}
+
+impl Win {
+    /// The number of input positions in the window.
+    fn len(&self) -> usize {
+        if self.hi <= self.lo {
+            0
+        } else {
+            (self.hi - self.lo).div_ceil(self.step)
+        }
+    }
+}
+
+/// How windows are reduced.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Reduce {
+    /// The maximum, NaN winning (PyTorch's `val > max || isnan(val)`), with the flat in-plane
+    /// index of the winner; an empty window gives `-inf` at the window's first position.
+    Max,
+    /// The sum divided by `divisor_override`, or the padded window size (`count_include_pad`),
+    /// or the number of input positions; an empty window gives 0.
+    Avg {
+        divisor_override: Option<i64>,
+        count_include_pad: bool,
+    },
+}
+
+/// The geometry of a pooling: `planes = n·c` planes of `ins` input and `outs` output
+/// positions (`[D, H, W]`, unused leading dims of size 1) and per-dim windows
+/// (`wins[k][o]`).
+pub(crate) struct Geo {
+    pub n: usize,
+    pub c: usize,
+    pub ins: [usize; 3],
+    pub outs: [usize; 3],
+    pub wins: [Vec<Win>; 3],
+    /// Channels-last storage (`(N, D, H, W, C)`) of input and output; else `(N, C, D, H, W)`.
+    pub cl: bool,
+}
+
+const MIN_TASK: usize = 1 << 14;
+
+impl Geo {
+    fn in_plane(&self) -> usize {
+        self.ins.iter().product()
+    }
+    fn out_plane(&self) -> usize {
+        self.outs.iter().product()
+    }
+}
+
+/// Runs the pooling of `g` from `x` into `out` (and the max indices into `idx`, when given;
+/// `Reduce::Max` only). `x` and `out` hold `n·c` planes in `g`'s layout.
+pub(crate) fn pool<T: PoolFloat>(
+    x: &[T],
+    out: &mut [T],
+    idx: Option<&mut [i64]>,
+    g: &Geo,
+    r: Reduce,
+) {
+    let (ip, op) = (g.in_plane(), g.out_plane());
+    if op == 0 || g.n * g.c == 0 {
+        return;
+    }
+    let work = (g.n * g.c * op * 4).max(1);
+    let threads = if work >= MIN_TASK { 0 } else { usize::MAX };
+    if !g.cl {
+        // one task per plane group
+        let per = (MIN_TASK / (op * 4).max(1)).max(1);
+        let plane = |p: usize, o: &mut [T], ix: Option<&mut [i64]>| {
+            let xs = &x[p * ip..(p + 1) * ip];
+            plane_pool(xs, o, ix, g, r);
+        };
+        match idx {
+            Some(idx) => {
+                let it = out
+                    .par_chunks_mut(op)
+                    .zip(idx.par_chunks_mut(op))
+                    .enumerate();
+                if threads == 0 {
+                    it.with_min_len(per)
+                        .for_each(|(p, (o, ix))| plane(p, o, Some(ix)));
+                } else {
+                    out.chunks_mut(op)
+                        .zip(idx.chunks_mut(op))
+                        .enumerate()
+                        .for_each(|(p, (o, ix))| plane(p, o, Some(ix)));
+                }
+            }
+            None => {
+                if threads == 0 {
+                    out.par_chunks_mut(op)
+                        .enumerate()
+                        .with_min_len(per)
+                        .for_each(|(p, o)| plane(p, o, None));
+                } else {
+                    out.chunks_mut(op)
+                        .enumerate()
+                        .for_each(|(p, o)| plane(p, o, None));
+                }
+            }
+        }
+    } else {
+        let c = g.c;
+        let per = (MIN_TASK / (c * 4).max(1)).max(1);
+        let pos = |q: usize, o: &mut [T], ix: Option<&mut [i64]>| {
+            let (n, of) = (q / op, q % op);
+            let xs = &x[n * ip * c..(n + 1) * ip * c];
+            cl_pool(xs, o, ix, g, r, of);
+        };
+        match idx {
+            Some(idx) => {
+                if threads == 0 {
+                    out.par_chunks_mut(c)
+                        .zip(idx.par_chunks_mut(c))
+                        .enumerate()
+                        .with_min_len(per)
+                        .for_each(|(q, (o, ix))| pos(q, o, Some(ix)));
+                } else {
+                    out.chunks_mut(c)
+                        .zip(idx.chunks_mut(c))
+                        .enumerate()
+                        .for_each(|(q, (o, ix))| pos(q, o, Some(ix)));
+                }
+            }
+            None => {
+                if threads == 0 {
+                    out.par_chunks_mut(c)
+                        .enumerate()
+                        .with_min_len(per)
+                        .for_each(|(q, o)| pos(q, o, None));
+                } else {
+                    out.chunks_mut(c)
+                        .enumerate()
+                        .for_each(|(q, o)| pos(q, o, None));
+                }
+            }
+        }
+    }
+}
+
+/// The divisor of an average window.
+fn divisor(r: Reduce, wd: &Win, wh: &Win, ww: &Win) -> usize {
+    match r {
+        Reduce::Avg {
+            divisor_override: Some(d),
+            ..
+        } => d as usize,
+        Reduce::Avg {
+            count_include_pad: true,
+            ..
+        } => wd.padded * wh.padded * ww.padded,
+        _ => wd.len() * wh.len() * ww.len(),
+    }
+}
+
+/// One contiguous plane.
+fn plane_pool<T: PoolFloat>(
+    x: &[T],
+    out: &mut [T],
+    mut idx: Option<&mut [i64]>,
+    g: &Geo,
+    r: Reduce,
+) {
+    let [_, ih, iw] = g.ins;
+    let [od, oh, ow] = g.outs;
+    let mut o = 0;
+    for wd in &g.wins[0][..od] {
+        for wh in &g.wins[1][..oh] {
+            for ww in &g.wins[2][..ow] {
+                match r {
+                    Reduce::Max => {
+                        let mut best = T::NEG_INF;
+                        let mut bi = (wd.lo * ih + wh.lo) * iw + ww.lo;
+                        let mut d = wd.lo;
+                        while d < wd.hi {
+                            let mut h = wh.lo;
+                            while h < wh.hi {
+                                let row = (d * ih + h) * iw;
+                                let mut w = ww.lo;
+                                while w < ww.hi {
+                                    let v = x[row + w];
+                                    if v > best || v.nan() {
+                                        best = v;
+                                        bi = row + w;
+                                    }
+                                    w += ww.step;
+                                }
+                                h += wh.step;
+                            }
+                            d += wd.step;
+                        }
+                        out[o] = best;
+                        if let Some(ix) = idx.as_deref_mut() {
+                            ix[o] = bi as i64;
+                        }
+                    }
+                    Reduce::Avg { .. } => {
+                        if wd.len() * wh.len() * ww.len() == 0 {
+                            out[o] = T::ZERO;
+                        } else {
+                            let mut s = T::ZERO;
+                            for d in wd.lo..wd.hi {
+                                for h in wh.lo..wh.hi {
+                                    let row = (d * ih + h) * iw;
+                                    for &v in &x[row + ww.lo..row + ww.hi] {
+                                        s = s + v;
+                                    }
+                                }
+                            }
+                            out[o] = s / T::of_usize(divisor(r, wd, wh, ww));
+                        }
+                    }
+                }
+                o += 1;
+            }
+        }
+    }
+}
+
+/// One output position `of` (flat over `outs`) of a channels-last batch item: all channels.
+fn cl_pool<T: PoolFloat>(
+    x: &[T],
+    out: &mut [T],
+    idx: Option<&mut [i64]>,
+    g: &Geo,
+    r: Reduce,
+    of: usize,
+) {
+    let [_, ih, iw] = g.ins;
+    let [_, oh, ow] = g.outs;
+    let c = g.c;
+    let (wd, wh, ww) = (
+        &g.wins[0][of / (oh * ow)],
+        &g.wins[1][(of / ow) % oh],
+        &g.wins[2][of % ow],
+    );
+    match r {
+        Reduce::Max => {
+            out.fill(T::NEG_INF);
+            let first = ((wd.lo * ih + wh.lo) * iw + ww.lo) as i64;
+            let mut bi = vec![first; c];
+            let mut d = wd.lo;
+            while d < wd.hi {
+                let mut h = wh.lo;
+                while h < wh.hi {
+                    let mut w = ww.lo;
+                    while w < ww.hi {
+                        let p = (d * ih + h) * iw + w;
+                        let xs = &x[p * c..(p + 1) * c];
+                        for ((b, i), &v) in out.iter_mut().zip(bi.iter_mut()).zip(xs) {
+                            if v > *b || v.nan() {
+                                *b = v;
+                                *i = p as i64;
+                            }
+                        }
+                        w += ww.step;
+                    }
+                    h += wh.step;
+                }
+                d += wd.step;
+            }
+            if let Some(ix) = idx {
+                ix.copy_from_slice(&bi);
+            }
+        }
+        Reduce::Avg { .. } => {
+            out.fill(T::ZERO);
+            if wd.len() * wh.len() * ww.len() == 0 {
+                return;
+            }
+            for d in wd.lo..wd.hi {
+                for h in wh.lo..wh.hi {
+                    for w in ww.lo..ww.hi {
+                        let p = (d * ih + h) * iw + w;
+                        for (s, &v) in out.iter_mut().zip(&x[p * c..(p + 1) * c]) {
+                            *s = *s + v;
+                        }
+                    }
+                }
+            }
+            let dv = T::of_usize(divisor(r, wd, wh, ww));
+            for s in out.iter_mut() {
+                *s = *s / dv;
+            }
+        }
+    }
+}
+
+/// The taps of one output index along one dim: input indices and weights.
+pub(crate) type Taps<T> = Vec<(usize, T)>;
+
+/// Separable resampling of `n·c` planes (`ins` → `outs`, `[D, H, W]`) in `cl` layout
+/// (as [`Geo::cl`]): `out[o] = Σ w_d·w_h·w_w · x[i_d, i_h, i_w]` over the taps of each dim.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn resample<T: PoolFloat>(
+    x: &[T],
+    out: &mut [T],
+    n: usize,
+    c: usize,
+    ins: [usize; 3],
+    outs: [usize; 3],
+    taps: &[Vec<Taps<T>>; 3],
+    cl: bool,
+) {
+    let ip: usize = ins.iter().product();
+    let op: usize = outs.iter().product();
+    if op == 0 || n * c == 0 {
+        return;
+    }
+    let [_, ih, iw] = ins;
+    let [_, oh, ow] = outs;
+    let big = n * c * op >= MIN_TASK;
+    if !cl {
+        let plane = |p: usize, o: &mut [T]| {
+            let xs = &x[p * ip..(p + 1) * ip];
+            let mut k = 0;
+            for td in &taps[0] {
+                for th in &taps[1] {
+                    for tw in &taps[2] {
+                        let mut s = T::ZERO;
+                        for &(d, a) in td {
+                            for &(h, b) in th {
+                                let row = (d * ih + h) * iw;
+                                let ab = a * b;
+                                for &(w, e) in tw {
+                                    s = s + ab * e * xs[row + w];
+                                }
+                            }
+                        }
+                        o[k] = s;
+                        k += 1;
+                    }
+                }
+            }
+        };
+        if big {
+            out.par_chunks_mut(op)
+                .enumerate()
+                .for_each(|(p, o)| plane(p, o));
+        } else {
+            out.chunks_mut(op)
+                .enumerate()
+                .for_each(|(p, o)| plane(p, o));
+        }
+    } else {
+        let pos = |q: usize, o: &mut [T]| {
+            let (b, of) = (q / op, q % op);
+            let xs = &x[b * ip * c..(b + 1) * ip * c];
+            let (td, th, tw) = (
+                &taps[0][of / (oh * ow)],
+                &taps[1][(of / ow) % oh],
+                &taps[2][of % ow],
+            );
+            o.fill(T::ZERO);
+            for &(d, a) in td {
+                for &(h, bw) in th {
+                    let ab = a * bw;
+                    for &(w, e) in tw {
+                        let wt = ab * e;
+                        let p = (d * ih + h) * iw + w;
+                        for (s, &v) in o.iter_mut().zip(&xs[p * c..(p + 1) * c]) {
+                            *s = *s + wt * v;
+                        }
+                    }
+                }
+            }
+        };
+        if big {
+            out.par_chunks_mut(c)
+                .enumerate()
+                .with_min_len((MIN_TASK / c.max(1)).max(1))
+                .for_each(|(q, o)| pos(q, o));
+        } else {
+            out.chunks_mut(c).enumerate().for_each(|(q, o)| pos(q, o));
+        }
+    }
+}

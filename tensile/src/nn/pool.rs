@@ -1,0 +1,1665 @@
+//! `torch.nn.functional` pooling: max, average, adaptive, power-average pooling and max
+//! unpooling over 1, 2 and 3 spatial dims, with PyTorch's output sizes, checks, error texts
+//! and output memory formats (a channels-last 4-d/5-d input gives a channels-last output).
+//!
+//! The 1-d ops are the 2-d ones on `input.unsqueeze(-2)` (`unsqueeze(-1)` for unpooling),
+//! squeezed back, as in PyTorch; the windows run in [`crate::kernels::pool`].
+
+use crate::args::{IntList, IntoShape};
+use crate::dtype::DType;
+use crate::error::{Error, Result, fmt_list};
+use crate::kernels::pool::{self as kp, Geo, PoolFloat, Reduce, Win};
+use crate::layout::{channels_last_strides, contiguous_strides};
+use crate::tensor::Tensor;
+
+// ------------------------------------------------------------------ options
+
+/// The optional arguments of `F.max_pool{1,2,3}d` (`stride=None, padding=0, dilation=1,
+/// ceil_mode=False`), for the `max_pool*_with` forms: a list is `stride`, a tuple
+/// `(stride, padding)`, `(stride, padding, dilation)` or `(stride, padding, dilation,
+/// ceil_mode)`. One-element lists apply to every spatial dim; `stride: None` (or an empty
+/// list) means `kernel_size`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaxPoolOpts {
+    pub stride: Option<IntList>,
+    pub padding: IntList,
+    pub dilation: IntList,
+    pub ceil_mode: bool,
+}
+impl Default for MaxPoolOpts {
+    fn default() -> Self {
+        MaxPoolOpts {
+            stride: None,
+            padding: IntList::from_slice(&[0]),
+            dilation: IntList::from_slice(&[1]),
+            ceil_mode: false,
+        }
+    }
+}
+impl<S: IntoShape> From<S> for MaxPoolOpts {
+    fn from(stride: S) -> Self {
+        MaxPoolOpts {
+            stride: Some(stride.into_shape()),
+            ..Default::default()
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape> From<(S, P)> for MaxPoolOpts {
+    fn from((s, p): (S, P)) -> Self {
+        MaxPoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape, D: IntoShape> From<(S, P, D)> for MaxPoolOpts {
+    fn from((s, p, d): (S, P, D)) -> Self {
+        MaxPoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            dilation: d.into_shape(),
+            ceil_mode: false,
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape, D: IntoShape> From<(S, P, D, bool)> for MaxPoolOpts {
+    fn from((s, p, d, ceil_mode): (S, P, D, bool)) -> Self {
+        MaxPoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            dilation: d.into_shape(),
+            ceil_mode,
+        }
+    }
+}
+
+/// The optional arguments of `F.avg_pool{1,2,3}d` (`stride=None, padding=0, ceil_mode=False,
+/// count_include_pad=True, divisor_override=None`; avg_pool1d has no `divisor_override`),
+/// for the `avg_pool*_with` forms: a list is `stride`, a tuple `(stride, padding)` or
+/// `(stride, padding, ceil_mode)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AvgPoolOpts {
+    pub stride: Option<IntList>,
+    pub padding: IntList,
+    pub ceil_mode: bool,
+    pub count_include_pad: bool,
+    pub divisor_override: Option<i64>,
+}
+impl Default for AvgPoolOpts {
+    fn default() -> Self {
+        AvgPoolOpts {
+            stride: None,
+            padding: IntList::from_slice(&[0]),
+            ceil_mode: false,
+            count_include_pad: true,
+            divisor_override: None,
+        }
+    }
+}
+impl<S: IntoShape> From<S> for AvgPoolOpts {
+    fn from(stride: S) -> Self {
+        AvgPoolOpts {
+            stride: Some(stride.into_shape()),
+            ..Default::default()
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape> From<(S, P)> for AvgPoolOpts {
+    fn from((s, p): (S, P)) -> Self {
+        AvgPoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape> From<(S, P, bool)> for AvgPoolOpts {
+    fn from((s, p, ceil_mode): (S, P, bool)) -> Self {
+        AvgPoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            ceil_mode,
+            ..Default::default()
+        }
+    }
+}
+
+/// The optional arguments of `F.lp_pool{1,2}d` (`stride=None, ceil_mode=False`): a list is
+/// `stride`, a pair `(stride, ceil_mode)`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LpPoolOpts {
+    pub stride: Option<IntList>,
+    pub ceil_mode: bool,
+}
+impl<S: IntoShape> From<S> for LpPoolOpts {
+    fn from(stride: S) -> Self {
+        LpPoolOpts {
+            stride: Some(stride.into_shape()),
+            ceil_mode: false,
+        }
+    }
+}
+impl<S: IntoShape> From<(S, bool)> for LpPoolOpts {
+    fn from((s, ceil_mode): (S, bool)) -> Self {
+        LpPoolOpts {
+            stride: Some(s.into_shape()),
+            ceil_mode,
+        }
+    }
+}
+
+/// The optional arguments of `F.max_unpool{1,2}d` (`stride=None, padding=0,
+/// output_size=None`): a list is `stride`, a tuple `(stride, padding)` or `(stride, padding,
+/// output_size)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MaxUnpoolOpts {
+    pub stride: Option<IntList>,
+    pub padding: IntList,
+    pub output_size: Option<IntList>,
+}
+impl Default for MaxUnpoolOpts {
+    fn default() -> Self {
+        MaxUnpoolOpts {
+            stride: None,
+            padding: IntList::from_slice(&[0]),
+            output_size: None,
+        }
+    }
+}
+impl<S: IntoShape> From<S> for MaxUnpoolOpts {
+    fn from(stride: S) -> Self {
+        MaxUnpoolOpts {
+            stride: Some(stride.into_shape()),
+            ..Default::default()
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape> From<(S, P)> for MaxUnpoolOpts {
+    fn from((s, p): (S, P)) -> Self {
+        MaxUnpoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            output_size: None,
+        }
+    }
+}
+impl<S: IntoShape, P: IntoShape, O: IntoShape> From<(S, P, O)> for MaxUnpoolOpts {
+    fn from((s, p, o): (S, P, O)) -> Self {
+        MaxUnpoolOpts {
+            stride: Some(s.into_shape()),
+            padding: p.into_shape(),
+            output_size: Some(o.into_shape()),
+        }
+    }
+}
+
+/// An adaptive pooling's `output_size`: an int or list of ints ([`IntoShape`]), or a list of
+/// `Option<i64>` whose `None` entries keep the input's size along that dim.
+pub trait IntoOutputSize {
+    /// The entries, `None` for "the input's size".
+    fn into_output_size(self) -> Vec<Option<i64>>;
+}
+impl<S: IntoShape> IntoOutputSize for S {
+    fn into_output_size(self) -> Vec<Option<i64>> {
+        self.into_shape().into_iter().map(Some).collect()
+    }
+}
+impl<const N: usize> IntoOutputSize for [Option<i64>; N] {
+    fn into_output_size(self) -> Vec<Option<i64>> {
+        self.to_vec()
+    }
+}
+impl IntoOutputSize for &[Option<i64>] {
+    fn into_output_size(self) -> Vec<Option<i64>> {
+        self.to_vec()
+    }
+}
+impl IntoOutputSize for Vec<Option<i64>> {
+    fn into_output_size(self) -> Vec<Option<i64>> {
+        self
+    }
+}
+
+// ------------------------------------------------------------------ geometry rules
+
+/// `div_rtn`: division rounding toward negative infinity.
+fn div_floor(a: i64, b: i64) -> i64 {
+    let q = a / b;
+    if (a % b != 0) && ((a < 0) != (b < 0)) {
+        q - 1
+    } else {
+        q
+    }
+}
+
+/// `pooling_output_shape`: the output length of a pooled dim, with PyTorch's checks (stride
+/// nonzero, `0 <= pad <= effective kernel / 2`); in ceil mode the last window must start
+/// inside the input or its left padding.
+pub(crate) fn pooling_output_shape(
+    input: i64,
+    k: i64,
+    pad: i64,
+    stride: i64,
+    dilation: i64,
+    ceil_mode: bool,
+) -> Result<i64> {
+    if stride == 0 {
+        return Err(Error::runtime("stride should not be zero"));
+    }
+    if pad < 0 {
+        return Err(Error::runtime(format!(
+            "pad must be non-negative, but got pad: {pad}"
+        )));
+    }
+    let eff = (k - 1)
+        .checked_mul(dilation)
+        .and_then(|x| x.checked_add(1))
+        .ok_or_else(|| {
+            Error::runtime(format!(
+                "effective kernel size overflows, but got kernel_size={k} and dilation={dilation}"
+            ))
+        })?;
+    if pad > eff / 2 {
+        return Err(Error::runtime(format!(
+            "pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} and dilation={dilation}"
+        )));
+    }
+    let mut out = div_floor(
+        input + 2 * pad - dilation * (k - 1) - 1 + if ceil_mode { stride - 1 } else { 0 },
+        stride,
+    ) + 1;
+    if ceil_mode && (out - 1) * stride >= input + pad {
+        out -= 1;
+    }
+    Ok(out)
+}
+
+/// Max-pooling windows along one dim: positions `o·s - p + j·dil` inside the input.
+pub(crate) fn max_wins(input: usize, out: usize, k: i64, s: i64, p: i64, dil: i64) -> Vec<Win> {
+    (0..out as i64)
+        .map(|o| {
+            let mut start = o * s - p;
+            let end = (start + (k - 1) * dil + 1).min(input as i64);
+            while start < 0 {
+                start += dil;
+            }
+            Win {
+                lo: start as usize,
+                hi: end.max(start) as usize,
+                step: dil as usize,
+                padded: 0,
+            }
+        })
+        .collect()
+}
+
+/// Average-pooling windows along one dim: `[o·s - p, o·s - p + k)` cut at `input + p`
+/// (`padded` counts that), then clipped to the input.
+pub(crate) fn avg_wins(input: usize, out: usize, k: i64, s: i64, p: i64) -> Vec<Win> {
+    let n = input as i64;
+    (0..out as i64)
+        .map(|o| {
+            let start = o * s - p;
+            let end = (start + k).min(n + p);
+            let (lo, hi) = (start.max(0), end.min(n));
+            Win {
+                lo: lo as usize,
+                hi: hi.max(lo) as usize,
+                step: 1,
+                padded: (end - start).max(0) as usize,
+            }
+        })
+        .collect()
+}
+
+/// Adaptive windows: output `o` of `out` covers `[⌊o·in/out⌋, ⌈(o+1)·in/out⌉)`.
+pub(crate) fn adaptive_wins(input: usize, out: usize) -> Vec<Win> {
+    let (i, n) = (input as i64, out as i64);
+    (0..n)
+        .map(|o| {
+            let lo = (o / n) * i + ((o % n) * i) / n;
+            let hi = 1 + ((o + 1) * i - 1) / n;
+            Win {
+                lo: lo as usize,
+                hi: hi as usize,
+                step: 1,
+                padded: (hi - lo) as usize,
+            }
+        })
+        .collect()
+}
+
+/// A per-dim argument (`kernel_size`, `stride`, ...) expanded to `d` entries: one entry
+/// repeats, `d` entries stay; anything else is PyTorch's error `msg`.
+fn expand(v: &[i64], d: usize, msg: &str) -> Result<Vec<i64>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; d]),
+        n if n == d => Ok(v.to_vec()),
+        _ => Err(Error::runtime(msg.to_string())),
+    }
+}
+
+/// Whether `input.suggest_memory_format()` is channels-last (4-d) / channels-last-3d (5-d).
+fn suggests_cl(x: &Tensor) -> bool {
+    crate::ops::cat::suggests_channels_last(x)
+}
+
+// ------------------------------------------------------------------ the engine
+
+/// Runs a pooling of the batched `x` (`(N, C, *spatial)`, 1 to 3 spatial dims) with the
+/// per-dim windows `wins` into a fresh `(N, C, *outs)` tensor of `x`'s dtype, channels-last
+/// when `cl`; with the int64 indices when `with_idx`.
+fn run_pool(
+    x: &Tensor,
+    wins: Vec<Vec<Win>>,
+    r: Reduce,
+    with_idx: bool,
+    cl: bool,
+) -> Result<(Tensor, Option<Tensor>)> {
+    let k = wins.len();
+    let (n, c) = (x.size()[0], x.size()[1]);
+    let mut ins = [1usize; 3];
+    let mut outs = [1usize; 3];
+    for j in 0..k {
+        ins[3 - k + j] = x.size()[2 + j];
+        outs[3 - k + j] = wins[j].len();
+    }
+    let mut all: [Vec<Win>; 3] = [vec![], vec![], vec![]];
+    for (j, w) in wins.into_iter().enumerate() {
+        all[3 - k + j] = w;
+    }
+    for w in all.iter_mut().take(3 - k) {
+        *w = vec![Win {
+            lo: 0,
+            hi: 1,
+            step: 1,
+            padded: 1,
+        }];
+    }
+    let mut sizes = vec![n, c];
+    sizes.extend_from_slice(&outs[3 - k..]);
+    let numel = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    let g = Geo {
+        n,
+        c,
+        ins,
+        outs,
+        wins: all,
+        cl,
+    };
+    let strides = if cl {
+        channels_last_strides(&sizes)
+    } else {
+        contiguous_strides(&sizes)
+    };
+    let dtype = x.dtype();
+    let src = if cl {
+        let mut perm: Vec<i64> = vec![0];
+        perm.extend(2..2 + k as i64);
+        perm.push(1);
+        x.permute(perm)?
+    } else {
+        x.alias()
+    };
+    fn go<T: PoolFloat + crate::element::Element>(
+        src: &Tensor,
+        numel: usize,
+        with_idx: bool,
+        g: &Geo,
+        r: Reduce,
+    ) -> (Tensor, Option<Tensor>) {
+        let xs = src.to_vec::<T>();
+        let mut out = vec![T::ZERO; numel];
+        let mut idx = if with_idx { vec![0i64; numel] } else { vec![] };
+        kp::pool(
+            &xs,
+            &mut out,
+            if with_idx { Some(&mut idx) } else { None },
+            g,
+            r,
+        );
+        let o = Tensor::from_vec(out, [numel]).expect("sized");
+        let i = with_idx.then(|| Tensor::from_vec(idx, [numel]).expect("sized"));
+        (o, i)
+    }
+    let (flat, idx) = match dtype {
+        DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r),
+        _ => go::<f32>(&src, numel, with_idx, &g, r),
+    };
+    let out = flat.view_with(sizes.clone(), strides.clone(), 0);
+    let out = if out.dtype() != dtype {
+        crate::ops::copy::copy_with_strides(&out, &strides, dtype)
+    } else {
+        out
+    };
+    Ok((out, idx.map(|i| i.view_with(sizes, strides, 0))))
+}
+
+/// Whether a dtype is one the pooling kernels take (the float dtypes).
+fn check_float(x: &Tensor, name: &str) -> Result<()> {
+    if x.dtype().is_floating_point() {
+        Ok(())
+    } else {
+        Err(Error::not_implemented(format!(
+            "\"{name}\" not implemented for '{}'",
+            x.dtype().scalar_type_name()
+        )))
+    }
+}
+
+/// `(x as (N, C, …), batched)`: an unbatched input gets a leading 1.
+fn batch(x: &Tensor, batched: bool) -> Result<Tensor> {
+    if batched {
+        Ok(x.alias())
+    } else {
+        x.unsqueeze(0)
+    }
+}
+
+/// Drops the leading 1 of an unbatched result.
+fn unbatch(t: Tensor, batched: bool) -> Result<Tensor> {
+    if batched { Ok(t) } else { t.squeeze_dim(0) }
+}
+
+// ------------------------------------------------------------------ max pooling
+
+/// `max_pool2d_with_indices` / `max_pool3d_with_indices`: checks, then the windows.
+fn max_pool_nd(
+    input: &Tensor,
+    d: usize,
+    kernel_size: &[i64],
+    o: &MaxPoolOpts,
+    with_idx: bool,
+) -> Result<(Tensor, Tensor)> {
+    let name = if d == 2 { "max_pool2d" } else { "max_pool3d" };
+    let ks = expand(
+        kernel_size,
+        d,
+        &format!(
+            "{name}: kernel_size must either be a single int, or a tuple of {} ints",
+            if d == 2 { "two" } else { "three" }
+        ),
+    )?;
+    let stride = match &o.stride {
+        Some(s) if !s.is_empty() => expand(
+            s,
+            d,
+            &format!(
+                "{name}: stride must either be omitted, a single int, or a tuple of {} ints",
+                if d == 2 { "two" } else { "three" }
+            ),
+        )?,
+        _ => ks.clone(),
+    };
+    let pad = expand(
+        &o.padding,
+        d,
+        &format!(
+            "{name}: padding must either be a single int, or a tuple of {} ints",
+            if d == 2 { "two" } else { "three" }
+        ),
+    )?;
+    let dil = expand(
+        &o.dilation,
+        d,
+        &format!(
+            "{name}: dilation must be either a single int, or a tuple of {} ints",
+            if d == 2 { "two" } else { "three" }
+        ),
+    )?;
+    let nd = input.dim();
+    let cl = suggests_cl(input);
+    if d == 2 {
+        if cl && nd != 4 {
+            return Err(Error::runtime(
+                "non-empty 4D (batch mode) tensor expected for input with channels_last layout",
+            ));
+        }
+        if !cl && nd != 3 && nd != 4 {
+            return Err(Error::runtime(
+                "non-empty 3D or 4D (batch mode) tensor expected for input",
+            ));
+        }
+    } else if cl && nd == 4 {
+        return Err(Error::runtime(
+            "Unsupported memory format. Supports only ChannelsLast3d, Contiguous",
+        ));
+    } else if nd != 4 && nd != 5 {
+        return Err(Error::runtime(
+            "non-empty 4D or 5D (batch mode) tensor expected for input",
+        ));
+    }
+    let sp = &input.size()[nd - d..];
+    let mut outs = Vec::with_capacity(d);
+    for j in 0..d {
+        outs.push(pooling_output_shape(
+            sp[j] as i64,
+            ks[j],
+            pad[j],
+            stride[j],
+            dil[j],
+            o.ceil_mode,
+        )?);
+    }
+    let planes = input.size()[nd - d - 1];
+    if d == 2 {
+        pool2d_shape_check(input, &ks, &stride, &pad, &dil, planes, sp, &outs, cl)?;
+    } else {
+        pool3d_shape_check(input, &ks, &stride, &pad, &dil, planes, sp, &outs, false)?;
+    }
+    check_float(input, &format!("{name}_with_indices"))?;
+    let batched = nd == d + 2;
+    let x = batch(input, batched)?;
+    let wins: Vec<Vec<Win>> = (0..d)
+        .map(|j| max_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j], dil[j]))
+        .collect();
+    // an unbatched 3-d input runs as its batch-of-one view, in that view's format
+    let cl = if d == 3 {
+        suggests_cl(&x)
+    } else {
+        cl && batched
+    };
+    let (out, idx) = run_pool(&x, wins, Reduce::Max, with_idx, cl)?;
+    let idx = match idx {
+        Some(i) => unbatch(i, batched)?,
+        None => Tensor::zeros_with([0usize], DType::Int64)?,
+    };
+    Ok((unbatch(out, batched)?, idx))
+}
+
+/// `pool2d_shape_check`.
+#[allow(clippy::too_many_arguments)]
+fn pool2d_shape_check(
+    input: &Tensor,
+    k: &[i64],
+    s: &[i64],
+    p: &[i64],
+    dil: &[i64],
+    planes: usize,
+    sp: &[usize],
+    outs: &[i64],
+    cl: bool,
+) -> Result<()> {
+    let (kh, kw, dh, dw, ph, pw) = (k[0], k[1], s[0], s[1], p[0], p[1]);
+    if kw <= 0 || kh <= 0 {
+        return Err(Error::runtime(format!(
+            "kernel size should be greater than zero, but got kH: {kh} kW: {kw}"
+        )));
+    }
+    if dw <= 0 || dh <= 0 {
+        return Err(Error::runtime(format!(
+            "stride should be greater than zero, but got dH: {dh} dW: {dw}"
+        )));
+    }
+    if dil[0] <= 0 || dil[1] <= 0 {
+        return Err(Error::runtime(format!(
+            "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
+            dil[0], dil[1]
+        )));
+    }
+    let sz = input.size();
+    let nd = sz.len();
+    let valid_dims = sz[1] != 0 && sz[2] != 0;
+    if cl {
+        if !(nd == 4 && valid_dims && sz[3] != 0) {
+            return Err(Error::runtime(format!(
+                "Expected 4D (batch mode) tensor expected for input with channels_last layout with optional 0 dim batch size for input, but got: {}",
+                fmt_list(sz)
+            )));
+        }
+    } else if !((nd == 3 && sz[0] != 0 && valid_dims) || (nd == 4 && valid_dims && sz[3] != 0)) {
+        return Err(Error::runtime(format!(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{}",
+            fmt_list(sz)
+        )));
+    }
+    if !(kw / 2 >= pw && kh / 2 >= ph) {
+        return Err(Error::runtime(format!(
+            "pad should be smaller than or equal to half of kernel size, but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}"
+        )));
+    }
+    if outs[1] < 1 || outs[0] < 1 {
+        return Err(Error::runtime(format!(
+            "Given input size: ({planes}x{}x{}). Calculated output size: ({planes}x{}x{}). Output size is too small",
+            sp[0], sp[1], outs[0], outs[1]
+        )));
+    }
+    Ok(())
+}
+
+/// `pool3d_shape_check` (`check_input_size` for average pooling).
+#[allow(clippy::too_many_arguments)]
+fn pool3d_shape_check(
+    input: &Tensor,
+    k: &[i64],
+    s: &[i64],
+    p: &[i64],
+    dil: &[i64],
+    planes: usize,
+    sp: &[usize],
+    outs: &[i64],
+    check_input_size: bool,
+) -> Result<()> {
+    let fn_name = if check_input_size {
+        "avg_pool3d()"
+    } else {
+        "max_pool3d_with_indices_out_cpu_template()"
+    };
+    let (kt, kh, kw) = (k[0], k[1], k[2]);
+    if !(kt > 0 && kw > 0 && kh > 0) {
+        return Err(Error::runtime(format!(
+            "kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}"
+        )));
+    }
+    if !(s[0] > 0 && s[2] > 0 && s[1] > 0) {
+        return Err(Error::runtime(format!(
+            "stride should be greater than zero, but got dT: {} dH: {} dW: {}",
+            s[0], s[1], s[2]
+        )));
+    }
+    if !(dil[0] > 0 && dil[2] > 0 && dil[1] > 0) {
+        return Err(Error::runtime(format!(
+            "dilation should be greater than zero, but got dilationT: {} dilationH: {} dilationW: {}",
+            dil[0], dil[1], dil[2]
+        )));
+    }
+    let sz = input.size();
+    for &n in sz.iter().skip(1) {
+        if n == 0 {
+            return Err(Error::runtime(format!(
+                "{fn_name}: Expected input's non-batch dimensions to have positive length, but input has a shape of {} and non-batch dimension {n} has length zero!",
+                fmt_list(sz)
+            )));
+        }
+    }
+    let (it, ih, iw) = (sp[0] as i64, sp[1] as i64, sp[2] as i64);
+    if check_input_size && !(it >= kt && ih >= kh && iw >= kw) {
+        return Err(Error::runtime(format!(
+            "input image (T: {it} H: {ih} W: {iw}) smaller than kernel size (kT: {kt} kH: {kh} kW: {kw})"
+        )));
+    }
+    if !(kt / 2 >= p[0] && kw / 2 >= p[2] && kh / 2 >= p[1]) {
+        return Err(Error::runtime(format!(
+            "pad should be smaller than or equal to half of kernel size, but got kT: {kt} kW: {kw} kH: {kh} padT: {} padW: {} padH: {}",
+            p[0], p[2], p[1]
+        )));
+    }
+    if outs[0] < 1 || outs[2] < 1 || outs[1] < 1 {
+        return Err(Error::runtime(format!(
+            "Given input size: ({planes}x{it}x{ih}x{iw}). Calculated output size: ({planes}x{}x{}x{}). Output size is too small",
+            outs[0], outs[1], outs[2]
+        )));
+    }
+    Ok(())
+}
+
+/// `F.max_pool1d(input, kernel_size)`; see [`max_pool1d_with`].
+pub fn max_pool1d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    max_pool1d_with(input, kernel_size, MaxPoolOpts::default())
+}
+
+/// `F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)`: the maximum
+/// over windows of the last dim of a `(C, L)` or `(N, C, L)` float tensor: output length
+/// `⌊(L + 2·padding - dilation·(kernel_size-1) - 1) / stride⌋ + 1` (rounded up in ceil mode,
+/// where the last window must start inside the input or the left padding); NaN wins. dtype
+/// and rank of `input`; contiguous output.
+///
+/// Errors (RuntimeError): `max_pool1d() Expected 2D or 3D input tensor, but got [..]`,
+/// `max_pool1d() stride must be greater than zero, but got 0`, `max_pool1d() padding should
+/// be at most half of kernel size, but got padding=2 and kernel_size=3`, `max_pool1d()
+/// Invalid computed output size: 0`, and the `max_pool1d() kernel_size/stride/padding/dilation
+/// must be ...` list-length errors.
+pub fn max_pool1d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let ks = kernel_size.into_shape();
+    let nd = input.dim();
+    if nd != 2 && nd != 3 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() Expected 2D or 3D input tensor, but got {}",
+            fmt_list(input.size())
+        )));
+    }
+    if ks.len() != 1 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but got size {}",
+            ks.len()
+        )));
+    }
+    let stride: IntList = o.stride.clone().unwrap_or_default();
+    if stride.len() > 1 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but got size {}",
+            stride.len()
+        )));
+    }
+    if o.padding.len() != 1 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got size {}",
+            o.padding.len()
+        )));
+    }
+    if o.dilation.len() != 1 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size {}",
+            o.dilation.len()
+        )));
+    }
+    let k = ks[0];
+    let s = if stride.is_empty() { k } else { stride[0] };
+    let (p, dl) = (o.padding[0], o.dilation[0]);
+    if k <= 0 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() kernel_size must be greater than zero, but got {k}"
+        )));
+    }
+    if s <= 0 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() stride must be greater than zero, but got {s}"
+        )));
+    }
+    if p < 0 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() padding must be non-negative, but got {p}"
+        )));
+    }
+    if p > k / 2 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}"
+        )));
+    }
+    if dl <= 0 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() dilation must be greater than zero, but got {dl}"
+        )));
+    }
+    let l = input.size()[nd - 1];
+    let ow = pooling_output_shape(l as i64, k, p, s, dl, o.ceil_mode)?;
+    if ow <= 0 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() Invalid computed output size: {ow}"
+        )));
+    }
+    check_float(input, "max_pool1d_impl")?;
+    let batched = nd == 3;
+    let x = batch(input, batched)?;
+    let wins = vec![max_wins(l, ow as usize, k, s, p, dl)];
+    let (out, _) = run_pool(&x, wins, Reduce::Max, false, false)?;
+    unbatch(out, batched)
+}
+
+/// `F.max_pool1d(..., return_indices=True)` (`torch.max_pool1d_with_indices`): as
+/// [`max_pool1d_with`], plus the int64 index (along `L`) of each maximum; computed as
+/// `max_pool2d_with_indices` of `input.unsqueeze(-2)`, so its checks and errors are
+/// [`max_pool2d_with_indices`]'s, and a channels-last-strided input keeps its layout.
+pub fn max_pool1d_with_indices(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<(Tensor, Tensor)> {
+    let o = opts.into();
+    let ks = kernel_size.into_shape();
+    let nd = input.dim();
+    if nd != 2 && nd != 3 {
+        return Err(Error::runtime(format!(
+            "max_pool1d() Expected 2D or 3D input tensor, but got {}",
+            fmt_list(input.size())
+        )));
+    }
+    let one = |v: &[i64], def: i64| -> IntList {
+        let mut l = IntList::from_slice(&[def]);
+        l.extend_from_slice(v);
+        l
+    };
+    let o2 = MaxPoolOpts {
+        stride: o
+            .stride
+            .as_ref()
+            .filter(|s| !s.is_empty())
+            .map(|s| one(s, 1)),
+        padding: one(&o.padding, 0),
+        dilation: one(&o.dilation, 1),
+        ceil_mode: o.ceil_mode,
+    };
+    let (v, i) = max_pool2d_with_indices(&input.unsqueeze(-2)?, one(&ks, 1), o2)?;
+    Ok((v.squeeze_dim(-2)?, i.squeeze_dim(-2)?))
+}
+
+/// `F.max_pool2d(input, kernel_size)`; see [`max_pool2d_with`].
+pub fn max_pool2d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    max_pool2d_with(input, kernel_size, MaxPoolOpts::default())
+}
+
+/// `F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)`: the maximum
+/// over `kH × kW` windows (dilated, zero-free padding that never wins) of a `(C, H, W)` or
+/// `(N, C, H, W)` float tensor; each output dim as [`max_pool1d_with`]'s. NaN wins. dtype
+/// of `input`; a channels-last input gives a channels-last output.
+///
+/// Errors (RuntimeError): `stride should not be zero`; `pad should be at most half of
+/// effective kernel size, but got pad=2, kernel_size=2 and dilation=1`; `pad should be
+/// smaller than or equal to half of kernel size, but got padW = 0, padH = 2, kW = 2, kH = 3`;
+/// `Given input size: (1x5x4). Calculated output size: (1x3x0). Output size is too small`;
+/// `non-empty 3D or 4D (batch mode) tensor expected for input`; `max_pool2d: kernel_size
+/// must either be a single int, or a tuple of two ints` (and the same for stride, padding,
+/// dilation).
+pub fn max_pool2d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<Tensor> {
+    Ok(max_pool_nd(input, 2, &kernel_size.into_shape(), &opts.into(), false)?.0)
+}
+
+/// `F.max_pool2d(..., return_indices=True)` (`torch.max_pool2d_with_indices`): as
+/// [`max_pool2d_with`], plus the int64 flat index `h·W + w` of each maximum within its
+/// plane, in the output's layout.
+pub fn max_pool2d_with_indices(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<(Tensor, Tensor)> {
+    max_pool_nd(input, 2, &kernel_size.into_shape(), &opts.into(), true)
+}
+
+/// `F.max_pool3d(input, kernel_size)`; see [`max_pool3d_with`].
+pub fn max_pool3d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    max_pool3d_with(input, kernel_size, MaxPoolOpts::default())
+}
+
+/// `F.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)`: as
+/// [`max_pool2d_with`] over `(D, H, W)` of a `(C, D, H, W)` or `(N, C, D, H, W)` float
+/// tensor; a channels-last-3d input gives a channels-last-3d output.
+///
+/// Errors (RuntimeError): as [`max_pool2d_with`] (`Given input size: (1x1x2x2). Calculated
+/// output size: ...`, `pad should be smaller than or equal to half of kernel size, but got kT:
+/// 1 kW: 1 kH: 1 padT: 1 padW: 0 padH: 0`); a 4-d input with channels-last strides:
+/// `Unsupport memory format. Supports only ChannelsLast3d, Contiguous`.
+pub fn max_pool3d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<Tensor> {
+    Ok(max_pool_nd(input, 3, &kernel_size.into_shape(), &opts.into(), false)?.0)
+}
+
+/// `F.max_pool3d(..., return_indices=True)` (`torch.max_pool3d_with_indices`): as
+/// [`max_pool3d_with`], plus the int64 flat index `(d·H + h)·W + w` of each maximum.
+pub fn max_pool3d_with_indices(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxPoolOpts>,
+) -> Result<(Tensor, Tensor)> {
+    max_pool_nd(input, 3, &kernel_size.into_shape(), &opts.into(), true)
+}
+
+// ------------------------------------------------------------------ average pooling
+
+/// `avg_pool2d` / `avg_pool3d`.
+fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -> Result<Tensor> {
+    let name = if d == 2 { "avg_pool2d" } else { "avg_pool3d" };
+    let words = if d == 2 { "two" } else { "three" };
+    let ks = expand(
+        kernel_size,
+        d,
+        &format!("{name}: kernel_size must either be a single int, or a tuple of {words} ints"),
+    )?;
+    let stride = match &o.stride {
+        Some(s) if !s.is_empty() => expand(
+            s,
+            d,
+            &format!(
+                "{name}: stride must either be omitted, a single int, or a tuple of {words} ints"
+            ),
+        )?,
+        _ => ks.clone(),
+    };
+    let pad = expand(
+        &o.padding,
+        d,
+        &format!("{name}: padding must either be a single int, or a tuple of {words} ints"),
+    )?;
+    let nd = input.dim();
+    if d == 3 && nd != 4 && nd != 5 {
+        return Err(Error::runtime(
+            "non-empty 4D or 5D (batch mode) tensor expected for input",
+        ));
+    }
+    if d == 2 && nd != 3 && nd != 4 {
+        return Err(Error::runtime(format!(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{}",
+            fmt_list(input.size())
+        )));
+    }
+    if o.divisor_override == Some(0) {
+        return Err(Error::runtime("divisor must be not zero"));
+    }
+    let sp = &input.size()[nd - d..];
+    let mut outs = Vec::with_capacity(d);
+    for j in 0..d {
+        outs.push(pooling_output_shape(
+            sp[j] as i64,
+            ks[j],
+            pad[j],
+            stride[j],
+            1,
+            o.ceil_mode,
+        )?);
+    }
+    let planes = input.size()[nd - d - 1];
+    let cl = suggests_cl(input);
+    if d == 2 {
+        pool2d_shape_check(input, &ks, &stride, &pad, &[1, 1], planes, sp, &outs, cl)?;
+    } else {
+        pool3d_shape_check(
+            input,
+            &ks,
+            &stride,
+            &pad,
+            &[1, 1, 1],
+            planes,
+            sp,
+            &outs,
+            true,
+        )?;
+    }
+    if !input.dtype().is_floating_point()
+        || (d == 3 && matches!(input.dtype(), DType::BFloat16 | DType::Float16))
+    {
+        let kn = if d == 2 {
+            "avg_pool2d_out_frame"
+        } else {
+            "avg_pool3d_out_frame"
+        };
+        return Err(Error::not_implemented(format!(
+            "\"{kn}\" not implemented for '{}'",
+            input.dtype().scalar_type_name()
+        )));
+    }
+    let batched = nd == d + 2;
+    let x = batch(input, batched)?;
+    let wins: Vec<Vec<Win>> = (0..d)
+        .map(|j| avg_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j]))
+        .collect();
+    let r = Reduce::Avg {
+        divisor_override: o.divisor_override,
+        count_include_pad: o.count_include_pad,
+    };
+    // avg_pool3d's CPU kernel always writes a contiguous output
+    let (out, _) = run_pool(&x, wins, r, false, d == 2 && cl && batched)?;
+    unbatch(out, batched)
+}
+
+/// `F.avg_pool1d(input, kernel_size)`; see [`avg_pool1d_with`].
+pub fn avg_pool1d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    avg_pool1d_with(input, kernel_size, AvgPoolOpts::default())
+}
+
+/// `F.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)`: the
+/// mean over windows of the last dim of a `(C, L)` or `(N, C, L)` float tensor, computed as
+/// `avg_pool2d` of `input.unsqueeze(-2)` (so its checks and errors are
+/// [`avg_pool2d_with`]'s; `divisor_override` must be `None`). The divisor is the window
+/// length counting padding (`count_include_pad`) or not; windows are cut at `L + padding`.
+///
+/// Errors: `avg_pool1d() argument 'kernel_size' should contain one int (got 2)`, and those of
+/// [`avg_pool2d_with`] (`stride should not be zero`, `pad should be at most half of
+/// effective kernel size, ...`).
+pub fn avg_pool1d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<AvgPoolOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let ks = kernel_size.into_shape();
+    let nd = input.dim();
+    if !(2..4).contains(&nd) {
+        return Err(Error::runtime(format!(
+            "avg_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)"
+        )));
+    }
+    let stride = o
+        .stride
+        .clone()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| ks.clone());
+    for (name, v) in [
+        ("kernel_size", &ks),
+        ("stride", &stride),
+        ("padding", &o.padding),
+    ] {
+        if v.len() != 1 {
+            return Err(Error::runtime(format!(
+                "avg_pool1d() argument '{name}' should contain one int (got {})",
+                v.len()
+            )));
+        }
+    }
+    let o2 = AvgPoolOpts {
+        stride: Some(IntList::from_slice(&[1, stride[0]])),
+        padding: IntList::from_slice(&[0, o.padding[0]]),
+        ceil_mode: o.ceil_mode,
+        count_include_pad: o.count_include_pad,
+        divisor_override: None,
+    };
+    avg_pool2d_with(&input.unsqueeze(-2)?, [1, ks[0]], o2)?.squeeze_dim(-2)
+}
+
+/// `F.avg_pool2d(input, kernel_size)`; see [`avg_pool2d_with`].
+pub fn avg_pool2d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    avg_pool2d_with(input, kernel_size, AvgPoolOpts::default())
+}
+
+/// `F.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+/// divisor_override)`: the mean over `kH × kW` windows of a `(C, H, W)` or `(N, C, H, W)`
+/// float tensor. Output dims as [`max_pool2d_with`]'s (dilation 1). Each window
+/// `[o·s - p, o·s - p + k)` is cut at `size + p`; the divisor is `divisor_override`, or that
+/// window's area (`count_include_pad`), or the area of its part inside the input; a window
+/// wholly outside gives 0. dtype of `input` (accumulated in float for the half types); a
+/// channels-last input gives a channels-last output.
+///
+/// Errors (RuntimeError): `stride should not be zero`; `pad should be at most half of
+/// effective kernel size, but got pad=2, kernel_size=2 and dilation=1`; `divisor must be not
+/// zero`; `Given input size: ... Output size is too small`; `Expected 3D or 4D (batch mode)
+/// tensor with optional 0 dim batch size for input, but got:[..]`.
+pub fn avg_pool2d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<AvgPoolOpts>,
+) -> Result<Tensor> {
+    avg_pool_nd(input, 2, &kernel_size.into_shape(), &opts.into())
+}
+
+/// `F.avg_pool3d(input, kernel_size)`; see [`avg_pool3d_with`].
+pub fn avg_pool3d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    avg_pool3d_with(input, kernel_size, AvgPoolOpts::default())
+}
+
+/// `F.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+/// divisor_override)`: as [`avg_pool2d_with`] over `(D, H, W)` of a `(C, D, H, W)` or
+/// `(N, C, D, H, W)` float tensor; the output is always contiguous (PyTorch's CPU kernel).
+///
+/// Errors (RuntimeError): as [`avg_pool2d_with`], and `input image (T: 1 H: 2 W: 2) smaller
+/// than kernel size (kT: 2 kH: 1 kW: 1)`; NotImplementedError `"avg_pool3d_out_frame" not
+/// implemented for 'BFloat16'` for a contiguous bfloat16 (or float16) input.
+pub fn avg_pool3d_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<AvgPoolOpts>,
+) -> Result<Tensor> {
+    avg_pool_nd(input, 3, &kernel_size.into_shape(), &opts.into())
+}
+
+// ------------------------------------------------------------------ adaptive pooling
+
+/// The adaptive output sizes: `None` entries take the input's size.
+fn adaptive_sizes(input: &Tensor, os: &[Option<i64>]) -> Vec<i64> {
+    let nd = input.dim();
+    let k = os.len();
+    os.iter()
+        .enumerate()
+        .map(|(j, v)| v.unwrap_or(input.size()[nd + j - k.min(nd)] as i64))
+        .collect()
+}
+
+/// `F.adaptive_avg_pool1d(input, output_size)`: the mean over `output_size` adaptive windows
+/// of the last dim of a `(C, L)` or `(N, C, L)` float tensor (output `o` averages
+/// `[⌊o·L/out⌋, ⌈(o+1)·L/out⌉)`); computed as [`adaptive_avg_pool2d`] of
+/// `input.unsqueeze(-2)` with output `(1, output_size)`.
+///
+/// Errors: `adaptive_avg_pool1d: Expected 2 to 3 dimensions, ...`;
+/// `adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but
+/// received {1, -1}`.
+pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    let os = output_size.into_output_size();
+    let nd = input.dim();
+    if !(2..4).contains(&nd) {
+        return Err(Error::runtime(format!(
+            "adaptive_avg_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)"
+        )));
+    }
+    if os.len() != 1 {
+        return Err(Error::runtime(format!(
+            "adaptive_avg_pool1d() argument 'output_size' should contain one int (got {})",
+            os.len()
+        )));
+    }
+    let o = adaptive_sizes(input, &os)[0];
+    adaptive_avg_pool2d(&input.unsqueeze(-2)?, [1, o])?.squeeze_dim(-2)
+}
+
+/// `F.adaptive_avg_pool2d(input, output_size)`: the mean over adaptive windows of the last
+/// two dims of a `(C, H, W)` or `(N, C, H, W)` float tensor; `output_size` an int, a pair,
+/// or a pair of `Option<i64>` (`None` keeps that input size). An output of `(1, 1)` is
+/// `input.mean((-1, -2), keepdim=True)` (channels-last strides for a channels-last input),
+/// as in PyTorch; otherwise a channels-last input gives a channels-last output.
+///
+/// Errors (RuntimeError): `adaptive_avg_pool2d: output_size must be 2`;
+/// `adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but
+/// received {1, -1}`; `adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [..]`;
+/// `adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but
+/// input has sizes [1, 0, 2] with dimension 1 being empty`.
+pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    let os = output_size.into_output_size();
+    let os = match os.len() {
+        1 => vec![os[0], os[0]],
+        _ => os,
+    };
+    if os.len() != 2 {
+        return Err(Error::runtime("adaptive_avg_pool2d: output_size must be 2"));
+    }
+    let os = adaptive_sizes(input, &os);
+    if os[0] < 0 || os[1] < 0 {
+        return Err(Error::runtime(format!(
+            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
+            os[0], os[1]
+        )));
+    }
+    let nd = input.dim();
+    if os == [1, 1] {
+        let out = input.mean_dim([-1i64, -2], true)?;
+        if suggests_cl(input) {
+            let (n, c) = (input.size()[0], input.size()[1]);
+            return Ok(out.view_with(vec![n, c, 1, 1], vec![c, 1, c, c], out.storage_offset()));
+        }
+        return Ok(out);
+    }
+    if nd != 3 && nd != 4 {
+        return Err(Error::runtime(format!(
+            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {}",
+            fmt_list(input.size())
+        )));
+    }
+    for i in [nd - 2, nd - 1] {
+        if input.size()[i] == 0 {
+            return Err(Error::runtime(format!(
+                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
+                fmt_list(input.size())
+            )));
+        }
+    }
+    check_float(input, "adaptive_avg_pool2d")?;
+    let batched = nd == 4;
+    let cl = batched && suggests_cl(input);
+    let x = batch(input, batched)?;
+    let sp = &input.size()[nd - 2..];
+    let wins = vec![
+        adaptive_wins(sp[0], os[0] as usize),
+        adaptive_wins(sp[1], os[1] as usize),
+    ];
+    let r = Reduce::Avg {
+        divisor_override: None,
+        count_include_pad: false,
+    };
+    let (out, _) = run_pool(&x, wins, r, false, cl)?;
+    unbatch(out, batched)
+}
+
+/// `F.adaptive_max_pool1d(input, output_size)`: the maximum over adaptive windows (as
+/// [`adaptive_avg_pool1d`]'s) of the last dim; see [`adaptive_max_pool1d_with_indices`].
+pub fn adaptive_max_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    Ok(adaptive_max_pool1d_with_indices(input, output_size)?.0)
+}
+
+/// `F.adaptive_max_pool1d(input, output_size, return_indices=True)`: values and int64
+/// indices (along `L`); computed as [`adaptive_max_pool2d_with_indices`] of
+/// `input.unsqueeze(-2)`.
+///
+/// Errors: `adaptive_max_pool1d(): Expected input to have non-zero size for non-batch
+/// dimensions, but input has sizes [2, 0] with dimension 1 being empty`; a negative size:
+/// `Trying to create tensor with negative dimension -1: [2, 1, -1]`.
+pub fn adaptive_max_pool1d_with_indices(
+    input: &Tensor,
+    output_size: impl IntoOutputSize,
+) -> Result<(Tensor, Tensor)> {
+    let os = output_size.into_output_size();
+    let nd = input.dim();
+    if !(2..4).contains(&nd) {
+        return Err(Error::runtime(format!(
+            "adaptive_max_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_max_pool1d)"
+        )));
+    }
+    if os.len() != 1 {
+        return Err(Error::runtime(format!(
+            "adaptive_max_pool1d() argument 'output_size' should contain one int (got {})",
+            os.len()
+        )));
+    }
+    for i in 1..nd {
+        if input.size()[i] == 0 {
+            return Err(Error::runtime(format!(
+                "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
+                fmt_list(input.size())
+            )));
+        }
+    }
+    let o = adaptive_sizes(input, &os)[0];
+    let (v, i) = adaptive_max_pool2d_with_indices(&input.unsqueeze(-2)?, [1, o])?;
+    Ok((v.squeeze_dim(-2)?, i.squeeze_dim(-2)?))
+}
+
+/// `F.adaptive_max_pool2d(input, output_size)`; see [`adaptive_max_pool2d_with_indices`].
+pub fn adaptive_max_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    Ok(adaptive_max_pool2d_with_indices(input, output_size)?.0)
+}
+
+/// `F.adaptive_max_pool2d(input, output_size, return_indices=True)`: the maximum over
+/// adaptive windows of the last two dims of a `(C, H, W)` or `(N, C, H, W)` float tensor
+/// (NaN wins), and the int64 flat index `h·W + w` of each within its plane; `output_size`
+/// as [`adaptive_avg_pool2d`]'s. A channels-last input gives channels-last outputs.
+///
+/// Errors (RuntimeError): `adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [..]`;
+/// `adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but
+/// input has sizes [..] with dimension 1 being empty`; a negative size: `Trying to create
+/// tensor with negative dimension -1: [2, 3, -1, 1]`.
+pub fn adaptive_max_pool2d_with_indices(
+    input: &Tensor,
+    output_size: impl IntoOutputSize,
+) -> Result<(Tensor, Tensor)> {
+    let os = output_size.into_output_size();
+    let os = match os.len() {
+        1 => vec![os[0], os[0]],
+        _ => os,
+    };
+    let nd = input.dim();
+    if nd != 3 && nd != 4 {
+        return Err(Error::runtime(format!(
+            "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {}",
+            fmt_list(input.size())
+        )));
+    }
+    for i in 1..nd {
+        if input.size()[i] == 0 {
+            return Err(Error::runtime(format!(
+                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
+                fmt_list(input.size())
+            )));
+        }
+    }
+    if os.len() != 2 {
+        return Err(Error::runtime(
+            "adaptive_max_pool2d(): internal error: output_size.size() must be 2",
+        ));
+    }
+    let os = adaptive_sizes(input, &os);
+    if os.iter().any(|&v| v < 0) {
+        let mut s: Vec<i64> = input.size()[..nd - 2].iter().map(|&v| v as i64).collect();
+        s.extend_from_slice(&os);
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            os.iter().find(|&&v| v < 0).unwrap(),
+            fmt_list(&s)
+        )));
+    }
+    check_float(input, "adaptive_max_pool2d")?;
+    let batched = nd == 4;
+    let cl = batched && suggests_cl(input);
+    let x = batch(input, batched)?;
+    let sp = &input.size()[nd - 2..];
+    let wins = vec![
+        adaptive_wins(sp[0], os[0] as usize),
+        adaptive_wins(sp[1], os[1] as usize),
+    ];
+    let (out, idx) = run_pool(&x, wins, Reduce::Max, true, cl)?;
+    Ok((
+        unbatch(out, batched)?,
+        unbatch(idx.expect("asked"), batched)?,
+    ))
+}
+
+// ------------------------------------------------------------------ power-average pooling
+
+/// `F.lp_pool1d` / `lp_pool2d` as PyTorch composes them.
+fn lp_pool(
+    input: &Tensor,
+    d: usize,
+    norm_type: f64,
+    kernel_size: &[i64],
+    o: &LpPoolOpts,
+) -> Result<Tensor> {
+    if norm_type == 0.0 {
+        return Err(Error::value(format!(
+            "norm_type must be a non-zero value, but got {}",
+            format_args!("{norm_type:?}")
+        )));
+    }
+    let ks = if d == 2 && kernel_size.len() == 1 {
+        vec![kernel_size[0]; 2]
+    } else {
+        kernel_size.to_vec()
+    };
+    if norm_type.is_infinite() {
+        let mp = MaxPoolOpts {
+            stride: o.stride.clone(),
+            padding: IntList::from_slice(&[0]),
+            dilation: IntList::from_slice(&[1]),
+            ceil_mode: o.ceil_mode,
+        };
+        let a = if norm_type > 0.0 {
+            input.abs()?
+        } else {
+            input.abs()?.neg()?
+        };
+        let m = if d == 1 {
+            max_pool1d_with(&a, &ks[..], mp)?
+        } else {
+            max_pool2d_with(&a, &ks[..], mp)?
+        };
+        return if norm_type > 0.0 { Ok(m) } else { m.neg() };
+    }
+    let ap = AvgPoolOpts {
+        stride: o.stride.clone(),
+        padding: IntList::from_slice(&[0]),
+        ceil_mode: o.ceil_mode,
+        ..Default::default()
+    };
+    let p = if norm_type.fract() == 0.0 && norm_type.abs() < 1e15 {
+        input.pow(norm_type as i64)?
+    } else {
+        input.pow(norm_type)?
+    };
+    let out = if d == 1 {
+        avg_pool1d_with(&p, &ks[..], ap)?
+    } else {
+        avg_pool2d_with(&p, &ks[..], ap)?
+    };
+    let area: i64 = ks.iter().product();
+    out.sign()?
+        .mul(&out.abs()?.relu()?)?
+        .mul(area)?
+        .pow(1.0 / norm_type)
+}
+
+/// `F.lp_pool1d(input, norm_type, kernel_size)`; see [`lp_pool1d_with`].
+pub fn lp_pool1d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) -> Result<Tensor> {
+    lp_pool1d_with(input, norm_type, kernel_size, LpPoolOpts::default())
+}
+
+/// `F.lp_pool1d(input, norm_type, kernel_size, stride, ceil_mode)`: `(Σ x^p)^(1/p)` over
+/// windows of the last dim, as PyTorch composes it: `avg_pool1d(x.pow(p), k, stride, 0,
+/// ceil_mode)`, then `(sign(out)·relu(|out|)·k).pow(1/p)`; `p = ±inf` is (minus) max pooling
+/// of `|x|`. Shapes and dtypes as [`avg_pool1d_with`].
+///
+/// Errors: ValueError `norm_type must be a non-zero value, but got 0.0`; those of
+/// [`avg_pool1d_with`].
+pub fn lp_pool1d_with(
+    input: &Tensor,
+    norm_type: f64,
+    kernel_size: impl IntoShape,
+    opts: impl Into<LpPoolOpts>,
+) -> Result<Tensor> {
+    lp_pool(input, 1, norm_type, &kernel_size.into_shape(), &opts.into())
+}
+
+/// `F.lp_pool2d(input, norm_type, kernel_size)`; see [`lp_pool2d_with`].
+pub fn lp_pool2d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) -> Result<Tensor> {
+    lp_pool2d_with(input, norm_type, kernel_size, LpPoolOpts::default())
+}
+
+/// `F.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)`: as [`lp_pool1d_with`]
+/// over `kH × kW` windows (`avg_pool2d`, times `kH·kW`).
+pub fn lp_pool2d_with(
+    input: &Tensor,
+    norm_type: f64,
+    kernel_size: impl IntoShape,
+    opts: impl Into<LpPoolOpts>,
+) -> Result<Tensor> {
+    lp_pool(input, 2, norm_type, &kernel_size.into_shape(), &opts.into())
+}
+
+// ------------------------------------------------------------------ unpooling
+
+/// `_unpool_output_size`: the default `(in - 1)·stride + k - 2·pad` per dim, or the given
+/// `output_size` (its last `d` entries when it has `d + 2`), which must lie strictly within
+/// `stride` of the default.
+pub(crate) fn unpool_output_size(
+    input: &Tensor,
+    k: &[i64],
+    s: &[i64],
+    p: &[i64],
+    output_size: Option<&[i64]>,
+) -> Result<Vec<i64>> {
+    let d = k.len();
+    let nd = input.dim();
+    let default: Vec<i64> = (0..d)
+        .map(|j| (input.size()[nd - d + j] as i64 - 1) * s[j] + k[j] - 2 * p[j])
+        .collect();
+    let Some(os) = output_size else {
+        return Ok(default);
+    };
+    let os = if os.len() == d + 2 { &os[2..] } else { os };
+    if os.len() != d {
+        return Err(Error::value(format!(
+            "output_size should be a sequence containing {d} or {} elements, but it has a length of '{}'",
+            d + 2,
+            os.len()
+        )));
+    }
+    for j in 0..d {
+        let (lo, hi) = (default[j] - s[j], default[j] + s[j]);
+        if !(lo < os[j] && os[j] < hi) {
+            return Err(Error::value(format!(
+                "invalid output_size \"{}\" (dim {j} must be between {lo} and {hi})",
+                fmt_list(os)
+            )));
+        }
+    }
+    Ok(os.to_vec())
+}
+
+/// `torch._C._nn.max_unpool2d(input, indices, output_size)`.
+fn max_unpool2d_core(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Tensor> {
+    if indices.dtype() != DType::Int64 {
+        return Err(Error::runtime(format!(
+            "elements in indices should be type int64 but got: {}",
+            indices.dtype().scalar_type_name()
+        )));
+    }
+    if os.len() != 2 {
+        return Err(Error::runtime(format!(
+            "There should be exactly two elements (height, width) in output_size, but got {} elements.",
+            os.len()
+        )));
+    }
+    let nd = input.dim();
+    if nd != 3 && nd != 4 {
+        return Err(Error::runtime(format!(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {nd} dimensions."
+        )));
+    }
+    if input.size() != indices.size() {
+        return Err(Error::runtime(format!(
+            "Expected shape of indices to be same as that of the input tensor ({}) but got indices tensor with shape: {}",
+            fmt_list(input.size()),
+            fmt_list(indices.size())
+        )));
+    }
+    for i in 1..nd {
+        if input.size()[i] == 0 {
+            return Err(Error::runtime(format!(
+                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, but got {} with dimension {i} being empty.",
+                fmt_list(input.size())
+            )));
+        }
+    }
+    let (oh, ow) = (os[0], os[1]);
+    if oh < 0 || ow < 0 {
+        let mut s: Vec<i64> = input.size()[..nd - 2].iter().map(|&v| v as i64).collect();
+        s.extend_from_slice(os);
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            if oh < 0 { oh } else { ow },
+            fmt_list(&s)
+        )));
+    }
+    let cl = nd == 4 && suggests_cl(input);
+    let mut sizes: Vec<usize> = input.size()[..nd - 2].to_vec();
+    sizes.extend([oh as usize, ow as usize]);
+    let plane = (oh as usize) * (ow as usize);
+    // (planes, in-plane positions) in the layout of the output
+    let (vals, idx) = if cl {
+        (
+            input.permute([0i64, 2, 3, 1])?.to_vec::<f64>(),
+            indices.permute([0i64, 2, 3, 1])?.to_vec::<i64>(),
+        )
+    } else {
+        (input.to_vec::<f64>(), indices.to_vec::<i64>())
+    };
+    let numel = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    let mut out = vec![0f64; numel];
+    let inplane = input.size()[nd - 2] * input.size()[nd - 1];
+    let c = input.size()[nd - 3];
+    for (q, (&v, &m)) in vals.iter().zip(&idx).enumerate() {
+        if m < 0 || m >= plane as i64 {
+            return Err(Error::runtime(format!(
+                "Found an invalid max index: {m} (output volumes are of size {oh}x{ow})"
+            )));
+        }
+        let m = m as usize;
+        let at = if cl {
+            let (n, rest) = (q / (inplane * c), q % (inplane * c));
+            let ch = rest % c;
+            (n * plane + m) * c + ch
+        } else {
+            (q / inplane) * plane + m
+        };
+        out[at] = v;
+    }
+    let strides = if cl {
+        channels_last_strides(&sizes)
+    } else {
+        contiguous_strides(&sizes)
+    };
+    let flat = Tensor::from_vec(out, [numel])?;
+    Ok(crate::ops::copy::copy_with_strides(
+        &flat.view_with(sizes.clone(), strides.clone(), 0),
+        &strides,
+        input.dtype(),
+    ))
+}
+
+/// `F.max_unpool1d(input, indices, kernel_size)`; see [`max_unpool1d_with`].
+pub fn max_unpool1d(
+    input: &Tensor,
+    indices: &Tensor,
+    kernel_size: impl IntoShape,
+) -> Result<Tensor> {
+    max_unpool1d_with(input, indices, kernel_size, MaxUnpoolOpts::default())
+}
+
+/// `F.max_unpool1d(input, indices, kernel_size, stride, padding, output_size)`: the inverse
+/// of `max_pool1d`'s selection: a zero tensor of length `output_size` (default
+/// `(L - 1)·stride + kernel_size - 2·padding`) per plane, with `input[..., l]` written at
+/// `indices[..., l]`. `(C, L)` or `(N, C, L)` in, same rank and dtype out; computed as
+/// [`max_unpool2d_with`] of `unsqueeze(-1)`.
+///
+/// Errors: ValueError `output_size should be a sequence containing 1 or 3 elements, but it
+/// has a length of '2'`, `invalid output_size "[8, 4]" (dim 0 must be between 1 and 5)`;
+/// RuntimeError `Found an invalid max index: 11 (output volumes are of size 2x5)`.
+pub fn max_unpool1d_with(
+    input: &Tensor,
+    indices: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxUnpoolOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let k = expand(
+        &kernel_size.into_shape(),
+        1,
+        "max_unpool1d: bad kernel_size",
+    )?;
+    let s = match &o.stride {
+        Some(s) if !s.is_empty() => expand(s, 1, "max_unpool1d: bad stride")?,
+        _ => k.clone(),
+    };
+    let p = expand(&o.padding, 1, "max_unpool1d: bad padding")?;
+    let mut os = unpool_output_size(input, &k, &s, &p, o.output_size.as_deref())?;
+    os.push(1);
+    max_unpool2d_core(&input.unsqueeze(-1)?, &indices.unsqueeze(-1)?, &os)?.squeeze_dim(-1)
+}
+
+/// `F.max_unpool2d(input, indices, kernel_size)`; see [`max_unpool2d_with`].
+pub fn max_unpool2d(
+    input: &Tensor,
+    indices: &Tensor,
+    kernel_size: impl IntoShape,
+) -> Result<Tensor> {
+    max_unpool2d_with(input, indices, kernel_size, MaxUnpoolOpts::default())
+}
+
+/// `F.max_unpool2d(input, indices, kernel_size, stride, padding, output_size)`: a zero
+/// `(…, H_out, W_out)` tensor (default `(H - 1)·stride + k - 2·padding` per dim) with each
+/// `input` value written at its flat in-plane index from `indices` (int64, `input`'s shape,
+/// as [`max_pool2d_with_indices`] gives them). `(C, H, W)` or `(N, C, H, W)` in; dtype of
+/// `input`; channels-last in, channels-last out.
+///
+/// Errors: ValueError `output_size should be a sequence containing 2 or 4 elements, but it
+/// has a length of '3'`, `invalid output_size "[8, 5]" (dim 0 must be between 2 and 4)`;
+/// RuntimeError `Found an invalid max index: 28 (output volumes are of size 5x5)`,
+/// `elements in indices should be type int64 but got: Float`, `Expected shape of indices to
+/// be same as that of the input tensor ([..]) but got indices tensor with shape: [..]`.
+pub fn max_unpool2d_with(
+    input: &Tensor,
+    indices: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<MaxUnpoolOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let k = expand(
+        &kernel_size.into_shape(),
+        2,
+        "max_unpool2d: bad kernel_size",
+    )?;
+    let s = match &o.stride {
+        Some(s) if !s.is_empty() => expand(s, 2, "max_unpool2d: bad stride")?,
+        _ => k.clone(),
+    };
+    let p = expand(&o.padding, 2, "max_unpool2d: bad padding")?;
+    let os = unpool_output_size(input, &k, &s, &p, o.output_size.as_deref())?;
+    max_unpool2d_core(input, indices, &os)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_shape_rules() {
+        // floor mode, ceil mode, and ceil mode's "last window starts inside" rule
+        assert_eq!(pooling_output_shape(5, 2, 0, 2, 1, false).unwrap(), 2);
+        assert_eq!(pooling_output_shape(5, 2, 0, 2, 1, true).unwrap(), 3);
+        assert_eq!(pooling_output_shape(4, 2, 1, 2, 1, true).unwrap(), 3);
+        assert_eq!(pooling_output_shape(1, 3, 1, 3, 1, true).unwrap(), 1);
+        // negative sizes floor toward minus infinity
+        assert_eq!(pooling_output_shape(2, 3, 0, 2, 2, false).unwrap(), -1);
+        assert_eq!(
+            pooling_output_shape(3, 1, 2, 1, 1, false)
+                .unwrap_err()
+                .to_string(),
+            "pad should be at most half of effective kernel size, but got pad=2, kernel_size=1 and dilation=1"
+        );
+    }
+
+    #[test]
+    fn window_rules() {
+        // avg: window cut at size + pad, divisor counts the padded part
+        let w = avg_wins(3, 2, 3, 2, 1);
+        assert_eq!((w[0].lo, w[0].hi, w[0].padded), (0, 2, 3));
+        assert_eq!((w[1].lo, w[1].hi, w[1].padded), (1, 3, 3));
+        // adaptive: [floor(o*in/out), ceil((o+1)*in/out))
+        let w = adaptive_wins(5, 3);
+        let r: Vec<(usize, usize)> = w.iter().map(|w| (w.lo, w.hi)).collect();
+        assert_eq!(r, vec![(0, 2), (1, 4), (3, 5)]);
+        // max with dilation skips positions in the padding
+        let w = max_wins(5, 3, 3, 2, 2, 2);
+        assert_eq!((w[0].lo, w[0].hi, w[0].step), (0, 3, 2));
+    }
+}
