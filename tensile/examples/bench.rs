@@ -24,7 +24,7 @@ const N: usize = 4096;
 const LAT_INNER: usize = 20000;
 const LAT_REPS: usize = 15;
 
-const CASE_ORDER: [&str; 34] = [
+const CASE_ORDER: [&str; 42] = [
     "add_same",
     "add_same_out",
     "add_row",
@@ -59,12 +59,20 @@ const CASE_ORDER: [&str; 34] = [
     "softplus",
     "hypot",
     "lerp",
+    "softmax_attn",
+    "softmax_attn_f16",
+    "log_softmax_logits",
+    "gelu_8m",
+    "silu_8m",
+    "tanh_8m",
+    "layer_norm_4096",
+    "matmul_1024",
 ];
 
 fn unit(name: &str) -> &'static str {
     match name {
         "add_small" | "add_seed" => "ns",
-        "matmul_512" | "bmm_bcast" | "einsum_bhqk" => "gflops",
+        "matmul_512" | "bmm_bcast" | "einsum_bhqk" | "matmul_1024" => "gflops",
         _ => "gelem",
     }
 }
@@ -274,6 +282,86 @@ fn family_cases() -> Vec<(&'static str, Case)> {
                     Ok(Box::new(move || ok(x.lerp(&y, 0.3))) as Op)
                 }),
                 mm,
+            ),
+        ),
+        (
+            "softmax_attn",
+            (
+                lazy(move || {
+                    let x = rnd(&[16, 8, 256, 256], 52);
+                    Ok(Box::new(move || ok(x.softmax(-1))) as Op)
+                }),
+                (16 * 8 * 256 * 256) as f64,
+            ),
+        ),
+        (
+            "softmax_attn_f16",
+            (
+                lazy(move || {
+                    let x = rnd(&[16, 8, 256, 256], 53).to(DType::Float16)?;
+                    Ok(Box::new(move || ok(x.softmax(-1))) as Op)
+                }),
+                (16 * 8 * 256 * 256) as f64,
+            ),
+        ),
+        (
+            "log_softmax_logits",
+            (
+                lazy(move || {
+                    let x = rnd(&[64, 32000], 54);
+                    Ok(Box::new(move || ok(x.log_softmax(-1))) as Op)
+                }),
+                (64 * 32000) as f64,
+            ),
+        ),
+        (
+            "gelu_8m",
+            (
+                lazy(move || {
+                    let x = rnd(&[1 << 23], 55);
+                    Ok(Box::new(move || ok(tensile::nn::functional::gelu(&x))) as Op)
+                }),
+                (1 << 23) as f64,
+            ),
+        ),
+        (
+            "silu_8m",
+            (
+                lazy(move || {
+                    let x = rnd(&[1 << 23], 56);
+                    Ok(Box::new(move || ok(tensile::nn::functional::silu(&x))) as Op)
+                }),
+                (1 << 23) as f64,
+            ),
+        ),
+        (
+            "tanh_8m",
+            (
+                lazy(move || {
+                    let x = rnd(&[1 << 23], 57);
+                    Ok(Box::new(move || ok(x.tanh())) as Op)
+                }),
+                (1 << 23) as f64,
+            ),
+        ),
+        (
+            "layer_norm_4096",
+            (
+                lazy(move || {
+                    let (x, w, b) = (rnd(&[4096, 768], 58), rnd(&[768], 59), rnd(&[768], 60));
+                    Ok(Box::new(move || ok(x.layer_norm_with([768], (&w, &b)))) as Op)
+                }),
+                (4096 * 768) as f64,
+            ),
+        ),
+        (
+            "matmul_1024",
+            (
+                lazy(move || {
+                    let (x, y) = (rnd(&[1024, 1024], 61), rnd(&[1024, 1024], 62));
+                    Ok(Box::new(move || ok(x.matmul(&y))) as Op)
+                }),
+                2.0 * 1024f64.powi(3),
             ),
         ),
     ]

@@ -70,6 +70,39 @@ pub(crate) fn index_select_rows(
     }
 }
 
+/// [`layer_norm`] for float32 and the half types (parameters `P` of the same type or
+/// float32): the row kernel of [`crate::kernels::norm`], in float32.
+pub(crate) fn layer_norm_f32<T, P>(
+    x: &Tensor,
+    y: &Tensor,
+    w: Option<&Tensor>,
+    b: Option<&Tensor>,
+    rows: usize,
+    n: usize,
+    eps: f64,
+) where
+    T: Element + crate::kernels::softmax::SoftElem,
+    P: Element + crate::kernels::softmax::SoftElem,
+{
+    debug_assert!(x.dtype == T::DTYPE && y.dtype == T::DTYPE);
+    if rows * n == 0 {
+        return;
+    }
+    let mut ops: Vec<&Tensor> = vec![y, x];
+    ops.extend(w.iter().copied());
+    ops.extend(b.iter().copied());
+    let _guard = lock_operands(&ops, 1);
+    // SAFETY: x and y are contiguous with rows·n elements of T (y fresh, so no overlap); w
+    // and b are contiguous with n elements of P; the locks are held for the whole call.
+    unsafe {
+        let xs = std::slice::from_raw_parts(base(x).get() as *const T, rows * n);
+        let ys = std::slice::from_raw_parts_mut(base(y).get() as *mut T, rows * n);
+        let ws = w.map(|t| std::slice::from_raw_parts(base(t).get() as *const P, n));
+        let bs = b.map(|t| std::slice::from_raw_parts(base(t).get() as *const P, n));
+        crate::kernels::norm::layer_norm_rows(xs, ys, n, ws, bs, eps);
+    }
+}
+
 /// `layer_norm` over the last `n` elements of each of `rows` rows: `y = (x - mean) /
 /// sqrt(var + eps) * w + b`, with the biased variance. `x` and `y` are contiguous of dtype
 /// `T`; `w` and `b`, when given, contiguous of `n` elements of dtype `P`. Statistics and the

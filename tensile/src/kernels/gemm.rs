@@ -44,6 +44,9 @@ pub(crate) struct Gemm {
 
 /// Below this many multiply-adds a product runs on the calling thread.
 const PAR_FLOPS: usize = 1 << 21;
+/// Below this many multiply-adds a product with fewer than 16 rows per thread runs on the
+/// calling thread.
+const PAR_FLOPS_FEW_ROWS: usize = 1 << 25;
 
 /// One product `C = A·B` (+ C) of an `m×k` by a `k×n` matrix; `C` has row stride `rsc` and
 /// column stride 1. `threads > 1` lets the product split itself over rayon's pool.
@@ -220,8 +223,12 @@ fn run_typed<T: GemmElem>(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, acc: boo
                 .into_par_iter()
                 .for_each(|t| rows(bi, t * per, ((t + 1) * per).min(m), 1));
         }
-    } else {
+    } else if flops >= PAR_FLOPS_FEW_ROWS {
         (0..nb).for_each(|bi| product(bi, threads));
+    } else {
+        // Few rows (a batch-1 forward: `(seq, d)·(d, 4d)`): the `gemm` crate's own split
+        // costs more in thread wake-ups than it saves.
+        (0..nb).for_each(|bi| product(bi, 1));
     }
 }
 

@@ -10,6 +10,10 @@
 //!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products; [`gather`] copies
 //!   rows for `index_select`/`embedding`.
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
+//! * [`vmath`] holds branch-free float32 `exp`/`tanh`/`erf` and the activations on them,
+//!   run over contiguous runs with AVX-512F/AVX2 chosen at run time; [`softmax`] runs
+//!   `softmax`/`log_softmax` rows on them.
+//! * [`norm`] runs `layer_norm` and `rms_norm` over rows, in float32.
 //! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
 //!   NCHW → NHWC) as cache-blocked register-tile transposes.
 
@@ -21,6 +25,7 @@ pub(crate) mod loops;
 pub(crate) mod loss;
 pub(crate) mod math;
 pub(crate) mod normalize;
+pub(crate) mod norm;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;
@@ -28,9 +33,11 @@ pub(crate) mod reduce;
 pub(crate) mod rows;
 pub(crate) mod scatter;
 pub(crate) mod simd;
+pub(crate) mod softmax;
 pub(crate) mod special;
 pub(crate) mod stream;
 pub(crate) mod transpose;
+pub(crate) mod vmath;
 
 /// A raw pointer that may cross threads, for parallel kernels. Only dereferenced while the op
 /// holds the storage locks (see `crate::storage`); each output element is written by exactly

@@ -479,6 +479,11 @@ pub fn tanhshrink(input: &Tensor) -> Result<Tensor> {
 pub fn gelu_with<'a>(input: &Tensor, opts: impl Into<GeluOpts<'a>>) -> Result<Tensor> {
     match opts.into().approximate {
         "none" => input.gelu(),
+        "tanh" if input.dtype == DType::Float32 => {
+            map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {
+                crate::kernels::vmath::gelu_tanh_f32(x)
+            })
+        }
         "tanh" => {
             let k = (2.0 / std::f64::consts::PI).sqrt();
             float_act(input, "GeluKernelImpl", move |x| {

@@ -237,7 +237,7 @@ impl Tensor {
         let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
         macro_rules! run {
             ($T:ty, $P:ty) => {
-                gather::layer_norm::<$T, $P>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
+                gather::layer_norm_f32::<$T, $P>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
             };
         }
         match (self.dtype, mixed) {
@@ -245,7 +245,9 @@ impl Tensor {
             (DType::Float16, true) => run!(half::f16, f32),
             (DType::BFloat16, false) => run!(half::bf16, half::bf16),
             (DType::BFloat16, true) => run!(half::bf16, f32),
-            (DType::Float64, _) => run!(f64, f64),
+            (DType::Float64, _) => {
+                gather::layer_norm::<f64, f64>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
+            }
             _ => run!(f32, f32),
         }
         Ok(y)

@@ -1,4 +1,12 @@
-//! `softmax` and `log_softmax` over one dim.
+//! `softmax` and `log_softmax` over one dim: float32 and the half types in float32 by
+//! `kernels::softmax` (one fused pass per row, parallel over rows); float64 in double.
+//!
+//! float16/bfloat16 `log_softmax` over the last dim (PyTorch's `_vec_log_softmax_lastdim`;
+//! only for `dim` = the last dim, not for a dim followed by size-1 dims) rounds its float32
+//! intermediates to the half type twice before the output: the sum of `exp(x - max)` is
+//! stored in the half type, its log too, and then `(x - max) - log_sum` is computed in
+//! float32 and rounded. So `[-3, -4, 0, 2, -4]` gives `-0.13757` at the `2` in float16, not
+//! the correctly rounded `-0.13721`. (Other dims, and `softmax`, round once.)
 
 use crate::args::Int;
 use crate::dim::wrap_dim;
@@ -30,10 +38,36 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
             sizes[d + 1..].iter().product::<usize>(),
         )
     };
-    let mut x: Vec<f64> = t.to_vec::<f64>();
-    if log && d + 1 == t.dim() && matches!(t.dtype, DType::Float16 | DType::BFloat16) {
-        return log_softmax_lastdim_half(x, &sizes, len, t.dtype);
+    if t.dtype != DType::Float64 {
+        let x = t.contiguous();
+        let out = Tensor::try_alloc_contiguous(&sizes, t.dtype)?;
+        let half_lastdim_log = log && d + 1 == t.dim() && t.dtype != DType::Float32;
+        let _guard = crate::iter::lock_operands(&[&x], 0);
+        macro_rules! run {
+            ($T:ty) => {
+                // SAFETY: `x` is contiguous with `outer·len·inner` elements of its dtype; `out`
+                // is fresh of the same shape and dtype (no overlap); `x`'s lock is held.
+                unsafe {
+                    crate::kernels::softmax::softmax::<$T>(
+                        x.elem_ptr() as *const $T,
+                        out.elem_ptr() as *mut $T,
+                        outer,
+                        len,
+                        inner,
+                        log,
+                        half_lastdim_log,
+                    )
+                }
+            };
+        }
+        match t.dtype {
+            DType::Float16 => run!(half::f16),
+            DType::BFloat16 => run!(half::bf16),
+            _ => run!(f32),
+        }
+        return Ok(out);
     }
+    let mut x: Vec<f64> = t.to_vec::<f64>();
     for o in 0..outer {
         for i in 0..inner {
             let at = |k: usize| (o * len + k) * inner + i;
@@ -58,45 +92,7 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
             }
         }
     }
-    let out = Tensor::from_vec(x, &sizes)?;
-    if t.dtype == DType::Float64 {
-        Ok(out)
-    } else {
-        out.to(t.dtype)
-    }
-}
-
-/// `log_softmax` of float16/bfloat16 over the last dim, rows of `len` contiguous elements
-/// (PyTorch's `_vec_log_softmax_lastdim`; only for `dim` = the last dim, not for a dim
-/// followed by size-1 dims). Its
-/// float32 results pass through the half type twice before the output: the sum of
-/// `exp(x - max)` (computed in float32) is stored in the half type, its log too, and then
-/// `(x - max) - log_sum` is computed in float32 and rounded. So `[-3, -4, 0, 2, -4]` gives
-/// `-0.13757` at the `2` in float16, not the correctly rounded `-0.13721`. (Other dims, and
-/// `softmax`, compute in float32 and round once.)
-fn log_softmax_lastdim_half(
-    mut x: Vec<f64>,
-    sizes: &[usize],
-    len: usize,
-    dt: DType,
-) -> Result<Tensor> {
-    let round = |v: f32| -> f32 {
-        if dt == DType::Float16 {
-            half::f16::from_f32(v).to_f32()
-        } else {
-            half::bf16::from_f32(v).to_f32()
-        }
-    };
-    for row in x.chunks_mut(len.max(1)) {
-        let m = row.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v as f32));
-        let m = if m.is_infinite() { 0.0 } else { m };
-        let sum: f32 = row.iter().map(|&v| (v as f32 - m).exp()).sum();
-        let log_sum = round(round(sum).ln());
-        for v in row.iter_mut() {
-            *v = round((*v as f32 - m) - log_sum) as f64;
-        }
-    }
-    Tensor::from_vec(x, sizes)?.to(dt)
+    Tensor::from_vec(x, &sizes)
 }
 
 impl Tensor {

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::iter::{TensorIter, lock_operands};
 use crate::kernels::math::{Arith, Float};
 use crate::kernels::pointwise;
+use crate::kernels::vmath::{self, VOp};
 use crate::tensor::Tensor;
 
 /// The unary pointwise ops.
@@ -131,6 +132,22 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     }
     fn silu<F: Float>(x: F) -> F {
         x.div(F::from_f(1.0).add(Arith::neg(x).exp()))
+    }
+    // float32 (and the half types, computed in float32): the vectorised kernels
+    let vop = match op {
+        Exp => Some(VOp::Exp),
+        Tanh => Some(VOp::Tanh),
+        Sigmoid => Some(VOp::Sigmoid),
+        Silu => Some(VOp::Silu),
+        Gelu => Some(VOp::Gelu),
+        _ => None,
+    };
+    if let (Some(v), DType::Float32) = (vop, cdt) {
+        // SAFETY: fresh float32 output shaped by the iterator (buffers when a half type is
+        // converted); locks held.
+        unsafe { lp.run([odt, cdt], 1, &|p, s, n| vmath::unary_run(v, p, s, n)) };
+        drop(guard);
+        return Ok(out);
     }
     match op {
         Exp => float_fn!(Float::exp),

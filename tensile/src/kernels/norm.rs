@@ -1,0 +1,255 @@
+//! Row normalisations over contiguous rows of `n` elements, for float32 and the half types
+//! (computed in float32, as PyTorch's CPU kernels do), parallel over rows above the grain:
+//!
+//! * [`layer_norm_rows`]: `y = (x - mean) · rstd · w + b`, `rstd = 1/sqrt(var + eps)` with the
+//!   biased variance; the statistics of a row come from two passes over it while it sits in
+//!   L1 (sum, then squared deviations, accumulated in double lanes), then one output pass in
+//!   float32 as PyTorch forms it: `(x · rstd + (-mean · rstd)) · w + b`.
+//! * [`rms_norm_rows`]: `y = x · rsqrt(mean(x²) + eps) · w` (`torch.nn.functional.rms_norm`).
+
+use rayon::prelude::*;
+
+use crate::kernels::loops::GRAIN;
+use crate::kernels::softmax::SoftElem;
+use crate::kernels::vmath::multiversion;
+
+/// `(Σx, Σ(x - c)²)` of a row, the first with `c` ignored when `dev` is false.
+#[inline(always)]
+fn sums_body(xs: &[f32], c: f64, dev: bool) -> f64 {
+    let mut acc = [0f64; 16];
+    let chunks = xs.chunks_exact(16);
+    let rem = chunks.remainder();
+    for ch in chunks {
+        for l in 0..16 {
+            let v = ch[l] as f64;
+            acc[l] += if dev { (v - c) * (v - c) } else { v };
+        }
+    }
+    let mut s = 0.0;
+    for &v in rem {
+        let v = v as f64;
+        s += if dev { (v - c) * (v - c) } else { v };
+    }
+    let mut w = acc;
+    let mut k = 16;
+    while k > 1 {
+        k /= 2;
+        for l in 0..k {
+            w[l] += w[l + k];
+        }
+    }
+    w[0] + s
+}
+multiversion!(fn row_sum = sums_body(xs: &[f32], c: f64, dev: bool) -> f64);
+
+/// `y = (x · scale + shift) · w + b`, `w`/`b` absent meaning 1/0.
+#[inline(always)]
+fn affine_body(xs: &[f32], ys: &mut [f32], scale: f32, shift: f32, w: &[f32], b: &[f32]) {
+    match (w.is_empty(), b.is_empty()) {
+        (false, false) => {
+            for (((y, &x), &w), &b) in ys.iter_mut().zip(xs).zip(w).zip(b) {
+                *y = (x * scale + shift) * w + b;
+            }
+        }
+        (false, true) => {
+            for ((y, &x), &w) in ys.iter_mut().zip(xs).zip(w) {
+                *y = (x * scale + shift) * w;
+            }
+        }
+        (true, false) => {
+            for ((y, &x), &b) in ys.iter_mut().zip(xs).zip(b) {
+                *y = (x * scale + shift) + b;
+            }
+        }
+        (true, true) => {
+            for (y, &x) in ys.iter_mut().zip(xs) {
+                *y = x * scale + shift;
+            }
+        }
+    }
+}
+multiversion!(fn affine = affine_body(xs: &[f32], ys: &mut [f32], scale: f32, shift: f32, w: &[f32], b: &[f32]));
+
+/// `x · k · w` (`w` empty meaning 1).
+#[inline(always)]
+fn scale_body(xs: &[f32], ys: &mut [f32], k: f32, w: &[f32]) {
+    if w.is_empty() {
+        for (y, &x) in ys.iter_mut().zip(xs) {
+            *y = x * k;
+        }
+    } else {
+        for ((y, &x), &w) in ys.iter_mut().zip(xs).zip(w) {
+            *y = x * k * w;
+        }
+    }
+}
+multiversion!(fn scale_rows = scale_body(xs: &[f32], ys: &mut [f32], k: f32, w: &[f32]));
+
+/// A parameter vector in float32 (empty when absent).
+fn params<P: SoftElem>(p: Option<&[P]>, n: usize) -> Vec<f32> {
+    match p {
+        Some(p) => {
+            let mut v = vec![0f32; n];
+            P::load(&p[..n], &mut v);
+            v
+        }
+        None => Vec::new(),
+    }
+}
+
+/// Runs `f(x_row, y_row)` on float32 views of each row of `x` and `y` (converted through
+/// per-task buffers for the half types), in parallel above the grain.
+fn for_rows<T: SoftElem>(x: &[T], y: &mut [T], n: usize, f: impl Fn(&[f32], &mut [f32]) + Sync) {
+    let rows = if n == 0 { 0 } else { x.len().min(y.len()) / n };
+    if rows == 0 {
+        return;
+    }
+    let (x, y) = (&x[..rows * n], &mut y[..rows * n]);
+    let one = |buf: &mut Vec<f32>, (xr, yr): (&[T], &mut [T])| {
+        let direct = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>();
+        if direct {
+            // float32 rows are used in place (no copy through the buffers)
+            let xf: &[f32] = bytemuck_f32(xr);
+            let yf: &mut [f32] = bytemuck_f32_mut(yr);
+            f(xf, yf);
+        } else {
+            buf.resize(2 * n, 0.0);
+            let (xb, yb) = buf.split_at_mut(n);
+            T::load(xr, xb);
+            f(xb, yb);
+            T::store(yb, yr);
+        }
+    };
+    if rows * n >= 2 * GRAIN && rayon::current_num_threads() > 1 {
+        x.par_chunks(n)
+            .zip(y.par_chunks_mut(n))
+            .with_min_len((GRAIN / n).max(1))
+            .for_each_init(Vec::new, one);
+    } else {
+        let mut buf = Vec::new();
+        x.chunks(n)
+            .zip(y.chunks_mut(n))
+            .for_each(|p| one(&mut buf, p));
+    }
+}
+
+/// `xs` as float32 when `T` is float32 (checked by the caller with `TypeId`).
+fn bytemuck_f32<T: SoftElem>(xs: &[T]) -> &[f32] {
+    assert_eq!(std::any::TypeId::of::<T>(), std::any::TypeId::of::<f32>());
+    // SAFETY: T is f32 (asserted), so the slice's memory holds float32 values.
+    unsafe { std::slice::from_raw_parts(xs.as_ptr() as *const f32, xs.len()) }
+}
+
+/// `ys` as float32 when `T` is float32.
+fn bytemuck_f32_mut<T: SoftElem>(ys: &mut [T]) -> &mut [f32] {
+    assert_eq!(std::any::TypeId::of::<T>(), std::any::TypeId::of::<f32>());
+    // SAFETY: as above.
+    unsafe { std::slice::from_raw_parts_mut(ys.as_mut_ptr() as *mut f32, ys.len()) }
+}
+
+/// `layer_norm` of each row of `n` elements of `x` into `y`: `(x - mean)/sqrt(var + eps)`,
+/// times `w` and plus `b` when given (each `n` elements).
+pub(crate) fn layer_norm_rows<T: SoftElem, P: SoftElem>(
+    x: &[T],
+    y: &mut [T],
+    n: usize,
+    w: Option<&[P]>,
+    b: Option<&[P]>,
+    eps: f64,
+) {
+    let (wf, bf) = (params(w, n), params(b, n));
+    for_rows(x, y, n, |xs, ys| {
+        let mean = row_sum(xs, 0.0, false) / n as f64;
+        let var = row_sum(xs, mean, true) / n as f64;
+        let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+        let scale = rstd as f32;
+        let shift = (-mean * rstd) as f32;
+        affine(xs, ys, scale, shift, &wf, &bf);
+    });
+}
+
+/// `rms_norm` of each row of `n` elements of `x` into `y`: `x · rsqrt(mean(x²) + eps)`,
+/// times `w` when given (`n` elements).
+pub(crate) fn rms_norm_rows<T: SoftElem, P: SoftElem>(
+    x: &[T],
+    y: &mut [T],
+    n: usize,
+    w: Option<&[P]>,
+    eps: f64,
+) {
+    let wf = params(w, n);
+    for_rows(x, y, n, |xs, ys| {
+        let ms = row_sum(xs, 0.0, true) / n as f64;
+        let k = (1.0 / (ms + eps).sqrt()) as f32;
+        scale_rows(xs, ys, k, &wf);
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::bf16;
+
+    fn data(rows: usize, n: usize) -> Vec<f32> {
+        (0..rows * n)
+            .map(|i| ((i * 7919 % 1000) as f32) * 0.003 + 0.5)
+            .collect()
+    }
+
+    #[test]
+    fn layer_norm_matches_double() {
+        for &(rows, n) in &[(1, 1), (3, 5), (2, 17), (300, 768), (5, 1000)] {
+            let x = data(rows, n);
+            let w: Vec<f32> = (0..n).map(|j| 0.5 + j as f32 * 0.01).collect();
+            let b: Vec<f32> = (0..n).map(|j| j as f32 * -0.02).collect();
+            let mut y = vec![0f32; rows * n];
+            layer_norm_rows(&x, &mut y, n, Some(&w[..]), Some(&b[..]), 1e-5);
+            for r in 0..rows {
+                let xr: Vec<f64> = x[r * n..(r + 1) * n].iter().map(|&v| v as f64).collect();
+                let mean = xr.iter().sum::<f64>() / n as f64;
+                let var = xr.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
+                for j in 0..n {
+                    let want = (xr[j] - mean) / (var + 1e-5).sqrt() * w[j] as f64 + b[j] as f64;
+                    let got = y[r * n + j] as f64;
+                    assert!(
+                        (got - want).abs() < 1e-5 + 1e-5 * want.abs(),
+                        "{got} {want}"
+                    );
+                }
+            }
+            let xh: Vec<bf16> = x.iter().map(|&v| bf16::from_f32(v)).collect();
+            let mut yh = vec![bf16::ZERO; rows * n];
+            layer_norm_rows::<bf16, f32>(&xh, &mut yh, n, None, None, 1e-5);
+            assert!(yh.iter().all(|v| v.to_f32().abs() < 1e3));
+        }
+    }
+
+    #[test]
+    fn rms_norm_matches_double() {
+        for &(rows, n) in &[(1, 1), (4, 3), (200, 384)] {
+            let x = data(rows, n);
+            let w: Vec<f32> = (0..n).map(|j| 1.0 - j as f32 * 0.001).collect();
+            let mut y = vec![0f32; rows * n];
+            rms_norm_rows(&x, &mut y, n, Some(&w[..]), 1e-6);
+            let mut y2 = vec![0f32; rows * n];
+            rms_norm_rows::<f32, f32>(&x, &mut y2, n, None, 1e-6);
+            for r in 0..rows {
+                let xr = &x[r * n..(r + 1) * n];
+                let ms = xr.iter().map(|&v| (v as f64).powi(2)).sum::<f64>() / n as f64;
+                let k = 1.0 / (ms + 1e-6).sqrt();
+                for j in 0..n {
+                    let want = xr[j] as f64 * k;
+                    assert!((y2[r * n + j] as f64 - want).abs() < 1e-6 * (1.0 + want.abs()));
+                    let want = want * w[j] as f64;
+                    assert!((y[r * n + j] as f64 - want).abs() < 1e-6 * (1.0 + want.abs()));
+                }
+            }
+        }
+        // half rows in float32, rounded once
+        let x = [bf16::from_f32(3.0), bf16::from_f32(4.0)];
+        let mut y = [bf16::ZERO; 2];
+        rms_norm_rows::<bf16, bf16>(&x, &mut y, 2, None, 0.0);
+        let k = 1.0 / 12.5f32.sqrt();
+        assert_eq!(y, [bf16::from_f32(3.0 * k), bf16::from_f32(4.0 * k)]);
+    }
+}
