@@ -5,7 +5,7 @@
 //!   biased variance; the statistics of a row come from two passes over it while it sits in
 //!   L1 (sum, then squared deviations, accumulated in double lanes), then one output pass in
 //!   float32 as PyTorch forms it: `(x · rstd + (-mean · rstd)) · w + b`.
-//! * [`rms_norm_rows`]: `y = x · rsqrt(mean(x²) + eps) · w` (`torch.nn.functional.rms_norm`).
+//! (`rms_norm` has its own row kernel in `normalize.rs`.)
 
 use rayon::prelude::*;
 
@@ -69,21 +69,6 @@ fn affine_body(xs: &[f32], ys: &mut [f32], scale: f32, shift: f32, w: &[f32], b:
     }
 }
 multiversion!(fn affine = affine_body(xs: &[f32], ys: &mut [f32], scale: f32, shift: f32, w: &[f32], b: &[f32]));
-
-/// `x · k · w` (`w` empty meaning 1).
-#[inline(always)]
-fn scale_body(xs: &[f32], ys: &mut [f32], k: f32, w: &[f32]) {
-    if w.is_empty() {
-        for (y, &x) in ys.iter_mut().zip(xs) {
-            *y = x * k;
-        }
-    } else {
-        for ((y, &x), &w) in ys.iter_mut().zip(xs).zip(w) {
-            *y = x * k * w;
-        }
-    }
-}
-multiversion!(fn scale_rows = scale_body(xs: &[f32], ys: &mut [f32], k: f32, w: &[f32]));
 
 /// A parameter vector in float32 (empty when absent).
 fn params<P: SoftElem>(p: Option<&[P]>, n: usize) -> Vec<f32> {
@@ -168,23 +153,6 @@ pub(crate) fn layer_norm_rows<T: SoftElem, P: SoftElem>(
     });
 }
 
-/// `rms_norm` of each row of `n` elements of `x` into `y`: `x · rsqrt(mean(x²) + eps)`,
-/// times `w` when given (`n` elements).
-pub(crate) fn rms_norm_rows<T: SoftElem, P: SoftElem>(
-    x: &[T],
-    y: &mut [T],
-    n: usize,
-    w: Option<&[P]>,
-    eps: f64,
-) {
-    let wf = params(w, n);
-    for_rows(x, y, n, |xs, ys| {
-        let ms = row_sum(xs, 0.0, true) / n as f64;
-        let k = (1.0 / (ms + eps).sqrt()) as f32;
-        scale_rows(xs, ys, k, &wf);
-    });
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,34 +190,5 @@ mod tests {
             layer_norm_rows::<bf16, f32>(&xh, &mut yh, n, None, None, 1e-5);
             assert!(yh.iter().all(|v| v.to_f32().abs() < 1e3));
         }
-    }
-
-    #[test]
-    fn rms_norm_matches_double() {
-        for &(rows, n) in &[(1, 1), (4, 3), (200, 384)] {
-            let x = data(rows, n);
-            let w: Vec<f32> = (0..n).map(|j| 1.0 - j as f32 * 0.001).collect();
-            let mut y = vec![0f32; rows * n];
-            rms_norm_rows(&x, &mut y, n, Some(&w[..]), 1e-6);
-            let mut y2 = vec![0f32; rows * n];
-            rms_norm_rows::<f32, f32>(&x, &mut y2, n, None, 1e-6);
-            for r in 0..rows {
-                let xr = &x[r * n..(r + 1) * n];
-                let ms = xr.iter().map(|&v| (v as f64).powi(2)).sum::<f64>() / n as f64;
-                let k = 1.0 / (ms + 1e-6).sqrt();
-                for j in 0..n {
-                    let want = xr[j] as f64 * k;
-                    assert!((y2[r * n + j] as f64 - want).abs() < 1e-6 * (1.0 + want.abs()));
-                    let want = want * w[j] as f64;
-                    assert!((y[r * n + j] as f64 - want).abs() < 1e-6 * (1.0 + want.abs()));
-                }
-            }
-        }
-        // half rows in float32, rounded once
-        let x = [bf16::from_f32(3.0), bf16::from_f32(4.0)];
-        let mut y = [bf16::ZERO; 2];
-        rms_norm_rows::<bf16, bf16>(&x, &mut y, 2, None, 0.0);
-        let k = 1.0 / 12.5f32.sqrt();
-        assert_eq!(y, [bf16::from_f32(3.0 * k), bf16::from_f32(4.0 * k)]);
     }
 }

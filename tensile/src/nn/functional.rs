@@ -13,6 +13,18 @@ use crate::tensor::Tensor;
 
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
 
+pub use crate::nn::distance::{
+    CdistOpts, CosineSimilarityOpts, PairwiseDistanceOpts, cdist, cdist_with, cosine_similarity,
+    cosine_similarity_with, pairwise_distance, pairwise_distance_with, pdist, pdist_with,
+};
+pub use crate::nn::dropout::{
+    DropoutOpts, alpha_dropout, alpha_dropout_with, dropout, dropout_with, dropout1d,
+    dropout1d_with, dropout2d, dropout2d_with, dropout3d, dropout3d_with, feature_alpha_dropout,
+    feature_alpha_dropout_with,
+};
+pub use crate::nn::embedding::{
+    EmbeddingBagOpts, EmbeddingOpts, embedding_bag, embedding_bag_with, embedding_with,
+};
 pub use crate::nn::loss::{
     binary_cross_entropy, binary_cross_entropy_with, binary_cross_entropy_with_logits,
     binary_cross_entropy_with_logits_with, cosine_embedding_loss, cosine_embedding_loss_with,
@@ -32,18 +44,6 @@ pub use crate::nn::loss_opts::{
     HuberLossOpts, KlDivOpts, L1LossOpts, MarginOpts, MseLossOpts, MultiMarginLossOpts,
     MultilabelSoftMarginLossOpts, NllLossOpts, PoissonNllLossOpts, Reduction, ReductionOpts,
     SmoothL1LossOpts, TripletMarginLossOpts,
-};
-pub use crate::nn::distance::{
-    CdistOpts, CosineSimilarityOpts, PairwiseDistanceOpts, cdist, cdist_with, cosine_similarity,
-    cosine_similarity_with, pairwise_distance, pairwise_distance_with, pdist, pdist_with,
-};
-pub use crate::nn::dropout::{
-    DropoutOpts, alpha_dropout, alpha_dropout_with, dropout, dropout_with, dropout1d,
-    dropout1d_with, dropout2d, dropout2d_with, dropout3d, dropout3d_with, feature_alpha_dropout,
-    feature_alpha_dropout_with,
-};
-pub use crate::nn::embedding::{
-    EmbeddingBagOpts, EmbeddingOpts, embedding_bag, embedding_bag_with, embedding_with,
 };
 pub use crate::nn::norm::{
     BatchNormOpts, GroupNormOpts, InstanceNormOpts, LocalResponseNormOpts, RmsNormOpts, batch_norm,
