@@ -13,6 +13,8 @@
 
 #[path = "conformance/calls_advindex.rs"]
 mod calls_advindex;
+#[path = "conformance/calls_attention.rs"]
+mod calls_attention;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
@@ -529,6 +531,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_shape::call(op, &args, kw))
         .or_else(|| calls_gather_scatter::call(op, &args, kw))
         .or_else(|| calls_advindex::call(op, &args, kw))
+        .or_else(|| calls_attention::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),
