@@ -322,7 +322,7 @@ pub(crate) fn uses_flash(
     }
     let (hq, hk, hv) = (qs[1], ks[1], vs[1]);
     let heads_ok = if enable_gqa {
-        hk == hv && hk != 0 && hq % hk == 0
+        hk == hv && hk != 0 && hq.is_multiple_of(hk)
     } else {
         hk == hv && (hk == hq || hk == 1)
     };
@@ -384,8 +384,8 @@ pub(crate) fn math_shapes(
         let hk = k[wrap_dim_no_scalar(-3, k.len())?];
         let hv = v[wrap_dim_no_scalar(-3, v.len())?];
         let all_equal = hq == hk && hk == hv;
-        let divides = |h: usize| h != 0 && hq % h == 0;
-        if !all_equal && !(divides(hk) && divides(hv)) {
+        let divides = |h: usize| h != 0 && hq.is_multiple_of(h);
+        if !(all_equal || divides(hk) && divides(hv)) {
             return Err(Error::runtime(
                 "Number of heads in key and value must divide the number of heads in query",
             ));
@@ -551,9 +551,11 @@ fn run<T: AttnFloat>(
             let (ms, mst) = (m.size(), m.stride());
             let nd = ms.len();
             let at = |back: usize| {
-                (nd >= back && ms[nd - back] != 1)
-                    .then(|| mst[nd - back])
-                    .unwrap_or(0)
+                if nd >= back && ms[nd - back] != 1 {
+                    mst[nd - back]
+                } else {
+                    0
+                }
             };
             let nbd = nd.saturating_sub(2);
             (batch_offsets(ob, &ms[..nbd], &mst[..nbd], 1), at(2), at(1))
