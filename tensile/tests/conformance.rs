@@ -13,6 +13,8 @@
 
 #[path = "conformance/calls_advindex.rs"]
 mod calls_advindex;
+#[path = "conformance/calls_attention.rs"]
+mod calls_attention;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
@@ -539,6 +541,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_loss::call(op, &args, kw))
         .or_else(|| calls_norm::call(op, &args, kw, &kwt))
         .or_else(|| calls_pool::call(op, &args, kw))
+        .or_else(|| calls_attention::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

@@ -18,6 +18,7 @@
 //!   NCHW → NHWC) as cache-blocked register-tile transposes.
 
 pub(crate) mod advindex;
+pub(crate) mod attention;
 pub(crate) mod cast;
 pub(crate) mod gather;
 pub(crate) mod gemm;

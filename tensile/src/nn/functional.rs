@@ -11,6 +11,9 @@ use crate::error::Result;
 use crate::ops::nn::{LayerNormOpts, NormalizeOpts};
 use crate::tensor::Tensor;
 
+pub use crate::nn::attention::{
+    ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,
+};
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
 
 pub use crate::nn::distance::{

@@ -3,6 +3,7 @@ pub(crate) mod activation;
 pub(crate) mod distance;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
+pub(crate) mod attention;
 pub mod functional;
 pub(crate) mod interpolate;
 pub(crate) mod loss;
