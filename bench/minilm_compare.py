@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""all-MiniLM-L6-v2 sentence embeddings: tensile against PyTorch's eager CPU forward, measured
-in the same run on the same machine.
+"""all-MiniLM-L6-v2 sentence embeddings: tensile against PyTorch's eager CPU forward and
+candle's (candle-transformers' BERT), measured in the same run on the same machine.
 
 Usage: python3 bench/minilm_compare.py [--threads 1,2] [--batches 1,32] [--rounds 3] [--reps 10]
+                                       [--no-candle]
 
 Both sides embed the same sentences (bench/minilm_sentences.txt: 32 sentences of about 16
 tokens) from the same model directory (.cache/models/all-MiniLM-L6-v2, fetched by the embed
@@ -15,10 +16,15 @@ outside the timing on both sides.
 * PyTorch: sentence-transformers' `SentenceTransformer(dir)(features)` under
   `torch.inference_mode()` (transformers' default attention, SDPA), this script's `--worker`
   mode, one process per round.
+* candle: bench/candle_minilm, a small Cargo project of its own (candle-core, candle-nn,
+  candle-transformers and tokenizers from crates.io; not a dependency of tensile), built by
+  this script on first use into .cache/candle_minilm_target. Its thread count is set with
+  RAYON_NUM_THREADS. Before timing, the script checks once that candle's embeddings agree
+  with tensile's and prints the largest absolute difference.
 
-Rounds alternate which side runs first. Each side reports the median over its repetitions;
+Rounds rotate which side runs first. Each side reports the median over its repetitions;
 the table shows, per case, the median over rounds of those, in sentences per second, and the
-ratio tensile / PyTorch (> 1 means tensile is faster). PyTorch and sentence-transformers come
+ratios tensile / PyTorch and tensile / candle (> 1 means tensile is faster). PyTorch and sentence-transformers come
 from the virtualenv .cache/venv (installed there on first use, torch pinned to what is there);
 set TORCH_PYTHON to use another interpreter.
 """
@@ -110,6 +116,36 @@ def tokens(err):
     return res
 
 
+CANDLE_DIR = os.path.join(ROOT, "bench", "candle_minilm")
+CANDLE_TARGET = os.path.join(ROOT, ".cache", "candle_minilm_target")
+
+
+def candle_exe():
+    """Builds bench/candle_minilm (first use: a few minutes) and returns its binary."""
+    env = dict(os.environ, CARGO_TARGET_DIR=CANDLE_TARGET)
+    exe = os.path.join(CANDLE_TARGET, "release", "candle_minilm")
+    if not os.path.exists(exe):
+        print("# building bench/candle_minilm (first run only, takes a few minutes)", file=sys.stderr)
+    subprocess.run(["cargo", "build", "--release", "-q", "--manifest-path", os.path.join(CANDLE_DIR, "Cargo.toml")],
+                   env=env, check=True)
+    return exe
+
+
+def check_candle(exe, candle, args):
+    """Prints the largest absolute difference between candle's and tensile's embeddings."""
+    import json
+
+    t = subprocess.run([exe, "--format", "json", "--batch-size", "32", "--file", args.file, "--model", args.model],
+                       capture_output=True, text=True, check=True)
+    c = subprocess.run([candle, "--json", "--file", args.file, "--model", args.model], capture_output=True,
+                       text=True, check=True)
+    te, ce = json.loads(t.stdout)["embeddings"], json.loads(c.stdout)
+    if len(te) != len(ce) or any(len(a) != len(b) for a, b in zip(te, ce)):
+        sys.exit("candle and tensile return embeddings of different shapes")
+    diff = max(abs(x - y) for a, b in zip(te, ce) for x, y in zip(a, b))
+    print(f"# candle vs tensile embeddings ({len(te)} sentences): max abs diff {diff:.3g}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--threads", default="1,2")
@@ -119,6 +155,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--model", default=MODEL_DIR)
     ap.add_argument("--file", default=SENTENCES)
+    ap.add_argument("--no-candle", action="store_true", help="leave candle out")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -132,38 +169,52 @@ def main():
         subprocess.run([exe, "--fetch-only"] + ([] if args.model == MODEL_DIR else ["--model", args.model]),
                        check=True)
     py = torch_python()
+    candle = None
+    if not args.no_candle:
+        candle = candle_exe()
+        check_candle(exe, candle, args)
+    sides = ["torch", "tensile"] + (["candle"] if candle else [])
     common = ["--file", args.file, "--reps", str(args.reps), "--warmup", str(args.warmup)]
     rows = []
     for th in [int(t) for t in args.threads.split(",")]:
-        tv, pv = {}, {}
+        tv, pv, cv = {}, {}, {}
         for r in range(args.rounds):
-            for who in ("torch", "tensile") if r % 2 == 0 else ("tensile", "torch"):
+            for who in sides[r % len(sides):] + sides[:r % len(sides)]:
+                env = None
                 if who == "torch":
                     cmd = [py, os.path.abspath(__file__), "--worker", "--threads", str(th), "--batches", args.batches,
                            "--model", args.model] + common
                     dst = pv
-                else:
+                elif who == "tensile":
                     cmd = [exe, "--bench", "--threads", str(th), "--bench-batch", args.batches, "--model",
                            args.model] + common
                     dst = tv
-                p = subprocess.run(cmd, capture_output=True, text=True)
+                else:
+                    cmd = [candle, "--threads", str(th), "--bench-batch", args.batches, "--model", args.model] + common
+                    env = dict(os.environ, RAYON_NUM_THREADS=str(th))
+                    dst = cv
+                p = subprocess.run(cmd, capture_output=True, text=True, env=env)
                 if p.returncode != 0:
                     sys.exit(f"{who} failed ({' '.join(cmd)}):\n{p.stderr}")
                 if r == 0:
                     dst.setdefault("#tok", tokens(p.stderr))
                 for k, v in parse(p.stdout).items():
                     dst.setdefault(k, []).append(v)
-        if tv["#tok"] != pv["#tok"]:
-            print(f"# warning: token counts differ: tensile {tv['#tok']} torch {pv['#tok']}", file=sys.stderr)
+        for name, other in (("torch", pv), ("candle", cv)):
+            if other and tv["#tok"] != other["#tok"]:
+                print(f"# warning: token counts differ: tensile {tv['#tok']} {name} {other['#tok']}", file=sys.stderr)
         for case in pv:
             if case == "#tok" or case not in tv:
                 continue
             t, p = statistics.median(tv[case]), statistics.median(pv[case])
+            c = statistics.median(cv[case]) if case in cv else float("nan")
             real, padded = pv["#tok"].get(case, (0, 0))
-            rows.append((case, th, t, p, t / p, real, padded))
-    print(f"{'case':<12}{'thr':>4}{'tokens':>8}{'padded':>8}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
-    for case, th, t, p, ratio, real, padded in rows:
-        print(f"{case:<12}{th:>4}{real:>8}{padded:>8}{t:>12.1f}{p:>12.1f}  {'sent/s':<8}{ratio:>7.2f}")
+            rows.append((case, th, t, p, c, real, padded))
+    print(f"{'case':<12}{'thr':>4}{'tokens':>8}{'padded':>8}{'tensile':>10}{'torch':>10}{'candle':>10}  {'unit':<8}"
+          f"{'/torch':>8}{'/candle':>8}")
+    for case, th, t, p, c, real, padded in rows:
+        print(f"{case:<12}{th:>4}{real:>8}{padded:>8}{t:>10.1f}{p:>10.1f}{c:>10.1f}  {'sent/s':<8}{t / p:>8.2f}"
+              f"{t / c:>8.2f}")
 
 
 if __name__ == "__main__":
