@@ -801,13 +801,19 @@ impl Model {
                 .view([bi, si, 3, nhi, hdi])?
                 .permute([2, 0, 3, 1, 4])?;
             let (q, k, v) = (qkv.select(0, 0)?, qkv.select(0, 1)?, qkv.select(0, 2)?);
-            // (B, nh, S, S); q carries the 1/sqrt(hd) scale (folded into its weights).
-            let mut scores = q.matmul(&k.transpose(-1, -2)?)?;
-            if let Some(m) = &add_mask {
-                scores = scores.add(m)?; // (B, 1, 1, S) broadcasts over heads and queries
-            }
-            let probs = scores.softmax(-1)?;
-            let ctx = probs.matmul(&v)?; // (B, nh, S, hd)
+            // softmax(q·kᵀ + mask)·v, fused (no (B, nh, S, S) scores in memory), reading the
+            // strided q, k, v in place; q already carries the 1/sqrt(hd) scale (folded into
+            // its weights), so the kernel's own scale is 1.
+            let ctx = tensile::nn::functional::scaled_dot_product_attention_with(
+                &q,
+                &k,
+                &v,
+                tensile::nn::functional::ScaledDotProductAttentionOpts {
+                    attn_mask: add_mask.as_ref(),
+                    scale: Some(1.0),
+                    ..Default::default()
+                },
+            )?; // (B, nh, S, hd)
             let ctx = ctx.permute([0, 2, 1, 3])?.reshape([bi, si, hi])?; // merge heads
             // BertSelfOutput: dense, residual, LayerNorm.
             let a = ctx
