@@ -23,6 +23,8 @@ mod calls_mathb;
 mod calls_mathu;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
+#[path = "conformance/calls_rnn.rs"]
+mod calls_rnn;
 #[path = "conformance/calls_scan.rs"]
 mod calls_scan;
 #[path = "conformance/calls_shape.rs"]
@@ -529,6 +531,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_shape::call(op, &args, kw))
         .or_else(|| calls_gather_scatter::call(op, &args, kw))
         .or_else(|| calls_advindex::call(op, &args, kw))
+        .or_else(|| calls_rnn::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

@@ -22,6 +22,7 @@ pub(crate) mod math;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod reduce;
+pub(crate) mod rnn;
 pub(crate) mod rows;
 pub(crate) mod scatter;
 pub(crate) mod simd;

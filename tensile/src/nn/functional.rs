@@ -12,6 +12,11 @@ use crate::ops::nn::{LayerNormOpts, NormalizeOpts};
 use crate::tensor::Tensor;
 
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
+pub use crate::nn::rnn::{
+    RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
+    lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
+    rnn_tanh_cell_with, rnn_tanh_with,
+};
 pub use crate::ops::nn::{embedding, one_hot, one_hot_with};
 
 pub use crate::nn::activation::{

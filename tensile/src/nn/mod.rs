@@ -2,3 +2,4 @@
 pub(crate) mod activation;
 pub mod functional;
 pub(crate) mod pad;
+pub(crate) mod rnn;
