@@ -343,54 +343,82 @@ fn cell(
     w_hh: &Tensor,
     opts: RnnCellOpts<'_>,
 ) -> Result<(Tensor, Option<Tensor>)> {
-    if input.dim() != 2 {
-        return Err(Error::runtime(format!(
-            "Expected 2D input (batch x feature), but got {}D input",
-            input.dim()
-        )));
-    }
-    let in_w = w_ih.size_of(1)?;
-    if input.size()[1] != in_w {
-        return Err(Error::runtime(format!(
-            "input has inconsistent input_size: got {} expected {}",
-            input.size()[1],
-            in_w
-        )));
-    }
-    let hidden = w_hh.size_of(1)?;
-    for (i, t) in hx.iter().enumerate() {
-        if t.dim() != 2 {
-            return Err(Error::runtime(format!(
-                "Expected 2D hidden{i} (batch x hidden_size), but got {}D tensor",
-                t.dim()
-            )));
-        }
-    }
     let g = kind.gates();
-    for (name, w) in [("weight_ih", w_ih), ("weight_hh", w_hh)] {
-        if w.size()[0] != g * hidden {
+    let check_input = || -> Result<()> {
+        if input.dim() != 2 {
             return Err(Error::runtime(format!(
-                "{name} first dim must be {g} * hidden_size = {}, but got {}",
-                g * hidden,
-                w.size()[0]
+                "Expected 2D input (batch x feature), but got {}D input",
+                input.dim()
             )));
         }
+        let in_w = w_ih.size_of(1)?;
+        if input.size()[1] != in_w {
+            return Err(Error::runtime(format!(
+                "input has inconsistent input_size: got {} expected {}",
+                input.size()[1],
+                in_w
+            )));
+        }
+        Ok(())
+    };
+    let check_weights = || -> Result<()> {
+        let hidden = w_hh.size_of(1)?;
+        for (name, w) in [("weight_ih", w_ih), ("weight_hh", w_hh)] {
+            if w.size()[0] != g * hidden {
+                return Err(Error::runtime(format!(
+                    "{name} first dim must be {g} * hidden_size = {}, but got {}",
+                    g * hidden,
+                    w.size()[0]
+                )));
+            }
+        }
+        Ok(())
+    };
+    let check_hidden = || -> Result<()> {
+        let hidden = w_hh.size_of(1)?;
+        for (i, t) in hx.iter().enumerate() {
+            if t.dim() != 2 {
+                return Err(Error::runtime(format!(
+                    "Expected 2D hidden{i} (batch x hidden_size), but got {}D tensor",
+                    t.dim()
+                )));
+            }
+            if t.size()[0] != input.size()[0] {
+                return Err(Error::runtime(format!(
+                    "Input batch size {} doesn't match hidden{i} batch size {}",
+                    input.size()[0],
+                    t.size()[0]
+                )));
+            }
+            if t.size()[1] != hidden {
+                return Err(Error::runtime(format!(
+                    "hidden{i} has inconsistent hidden_size: got {}, expected {hidden}",
+                    t.size()[1]
+                )));
+            }
+        }
+        Ok(())
+    };
+    // PyTorch's cells check in different orders
+    match kind {
+        CellKind::Lstm => {
+            check_input()?;
+            check_weights()?;
+            check_hidden()?;
+        }
+        CellKind::Gru => {
+            check_input()?;
+            check_hidden()?;
+            check_weights()?;
+        }
+        CellKind::RnnTanh | CellKind::RnnRelu => {
+            check_weights()?;
+            check_input()?;
+            check_hidden()?;
+        }
     }
+    let hidden = w_hh.size()[1];
     let n = input.size()[0];
-    for (i, t) in hx.iter().enumerate() {
-        if t.size()[0] != n {
-            return Err(Error::runtime(format!(
-                "Input batch size {n} doesn't match hidden{i} batch size {}",
-                t.size()[0]
-            )));
-        }
-        if t.size()[1] != hidden {
-            return Err(Error::runtime(format!(
-                "hidden{i} has inconsistent hidden_size: got {}, expected {hidden}",
-                t.size()[1]
-            )));
-        }
-    }
     check_matrix(w_ih)?;
     check_matrix(w_hh)?;
     let biases: Vec<&Tensor> = [opts.b_ih, opts.b_hh].into_iter().flatten().collect();
@@ -411,8 +439,17 @@ fn cell(
         _ => cell_typed::<f32>(kind, input, hx, w_ih, w_hh, opts, hidden)?,
     };
     let (h, c) = out;
-    if h.dtype() != dt {
-        return Ok((h.to(dt)?, c.map(|c| c.to(dt)).transpose()?));
+    let (h, c) = if h.dtype() != dt {
+        (h.to(dt)?, c.map(|c| c.to(dt)).transpose()?)
+    } else {
+        (h, c)
+    };
+    if kind == CellKind::Gru {
+        // `(hx - n)·z + n`: TensorIterator lays the result out after `hx`
+        let st = crate::iter::new_output_strides(h.size(), &[hx[0], &h]);
+        if st[..] != h.stride()[..] {
+            return Ok((crate::ops::copy::copy_with_strides(&h, &st, dt), c));
+        }
     }
     Ok((h, c))
 }
