@@ -235,7 +235,7 @@ pub(crate) fn linear<T: RnnFloat>(
 /// (the input and hidden projections, biases included), `hx`/`cx` the previous states
 /// (`N×H`, row stride `hx_rs`), `h_out` the new hidden state (row stride `h_rs`), `c_out`
 /// the new cell state (LSTM, `N×H`).
-#[allow(clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 #[inline(always)]
 fn gates_rows<T: RnnFloat>(
     kind: CellKind,

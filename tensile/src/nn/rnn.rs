@@ -869,7 +869,8 @@ fn sequence_typed<T: RnnFloat + Element>(
         cur = out;
         in_l = dirs * hid;
     }
-    let out = Tensor::from_vec(cur, [steps, batch, dirs * hid])?;
+    // `in_l` is `dirs·H` after any layer (the input's width for `num_layers = 0`)
+    let out = Tensor::from_vec(cur, [steps, batch, in_l])?;
     let h = Tensor::from_vec(h_n, [layers * dirs, batch, hid])?;
     let c = if lstm {
         Some(Tensor::from_vec(c_n, [layers * dirs, batch, hid])?)
