@@ -50,7 +50,7 @@ fn exp_f32(x: f32) -> f32 {
     let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
         + 1.666_666_5e-1)
         * r
-        + 5.000_000_1e-1;
+        + 0.5;
     let y = p * z + r + 1.0;
     let ni = (kf.to_bits() as i32).wrapping_sub(SHIFT.to_bits() as i32);
     y * f32::from_bits((ni.wrapping_add(127) << 23) as u32)

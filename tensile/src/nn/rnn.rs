@@ -624,7 +624,7 @@ struct CellParams<'a> {
 /// `apply_layer_stack`): the cells' parameters, or the error.
 fn gather<'a>(params: &[&'a Tensor], hiddens: usize, o: &RnnOpts) -> Result<Vec<CellParams<'a>>> {
     let per = if o.has_biases { 4 } else { 2 };
-    if params.len() % per != 0 {
+    if !params.len().is_multiple_of(per) {
         return Err(Error::runtime("got an incorrect number of RNN parameters"));
     }
     let cells: Vec<CellParams<'a>> = params
@@ -637,7 +637,7 @@ fn gather<'a>(params: &[&'a Tensor], hiddens: usize, o: &RnnOpts) -> Result<Vec<
         })
         .collect();
     let d = if o.bidirectional { 2 } else { 1 };
-    if o.bidirectional && (cells.len() % 2 != 0 || hiddens % 2 != 0) {
+    if o.bidirectional && (!cells.len().is_multiple_of(2) || !hiddens.is_multiple_of(2)) {
         return Err(Error::runtime(
             "Odd number of params or hiddens given to a bidirectional RNN",
         ));
