@@ -48,6 +48,11 @@ pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
 pub use nn::distance::{CdistOpts, cdist, cdist_with};
 pub use nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
+pub use nn::rnn::{
+    RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
+    lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
+    rnn_tanh_cell_with, rnn_tanh_with,
+};
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
 pub use ops::binary::pow;

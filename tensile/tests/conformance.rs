@@ -31,6 +31,8 @@ mod calls_norm;
 mod calls_pool;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
+#[path = "conformance/calls_rnn.rs"]
+mod calls_rnn;
 #[path = "conformance/calls_scan.rs"]
 mod calls_scan;
 #[path = "conformance/calls_shape.rs"]
@@ -542,6 +544,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .or_else(|| calls_norm::call(op, &args, kw, &kwt))
         .or_else(|| calls_pool::call(op, &args, kw))
         .or_else(|| calls_attention::call(op, &args, kw))
+        .or_else(|| calls_rnn::call(op, &args, kw))
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),

@@ -31,6 +31,7 @@ pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod rnn;
 pub(crate) mod rows;
 pub(crate) mod scatter;
 pub(crate) mod simd;

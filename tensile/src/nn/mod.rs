@@ -14,3 +14,4 @@ pub(crate) mod norm;
 pub(crate) mod pad;
 pub(crate) mod pixel_shuffle;
 pub(crate) mod pool;
+pub(crate) mod rnn;
