@@ -46,6 +46,11 @@ pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
+pub use nn::conv::{
+    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
+    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
+    conv3d_with,
+};
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
 pub use ops::binary::pow;

@@ -13,6 +13,8 @@
 
 #[path = "conformance/calls_advindex.rs"]
 mod calls_advindex;
+#[path = "conformance/calls_conv.rs"]
+mod calls_conv;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
@@ -518,7 +520,8 @@ fn run_case(case: &Value) -> Result<(), String> {
     let exp = &case["expect"];
     // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
     // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
-    let res = calls_mathu::call(op, &args, kw)
+    let res = calls_conv::call(op, &args, kw)
+        .or_else(|| calls_mathu::call(op, &args, kw))
         .or_else(|| calls_mathb::call(op, &args, kw))
         .or_else(|| call_core(op, &args, kw))
         .or_else(|| calls_views::call(op, &args, kw))
