@@ -719,18 +719,7 @@ fn output_channels_last(
     let (xs, ws) = (x.size(), w.size());
     let nd = xs.len();
     let either = suggests_cl(xs, x.stride()) || suggests_cl(ws, w.stride());
-    let mkldnn = match x.dtype() {
-        DType::Float32 => {
-            !outpad_big
-                && (groups > 1
-                    || (ws[nd - 1] > 3 && ws[nd - 2] > 3)
-                    || xs[0] > 1
-                    || xs[0] * xs[1] * xs[2] * xs[3] > 20480)
-        }
-        DType::BFloat16 | DType::Float16 => !outpad_big,
-        _ => false,
-    };
-    if mkldnn {
+    if uses_onednn(x, w, groups, outpad_big) {
         return either;
     }
     if nd == 5 {
@@ -755,6 +744,25 @@ fn output_channels_last(
         contiguous_strides(&og)
     };
     suggests_cl(&og, &ogs)
+}
+
+/// Whether PyTorch's CPU `_select_conv_backend` picks oneDNN: float32 unless a single small
+/// ungrouped image with a small kernel, bfloat16 and float16; never a transposed convolution
+/// whose output padding reaches its stride.
+fn uses_onednn(x: &Tensor, w: &Tensor, groups: usize, outpad_big: bool) -> bool {
+    let (xs, ws) = (x.size(), w.size());
+    let nd = xs.len();
+    match x.dtype() {
+        DType::Float32 => {
+            !outpad_big
+                && (groups > 1
+                    || (ws[nd - 1] > 3 && ws[nd - 2] > 3)
+                    || xs[0] > 1
+                    || xs[0] * xs[1] * xs[2] * xs[3] > 20480)
+        }
+        DType::BFloat16 | DType::Float16 => !outpad_big,
+        _ => false,
+    }
 }
 
 /// `at::_convolution` on a batched input.
@@ -887,7 +895,14 @@ fn convolution(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -
             }
             return Err(Error::runtime(msg));
         }
-        if out4[2..].iter().any(|&o| o < 1) {
+        // oneDNN gives an empty output for a size of 0 (and fails below it); the slow
+        // kernels refuse both
+        let least = if uses_onednn(&x4, &w4, g.groups as usize, outpad_big) {
+            0
+        } else {
+            1
+        };
+        if out4[2..].iter().any(|&o| o < least) {
             let ins: Vec<String> = x4.size()[2..].iter().map(|v| v.to_string()).collect();
             let outs: Vec<String> = out4[2..].iter().map(|v| v.to_string()).collect();
             return Err(Error::runtime(format!(
@@ -996,7 +1011,7 @@ fn compute(
     let wc = dense_as(w, &layout(ws), cd);
     let bc = bias.map(|b| dense_as(b, &[1], cd));
     let y = Tensor::try_alloc(out_sizes, &layout(out_sizes), cd)?;
-    {
+    if y.numel() != 0 {
         let mut ops: Vec<&Tensor> = vec![&y, &xc, &wc];
         if let Some(b) = &bc {
             ops.push(b);
@@ -1242,7 +1257,7 @@ pub fn unfold_with(
     };
     let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
-    {
+    if y.numel() != 0 {
         let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
         macro_rules! run {
             ($t:ty) => {
@@ -1369,7 +1384,7 @@ pub fn fold_with(
     let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
     let out_sizes = [n, c, os[0] as usize, os[1] as usize];
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
-    {
+    if y.numel() != 0 {
         let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
         macro_rules! run {
             ($t:ty) => {
