@@ -563,6 +563,7 @@ struct Geo {
 }
 
 /// `check_shape_forward`, in PyTorch's order.
+#[allow(clippy::needless_range_loop)]
 fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) -> Result<()> {
     let k = x.dim();
     if g.padding.iter().any(|&p| p < 0) {
@@ -1112,7 +1113,8 @@ fn pair(v: &IntList, name: &str) -> Result<[i64; 2]> {
     }
 }
 
-/// The four window parameters, checked as `im2col`/`col2im` check them (in `order`).
+/// The four window parameters (kernel_size, dilation, padding, stride), checked as `im2col`/`col2im` check them (in `order`).
+#[allow(clippy::type_complexity)]
 fn window_params(
     kernel_size: &IntList,
     o: &UnfoldOpts,
