@@ -15,6 +15,8 @@
 mod calls_advindex;
 #[path = "conformance/calls_attention.rs"]
 mod calls_attention;
+#[path = "conformance/calls_conv.rs"]
+mod calls_conv;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
@@ -530,6 +532,8 @@ fn run_case(case: &Value) -> Result<(), String> {
     // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
     let kwt = calls_norm::kw_tensors(kw);
     let res = calls_mathu::call(op, &args, kw)
+    let res = calls_conv::call(op, &args, kw)
+        .or_else(|| calls_mathu::call(op, &args, kw))
         .or_else(|| calls_mathb::call(op, &args, kw))
         .or_else(|| call_core(op, &args, kw))
         .or_else(|| calls_views::call(op, &args, kw))

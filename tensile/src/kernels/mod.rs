@@ -20,6 +20,7 @@
 pub(crate) mod advindex;
 pub(crate) mod attention;
 pub(crate) mod cast;
+pub(crate) mod conv;
 pub(crate) mod gather;
 pub(crate) mod gemm;
 pub(crate) mod loops;

@@ -13,6 +13,12 @@ use crate::tensor::Tensor;
 
 pub use crate::nn::attention::{
     ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,
+pub use crate::nn::conv::{
+    Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvOpts, ConvPadding, ConvTranspose1dOpts,
+    ConvTranspose2dOpts, ConvTranspose3dOpts, ConvTransposeOpts, FoldOpts, UnfoldOpts,
+    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
+    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
+    conv3d_with, fold, fold_with, unfold, unfold_with,
 };
 pub use crate::nn::pad::{PadOpts, pad, pad_with};
 

@@ -4,6 +4,7 @@ pub(crate) mod distance;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub(crate) mod attention;
+pub(crate) mod conv;
 pub mod functional;
 pub(crate) mod interpolate;
 pub(crate) mod loss;

@@ -1,0 +1,744 @@
+//! Convolution kernels: im2col / col2im over `(C, D, H, W)` images, convolutions lowered onto
+//! the `gemm` crate, and a direct loop for depthwise convolutions.
+//!
+//! Every image is seen as 3-d (1-d and 2-d problems have leading size-1 spatial dims).
+//! Layouts, all dense: NCHW images are `(C, D, H, W)` row-major; NHWC (channels-last) images
+//! are `(D, H, W, C)` row-major. A [`Window`] relates image positions to block (output)
+//! positions: block `b` tap `k` reads image position `b*stride - pad + k*dil`.
+//!
+//! * forward convolution, NCHW: per image and group, `col[(c,k), b]` by im2col, then
+//!   `y_g (Og×P) = W_g (Og×Cg·K) · col` (a 1×1 unit-stride unpadded convolution needs no col:
+//!   it is `W_g · x_g`); depthwise groups (one input channel) run a direct row-axpy loop.
+//! * forward convolution, NHWC: `col[b, (k,c)]`, then `y (P×Og, row stride O) = col · W_gᵀ`,
+//!   which writes channels-last output in place (1×1: `x · W_gᵀ`, no col).
+//! * transposed convolution: `col (Og·K×P_in) = W_gᵀ · x_g`, then col2im adds it into `y`.
+//!
+//! Work is split over images with rayon when there are enough of them, otherwise each product
+//! splits itself. Scratch (the col buffer) is a per-thread vector reused across calls.
+
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// The sliding-window relation of im2col/col2im; spatial dims padded to 3 with leading 1s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// Image sizes (D, H, W).
+    pub img: [usize; 3],
+    /// Block (output-position) sizes.
+    pub blk: [usize; 3],
+    pub k: [usize; 3],
+    pub stride: [usize; 3],
+    pub pad: [usize; 3],
+    pub dil: [usize; 3],
+}
+
+impl Window {
+    fn img_len(&self) -> usize {
+        self.img.iter().product()
+    }
+    fn blk_len(&self) -> usize {
+        self.blk.iter().product()
+    }
+    fn k_len(&self) -> usize {
+        self.k.iter().product()
+    }
+    /// A 1×1 window with unit stride and no padding: the image is its own col.
+    fn is_pointwise(&self) -> bool {
+        self.k_len() == 1 && self.stride == [1; 3] && self.pad == [0; 3] && self.img == self.blk
+    }
+}
+
+/// Blocks `lo..hi` of `0..nb` whose tap at offset `koff` (= `k*dil`) lands inside `0..n`.
+#[inline]
+fn valid_range(nb: usize, n: usize, s: usize, p: usize, koff: usize) -> (usize, usize) {
+    let lo = if koff >= p { 0 } else { (p - koff).div_ceil(s) };
+    let hi = if n + p > koff {
+        ((n + p - koff - 1) / s + 1).min(nb)
+    } else {
+        0
+    };
+    (lo.min(nb), hi.max(lo.min(nb)))
+}
+
+/// Image index `b*s + koff - p` along one dim, if inside `0..n`.
+#[inline]
+fn pos(b: usize, s: usize, koff: usize, p: usize, n: usize) -> Option<usize> {
+    let q = (b * s + koff).checked_sub(p)?;
+    (q < n).then_some(q)
+}
+
+/// im2col of `ch` NCHW channels: `col[(c, kd, kh, kw), b]`, zeros where a tap falls in the
+/// padding. `img` holds `ch` planes, `col` `ch·K·P` elements.
+pub(crate) fn im2col_nchw<T: Copy + Default>(img: &[T], ch: usize, w: &Window, col: &mut [T]) {
+    let (pin, pb) = (w.img_len(), w.blk_len());
+    let [_, ih_n, iw_n] = w.img;
+    let [bd_n, bh_n, bw_n] = w.blk;
+    let mut rows = col.chunks_exact_mut(pb);
+    for c in 0..ch {
+        let plane = &img[c * pin..(c + 1) * pin];
+        for kd in 0..w.k[0] {
+            for kh in 0..w.k[1] {
+                for kw in 0..w.k[2] {
+                    let row = rows.next().expect("col holds ch·K rows");
+                    let koff = kw * w.dil[2];
+                    let (lo, hi) = valid_range(bw_n, iw_n, w.stride[2], w.pad[2], koff);
+                    for bd in 0..bd_n {
+                        let id = pos(bd, w.stride[0], kd * w.dil[0], w.pad[0], w.img[0]);
+                        for bh in 0..bh_n {
+                            let out = &mut row[(bd * bh_n + bh) * bw_n..][..bw_n];
+                            let ih = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n);
+                            let (Some(id), Some(ih)) = (id, ih) else {
+                                out.fill(T::default());
+                                continue;
+                            };
+                            let src = &plane[(id * ih_n + ih) * iw_n..][..iw_n];
+                            out[..lo].fill(T::default());
+                            out[hi..].fill(T::default());
+                            if lo < hi {
+                                let first = lo * w.stride[2] + koff - w.pad[2];
+                                if w.stride[2] == 1 {
+                                    out[lo..hi].copy_from_slice(&src[first..first + hi - lo]);
+                                } else {
+                                    for (o, x) in out[lo..hi]
+                                        .iter_mut()
+                                        .zip(src[first..].iter().step_by(w.stride[2]))
+                                    {
+                                        *o = *x;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// col2im: adds `col[(c, kd, kh, kw), b]` into the NCHW image of `ch` channels (taps in the
+/// padding are dropped). The inverse data movement of [`im2col_nchw`], summing overlaps.
+pub(crate) fn col2im_nchw<T: Copy + std::ops::AddAssign>(
+    col: &[T],
+    ch: usize,
+    w: &Window,
+    img: &mut [T],
+) {
+    let (pin, pb) = (w.img_len(), w.blk_len());
+    let [_, ih_n, iw_n] = w.img;
+    let [bd_n, bh_n, bw_n] = w.blk;
+    let mut rows = col.chunks_exact(pb);
+    for c in 0..ch {
+        let plane = &mut img[c * pin..(c + 1) * pin];
+        for kd in 0..w.k[0] {
+            for kh in 0..w.k[1] {
+                for kw in 0..w.k[2] {
+                    let row = rows.next().expect("col holds ch·K rows");
+                    let koff = kw * w.dil[2];
+                    let (lo, hi) = valid_range(bw_n, iw_n, w.stride[2], w.pad[2], koff);
+                    if lo >= hi {
+                        continue;
+                    }
+                    for bd in 0..bd_n {
+                        let Some(id) = pos(bd, w.stride[0], kd * w.dil[0], w.pad[0], w.img[0])
+                        else {
+                            continue;
+                        };
+                        for bh in 0..bh_n {
+                            let Some(ih) = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n)
+                            else {
+                                continue;
+                            };
+                            let src = &row[(bd * bh_n + bh) * bw_n..][..bw_n];
+                            let dst = &mut plane[(id * ih_n + ih) * iw_n..][..iw_n];
+                            let first = lo * w.stride[2] + koff - w.pad[2];
+                            for (x, o) in src[lo..hi]
+                                .iter()
+                                .zip(dst[first..].iter_mut().step_by(w.stride[2]))
+                            {
+                                *o += *x;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// im2col of channels `c0..c0+cg` of an NHWC image with `ch` channels:
+/// `col[b, (kd, kh, kw, c)]`, zeros in the padding.
+fn im2col_nhwc<T: Copy + Default>(
+    img: &[T],
+    ch: usize,
+    c0: usize,
+    cg: usize,
+    w: &Window,
+    col: &mut [T],
+) {
+    let [id_n, ih_n, iw_n] = w.img;
+    let [bd_n, bh_n, bw_n] = w.blk;
+    let row_len = w.k_len() * cg;
+    let mut rows = col.chunks_exact_mut(row_len);
+    for bd in 0..bd_n {
+        for bh in 0..bh_n {
+            for bw in 0..bw_n {
+                let row = rows.next().expect("col holds P rows");
+                let mut taps = row.chunks_exact_mut(cg);
+                for kd in 0..w.k[0] {
+                    let id = pos(bd, w.stride[0], kd * w.dil[0], w.pad[0], id_n);
+                    for kh in 0..w.k[1] {
+                        let ih = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n);
+                        for kw in 0..w.k[2] {
+                            let out = taps.next().expect("K taps per row");
+                            let iw = pos(bw, w.stride[2], kw * w.dil[2], w.pad[2], iw_n);
+                            match (id, ih, iw) {
+                                (Some(id), Some(ih), Some(iw)) => {
+                                    let at = ((id * ih_n + ih) * iw_n + iw) * ch + c0;
+                                    out.copy_from_slice(&img[at..at + cg]);
+                                }
+                                _ => out.fill(T::default()),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The element types the convolution kernels compute in: float32 and float64.
+pub(crate) trait ConvElem:
+    Copy + Default + Send + Sync + std::ops::AddAssign + std::ops::Mul<Output = Self> + 'static
+{
+    /// `dst (m×n) (+)= lhs (m×k) · rhs (k×n)`, strides in elements.
+    ///
+    /// # Safety
+    /// The three matrices lie inside live allocations with these sizes and strides; `dst`
+    /// is written by this call only and does not overlap `lhs` or `rhs`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn mm(
+        m: usize,
+        n: usize,
+        k: usize,
+        dst: *mut Self,
+        dst_rs: isize,
+        dst_cs: isize,
+        acc: bool,
+        lhs: *const Self,
+        lhs_rs: isize,
+        lhs_cs: isize,
+        rhs: *const Self,
+        rhs_rs: isize,
+        rhs_cs: isize,
+        threads: usize,
+    );
+    /// Runs `f` on a scratch slice of `len` elements (contents unspecified), reusing a
+    /// per-thread buffer. Re-entrant: a nested call gets a fresh buffer.
+    fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+}
+
+macro_rules! conv_elem {
+    ($t:ty, $tl:ident) => {
+        thread_local! {
+            static $tl: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) };
+        }
+        impl ConvElem for $t {
+            unsafe fn mm(
+                m: usize,
+                n: usize,
+                k: usize,
+                dst: *mut $t,
+                dst_rs: isize,
+                dst_cs: isize,
+                acc: bool,
+                lhs: *const $t,
+                lhs_rs: isize,
+                lhs_cs: isize,
+                rhs: *const $t,
+                rhs_rs: isize,
+                rhs_cs: isize,
+                threads: usize,
+            ) {
+                if m == 0 || n == 0 {
+                    return;
+                }
+                if k == 0 {
+                    if !acc {
+                        for i in 0..m {
+                            for j in 0..n {
+                                // SAFETY: (i, j) lies inside dst, per the caller.
+                                unsafe {
+                                    *dst.offset(i as isize * dst_rs + j as isize * dst_cs) = 0.0
+                                };
+                            }
+                        }
+                    }
+                    return;
+                }
+                let par = if threads > 1 {
+                    gemm::Parallelism::Rayon(threads)
+                } else {
+                    gemm::Parallelism::None
+                };
+                // SAFETY: forwarded from the caller: dst = dst + lhs·rhs (acc) or lhs·rhs.
+                unsafe {
+                    gemm::gemm(
+                        m, n, k, dst, dst_cs, dst_rs, acc, lhs, lhs_cs, lhs_rs, rhs, rhs_cs,
+                        rhs_rs, 1.0, 1.0, false, false, false, par,
+                    )
+                }
+            }
+            fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
+                // take the buffer out, so a nested call (rayon work stealing inside gemm)
+                // never finds it borrowed
+                let mut buf = $tl.with(|c| std::mem::take(&mut *c.borrow_mut()));
+                if buf.len() < len {
+                    buf.resize(len, 0.0);
+                }
+                let r = f(&mut buf[..len]);
+                $tl.with(|c| {
+                    let mut slot = c.borrow_mut();
+                    if slot.len() < buf.len() {
+                        *slot = buf;
+                    }
+                });
+                r
+            }
+        }
+    };
+}
+conv_elem!(f32, SCRATCH_F32);
+conv_elem!(f64, SCRATCH_F64);
+
+/// One convolution: `n` images of `c` channels into `o` channels, in `groups` groups.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ConvGeom {
+    pub n: usize,
+    pub c: usize,
+    pub o: usize,
+    pub groups: usize,
+    /// For a forward convolution `img` is the input and `blk` the output; for a transposed
+    /// one `blk` is the input and `img` the output.
+    pub win: Window,
+}
+
+/// Below this many multiply-adds a convolution runs on the calling thread.
+const PAR_WORK: usize = 1 << 18;
+
+/// Runs `per_image(image index, output chunk, threads for the product)` over the output's
+/// per-image chunks: in parallel over images when there are enough, otherwise one image after
+/// another with the products splitting themselves.
+fn over_images<T: Send>(
+    y: &mut [T],
+    chunk: usize,
+    work: usize,
+    per_image: impl Fn(usize, &mut [T], usize) + Sync,
+) {
+    if chunk == 0 {
+        return;
+    }
+    let threads = rayon::current_num_threads();
+    let n = y.len() / chunk;
+    if threads <= 1 || work < PAR_WORK {
+        y.chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| per_image(i, c, 1));
+    } else if n >= threads {
+        y.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| per_image(i, c, 1));
+    } else {
+        y.chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, c)| per_image(i, c, threads));
+    }
+}
+
+/// Fills each of the `rows` rows of `len` elements (NCHW: a row per channel) or each of the
+/// `len` rows of `rows` elements (NHWC) with the bias, or zeros.
+fn fill_bias<T: ConvElem>(y: &mut [T], bias: Option<&[T]>, o: usize, nhwc: bool) {
+    match bias {
+        None => y.fill(T::default()),
+        Some(b) if nhwc => y.chunks_exact_mut(o).for_each(|r| r.copy_from_slice(b)),
+        Some(b) => {
+            let p = y.len() / o.max(1);
+            for (r, &v) in y.chunks_exact_mut(p.max(1)).zip(b) {
+                r.fill(v);
+            }
+        }
+    }
+}
+
+/// Depthwise group (one input channel) of a forward NCHW convolution, direct: each output
+/// row accumulates `weight · input row` per tap.
+fn depthwise_plane<T: ConvElem>(x: &[T], wk: &[T], y: &mut [T], w: &Window) {
+    let [_, ih_n, iw_n] = w.img;
+    let [bd_n, bh_n, bw_n] = w.blk;
+    let s = w.stride[2];
+    for bd in 0..bd_n {
+        for bh in 0..bh_n {
+            let out = &mut y[(bd * bh_n + bh) * bw_n..][..bw_n];
+            for kd in 0..w.k[0] {
+                let Some(id) = pos(bd, w.stride[0], kd * w.dil[0], w.pad[0], w.img[0]) else {
+                    continue;
+                };
+                for kh in 0..w.k[1] {
+                    let Some(ih) = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n) else {
+                        continue;
+                    };
+                    let src = &x[(id * ih_n + ih) * iw_n..][..iw_n];
+                    for kw in 0..w.k[2] {
+                        let wv = wk[(kd * w.k[1] + kh) * w.k[2] + kw];
+                        let koff = kw * w.dil[2];
+                        let (lo, hi) = valid_range(bw_n, iw_n, s, w.pad[2], koff);
+                        if lo >= hi {
+                            continue;
+                        }
+                        let first = lo * s + koff - w.pad[2];
+                        if s == 1 {
+                            for (o, &v) in out[lo..hi].iter_mut().zip(&src[first..]) {
+                                *o += wv * v;
+                            }
+                        } else {
+                            for (o, &v) in
+                                out[lo..hi].iter_mut().zip(src[first..].iter().step_by(s))
+                            {
+                                *o += wv * v;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Forward convolution of one NCHW image `x` (`c·P_in`) into `y` (`o·P`).
+fn forward_nchw<T: ConvElem>(
+    x: &[T],
+    wt: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
+    g: &ConvGeom,
+    threads: usize,
+) {
+    let w = &g.win;
+    let (pin, p, kl) = (w.img_len(), w.blk_len(), w.k_len());
+    let (cg, og) = (g.c / g.groups, g.o / g.groups);
+    fill_bias(y, bias, g.o, false);
+    for gi in 0..g.groups {
+        let xg = &x[gi * cg * pin..(gi + 1) * cg * pin];
+        let wg = &wt[gi * og * cg * kl..(gi + 1) * og * cg * kl];
+        let yg = &mut y[gi * og * p..(gi + 1) * og * p];
+        if cg == 1 && og <= 4 {
+            for (oi, yp) in yg.chunks_exact_mut(p.max(1)).enumerate() {
+                depthwise_plane(xg, &wg[oi * kl..(oi + 1) * kl], yp, w);
+            }
+        } else if w.is_pointwise() {
+            // SAFETY: yg is og×p (row stride p), wg og×cg, xg cg×p, all inside their slices.
+            unsafe {
+                T::mm(
+                    og,
+                    p,
+                    cg,
+                    yg.as_mut_ptr(),
+                    p as isize,
+                    1,
+                    true,
+                    wg.as_ptr(),
+                    cg as isize,
+                    1,
+                    xg.as_ptr(),
+                    p as isize,
+                    1,
+                    threads,
+                )
+            }
+        } else {
+            T::with_scratch(cg * kl * p, |col| {
+                im2col_nchw(xg, cg, w, col);
+                // SAFETY: yg is og×p, wg og×(cg·K), col (cg·K)×p, all inside their slices;
+                // col is this call's own scratch.
+                unsafe {
+                    T::mm(
+                        og,
+                        p,
+                        cg * kl,
+                        yg.as_mut_ptr(),
+                        p as isize,
+                        1,
+                        true,
+                        wg.as_ptr(),
+                        (cg * kl) as isize,
+                        1,
+                        col.as_ptr(),
+                        p as isize,
+                        1,
+                        threads,
+                    )
+                }
+            });
+        }
+    }
+}
+
+/// Forward convolution of one NHWC image `x` (`P_in·c`) into `y` (`P·o`); the weight is
+/// `(o, kd, kh, kw, cg)` row-major.
+fn forward_nhwc<T: ConvElem>(
+    x: &[T],
+    wt: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
+    g: &ConvGeom,
+    threads: usize,
+) {
+    let w = &g.win;
+    let (p, kl) = (w.blk_len(), w.k_len());
+    let (cg, og) = (g.c / g.groups, g.o / g.groups);
+    fill_bias(y, bias, g.o, true);
+    for gi in 0..g.groups {
+        let wg = &wt[gi * og * cg * kl..(gi + 1) * og * cg * kl];
+        let yg = &mut y[gi * og..];
+        if w.is_pointwise() {
+            // SAFETY: yg is p×og with row stride o (the last row ends inside y); x_g is p×cg
+            // with row stride c starting at channel gi·cg; wgᵀ is cg×og.
+            unsafe {
+                T::mm(
+                    p,
+                    og,
+                    cg,
+                    yg.as_mut_ptr(),
+                    g.o as isize,
+                    1,
+                    true,
+                    x[gi * cg..].as_ptr(),
+                    g.c as isize,
+                    1,
+                    wg.as_ptr(),
+                    1,
+                    cg as isize,
+                    threads,
+                )
+            }
+        } else {
+            T::with_scratch(p * kl * cg, |col| {
+                im2col_nhwc(x, g.c, gi * cg, cg, w, col);
+                // SAFETY: yg is p×og with row stride o inside y; col is p×(K·cg), this
+                // call's own scratch; wgᵀ is (K·cg)×og.
+                unsafe {
+                    T::mm(
+                        p,
+                        og,
+                        kl * cg,
+                        yg.as_mut_ptr(),
+                        g.o as isize,
+                        1,
+                        true,
+                        col.as_ptr(),
+                        (kl * cg) as isize,
+                        1,
+                        wg.as_ptr(),
+                        1,
+                        (kl * cg) as isize,
+                        threads,
+                    )
+                }
+            });
+        }
+    }
+}
+
+/// Transposed convolution of one NCHW image `x` (`c·P_in`, `P_in` = the window's blocks)
+/// into `y` (`o·P_out`, the window's image); weight `(c, og, K)` row-major.
+fn transposed_nchw<T: ConvElem>(
+    x: &[T],
+    wt: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
+    g: &ConvGeom,
+    threads: usize,
+) {
+    let w = &g.win;
+    let (pin, pout, kl) = (w.blk_len(), w.img_len(), w.k_len());
+    let (cg, og) = (g.c / g.groups, g.o / g.groups);
+    fill_bias(y, bias, g.o, false);
+    for gi in 0..g.groups {
+        let xg = &x[gi * cg * pin..(gi + 1) * cg * pin];
+        let wg = &wt[gi * cg * og * kl..(gi + 1) * cg * og * kl];
+        let yg = &mut y[gi * og * pout..(gi + 1) * og * pout];
+        T::with_scratch(og * kl * pin, |col| {
+            // SAFETY: col is (og·K)×pin, this call's scratch; wgᵀ is (og·K)×cg (wg is
+            // cg×(og·K) row-major); xg is cg×pin.
+            unsafe {
+                T::mm(
+                    og * kl,
+                    pin,
+                    cg,
+                    col.as_mut_ptr(),
+                    pin as isize,
+                    1,
+                    false,
+                    wg.as_ptr(),
+                    1,
+                    (og * kl) as isize,
+                    xg.as_ptr(),
+                    pin as isize,
+                    1,
+                    threads,
+                )
+            };
+            col2im_nchw(col, og, w, yg);
+        });
+    }
+}
+
+/// What a [`conv`] call computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ConvKind {
+    /// Forward convolution, NCHW input/weight/output.
+    Nchw,
+    /// Forward convolution, NHWC input and output, weight `(o, K, cg)`.
+    Nhwc,
+    /// Transposed convolution, NCHW.
+    Transposed,
+}
+
+/// Runs the convolution `g` of kind `kind`.
+///
+/// # Safety
+/// `x` addresses `n·c·P_in` elements, `w` the weight's `c·(o/groups)·K` (transposed) or
+/// `o·(c/groups)·K` elements, `bias` is null or addresses `o` elements, and `y` addresses
+/// `n·o·P_out` elements that nothing else reads or writes during the call; all dense in the
+/// layout `kind` names, all live for the call.
+pub(crate) unsafe fn conv<T: ConvElem>(
+    kind: ConvKind,
+    x: *const T,
+    w: *const T,
+    bias: *const T,
+    y: *mut T,
+    g: &ConvGeom,
+) {
+    let (pin, pout) = match kind {
+        ConvKind::Transposed => (g.win.blk_len(), g.win.img_len()),
+        _ => (g.win.img_len(), g.win.blk_len()),
+    };
+    let kl = g.win.k_len();
+    let wlen = match kind {
+        ConvKind::Transposed => g.c * (g.o / g.groups) * kl,
+        _ => g.o * (g.c / g.groups) * kl,
+    };
+    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
+    let (x, w, y, bias) = unsafe {
+        (
+            std::slice::from_raw_parts(x, g.n * g.c * pin),
+            std::slice::from_raw_parts(w, wlen),
+            std::slice::from_raw_parts_mut(y, g.n * g.o * pout),
+            (!bias.is_null()).then(|| std::slice::from_raw_parts(bias, g.o)),
+        )
+    };
+    let work = g.n * pout.max(pin) * g.o * (g.c / g.groups.max(1)).max(1) * kl;
+    let img_in = g.c * pin;
+    over_images(y, g.o * pout, work, |i, yi, threads| {
+        let xi = &x[i * img_in..(i + 1) * img_in];
+        match kind {
+            ConvKind::Nchw => forward_nchw(xi, w, bias, yi, g, threads),
+            ConvKind::Nhwc => forward_nhwc(xi, w, bias, yi, g, threads),
+            ConvKind::Transposed => transposed_nchw(xi, w, bias, yi, g, threads),
+        }
+    });
+}
+
+/// `F.unfold`: im2col of `n` NCHW images of `c` channels (`x`: `n·c·P_img`) into `y`
+/// (`n·c·K·P_blk`).
+///
+/// # Safety
+/// `x` and `y` address that many elements, live and dense; `y` is written by this call only.
+pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usize, w: &Window) {
+    let (pi, po) = (c * w.img_len(), c * w.k_len() * w.blk_len());
+    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
+    let (x, y) = unsafe {
+        (
+            std::slice::from_raw_parts(x, n * pi),
+            std::slice::from_raw_parts_mut(y, n * po),
+        )
+    };
+    if po == 0 {
+        return;
+    }
+    y.par_chunks_mut(po)
+        .enumerate()
+        .for_each(|(i, yi)| im2col_nchw(&x[i * pi..(i + 1) * pi], c, w, yi));
+}
+
+/// `F.fold`: col2im of `n` columns (`x`: `n·c·K·P_blk`) into `n` NCHW images of `c` channels
+/// (`y`: `n·c·P_img`, overwritten).
+///
+/// # Safety
+/// As [`unfold`], with the roles of the two lengths swapped.
+pub(crate) unsafe fn fold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usize, w: &Window) {
+    let (pi, po) = (c * w.k_len() * w.blk_len(), c * w.img_len());
+    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
+    let (x, y) = unsafe {
+        (
+            std::slice::from_raw_parts(x, n * pi),
+            std::slice::from_raw_parts_mut(y, n * po),
+        )
+    };
+    if po == 0 {
+        return;
+    }
+    y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
+        yi.fill(T::default());
+        col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn valid_ranges_match_a_scan() {
+        for nb in 0..6 {
+            for n in 1..6 {
+                for s in 1..4 {
+                    for p in 0..3 {
+                        for koff in 0..5 {
+                            let want: Vec<usize> = (0..nb)
+                                .filter(|&b| pos(b, s, koff, p, n).is_some())
+                                .collect();
+                            let (lo, hi) = valid_range(nb, n, s, p, koff);
+                            assert_eq!(
+                                (lo..hi).collect::<Vec<_>>(),
+                                want,
+                                "{nb} {n} {s} {p} {koff}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn col2im_is_the_adjoint_of_im2col() {
+        // <im2col(x), c> == <x, col2im(c)> for any x, c
+        let w = Window {
+            img: [1, 4, 5],
+            blk: [1, 2, 3],
+            k: [1, 2, 2],
+            stride: [1, 2, 1],
+            pad: [0, 1, 0],
+            dil: [1, 1, 2],
+        };
+        let x: Vec<f64> = (0..2 * 20).map(|i| (i * 7 % 11) as f64).collect();
+        let c: Vec<f64> = (0..2 * 4 * 6).map(|i| (i * 5 % 13) as f64).collect();
+        let mut col = vec![0.0; c.len()];
+        im2col_nchw(&x, 2, &w, &mut col);
+        let mut img = vec![0.0; x.len()];
+        col2im_nchw(&c, 2, &w, &mut img);
+        let a: f64 = col.iter().zip(&c).map(|(a, b)| a * b).sum();
+        let b: f64 = x.iter().zip(&img).map(|(a, b)| a * b).sum();
+        assert_eq!(a, b);
+    }
+}

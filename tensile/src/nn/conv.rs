@@ -1,0 +1,1414 @@
+//! `torch.nn.functional` convolutions: `conv1d`, `conv2d`, `conv3d`, `conv_transpose1d`,
+//! `conv_transpose2d`, `conv_transpose3d`, and `unfold` (im2col) / `fold` (col2im), with
+//! PyTorch 2.15's checks, messages, dtypes and output memory formats.
+//!
+//! The numbers are computed by `crate::kernels::conv` (im2col + GEMM, a direct depthwise loop,
+//! channels-last computed in place) in float32 (float32, bfloat16, float16 inputs) or float64.
+//! The layout rules follow PyTorch's CPU `_convolution`: a 1-d convolution runs as a 2-d one on
+//! `input.contiguous().unsqueeze(2)` and `weight.unsqueeze(2)`; the output is channels-last when
+//! the input or the weight suggests channels-last (see [`output_channels_last`]), except where
+//! PyTorch's slow 3-d kernels and per-group concatenation give contiguous outputs.
+
+use crate::args::{Int, IntList, IntoShape};
+use crate::dtype::DType;
+use crate::error::{Error, Result, fmt_list};
+use crate::kernels::conv::{ConvGeom, ConvKind, Window};
+use crate::layout::{
+    channels_last_strides, contiguous_strides, is_channels_last_3d_contiguous,
+    is_channels_last_contiguous, is_contiguous,
+};
+use crate::ops::copy::copy_with_strides;
+use crate::tensor::Tensor;
+
+// ------------------------------------------------------------------ options
+
+/// The `padding` argument of `F.conv1d/2d/3d`: ints (one for every spatial dim, or a single
+/// one for all), or the string `"same"` / `"valid"`. From a string, an int or any int list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ConvPadding<'a> {
+    /// Zero padding on both sides of each spatial dim.
+    Ints(IntList),
+    /// `"same"` (output size = input size; stride 1 only) or `"valid"` (no padding); any
+    /// other string is PyTorch's `Invalid padding string: 'foo'`.
+    Str(&'a str),
+}
+impl<'a> From<&'a str> for ConvPadding<'a> {
+    fn from(s: &'a str) -> Self {
+        ConvPadding::Str(s)
+    }
+}
+impl<T: IntoShape> From<T> for ConvPadding<'_> {
+    fn from(v: T) -> Self {
+        ConvPadding::Ints(v.into_shape())
+    }
+}
+
+/// The optional arguments of `F.conv1d`, `F.conv2d`, `F.conv3d` (`bias=None, stride=1,
+/// padding=0, dilation=1, groups=1`), for [`conv2d_with`] and its siblings. From a bias
+/// (`&Tensor` or `Option<&Tensor>`) or a tuple of the leading arguments in PyTorch's order:
+/// `(bias, stride)`, `(bias, stride, padding)`, `(bias, stride, padding, dilation)`,
+/// `(bias, stride, padding, dilation, groups)`. Int lists of one entry apply to every
+/// spatial dim.
+#[derive(Clone, Debug)]
+pub struct ConvOpts<'a> {
+    /// `(C_out,)`, added to every output position of its channel.
+    pub bias: Option<&'a Tensor>,
+    pub stride: IntList,
+    pub padding: ConvPadding<'a>,
+    pub dilation: IntList,
+    pub groups: i64,
+}
+/// [`ConvOpts`] under `F.conv1d`'s name.
+pub type Conv1dOpts<'a> = ConvOpts<'a>;
+/// [`ConvOpts`] under `F.conv2d`'s name.
+pub type Conv2dOpts<'a> = ConvOpts<'a>;
+/// [`ConvOpts`] under `F.conv3d`'s name.
+pub type Conv3dOpts<'a> = ConvOpts<'a>;
+
+impl Default for ConvOpts<'_> {
+    fn default() -> Self {
+        ConvOpts {
+            bias: None,
+            stride: 1.into_shape(),
+            padding: ConvPadding::Ints(0.into_shape()),
+            dilation: 1.into_shape(),
+            groups: 1,
+        }
+    }
+}
+impl<'a> From<&'a Tensor> for ConvOpts<'a> {
+    fn from(bias: &'a Tensor) -> Self {
+        ConvOpts {
+            bias: Some(bias),
+            ..Default::default()
+        }
+    }
+}
+impl<'a> From<Option<&'a Tensor>> for ConvOpts<'a> {
+    fn from(bias: Option<&'a Tensor>) -> Self {
+        ConvOpts {
+            bias,
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape> From<(B, S)> for ConvOpts<'a> {
+    fn from((b, s): (B, S)) -> Self {
+        ConvOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: Into<ConvPadding<'a>>> From<(B, S, P)>
+    for ConvOpts<'a>
+{
+    fn from((b, s, p): (B, S, P)) -> Self {
+        ConvOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: Into<ConvPadding<'a>>, D: IntoShape>
+    From<(B, S, P, D)> for ConvOpts<'a>
+{
+    fn from((b, s, p, d): (B, S, P, D)) -> Self {
+        ConvOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into(),
+            dilation: d.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: Into<ConvPadding<'a>>, D: IntoShape, G: Int>
+    From<(B, S, P, D, G)> for ConvOpts<'a>
+{
+    fn from((b, s, p, d, g): (B, S, P, D, G)) -> Self {
+        ConvOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into(),
+            dilation: d.into_shape(),
+            groups: g.to_i64(),
+        }
+    }
+}
+
+/// The optional arguments of `F.conv_transpose1d/2d/3d` (`bias=None, stride=1, padding=0,
+/// output_padding=0, groups=1, dilation=1`), for [`conv_transpose2d_with`] and its siblings.
+/// From a bias or a tuple of the leading arguments in PyTorch's order (`(bias, stride)` up to
+/// `(bias, stride, padding, output_padding, groups, dilation)`).
+#[derive(Clone, Debug)]
+pub struct ConvTransposeOpts<'a> {
+    /// `(C_out,)` = `(weight.size(1)·groups,)`.
+    pub bias: Option<&'a Tensor>,
+    pub stride: IntList,
+    /// Removed from both ends of each output dim.
+    pub padding: IntList,
+    /// Added to the end of each output dim (below the stride or the dilation).
+    pub output_padding: IntList,
+    pub groups: i64,
+    pub dilation: IntList,
+}
+/// [`ConvTransposeOpts`] under `F.conv_transpose1d`'s name.
+pub type ConvTranspose1dOpts<'a> = ConvTransposeOpts<'a>;
+/// [`ConvTransposeOpts`] under `F.conv_transpose2d`'s name.
+pub type ConvTranspose2dOpts<'a> = ConvTransposeOpts<'a>;
+/// [`ConvTransposeOpts`] under `F.conv_transpose3d`'s name.
+pub type ConvTranspose3dOpts<'a> = ConvTransposeOpts<'a>;
+
+impl Default for ConvTransposeOpts<'_> {
+    fn default() -> Self {
+        ConvTransposeOpts {
+            bias: None,
+            stride: 1.into_shape(),
+            padding: 0.into_shape(),
+            output_padding: 0.into_shape(),
+            groups: 1,
+            dilation: 1.into_shape(),
+        }
+    }
+}
+impl<'a> From<&'a Tensor> for ConvTransposeOpts<'a> {
+    fn from(bias: &'a Tensor) -> Self {
+        ConvTransposeOpts {
+            bias: Some(bias),
+            ..Default::default()
+        }
+    }
+}
+impl<'a> From<Option<&'a Tensor>> for ConvTransposeOpts<'a> {
+    fn from(bias: Option<&'a Tensor>) -> Self {
+        ConvTransposeOpts {
+            bias,
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape> From<(B, S)> for ConvTransposeOpts<'a> {
+    fn from((b, s): (B, S)) -> Self {
+        ConvTransposeOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: IntoShape> From<(B, S, P)>
+    for ConvTransposeOpts<'a>
+{
+    fn from((b, s, p): (B, S, P)) -> Self {
+        ConvTransposeOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: IntoShape, O: IntoShape> From<(B, S, P, O)>
+    for ConvTransposeOpts<'a>
+{
+    fn from((b, s, p, o): (B, S, P, O)) -> Self {
+        ConvTransposeOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into_shape(),
+            output_padding: o.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, B: Into<Option<&'a Tensor>>, S: IntoShape, P: IntoShape, O: IntoShape, G: Int>
+    From<(B, S, P, O, G)> for ConvTransposeOpts<'a>
+{
+    fn from((b, s, p, o, g): (B, S, P, O, G)) -> Self {
+        ConvTransposeOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into_shape(),
+            output_padding: o.into_shape(),
+            groups: g.to_i64(),
+            ..Default::default()
+        }
+    }
+}
+impl<
+    'a,
+    B: Into<Option<&'a Tensor>>,
+    S: IntoShape,
+    P: IntoShape,
+    O: IntoShape,
+    G: Int,
+    D: IntoShape,
+> From<(B, S, P, O, G, D)> for ConvTransposeOpts<'a>
+{
+    fn from((b, s, p, o, g, d): (B, S, P, O, G, D)) -> Self {
+        ConvTransposeOpts {
+            bias: b.into(),
+            stride: s.into_shape(),
+            padding: p.into_shape(),
+            output_padding: o.into_shape(),
+            groups: g.to_i64(),
+            dilation: d.into_shape(),
+        }
+    }
+}
+
+// ------------------------------------------------------------------ public ops
+
+macro_rules! conv_fns {
+    ($name:ident, $name_with:ident, $nsp:expr, $opts:ident, $transposed:expr, $doc:expr) => {
+        #[doc = concat!("`F.", stringify!($name), "(input, weight)` with PyTorch's defaults; see [`", stringify!($name_with), "`].")]
+        pub fn $name(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+            $name_with(input, weight, $opts::default())
+        }
+        #[doc = $doc]
+        pub fn $name_with<'a>(
+            input: &Tensor,
+            weight: &Tensor,
+            opts: impl Into<$opts<'a>>,
+        ) -> Result<Tensor> {
+            conv_entry(input, weight, &opts.into(), $nsp, stringify!($name))
+        }
+    };
+}
+
+conv_fns!(
+    conv1d,
+    conv1d_with,
+    1,
+    ConvOpts,
+    false,
+    concat!(
+        "`F.conv1d(input, weight, bias, stride, padding, dilation, groups)`: input `(N, C_in, L)` or unbatched `(C_in, L)`, weight `(C_out, C_in/groups, kL)`, output `(N, C_out, L_out)` with `L_out = (L + 2·padding − dilation·(kL−1) − 1) / stride + 1` (`padding=\"same\"`: `L_out = L`). Float dtypes (input, weight and bias alike); the output has the input's dtype. Output layout as PyTorch's: contiguous, or channels-last-like strides `(L·C_out, 1, C_out)` when the weight's `unsqueeze(2)` suggests channels-last.",
+        "\n\nErrors (RuntimeError, in PyTorch's order): `Input type (float) and bias type (double) should be the same`; `Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: [1, 2, 1, 2]`; `Invalid padding string: 'foo'`; `padding='same' is not supported for strided convolutions`; then the checks listed on [`conv2d_with`] (`Calculated padded input size per channel: (3). Kernel size: (4). Kernel size can't be greater than actual input size`, …)."
+    )
+);
+conv_fns!(
+    conv2d,
+    conv2d_with,
+    2,
+    ConvOpts,
+    false,
+    concat!(
+        "`F.conv2d(input, weight, bias, stride, padding, dilation, groups)`: input `(N, C_in, H, W)` or unbatched `(C_in, H, W)`, weight `(C_out, C_in/groups, kH, kW)`, output `(N, C_out, H_out, W_out)` with `H_out = (H + 2·padding − dilation·(kH−1) − 1) / stride + 1` per dim (`padding=\"same\"`: the input's size, padding the input asymmetrically where the total is odd; `\"valid\"`: no padding). `groups` splits the channels (depthwise: `groups = C_in`). Float dtypes; the output has the input's dtype (bfloat16/float16 computed in float32, rounded once). Output channels-last (strides `(H·W·C, 1, W·C, C)`) when the input or the weight suggests channels-last, else contiguous (PyTorch's per-group float64 kernels decide per group).",
+        "\n\nErrors (RuntimeError, in PyTorch's order): `Input type (float) and bias type (double) should be the same`; `Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: [2, 3]`; `Invalid padding string: 'foo'`; `padding='same' is not supported for strided convolutions`; `weight should have at least three dimensions`; `non-positive groups is not supported`; `expected stride to be a single integer value or a list of 2 values to match the convolution dimensions, but got stride=[1, 1, 1]`; `negative padding is not supported`; `non-positive stride is not supported`; `dilation should be greater than zero`; `Expected 4-dimensional input for 4-dimensional weight [2, 3, 3, 3], but got 3-dimensional input of size [2, 3, 3] instead`; `Given groups=2, expected weight to be at least 2 at dimension 0, but got weight of size [1, 2, 3, 3] instead`; `Given groups=3, expected weight to be divisible by 3 at dimension 0, but got weight of size [[4, 1, 2, 2]] instead`; `Given groups=1, weight of size [3, 2, 2, 3], expected input[2, 3, 1, 5] to have 2 channels, but got 3 channels instead`; `Given weight of size [2, 1, 1, 2], expected bias to be 1-dimensional with 2 elements, but got bias of size [3] instead`; `Calculated padded input size per channel: (1 x 3). Kernel size: (2 x 3). Kernel size can't be greater than actual input size`; `Only zero batch or zero channel inputs are supported, but got input shape: [1, 2, 0, 3]`; `Input type (torch.FloatTensor) and weight type (torch.DoubleTensor) should be the same or input should be a MKLDNN tensor and weight is a dense tensor`. NotImplementedError `\"slow_conv2d_cpu\" not implemented for 'Long'` for integer and bool inputs. A zero batch gives an empty output (PyTorch's shortcut, which skips the dtype check)."
+    )
+);
+conv_fns!(
+    conv3d,
+    conv3d_with,
+    3,
+    ConvOpts,
+    false,
+    concat!(
+        "`F.conv3d(input, weight, bias, stride, padding, dilation, groups)`: input `(N, C_in, D, H, W)` or unbatched `(C_in, D, H, W)`, weight `(C_out, C_in/groups, kD, kH, kW)`, output `(N, C_out, D_out, H_out, W_out)` as [`conv2d_with`] per dim. Output channels-last-3d for float32/bfloat16 when PyTorch's oneDNN path takes it and the input or weight suggests channels-last-3d; float64 (and small single-image float32 problems) give contiguous outputs.",
+        "\n\nErrors: as [`conv2d_with`], for 4-D (unbatched) or 5-D inputs."
+    )
+);
+conv_fns!(
+    conv_transpose1d,
+    conv_transpose1d_with,
+    1,
+    ConvTransposeOpts,
+    true,
+    concat!(
+        "`F.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)`: input `(N, C_in, L)` or `(C_in, L)`, weight `(C_in, C_out/groups, kL)`, output `(N, C_out, L_out)` with `L_out = (L−1)·stride − 2·padding + dilation·(kL−1) + output_padding + 1`. The gradient of `conv1d` with respect to its input. Dtypes and layout as [`conv1d_with`].",
+        "\n\nErrors (RuntimeError): `Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of size: [3]`, then those of [`conv_transpose2d_with`]."
+    )
+);
+conv_fns!(
+    conv_transpose2d,
+    conv_transpose2d_with,
+    2,
+    ConvTransposeOpts,
+    true,
+    concat!(
+        "`F.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)`: input `(N, C_in, H, W)` or `(C_in, H, W)`, weight `(C_in, C_out/groups, kH, kW)`, output `(N, C_out, H_out, W_out)` with `H_out = (H−1)·stride − 2·padding + dilation·(kH−1) + output_padding + 1` per dim. Dtypes and output layout as [`conv2d_with`].",
+        "\n\nErrors (RuntimeError): `Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: [1, 3, 1, 1, 2]`; the checks of [`conv2d_with`] from `weight should have at least three dimensions` on, with `Given transposed=1, weight of size [2, 3, 2, 3], expected input[1, 3, 2, 2] to have 2 channels, but got 3 channels instead` and `Given transposed=1, weight of size [2, 3, 2, 3], expected bias to be 1-dimensional with 3 elements, but got bias of size [4] instead` for the channel and bias checks, and `negative output_padding is not supported`; `output padding must be smaller than either stride or dilation, but got output_padding_height: 2 output_padding_width: 1 stride_height: 2 stride_width: 1 dilation_height: 1 dilation_width: 1`; `Given input size per channel: (1 x 2). Calculated output size per channel: (1 x 0). Output size is too small` (PyTorch's float32 kernels report an output of 0 or below with backend texts instead; a 1-d convolution reports a height of 1)."
+    )
+);
+conv_fns!(
+    conv_transpose3d,
+    conv_transpose3d_with,
+    3,
+    ConvTransposeOpts,
+    true,
+    concat!(
+        "`F.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)`: input `(N, C_in, D, H, W)` or `(C_in, D, H, W)`, weight `(C_in, C_out/groups, kD, kH, kW)`, output sizes as [`conv_transpose2d_with`] per dim. Dtypes and layout as [`conv3d_with`].",
+        "\n\nErrors: as [`conv_transpose2d_with`] (the output-padding message names depth, height and width; `Given input size per channel: (1 x 1 x 2). Calculated output size per channel: (1 x 1 x 0). Output size is too small`)."
+    )
+);
+
+/// The options of either kind, normalised.
+struct Params {
+    bias_present: bool,
+    stride: IntList,
+    padding: IntList,
+    dilation: IntList,
+    output_padding: IntList,
+    groups: i64,
+    transposed: bool,
+}
+
+trait AnyConvOpts<'a> {
+    fn bias(&self) -> Option<&'a Tensor>;
+    fn padding_str(&self) -> Option<&'a str>;
+    fn params(&self) -> Params;
+}
+impl<'a> AnyConvOpts<'a> for ConvOpts<'a> {
+    fn bias(&self) -> Option<&'a Tensor> {
+        self.bias
+    }
+    fn padding_str(&self) -> Option<&'a str> {
+        match self.padding {
+            ConvPadding::Str(s) => Some(s),
+            ConvPadding::Ints(_) => None,
+        }
+    }
+    fn params(&self) -> Params {
+        Params {
+            bias_present: self.bias.is_some(),
+            stride: self.stride.clone(),
+            padding: match &self.padding {
+                ConvPadding::Ints(p) => p.clone(),
+                ConvPadding::Str(_) => 0.into_shape(),
+            },
+            dilation: self.dilation.clone(),
+            output_padding: 0.into_shape(),
+            groups: self.groups,
+            transposed: false,
+        }
+    }
+}
+impl<'a> AnyConvOpts<'a> for ConvTransposeOpts<'a> {
+    fn bias(&self) -> Option<&'a Tensor> {
+        self.bias
+    }
+    fn padding_str(&self) -> Option<&'a str> {
+        None
+    }
+    fn params(&self) -> Params {
+        Params {
+            bias_present: self.bias.is_some(),
+            stride: self.stride.clone(),
+            padding: self.padding.clone(),
+            dilation: self.dilation.clone(),
+            output_padding: self.output_padding.clone(),
+            groups: self.groups,
+            transposed: true,
+        }
+    }
+}
+
+/// caffe2's TypeMeta name of a dtype (`float`, `double`, `c10::BFloat16`), as in PyTorch's
+/// bias-dtype message.
+fn type_meta_name(dt: DType) -> &'static str {
+    match dt {
+        DType::Bool => "bool",
+        DType::UInt8 => "unsigned char",
+        DType::Int8 => "signed char",
+        DType::Int16 => "short int",
+        DType::Int32 => "int",
+        DType::Int64 => "long int",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+    }
+}
+
+/// `at::conv{1,2,3}d` / `at::conv_transpose{1,2,3}d`: the bias dtype check (forward only),
+/// `batchify`, string padding, `at::convolution`, and the unbatched squeeze.
+fn conv_entry<'a>(
+    input: &Tensor,
+    weight: &Tensor,
+    opts: &impl AnyConvOpts<'a>,
+    nsp: usize,
+    name: &str,
+) -> Result<Tensor> {
+    let bias = opts.bias();
+    let p = opts.params();
+    if !p.transposed
+        && let Some(b) = bias
+        && b.dtype() != input.dtype()
+    {
+        return Err(Error::runtime(format!(
+            "Input type ({}) and bias type ({}) should be the same",
+            type_meta_name(input.dtype()),
+            type_meta_name(b.dtype())
+        )));
+    }
+    let (nb, bat) = (nsp + 1, nsp + 2);
+    let batched = input.dim() == bat;
+    if input.dim() != nb && !batched {
+        return Err(Error::runtime(format!(
+            "Expected {nb}D (unbatched) or {bat}D (batched) input to {name}, but got input of size: {}",
+            fmt_list(input.size())
+        )));
+    }
+    let x = if batched {
+        input.alias()
+    } else {
+        input.unsqueeze(0)?
+    };
+    let out = match opts.padding_str() {
+        None => convolution(&x, weight, bias, &p)?,
+        Some("valid") => convolution(&x, weight, bias, &p)?,
+        Some("same") => conv_same(&x, weight, bias, &p)?,
+        Some(s) => {
+            return Err(Error::runtime(format!("Invalid padding string: '{s}'")));
+        }
+    };
+    if batched { Ok(out) } else { out.squeeze_dim(0) }
+}
+
+/// `at::_convolution_same`: stride 1 only; `dilation·(k−1)` of padding split evenly, the odd
+/// element after (by padding the input once with zeros).
+fn conv_same(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> Result<Tensor> {
+    let k = weight.dim();
+    if k <= 2 {
+        return Err(Error::runtime(
+            "weight should have at least three dimensions",
+        ));
+    }
+    if p.groups <= 0 {
+        return Err(Error::runtime("non-positive groups is not supported"));
+    }
+    let dim = k - 2;
+    if k != x.dim() {
+        return Err(Error::runtime(format!(
+            "Expected {k}-dimensional input for {k}-dimensional weight{}, but got {}-dimensional input of size {} instead",
+            fmt_list(weight.size()),
+            x.dim(),
+            fmt_list(x.size())
+        )));
+    }
+    if p.stride.len() != dim && p.stride.len() != 1 {
+        return Err(Error::runtime(format!(
+            "stride cannot broadcast to {dim} dimensions"
+        )));
+    }
+    if p.dilation.len() != dim && p.dilation.len() != 1 {
+        return Err(Error::runtime(format!(
+            "dilation cannot broadcast to {dim} dimensions"
+        )));
+    }
+    if p.stride.iter().any(|&s| s != 1) {
+        return Err(Error::runtime(
+            "padding='same' is not supported for strided convolutions",
+        ));
+    }
+    let mut left = IntList::new();
+    let mut pad_nd = vec![0i64; 2 * dim];
+    let mut symmetric = true;
+    for i in 0..dim {
+        let d = if p.dilation.len() == 1 {
+            p.dilation[0]
+        } else {
+            p.dilation[i]
+        };
+        let total = d * (weight.size()[i + 2] as i64 - 1);
+        let (l, r) = (total / 2, total - total / 2);
+        left.push(l);
+        if l != r {
+            symmetric = false;
+            let idx = 2 * (dim - 1 - i);
+            pad_nd[idx + 1] = r - l;
+        }
+    }
+    let q = Params {
+        padding: left,
+        stride: p.stride.clone(),
+        dilation: p.dilation.clone(),
+        output_padding: 0.into_shape(),
+        ..*p
+    };
+    if symmetric {
+        return convolution(x, weight, bias, &q);
+    }
+    let padded = crate::nn::pad::pad(x, &pad_nd[..])?;
+    convolution(&padded, weight, bias, &q)
+}
+
+/// `expand_param_if_needed`: one value for every spatial dim, or exactly `dim` values.
+fn expand(v: &IntList, name: &str, dim: usize) -> Result<Vec<i64>> {
+    if v.len() == 1 {
+        Ok(vec![v[0]; dim])
+    } else if v.len() != dim {
+        Err(Error::runtime(format!(
+            "expected {name} to be a single integer value or a list of {dim} values to match the convolution dimensions, but got {name}={}",
+            fmt_list(v)
+        )))
+    } else {
+        Ok(v.to_vec())
+    }
+}
+
+/// Checked geometry of one convolution (`dim` spatial dims).
+struct Geo {
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    output_padding: Vec<i64>,
+    groups: i64,
+    transposed: bool,
+}
+
+/// `check_shape_forward`, in PyTorch's order.
+#[allow(clippy::needless_range_loop)]
+fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) -> Result<()> {
+    let k = x.dim();
+    if g.padding.iter().any(|&p| p < 0) {
+        return Err(Error::runtime("negative padding is not supported"));
+    }
+    if g.output_padding.iter().any(|&p| p < 0) {
+        return Err(Error::runtime("negative output_padding is not supported"));
+    }
+    if g.stride.iter().any(|&s| s <= 0) {
+        return Err(Error::runtime("non-positive stride is not supported"));
+    }
+    if g.dilation.iter().any(|&d| d < 0) {
+        return Err(Error::runtime("dilation should be greater than zero"));
+    }
+    let ws = fmt_list(w);
+    if w.len() != k {
+        return Err(Error::runtime(format!(
+            "Expected {}-dimensional input for {}-dimensional weight {ws}, but got {k}-dimensional input of size {} instead",
+            w.len(),
+            w.len(),
+            fmt_list(x.size())
+        )));
+    }
+    let groups = g.groups;
+    if (w[0] as i64) < groups {
+        return Err(Error::runtime(format!(
+            "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size {ws} instead"
+        )));
+    }
+    if w[0] as i64 % groups != 0 {
+        return Err(Error::runtime(format!(
+            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{ws}] instead"
+        )));
+    }
+    let bias_bad = |n: i64| bias.is_some_and(|b| b.dim() != 1 || b.size()[0] as i64 != n);
+    let bias_size = || fmt_list(bias.map_or(&[][..], |b| b.size()));
+    if !g.transposed {
+        let want = w[1] as i64 * groups;
+        if x.size()[1] as i64 != want {
+            return Err(Error::runtime(format!(
+                "Given groups={groups}, weight of size {ws}, expected input{} to have {want} channels, but got {} channels instead",
+                fmt_list(x.size()),
+                x.size()[1]
+            )));
+        }
+        if bias_bad(w[0] as i64) {
+            return Err(Error::runtime(format!(
+                "Given weight of size {ws}, expected bias to be 1-dimensional with {} elements, but got bias of size {} instead",
+                w[0],
+                bias_size()
+            )));
+        }
+        let mut ok = true;
+        let mut ins = vec![];
+        let mut ks = vec![];
+        for i in 2..k {
+            let a = x.size()[i] as i64 + 2 * g.padding[i - 2];
+            let b = g.dilation[i - 2] * (w[i] as i64 - 1) + 1;
+            ok &= a >= b;
+            ins.push(a.to_string());
+            ks.push(b.to_string());
+        }
+        if !ok {
+            return Err(Error::runtime(format!(
+                "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size",
+                ins.join(" x "),
+                ks.join(" x ")
+            )));
+        }
+    } else {
+        if x.size()[1] != w[0] {
+            return Err(Error::runtime(format!(
+                "Given transposed=1, weight of size {ws}, expected input{} to have {} channels, but got {} channels instead",
+                fmt_list(x.size()),
+                w[0],
+                x.size()[1]
+            )));
+        }
+        let want = w[1] as i64 * groups;
+        if bias_bad(want) {
+            return Err(Error::runtime(format!(
+                "Given transposed=1, weight of size {ws}, expected bias to be 1-dimensional with {want} elements, but got bias of size {} instead",
+                bias_size()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `is_channels_last_strides_2d_s4` / `_3d_s5` (the walk of `suggest_memory_format`): C, the
+/// spatial dims from the innermost, then N, with PyTorch's tie-breaks for size-0/1 dims.
+fn suggests_cl(sizes: &[usize], strides: &[usize]) -> bool {
+    let order: &[usize] = match sizes.len() {
+        4 => &[1, 3, 2, 0],
+        5 => &[1, 4, 3, 2, 0],
+        _ => return false,
+    };
+    if strides[1] == 0 {
+        return false;
+    }
+    let mut min = 0usize;
+    for &d in order {
+        if sizes[d] == 0 || strides[d] < min {
+            return false;
+        }
+        if d == 0 && min == strides[1] {
+            return false;
+        }
+        min = strides[d];
+        if sizes[d] > 1 {
+            min *= sizes[d];
+        }
+    }
+    true
+}
+
+/// The strides of `t.contiguous(memory_format)` (kept when already so).
+fn contiguous_as(sizes: &[usize], strides: &[usize], cl: bool) -> Vec<usize> {
+    if cl {
+        let already = if sizes.len() == 4 {
+            is_channels_last_contiguous(sizes, strides)
+        } else {
+            is_channels_last_3d_contiguous(sizes, strides)
+        };
+        if already {
+            strides.to_vec()
+        } else {
+            channels_last_strides(sizes)
+        }
+    } else if is_contiguous(sizes, strides) {
+        strides.to_vec()
+    } else {
+        contiguous_strides(sizes)
+    }
+}
+
+/// Whether PyTorch's CPU `_convolution` gives a channels-last output, for a 4-d or 5-d
+/// `input` (a 1-d convolution's made contiguous and unsqueezed) and `weight`:
+///
+/// * oneDNN (float32 unless a tiny single-image ungrouped problem, bfloat16, float16; not
+///   a transposed convolution whose output padding reaches the stride): channels-last when
+///   either suggests channels-last;
+/// * 3-d otherwise (PyTorch's slow 3-d kernels): contiguous;
+/// * 2-d slow kernels (float64): the operands are made contiguous in the suggested format,
+///   then each group's slices decide its output's format, and the groups' outputs are
+///   concatenated (channels-last only when every group's output suggests it).
+fn output_channels_last(
+    x: &Tensor,
+    w: &Tensor,
+    groups: usize,
+    outpad_big: bool,
+    out_sizes: &[usize],
+) -> bool {
+    let (xs, ws) = (x.size(), w.size());
+    let nd = xs.len();
+    let either = suggests_cl(xs, x.stride()) || suggests_cl(ws, w.stride());
+    if uses_onednn(x, w, groups, outpad_big) {
+        return either;
+    }
+    if nd == 5 {
+        return false;
+    }
+    let xst = contiguous_as(xs, x.stride(), either);
+    let wst = contiguous_as(ws, w.stride(), either);
+    let (mut xg, mut wg, mut og) = (xs.to_vec(), ws.to_vec(), out_sizes.to_vec());
+    xg[1] /= groups;
+    wg[0] /= groups;
+    og[1] /= groups;
+    let xgs = contiguous_as(&xg, &xst, suggests_cl(&xg, &xst));
+    let wgs = contiguous_as(&wg, &wst, suggests_cl(&wg, &wst));
+    let cl = suggests_cl(&xg, &xgs) || suggests_cl(&wg, &wgs);
+    if groups == 1 {
+        return cl;
+    }
+    // every group has the same geometry; `cat` keeps channels-last when its pieces suggest it
+    let ogs = if cl {
+        channels_last_strides(&og)
+    } else {
+        contiguous_strides(&og)
+    };
+    suggests_cl(&og, &ogs)
+}
+
+/// Whether PyTorch's CPU `_select_conv_backend` picks oneDNN: float32 unless a single small
+/// ungrouped image with a small kernel, bfloat16 and float16; never a transposed convolution
+/// whose output padding reaches its stride.
+fn uses_onednn(x: &Tensor, w: &Tensor, groups: usize, outpad_big: bool) -> bool {
+    let (xs, ws) = (x.size(), w.size());
+    let nd = xs.len();
+    match x.dtype() {
+        DType::Float32 => {
+            !outpad_big
+                && (groups > 1
+                    || (ws[nd - 1] > 3 && ws[nd - 2] > 3)
+                    || xs[0] > 1
+                    || xs[0] * xs[1] * xs[2] * xs[3] > 20480)
+        }
+        DType::BFloat16 | DType::Float16 => !outpad_big,
+        _ => false,
+    }
+}
+
+/// `at::_convolution` on a batched input.
+fn convolution(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> Result<Tensor> {
+    let k = weight.dim();
+    if k <= 2 {
+        return Err(Error::runtime(
+            "weight should have at least three dimensions",
+        ));
+    }
+    if p.groups <= 0 {
+        return Err(Error::runtime("non-positive groups is not supported"));
+    }
+    let dim = k - 2;
+    let g = Geo {
+        stride: expand(&p.stride, "stride", dim)?,
+        padding: expand(&p.padding, "padding", dim)?,
+        dilation: expand(&p.dilation, "dilation", dim)?,
+        output_padding: expand(&p.output_padding, "output_padding", dim)?,
+        groups: p.groups,
+        transposed: p.transposed,
+    };
+    debug_assert_eq!(p.bias_present, bias.is_some());
+    check_shape_forward(x, weight.size(), bias, &g)?;
+    let (xs, ws) = (x.size(), weight.size());
+    // output sizes
+    let mut out = vec![
+        xs[0] as i64,
+        if g.transposed {
+            ws[1] as i64 * g.groups
+        } else {
+            ws[0] as i64
+        },
+    ];
+    for i in 0..dim {
+        let (n, kk) = (xs[i + 2] as i64, ws[i + 2] as i64);
+        let (s, pd, d) = (g.stride[i], g.padding[i], g.dilation[i]);
+        out.push(if g.transposed {
+            (n - 1) * s - 2 * pd + d * (kk - 1) + 1 + g.output_padding[i]
+        } else {
+            (n + 2 * pd - d * (kk - 1) - 1) / s + 1
+        });
+    }
+    // 1-d runs as 2-d on input.contiguous().unsqueeze(2), weight.unsqueeze(2)
+    let one_d = dim == 1;
+    let (x4, w4, g4) = if one_d {
+        let geo = Geo {
+            stride: vec![1, g.stride[0]],
+            padding: vec![0, g.padding[0]],
+            dilation: vec![1, g.dilation[0]],
+            output_padding: vec![0, g.output_padding[0]],
+            ..g
+        };
+        (x.contiguous().unsqueeze(2)?, weight.unsqueeze(2)?, geo)
+    } else {
+        (x.alias(), weight.alias(), g)
+    };
+    let g = g4;
+    let mut out4 = out.clone();
+    if one_d {
+        out4.insert(2, 1);
+    }
+    if xs[0] == 0 || xs[1] == 0 {
+        let r = empty_backend(&x4, &w4, bias, &out4)?;
+        return if one_d { r.squeeze_dim(2) } else { Ok(r) };
+    }
+    if x.numel() == 0 {
+        return Err(Error::runtime(format!(
+            "Only zero batch or zero channel inputs are supported, but got input shape: {}",
+            fmt_list(xs)
+        )));
+    }
+    if x.dtype() != weight.dtype() {
+        return Err(Error::runtime(format!(
+            "Input type ({}) and weight type ({}) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
+            x.dtype().legacy_type_name(),
+            weight.dtype().legacy_type_name()
+        )));
+    }
+    if let Some(b) = bias
+        && b.dtype() != x.dtype()
+    {
+        return Err(Error::runtime(format!(
+            "Input type ({}) and bias type ({}) should be the same or input should be a MKLDNN tensor and bias is a dense tensor",
+            x.dtype().legacy_type_name(),
+            b.dtype().legacy_type_name()
+        )));
+    }
+    if !x.dtype().is_floating_point() {
+        let kernel = match (g.transposed, x4.dim()) {
+            (false, 4) => "slow_conv2d_cpu",
+            (false, _) => "slow_conv3d_cpu",
+            (true, 4) => "slow_conv_transpose2d_out_cpu",
+            (true, _) => "slow_conv_transpose3d_out_cpu",
+        };
+        return Err(Error::not_implemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            x.dtype().scalar_type_name()
+        )));
+    }
+    let nsp = x4.dim() - 2;
+    let outpad_big = g.transposed
+        && g.output_padding
+            .iter()
+            .zip(&g.stride)
+            .any(|(&o, &s)| o >= s);
+    if g.transposed {
+        let ok = g
+            .output_padding
+            .iter()
+            .zip(g.stride.iter().zip(&g.dilation))
+            .all(|(&o, (&s, &d))| o < s || o < d);
+        if !ok {
+            let names: &[&str] = if nsp == 2 {
+                &["height", "width"]
+            } else {
+                &["depth", "height", "width"]
+            };
+            let mut msg = String::from(
+                "output padding must be smaller than either stride or dilation, but got",
+            );
+            for (label, v) in [
+                ("output_padding", &g.output_padding),
+                ("stride", &g.stride),
+                ("dilation", &g.dilation),
+            ] {
+                for (nm, x) in names.iter().zip(v.iter()) {
+                    msg.push_str(&format!(" {label}_{nm}: {x}"));
+                }
+            }
+            return Err(Error::runtime(msg));
+        }
+        // oneDNN gives an empty output for a size of 0 (and fails below it); the slow
+        // kernels refuse both
+        let least = if uses_onednn(&x4, &w4, g.groups as usize, outpad_big) {
+            0
+        } else {
+            1
+        };
+        if out4[2..].iter().any(|&o| o < least) {
+            let ins: Vec<String> = x4.size()[2..].iter().map(|v| v.to_string()).collect();
+            let outs: Vec<String> = out4[2..].iter().map(|v| v.to_string()).collect();
+            return Err(Error::runtime(format!(
+                "Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too small",
+                ins.join(" x "),
+                outs.join(" x ")
+            )));
+        }
+    }
+    let groups = g.groups as usize;
+    let out_sizes: Vec<usize> = out4.iter().map(|&v| v as usize).collect();
+    let cl = output_channels_last(&x4, &w4, groups, outpad_big, &out_sizes);
+    let r = compute(&x4, &w4, bias, &g, &out_sizes, cl)?;
+    if one_d { r.squeeze_dim(2) } else { Ok(r) }
+}
+
+/// PyTorch's `ConvBackend::Empty` (zero batch or zero channels), done as PyTorch does it:
+/// `input * weight.flatten()[0]` (zero channels: `input.view(-1) * weight.flatten()`),
+/// `+= bias[0]`, viewed as the output shape. So the dtype is the product's and the strides
+/// are the pointwise result's (kept by `view` when the shapes agree; else contiguous).
+fn empty_backend(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, out: &[i64]) -> Result<Tensor> {
+    let wv = w.reshape(-1)?;
+    let y = if x.size()[1] == 0 {
+        x.reshape(-1)?.mul(&wv)?
+    } else {
+        x.mul(&wv.select(0, 0)?)?
+    };
+    if let Some(b) = bias {
+        y.add_(&b.select(0, 0)?)?;
+    }
+    y.view(out)
+}
+
+/// A dense copy of `t` with `strides` and dtype `dt` (`t` itself when it already is).
+fn dense_as(t: &Tensor, strides: &[usize], dt: DType) -> Tensor {
+    if t.dtype() == dt && t.stride() == strides {
+        t.alias()
+    } else {
+        copy_with_strides(t, strides, dt)
+    }
+}
+
+/// Pads a per-spatial-dim list to 3 entries with leading `fill`s.
+fn pad3<T: Copy>(v: &[T], fill: T) -> [T; 3] {
+    let mut r = [fill; 3];
+    let off = 3 - v.len();
+    r[off..].copy_from_slice(v);
+    r
+}
+
+/// Runs the convolution on 4-d/5-d operands into an output of `out_sizes`, channels-last
+/// when `cl`.
+fn compute(
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    g: &Geo,
+    out_sizes: &[usize],
+    cl: bool,
+) -> Result<Tensor> {
+    let dt = x.dtype();
+    let cd = if dt == DType::Float64 {
+        DType::Float64
+    } else {
+        DType::Float32
+    };
+    let (xs, ws) = (x.size(), w.size());
+    let u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&a| a as usize).collect() };
+    let (in_sp, out_sp) = (&xs[2..], &out_sizes[2..]);
+    let (img, blk) = if g.transposed {
+        (out_sp, in_sp)
+    } else {
+        (in_sp, out_sp)
+    };
+    let win = Window {
+        img: pad3(img, 1),
+        blk: pad3(blk, 1),
+        k: pad3(&ws[2..], 1),
+        stride: pad3(&u(&g.stride), 1),
+        pad: pad3(&u(&g.padding), 0),
+        dil: pad3(&u(&g.dilation), 1),
+    };
+    let geom = ConvGeom {
+        n: xs[0],
+        c: xs[1],
+        o: out_sizes[1],
+        groups: g.groups as usize,
+        win,
+    };
+    let nhwc = cl && !g.transposed;
+    let kind = if g.transposed {
+        ConvKind::Transposed
+    } else if nhwc {
+        ConvKind::Nhwc
+    } else {
+        ConvKind::Nchw
+    };
+    let layout = |s: &[usize]| {
+        if nhwc {
+            channels_last_strides(s)
+        } else {
+            contiguous_strides(s)
+        }
+    };
+    let xc = dense_as(x, &layout(xs), cd);
+    let wc = dense_as(w, &layout(ws), cd);
+    let bc = bias.map(|b| dense_as(b, &[1], cd));
+    let y = Tensor::try_alloc(out_sizes, &layout(out_sizes), cd)?;
+    if y.numel() != 0 {
+        let mut ops: Vec<&Tensor> = vec![&y, &xc, &wc];
+        if let Some(b) = &bc {
+            ops.push(b);
+        }
+        let _guard = crate::iter::lock_operands(&ops, 1);
+        macro_rules! run {
+            ($t:ty) => {
+                // SAFETY: xc, wc, bc are dense in the layout `kind` names (made so above),
+                // with the sizes `geom` describes; y is fresh, of the output's sizes, and
+                // written only here; the storages are locked for the call.
+                unsafe {
+                    crate::kernels::conv::conv::<$t>(
+                        kind,
+                        xc.elem_ptr() as *const $t,
+                        wc.elem_ptr() as *const $t,
+                        bc.as_ref()
+                            .map_or(std::ptr::null(), |b| b.elem_ptr() as *const $t),
+                        y.elem_ptr() as *mut $t,
+                        &geom,
+                    )
+                }
+            };
+        }
+        if cd == DType::Float64 {
+            run!(f64)
+        } else {
+            run!(f32)
+        }
+    }
+    let strides = if cl {
+        channels_last_strides(out_sizes)
+    } else {
+        contiguous_strides(out_sizes)
+    };
+    if dt == cd && y.stride() == &strides[..] {
+        Ok(y)
+    } else {
+        Ok(copy_with_strides(&y, &strides, dt))
+    }
+}
+
+// ------------------------------------------------------------------ unfold / fold
+
+/// `F.unfold`'s optional arguments (`dilation=1, padding=0, stride=1`), for [`unfold_with`];
+/// from a single value (dilation) or a tuple in PyTorch's order. One int applies to both dims.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnfoldOpts {
+    pub dilation: IntList,
+    pub padding: IntList,
+    pub stride: IntList,
+}
+/// `F.fold`'s optional arguments: the same as [`UnfoldOpts`].
+pub type FoldOpts = UnfoldOpts;
+impl Default for UnfoldOpts {
+    fn default() -> Self {
+        UnfoldOpts {
+            dilation: 1.into_shape(),
+            padding: 0.into_shape(),
+            stride: 1.into_shape(),
+        }
+    }
+}
+impl<D: IntoShape> From<D> for UnfoldOpts {
+    fn from(d: D) -> Self {
+        UnfoldOpts {
+            dilation: d.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<D: IntoShape, P: IntoShape> From<(D, P)> for UnfoldOpts {
+    fn from((d, p): (D, P)) -> Self {
+        UnfoldOpts {
+            dilation: d.into_shape(),
+            padding: p.into_shape(),
+            ..Default::default()
+        }
+    }
+}
+impl<D: IntoShape, P: IntoShape, S: IntoShape> From<(D, P, S)> for UnfoldOpts {
+    fn from((d, p, s): (D, P, S)) -> Self {
+        UnfoldOpts {
+            dilation: d.into_shape(),
+            padding: p.into_shape(),
+            stride: s.into_shape(),
+        }
+    }
+}
+
+/// `_pair`: one int for both dims, or the list itself (checked to hold 2 by the op).
+fn pair(v: &IntList, name: &str) -> Result<[i64; 2]> {
+    match v.len() {
+        1 => Ok([v[0], v[0]]),
+        2 => Ok([v[0], v[1]]),
+        n => Err(Error::runtime(format!(
+            "It is expected {name} equals to 2, but got size {n}"
+        ))),
+    }
+}
+
+/// The four window parameters (kernel_size, dilation, padding, stride), checked as `im2col`/`col2im` check them (in `order`).
+#[allow(clippy::type_complexity)]
+fn window_params(
+    kernel_size: &IntList,
+    o: &UnfoldOpts,
+) -> Result<([i64; 2], [i64; 2], [i64; 2], [i64; 2])> {
+    let k = pair(kernel_size, "kernel_size")?;
+    let d = pair(&o.dilation, "dilation")?;
+    let p = pair(&o.padding, "padding")?;
+    let s = pair(&o.stride, "stride")?;
+    Ok((k, d, p, s))
+}
+
+fn check_window(k: [i64; 2], d: [i64; 2], p: [i64; 2], s: [i64; 2], fold: bool) -> Result<()> {
+    let kcheck = || {
+        if k[0] <= 0 || k[1] <= 0 {
+            return Err(Error::runtime(format!(
+                "kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}",
+                k[0], k[1]
+            )));
+        }
+        Ok(())
+    };
+    let dcheck = || {
+        if d[0] <= 0 || d[1] <= 0 {
+            return Err(Error::runtime(format!(
+                "dilation should be greater than zero, but got dilation_height: {} dilation_width: {}",
+                d[0], d[1]
+            )));
+        }
+        Ok(())
+    };
+    let pcheck = || {
+        if p[0] < 0 || p[1] < 0 {
+            return Err(Error::runtime(format!(
+                "padding should be non-negative, but got pad_height: {} pad_width: {}",
+                p[0], p[1]
+            )));
+        }
+        Ok(())
+    };
+    let scheck = || {
+        if s[0] <= 0 || s[1] <= 0 {
+            return Err(Error::runtime(format!(
+                "stride should be greater than zero, but got stride_height: {} stride_width: {}",
+                s[0], s[1]
+            )));
+        }
+        Ok(())
+    };
+    kcheck()?;
+    if fold {
+        scheck()?;
+        dcheck()?;
+        pcheck()?;
+    } else {
+        dcheck()?;
+        pcheck()?;
+        scheck()?;
+    }
+    Ok(())
+}
+
+/// `div_rtn(a, b) + 1`: the number of sliding blocks along one dim (floor division).
+fn blocks(n: i64, k: i64, d: i64, p: i64, s: i64) -> i64 {
+    (n + 2 * p - (d * (k - 1) + 1)).div_euclid(s) + 1
+}
+
+/// `F.unfold(input, kernel_size)` with `dilation=1, padding=0, stride=1`; see [`unfold_with`].
+pub fn unfold(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
+    unfold_with(input, kernel_size, UnfoldOpts::default())
+}
+
+/// `F.unfold(input, kernel_size, dilation, padding, stride)` (im2col): input `(N, C, H, W)` or
+/// `(C, H, W)`, output `(N, C·kH·kW, L)` (or `(C·kH·kW, L)`), contiguous, where row
+/// `c·kH·kW + i·kW + j` holds tap `(i, j)` of channel `c` for each of the `L = bH·bW` blocks
+/// (`bH = (H + 2·padH − dilH·(kH−1) − 1) / strideH + 1`); taps in the padding are 0. Ints apply to
+/// both dims. Float dtypes, kept.
+///
+/// Errors (RuntimeError): `It is expected kernel_size equals to 2, but got size 3`;
+/// `kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 1`; `dilation
+/// should be greater than zero, …`; `padding should be non-negative, …`; `stride should be
+/// greater than zero, …`; `Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and
+/// other non-zero dimensions for input, but got: [1, 2, 1, 4, 3]`; `Given input with spatial
+/// size (3, 2), kernel_size=(3, 2), dilation=(2, 2), padding=(0, 0), calculated shape of the
+/// array of sliding blocks as (0, 0), but its components must be at least one.`;
+/// NotImplementedError `"im2col_out_cpu" not implemented for 'Long'`.
+pub fn unfold_with(
+    input: &Tensor,
+    kernel_size: impl IntoShape,
+    opts: impl Into<UnfoldOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let (k, d, p, s) = window_params(&kernel_size.into_shape(), &o)?;
+    check_window(k, d, p, s, false)?;
+    let sz = input.size();
+    let nd = sz.len();
+    let valid = nd >= 3 && sz[1] != 0 && sz[2] != 0;
+    if !((nd == 3 && sz[0] != 0 && valid) || (nd == 4 && valid && sz[3] != 0)) {
+        return Err(Error::runtime(format!(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {}",
+            fmt_list(sz)
+        )));
+    }
+    let x = if nd == 3 {
+        input.unsqueeze(0)?
+    } else {
+        input.alias()
+    };
+    let (h, w) = (x.size()[2] as i64, x.size()[3] as i64);
+    let (bh, bw) = (
+        blocks(h, k[0], d[0], p[0], s[0]),
+        blocks(w, k[1], d[1], p[1], s[1]),
+    );
+    if bh < 1 || bw < 1 {
+        return Err(Error::runtime(format!(
+            "Given input with spatial size ({h}, {w}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), calculated shape of the array of sliding blocks as ({bh}, {bw}), but its components must be at least one.",
+            k[0], k[1], d[0], d[1], p[0], p[1]
+        )));
+    }
+    let dt = input.dtype();
+    if !dt.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "\"im2col_out_cpu\" not implemented for '{}'",
+            dt.scalar_type_name()
+        )));
+    }
+    let (n, c) = (x.size()[0], x.size()[1]);
+    let kk = (k[0] * k[1]) as usize;
+    let l = (bh * bw) as usize;
+    let win = Window {
+        img: [1, h as usize, w as usize],
+        blk: [1, bh as usize, bw as usize],
+        k: [1, k[0] as usize, k[1] as usize],
+        stride: [1, s[0] as usize, s[1] as usize],
+        pad: [0, p[0] as usize, p[1] as usize],
+        dil: [1, d[0] as usize, d[1] as usize],
+    };
+    let out_sizes = [n, c * kk, l];
+    let cd = if dt == DType::Float64 {
+        DType::Float64
+    } else {
+        DType::Float32
+    };
+    let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
+    let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
+    if y.numel() != 0 {
+        let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
+        macro_rules! run {
+            ($t:ty) => {
+                // SAFETY: xc is contiguous (n, c, h, w) and y fresh contiguous (n, c·K, L),
+                // both of dtype $t and locked.
+                unsafe {
+                    crate::kernels::conv::unfold::<$t>(
+                        xc.elem_ptr() as *const $t,
+                        y.elem_ptr() as *mut $t,
+                        n,
+                        c,
+                        &win,
+                    )
+                }
+            };
+        }
+        if cd == DType::Float64 {
+            run!(f64)
+        } else {
+            run!(f32)
+        }
+    }
+    let y = if cd == dt { y } else { y.to(dt)? };
+    if nd == 3 { y.squeeze_dim(0) } else { Ok(y) }
+}
+
+/// `F.fold(input, output_size, kernel_size)` with `dilation=1, padding=0, stride=1`; see
+/// [`fold_with`].
+pub fn fold(
+    input: &Tensor,
+    output_size: impl IntoShape,
+    kernel_size: impl IntoShape,
+) -> Result<Tensor> {
+    fold_with(input, output_size, kernel_size, FoldOpts::default())
+}
+
+/// `F.fold(input, output_size, kernel_size, dilation, padding, stride)` (col2im, the adjoint of
+/// [`unfold_with`]): input `(N, C·kH·kW, L)` or `(C·kH·kW, L)`, output `(N, C, H, W)` (or
+/// `(C, H, W)`) with `(H, W) = output_size`, contiguous: each block's taps are summed into the
+/// image positions they cover (taps in the padding dropped). Float dtypes, kept.
+///
+/// Errors (RuntimeError): `It is expected output_size equals to 2, but got size 3` (and for the
+/// other lists); `kernel size should be greater than zero, …`; `stride should be greater than
+/// zero, …`; `dilation should be greater than zero, …`; `padding should be non-negative, …`;
+/// `Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero
+/// dimensions for input, but got: [2, 0]`; `Expected size of input's dimension 1 to be
+/// divisible by the product of kernel_size, but got input.size(1)=10 and kernel_size=(3, 1).`;
+/// `Given output_size=(1, 4), kernel_size=(2, 2), dilation=(1, 1), padding=(1, 1), stride=(2,
+/// 1), expected size of input's dimension 2 to match the calculated number of sliding blocks 1 *
+/// 5 = 5, but got input.size(2)=6.`; `Given output_size=…, calculated shape of the array of
+/// sliding blocks as (0, 1), which is invalid.`; NotImplementedError `"col2im_out_cpu" not
+/// implemented for 'Long'`.
+pub fn fold_with(
+    input: &Tensor,
+    output_size: impl IntoShape,
+    kernel_size: impl IntoShape,
+    opts: impl Into<FoldOpts>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let os = pair(&output_size.into_shape(), "output_size")?;
+    let (k, d, p, s) = window_params(&kernel_size.into_shape(), &o)?;
+    check_window(k, d, p, s, true)?;
+    let sz = input.size();
+    let nd = sz.len();
+    if !((nd == 2 && sz[0] != 0 && sz[1] != 0) || (nd == 3 && sz[1] != 0 && sz[2] != 0)) {
+        return Err(Error::runtime(format!(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {}",
+            fmt_list(sz)
+        )));
+    }
+    let x = if nd == 2 {
+        input.unsqueeze(0)?
+    } else {
+        input.alias()
+    };
+    let (ck, l) = (x.size()[1] as i64, x.size()[2] as i64);
+    if ck % (k[0] * k[1]) != 0 {
+        return Err(Error::runtime(format!(
+            "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={ck} and kernel_size=({}, {}).",
+            k[0], k[1]
+        )));
+    }
+    let (bh, bw) = (
+        blocks(os[0], k[0], d[0], p[0], s[0]),
+        blocks(os[1], k[1], d[1], p[1], s[1]),
+    );
+    let head = format!(
+        "Given output_size=({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), stride=({}, {}),",
+        os[0], os[1], k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]
+    );
+    if l != bh * bw {
+        return Err(Error::runtime(format!(
+            "{head} expected size of input's dimension 2 to match the calculated number of sliding blocks {bh} * {bw} = {}, but got input.size(2)={l}.",
+            bh * bw
+        )));
+    }
+    if bh < 1 || bw < 1 {
+        return Err(Error::runtime(format!(
+            "{head} calculated shape of the array of sliding blocks as ({bh}, {bw}), which is invalid."
+        )));
+    }
+    let dt = input.dtype();
+    if !dt.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "\"col2im_out_cpu\" not implemented for '{}'",
+            dt.scalar_type_name()
+        )));
+    }
+    let n = x.size()[0];
+    let c = (ck / (k[0] * k[1])) as usize;
+    let win = Window {
+        img: [1, os[0] as usize, os[1] as usize],
+        blk: [1, bh as usize, bw as usize],
+        k: [1, k[0] as usize, k[1] as usize],
+        stride: [1, s[0] as usize, s[1] as usize],
+        pad: [0, p[0] as usize, p[1] as usize],
+        dil: [1, d[0] as usize, d[1] as usize],
+    };
+    let cd = if dt == DType::Float64 {
+        DType::Float64
+    } else {
+        DType::Float32
+    };
+    let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
+    let out_sizes = [n, c, os[0] as usize, os[1] as usize];
+    let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
+    if y.numel() != 0 {
+        let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
+        macro_rules! run {
+            ($t:ty) => {
+                // SAFETY: xc is contiguous (n, c·K, L) and y fresh contiguous (n, c, H, W),
+                // both of dtype $t and locked.
+                unsafe {
+                    crate::kernels::conv::fold::<$t>(
+                        xc.elem_ptr() as *const $t,
+                        y.elem_ptr() as *mut $t,
+                        n,
+                        c,
+                        &win,
+                    )
+                }
+            };
+        }
+        if cd == DType::Float64 {
+            run!(f64)
+        } else {
+            run!(f32)
+        }
+    }
+    let y = if cd == dt { y } else { y.to(dt)? };
+    if nd == 2 { y.squeeze_dim(0) } else { Ok(y) }
+}
