@@ -46,16 +46,17 @@ pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
+pub use nn::conv::{
+    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
+    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
+    conv3d_with,
+};
 pub use nn::distance::{CdistOpts, cdist, cdist_with};
 pub use nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
 pub use nn::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
     lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
     rnn_tanh_cell_with, rnn_tanh_with,
-pub use nn::conv::{
-    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
-    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
-    conv3d_with,
 };
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};

@@ -531,7 +531,6 @@ fn run_case(case: &Value) -> Result<(), String> {
     // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
     // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
     let kwt = calls_norm::kw_tensors(kw);
-    let res = calls_mathu::call(op, &args, kw)
     let res = calls_conv::call(op, &args, kw)
         .or_else(|| calls_mathu::call(op, &args, kw))
         .or_else(|| calls_mathb::call(op, &args, kw))

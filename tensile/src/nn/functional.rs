@@ -13,6 +13,7 @@ use crate::tensor::Tensor;
 
 pub use crate::nn::attention::{
     ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,
+};
 pub use crate::nn::conv::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvOpts, ConvPadding, ConvTranspose1dOpts,
     ConvTranspose2dOpts, ConvTranspose3dOpts, ConvTransposeOpts, FoldOpts, UnfoldOpts,
@@ -58,6 +59,7 @@ pub use crate::nn::norm::{
     BatchNormOpts, GroupNormOpts, InstanceNormOpts, LocalResponseNormOpts, RmsNormOpts, batch_norm,
     batch_norm_with, group_norm, group_norm_with, instance_norm, instance_norm_with,
     local_response_norm, local_response_norm_with, rms_norm, rms_norm_with,
+};
 pub use crate::nn::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
     lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,

@@ -1,10 +1,10 @@
 //! `torch.nn`: for now its functional half, [`functional`] (`use tensile::nn::functional as F;`).
 pub(crate) mod activation;
+pub(crate) mod attention;
+pub(crate) mod conv;
 pub(crate) mod distance;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
-pub(crate) mod attention;
-pub(crate) mod conv;
 pub mod functional;
 pub(crate) mod interpolate;
 pub(crate) mod loss;
