@@ -125,6 +125,8 @@ def resolve(torch, op):
         "cat_pair": lambda a, b, dim: torch.cat([a, b], dim=dim),
         "stack_pair": lambda a, b, dim: torch.stack([a, b], dim=dim),
         "repr": lambda x: repr(x),
+        "lstm_layer": lambda x, h, c, wi, wh, bi, bh: torch.lstm(
+            x, (h, c), (wi, wh, bi, bh), True, 1, 0.0, False, False, False)[0],
     }
     return special.get(op) or getattr(torch, op)
 

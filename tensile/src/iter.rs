@@ -192,6 +192,12 @@ pub(crate) fn new_output_strides(shape: &[usize], inputs: &[&Tensor]) -> Dims {
     plan_layout(shape, None, &geoms).1
 }
 
+/// [`new_output_strides`] from operand geometries `(sizes, strides)` alone (no tensors): the
+/// strides TensorIterator gives a new output of `shape` over such inputs.
+pub(crate) fn output_strides_of(shape: &[usize], inputs: &[Geom<'_>]) -> Dims {
+    plan_layout(shape, None, inputs).1
+}
+
 /// `compute_fast_setup_type`: same-shape operands that are all contiguous, all
 /// channels-last, or all dense with identical strides give their layout to the output.
 fn fast_strides(shape: &[usize], inputs: &[Geom<'_>]) -> Option<Dims> {

@@ -693,6 +693,96 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 let a = t(0);
                 Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
             }
+            // nn.functional (issue 12)
+            "F.conv2d" | "F.conv1d" => {
+                let (x, w) = (t(0), t(1));
+                let (s, p, g) = (ki("stride", 1), ki("padding", 0), ki("groups", 1));
+                let two = row.op == "F.conv2d";
+                Box::new(move || {
+                    let o = (None::<&Tensor>, s, p, 1, g);
+                    ok(if two {
+                        F::conv2d_with(&x, &w, o)
+                    } else {
+                        F::conv1d_with(&x, &w, o)
+                    })
+                })
+            }
+            "F.max_pool2d" => {
+                let (x, k) = (t(0), args[1].i());
+                let (s, p) = (ki("stride", k), ki("padding", 0));
+                Box::new(move || ok(F::max_pool2d_with(&x, k, (s, p))))
+            }
+            "F.adaptive_avg_pool2d" => {
+                let (x, o) = (t(0), args[1].i());
+                Box::new(move || ok(F::adaptive_avg_pool2d(&x, o)))
+            }
+            "F.interpolate" => {
+                let x = t(0);
+                let sf = kw.get("scale_factor").map(|v| v.parse::<f64>().unwrap());
+                let mode = kw.get("mode").cloned().unwrap_or_else(|| "nearest".into());
+                Box::new(move || {
+                    ok(F::interpolate_with(
+                        &x,
+                        F::InterpolateOpts {
+                            scale_factor: sf.map(|f| vec![f]),
+                            mode: mode.as_str(),
+                            ..Default::default()
+                        },
+                    ))
+                })
+            }
+            "F.pixel_shuffle" => {
+                let (x, r) = (t(0), args[1].i());
+                Box::new(move || ok(F::pixel_shuffle(&x, r)))
+            }
+            "F.batch_norm" => {
+                let (x, m, v) = (t(0), t(1), t(2));
+                Box::new(move || ok(F::batch_norm(&x, &m, &v)))
+            }
+            "F.group_norm" => {
+                let (x, g) = (t(0), args[1].i());
+                Box::new(move || ok(F::group_norm(&x, g)))
+            }
+            "F.rms_norm" => {
+                let (x, s, w) = (t(0), args[1].l(), t(2));
+                Box::new(move || {
+                    ok(F::rms_norm_with(
+                        &x,
+                        s.as_slice(),
+                        F::RmsNormOpts {
+                            weight: Some(&w),
+                            eps: None,
+                        },
+                    ))
+                })
+            }
+            "F.scaled_dot_product_attention" => {
+                let (q, k, v, causal) = (t(0), t(1), t(2), kb("is_causal"));
+                Box::new(move || {
+                    ok(F::scaled_dot_product_attention_with(
+                        &q,
+                        &k,
+                        &v,
+                        F::ScaledDotProductAttentionOpts {
+                            is_causal: causal,
+                            ..Default::default()
+                        },
+                    ))
+                })
+            }
+            "F.cross_entropy" => {
+                let (x, y) = (t(0), t(1));
+                Box::new(move || ok(F::cross_entropy(&x, &y)))
+            }
+            "F.mse_loss" => {
+                let (x, y) = (t(0), t(1));
+                Box::new(move || ok(F::mse_loss(&x, &y)))
+            }
+            "lstm_layer" => {
+                let (x, h, c) = (t(0), t(1), t(2));
+                let params = [t(3), t(4), t(5), t(6)];
+                Box::new(move || ok(tensile::lstm(&x, &[&h, &c], &params).map(|r| r.0)))
+            }
             other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
         }
     };

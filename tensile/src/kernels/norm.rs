@@ -147,8 +147,10 @@ pub(crate) fn layer_norm_rows<T: SoftElem, P: SoftElem>(
         let mean = row_sum(xs, 0.0, false) / n as f64;
         let var = row_sum(xs, mean, true) / n as f64;
         let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+        // As PyTorch: `x * scale + (-mean * scale)`, both products in float32, so a row of
+        // equal values normalises to exactly 0.
         let scale = rstd as f32;
-        let shift = (-mean * rstd) as f32;
+        let shift = -(mean as f32) * scale;
         affine(xs, ys, scale, shift, &wf, &bf);
     });
 }

@@ -199,6 +199,10 @@ pub fn huber_loss_with<'a>(
     let d = o.delta;
     let quad = z.square()?.mul(0.5)?;
     let lin = z.sub(0.5 * d)?.mul(d)?;
+    // F.huber_loss broadcasts the pair first (torch.broadcast_tensors), then writes into
+    // `empty_like(expanded input)`: preserve-format strides of the expanded input.
+    let (ei, _) = broadcast_pair(input, target)?;
+    let out = Tensor::empty_like_with(&ei, out.dtype())?;
     let loss = into_layout(out, &crate::where_cond(&z.lt(d)?, &quad, &lin)?)?;
     if let Some(w) = o.weight {
         if w.size() != input.size() {

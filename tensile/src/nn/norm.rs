@@ -11,7 +11,7 @@ use crate::args::{Int, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::normalize as k;
-use crate::layout::{channels_last_strides, contiguous_strides, preserve_format_strides};
+use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::copy_unchecked;
 use crate::tensor::Tensor;
 
@@ -266,16 +266,45 @@ pub fn rms_norm_with<'a>(
         DType::Float32 => eps as f32 as f64,
         _ => eps,
     };
-    // PyTorch normalises `input.contiguous()` into a tensor laid out like it: a contiguous
-    // input keeps its strides (size-1 dims included), any other gives row-major strides.
-    let out_strides = if input.is_contiguous() {
+    // PyTorch computes `input * rsqrt(mean(input², dims, keepdim) + eps)` (then `* weight`):
+    // the result has the layout TensorIterator gives those two products.
+    let rshape: Vec<usize> = (0..nd)
+        .map(|d| if d < nd - kd { input.sizes[d] } else { 1 })
+        .collect();
+    let rstrides = contiguous_strides(&rshape);
+    // The products read `input.contiguous(input.suggest_memory_format())`.
+    let cstrides: Vec<usize> = if crate::ops::cat::suggests_channels_last(input) {
+        if crate::layout::is_channels_last_contiguous(&input.sizes, &input.strides)
+            || crate::layout::is_channels_last_3d_contiguous(&input.sizes, &input.strides)
+        {
+            input.strides.to_vec()
+        } else {
+            channels_last_strides(&input.sizes)
+        }
+    } else if input.is_contiguous() {
         input.strides.to_vec()
     } else {
         contiguous_strides(&input.sizes)
     };
+    let s1 = crate::iter::output_strides_of(
+        &input.sizes,
+        &[(&input.sizes, &cstrides), (&rshape, &rstrides)],
+    );
+    let out_strides: Vec<usize> = match weight {
+        Some(w) => crate::iter::output_strides_of(
+            &input.sizes,
+            &[(&input.sizes, &s1), (&w.sizes, &w.strides)],
+        )
+        .to_vec(),
+        None => s1.to_vec(),
+    };
     let n: usize = input.sizes[nd - kd..].iter().product();
     let w_ok = weight.is_none_or(|w| w.dtype == DType::Float32 && w.is_contiguous());
-    if f32_layout(input) == Some(false) && w_ok && n > 0 {
+    if f32_layout(input) == Some(false)
+        && w_ok
+        && n > 0
+        && out_strides == contiguous_strides(&input.sizes)
+    {
         let out = Tensor::try_alloc(&input.sizes, &out_strides, DType::Float32)?;
         let mut ops = vec![&out, input];
         ops.extend(weight);
@@ -554,11 +583,16 @@ pub fn batch_norm_with<'r, 'a>(
         )));
     }
     if input.numel() == 0 {
-        return Tensor::try_alloc(
-            &input.sizes,
-            &preserve_format_strides(&input.sizes, &input.strides),
-            input.dtype,
-        );
+        // PyTorch's `_batch_norm_impl_index`: `input.clone() * weight[0] + bias[0]`, so the
+        // empty result has the layout those pointwise ops give it.
+        let mut out = input.clone();
+        if let Some(w) = weight.filter(|w| w.numel() > 0) {
+            out = out.mul(&w.reshape([-1])?.select(0, 0)?)?;
+        }
+        if let Some(b) = bias.filter(|b| b.numel() > 0) {
+            out = out.add(&b.reshape([-1])?.select(0, 0)?)?;
+        }
+        return Ok(out);
     }
     for (name, p) in [
         ("running_mean", rm),
