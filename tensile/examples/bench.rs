@@ -638,7 +638,7 @@ fn main() {
     }
     // The op suite of bench/ops.txt, in table order.
     for row in bench_ops::rows() {
-        if !only.is_empty() && !only.iter().any(|o| *o == row.name) {
+        if !only.is_empty() && !only.contains(&row.name) {
             continue;
         }
         let (mut f, count) = bench_ops::build(&row).expect("building the bench inputs");

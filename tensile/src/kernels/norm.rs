@@ -5,6 +5,7 @@
 //!   biased variance; the statistics of a row come from two passes over it while it sits in
 //!   L1 (sum, then squared deviations, accumulated in double lanes), then one output pass in
 //!   float32 as PyTorch forms it: `(x · rstd + (-mean · rstd)) · w + b`.
+//!
 //! (`rms_norm` has its own row kernel in `normalize.rs`.)
 
 use rayon::prelude::*;
@@ -85,7 +86,7 @@ fn params<P: SoftElem>(p: Option<&[P]>, n: usize) -> Vec<f32> {
 /// Runs `f(x_row, y_row)` on float32 views of each row of `x` and `y` (converted through
 /// per-task buffers for the half types), in parallel above the grain.
 fn for_rows<T: SoftElem>(x: &[T], y: &mut [T], n: usize, f: impl Fn(&[f32], &mut [f32]) + Sync) {
-    let rows = if n == 0 { 0 } else { x.len().min(y.len()) / n };
+    let rows = x.len().min(y.len()).checked_div(n).unwrap_or(0);
     if rows == 0 {
         return;
     }

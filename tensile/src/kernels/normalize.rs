@@ -49,7 +49,7 @@ pub(crate) unsafe fn rms_rows_f32(
         }
         let total =
             acc.iter().sum::<f64>() + tail.iter().map(|&v| (v as f64) * (v as f64)).sum::<f64>();
-        let r = (1.0 / ((total / n as f64) as f32 + eps).sqrt()) as f32;
+        let r = 1.0 / ((total / n as f64) as f32 + eps).sqrt();
         match ws {
             Some(ws) => {
                 for ((o, &v), &g) in ys.iter_mut().zip(xs).zip(ws) {

@@ -47,7 +47,7 @@ const SHIFT: f32 = 12_582_912.0;
 /// scaled by `2^n` in two steps (so `2^n` below the normal range gives subnormals). NaN stays
 /// NaN, `+inf` gives `+inf`, `-inf` gives 0.
 #[inline(always)]
-#[allow(clippy::excessive_precision)]
+#[allow(clippy::excessive_precision, clippy::manual_clamp)]
 pub(crate) fn exp_f32(x: f32) -> f32 {
     // NaN fails both comparisons and passes through
     let xc = if x < -104.0 {

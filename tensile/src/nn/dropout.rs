@@ -72,8 +72,8 @@ impl From<(f64, bool, bool)> for DropoutOpts {
 fn dropout_impl(input: &Tensor, o: DropoutOpts, feature: bool, alpha: bool) -> Result<Tensor> {
     if o.p < 0.0 || o.p > 1.0 || o.p.is_nan() {
         return Err(Error::value(format!(
-            "dropout probability has to be between 0 and 1, but got {}",
-            format!("{:?}", o.p)
+            "dropout probability has to be between 0 and 1, but got {:?}",
+            o.p
         )));
     }
     if o.p == 0.0 || !o.training || input.numel() == 0 {
@@ -188,8 +188,8 @@ fn channel_dropout(
 ) -> Result<Tensor> {
     if o.p < 0.0 || o.p > 1.0 || o.p.is_nan() {
         return Err(Error::value(format!(
-            "dropout probability has to be between 0 and 1, but got {}",
-            format!("{:?}", o.p)
+            "dropout probability has to be between 0 and 1, but got {:?}",
+            o.p
         )));
     }
     let d = input.dim();
