@@ -106,7 +106,47 @@ pub(crate) unsafe fn plane_moments_f32(
     }
 }
 
-/// `y[o, c, i] = x[o, c, i] * alpha[c] + beta[c]` over an `(outer, channels, inner)` block
+/// `y[i] = fma(x[i], a[i], b[i])`, rounded once.
+#[inline(always)]
+fn fma_rows_body(xs: &[f32], ys: &mut [f32], a: &[f32], b: &[f32]) {
+    for (((o, &v), &a), &b) in ys.iter_mut().zip(xs).zip(a).zip(b) {
+        *o = v.mul_add(a, b);
+    }
+}
+
+/// `y[i] = fma(x[i], a, b)`, rounded once.
+#[inline(always)]
+fn fma_plane_body(xs: &[f32], ys: &mut [f32], a: f32, b: f32) {
+    for (o, &v) in ys.iter_mut().zip(xs) {
+        *o = v.mul_add(a, b);
+    }
+}
+
+/// Runs `$body` compiled for AVX2 + FMA when the CPU has both (a fused multiply-add is one
+/// instruction there, a libm call otherwise); the result is the same either way.
+macro_rules! with_fma {
+    (fn $name:ident = $body:ident ($($arg:ident : $ty:ty),*)) => {
+        fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                    #[target_feature(enable = "avx2,fma")]
+                    fn fast($($arg: $ty),*) {
+                        $body($($arg),*)
+                    }
+                    // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                    return unsafe { fast($($arg),*) };
+                }
+            }
+            $body($($arg),*)
+        }
+    };
+}
+with_fma!(fn fma_rows = fma_rows_body(xs: &[f32], ys: &mut [f32], a: &[f32], b: &[f32]));
+with_fma!(fn fma_plane = fma_plane_body(xs: &[f32], ys: &mut [f32], a: f32, b: f32));
+
+/// `y[o, c, i] = fma(x[o, c, i], alpha[c], beta[c])` (PyTorch's batch-norm transform, which
+/// its compiler fuses) over an `(outer, channels, inner)` block
 /// (`alpha`, `beta` of `channels` entries).
 ///
 /// # Safety
@@ -133,9 +173,7 @@ pub(crate) unsafe fn affine_f32(
                     std::slice::from_raw_parts_mut(yp.get().add(r * ch), ch),
                 )
             };
-            for (((o, &v), &a), &b) in ys.iter_mut().zip(xs).zip(alpha).zip(beta) {
-                *o = v * a + b;
-            }
+            fma_rows(xs, ys, alpha, beta);
         };
         if parallel(total) {
             (0..outer).into_par_iter().for_each(one);
@@ -153,9 +191,7 @@ pub(crate) unsafe fn affine_f32(
                 std::slice::from_raw_parts_mut(yp.get().add(p * inner), inner),
             )
         };
-        for (o, &v) in ys.iter_mut().zip(xs) {
-            *o = v * a + b;
-        }
+        fma_plane(xs, ys, a, b);
     };
     if parallel(total) {
         (0..outer * ch).into_par_iter().for_each(one);

@@ -99,6 +99,39 @@ fn combine(parts: impl Iterator<Item = (f64, f64)> + Clone) -> (f64, f64) {
     (mean, var)
 }
 
+/// PyTorch's batch-norm linear terms `alpha = invstd * w`, `beta = b - mean * alpha`
+/// (`batch_norm_cpu_collect_linear_and_constant_terms`), in float32 arithmetic for a float32
+/// input (the statistics stored as float32 first, `beta` fused as its compiler fuses it), in
+/// double otherwise. `invstd` is the training statistic `1 / sqrt(var + eps)` (computed in
+/// double, as PyTorch does) or, when `eval_var` is given, computed from that running variance
+/// in the input's precision.
+fn linear_terms(
+    mean: f64,
+    invstd_or_var: (f64, Option<f64>),
+    w: f64,
+    b: f64,
+    eps: f64,
+    f32: bool,
+) -> (f64, f64) {
+    let (invstd, eval_var) = invstd_or_var;
+    if f32 {
+        let invstd = match eval_var {
+            Some(v) => 1.0 / (v as f32 + eps as f32).sqrt(),
+            None => invstd as f32,
+        };
+        let alpha = invstd * w as f32;
+        let beta = (-(mean as f32)).mul_add(alpha, b as f32);
+        (alpha as f64, beta as f64)
+    } else {
+        let invstd = match eval_var {
+            Some(v) => 1.0 / (v + eps).sqrt(),
+            None => invstd,
+        };
+        let alpha = invstd * w;
+        (alpha, (-mean).mul_add(alpha, b))
+    }
+}
+
 /// `y[n, c, s] = x[n, c, s] * alpha[c'] + beta[c']` with `c' = n * C + c` when `per_sample`
 /// (`alpha` of `N * C` entries) else `c`: a fresh tensor with `strides`, `x`'s dtype.
 fn affine(
@@ -146,7 +179,7 @@ fn affine(
     for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
         let ch = if per_sample { p } else { p % c };
         for e in chunk {
-            *e = *e * alpha[ch] + beta[ch];
+            *e = e.mul_add(alpha[ch], beta[ch]);
         }
     }
     let src = Tensor::from_vec(v, &x.sizes[..])?;
@@ -655,10 +688,14 @@ pub fn batch_norm_with<'r, 'a>(
     let (w, b) = (param(weight, c, 1.0), param(bias, c, 0.0));
     let mut alpha = vec![0.0; c];
     let mut beta = vec![0.0; c];
+    let f32 = input.dtype == DType::Float32;
     for ch in 0..c {
-        let invstd = 1.0 / (var[ch] + eps).sqrt();
-        alpha[ch] = invstd * w[ch];
-        beta[ch] = b[ch] - mean[ch] * alpha[ch];
+        let stat = if training {
+            (1.0 / (var[ch] + eps).sqrt(), None)
+        } else {
+            (0.0, Some(var[ch]))
+        };
+        (alpha[ch], beta[ch]) = linear_terms(mean[ch], stat, w[ch], b[ch], eps, f32);
     }
     affine(input, &strides, &alpha, &beta, false)
 }
@@ -797,12 +834,12 @@ pub fn instance_norm_with<'a>(
     let (w, b) = (param(o.weight, c, 1.0), param(o.bias, c, 0.0));
     let mut alpha = vec![0.0; n * c];
     let mut beta = vec![0.0; n * c];
+    let f32 = input.dtype == DType::Float32;
     if o.use_input_stats {
         let planes = plane_moments(input, n, c, s);
         for (p, &(mean, var)) in planes.iter().enumerate() {
-            let invstd = 1.0 / (var + o.eps).sqrt();
-            alpha[p] = invstd * w[p % c];
-            beta[p] = b[p % c] - mean * alpha[p];
+            let stat = (1.0 / (var + o.eps).sqrt(), None);
+            (alpha[p], beta[p]) = linear_terms(mean, stat, w[p % c], b[p % c], o.eps, f32);
         }
         let sf = s as f64;
         for (name, r) in [("mean", o.running_mean), ("var", o.running_var)] {
@@ -831,9 +868,8 @@ pub fn instance_norm_with<'a>(
         let (rm, rv) = (param(o.running_mean, c, 0.0), param(o.running_var, c, 1.0));
         for p in 0..n * c {
             let ch = p % c;
-            let invstd = 1.0 / (rv[ch] + o.eps).sqrt();
-            alpha[p] = invstd * w[ch];
-            beta[p] = b[ch] - rm[ch] * alpha[p];
+            let stat = (0.0, Some(rv[ch]));
+            (alpha[p], beta[p]) = linear_terms(rm[ch], stat, w[ch], b[ch], o.eps, f32);
         }
     }
     let x = input.contiguous();
