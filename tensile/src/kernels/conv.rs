@@ -117,11 +117,16 @@ pub(crate) fn im2col_nchw<T: Copy + Default>(img: &[T], ch: usize, w: &Window, c
 
 /// col2im: adds `col[(c, kd, kh, kw), b]` into the NCHW image of `ch` channels (taps in the
 /// padding are dropped). The inverse data movement of [`im2col_nchw`], summing overlaps.
-pub(crate) fn col2im_nchw<T: Copy + std::ops::AddAssign>(
+///
+/// With `round`, each addition is rounded as PyTorch's `col2im` rounds when it accumulates in
+/// a reduced dtype (the additions to one image element happen in PyTorch's order: channel,
+/// then kernel offset).
+pub(crate) fn col2im_nchw<T: ConvElem>(
     col: &[T],
     ch: usize,
     w: &Window,
     img: &mut [T],
+    round: Option<Round>,
 ) {
     let (pin, pb) = (w.img_len(), w.blk_len());
     let [_, ih_n, iw_n] = w.img;
@@ -151,11 +156,13 @@ pub(crate) fn col2im_nchw<T: Copy + std::ops::AddAssign>(
                             let src = &row[(bd * bh_n + bh) * bw_n..][..bw_n];
                             let dst = &mut plane[(id * ih_n + ih) * iw_n..][..iw_n];
                             let first = lo * w.stride[2] + koff - w.pad[2];
-                            for (x, o) in src[lo..hi]
+                            let pairs = src[lo..hi]
                                 .iter()
-                                .zip(dst[first..].iter_mut().step_by(w.stride[2]))
-                            {
-                                *o += *x;
+                                .zip(dst[first..].iter_mut().step_by(w.stride[2]));
+                            if round.is_some() {
+                                pairs.for_each(|(x, o)| *o = (*o + *x).rounded(round));
+                            } else {
+                                pairs.for_each(|(x, o)| *o += *x);
                             }
                         }
                     }
@@ -208,7 +215,14 @@ fn im2col_nhwc<T: Copy + Default>(
 
 /// The element types the convolution kernels compute in: float32 and float64.
 pub(crate) trait ConvElem:
-    Copy + Default + Send + Sync + std::ops::AddAssign + std::ops::Mul<Output = Self> + 'static
+    Copy
+    + Default
+    + Send
+    + Sync
+    + std::ops::AddAssign
+    + std::ops::Add<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + 'static
 {
     /// `dst (m×n) (+)= lhs (m×k) · rhs (k×n)`, strides in elements.
     ///
@@ -235,7 +249,14 @@ pub(crate) trait ConvElem:
     /// Runs `f` on a scratch slice of `len` elements (contents unspecified), reusing a
     /// per-thread buffer. Re-entrant: a nested call gets a fresh buffer.
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
+    /// `self` rounded by `r` (a float32 → reduced precision → float32 round trip) when given
+    /// (only ever given for a float32 computation); unchanged otherwise.
+    fn rounded(self, r: Option<Round>) -> Self;
 }
+
+/// A float32 → float16/bfloat16 → float32 round trip: the rounding PyTorch's slow kernels
+/// apply at every step they store in the tensor's reduced dtype.
+pub(crate) type Round = fn(f32) -> f32;
 
 macro_rules! conv_elem {
     ($t:ty, $tl:ident) => {
@@ -304,6 +325,12 @@ macro_rules! conv_elem {
                 });
                 r
             }
+            fn rounded(self, r: Option<Round>) -> Self {
+                match r {
+                    Some(r) => r(self as f32) as $t,
+                    None => self,
+                }
+            }
         }
     };
 }
@@ -320,6 +347,10 @@ pub(crate) struct ConvGeom {
     /// For a forward convolution `img` is the input and `blk` the output; for a transposed
     /// one `blk` is the input and `img` the output.
     pub win: Window,
+    /// For a transposed convolution of a float16/bfloat16 tensor computed in float32:
+    /// PyTorch's slow path stores the product's columns, each `col2im` addition and the bias
+    /// addition in the reduced dtype, so each is rounded with this.
+    pub round: Option<Round>,
 }
 
 /// Below this many multiply-adds a convolution runs on the calling thread.
@@ -425,7 +456,12 @@ fn forward_nchw<T: ConvElem>(
     let w = &g.win;
     let (pin, p, kl) = (w.img_len(), w.blk_len(), w.k_len());
     let (cg, og) = (g.c / g.groups, g.o / g.groups);
-    fill_bias(y, bias, g.o, false);
+    if g.round.is_some() {
+        // PyTorch's slow path: zeros, col2im, then `output.add_(bias)`, each step stored.
+        y.fill(T::default());
+    } else {
+        fill_bias(y, bias, g.o, false);
+    }
     for gi in 0..g.groups {
         let xg = &x[gi * cg * pin..(gi + 1) * cg * pin];
         let wg = &wt[gi * og * cg * kl..(gi + 1) * og * cg * kl];
@@ -561,7 +597,12 @@ fn transposed_nchw<T: ConvElem>(
     let w = &g.win;
     let (pin, pout, kl) = (w.blk_len(), w.img_len(), w.k_len());
     let (cg, og) = (g.c / g.groups, g.o / g.groups);
-    fill_bias(y, bias, g.o, false);
+    if g.round.is_some() {
+        // PyTorch's slow path: zeros, col2im, then `output.add_(bias)`, each step stored.
+        y.fill(T::default());
+    } else {
+        fill_bias(y, bias, g.o, false);
+    }
     for gi in 0..g.groups {
         let xg = &x[gi * cg * pin..(gi + 1) * cg * pin];
         let wg = &wt[gi * cg * og * kl..(gi + 1) * cg * og * kl];
@@ -587,8 +628,18 @@ fn transposed_nchw<T: ConvElem>(
                     threads,
                 )
             };
-            col2im_nchw(col, og, w, yg);
+            if g.round.is_some() {
+                col.iter_mut().for_each(|v| *v = v.rounded(g.round));
+            }
+            col2im_nchw(col, og, w, yg, g.round);
         });
+    }
+    if let (Some(_), Some(b)) = (g.round, bias) {
+        for (plane, &v) in y.chunks_exact_mut(pout.max(1)).zip(b) {
+            plane
+                .iter_mut()
+                .for_each(|o| *o = (*o + v).rounded(g.round));
+        }
     }
 }
 
@@ -689,7 +740,7 @@ pub(crate) unsafe fn fold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usiz
     }
     y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
         yi.fill(T::default());
-        col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi)
+        col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi, None)
     });
 }
 
@@ -736,7 +787,7 @@ mod tests {
         let mut col = vec![0.0; c.len()];
         im2col_nchw(&x, 2, &w, &mut col);
         let mut img = vec![0.0; x.len()];
-        col2im_nchw(&c, 2, &w, &mut img);
+        col2im_nchw(&c, 2, &w, &mut img, None);
         let a: f64 = col.iter().zip(&c).map(|(a, b)| a * b).sum();
         let b: f64 = x.iter().zip(&img).map(|(a, b)| a * b).sum();
         assert_eq!(a, b);

@@ -916,7 +916,8 @@ fn convolution(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -
     let groups = g.groups as usize;
     let out_sizes: Vec<usize> = out4.iter().map(|&v| v as usize).collect();
     let cl = output_channels_last(&x4, &w4, groups, outpad_big, &out_sizes);
-    let r = compute(&x4, &w4, bias, &g, &out_sizes, cl)?;
+    let slow = !uses_onednn(&x4, &w4, groups, outpad_big);
+    let r = compute(&x4, &w4, bias, &g, &out_sizes, cl, slow)?;
     if one_d { r.squeeze_dim(2) } else { Ok(r) }
 }
 
@@ -955,7 +956,8 @@ fn pad3<T: Copy>(v: &[T], fill: T) -> [T; 3] {
 }
 
 /// Runs the convolution on 4-d/5-d operands into an output of `out_sizes`, channels-last
-/// when `cl`.
+/// when `cl`; `slow` when PyTorch runs its own (non-oneDNN) kernel, whose transposed path
+/// stores every step of a float16/bfloat16 computation in that dtype.
 fn compute(
     x: &Tensor,
     w: &Tensor,
@@ -963,6 +965,7 @@ fn compute(
     g: &Geo,
     out_sizes: &[usize],
     cl: bool,
+    slow: bool,
 ) -> Result<Tensor> {
     let dt = x.dtype();
     let cd = if dt == DType::Float64 {
@@ -992,6 +995,13 @@ fn compute(
         o: out_sizes[1],
         groups: g.groups as usize,
         win,
+        // only the slow transposed path stores its steps in the reduced dtype; oneDNN's
+        // accumulates in float32
+        round: match dt {
+            DType::BFloat16 if g.transposed && slow => Some(|v| half::bf16::from_f32(v).to_f32()),
+            DType::Float16 if g.transposed && slow => Some(|v| half::f16::from_f32(v).to_f32()),
+            _ => None,
+        },
     };
     let nhwc = cl && !g.transposed;
     let kind = if g.transposed {
