@@ -10,6 +10,8 @@
 use rayon::prelude::*;
 
 use crate::kernels::Ptr;
+use crate::kernels::mm::{MmElem, mm};
+use crate::kernels::vmath::exp_f32;
 
 /// Query rows per block (one `ROWS×S` score buffer per task).
 const ROWS: usize = 64;
@@ -54,9 +56,7 @@ pub(crate) struct AttnGeom {
 }
 
 /// The float types the kernel runs in.
-pub(crate) trait AttnFloat: Copy + Send + Sync + 'static + PartialOrd {
-    const ZERO: Self;
-    const ONE: Self;
+pub(crate) trait AttnFloat: MmElem + PartialOrd {
     const NEG_INF: Self;
     fn from_f64(x: f64) -> Self;
     fn add(self, o: Self) -> Self;
@@ -66,31 +66,10 @@ pub(crate) trait AttnFloat: Copy + Send + Sync + 'static + PartialOrd {
     fn is_nan(self) -> bool;
     /// `exp` of every element of `xs`, in place (all elements are `<= 0` or NaN).
     fn exp_inplace(xs: &mut [Self]);
-    /// `C = A·B` (`m×k` by `k×n`) into `c` with row stride `rsc`, column stride 1.
-    ///
-    /// # Safety
-    /// The pointers address matrices of these sizes and strides; `c` is written by this call
-    /// only.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn gemm(
-        m: usize,
-        k: usize,
-        n: usize,
-        a: *const Self,
-        rsa: isize,
-        csa: isize,
-        b: *const Self,
-        rsb: isize,
-        csb: isize,
-        c: *mut Self,
-        rsc: isize,
-    );
 }
 
 macro_rules! attn_float {
     ($t:ty) => {
-        const ZERO: $t = 0.0;
-        const ONE: $t = 1.0;
         const NEG_INF: $t = <$t>::NEG_INFINITY;
         fn from_f64(x: f64) -> $t {
             x as $t
@@ -109,56 +88,6 @@ macro_rules! attn_float {
         }
         fn is_nan(self) -> bool {
             <$t>::is_nan(self)
-        }
-        unsafe fn gemm(
-            m: usize,
-            k: usize,
-            n: usize,
-            a: *const $t,
-            rsa: isize,
-            csa: isize,
-            b: *const $t,
-            rsb: isize,
-            csb: isize,
-            c: *mut $t,
-            rsc: isize,
-        ) {
-            if m == 0 || n == 0 {
-                return;
-            }
-            if k == 0 {
-                for i in 0..m {
-                    // SAFETY: row i of c holds n elements (caller's contract).
-                    unsafe { std::slice::from_raw_parts_mut(c.offset(i as isize * rsc), n) }
-                        .fill(0.0);
-                }
-                return;
-            }
-            // SAFETY: forwarded from the caller; `gemm` reads m·k and k·n elements at the
-            // given strides and writes m·n elements of c (c = a·b, c not read).
-            unsafe {
-                gemm::gemm(
-                    m,
-                    n,
-                    k,
-                    c,
-                    1,
-                    rsc,
-                    false,
-                    a,
-                    csa,
-                    rsa,
-                    b,
-                    csb,
-                    rsb,
-                    0.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
-                    gemm::Parallelism::None,
-                )
-            }
         }
     };
 }
@@ -179,31 +108,6 @@ impl AttnFloat for f64 {
             *x = x.exp();
         }
     }
-}
-
-/// `exp(x)` for `x <= 0` (or NaN), branch-free so the row loop vectorises: Cephes' `expf`
-/// (range reduction by `ln 2` in two parts, degree-6 polynomial, exponent by bit
-/// arithmetic), about 1 ulp; results below `exp(-87)` (≈ 1.6e-38) are flushed to 0, `-inf`
-/// gives 0 and NaN stays NaN.
-#[inline(always)]
-pub(crate) fn exp_f32(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const C1: f32 = 0.693_359_4;
-    const C2: f32 = -2.121_944_4e-4;
-    const MAGIC: f32 = 12_582_912.0; // 1.5 · 2^23: adding it rounds to an integer
-    let xc = if x < -87.0 { -87.0 } else { x };
-    let t = xc * LOG2E + MAGIC;
-    let n = t - MAGIC;
-    let ni = (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-    let r = xc - n * C1 - n * C2;
-    let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_5e-1)
-        * r
-        + 0.5;
-    let y = p * r * r + r + 1.0;
-    let scale = f32::from_bits((ni.wrapping_add(127) as u32) << 23);
-    let out = y * scale;
-    if x < -87.0 { 0.0 } else { out }
 }
 
 /// Scale, mask and causal cut then softmax of one row of scores, in place: `row[..len]` are
@@ -318,18 +222,21 @@ pub(crate) unsafe fn attention<T: AttnFloat>(
                 return;
             }
             let mut buf = vec![T::ZERO; rows * s_eff];
-            T::gemm(
+            mm::<T>(
                 rows,
-                g.e,
                 s_eff,
+                g.e,
+                buf.as_mut_ptr(),
+                s_eff as isize,
+                1,
+                false,
                 q.get().add(g.q_off[b] + i0 * g.q_rs),
                 g.q_rs as isize,
                 g.q_cs as isize,
                 k.get().add(g.k_off[b]),
                 g.k_cs as isize,
                 g.k_rs as isize,
-                buf.as_mut_ptr(),
-                s_eff as isize,
+                1,
             );
             for (r, row) in buf.chunks_exact_mut(s_eff).enumerate() {
                 let i = i0 + r;
@@ -337,18 +244,21 @@ pub(crate) unsafe fn attention<T: AttnFloat>(
                 let mrow = g.m_off[b] + i * g.m_rs;
                 softmax_row(row, len, scale, mask, mrow, g.m_cs);
             }
-            T::gemm(
+            mm::<T>(
                 rows,
-                s_eff,
                 g.ev,
+                s_eff,
+                o,
+                g.o_rs as isize,
+                1,
+                false,
                 buf.as_ptr(),
                 s_eff as isize,
                 1,
                 v.get().add(g.v_off[b]),
                 g.v_rs as isize,
                 g.v_cs as isize,
-                o,
-                g.o_rs as isize,
+                1,
             );
         }
     };
@@ -364,26 +274,6 @@ pub(crate) unsafe fn attention<T: AttnFloat>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exp_f32_matches_std() {
-        let mut x = -90.0f32;
-        while x <= 0.0 {
-            let (got, want) = (exp_f32(x), x.exp());
-            if x >= -87.0 {
-                assert!(
-                    (got - want).abs() <= 2.5e-7 * want,
-                    "exp({x}) = {got}, want {want}"
-                );
-            } else {
-                assert_eq!(got, 0.0);
-            }
-            x += 0.0137;
-        }
-        assert_eq!(exp_f32(0.0), 1.0);
-        assert_eq!(exp_f32(f32::NEG_INFINITY), 0.0);
-        assert!(exp_f32(f32::NAN).is_nan());
-    }
 
     #[test]
     fn fully_masked_row_is_zero() {

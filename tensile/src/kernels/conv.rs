@@ -16,6 +16,7 @@
 //! Work is split over images with rayon when there are enough of them, otherwise each product
 //! splits itself. Scratch (the col buffer) is a per-thread vector reused across calls.
 
+use super::mm::{MmElem, mm};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -215,7 +216,8 @@ fn im2col_nhwc<T: Copy + Default>(
 
 /// The element types the convolution kernels compute in: float32 and float64.
 pub(crate) trait ConvElem:
-    Copy
+    MmElem
+    + Copy
     + Default
     + Send
     + Sync
@@ -224,28 +226,6 @@ pub(crate) trait ConvElem:
     + std::ops::Mul<Output = Self>
     + 'static
 {
-    /// `dst (m×n) (+)= lhs (m×k) · rhs (k×n)`, strides in elements.
-    ///
-    /// # Safety
-    /// The three matrices lie inside live allocations with these sizes and strides; `dst`
-    /// is written by this call only and does not overlap `lhs` or `rhs`.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn mm(
-        m: usize,
-        n: usize,
-        k: usize,
-        dst: *mut Self,
-        dst_rs: isize,
-        dst_cs: isize,
-        acc: bool,
-        lhs: *const Self,
-        lhs_rs: isize,
-        lhs_cs: isize,
-        rhs: *const Self,
-        rhs_rs: isize,
-        rhs_cs: isize,
-        threads: usize,
-    );
     /// Runs `f` on a scratch slice of `len` elements (contents unspecified), reusing a
     /// per-thread buffer. Re-entrant: a nested call gets a fresh buffer.
     fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [Self]) -> R) -> R;
@@ -264,51 +244,6 @@ macro_rules! conv_elem {
             static $tl: RefCell<Vec<$t>> = const { RefCell::new(Vec::new()) };
         }
         impl ConvElem for $t {
-            unsafe fn mm(
-                m: usize,
-                n: usize,
-                k: usize,
-                dst: *mut $t,
-                dst_rs: isize,
-                dst_cs: isize,
-                acc: bool,
-                lhs: *const $t,
-                lhs_rs: isize,
-                lhs_cs: isize,
-                rhs: *const $t,
-                rhs_rs: isize,
-                rhs_cs: isize,
-                threads: usize,
-            ) {
-                if m == 0 || n == 0 {
-                    return;
-                }
-                if k == 0 {
-                    if !acc {
-                        for i in 0..m {
-                            for j in 0..n {
-                                // SAFETY: (i, j) lies inside dst, per the caller.
-                                unsafe {
-                                    *dst.offset(i as isize * dst_rs + j as isize * dst_cs) = 0.0
-                                };
-                            }
-                        }
-                    }
-                    return;
-                }
-                let par = if threads > 1 {
-                    gemm::Parallelism::Rayon(threads)
-                } else {
-                    gemm::Parallelism::None
-                };
-                // SAFETY: forwarded from the caller: dst = dst + lhs·rhs (acc) or lhs·rhs.
-                unsafe {
-                    gemm::gemm(
-                        m, n, k, dst, dst_cs, dst_rs, acc, lhs, lhs_cs, lhs_rs, rhs, rhs_cs,
-                        rhs_rs, 1.0, 1.0, false, false, false, par,
-                    )
-                }
-            }
             fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
                 // take the buffer out, so a nested call (rayon work stealing inside gemm)
                 // never finds it borrowed
@@ -473,7 +408,7 @@ fn forward_nchw<T: ConvElem>(
         } else if w.is_pointwise() {
             // SAFETY: yg is og×p (row stride p), wg og×cg, xg cg×p, all inside their slices.
             unsafe {
-                T::mm(
+                mm::<T>(
                     og,
                     p,
                     cg,
@@ -496,7 +431,7 @@ fn forward_nchw<T: ConvElem>(
                 // SAFETY: yg is og×p, wg og×(cg·K), col (cg·K)×p, all inside their slices;
                 // col is this call's own scratch.
                 unsafe {
-                    T::mm(
+                    mm::<T>(
                         og,
                         p,
                         cg * kl,
@@ -539,7 +474,7 @@ fn forward_nhwc<T: ConvElem>(
             // SAFETY: yg is p×og with row stride o (the last row ends inside y); x_g is p×cg
             // with row stride c starting at channel gi·cg; wgᵀ is cg×og.
             unsafe {
-                T::mm(
+                mm::<T>(
                     p,
                     og,
                     cg,
@@ -562,7 +497,7 @@ fn forward_nhwc<T: ConvElem>(
                 // SAFETY: yg is p×og with row stride o inside y; col is p×(K·cg), this
                 // call's own scratch; wgᵀ is (K·cg)×og.
                 unsafe {
-                    T::mm(
+                    mm::<T>(
                         p,
                         og,
                         kl * cg,
@@ -611,7 +546,7 @@ fn transposed_nchw<T: ConvElem>(
             // SAFETY: col is (og·K)×pin, this call's scratch; wgᵀ is (og·K)×cg (wg is
             // cg×(og·K) row-major); xg is cg×pin.
             unsafe {
-                T::mm(
+                mm::<T>(
                     og * kl,
                     pin,
                     cg,

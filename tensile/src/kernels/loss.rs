@@ -3,29 +3,7 @@
 
 use rayon::prelude::*;
 
-/// `exp(x)` for `x ≤ 0` (finite): Cephes' `expf` polynomial after the `2^k` range reduction,
-/// branch-free so the compiler vectorises it (relative error about 2 ulp). Values below -87
-/// give about 1e-38 instead of 0, harmless in a sum whose largest term is 1.
-#[inline(always)]
-fn exp_neg(x: f32) -> f32 {
-    const LOG2E: f32 = std::f32::consts::LOG2_E;
-    const MAGIC: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
-    const LN2_HI: f32 = 0.693_359_4;
-    const LN2_LO: f32 = -2.121_944_4e-4;
-    let x = if x < -87.0 { -87.0 } else { x };
-    let z = x * LOG2E + MAGIC;
-    let k = z - MAGIC;
-    let ki = (z.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
-    let r = x - k * LN2_HI - k * LN2_LO;
-    let mut p = 1.987_569_1e-4f32;
-    p = p * r + 1.398_2e-3;
-    p = p * r + 8.333_452e-3;
-    p = p * r + 4.166_579_6e-2;
-    p = p * r + 0.166_666_65;
-    p = p * r + 0.5;
-    let y = p * r * r + r + 1.0;
-    y * f32::from_bits(((ki + 127) << 23) as u32)
-}
+use super::vmath::exp_f32;
 
 /// `(max, has_nan)` of a non-empty row.
 #[inline(always)]
@@ -57,12 +35,12 @@ fn row_exp_sum(xs: &[f32], m: f32) -> f32 {
     let rem = chunks.remainder();
     for c in chunks {
         for l in 0..16 {
-            acc[l] += exp_neg(c[l] - m);
+            acc[l] += exp_f32(c[l] - m);
         }
     }
     let mut s: f32 = acc.iter().sum();
     for &v in rem {
-        s += exp_neg(v - m);
+        s += exp_f32(v - m);
     }
     s
 }
@@ -160,19 +138,6 @@ pub(crate) fn cross_entropy_rows_f32(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exp_neg_is_close() {
-        let mut x = 0.0f32;
-        while x > -90.0 {
-            let want = (x as f64).exp();
-            let got = exp_neg(x) as f64;
-            if x > -87.0 {
-                assert!((got - want).abs() <= 4e-7 * want, "{x}: {got} vs {want}");
-            }
-            x -= 0.0137;
-        }
-    }
 
     #[test]
     fn rows_match_a_plain_log_softmax() {

@@ -7,7 +7,9 @@
 //! * [`pointwise`] turns scalar functions into inner loops specialised for contiguous and
 //!   stride-0 operands.
 //! * [`reduce`] and [`simd`] run reductions (inner and vertical walks, runtime AVX-512/AVX2
-//!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products; [`gather`] copies
+//!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products of tensors and
+//!   [`mm`] for the raw operands the convolution, attention and recurrent kernels build;
+//!   [`gather`] copies
 //!   rows for `index_select`/`embedding`.
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
 //! * [`vmath`] holds branch-free float32 `exp`/`tanh`/`erf` and the activations on them,
@@ -26,6 +28,7 @@ pub(crate) mod gemm;
 pub(crate) mod loops;
 pub(crate) mod loss;
 pub(crate) mod math;
+pub(crate) mod mm;
 pub(crate) mod norm;
 pub(crate) mod normalize;
 pub(crate) mod pointwise;

@@ -11,6 +11,9 @@
 
 use rayon::prelude::*;
 
+use super::mm::{MmElem, mm};
+use super::vmath::{sigmoid_f32, tanh_f32};
+
 /// Which recurrence: the gate count `G` and the gate math.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum CellKind {
@@ -35,66 +38,14 @@ impl CellKind {
     }
 }
 
-/// Float32 `exp` (Cephes' polynomial after reduction by `ln 2`), branch-free; the argument is
-/// clamped to `[-87, 88]` so `2^n` stays a normal float (`exp(-100)` gives `exp(-87)`, which
-/// only matters below 1e-37).
-#[inline(always)]
-fn exp_f32(x: f32) -> f32 {
-    const SHIFT: f32 = 12_582_912.0; // 1.5 * 2^23: adding it rounds to an integer
-    let x = if x > 88.0 { 88.0 } else { x };
-    let x = if x < -87.0 { -87.0 } else { x };
-    let kf = x * std::f32::consts::LOG2_E + SHIFT;
-    let n = kf - SHIFT;
-    let r = x - n * 0.693_359_4 - n * -2.121_944_4e-4;
-    let z = r * r;
-    let p = ((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2) * r
-        + 1.666_666_5e-1)
-        * r
-        + 0.5;
-    let y = p * z + r + 1.0;
-    let ni = (kf.to_bits() as i32).wrapping_sub(SHIFT.to_bits() as i32);
-    y * f32::from_bits((ni.wrapping_add(127) << 23) as u32)
-}
-
-/// `1 / (1 + exp(-x))` in float32 (NaN stays NaN).
-#[inline(always)]
-pub(crate) fn sigmoid_f32(x: f32) -> f32 {
-    let s = 1.0 / (1.0 + exp_f32(-x));
-    if x.is_nan() { x } else { s }
-}
-
-/// `tanh(x)` in float32: an odd Taylor polynomial through `x^13` for `|x| < 0.5` (error below
-/// 1e-7 relative), `1 − 2/(exp(2|x|) + 1)` with the sign of `x` above (NaN stays NaN).
-#[inline(always)]
-pub(crate) fn tanh_f32(x: f32) -> f32 {
-    let a = x.abs();
-    let x2 = x * x;
-    let small = x
-        * (1.0
-            + x2 * (-1.0 / 3.0
-                + x2 * (2.0 / 15.0
-                    + x2 * (-17.0 / 315.0
-                        + x2 * (62.0 / 2835.0
-                            + x2 * (-1382.0 / 155_925.0 + x2 * (21844.0 / 6_081_075.0)))))));
-    let big = 1.0 - 2.0 / (exp_f32(2.0 * a) + 1.0);
-    let big = if x < 0.0 { -big } else { big };
-    let r = if a < 0.5 { small } else { big };
-    if x.is_nan() { x } else { r }
-}
-
 /// The element types the kernels run on: float32 and float64.
 pub(crate) trait RnnFloat:
-    Copy
-    + Send
-    + Sync
-    + 'static
+    MmElem
     + PartialOrd
     + std::ops::Add<Output = Self>
     + std::ops::Sub<Output = Self>
     + std::ops::Mul<Output = Self>
 {
-    const ZERO: Self;
-    const ONE: Self;
     fn sigmoid(self) -> Self;
     fn tanh(self) -> Self;
     /// `max(x, 0)`, NaN kept (PyTorch's `relu` is `clamp_min(0)`, which propagates NaN).
@@ -106,8 +57,6 @@ pub(crate) trait RnnFloat:
 }
 
 impl RnnFloat for f32 {
-    const ZERO: f32 = 0.0;
-    const ONE: f32 = 1.0;
     const VECTOR: bool = true;
     #[inline(always)]
     fn sigmoid(self) -> f32 {
@@ -120,8 +69,6 @@ impl RnnFloat for f32 {
 }
 
 impl RnnFloat for f64 {
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
     const VECTOR: bool = false;
     #[inline(always)]
     fn sigmoid(self) -> f64 {
@@ -154,51 +101,36 @@ fn gemm_nt<T: RnnFloat>(
     if m == 0 || n == 0 {
         return;
     }
-    if k == 0 {
-        if !acc {
-            for r in 0..m {
-                out[r * out_rs..r * out_rs + n].fill(T::ZERO);
-            }
-        }
-        return;
-    }
     assert!(a.len() >= (m - 1) * a_rs + k, "gemm_nt: lhs too short");
     assert!(w.len() >= n * k, "gemm_nt: weight too short");
     assert!(
         out.len() >= (m - 1) * out_rs + n,
         "gemm_nt: output too short"
     );
-    let threads = rayon::current_num_threads();
-    let par = if threads > 1 && m * n * k >= PAR_FLOPS {
-        gemm::Parallelism::Rayon(threads)
+    let threads = if m * n * k >= PAR_FLOPS {
+        rayon::current_num_threads()
     } else {
-        gemm::Parallelism::None
+        1
     };
     // SAFETY: the asserts above show `a` holds the m×k matrix at row stride `a_rs`, `w` the
     // n×k weight (read as its k×n transpose: row stride 1, column stride k) and `out` the m×n
     // result at row stride `out_rs`; `out` is borrowed mutably, so it aliases neither input.
-    // out = 1·out + 1·(a·wᵀ) when `acc`, else a·wᵀ.
     unsafe {
-        gemm::gemm(
+        mm::<T>(
             m,
             n,
             k,
             out.as_mut_ptr(),
-            1,
             out_rs as isize,
+            1,
             acc,
             a.as_ptr(),
-            1,
             a_rs as isize,
-            w.as_ptr(),
-            k as isize,
             1,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            par,
+            w.as_ptr(),
+            1,
+            k as isize,
+            threads,
         )
     }
 }
