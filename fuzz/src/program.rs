@@ -205,6 +205,15 @@ impl<'a> Rd<'a> {
     }
 }
 
+/// With `TENSILE_FUZZ_SKIP_KNOWN=1` in the environment, inputs reaching crashes already
+/// recorded (in `tensile/tests/fuzz_regressions.rs`'s `KNOWN`) are skipped, so that a fuzzing
+/// session finds new ones instead of the same ones again. Off by default (and in the
+/// regression test).
+pub fn skip_known() -> bool {
+    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("TENSILE_FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
+}
+
 fn numel128(sizes: &[usize]) -> u128 {
     let mut n: u128 = 1;
     for &s in sizes {
@@ -296,6 +305,9 @@ fn construct(r: &mut Rd) -> Option<Tensor> {
             if n.is_finite() && n > WORK_LIMIT as f64 && n < SURE_FAIL as f64 {
                 return None;
             }
+            if skip_known() && !(n.abs() <= WORK_LIMIT as f64) {
+                return None;
+            }
             if r.bool() {
                 Tensor::arange_with((a, b, c), dt).ok()
             } else {
@@ -305,7 +317,7 @@ fn construct(r: &mut Rd) -> Option<Tensor> {
                 } else {
                     0
                 };
-                if n > WORK_LIMIT && n < SURE_FAIL {
+                if n > WORK_LIMIT && (n < SURE_FAIL || skip_known()) {
                     return None;
                 }
                 Tensor::arange((a, b, c)).ok()
@@ -314,7 +326,7 @@ fn construct(r: &mut Rd) -> Option<Tensor> {
         6 => {
             let s = r.shape();
             let seed = r.u8() as u64;
-            if !alloc_ok(numel128(&s)) {
+            if !alloc_ok(numel128(&s)) || (skip_known() && numel128(&s) >= SURE_FAIL) {
                 return None;
             }
             if r.bool() {
@@ -344,7 +356,7 @@ fn construct(r: &mut Rd) -> Option<Tensor> {
         9 => {
             let (a, b) = (r.float(), r.float());
             let steps = r.int();
-            if steps as u128 > WORK_LIMIT && (steps as u128) < SURE_FAIL {
+            if steps as u128 > WORK_LIMIT && ((steps as u128) < SURE_FAIL || skip_known()) {
                 return None;
             }
             Tensor::linspace_with(a, b, steps, dt).ok()
