@@ -1007,6 +1007,10 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         }
         60 if ca => {
             let s = r.small_shape();
+            // repeat/tile multiply the size: guard the result (legitimately big work).
+            if numel128(a.size()).saturating_mul(numel128(&s).max(6)) > WORK_LIMIT {
+                return;
+            }
             let t = match r.below(5) {
                 0 => a.repeat(s.as_slice()),
                 1 => a.tile(s.as_slice()),
@@ -1016,7 +1020,8 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             };
             push(pool, r, t)
         }
-        61 if ca => {
+        // diag_embed/diagflat square the size: guard the input.
+        61 if ca && a.numel() <= 1024 => {
             let t = match r.below(10) {
                 0 => a.rot90_with(r.int(), r.dims().as_slice()),
                 1 => a.tril_with(r.int()),
@@ -1103,7 +1108,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             };
             push(pool, r, t)
         }
-        68 if cheap_all(&[a, b]) && b.numel() <= 4096 => {
+        68 if a.numel() <= 1 << 14 && b.numel() <= 1024 && cheap(c) => {
             let k = (r.small() + 1) as i64;
             let t = match r.below(14) {
                 0 => F::conv1d(a, b),
@@ -1194,7 +1199,13 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 5 => F::lstm(a, &[b, b], &[c, c]).map(|x| x.0),
                 6 => F::gru(a, b, &[c, c]).map(|x| x.0),
                 7 => F::embedding(a, b),
-                8 => F::one_hot_with(a, r.int()),
+                8 => {
+                    let k = r.int();
+                    if !alloc_ok((k as u128).saturating_mul(numel128(a.size()))) {
+                        return;
+                    }
+                    F::one_hot_with(a, k)
+                }
                 _ => F::cdist(a, b),
             };
             push(pool, r, t)

@@ -60,12 +60,26 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "full_fill_make_loop_mul_overflow_572",
         "full_with of a shape whose numel overflows: fill_unchecked -> iter::make_loop `bstrides[k][d] * element_size` (iter.rs:572) overflows",
     ),
+    (
+        "layout",
+        "numel_mul_overflow",
+        "layout::numel([2^62, 2^62]) (layout.rs:44) multiplies unchecked: overflow panic with overflow checks (PyTorch: `numel: integer multiplication overflow`)",
+    ),
+    (
+        "layout",
+        "contiguous_strides_mul_overflow",
+        "layout::contiguous_strides([2^62, 2^62]) (layout.rs:14) multiplies unchecked: overflow panic with overflow checks",
+    ),
 ];
 
 fn replay(target: &str, run: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_regressions")
+        .join(target);
     let mut files: Vec<_> = match std::fs::read_dir(&dir) {
-        Ok(rd) => rd.map(|e| e.expect("readable directory entry").path()).collect(),
+        Ok(rd) => rd
+            .map(|e| e.expect("readable directory entry").path())
+            .collect(),
         Err(_) => return 0,
     };
     files.sort();
@@ -100,7 +114,10 @@ fn layout_regressions() {
 fn known_entries_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
     for (t, n, _) in KNOWN {
-        assert!(root.join(t).join(n).is_file(), "KNOWN entry {t}/{n} has no file");
+        assert!(
+            root.join(t).join(n).is_file(),
+            "KNOWN entry {t}/{n} has no file"
+        );
     }
 }
 

@@ -54,7 +54,12 @@ fn region_view(t: &Tensor, lo: i64, hi: i64, rng: &mut Rng) -> Tensor {
         2 => {
             // rows of 16, transposed: a non-contiguous 2-d view
             let rows = 1 + rng.below((len / 16) as u64) as i64;
-            t.narrow(0, lo, rows * 16).unwrap().view([rows, 16]).unwrap().t().unwrap()
+            t.narrow(0, lo, rows * 16)
+                .unwrap()
+                .view([rows, 16])
+                .unwrap()
+                .t()
+                .unwrap()
         }
         _ => t.narrow(0, lo, len).unwrap(),
     }
@@ -97,7 +102,10 @@ fn overlapping_views_under_threads() {
                         // other -> region B, same shape: takes both storages' locks
                         let l = 1 + rng.below(256) as i64;
                         let (s, d) = (rng.below(256) as i64, 512 + rng.below(256) as i64);
-                        base.narrow(0, d, l).unwrap().copy_(&other.narrow(0, s, l).unwrap()).unwrap();
+                        base.narrow(0, d, l)
+                            .unwrap()
+                            .copy_(&other.narrow(0, s, l).unwrap())
+                            .unwrap();
                     }
                     _ => {
                         // region B -> other, or a constant into other
@@ -107,7 +115,8 @@ fn overlapping_views_under_threads() {
                         if rng.below(2) == 0 {
                             dst.copy_(&base.narrow(0, s, l).unwrap()).unwrap();
                         } else {
-                            let src = Tensor::full_with([l as usize], id as f64, DType::Float32).unwrap();
+                            let src =
+                                Tensor::full_with([l as usize], id as f64, DType::Float32).unwrap();
                             dst.copy_(&src).unwrap();
                         }
                     }
@@ -136,7 +145,10 @@ fn overlapping_views_under_threads() {
                     other.to_vec::<f64>()
                 };
                 for x in b {
-                    assert!(x == x.trunc() && (0.0..=WRITERS as f64).contains(&x), "stray value {x}");
+                    assert!(
+                        x == x.trunc() && (0.0..=WRITERS as f64).contains(&x),
+                        "stray value {x}"
+                    );
                 }
                 reads += 1;
             }
@@ -148,7 +160,10 @@ fn overlapping_views_under_threads() {
         h.join().expect("a writer panicked");
     }
     stop.store(true, Ordering::Relaxed);
-    let reads: u64 = readers.into_iter().map(|h| h.join().expect("a reader panicked")).sum();
+    let reads: u64 = readers
+        .into_iter()
+        .map(|h| h.join().expect("a reader panicked"))
+        .sum();
 
     let total = sum_exact(&base.narrow(0, 0, 512).unwrap());
     let expected = added.load(Ordering::Relaxed) as f64;
@@ -157,8 +172,17 @@ fn overlapping_views_under_threads() {
         ops.load(Ordering::Relaxed)
     );
     assert_eq!(total, expected, "lost or duplicated add_ updates");
-    for x in base.narrow(0, 512, 512).unwrap().to_vec::<f64>().into_iter().chain(other.to_vec::<f64>()) {
-        assert!((0.0..=WRITERS as f64).contains(&x) && x == x.trunc(), "stray value {x}");
+    for x in base
+        .narrow(0, 512, 512)
+        .unwrap()
+        .to_vec::<f64>()
+        .into_iter()
+        .chain(other.to_vec::<f64>())
+    {
+        assert!(
+            (0.0..=WRITERS as f64).contains(&x) && x == x.trunc(),
+            "stray value {x}"
+        );
     }
     assert!(ops.load(Ordering::Relaxed) > 0 && reads > 0);
 }
