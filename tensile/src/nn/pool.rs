@@ -1097,14 +1097,24 @@ pub fn avg_pool3d_with(
 
 // ------------------------------------------------------------------ adaptive pooling
 
-/// The adaptive output sizes: `None` entries take the input's size.
-fn adaptive_sizes(input: &Tensor, os: &[Option<i64>]) -> Vec<i64> {
+/// The adaptive output sizes: `None` entries take the input's size (of the last `k` dims).
+///
+/// Error (ValueError), as Python's `_list_with_default`, when a `None` entry has no input
+/// size to take (the input has `k` dims or fewer): `Input dimension should be at least 3`.
+fn adaptive_sizes(input: &Tensor, os: &[Option<i64>]) -> Result<Vec<i64>> {
     let nd = input.dim();
     let k = os.len();
-    os.iter()
+    if os.iter().any(Option::is_none) && nd <= k {
+        return Err(Error::value(format!(
+            "Input dimension should be at least {}",
+            k + 1
+        )));
+    }
+    Ok(os
+        .iter()
         .enumerate()
-        .map(|(j, v)| v.unwrap_or(input.size()[nd + j - k.min(nd)] as i64))
-        .collect()
+        .map(|(j, v)| v.unwrap_or_else(|| input.size()[nd - k + j] as i64))
+        .collect())
 }
 
 /// `F.adaptive_avg_pool1d(input, output_size)`: the mean over `output_size` adaptive windows
@@ -1129,7 +1139,7 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
             os.len()
         )));
     }
-    let o = adaptive_sizes(input, &os)[0];
+    let o = adaptive_sizes(input, &os)?[0];
     adaptive_avg_pool2d(&input.unsqueeze(-2)?, [1, o])?.squeeze_dim(-2)
 }
 
@@ -1153,7 +1163,7 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
     if os.len() != 2 {
         return Err(Error::runtime("adaptive_avg_pool2d: output_size must be 2"));
     }
-    let os = adaptive_sizes(input, &os);
+    let os = adaptive_sizes(input, &os)?;
     if os[0] < 0 || os[1] < 0 {
         return Err(Error::runtime(format!(
             "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
@@ -1238,7 +1248,7 @@ pub fn adaptive_max_pool1d_with_indices(
             )));
         }
     }
-    let o = adaptive_sizes(input, &os)[0];
+    let o = adaptive_sizes(input, &os)?[0];
     let (v, i) = adaptive_max_pool2d_with_indices(&input.unsqueeze(-2)?, [1, o])?;
     Ok((v.squeeze_dim(-2)?, i.squeeze_dim(-2)?))
 }
@@ -1286,7 +1296,7 @@ pub fn adaptive_max_pool2d_with_indices(
             "adaptive_max_pool2d(): internal error: output_size.size() must be 2",
         ));
     }
-    let os = adaptive_sizes(input, &os);
+    let os = adaptive_sizes(input, &os)?;
     if os.iter().any(|&v| v < 0) {
         let mut s: Vec<i64> = input.size()[..nd - 2].iter().map(|&v| v as i64).collect();
         s.extend_from_slice(&os);
@@ -1630,6 +1640,28 @@ pub fn max_unpool2d_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Found by the fuzzer: output sizes given for an input with too few dims indexed the
+    /// input's (empty) size eagerly and panicked.
+    #[test]
+    fn adaptive_sizes_on_low_dim_inputs_are_errors() {
+        for shape in [&[][..], &[3][..], &[2, 3][..]] {
+            let x = Tensor::zeros(shape).unwrap();
+            assert!(adaptive_avg_pool2d(&x, [2, 2]).is_err());
+            assert!(adaptive_max_pool2d(&x, [2, 2]).is_err());
+            let e = adaptive_avg_pool2d(&x, [None, Some(2)]).unwrap_err();
+            assert_eq!(e.message(), "Input dimension should be at least 3");
+            assert_eq!(e.kind(), crate::ErrorKind::ValueError);
+            assert!(adaptive_max_pool2d(&x, [Some(1), None]).is_err());
+        }
+        assert!(adaptive_avg_pool1d(&Tensor::zeros([3]).unwrap(), [2]).is_err());
+        assert!(adaptive_max_pool1d(&Tensor::zeros([3]).unwrap(), [2]).is_err());
+        let x = Tensor::zeros([1, 2, 3]).unwrap();
+        assert_eq!(
+            adaptive_avg_pool2d(&x, [None, Some(1)]).unwrap().size(),
+            &[1, 2, 1]
+        );
+    }
 
     #[test]
     fn output_shape_rules() {

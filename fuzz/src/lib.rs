@@ -1,0 +1,2 @@
+//! The fuzz programs (see `program.rs`), shared by the cargo-fuzz targets.
+pub mod program;

@@ -1,0 +1,1293 @@
+//! The fuzz programs: a byte decoder and two interpreters over tensile's public API.
+//!
+//! * [`run_api`] decodes the bytes into a random program: a few tensors from constructors
+//!   (random shapes including 0 and sizes near 2^31, 2^40, 2^62 and `usize::MAX`, every
+//!   dtype, optional `as_strided` geometry), then a sequence of op calls on a small pool of
+//!   tensors. Every op's `Result` is dropped: an `Err` is fine, a panic, abort or memory
+//!   error is a crash.
+//! * [`run_layout`] drives the pure layout and shape functions on arbitrary sizes/strides.
+//!
+//! This one file is shared by the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`) and the
+//! regression test (`tensile/tests/fuzz_regressions.rs`, through `#[path]`), so a saved
+//! crashing input replays exactly as the fuzzer ran it.
+//!
+//! Work guard: huge SIZES are the point (they must come back as errors, cheaply), but an op
+//! that would really compute over more than [`WORK_LIMIT`] elements of a valid tensor is
+//! skipped. Allocations of at least [`SURE_FAIL`] elements are let through (they cannot
+//! succeed, so tensile must return its allocator error).
+#![allow(dead_code, clippy::all)]
+
+use tensile::nn::functional as F;
+use tensile::{DType, Operand, Scalar, Tensor, TensorIndex};
+
+/// Ops computing over more elements than this (of a valid operand or result) are skipped.
+pub const WORK_LIMIT: u128 = 1 << 20;
+/// Element counts at or above this cannot be allocated (≥ 1 TiB at one byte each): ops whose
+/// result has this many elements must fail cheaply, so they are run.
+pub const SURE_FAIL: u128 = 1 << 40;
+/// At most this many op calls per program (keeps programs fast).
+pub const MAX_OPS: usize = 24;
+/// At most this many tensors in the pool.
+pub const MAX_POOL: usize = 8;
+
+const BIG_SIZES: [usize; 16] = [
+    0,
+    1,
+    2,
+    3,
+    (1 << 31) - 1,
+    1 << 31,
+    1 << 32,
+    1 << 40,
+    1 << 62,
+    (1 << 62) + 1,
+    (1 << 63) - 1,
+    1 << 63,
+    usize::MAX,
+    usize::MAX - 1,
+    1 << 20,
+    65537,
+];
+
+const BIG_INTS: [i64; 16] = [
+    i64::MIN,
+    i64::MAX,
+    -(1 << 31),
+    1 << 31,
+    1 << 40,
+    1 << 62,
+    -(1 << 62),
+    (1 << 32) + 1,
+    i64::MIN + 1,
+    i64::MAX - 1,
+    -1000,
+    1000,
+    -(1 << 40),
+    255,
+    256,
+    -129,
+];
+
+const FLOATS: [f64; 16] = [
+    0.0,
+    1.0,
+    -1.0,
+    0.5,
+    2.0,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    1e300,
+    -1e300,
+    3.7,
+    -0.0,
+    1e-300,
+    255.0,
+    65504.0,
+    1e20,
+];
+
+const DTYPES: [DType; 10] = [
+    DType::Bool,
+    DType::UInt8,
+    DType::Int8,
+    DType::Int16,
+    DType::Int32,
+    DType::Int64,
+    DType::Float16,
+    DType::BFloat16,
+    DType::Float32,
+    DType::Float64,
+];
+
+/// A cursor over the input bytes; past the end every read gives 0.
+pub struct Rd<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Rd<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Rd { data, pos: 0 }
+    }
+    pub fn done(&self) -> bool {
+        self.pos >= self.data.len()
+    }
+    pub fn u8(&mut self) -> u8 {
+        let b = self.data.get(self.pos).copied().unwrap_or(0);
+        self.pos += 1;
+        b
+    }
+    pub fn u64(&mut self) -> u64 {
+        let mut x = 0u64;
+        for _ in 0..8 {
+            x = (x << 8) | self.u8() as u64;
+        }
+        x
+    }
+    pub fn bool(&mut self) -> bool {
+        self.u8() & 1 == 1
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        self.u8() as usize % n.max(1)
+    }
+    /// A size: mostly 0..=7, sometimes a big or boundary value.
+    pub fn size(&mut self) -> usize {
+        let b = self.u8();
+        if b < 224 {
+            (b % 8) as usize
+        } else if b < 240 {
+            BIG_SIZES[(b - 224) as usize]
+        } else {
+            let k = self.u8();
+            BIG_SIZES[(k % 16) as usize]
+                .wrapping_add((k / 16) as usize)
+                .wrapping_sub(8)
+        }
+    }
+    /// A size made only of small values (for args that would legitimately mean big work).
+    pub fn small(&mut self) -> usize {
+        (self.u8() % 6) as usize
+    }
+    pub fn shape(&mut self) -> Vec<usize> {
+        let n = self.below(5);
+        (0..n).map(|_| self.size()).collect()
+    }
+    pub fn small_shape(&mut self) -> Vec<usize> {
+        let n = self.below(5);
+        (0..n).map(|_| self.small()).collect()
+    }
+    /// An int argument: mostly -4..=11, sometimes a big or boundary value.
+    pub fn int(&mut self) -> i64 {
+        let b = self.u8();
+        if b < 224 {
+            (b % 16) as i64 - 4
+        } else {
+            BIG_INTS[(b % 16) as usize]
+        }
+    }
+    pub fn ints(&mut self) -> Vec<i64> {
+        let n = self.below(5);
+        (0..n).map(|_| self.int()).collect()
+    }
+    pub fn dim(&mut self) -> i64 {
+        let b = self.u8();
+        if b < 240 {
+            (b % 10) as i64 - 5
+        } else {
+            BIG_INTS[(b % 16) as usize]
+        }
+    }
+    pub fn dims(&mut self) -> Vec<i64> {
+        let n = self.below(4);
+        (0..n).map(|_| self.dim()).collect()
+    }
+    pub fn float(&mut self) -> f64 {
+        let b = self.u8();
+        if b < 128 {
+            FLOATS[(b % 16) as usize]
+        } else {
+            (b as f64 - 192.0) / 8.0
+        }
+    }
+    pub fn dtype(&mut self) -> DType {
+        DTYPES[self.below(10)]
+    }
+    pub fn scalar(&mut self) -> Scalar {
+        match self.below(3) {
+            0 => Scalar::Bool(self.bool()),
+            1 => Scalar::Int(self.int()),
+            _ => Scalar::Float(self.float()),
+        }
+    }
+    pub fn opt_int(&mut self) -> Option<i64> {
+        if self.bool() { Some(self.int()) } else { None }
+    }
+}
+
+/// With `TENSILE_FUZZ_SKIP_KNOWN=1` in the environment, inputs reaching crashes already
+/// recorded (in `tensile/tests/fuzz_regressions.rs`'s `KNOWN`) are skipped, so that a fuzzing
+/// session finds new ones instead of the same ones again. Off by default (and in the
+/// regression test).
+pub fn skip_known() -> bool {
+    static SKIP: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var_os("TENSILE_FUZZ_SKIP_KNOWN").is_some_and(|v| v == "1"))
+}
+
+fn numel128(sizes: &[usize]) -> u128 {
+    let mut n: u128 = 1;
+    for &s in sizes {
+        n = n.saturating_mul(s as u128);
+    }
+    n
+}
+
+/// A result of `n` elements may be computed: small, or so big it cannot be allocated.
+fn alloc_ok(n: u128) -> bool {
+    n <= WORK_LIMIT || n >= SURE_FAIL
+}
+
+fn cheap(t: &Tensor) -> bool {
+    numel128(t.size()) <= WORK_LIMIT
+}
+
+/// Every operand is small enough to compute over.
+fn cheap_all(ts: &[&Tensor]) -> bool {
+    ts.iter().all(|t| cheap(t))
+}
+
+/// Elementwise over the broadcast of the operands: allowed when the broadcast result is
+/// small or certainly unallocatable (or the shapes don't broadcast: an error).
+fn pointwise_ok(ts: &[&Tensor]) -> bool {
+    let shapes: Vec<&[usize]> = ts.iter().map(|t| t.size()).collect();
+    match tensile::broadcast::infer_size_all(shapes) {
+        Ok(s) => alloc_ok(numel128(&s)),
+        Err(_) => true,
+    }
+}
+
+fn data_vec(r: &mut Rd, dtype: DType, n: usize) -> Option<Tensor> {
+    let shape = r.shape();
+    macro_rules! mk {
+        ($T:ty, $f:expr) => {{
+            let v: Vec<$T> = (0..n).map(|_| $f(r)).collect();
+            Tensor::from_vec(v, shape.as_slice()).ok()
+        }};
+    }
+    match dtype {
+        DType::Bool => mk!(bool, |r: &mut Rd| r.bool()),
+        DType::UInt8 => mk!(u8, |r: &mut Rd| r.u8()),
+        DType::Int8 => mk!(i8, |r: &mut Rd| r.u8() as i8),
+        DType::Int16 => mk!(i16, |r: &mut Rd| r.int() as i16),
+        DType::Int32 => mk!(i32, |r: &mut Rd| r.int() as i32),
+        DType::Int64 => mk!(i64, |r: &mut Rd| r.int()),
+        DType::Float16 => mk!(half::f16, |r: &mut Rd| half::f16::from_f64(r.float())),
+        DType::BFloat16 => mk!(half::bf16, |r: &mut Rd| half::bf16::from_f64(r.float())),
+        DType::Float32 => mk!(f32, |r: &mut Rd| r.float() as f32),
+        DType::Float64 => mk!(f64, |r: &mut Rd| r.float()),
+    }
+}
+
+/// A tensor from one of the constructors (`None` when the constructor refused).
+fn construct(r: &mut Rd) -> Option<Tensor> {
+    let dt = r.dtype();
+    let t = match r.below(12) {
+        0 => {
+            let s = r.shape();
+            if !alloc_ok(numel128(&s)) {
+                return None;
+            }
+            Tensor::zeros_with(s.as_slice(), dt).ok()
+        }
+        1 => {
+            let s = r.shape();
+            if !alloc_ok(numel128(&s)) {
+                return None;
+            }
+            Tensor::ones_with(s.as_slice(), dt).ok()
+        }
+        2 => {
+            let s = r.shape();
+            let v = r.scalar();
+            if !alloc_ok(numel128(&s)) {
+                return None;
+            }
+            Tensor::full_with(s.as_slice(), v, dt).ok()
+        }
+        3 | 4 => {
+            let n = r.below(17);
+            data_vec(r, dt, n)
+        }
+        5 => {
+            // arange(start, end, step): guard the element count it would produce.
+            let (a, b, c) = (r.float(), r.float(), r.float());
+            let n = ((b - a) / c).ceil();
+            if n.is_finite() && n > WORK_LIMIT as f64 && n < SURE_FAIL as f64 {
+                return None;
+            }
+            if skip_known() && !(n.abs() <= WORK_LIMIT as f64) {
+                return None;
+            }
+            if r.bool() {
+                Tensor::arange_with((a, b, c), dt).ok()
+            } else {
+                let (a, b, c) = (r.int(), r.int(), r.int());
+                let n = if c != 0 {
+                    ((b as i128 - a as i128) / c as i128).unsigned_abs()
+                } else {
+                    0
+                };
+                if n > WORK_LIMIT && (n < SURE_FAIL || skip_known()) {
+                    return None;
+                }
+                Tensor::arange((a, b, c)).ok()
+            }
+        }
+        6 => {
+            let s = r.shape();
+            let seed = r.u8() as u64;
+            if !alloc_ok(numel128(&s)) || (skip_known() && numel128(&s) >= SURE_FAIL) {
+                return None;
+            }
+            if r.bool() {
+                Tensor::rand_with(s.as_slice(), seed, dt).ok()
+            } else {
+                Tensor::randn_with(s.as_slice(), seed, dt).ok()
+            }
+        }
+        7 => {
+            let s = r.shape();
+            if !alloc_ok(numel128(&s)) {
+                return None;
+            }
+            // empty's values are unspecified: fill it so later reads are defined.
+            let t = Tensor::empty_with(s.as_slice(), dt).ok()?;
+            let _ = t.fill_(0);
+            Some(t)
+        }
+        8 => {
+            let n = r.int();
+            let nn = (n as i128 * n as i128).unsigned_abs();
+            if nn > WORK_LIMIT && nn < SURE_FAIL {
+                return None;
+            }
+            Tensor::eye(n).ok()
+        }
+        9 => {
+            let (a, b) = (r.float(), r.float());
+            let steps = r.int();
+            if steps as u128 > WORK_LIMIT && ((steps as u128) < SURE_FAIL || skip_known()) {
+                return None;
+            }
+            Tensor::linspace_with(a, b, steps, dt).ok()
+        }
+        10 => Tensor::scalar_tensor_with(r.scalar(), dt).ok(),
+        _ => {
+            let (a, b, o) = (r.int(), r.int(), r.int());
+            if (a as i128 * b as i128).unsigned_abs() > WORK_LIMIT {
+                return None;
+            }
+            if r.bool() {
+                tensile::tril_indices_with(a, b, o).ok()
+            } else {
+                tensile::triu_indices_with(a, b, o).ok()
+            }
+        }
+    }?;
+    // Sometimes: random as_strided geometry over it.
+    if r.u8() < 40 {
+        let size = r.shape();
+        let stride: Vec<usize> = (0..size.len()).map(|_| r.size()).collect();
+        let off = r.int();
+        return t
+            .as_strided_with(size.as_slice(), stride.as_slice(), off)
+            .ok()
+            .or(Some(t));
+    }
+    Some(t)
+}
+
+fn index_item(r: &mut Rd, pool: &[Tensor]) -> TensorIndex {
+    match r.below(7) {
+        0 => TensorIndex::Int(r.int()),
+        1 => TensorIndex::Slice(r.opt_int(), r.opt_int(), r.opt_int()),
+        2 => TensorIndex::NewAxis,
+        3 => TensorIndex::Ellipsis,
+        4 => TensorIndex::Bool(r.bool()),
+        _ => TensorIndex::from(&pool[r.below(pool.len())]),
+    }
+}
+
+fn unary(t: &Tensor, k: usize, inplace: bool) {
+    macro_rules! u {
+        ($($n:ident / $m:ident),*) => {{
+            let names: &[(fn(&Tensor) -> tensile::Result<Tensor>, fn(&Tensor) -> tensile::Result<Tensor>)] = &[$((Tensor::$n, Tensor::$m)),*];
+            let (f, g) = names[k % names.len()];
+            let _ = if inplace { g(t) } else { f(t) };
+        }};
+    }
+    u!(
+        neg / neg_,
+        abs / abs_,
+        exp / exp_,
+        log / log_,
+        sqrt / sqrt_,
+        rsqrt / rsqrt_,
+        sin / sin_,
+        cos / cos_,
+        tanh / tanh_,
+        sigmoid / sigmoid_,
+        relu / relu_,
+        gelu / gelu_,
+        silu / silu_,
+        erf / erf_,
+        floor / floor_,
+        ceil / ceil_,
+        round / round_,
+        trunc / trunc_,
+        sign / sign_,
+        reciprocal / reciprocal_,
+        square / square_,
+        logical_not / logical_not_,
+        bitwise_not / bitwise_not_,
+        tan / tan_,
+        atan / atan_,
+        asin / asin_,
+        acos / acos_,
+        sinh / sinh_,
+        cosh / cosh_,
+        asinh / asinh_,
+        acosh / acosh_,
+        atanh / atanh_,
+        exp2 / exp2_,
+        expm1 / expm1_,
+        log1p / log1p_,
+        log2 / log2_,
+        log10 / log10_,
+        erfc / erfc_,
+        erfinv / erfinv_,
+        lgamma / lgamma_,
+        digamma / digamma_,
+        sinc / sinc_,
+        deg2rad / deg2rad_,
+        rad2deg / rad2deg_,
+        frac / frac_,
+        logit / logit_,
+        nan_to_num / nan_to_num_,
+        signbit / isnan,
+        isinf / isposinf,
+        isneginf / isfinite,
+        isreal / positive,
+        zero_ / zero_
+    );
+}
+
+fn binary<'a>(t: &Tensor, o: Operand<'a>, k: usize, inplace: bool) {
+    macro_rules! b {
+        ($($n:ident / $m:ident),*) => {{
+            let names: &[(
+                for<'x> fn(&Tensor, Operand<'x>) -> tensile::Result<Tensor>,
+                for<'x> fn(&Tensor, Operand<'x>) -> tensile::Result<Tensor>,
+            )] = &[$((|a, b| a.$n(b), |a, b| a.$m(b))),*];
+            let (f, g) = names[k % names.len()];
+            let _ = if inplace { g(t, o) } else { f(t, o) };
+        }};
+    }
+    b!(
+        add / add_,
+        sub / sub_,
+        mul / mul_,
+        div / div_,
+        remainder / remainder_,
+        floor_divide / floor_divide_,
+        pow / pow_,
+        maximum / maximum_,
+        minimum / minimum_,
+        atan2 / atan2_,
+        eq / eq_,
+        ne / ne_,
+        lt / lt_,
+        le / le_,
+        gt / gt_,
+        ge / ge_,
+        logical_and / logical_and_,
+        logical_or / logical_or_,
+        logical_xor / logical_xor_,
+        bitwise_and / bitwise_and_,
+        bitwise_or / bitwise_or_,
+        bitwise_xor / bitwise_xor_,
+        fmod / fmod_,
+        copysign / copysign_,
+        hypot / hypot_,
+        xlogy / xlogy_,
+        float_power / float_power_,
+        nextafter / nextafter_,
+        gcd / gcd_,
+        lcm / lcm_,
+        bitwise_left_shift / bitwise_left_shift_,
+        bitwise_right_shift / bitwise_right_shift_,
+        heaviside / heaviside_,
+        logaddexp / logaddexp2,
+        true_divide / true_divide_,
+        clamp_min / clamp_min_,
+        clamp_max / clamp_max_
+    );
+}
+
+/// Keeps the pool bounded: replaces a random slot once full.
+fn push(pool: &mut Vec<Tensor>, r: &mut Rd, t: tensile::Result<Tensor>) {
+    if let Ok(t) = t {
+        if pool.len() < MAX_POOL {
+            pool.push(t);
+        } else {
+            let i = r.below(pool.len());
+            pool[i] = t;
+        }
+    }
+}
+
+fn push_all(pool: &mut Vec<Tensor>, r: &mut Rd, ts: tensile::Result<Vec<Tensor>>) {
+    if let Ok(ts) = ts {
+        if let Some(t) = ts.into_iter().next() {
+            push(pool, r, Ok(t));
+        }
+    }
+}
+
+/// One random program over the public API.
+pub fn run_api(data: &[u8]) {
+    let mut r = Rd::new(data);
+    let mut pool: Vec<Tensor> = Vec::new();
+    let n0 = 1 + r.below(3);
+    for _ in 0..n0 {
+        if let Some(t) = construct(&mut r) {
+            pool.push(t);
+        }
+    }
+    let mut ops = 0;
+    while !r.done() && ops < MAX_OPS {
+        ops += 1;
+        if pool.is_empty() {
+            if let Some(t) = construct(&mut r) {
+                pool.push(t);
+            }
+            continue;
+        }
+        let op = r.u8();
+        let a = pool[r.below(pool.len())].clone();
+        let b = pool[r.below(pool.len())].clone();
+        let c = pool[r.below(pool.len())].clone();
+        step(&mut r, &mut pool, op, &a, &b, &c);
+    }
+}
+
+fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &Tensor) {
+    let ca = cheap(a);
+    match op {
+        // ---- constructors and geometry
+        0 => {
+            if let Some(t) = construct(r) {
+                push(pool, r, Ok(t));
+            }
+        }
+        1 => {
+            let size = r.shape();
+            let stride: Vec<usize> = (0..size.len()).map(|_| r.size()).collect();
+            let off = r.int();
+            let t = a.as_strided_with(size.as_slice(), stride.as_slice(), off);
+            push(pool, r, t)
+        }
+        // ---- views
+        2 => {
+            let s = r.ints();
+            push(pool, r, a.view(s.as_slice()))
+        }
+        3 => {
+            let s = r.ints();
+            let t = if ca {
+                a.reshape(s.as_slice())
+            } else {
+                a.view(s.as_slice())
+            };
+            push(pool, r, t)
+        }
+        4 => {
+            let (d0, d1) = (r.dim(), r.dim());
+            push(pool, r, a.transpose(d0, d1))
+        }
+        5 => {
+            let d = r.dims();
+            push(pool, r, a.permute(d.as_slice()))
+        }
+        6 => {
+            let (d, s, l) = (r.dim(), r.int(), r.int());
+            push(pool, r, a.narrow(d, s, l))
+        }
+        7 => {
+            let (d, i) = (r.dim(), r.int());
+            push(pool, r, a.select(d, i))
+        }
+        8 => {
+            let (d, s, e, st) = (r.dim(), r.opt_int(), r.opt_int(), r.int());
+            push(pool, r, a.slice(d, s, e, st))
+        }
+        9 => {
+            let s = r.ints();
+            push(pool, r, a.expand(s.as_slice()))
+        }
+        10 => {
+            let d = r.dim();
+            push(pool, r, a.unsqueeze(d))
+        }
+        11 => {
+            let t = if r.bool() {
+                a.squeeze()
+            } else {
+                a.squeeze_dim(r.dims().as_slice())
+            };
+            push(pool, r, t)
+        }
+        12 => {
+            let (d, s, st) = (r.dim(), r.int(), r.int());
+            push(pool, r, a.unfold(d, s, st))
+        }
+        13 => {
+            let o = tensile::DiagonalOpts {
+                offset: r.int(),
+                dim1: r.dim(),
+                dim2: r.dim(),
+            };
+            push(pool, r, a.diagonal_with(o))
+        }
+        14 => {
+            let t = match r.below(5) {
+                0 => a.t(),
+                1 => a.T(),
+                2 => a.mT(),
+                3 => a.flatten_with(tensile::FlattenOpts {
+                    start_dim: r.dim(),
+                    end_dim: r.dim(),
+                }),
+                _ => {
+                    if ca {
+                        a.ravel()
+                    } else {
+                        a.flatten()
+                    }
+                }
+            };
+            push(pool, r, t)
+        }
+        15 => {
+            let (d, s) = (r.dim(), r.ints());
+            push(pool, r, a.unflatten(d, s.as_slice()))
+        }
+        16 => {
+            let (s, d) = (r.dims(), r.dims());
+            push(pool, r, a.movedim(s.as_slice(), d.as_slice()))
+        }
+        17 => {
+            let t = match r.below(5) {
+                0 => a.split(r.int()),
+                1 => a.split_with(r.int(), r.dim()),
+                2 => a.chunk_with(r.int(), r.dim()),
+                3 => a.unbind_with(r.dim()),
+                _ => a.split_with_sizes(r.ints().as_slice(), r.dim()),
+            };
+            push_all(pool, r, t)
+        }
+        18 => {
+            let t = if r.bool() {
+                a.expand_as(b)
+            } else {
+                a.view_as(b)
+            };
+            push(pool, r, t)
+        }
+        19 => push_all(pool, r, tensile::broadcast_tensors(&[a, b])),
+        20 => {
+            let (x, y) = (r.dim(), r.dim());
+            push(pool, r, a.swapaxes(x, y))
+        }
+        // ---- indexing
+        21 => {
+            let n = r.below(4);
+            let items: Vec<TensorIndex> = (0..n).map(|_| index_item(r, pool)).collect();
+            if ca && cheap(b) {
+                push(pool, r, a.index(&items))
+            } else {
+                // Basic indexing only: a view.
+                let items: Vec<TensorIndex> = items
+                    .into_iter()
+                    .filter(|i| !matches!(i, TensorIndex::Tensor(_) | TensorIndex::Bool(_)))
+                    .collect();
+                push(pool, r, a.index(&items))
+            }
+        }
+        22 if ca && cheap(b) && cheap(c) => {
+            let acc = r.bool();
+            let idx = [Some(b.clone())];
+            let t = if r.bool() {
+                a.index_put_with_(&idx[..], c, acc)
+            } else {
+                a.index_put_with(&idx[..], c, acc)
+            };
+            push(pool, r, t)
+        }
+        23 if ca && cheap(b) => {
+            let d = r.dim();
+            push(pool, r, a.index_select(d, b))
+        }
+        24 if ca && cheap(b) && cheap(c) => {
+            let d = r.dim();
+            let t = match r.below(6) {
+                0 => a.index_add(d, b, c),
+                1 => a.index_add_(d, b, c),
+                2 => a.index_copy(d, b, c),
+                3 => a.index_copy_(d, b, c),
+                4 => a.index_fill(d, b, r.scalar()),
+                _ => a.index_fill_(d, b, c),
+            };
+            push(pool, r, t)
+        }
+        25 if ca && cheap(b) && cheap(c) => {
+            let d = r.dim();
+            let red = ["prod", "mean", "amax", "amin", "sum"][r.below(5)];
+            let t = if r.bool() {
+                a.index_reduce(d, b, c, red)
+            } else {
+                a.index_reduce_(d, b, c, red)
+            };
+            push(pool, r, t)
+        }
+        26 if ca && cheap(b) && cheap(c) => {
+            let t = match r.below(6) {
+                0 => a.masked_fill(b, r.scalar()),
+                1 => a.masked_fill_(b, c),
+                2 => a.masked_select(b),
+                3 => a.masked_scatter(b, c),
+                4 => a.masked_scatter_(b, c),
+                _ => tensile::where_cond(a, b, c),
+            };
+            push(pool, r, t)
+        }
+        27 if ca => {
+            let t = match r.below(5) {
+                0 => a.nonzero(),
+                1 => a.argwhere(),
+                2 => a.count_nonzero(),
+                3 => a.count_nonzero_dim(r.dims().as_slice()),
+                _ => {
+                    push_all(pool, r, tensile::where_cond_only(a));
+                    return;
+                }
+            };
+            push(pool, r, t)
+        }
+        28 if ca && cheap(b) && cheap(c) => {
+            let d = r.dim();
+            let t = match r.below(8) {
+                0 => a.gather(d, b),
+                1 => a.scatter(d, b, c),
+                2 => a.scatter_(d, b, r.scalar()),
+                3 => a.scatter_add(d, b, c),
+                4 => a.scatter_add_(d, b, c),
+                5 => {
+                    let red = ["sum", "prod", "mean", "amax", "amin"][r.below(5)];
+                    a.scatter_reduce(d, b, c, red)
+                }
+                6 => a.take(b),
+                _ => a.take_along_dim(b),
+            };
+            push(pool, r, t)
+        }
+        // ---- sort family
+        29 if ca => {
+            let t = match r.below(7) {
+                0 => a
+                    .sort_with(tensile::SortOpts {
+                        dim: r.dim(),
+                        descending: r.bool(),
+                        stable: r.bool(),
+                    })
+                    .map(|x| x.1),
+                1 => a.argsort(),
+                2 => a.msort(),
+                3 => a
+                    .topk_with(
+                        r.int(),
+                        tensile::TopkOpts {
+                            dim: r.dim(),
+                            largest: r.bool(),
+                            sorted: r.bool(),
+                        },
+                    )
+                    .map(|x| x.0),
+                4 => a.kthvalue(r.int()).map(|x| x.0),
+                5 => a.median_dim(r.dim(), r.bool()).map(|x| x.1),
+                _ => a.nanmedian(),
+            };
+            push(pool, r, t)
+        }
+        30 if ca => {
+            let t = match r.below(4) {
+                0 => a.unique(),
+                1 => a
+                    .unique_with(tensile::UniqueOpts {
+                        sorted: r.bool(),
+                        return_inverse: r.bool(),
+                        return_counts: r.bool(),
+                        dim: if r.bool() { Some(r.dim()) } else { None },
+                    })
+                    .map(|u| u.0),
+                2 => a.unique_consecutive(),
+                _ => a.median(),
+            };
+            push(pool, r, t)
+        }
+        31 if ca && cheap(b) => {
+            let t = match r.below(3) {
+                0 => tensile::searchsorted(a, b),
+                1 => tensile::bucketize(a, b),
+                _ => tensile::isin(a, b),
+            };
+            push(pool, r, t)
+        }
+        // ---- scans
+        32 if ca => {
+            let d = r.dim();
+            let t = match r.below(9) {
+                0 => a.cumsum(d),
+                1 => a.cumprod(d),
+                2 => a.cumsum_with(d, r.dtype()),
+                3 => a.cumsum_(d),
+                4 => a.cumprod_(d),
+                5 => a.cummax(d).map(|x| x.1),
+                6 => a.cummin(d).map(|x| x.0),
+                7 => a.logcumsumexp(d),
+                _ => a.diff_with(tensile::DiffOpts {
+                    n: r.int(),
+                    dim: d,
+                    prepend: Some(b),
+                    append: None,
+                }),
+            };
+            push(pool, r, t)
+        }
+        // ---- pointwise
+        33..=40 if pointwise_ok(&[a]) => {
+            let k = r.below(256);
+            unary(a, k, op >= 38);
+            if op == 33 {
+                push(pool, r, a.abs());
+            }
+        }
+        41..=48 => {
+            let k = r.below(256);
+            let inplace = op >= 46;
+            if r.u8() < 64 {
+                if pointwise_ok(&[a]) {
+                    binary(a, Operand::Scalar(r.scalar()), k, inplace);
+                }
+            } else if pointwise_ok(&[a, b]) {
+                binary(a, Operand::Tensor(b), k, inplace);
+                if op == 41 {
+                    push(pool, r, a.add(b));
+                }
+            }
+        }
+        49 if pointwise_ok(&[a, b, c]) => {
+            let t = match r.below(10) {
+                0 => a.lerp(b, c),
+                1 => a.lerp_(b, r.float()),
+                2 => a.addcmul(b, c),
+                3 => a.addcmul_(b, c),
+                4 => a.addcdiv(b, c),
+                5 => a.addcdiv_(b, c),
+                6 => a.clamp(b, c),
+                7 => a.clamp_(r.scalar(), r.scalar()),
+                8 => a.clip(Operand::Scalar(r.scalar()), c),
+                _ => tensile::where_cond(a, b, r.scalar()),
+            };
+            push(pool, r, t)
+        }
+        50 if pointwise_ok(&[a]) => {
+            let t = a.to(r.dtype());
+            push(pool, r, t)
+        }
+        // ---- in-place copies and fills
+        51 if pointwise_ok(&[a, b]) => {
+            let _ = a.copy_(b);
+        }
+        52 if ca => {
+            let _ = a.fill_(r.scalar());
+        }
+        53 if pointwise_ok(&[a]) => {
+            push(pool, r, Ok(a.contiguous()));
+        }
+        54 if pointwise_ok(&[a]) => {
+            push(pool, r, a.contiguous_channels_last());
+        }
+        // ---- reductions
+        55 if ca => {
+            let dims = r.dims();
+            let kd = r.bool();
+            let t = match r.below(16) {
+                0 => a.sum(),
+                1 => a.sum_dim(dims.as_slice(), kd),
+                2 => a.mean_dim(dims.as_slice(), kd),
+                3 => a.prod_dim(r.dim(), kd),
+                4 => a.amax_dim(dims.as_slice(), kd),
+                5 => a.amin(),
+                6 => a.max_dim(r.dim(), kd).map(|x| x.1),
+                7 => a.min(),
+                8 => a.argmax_dim(r.dim(), kd),
+                9 => a.argmin(),
+                10 => a.all_dim(dims.as_slice(), kd),
+                11 => a.any(),
+                12 => a.var_dim(dims.as_slice(), kd),
+                13 => a.std_with(tensile::VarOpts {
+                    dim: None,
+                    correction: r.float(),
+                    keepdim: kd,
+                }),
+                14 => a.logsumexp_dim(dims.as_slice(), kd),
+                _ => a.mean(),
+            };
+            push(pool, r, t)
+        }
+        56 if ca => {
+            let d = r.dim();
+            let t = match r.below(3) {
+                0 => a.softmax(d),
+                1 => a.log_softmax(d),
+                _ => a.normalize(),
+            };
+            push(pool, r, t)
+        }
+        // ---- matmul family
+        57 if ca && cheap(b) => {
+            // Output size guard: at most the product of both operands' numels.
+            if numel128(a.size()).saturating_mul(numel128(b.size())) > WORK_LIMIT * 16 {
+                return;
+            }
+            let t = match r.below(9) {
+                0 => a.matmul(b),
+                1 => a.mm(b),
+                2 => a.bmm(b),
+                3 => a.mv(b),
+                4 => a.dot(b),
+                5 => a.outer(b),
+                6 => a.kron(b),
+                7 => a.linear(b),
+                _ => tensile::tensordot(a, b, r.int()),
+            };
+            push(pool, r, t)
+        }
+        58 if ca && cheap(b) => {
+            if numel128(a.size()).saturating_mul(numel128(b.size())) > WORK_LIMIT * 16 {
+                return;
+            }
+            let eqs = [
+                "ij,jk->ik",
+                "i,i->",
+                "bij,bjk->bik",
+                "ii->i",
+                "...i,...i->...",
+                "ij->ji",
+                "i,j->ij",
+                "ab,ab->",
+                "ij,kj",
+                "a...,...a->a",
+                "iij->j",
+                "",
+            ];
+            let e = eqs[r.below(eqs.len())];
+            let t = if r.bool() {
+                tensile::einsum(e, &[a, b])
+            } else {
+                tensile::einsum(e, &[a])
+            };
+            push(pool, r, t)
+        }
+        // ---- cat/stack and shape utilities
+        59 if cheap_all(&[a, b, c]) => {
+            let d = r.dim();
+            let t = match r.below(8) {
+                0 => tensile::cat_with(&[a, b], d),
+                1 => tensile::stack_with(&[a, b, c], d),
+                2 => tensile::hstack(&[a, b]),
+                3 => tensile::vstack(&[a, b]),
+                4 => tensile::dstack(&[a, c]),
+                5 => tensile::column_stack(&[a, b]),
+                6 => tensile::block_diag(&[a, b]),
+                _ => tensile::cat(&[a, b, c]),
+            };
+            push(pool, r, t)
+        }
+        60 if ca => {
+            let s = r.small_shape();
+            // repeat/tile multiply the size: guard the result (legitimately big work).
+            if numel128(a.size()).saturating_mul(numel128(&s).max(6)) > WORK_LIMIT {
+                return;
+            }
+            let t = match r.below(5) {
+                0 => a.repeat(s.as_slice()),
+                1 => a.tile(s.as_slice()),
+                2 => a.repeat_interleave(r.small() as i64),
+                3 => a.roll_with(r.ints().as_slice(), r.dims().as_slice()),
+                _ => a.flip(r.dims().as_slice()),
+            };
+            push(pool, r, t)
+        }
+        // diag_embed/diagflat square the size: guard the input.
+        61 if ca && a.numel() <= 1024 => {
+            let t = match r.below(10) {
+                0 => a.rot90_with(r.int(), r.dims().as_slice()),
+                1 => a.tril_with(r.int()),
+                2 => a.triu_with(r.int()),
+                3 => a.narrow_copy(r.dim(), r.int(), r.int()),
+                4 => a.trace(),
+                5 => a.diag_with(r.int()),
+                6 => a.diag_embed(),
+                7 => a.diagflat_with(r.small() as i64),
+                8 => a.fliplr(),
+                _ => a.atleast_3d(),
+            };
+            push(pool, r, t)
+        }
+        62 if ca => {
+            let t = match r.below(4) {
+                0 => a.tensor_split(r.int()),
+                1 => a.tensor_split_with(r.ints().as_slice(), r.dim()),
+                2 => a.hsplit(r.int()),
+                _ => a.vsplit(r.ints().as_slice()),
+            };
+            push_all(pool, r, t)
+        }
+        63 if cheap_all(&[a, b]) && a.numel() <= 64 && b.numel() <= 64 => {
+            let t = match r.below(5) {
+                0 => tensile::cartesian_prod(&[a, b]),
+                1 => tensile::combinations(a),
+                2 => tensile::meshgrid(&[a, b])
+                    .map(|v| v.into_iter().next().unwrap_or_else(|| a.clone())),
+                3 => tensile::linalg::cross(a, b),
+                _ => tensile::repeat_interleave(a),
+            };
+            push(pool, r, t)
+        }
+        // ---- printing and reading out
+        64 if ca => {
+            let s = format!("{a}");
+            let d = format!("{a:?}");
+            std::hint::black_box((s, d));
+        }
+        65 if ca => {
+            match a.dtype() {
+                DType::Bool => drop(std::hint::black_box(a.to_vec::<bool>())),
+                d if d.is_floating_point() => drop(std::hint::black_box(a.to_vec::<f64>())),
+                _ => drop(std::hint::black_box(a.to_vec::<i64>())),
+            }
+            let _ = a.item::<f64>();
+        }
+        66 => {
+            // Metadata: never computes.
+            let _ = std::hint::black_box((
+                a.size_of(r.dim()),
+                a.stride_of(r.dim()),
+                a.is_contiguous(),
+                a.is_non_overlapping_and_dense(),
+                a.is_contiguous_channels_last(),
+                a.numel(),
+                a.storage_nbytes(),
+            ));
+        }
+        // ---- nn functional
+        67 if cheap_all(&[a, b]) => {
+            let t = match r.below(12) {
+                0 => F::relu(a),
+                1 => F::gelu_with(a, "tanh"),
+                2 => F::softplus(a),
+                3 => F::leaky_relu_(a),
+                4 => F::elu(a),
+                5 => F::hardtanh(a),
+                6 => F::glu_with(a, r.dim()),
+                7 => F::prelu(a, b),
+                8 => F::logsigmoid(a),
+                9 => F::threshold(a, r.float(), r.float()),
+                10 => F::mish_(a),
+                _ => F::dropout_with(
+                    a,
+                    F::DropoutOpts {
+                        p: 0.5,
+                        training: r.bool(),
+                        inplace: false,
+                        seed: Some(r.u8() as u64),
+                    },
+                ),
+            };
+            push(pool, r, t)
+        }
+        68 if a.numel() <= 1 << 14 && b.numel() <= 1024 && cheap(c) => {
+            let k = (r.small() + 1) as i64;
+            let t = match r.below(14) {
+                0 => F::conv1d(a, b),
+                1 => F::conv2d(a, b),
+                2 => F::conv3d(a, b),
+                3 => F::conv_transpose1d(a, b),
+                4 => F::conv_transpose2d(a, b),
+                5 => F::conv2d_with(
+                    a,
+                    b,
+                    F::ConvOpts {
+                        stride: [r.int()].into_iter().collect(),
+                        padding: F::ConvPadding::Ints([r.int()].into_iter().collect()),
+                        dilation: [r.int()].into_iter().collect(),
+                        groups: r.int(),
+                        bias: Some(c),
+                    },
+                ),
+                6 => F::max_pool1d(a, k),
+                7 => F::max_pool2d(a, [k, k]),
+                8 => F::avg_pool2d(a, [k, k]),
+                9 => F::adaptive_avg_pool2d(a, [r.small() as i64, r.small() as i64]),
+                10 => F::adaptive_max_pool1d(a, r.small() as i64),
+                11 => F::lp_pool1d(a, r.float(), k),
+                12 => F::unfold(a, [k, k]),
+                _ => F::fold(a, [r.small() as i64, r.small() as i64], [k, k]),
+            };
+            push(pool, r, t)
+        }
+        69 if cheap_all(&[a, b, c]) => {
+            let t = match r.below(10) {
+                0 => F::layer_norm(a, r.small_shape().as_slice()),
+                1 => F::rms_norm(a, r.small_shape().as_slice()),
+                2 => F::group_norm(a, r.int()),
+                3 => F::batch_norm(a, Some(b), Some(c)),
+                4 => F::instance_norm(a),
+                5 => F::local_response_norm(a, r.int()),
+                6 => F::pad_with(
+                    a,
+                    r.ints().as_slice(),
+                    ["constant", "reflect", "replicate", "circular"][r.below(4)],
+                ),
+                7 => F::interpolate(a, r.small_shape().as_slice()),
+                8 => tensile::pixel_shuffle(a, r.int()),
+                _ => tensile::pixel_unshuffle(a, r.int()),
+            };
+            push(pool, r, t)
+        }
+        70 if cheap_all(&[a, b, c]) => {
+            let t = match r.below(16) {
+                0 => F::mse_loss(a, b),
+                1 => F::l1_loss(a, b),
+                2 => F::smooth_l1_loss(a, b),
+                3 => F::huber_loss(a, b),
+                4 => F::cross_entropy(a, b),
+                5 => F::nll_loss(a, b),
+                6 => F::binary_cross_entropy(a, b),
+                7 => F::binary_cross_entropy_with_logits(a, b),
+                8 => F::kl_div(a, b),
+                9 => F::poisson_nll_loss(a, b),
+                10 => F::gaussian_nll_loss(a, b, c),
+                11 => F::margin_ranking_loss(a, b, c),
+                12 => F::cosine_embedding_loss(a, b, c),
+                13 => F::multi_margin_loss(a, b),
+                14 => F::multilabel_margin_loss(a, b),
+                _ => F::triplet_margin_loss(a, b, c),
+            };
+            push(pool, r, t)
+        }
+        71 if cheap_all(&[a, b, c]) && a.numel() <= 4096 && b.numel() <= 4096 => {
+            let t = match r.below(10) {
+                0 => F::scaled_dot_product_attention(a, b, c),
+                1 => F::scaled_dot_product_attention_with(
+                    a,
+                    b,
+                    c,
+                    F::ScaledDotProductAttentionOpts {
+                        attn_mask: None,
+                        dropout_p: 0.0,
+                        is_causal: r.bool(),
+                        scale: Some(r.float()),
+                        enable_gqa: r.bool(),
+                    },
+                ),
+                2 => F::rnn_tanh_cell(a, b, c, a),
+                3 => F::gru_cell(a, b, c, b),
+                4 => F::lstm_cell(a, &[b, b], c, c).map(|x| x.0),
+                5 => F::lstm(a, &[b, b], &[c, c]).map(|x| x.0),
+                6 => F::gru(a, b, &[c, c]).map(|x| x.0),
+                7 => F::embedding(a, b),
+                8 => {
+                    let k = r.int();
+                    if !alloc_ok((k as u128).saturating_mul(numel128(a.size()))) {
+                        return;
+                    }
+                    F::one_hot_with(a, k)
+                }
+                _ => F::cdist(a, b),
+            };
+            push(pool, r, t)
+        }
+        72 if cheap_all(&[a, b]) => {
+            let t = match r.below(6) {
+                0 => F::cosine_similarity(a, b),
+                1 => F::pairwise_distance(a, b),
+                2 => F::pdist(a),
+                3 => F::embedding_bag(a, b),
+                4 => F::max_unpool1d(a, b, r.small() as i64),
+                _ => F::ctc_loss(a, b, c, c),
+            };
+            push(pool, r, t)
+        }
+        _ => {}
+    }
+}
+
+/// The pure layout and shape functions on arbitrary sizes and strides: a panic is a crash.
+pub fn run_layout(data: &[u8]) {
+    use tensile::layout as L;
+    let mut r = Rd::new(data);
+    while !r.done() {
+        let n = r.below(6);
+        let sizes: Vec<usize> = (0..n).map(|_| r.size()).collect();
+        let strides: Vec<usize> = (0..n).map(|_| r.size()).collect();
+        let other = r.shape();
+        let shape_i: Vec<i64> = (0..r.below(5)).map(|_| r.int()).collect();
+        match r.below(16) {
+            0 => drop(std::hint::black_box(L::contiguous_strides(&sizes))),
+            1 => drop(std::hint::black_box(L::channels_last_strides(&sizes))),
+            2 => drop(std::hint::black_box(L::numel(&sizes))),
+            3 => drop(std::hint::black_box((
+                L::is_contiguous(&sizes, &strides),
+                L::is_channels_last_contiguous(&sizes, &strides),
+                L::is_channels_last_3d_contiguous(&sizes, &strides),
+            ))),
+            4 => drop(std::hint::black_box(L::is_non_overlapping_and_dense(
+                &sizes, &strides,
+            ))),
+            5 => drop(std::hint::black_box(L::infer_dense_strides(
+                &sizes, &strides,
+            ))),
+            6 => drop(std::hint::black_box(L::preserve_format_strides(
+                &sizes, &strides,
+            ))),
+            7 => drop(std::hint::black_box(L::infer_shape(&shape_i, r.size()))),
+            8 => drop(std::hint::black_box(L::compute_stride(
+                &sizes, &strides, &other,
+            ))),
+            9 => drop(std::hint::black_box(L::extent(&sizes, &strides))),
+            10 => drop(std::hint::black_box(tensile::broadcast::infer_size(
+                &sizes, &other,
+            ))),
+            11 => drop(std::hint::black_box(tensile::broadcast::infer_size_all([
+                &sizes[..],
+                &other[..],
+                &strides[..],
+            ]))),
+            12 => {
+                let a: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+                drop(std::hint::black_box(tensile::broadcast::broadcast_shapes(
+                    &[&a, &shape_i],
+                )))
+            }
+            13 => {
+                let e = tensile::explain::explain_broadcast(&[&sizes, &other]);
+                drop(std::hint::black_box((
+                    format!("{e:?}"),
+                    e.aligned(),
+                    e.is_ok(),
+                )))
+            }
+            14 => drop(std::hint::black_box((
+                tensile::dim::wrap_dim(r.int(), n),
+                tensile::dim::wrap_dims(&shape_i, n),
+                tensile::dim::wrap_dim_no_scalar(r.int(), n),
+            ))),
+            _ => drop(std::hint::black_box(tensile::backcompat::changes_meaning(
+                &sizes, &other,
+            ))),
+        }
+    }
+}

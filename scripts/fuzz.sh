@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# scripts/fuzz.sh [SECONDS]: builds the cargo-fuzz targets (fuzz/) in release and runs each
+# for a bounded time, then prints per target the executions and the crashes.
+#
+#   SECONDS            total time budget, split evenly between the two targets (default 60)
+#   OVERFLOW_CHECKS=1  build with integer-overflow checks (and debug assertions) on;
+#                      otherwise off, as a default release build
+#   FUZZ_MEM_MB        address-space limit for each run (ulimit -v, default 8192): allocations
+#                      beyond it FAIL, and tensile must return its allocator error
+#   TARGETS            which targets (default "api layout")
+#
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); runs on the stable toolchain through
+# RUSTC_BOOTSTRAP=1. No sanitizer (`-s none`), for speed. Crashing inputs are written to
+# fuzz/artifacts/<target>/crash-*; minimise one with
+#   RUSTC_BOOTSTRAP=1 cargo fuzz tmin -s none -O <target> <file>     (from fuzz/)
+# and save it under tensile/tests/fuzz_regressions/<target>/ (replayed by `cargo test`).
+set -uo pipefail
+
+SECS=${1:-60}
+MEM_MB=${FUZZ_MEM_MB:-8192}
+TARGETS=${TARGETS:-api layout}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT/fuzz" || exit 2
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "cargo-fuzz is missing: cargo install cargo-fuzz" >&2
+    exit 2
+fi
+
+# Separate target dirs, so switching the flag does not rebuild everything each time.
+if [ "${OVERFLOW_CHECKS:-0}" = 1 ]; then
+    FLAGS=(-O -a)
+    TDIR="$ROOT/fuzz/target-oc"
+    MODE="overflow-checks on"
+else
+    FLAGS=(-O)
+    TDIR="$ROOT/fuzz/target"
+    MODE="overflow-checks off"
+fi
+
+n_targets=$(echo $TARGETS | wc -w)
+PER=$(( SECS / n_targets ))
+[ "$PER" -lt 1 ] && PER=1
+
+echo "== building (release, $MODE)"
+cargo fuzz build -s none "${FLAGS[@]}" --target-dir "$TDIR" || exit 2
+TRIPLE=$(rustc -vV | sed -n 's/^host: //p')
+BIN_DIR="$TDIR/$TRIPLE/release"
+
+status=0
+summary=""
+for t in $TARGETS; do
+    mkdir -p "corpus/$t" "artifacts/$t"
+    before=$(ls "artifacts/$t" | grep -c '^crash-' || true)
+    log="artifacts/$t/last_run.log"
+    echo "== fuzzing $t for ${PER}s ($MODE, ulimit -v ${MEM_MB} MB)"
+    # -rss_limit_mb/-malloc_limit_mb above the address-space limit: a big allocation that
+    # fails is tensile's business (it must return an error), not a libFuzzer OOM report.
+    (
+        ulimit -v $(( MEM_MB * 1024 ))
+        "$BIN_DIR/$t" "corpus/$t" \
+            -artifact_prefix="artifacts/$t/" \
+            -max_total_time="$PER" \
+            -rss_limit_mb=$(( MEM_MB * 2 )) \
+            -malloc_limit_mb=$(( MEM_MB * 2 )) \
+            -timeout=60 \
+            -max_len=512 \
+            -print_final_stats=1
+    ) >"$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    after=$(ls "artifacts/$t" | grep -c '^crash-' || true)
+    crashes=$(( after - before ))
+    if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
+        # a deadly signal / OOM / timeout report without a crash- file
+        crashes=$(grep -cE '^==[0-9]+== ERROR: libFuzzer' "$log" || true)
+    fi
+    [ "$crashes" -gt 0 ] && status=1
+    summary+=$(printf '%-7s executions: %-12s crashes: %s  (%s, %ss; log %s)' \
+        "$t" "${execs:-?}" "$crashes" "$MODE" "$PER" "fuzz/$log")$'\n'
+done
+echo "== summary"
+printf '%s' "$summary"
+exit $status

@@ -1,0 +1,141 @@
+//! Replays every saved fuzz input (`tests/fuzz_regressions/<target>/<name>`) through the
+//! same interpreter the fuzzer ran (`fuzz/src/program.rs`), catching nothing: a panic fails
+//! the test, an abort or a memory error kills it.
+//!
+//! Each file is a minimised input that once crashed the process (`scripts/fuzz.sh` finds
+//! them; `cargo fuzz tmin` minimises them). Inputs that still crash because their fix is
+//! pending are listed in [`KNOWN`] with the reason, and skipped; empty it as the fixes land.
+
+#[path = "../../fuzz/src/program.rs"]
+#[allow(dead_code)]
+mod program;
+
+use std::path::Path;
+
+/// `(target, file name, why it still crashes)`: skipped until fixed. Each reason names the
+/// crash site as found (debug builds have overflow checks on, as the test profile does).
+const KNOWN: &[(&str, &str, &str)] = &[
+    (
+        "api",
+        "randn_numel_mul_overflow",
+        "randn_with([.., 2^62+.., ..]): layout::numel (layout.rs:44) multiplies unchecked (overflow panic in debug; wraps in release)",
+    ),
+    (
+        "api",
+        "randn_capacity_overflow",
+        "randn_with of a huge shape: creation.rs:362 collects numel values into a Vec: `capacity overflow` panic instead of an allocator error",
+    ),
+    (
+        "api",
+        "randn_alloc_abort",
+        "randn_with of a 2^40-element shape: creation.rs:362 collects into a Vec: `memory allocation of 8796093022208 bytes failed` (abort)",
+    ),
+    (
+        "api",
+        "rand_capacity_overflow",
+        "rand_with of a huge shape: creation.rs:340 collects numel values into a Vec: `capacity overflow` panic",
+    ),
+    (
+        "api",
+        "linspace_capacity_overflow",
+        "linspace_with(.., steps = 2^62..): linspace_points (creation.rs:458) collects steps values: `capacity overflow` panic",
+    ),
+    (
+        "api",
+        "linspace_alloc_abort",
+        "linspace_with(.., steps = 2^40): linspace_points (creation.rs:458): `memory allocation of 8796093022208 bytes failed` (abort)",
+    ),
+    (
+        "api",
+        "arange_capacity_overflow",
+        "arange((start, end, step)) of i64s with a huge count: arange_with (creation.rs:322) collects into a Vec: `capacity overflow` panic (PyTorch: `invalid size, possible overflow?`)",
+    ),
+    (
+        "api",
+        "full_fill_make_loop_mul_overflow_583",
+        "full_with of a shape whose numel overflows: fill_unchecked -> iter::make_loop coalescing `sp * sd` (iter.rs:583) overflows",
+    ),
+    (
+        "api",
+        "full_fill_make_loop_mul_overflow_572",
+        "full_with of a shape whose numel overflows: fill_unchecked -> iter::make_loop `bstrides[k][d] * element_size` (iter.rs:572) overflows",
+    ),
+    (
+        "layout",
+        "numel_mul_overflow",
+        "layout::numel([2^62, 2^62]) (layout.rs:44) multiplies unchecked: overflow panic with overflow checks (PyTorch: `numel: integer multiplication overflow`)",
+    ),
+    (
+        "layout",
+        "contiguous_strides_mul_overflow",
+        "layout::contiguous_strides([2^62, 2^62]) (layout.rs:14) multiplies unchecked: overflow panic with overflow checks",
+    ),
+];
+
+fn replay(target: &str, run: fn(&[u8])) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz_regressions")
+        .join(target);
+    let mut files: Vec<_> = match std::fs::read_dir(&dir) {
+        Ok(rd) => rd
+            .map(|e| e.expect("readable directory entry").path())
+            .collect(),
+        Err(_) => return 0,
+    };
+    files.sort();
+    let mut ran = 0;
+    for path in files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if KNOWN.iter().any(|(t, n, _)| *t == target && *n == name) {
+            continue;
+        }
+        let data = std::fs::read(&path).expect("readable regression input");
+        eprintln!("replaying {target}/{name}");
+        run(&data);
+        ran += 1;
+    }
+    ran
+}
+
+#[test]
+fn api_regressions() {
+    let ran = replay("api", program::run_api);
+    eprintln!("{ran} api inputs replayed");
+}
+
+#[test]
+fn layout_regressions() {
+    let ran = replay("layout", program::run_layout);
+    eprintln!("{ran} layout inputs replayed");
+}
+
+/// Every `KNOWN` entry names a file that exists (so a renamed input is not silently skipped).
+#[test]
+fn known_entries_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_regressions");
+    for (t, n, _) in KNOWN {
+        assert!(
+            root.join(t).join(n).is_file(),
+            "KNOWN entry {t}/{n} has no file"
+        );
+    }
+}
+
+/// A few fixed programs that must run clean (they exercise the interpreter itself: views,
+/// pointwise ops, reductions, printing).
+#[test]
+fn smoke_programs() {
+    for seed in 0u64..64 {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let data: Vec<u8> = (0..96)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x % 224) as u8 // small sizes and ints only
+            })
+            .collect();
+        program::run_api(&data);
+        program::run_layout(&data);
+    }
+}
