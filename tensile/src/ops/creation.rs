@@ -302,6 +302,10 @@ impl Tensor {
         if dtype == DType::Bool {
             return Err(Error::runtime("\"arange_cpu\" not implemented for 'Bool'"));
         }
+        // PyTorch's storage-size check and allocation of the result, before any buffer of
+        // `n` values is built.
+        drop(Tensor::try_alloc_contiguous(&[n], dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(n)?;
         if dtype.is_floating_point() {
             let vals: Vec<f64> = match dtype {
                 // half types accumulate in float32
@@ -336,9 +340,12 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let sizes = new_sizes(size)?;
+        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
+        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
         let mut rng = SplitMix64(seed);
         let vals: Vec<f64> = (0..layout::numel(&sizes)).map(|_| rng.next_f64()).collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(opts.into().dtype.unwrap_or(DType::Float32))
+        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
     }
     /// `torch.randn(size, generator=seeded)`: float32 standard normal (Box–Muller),
     /// reproducible for `seed`. Errors as [`Tensor::empty`].
@@ -352,6 +359,9 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let sizes = new_sizes(size)?;
+        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
+        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
         let mut rng = SplitMix64(seed);
         let vals: Vec<f64> = (0..layout::numel(&sizes))
             .map(|_| {
@@ -360,7 +370,7 @@ impl Tensor {
                 (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
             })
             .collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(opts.into().dtype.unwrap_or(DType::Float32))
+        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
     }
 }
 
