@@ -5,13 +5,14 @@
 use crate::error::{Error, Result, fmt_list};
 
 /// Row-major strides for `sizes` (`contiguous_strides` in the spec; a size-0 dim counts as 1):
-/// `(2,0)` → `(1,1)`, `(3,0,2)` → `(2,2,1)`.
+/// `(2,0)` → `(1,1)`, `(3,0,2)` → `(2,2,1)`. Saturating (never wraps): sizes from user input
+/// are checked by [`storage_nbytes_contiguous`] / [`checked_numel`] before a tensor is made.
 pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     let mut st = vec![0; sizes.len()];
     let mut acc = 1usize;
     for d in (0..sizes.len()).rev() {
         st[d] = acc;
-        acc *= sizes[d].max(1);
+        acc = acc.saturating_mul(sizes[d].max(1));
     }
     st
 }

@@ -369,7 +369,8 @@ pub(crate) fn fit_geometry(
     let max = i64::MAX as u128;
     let item = itemsize.max(1) as u128;
     // sizes multiply (in any order, and into dense strides) without overflow
-    let dense = sizes.iter().try_fold(item, |acc, &sz| {
+    // (the element size does not count: PyTorch's `expand(2**62)` of float32 is a valid view)
+    let dense = sizes.iter().try_fold(1u128, |acc, &sz| {
         Some(acc * sz.max(1) as u128).filter(|&p| p <= max)
     });
     if dense.is_none() {

@@ -490,6 +490,10 @@ fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
 /// cast: float dtypes compute in their own precision; integer dtypes truncate the ends to
 /// integers and step in double.
 fn linspace_values(start: Scalar, end: Scalar, steps: usize, dtype: DType) -> Result<Vec<f64>> {
+    // PyTorch allocates the result first (`Storage size calculation overflowed with
+    // sizes=[…]` or the allocator's error), before any value is computed.
+    drop(Tensor::try_alloc_contiguous(&[steps], dtype)?);
+    crate::kernels::cast::try_reserve_elems::<f64>(steps)?;
     if dtype.is_floating_point() {
         if steps == 1 {
             return Ok(vec![start.to_f64()]);
@@ -597,6 +601,8 @@ impl Tensor {
                 "m must be greater or equal to 0, got {m}"
             )));
         }
+        // PyTorch's eye checks the numel before allocating (`torch.eye(2**40)`).
+        layout::checked_numel(&[n as usize, m as usize])?;
         let t = Tensor::zeros_with([n, m], dtype.unwrap_or(DType::Float32))?;
         let k = n.min(m);
         if k > 0 {
