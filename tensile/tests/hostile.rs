@@ -218,3 +218,43 @@ fn refused_in_place_division_writes_nothing() {
     assert_eq!(err(a.floor_divide_(&z)), "ZeroDivisionError");
     assert_eq!(a.to_vec::<i64>(), vec![5, 6, 7]);
 }
+
+/// Run under valgrind (`--track-origins=yes`) this must report no uninitialised read.
+#[test]
+fn logsumexp_values() {
+    let x = Tensor::arange(24).unwrap().reshape([2, 3, 4]).unwrap();
+    let x = x.to(DType::Float32).unwrap();
+    let a = x.logsumexp_dim(1, false).unwrap();
+    assert_eq!(a.size(), &[2, 4]);
+    let v = a.to_vec::<f32>();
+    let want = (0..8)
+        .map(|k| {
+            let (i, j) = (k / 4, k % 4);
+            let xs: Vec<f64> = (0..3).map(|r| (i * 12 + r * 4 + j) as f64).collect();
+            let m = xs.iter().cloned().fold(f64::MIN, f64::max);
+            (m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()) as f32
+        })
+        .collect::<Vec<f32>>();
+    for (g, w) in v.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-5, "{g} vs {w}");
+    }
+    let t = x.permute([2, 0, 1]).unwrap();
+    assert!(
+        t.logsumexp_dim([0, 2], true)
+            .unwrap()
+            .to_vec::<f32>()
+            .iter()
+            .all(|v| v.is_finite())
+    );
+    let all = x
+        .logsumexp_dim([0, 1, 2], false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap();
+    assert!((all - 23.4587).abs() < 1e-3, "{all}");
+    let e = Tensor::zeros([0, 3])
+        .unwrap()
+        .logsumexp_dim(0, false)
+        .unwrap();
+    assert_eq!(e.to_vec::<f32>(), vec![f32::NEG_INFINITY; 3]);
+}
