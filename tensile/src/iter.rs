@@ -508,18 +508,20 @@ fn strictly_row_major_geom(sizes: &[usize], strides: &[usize]) -> bool {
         if sizes[d] == 0 || strides[d] != acc {
             return false;
         }
-        acc *= sizes[d];
+        acc = acc.saturating_mul(sizes[d]);
     }
     true
 }
 
-/// Row-major strides as inline dims.
+/// Row-major strides as inline dims. Saturating: for a broadcast shape whose size overflows,
+/// the output allocation (`Tensor::try_alloc`, which checks the sizes first) refuses it with
+/// PyTorch's `Storage size calculation overflowed with sizes=[…]`.
 fn contiguous_dims(sizes: &[usize]) -> Dims {
     let mut st: Dims = smallvec::smallvec![0; sizes.len()];
     let mut acc = 1usize;
     for d in (0..sizes.len()).rev() {
         st[d] = acc;
-        acc *= sizes[d].max(1);
+        acc = acc.saturating_mul(sizes[d].max(1));
     }
     st
 }

@@ -5,13 +5,14 @@
 use crate::error::{Error, Result, fmt_list};
 
 /// Row-major strides for `sizes` (`contiguous_strides` in the spec; a size-0 dim counts as 1):
-/// `(2,0)` → `(1,1)`, `(3,0,2)` → `(2,2,1)`.
+/// `(2,0)` → `(1,1)`, `(3,0,2)` → `(2,2,1)`. Saturating (never wraps): sizes from user input
+/// are checked by [`storage_nbytes_contiguous`] / [`checked_numel`] before a tensor is made.
 pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     let mut st = vec![0; sizes.len()];
     let mut acc = 1usize;
     for d in (0..sizes.len()).rev() {
         st[d] = acc;
-        acc *= sizes[d].max(1);
+        acc = acc.saturating_mul(sizes[d].max(1));
     }
     st
 }
@@ -40,8 +41,68 @@ pub fn channels_last_strides(sizes: &[usize]) -> Vec<usize> {
 }
 
 /// Number of elements: the product of sizes (1 for 0-d).
+///
+/// Unchecked: only for the sizes of an existing tensor, whose numel was proven to fit in
+/// `i64` when it was made ([`checked_numel`] / [`storage_nbytes_contiguous`] at every
+/// constructor, `fit_geometry` at every view). Sizes from user input go through
+/// [`checked_numel`].
 pub fn numel(sizes: &[usize]) -> usize {
-    sizes.iter().product()
+    sizes.iter().fold(1usize, |a, &s| a.wrapping_mul(s))
+}
+
+/// PyTorch's `safe_compute_numel`: the product of `sizes`, multiplied left to right as
+/// unsigned 64-bit; an overflow at any step (even one followed by a 0) or a product above
+/// `i64::MAX` is refused.
+///
+/// Error (RuntimeError): `numel: integer multiplication overflow`.
+pub fn checked_numel(sizes: &[usize]) -> Result<usize> {
+    let mut prod: u64 = 1;
+    let mut overflow = false;
+    for &s in sizes {
+        let (p, o) = prod.overflowing_mul(s as u64);
+        prod = p;
+        overflow |= o;
+    }
+    if overflow || prod > i64::MAX as u64 {
+        return Err(Error::runtime("numel: integer multiplication overflow"));
+    }
+    Ok(prod as usize)
+}
+
+/// PyTorch's `computeStorageNbytesContiguous`: the bytes a contiguous tensor of `sizes` needs
+/// (`numel * itemsize`), multiplied left to right as unsigned 64-bit with a sticky overflow
+/// flag (so `[2^40, 2^40, 0]` is refused although its numel is 0), at most `i64::MAX`.
+///
+/// Error (RuntimeError): `Storage size calculation overflowed with sizes=[4611686018427387905, 64]`.
+pub fn storage_nbytes_contiguous(sizes: &[usize], itemsize: usize) -> Result<usize> {
+    let mut prod: u64 = 1;
+    let mut overflow = false;
+    for &s in sizes {
+        let (p, o) = prod.overflowing_mul(s as u64);
+        prod = p;
+        overflow |= o;
+    }
+    let (bytes, o) = prod.overflowing_mul(itemsize as u64);
+    if overflow || o || bytes > i64::MAX as u64 {
+        return Err(Error::runtime(format!(
+            "Storage size calculation overflowed with sizes={}",
+            fmt_list(sizes)
+        )));
+    }
+    Ok(bytes as usize)
+}
+
+/// [`extent`] with checked arithmetic: `None` when `1 + sum((size - 1) * stride)` overflows.
+pub fn checked_extent(sizes: &[usize], strides: &[usize]) -> Option<usize> {
+    if sizes.contains(&0) {
+        return Some(0);
+    }
+    sizes
+        .iter()
+        .zip(strides)
+        .try_fold(1usize, |acc, (&s, &st)| {
+            (s - 1).checked_mul(st).and_then(|x| acc.checked_add(x))
+        })
 }
 
 fn contiguous_in_order(
@@ -274,15 +335,18 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
 
 /// The last storage element a layout reaches, plus one (0 for an empty tensor): the storage
 /// must hold `offset + extent` elements.
+///
+/// Unchecked, for existing tensors (whose extent was checked when they were made); see
+/// [`checked_extent`].
 pub fn extent(sizes: &[usize], strides: &[usize]) -> usize {
-    if numel(sizes) == 0 {
+    if sizes.contains(&0) {
         return 0;
     }
     1 + sizes
         .iter()
         .zip(strides)
-        .map(|(&s, &st)| (s - 1) * st)
-        .sum::<usize>()
+        .map(|(&s, &st)| (s - 1).wrapping_mul(st))
+        .fold(0usize, |a, x| a.wrapping_add(x))
 }
 
 #[cfg(test)]
@@ -331,6 +395,34 @@ mod tests {
     fn dense_strides() {
         assert_eq!(infer_dense_strides(&[4, 3], &[6, 2]), vec![3, 1]);
         assert_eq!(infer_dense_strides(&[3, 4], &[1, 0]), vec![4, 1]);
+    }
+
+    #[test]
+    fn checked_size_arithmetic() {
+        // texts from PyTorch 2.15 (`torch.zeros(2**62+1, 64)`, `torch.zeros(1,1).expand(2**40,2**40)`)
+        assert_eq!(
+            storage_nbytes_contiguous(&[(1 << 62) + 1, 64], 4)
+                .unwrap_err()
+                .message(),
+            "Storage size calculation overflowed with sizes=[4611686018427387905, 64]"
+        );
+        assert!(storage_nbytes_contiguous(&[1 << 40, 1 << 40, 0], 4).is_err());
+        assert_eq!(
+            storage_nbytes_contiguous(&[i64::MAX as usize, 0], 4).unwrap(),
+            0
+        );
+        assert!(storage_nbytes_contiguous(&[1 << 61], 4).is_err());
+        assert_eq!(storage_nbytes_contiguous(&[1 << 60], 4).unwrap(), 1 << 62);
+        assert_eq!(
+            checked_numel(&[1 << 40, 1 << 40]).unwrap_err().message(),
+            "numel: integer multiplication overflow"
+        );
+        assert!(checked_numel(&[usize::MAX]).is_err());
+        assert_eq!(checked_numel(&[0, usize::MAX]).unwrap(), 0);
+        assert_eq!(checked_numel(&[]).unwrap(), 1);
+        assert_eq!(checked_extent(&[3, 4], &[4, 1]), Some(12));
+        assert_eq!(checked_extent(&[usize::MAX, 2], &[2, 1]), None);
+        assert_eq!(checked_extent(&[usize::MAX, 0], &[2, 1]), Some(0));
     }
 
     #[test]

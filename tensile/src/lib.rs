@@ -95,24 +95,7 @@ impl std::fmt::Display for Tensor {
     /// PyTorch's `repr(t)`, character for character (precision 4, threshold 1000, edgeitems 3,
     /// linewidth 80).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        use print::PrintValues;
-        let s = match self.dtype {
-            DType::Bool => print::format_repr(
-                self.dtype,
-                self.size(),
-                PrintValues::Bool(&self.to_vec::<bool>()),
-            ),
-            d if d.is_floating_point() => print::format_repr(
-                self.dtype,
-                self.size(),
-                PrintValues::Float(&self.to_vec::<f64>()),
-            ),
-            _ => print::format_repr(
-                self.dtype,
-                self.size(),
-                PrintValues::Int(&self.to_vec::<i64>()),
-            ),
-        };
+        let s = print::repr(self);
         f.write_str(&s)
     }
 }

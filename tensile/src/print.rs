@@ -37,11 +37,14 @@ pub(crate) enum PrintValues<'a> {
     Bool(&'a [bool]),
     Int(&'a [i64]),
     Float(&'a [f64]),
+    /// Elements read on demand (flat row-major index → value), with the element count: a
+    /// summarized tensor reads only the edge items it prints.
+    Lazy(&'a dyn Fn(usize) -> Option<Scalar>, usize),
 }
 
 /// One element, as Python sees it after `.tolist()` / `.item()`.
 #[derive(Clone, Copy)]
-enum Scalar {
+pub(crate) enum Scalar {
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -54,6 +57,7 @@ impl PrintValues<'_> {
             PrintValues::Bool(v) => v.get(i).copied().map(Scalar::Bool),
             PrintValues::Int(v) => v.get(i).copied().map(Scalar::Int),
             PrintValues::Float(v) => v.get(i).copied().map(Scalar::Float),
+            PrintValues::Lazy(f, n) => (i < *n).then(|| f(i)).flatten(),
         }
     }
 
@@ -63,13 +67,62 @@ impl PrintValues<'_> {
             PrintValues::Bool(v) => v.len(),
             PrintValues::Int(v) => v.len(),
             PrintValues::Float(v) => v.len(),
+            PrintValues::Lazy(_, n) => *n,
         }
     }
 
     /// `tensor.dtype.is_floating_point`.
     fn is_floating(&self) -> bool {
-        matches!(self, PrintValues::Float(_))
+        match self {
+            PrintValues::Float(_) => true,
+            PrintValues::Lazy(f, n) => *n > 0 && matches!(f(0), Some(Scalar::Float(_))),
+            _ => false,
+        }
     }
+}
+
+/// `repr(t)` of a tensor. Up to the threshold the values are gathered once; above it only the
+/// elements printed (`get_summarized_data`'s edge items, at most `2 * edgeitems` per dim) are
+/// read, one by one, so printing `zeros(1).expand(10^13)` reads 6 elements and never
+/// materialises the tensor.
+pub(crate) fn repr(t: &crate::Tensor) -> String {
+    let sizes = t.size();
+    let numel = sizes.iter().try_fold(1usize, |acc, &s| acc.checked_mul(s));
+    let dtype = t.dtype();
+    if numel.is_some_and(|n| n <= THRESHOLD) || sizes.contains(&0) {
+        return match dtype {
+            DType::Bool => format_repr(dtype, sizes, PrintValues::Bool(&t.to_vec::<bool>())),
+            d if d.is_floating_point() => {
+                format_repr(dtype, sizes, PrintValues::Float(&t.to_vec::<f64>()))
+            }
+            _ => format_repr(dtype, sizes, PrintValues::Int(&t.to_vec::<i64>())),
+        };
+    }
+    let Some(numel) = numel else {
+        return format!("{PREFIX}<size={} overflows>)", python_tuple(sizes));
+    };
+    let row_major = crate::layout::contiguous_strides(sizes);
+    let read = |i: usize| -> Option<Scalar> {
+        // The storage offset of flat index i; each coordinate is < its size, and the tensor's
+        // layout was checked to fit its storage when it was made, so the sum cannot overflow.
+        let mut off = t.storage_offset();
+        let mut rest = i;
+        for ((&rs, &st), &sz) in row_major.iter().zip(t.stride()).zip(sizes) {
+            let c = rest / rs.max(1);
+            rest %= rs.max(1);
+            if c >= sz {
+                return None;
+            }
+            off += c * st;
+        }
+        let e = t.view_with(crate::tensor::Dims::new(), crate::tensor::Dims::new(), off);
+        Some(match dtype {
+            DType::Bool => Scalar::Bool(e.to_vec::<bool>()[0]),
+            d if d.is_floating_point() => Scalar::Float(e.to_vec::<f64>()[0]),
+            _ => Scalar::Int(e.to_vec::<i64>()[0]),
+        })
+    };
+    format_repr(dtype, sizes, PrintValues::Lazy(&read, numel))
 }
 
 /// PyTorch's repr: `tensor([[1., 2.],\n        [3., 4.]])`, with the default print options

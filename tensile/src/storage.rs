@@ -107,16 +107,8 @@ fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
 }
 
 impl Storage {
-    /// A new buffer of `bytes` bytes; zero-filled when `zeroed`. Aborts if memory runs out
-    /// (as `Vec` does); ops use [`Storage::try_new`].
-    pub(crate) fn new(bytes: usize, zeroed: bool) -> Arc<Storage> {
-        match Storage::try_new(bytes, zeroed) {
-            Ok(s) => s,
-            Err(_) => std::alloc::handle_alloc_error(layout_for(capacity_for(bytes))),
-        }
-    }
-
-    /// As [`Storage::new`], with PyTorch's error when the memory can't be had:
+    /// A new buffer of `bytes` bytes (zero-filled when `zeroed`), or PyTorch's error when the
+    /// memory can't be had (there is no aborting form):
     /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate 26000000000000 bytes. Error code 12 (Cannot allocate memory)`.
     pub(crate) fn try_new(bytes: usize, zeroed: bool) -> crate::error::Result<Arc<Storage>> {
         let oom = || {
@@ -186,12 +178,13 @@ impl Storage {
         }
     }
 
-    /// A buffer holding a copy of `data`.
-    pub(crate) fn from_bytes(data: &[u8]) -> Arc<Storage> {
-        let s = Storage::new(data.len(), false);
+    /// A buffer holding a copy of `data`; the allocator's error (see [`Storage::try_new`])
+    /// when the memory can't be had.
+    pub(crate) fn try_from_bytes(data: &[u8]) -> crate::error::Result<Arc<Storage>> {
+        let s = Storage::try_new(data.len(), false)?;
         // SAFETY: `s` is a fresh allocation of at least data.len() bytes, not shared yet.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr(), data.len()) };
-        s
+        Ok(s)
     }
 
     /// Size in bytes.

@@ -35,11 +35,6 @@ pub struct Tensor {
     pub(crate) wrapped: bool,
 }
 
-/// The allocation error for a size that overflows.
-fn size_overflow() -> Error {
-    Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
-}
-
 /// A plain number operand (PyTorch's "Python scalar"): bool, int or float.
 ///
 /// In type promotion a scalar has the lowest priority: it only changes the result dtype when it
@@ -227,35 +222,60 @@ impl Tensor {
         }
     }
 
-    /// A fresh, uninitialised tensor with the given strides (the caller fills every element).
+    /// A fresh, uninitialised tensor with the given dense strides (the caller fills every
+    /// element). Aborts like `Vec` when memory runs out; reachable only from [`Tensor::clone`]
+    /// and `contiguous()`, whose input already holds that many elements. Ops use
+    /// [`Tensor::try_alloc`].
     pub(crate) fn alloc(sizes: &[usize], strides: &[usize], dtype: DType, zeroed: bool) -> Tensor {
-        let n = layout::extent(sizes, strides);
-        Tensor {
-            storage: Storage::new(n * dtype.itemsize(), zeroed),
-            sizes: Dims::from_slice(sizes),
-            strides: Dims::from_slice(strides),
-            offset: 0,
-            dtype,
-            wrapped: false,
+        match Tensor::try_alloc(sizes, strides, dtype) {
+            Ok(t) if !zeroed => t,
+            Ok(t) => {
+                crate::ops::copy::fill_unchecked(&t, Scalar::Int(0));
+                t
+            }
+            // As `Vec` does when its allocation fails: print and abort (no unwinding).
+            Err(e) => {
+                eprintln!("tensile: {e}");
+                std::process::abort()
+            }
         }
     }
 
-    /// As [`Tensor::alloc`], with PyTorch's out-of-memory error instead of an abort.
+    /// As [`Tensor::alloc`], with PyTorch's errors instead of an abort: the storage-size
+    /// check of `empty` (`Storage size calculation overflowed with sizes=[…]`, from
+    /// [`layout::storage_nbytes_contiguous`]) and the allocator's
+    /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
+    /// `strides` must be dense (a permutation of row-major strides), so the extent is at most
+    /// the numel checked here; the extent is checked again all the same.
     #[inline]
     pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
-        let n = layout::extent(sizes, strides);
+        layout::storage_nbytes_contiguous(sizes, dtype.itemsize())?;
+        let n = layout::checked_extent(sizes, strides).ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={} and strides={}",
+                fmt_list(sizes),
+                fmt_list(strides)
+            ))
+        })?;
         Tensor::try_alloc_parts(sizes, Dims::from_slice(strides), n, dtype)
     }
 
     /// As [`Tensor::try_alloc`] with row-major strides.
     pub(crate) fn try_alloc_contiguous(sizes: &[usize], dtype: DType) -> Result<Tensor> {
+        let numel = layout::storage_nbytes_contiguous(sizes, dtype.itemsize())? / dtype.itemsize();
+        // Proven above: the product of the sizes (a 0 counting as 1) fits... unless a 0
+        // hides a larger product; so the strides are computed with checks.
         let mut strides = Dims::from_elem(0, sizes.len());
-        let mut numel = 1usize;
+        let mut acc = 1usize;
         for (st, &n) in strides.iter_mut().zip(sizes).rev() {
-            *st = numel;
-            numel = numel.checked_mul(n.max(1)).ok_or_else(size_overflow)?;
+            *st = acc;
+            acc = acc.checked_mul(n.max(1)).ok_or_else(|| {
+                Error::runtime(format!(
+                    "Storage size calculation overflowed with sizes={}",
+                    fmt_list(sizes)
+                ))
+            })?;
         }
-        let numel = if sizes.contains(&0) { 0 } else { numel };
         Tensor::try_alloc_parts(sizes, strides, numel, dtype)
     }
 
@@ -266,9 +286,12 @@ impl Tensor {
         elems: usize,
         dtype: DType,
     ) -> Result<Tensor> {
-        let bytes = elems
-            .checked_mul(dtype.itemsize())
-            .ok_or_else(size_overflow)?;
+        let bytes = elems.checked_mul(dtype.itemsize()).ok_or_else(|| {
+            Error::runtime(format!(
+                "Storage size calculation overflowed with sizes={}",
+                fmt_list(sizes)
+            ))
+        })?;
         Ok(Tensor {
             storage: Storage::try_new(bytes, false)?,
             sizes: Dims::from_slice(sizes),
@@ -296,8 +319,11 @@ impl Tensor {
     /// A contiguous tensor of shape `size` holding `data` in row-major order
     /// (`torch.tensor(data).reshape(size)`); the dtype is `T`'s.
     ///
-    /// Errors (RuntimeError): `Trying to create tensor with negative dimension -1: [-1, 3]`;
-    /// `shape '[2, 2]' is invalid for input of size 3` when the lengths differ.
+    /// Errors (RuntimeError): `Trying to create tensor with negative dimension -1: [-1, 3]`
+    /// (also for a `usize` size above `i64::MAX`, read as PyTorch's int64);
+    /// `numel: integer multiplication overflow` when the sizes' product does not fit in `i64`
+    /// (`[2^62 + 1, 4]`); `shape '[2, 2]' is invalid for input of size 3` when the lengths
+    /// differ.
     pub fn from_vec<T: Element>(data: Vec<T>, size: impl IntoShape) -> Result<Tensor> {
         Tensor::from_slice(&data, size)
     }
@@ -305,7 +331,8 @@ impl Tensor {
     /// As [`Tensor::from_vec`], copying from a slice.
     pub fn from_slice<T: Element>(data: &[T], size: impl IntoShape) -> Result<Tensor> {
         let size = &crate::args::new_sizes(size)?[..];
-        if layout::numel(size) != data.len() {
+        // Checked here, so the numel of every tensor made from data fits in i64.
+        if layout::checked_numel(size)? != data.len() {
             let s: Vec<i64> = size.iter().map(|&x| x as i64).collect();
             return Err(Error::runtime(format!(
                 "shape '{}' is invalid for input of size {}",
@@ -314,7 +341,7 @@ impl Tensor {
             )));
         }
         Ok(Tensor {
-            storage: Storage::from_bytes(kernels::cast::bytes_of(data)),
+            storage: Storage::try_from_bytes(kernels::cast::bytes_of(data))?,
             sizes: Dims::from_slice(size),
             strides: layout::contiguous_strides(size).into(),
             offset: 0,

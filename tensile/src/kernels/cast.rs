@@ -95,12 +95,44 @@ unsafe fn cast_typed<S: Element, D: Element>(
     }
 }
 
-/// The values of `t` in row-major order, cast to `T`.
+/// A `Vec` with room for `n` elements of `T`, or PyTorch's allocator error
+/// (`DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`)
+/// instead of `Vec`'s abort or capacity-overflow panic. For buffers sized by user input.
+pub(crate) fn try_vec<T>(n: usize) -> crate::error::Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| {
+        crate::error::Error::runtime(format!(
+            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes. Error code 12 (Cannot allocate memory)",
+            (n as u128) * (std::mem::size_of::<T>() as u128)
+        ))
+    })?;
+    Ok(v)
+}
+
+/// Checks that `n` elements of `T` can be had (reserves them and frees them again), with
+/// [`try_vec`]'s error.
+pub(crate) fn try_reserve_elems<T>(n: usize) -> crate::error::Result<()> {
+    try_vec::<T>(n).map(drop)
+}
+
+/// The values of `t` in row-major order, cast to `T`. Aborts like `Vec` when the memory for
+/// `numel` values can't be had (see [`try_gather`]).
 pub(crate) fn gather<T: Element>(t: &Tensor) -> Vec<T> {
+    match try_gather(t) {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("tensile: {e}");
+            std::process::abort()
+        }
+    }
+}
+
+/// As [`gather`], with the allocator's error ([`try_vec`]).
+pub(crate) fn try_gather<T: Element>(t: &Tensor) -> crate::error::Result<Vec<T>> {
     let n = t.numel();
-    let mut out: Vec<T> = Vec::with_capacity(n);
+    let mut out: Vec<T> = try_vec(n)?;
     if n == 0 {
-        return out;
+        return Ok(out);
     }
     let _g = t.storage.read();
     let nd = t.dim();
@@ -141,7 +173,7 @@ pub(crate) fn gather<T: Element>(t: &Tensor) -> Vec<T> {
             if d == 0 {
                 // SAFETY: exactly n elements were initialised above.
                 unsafe { out.set_len(n) };
-                return out;
+                return Ok(out);
             }
             d -= 1;
             idx[d] += 1;

@@ -977,15 +977,19 @@ fn sum_slice<T: Element, A: AccNum>(xs: &[T]) -> A {
 
 /// `sum` (and `mean`, with a divisor): accumulates in `A`, writes `O`.
 pub(crate) struct SumR<T, A, O> {
-    /// Divide the sum by this count (`mean`).
-    pub div: Option<usize>,
+    /// Divide the sum by `div` (`mean`); a flag and a plain count rather than an
+    /// `Option<usize>`, whose `None` leaves the payload uninitialised: valgrind reported the
+    /// inlined `finish` branching on it (`logsumexp` of an empty tensor, issue 15).
+    has_div: bool,
+    div: usize,
     _t: PhantomData<(T, A, O)>,
 }
 
 impl<T, A, O> SumR<T, A, O> {
     pub(crate) fn new(div: Option<usize>) -> Self {
         SumR {
-            div,
+            has_div: div.is_some(),
+            div: div.unwrap_or(0),
             _t: PhantomData,
         }
     }
@@ -1010,9 +1014,10 @@ impl<T: Element, A: AccNum, O: Element> Reducer for SumR<T, A, O> {
     }
     #[inline(always)]
     fn finish(&self, acc: A) -> O {
-        match self.div {
-            Some(n) => acc.div_count(n).to_out(),
-            None => acc.to_out(),
+        if self.has_div {
+            acc.div_count(self.div).to_out()
+        } else {
+            acc.to_out()
         }
     }
     #[inline(always)]

@@ -243,6 +243,17 @@ pub(crate) fn binary_into(
     } else {
         opdt
     };
+    // A refused integer division must write nothing into a given output (in place or `out=`):
+    // the divisor is checked for a zero before the kernel runs, as PyTorch leaves `self`
+    // unchanged. (A new output is dropped on the error, so it needs no pre-check.)
+    if !matches!(dest, Dest::New)
+        && matches!(op, Remainder | FloorDivide)
+        && !compute_dtype(opdt).is_floating_point()
+        && a.numel() > 0
+        && b.count_nonzero()?.item::<i64>()? != b.numel() as i64
+    {
+        return Err(Error::runtime("ZeroDivisionError"));
+    }
     let (out, lp) = it.finish::<3>(out_dt)?;
     let cdt = compute_dtype(opdt);
     let odt = if op.returns_bool() { DType::Bool } else { cdt };

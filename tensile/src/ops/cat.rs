@@ -136,10 +136,19 @@ fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
                 )));
             }
         }
-        total += t.sizes[d];
+        // PyTorch sums in int64, which wraps: a negative total is refused as a negative size.
+        total = total.wrapping_add(t.sizes[d]);
     }
     let mut sizes = first.sizes.to_vec();
     sizes[d] = total;
+    if total > i64::MAX as usize {
+        let s: Vec<i64> = sizes.iter().map(|&x| x as i64).collect();
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            total as i64,
+            crate::error::fmt_list(&s)
+        )));
+    }
     let strides = match format {
         Format::Contiguous => contiguous_strides(&sizes),
         _ => channels_last_strides(&sizes),

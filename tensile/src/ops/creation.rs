@@ -302,6 +302,10 @@ impl Tensor {
         if dtype == DType::Bool {
             return Err(Error::runtime("\"arange_cpu\" not implemented for 'Bool'"));
         }
+        // PyTorch's storage-size check and allocation of the result, before any buffer of
+        // `n` values is built.
+        drop(Tensor::try_alloc_contiguous(&[n], dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(n)?;
         if dtype.is_floating_point() {
             let vals: Vec<f64> = match dtype {
                 // half types accumulate in float32
@@ -336,9 +340,12 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let sizes = new_sizes(size)?;
+        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
+        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
         let mut rng = SplitMix64(seed);
         let vals: Vec<f64> = (0..layout::numel(&sizes)).map(|_| rng.next_f64()).collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(opts.into().dtype.unwrap_or(DType::Float32))
+        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
     }
     /// `torch.randn(size, generator=seeded)`: float32 standard normal (Box–Muller),
     /// reproducible for `seed`. Errors as [`Tensor::empty`].
@@ -352,6 +359,9 @@ impl Tensor {
         opts: impl Into<TensorOptions>,
     ) -> Result<Tensor> {
         let sizes = new_sizes(size)?;
+        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
+        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
+        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
         let mut rng = SplitMix64(seed);
         let vals: Vec<f64> = (0..layout::numel(&sizes))
             .map(|_| {
@@ -360,7 +370,7 @@ impl Tensor {
                 (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
             })
             .collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(opts.into().dtype.unwrap_or(DType::Float32))
+        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
     }
 }
 
@@ -480,6 +490,10 @@ fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
 /// cast: float dtypes compute in their own precision; integer dtypes truncate the ends to
 /// integers and step in double.
 fn linspace_values(start: Scalar, end: Scalar, steps: usize, dtype: DType) -> Result<Vec<f64>> {
+    // PyTorch allocates the result first (`Storage size calculation overflowed with
+    // sizes=[…]` or the allocator's error), before any value is computed.
+    drop(Tensor::try_alloc_contiguous(&[steps], dtype)?);
+    crate::kernels::cast::try_reserve_elems::<f64>(steps)?;
     if dtype.is_floating_point() {
         if steps == 1 {
             return Ok(vec![start.to_f64()]);
@@ -587,6 +601,8 @@ impl Tensor {
                 "m must be greater or equal to 0, got {m}"
             )));
         }
+        // PyTorch's eye checks the numel before allocating (`torch.eye(2**40)`).
+        layout::checked_numel(&[n as usize, m as usize])?;
         let t = Tensor::zeros_with([n, m], dtype.unwrap_or(DType::Float32))?;
         let k = n.min(m);
         if k > 0 {

@@ -27,8 +27,14 @@ pub fn where_cond<'a, 'b>(
             condition.dtype.scalar_type_name()
         )));
     }
-    let cond = condition.to(DType::Bool)?;
     let (a, b) = (input.into().to_tensor(), other.into().to_tensor());
+    // PyTorch's iterator computes the broadcast numel first: `numel: integer multiplication overflow`.
+    if let Ok(ab) = crate::broadcast::infer_size(condition.size(), a.size())
+        && let Ok(shape) = crate::broadcast::infer_size(&ab, b.size())
+    {
+        crate::layout::checked_numel(&shape)?;
+    }
+    let cond = condition.to(DType::Bool)?;
     let common = crate::iter::result_type_of(&[&a, &b]);
     // PyTorch converts both values to the common dtype before building the iterator.
     let (a, b) = (a.to(common)?, b.to(common)?);

@@ -1,0 +1,260 @@
+//! The hostile inputs of issue 15: each must return PyTorch's error (text compared with
+//! PyTorch 2.15's output) or PyTorch's result, never panic, abort or touch memory out of bounds.
+
+use std::time::{Duration, Instant};
+
+use tensile::{DType, ErrorKind, Tensor, where_cond};
+
+const P62: usize = 1 << 62;
+const P40: usize = 1 << 40;
+
+fn err<T>(r: tensile::Result<T>) -> String {
+    match r {
+        Ok(_) => panic!("expected an error"),
+        Err(e) => {
+            assert_eq!(e.kind(), ErrorKind::RuntimeError, "{}", e.message());
+            e.message().to_string()
+        }
+    }
+}
+
+#[test]
+fn zeros_whose_byte_size_overflows() {
+    assert_eq!(
+        err(Tensor::zeros([P62 + 1, 64])),
+        "Storage size calculation overflowed with sizes=[4611686018427387905, 64]"
+    );
+    assert_eq!(
+        err(Tensor::zeros([P40, P40])),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776]"
+    );
+    // PyTorch multiplies in order, so an overflow before the 0 still counts.
+    assert_eq!(
+        err(Tensor::zeros([P40, P40, 0])),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776, 0]"
+    );
+    assert_eq!(
+        err(Tensor::zeros(1usize << 61)),
+        "Storage size calculation overflowed with sizes=[2305843009213693952]"
+    );
+    for r in [
+        Tensor::ones([P62 + 1, 64]),
+        Tensor::empty([P62 + 1, 64]),
+        Tensor::full([P62 + 1, 64], 1.0),
+        Tensor::rand([P62 + 1, 64], 0),
+        Tensor::randn([P62 + 1, 64], 0),
+    ] {
+        assert_eq!(
+            err(r),
+            "Storage size calculation overflowed with sizes=[4611686018427387905, 64]"
+        );
+    }
+    // 2^63 - 1 times 0 never overflows: an empty tensor.
+    let t = Tensor::zeros([i64::MAX as usize, 0]).unwrap();
+    assert_eq!(t.size(), &[i64::MAX as usize, 0]);
+}
+
+#[test]
+fn zeros_too_large_for_memory() {
+    assert_eq!(
+        err(Tensor::zeros(P40)),
+        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)"
+    );
+}
+
+#[test]
+fn from_vec_with_a_shape_whose_numel_wraps() {
+    let e = err(Tensor::from_vec(vec![1f32, 2., 3., 4.], [P62 + 1, 4]));
+    assert_eq!(e, "numel: integer multiplication overflow");
+}
+
+#[test]
+fn sizes_above_i64_max() {
+    assert_eq!(
+        err(Tensor::from_vec(Vec::<f32>::new(), [usize::MAX, 0])),
+        "Trying to create tensor with negative dimension -1: [-1, 0]"
+    );
+    assert_eq!(
+        err(Tensor::zeros([usize::MAX, 0])),
+        "zeros: Dimension size must be non-negative."
+    );
+}
+
+#[test]
+fn broadcast_result_whose_size_overflows() {
+    let a = Tensor::zeros([1, 1]).unwrap().expand([P40, 1]).unwrap();
+    let b = Tensor::zeros([1, 1]).unwrap().expand([1, P40]).unwrap();
+    assert_eq!(
+        err(a.add(&b)),
+        "Storage size calculation overflowed with sizes=[1099511627776, 1099511627776]"
+    );
+    let c = Tensor::zeros([1, 1])
+        .unwrap()
+        .to(DType::Bool)
+        .unwrap()
+        .expand([P40, 1])
+        .unwrap();
+    assert_eq!(
+        err(where_cond(&c, &Tensor::zeros([1, 1]).unwrap(), &b)),
+        "numel: integer multiplication overflow"
+    );
+}
+
+#[test]
+fn expand_whose_numel_overflows() {
+    assert_eq!(
+        err(Tensor::zeros([1, 1]).unwrap().expand([P40, P40])),
+        "numel: integer multiplication overflow"
+    );
+}
+
+#[test]
+fn unfold_of_an_expand_to_i64_max() {
+    let t = Tensor::zeros(1).unwrap().expand(i64::MAX).unwrap();
+    assert_eq!(
+        err(t.unfold(0, 2, 1)),
+        "numel: integer multiplication overflow"
+    );
+    let t = Tensor::zeros(1).unwrap().expand(P62 as i64).unwrap();
+    assert_eq!(t.unfold(0, 2, 1).unwrap().size(), &[P62 - 1, 2]);
+    let t = Tensor::zeros(1).unwrap().expand(i64::MAX).unwrap();
+    assert_eq!(
+        err(t.narrow(0, P62 as i64, P62 as i64)),
+        "start (4611686018427387904) + length (4611686018427387904) exceeds dimension size (9223372036854775807)."
+    );
+}
+
+#[test]
+fn as_strided_whose_extent_overflows() {
+    let t = Tensor::zeros(4).unwrap();
+    assert_eq!(
+        err(t.as_strided([P62 + 1, 64], [64, 1])),
+        "Storage size calculation overflowed with sizes=[4611686018427387905, 64] and strides=[64, 1]"
+    );
+}
+
+#[test]
+fn arange_with_an_absurd_length() {
+    assert_eq!(
+        err(Tensor::arange((0.0, 1e300, 1.0))),
+        "invalid size, possible overflow?"
+    );
+    assert_eq!(
+        err(Tensor::arange((0.0, 1e20, 1.0))),
+        "invalid size, possible overflow?"
+    );
+    assert_eq!(
+        err(Tensor::arange((0i64, P62 as i64, 1i64))),
+        "Storage size calculation overflowed with sizes=[4611686018427387904]"
+    );
+}
+
+#[test]
+fn eye_and_linspace_too_large() {
+    assert_eq!(
+        err(Tensor::eye(P40)),
+        "numel: integer multiplication overflow"
+    );
+    assert_eq!(
+        err(Tensor::linspace(0.0, 1.0, P62)),
+        "Storage size calculation overflowed with sizes=[4611686018427387904]"
+    );
+}
+
+#[test]
+fn cat_whose_size_overflows() {
+    let t = Tensor::zeros(1).unwrap().expand(P62 as i64).unwrap();
+    assert_eq!(
+        err(tensile::cat(&[&t, &t])),
+        "Trying to create tensor with negative dimension -9223372036854775808: [-9223372036854775808]"
+    );
+}
+
+#[test]
+fn allocation_failure_is_an_error() {
+    let t = Tensor::zeros(1).unwrap().expand(P40 as i64).unwrap();
+    let msg = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    assert_eq!(err(t.abs()), msg);
+    assert_eq!(err(t.cos()), msg);
+    assert_eq!(err(t.ceil()), msg);
+    assert_eq!(err(t.clamp(0.0, 1.0)), msg);
+    let i = Tensor::zeros(1)
+        .unwrap()
+        .to(DType::Int32)
+        .unwrap()
+        .expand(P40 as i64)
+        .unwrap();
+    assert_eq!(err(i.bitwise_not()), msg);
+}
+
+#[test]
+fn printing_a_huge_expand_is_summarised_quickly() {
+    let t = Tensor::zeros(1)
+        .unwrap()
+        .expand(10_000_000_000_000i64)
+        .unwrap();
+    let start = Instant::now();
+    let s = format!("{t}");
+    assert!(start.elapsed() < Duration::from_secs(2));
+    assert_eq!(s, "tensor([0., 0., 0.,  ..., 0., 0., 0.])");
+}
+
+#[test]
+fn ravel_of_a_strided_tensor_is_a_copy() {
+    let a = Tensor::arange(20).unwrap();
+    let s = a.slice(0, Some(0), Some(20), 4).unwrap();
+    let r = s.ravel().unwrap();
+    assert!(!r.shares_storage(&a));
+    r.fill_(7).unwrap();
+    assert_eq!(a.to_vec::<i64>(), (0..20).collect::<Vec<i64>>());
+}
+
+#[test]
+fn refused_in_place_division_writes_nothing() {
+    let a = Tensor::from_vec(vec![5i64, 6, 7], 3).unwrap();
+    let z = Tensor::zeros(3).unwrap().to(DType::Bool).unwrap();
+    assert_eq!(err(a.remainder_(&z)), "ZeroDivisionError");
+    assert_eq!(a.to_vec::<i64>(), vec![5, 6, 7]);
+    assert_eq!(err(a.floor_divide_(&z)), "ZeroDivisionError");
+    assert_eq!(a.to_vec::<i64>(), vec![5, 6, 7]);
+}
+
+/// Run under valgrind (`--track-origins=yes`) this must report no uninitialised read.
+#[test]
+fn logsumexp_values() {
+    let x = Tensor::arange(24).unwrap().reshape([2, 3, 4]).unwrap();
+    let x = x.to(DType::Float32).unwrap();
+    let a = x.logsumexp_dim(1, false).unwrap();
+    assert_eq!(a.size(), &[2, 4]);
+    let v = a.to_vec::<f32>();
+    let want = (0..8)
+        .map(|k| {
+            let (i, j) = (k / 4, k % 4);
+            let xs: Vec<f64> = (0..3).map(|r| (i * 12 + r * 4 + j) as f64).collect();
+            let m = xs.iter().cloned().fold(f64::MIN, f64::max);
+            (m + xs.iter().map(|x| (x - m).exp()).sum::<f64>().ln()) as f32
+        })
+        .collect::<Vec<f32>>();
+    for (g, w) in v.iter().zip(&want) {
+        assert!((g - w).abs() < 1e-5, "{g} vs {w}");
+    }
+    let t = x.permute([2, 0, 1]).unwrap();
+    assert!(
+        t.logsumexp_dim([0, 2], true)
+            .unwrap()
+            .to_vec::<f32>()
+            .iter()
+            .all(|v| v.is_finite())
+    );
+    let all = x
+        .logsumexp_dim([0, 1, 2], false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap();
+    assert!((all - 23.4587).abs() < 1e-3, "{all}");
+    let e = Tensor::zeros([0, 3])
+        .unwrap()
+        .logsumexp_dim(0, false)
+        .unwrap();
+    assert_eq!(e.to_vec::<f32>(), vec![f32::NEG_INFINITY; 3]);
+}
