@@ -14,63 +14,7 @@ use std::path::Path;
 
 /// `(target, file name, why it still crashes)`: skipped until fixed. Each reason names the
 /// crash site as found (debug builds have overflow checks on, as the test profile does).
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "api",
-        "randn_numel_mul_overflow",
-        "randn_with([.., 2^62+.., ..]): layout::numel (layout.rs:44) multiplies unchecked (overflow panic in debug; wraps in release)",
-    ),
-    (
-        "api",
-        "randn_capacity_overflow",
-        "randn_with of a huge shape: creation.rs:362 collects numel values into a Vec: `capacity overflow` panic instead of an allocator error",
-    ),
-    (
-        "api",
-        "randn_alloc_abort",
-        "randn_with of a 2^40-element shape: creation.rs:362 collects into a Vec: `memory allocation of 8796093022208 bytes failed` (abort)",
-    ),
-    (
-        "api",
-        "rand_capacity_overflow",
-        "rand_with of a huge shape: creation.rs:340 collects numel values into a Vec: `capacity overflow` panic",
-    ),
-    (
-        "api",
-        "linspace_capacity_overflow",
-        "linspace_with(.., steps = 2^62..): linspace_points (creation.rs:458) collects steps values: `capacity overflow` panic",
-    ),
-    (
-        "api",
-        "linspace_alloc_abort",
-        "linspace_with(.., steps = 2^40): linspace_points (creation.rs:458): `memory allocation of 8796093022208 bytes failed` (abort)",
-    ),
-    (
-        "api",
-        "arange_capacity_overflow",
-        "arange((start, end, step)) of i64s with a huge count: arange_with (creation.rs:322) collects into a Vec: `capacity overflow` panic (PyTorch: `invalid size, possible overflow?`)",
-    ),
-    (
-        "api",
-        "full_fill_make_loop_mul_overflow_583",
-        "full_with of a shape whose numel overflows: fill_unchecked -> iter::make_loop coalescing `sp * sd` (iter.rs:583) overflows",
-    ),
-    (
-        "api",
-        "full_fill_make_loop_mul_overflow_572",
-        "full_with of a shape whose numel overflows: fill_unchecked -> iter::make_loop `bstrides[k][d] * element_size` (iter.rs:572) overflows",
-    ),
-    (
-        "layout",
-        "numel_mul_overflow",
-        "layout::numel([2^62, 2^62]) (layout.rs:44) multiplies unchecked: overflow panic with overflow checks (PyTorch: `numel: integer multiplication overflow`)",
-    ),
-    (
-        "layout",
-        "contiguous_strides_mul_overflow",
-        "layout::contiguous_strides([2^62, 2^62]) (layout.rs:14) multiplies unchecked: overflow panic with overflow checks",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 fn replay(target: &str, run: fn(&[u8])) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
