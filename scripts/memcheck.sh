@@ -4,14 +4,14 @@
 # (`--error-exitcode=1 --track-origins=yes`), printing each run's error count.
 #
 #   TEST_FILTER  passed to both test binaries (default: every test); e.g. `layout` or `reduce`
-#   SUITES       which binaries (default "lib fuzz_regressions")
+#   SUITES       which binaries (default "lib fuzz_regressions hostile")
 #
 # Slow (valgrind runs ~30-50x slower): use a filter for a quick check. Exits 1 if any run
 # reports an error. Logs: target/memcheck/<suite>.log.
 set -uo pipefail
 
 FILTER=${1:-}
-SUITES=${SUITES:-lib fuzz_regressions}
+SUITES=${SUITES:-lib fuzz_regressions hostile}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 2
 command -v valgrind >/dev/null || { echo "valgrind is missing" >&2; exit 2; }
