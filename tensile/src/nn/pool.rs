@@ -1426,7 +1426,8 @@ pub fn lp_pool2d_with(
 
 /// `_unpool_output_size`: the default `(in - 1)·stride + k - 2·pad` per dim, or the given
 /// `output_size` (its last `d` entries when it has `d + 2`), which must lie strictly within
-/// `stride` of the default.
+/// `stride` of the default. IndexError `tuple index out of range` when the input has fewer
+/// dims than the kernel.
 pub(crate) fn unpool_output_size(
     input: &Tensor,
     k: &[i64],
@@ -1436,6 +1437,10 @@ pub(crate) fn unpool_output_size(
 ) -> Result<Vec<i64>> {
     let d = k.len();
     let nd = input.dim();
+    if nd < d {
+        // Python's `input.size()[-len(kernel_size) + j]` on too few dims
+        return Err(Error::index("tuple index out of range"));
+    }
     let default: Vec<i64> = (0..d)
         .map(|j| (input.size()[nd - d + j] as i64 - 1) * s[j] + k[j] - 2 * p[j])
         .collect();
@@ -1661,6 +1666,19 @@ mod tests {
             adaptive_avg_pool2d(&x, [None, Some(1)]).unwrap().size(),
             &[1, 2, 1]
         );
+    }
+
+    /// Found by the fuzzer: an unpooling input with fewer dims than the kernel indexed its
+    /// size below 0 and panicked; PyTorch's Python indexing raises IndexError.
+    #[test]
+    fn unpooling_inputs_with_too_few_dims_are_index_errors() {
+        for (shape, d) in [(&[][..], 1), (&[3][..], 2), (&[2, 3][..], 3)] {
+            let x = Tensor::zeros(shape).unwrap();
+            let e =
+                unpool_output_size(&x, &vec![2; d], &vec![2; d], &vec![0; d], None).unwrap_err();
+            assert_eq!(e.message(), "tuple index out of range");
+            assert_eq!(e.kind(), crate::ErrorKind::IndexError);
+        }
     }
 
     #[test]
