@@ -65,6 +65,13 @@ impl Error {
     pub fn runtime(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::RuntimeError, message)
     }
+    /// PyTorch's CPU allocator failure for `bytes` bytes (a `RuntimeError`):
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)`.
+    pub fn alloc(bytes: u128) -> Error {
+        Error::runtime(format!(
+            "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
+        ))
+    }
     /// An `IndexError`.
     pub fn index(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::IndexError, message)

@@ -109,13 +109,9 @@ fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
 impl Storage {
     /// A new buffer of `bytes` bytes (zero-filled when `zeroed`), or PyTorch's error when the
     /// memory can't be had (there is no aborting form):
-    /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate 26000000000000 bytes. Error code 12 (Cannot allocate memory)`.
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 26000000000000 bytes. Error code 12 (Cannot allocate memory)`.
     pub(crate) fn try_new(bytes: usize, zeroed: bool) -> crate::error::Result<Arc<Storage>> {
-        let oom = || {
-            crate::error::Error::runtime(format!(
-                "DefaultCPUAllocator: can't allocate memory: you tried to allocate {bytes} bytes. Error code 12 (Cannot allocate memory)"
-            ))
-        };
+        let oom = || crate::error::Error::alloc(bytes as u128);
         if bytes > isize::MAX as usize / 2 {
             return Err(oom());
         }

@@ -104,8 +104,11 @@ impl AsRef<Tensor> for Tensor {
 impl Clone for Tensor {
     /// PyTorch's `clone()`: a copy with the same values and preserve-format strides
     /// (identical strides for a dense layout, dense strides in the same dim order otherwise).
+    ///
+    /// Aborts like `Vec` when the copy's memory can't be had; [`Tensor::try_clone`] returns
+    /// PyTorch's allocator error instead.
     fn clone(&self) -> Tensor {
-        crate::ops::copy::clone_preserve(self)
+        crate::ops::copy::clone_preserve(self).unwrap_or_else(|e| crate::ops::copy::abort_with(e))
     }
 }
 
@@ -223,28 +226,10 @@ impl Tensor {
     }
 
     /// A fresh, uninitialised tensor with the given dense strides (the caller fills every
-    /// element). Aborts like `Vec` when memory runs out; reachable only from [`Tensor::clone`]
-    /// and `contiguous()`, whose input already holds that many elements. Ops use
-    /// [`Tensor::try_alloc`].
-    pub(crate) fn alloc(sizes: &[usize], strides: &[usize], dtype: DType, zeroed: bool) -> Tensor {
-        match Tensor::try_alloc(sizes, strides, dtype) {
-            Ok(t) if !zeroed => t,
-            Ok(t) => {
-                crate::ops::copy::fill_unchecked(&t, Scalar::Int(0));
-                t
-            }
-            // As `Vec` does when its allocation fails: print and abort (no unwinding).
-            Err(e) => {
-                eprintln!("tensile: {e}");
-                std::process::abort()
-            }
-        }
-    }
-
-    /// As [`Tensor::alloc`], with PyTorch's errors instead of an abort: the storage-size
+    /// element), or PyTorch's errors: the storage-size
     /// check of `empty` (`Storage size calculation overflowed with sizes=[…]`, from
     /// [`layout::storage_nbytes_contiguous`]) and the allocator's
-    /// `DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
     /// `strides` must be dense (a permutation of row-major strides), so the extent is at most
     /// the numel checked here; the extent is checked again all the same.
     #[inline]
@@ -354,8 +339,17 @@ impl Tensor {
 
     /// The values in row-major (logical) order, cast to `T` as PyTorch's `.to()` casts
     /// (`t.flatten().tolist()`).
+    ///
+    /// Aborts like `Vec` when memory for `numel` values can't be had (an expanded tensor can
+    /// name far more elements than its storage holds); [`Tensor::try_to_vec`] returns the error.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
         kernels::cast::gather::<T>(self)
+    }
+
+    /// As [`Tensor::to_vec`], with PyTorch's allocator error instead of an abort:
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
+    pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        kernels::cast::try_gather::<T>(self)
     }
 
     /// The single value of a one-element tensor, cast to `T` (`t.item()`).
@@ -368,7 +362,7 @@ impl Tensor {
                 self.numel()
             )));
         }
-        Ok(self.to_vec::<T>()[0])
+        Ok(self.try_to_vec::<T>()?[0])
     }
 }
 

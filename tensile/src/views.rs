@@ -459,7 +459,7 @@ impl Tensor {
         if let Some(v) = self.try_view_sizes(new)? {
             return Ok(v);
         }
-        let c = self.contiguous();
+        let c = self.try_contiguous()?;
         let st = layout::compute_stride(&c.sizes, &c.strides, new)
             .unwrap_or_else(|| layout::contiguous_strides(new));
         c.checked_view(new.to_vec(), st, c.offset)
@@ -551,7 +551,7 @@ impl Tensor {
     /// `self` when it is contiguous, otherwise a contiguous copy with fresh storage (even when a
     /// strided 1-d view would do: `arange(20)[::4].ravel()` is a copy, as in PyTorch).
     pub fn ravel(&self) -> Result<Tensor> {
-        let c = self.contiguous();
+        let c = self.try_contiguous()?;
         let n = c.numel();
         c.view_sizes(&[n])
     }

@@ -58,7 +58,7 @@ fn zeros_whose_byte_size_overflows() {
 fn zeros_too_large_for_memory() {
     assert_eq!(
         err(Tensor::zeros(P40)),
-        "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)"
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)"
     );
 }
 
@@ -173,7 +173,7 @@ fn cat_whose_size_overflows() {
 #[test]
 fn allocation_failure_is_an_error() {
     let t = Tensor::zeros(1).unwrap().expand(P40 as i64).unwrap();
-    let msg = "DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    let msg = "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
     assert_eq!(err(t.abs()), msg);
     assert_eq!(err(t.cos()), msg);
     assert_eq!(err(t.ceil()), msg);
@@ -185,6 +185,22 @@ fn allocation_failure_is_an_error() {
         .expand(P40 as i64)
         .unwrap();
     assert_eq!(err(i.bitwise_not()), msg);
+}
+
+#[test]
+fn copies_of_a_huge_expand_are_allocation_errors() {
+    // an expand names 2^40 elements over a 4-byte storage: every copy must ask for 4 TB and
+    // fail with the allocator's error (the infallible `clone`/`contiguous`/`to_vec` abort)
+    let t = Tensor::zeros(1).unwrap().expand(P40 as i64).unwrap();
+    let msg = "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate 4398046511104 bytes. Error code 12 (Cannot allocate memory)";
+    assert_eq!(err(t.try_clone()), msg);
+    assert_eq!(err(t.try_contiguous()), msg);
+    assert_eq!(err(t.try_to_vec::<f32>()), msg);
+    assert_eq!(err(t.flip(0)), msg);
+    assert_eq!(
+        err(t.to(DType::Float64)),
+        msg.replace("4398046511104", "8796093022208")
+    );
 }
 
 #[test]

@@ -817,7 +817,7 @@ fn convolution(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -
             output_padding: vec![0, g.output_padding[0]],
             ..g
         };
-        (x.contiguous().unsqueeze(2)?, weight.unsqueeze(2)?, geo)
+        (x.try_contiguous()?.unsqueeze(2)?, weight.unsqueeze(2)?, geo)
     } else {
         (x.alias(), weight.alias(), g)
     };
@@ -939,9 +939,9 @@ fn empty_backend(x: &Tensor, w: &Tensor, bias: Option<&Tensor>, out: &[i64]) -> 
 }
 
 /// A dense copy of `t` with `strides` and dtype `dt` (`t` itself when it already is).
-fn dense_as(t: &Tensor, strides: &[usize], dt: DType) -> Tensor {
+fn dense_as(t: &Tensor, strides: &[usize], dt: DType) -> Result<Tensor> {
     if t.dtype() == dt && t.stride() == strides {
-        t.alias()
+        Ok(t.alias())
     } else {
         copy_with_strides(t, strides, dt)
     }
@@ -1018,9 +1018,9 @@ fn compute(
             contiguous_strides(s)
         }
     };
-    let xc = dense_as(x, &layout(xs), cd);
-    let wc = dense_as(w, &layout(ws), cd);
-    let bc = bias.map(|b| dense_as(b, &[1], cd));
+    let xc = dense_as(x, &layout(xs), cd)?;
+    let wc = dense_as(w, &layout(ws), cd)?;
+    let bc = bias.map(|b| dense_as(b, &[1], cd)).transpose()?;
     let y = Tensor::try_alloc(out_sizes, &layout(out_sizes), cd)?;
     if y.numel() != 0 {
         let mut ops: Vec<&Tensor> = vec![&y, &xc, &wc];
@@ -1060,7 +1060,7 @@ fn compute(
     if dt == cd && y.stride() == &strides[..] {
         Ok(y)
     } else {
-        Ok(copy_with_strides(&y, &strides, dt))
+        copy_with_strides(&y, &strides, dt)
     }
 }
 
@@ -1267,7 +1267,7 @@ pub fn unfold_with(
     } else {
         DType::Float32
     };
-    let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
+    let xc = dense_as(&x, &contiguous_strides(x.size()), cd)?;
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
     if y.numel() != 0 {
         let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
@@ -1393,7 +1393,7 @@ pub fn fold_with(
     } else {
         DType::Float32
     };
-    let xc = dense_as(&x, &contiguous_strides(x.size()), cd);
+    let xc = dense_as(&x, &contiguous_strides(x.size()), cd)?;
     let out_sizes = [n, c, os[0] as usize, os[1] as usize];
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
     if y.numel() != 0 {

@@ -241,12 +241,12 @@ pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) 
     let expand = |t: &Tensor, r: usize| -> Result<Vec<f64>> {
         let mut s: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
         s.extend([r as i64, m1 as i64]);
-        Ok(t.expand(&s)?.to_vec::<f64>())
+        t.expand(&s)?.try_to_vec::<f64>()
     };
     let (a, b) = (expand(x1, r1)?, expand(x2, r2)?);
     let nb: usize = batch.iter().product();
     let m = m1;
-    let mut out = vec![0.0; nb * r1 * r2];
+    let mut out = crate::kernels::cast::try_filled(0.0, nb * r1 * r2)?;
     let fill = |(k, o): (usize, &mut [f64])| {
         if r2 == 0 {
             return;
@@ -291,7 +291,7 @@ pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
         return Err(Error::runtime("pdist only supports non-negative p values"));
     }
     let (n, m) = (input.sizes[0], input.sizes[1]);
-    let v = input.to_vec::<f64>();
+    let v = input.try_to_vec::<f64>()?;
     let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
     for i in 0..n {
         for j in i + 1..n {

@@ -150,7 +150,7 @@ pub fn embedding_bag_with<'a>(
                 ));
             }
             let (b, l) = (input.sizes[0], input.sizes[1]);
-            idx = input.to_vec::<i64>();
+            idx = input.try_to_vec::<i64>()?;
             offs = (0..b).map(|i| (i * l) as i64).collect();
         }
         1 => {
@@ -160,8 +160,8 @@ pub fn embedding_bag_with<'a>(
             if off.dim() != 1 {
                 return Err(Error::value("offsets has to be a 1D Tensor"));
             }
-            idx = input.to_vec::<i64>();
-            offs = off.to_vec::<i64>();
+            idx = input.try_to_vec::<i64>()?;
+            offs = off.try_to_vec::<i64>()?;
         }
         d => {
             return Err(Error::value(format!(
@@ -212,12 +212,15 @@ pub fn embedding_bag_with<'a>(
     } else {
         offs.len()
     };
-    let w = weight.to_vec::<f64>();
-    let psw = o.per_sample_weights.map(|p| p.to_vec::<f64>());
+    let w = weight.try_to_vec::<f64>()?;
+    let psw = o
+        .per_sample_weights
+        .map(|p| p.try_to_vec::<f64>())
+        .transpose()?;
     let pad = o
         .padding_idx
         .map(|p| if p < 0 { p + num as i64 } else { p });
-    let mut out = vec![0.0; bags * dim];
+    let mut out = crate::kernels::cast::try_filled(0.0, bags * dim)?;
     for b in 0..bags {
         let start = offs[b].max(0) as usize;
         let end = if b + 1 < offs.len() {

@@ -406,7 +406,7 @@ pub fn interpolate_with<'a>(
         align: bool,
         scales: &Option<Vec<f64>>,
         cl: bool,
-    ) -> Tensor {
+    ) -> Result<Tensor> {
         let k = sizes.len() - 2;
         let mut taps: [Vec<Taps<T>>; 3] = [
             vec![vec![(0, T::of(1.0))]],
@@ -418,21 +418,21 @@ pub fn interpolate_with<'a>(
             taps[3 - k + j] =
                 dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2);
         }
-        let xs = src.to_vec::<T>();
-        let mut out = vec![T::ZERO; numel];
+        let xs = src.try_to_vec::<T>()?;
+        let mut out = crate::kernels::cast::try_filled(T::ZERO, numel)?;
         kp::resample(&xs, &mut out, sizes[0], sizes[1], ins3, outs3, &taps, cl);
-        Tensor::from_vec(out, [numel]).expect("sized")
+        Tensor::from_vec(out, [numel])
     }
     let flat = match dt {
-        DType::Float64 => go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl),
-        _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl),
+        DType::Float64 => go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?,
+        _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?,
     };
     let out = flat.view_with(sizes.clone(), strides.clone(), 0);
-    Ok(if dt != out.dtype() {
+    if dt != out.dtype() {
         crate::ops::copy::copy_with_strides(&out, &strides, dt)
     } else {
-        out
-    })
+        Ok(out)
+    }
 }
 
 #[cfg(test)]

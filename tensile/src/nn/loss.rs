@@ -397,8 +397,8 @@ pub fn binary_cross_entropy_with<'a>(
         None => None,
     };
     float_only(input, "binary_cross_entropy")?;
-    let x = input.to_vec::<f64>();
-    let t = target.to_vec::<f64>();
+    let x = input.try_to_vec::<f64>()?;
+    let t = target.try_to_vec::<f64>()?;
     let mut v = Vec::with_capacity(x.len());
     for (&x, &t) in x.iter().zip(&t) {
         if !(0.0..=1.0).contains(&x) {
@@ -516,7 +516,7 @@ pub fn gaussian_nll_loss_with<'a>(
     ) {
         return Err(Error::value(format!("{} is not valid", o.reduction.name())));
     }
-    let var = var.clone();
+    let var = var.try_clone()?;
     var.clamp_min_(o.eps)?;
     let mut loss = var
         .log()?
@@ -779,9 +779,9 @@ pub fn multi_margin_loss_with<'a>(
         )));
     }
     float_only(input, "multi_margin_loss_cpu_kernel")?;
-    let x = input.to_vec::<f64>();
-    let t = target.to_vec::<i64>();
-    let w = o.weight.map(|w| w.to_vec::<f64>());
+    let x = input.try_to_vec::<f64>()?;
+    let t = target.try_to_vec::<i64>()?;
+    let w = o.weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
     let mut per = Vec::with_capacity(nframe);
     for i in 0..nframe {
         let y = t[i];
@@ -849,8 +849,8 @@ pub fn multilabel_margin_loss_with<'a>(
         )));
     }
     float_only(input, "multilabel_margin_loss_forward_out_frame")?;
-    let x = input.to_vec::<f64>();
-    let t = target.to_vec::<i64>();
+    let x = input.try_to_vec::<f64>()?;
+    let t = target.try_to_vec::<i64>()?;
     let mut per = Vec::with_capacity(nframe);
     for i in 0..nframe {
         let row = &x[i * dim..(i + 1) * dim];

@@ -146,7 +146,7 @@ pub(crate) fn class_geometry(
 /// Class-index targets as int64 (uint8 accepted, as PyTorch's kernels do).
 fn index_target(target: &Tensor) -> Result<Vec<i64>> {
     match target.dtype() {
-        DType::Int64 | DType::UInt8 => Ok(target.to_vec::<i64>()),
+        DType::Int64 | DType::UInt8 => Ok(target.try_to_vec::<i64>()?),
         d => Err(Error::runtime(format!(
             "expected scalar type Long but found {}",
             d.scalar_type_name()
@@ -276,8 +276,8 @@ pub fn nll_loss_with<'a>(
     let g = class_geometry(input.size(), target.size(), o.weight.map(|w| w.size()))?;
     float_input(input, "nll_loss_out_frame")?;
     let t = index_target(target)?;
-    let w = o.weight.map(|w| w.to_vec::<f64>());
-    let x = input.to_vec::<f64>();
+    let w = o.weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
+    let x = input.try_to_vec::<f64>()?;
     let parts = nll_rows(&x, &g, &t, w.as_deref(), o.ignore_index)?;
     nll_result(&g, parts, &r, input.dtype())
 }
@@ -350,8 +350,8 @@ pub fn cross_entropy_with<'a>(
     {
         return Ok(out);
     }
-    let w = o.weight.map(|w| w.to_vec::<f64>());
-    let mut x = input.to_vec::<f64>();
+    let w = o.weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
+    let mut x = input.try_to_vec::<f64>()?;
     log_softmax_ncs(&mut x, g.n, g.c, g.s);
     let parts = nll_rows(&x, &g, &t, w.as_deref(), o.ignore_index)?;
     if ls <= 0.0 {
@@ -427,16 +427,16 @@ fn prob_target(
     float_input(input, "log_softmax_lastdim_kernel_impl")?;
     let n = if class_dim == 0 { 1 } else { is[0] };
     let s: usize = is[class_dim + 1..].iter().product();
-    let mut x = input.to_vec::<f64>();
+    let mut x = input.try_to_vec::<f64>()?;
     log_softmax_ncs(&mut x, n, c, s);
-    let mut t = target.to_vec::<f64>();
+    let mut t = target.try_to_vec::<f64>()?;
     if ls > 0.0 {
         for v in t.iter_mut() {
             *v = *v * (1.0 - ls) + ls / c as f64;
         }
     }
-    let w = weight.map(|w| w.to_vec::<f64>());
-    let mut per = vec![0.0; n * s];
+    let w = weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
+    let mut per = crate::kernels::cast::try_filled(0.0, n * s)?;
     for b in 0..n {
         for e in 0..s {
             let mut acc = 0.0;
@@ -517,8 +517,8 @@ pub fn ctc_loss_with<'a>(
     if !integral(target_lengths) {
         return Err(Error::runtime("target_lengths must be integral"));
     }
-    let il = input_lengths.to_vec::<i64>();
-    let tl = target_lengths.to_vec::<i64>();
+    let il = input_lengths.try_to_vec::<i64>()?;
+    let tl = target_lengths.try_to_vec::<i64>()?;
     let batched = log_probs.dim() == 3;
     if !batched && log_probs.dim() != 2 {
         return Err(Error::runtime(format!(
@@ -542,7 +542,7 @@ pub fn ctc_loss_with<'a>(
     if tl.len() != n {
         return Err(Error::runtime("target_lengths must be of size batch_size"));
     }
-    let tg = targets.to_vec::<i64>();
+    let tg = targets.try_to_vec::<i64>()?;
     let ts = targets.size();
     // offsets of each sample's labels in `tg` (logical order) and the label stride
     let mut offsets = Vec::with_capacity(n);
@@ -593,7 +593,7 @@ pub fn ctc_loss_with<'a>(
             )));
         }
     }
-    let lp = log_probs.to_vec::<f64>();
+    let lp = log_probs.try_to_vec::<f64>()?;
     let at = |t: usize, b: usize, k: usize| lp[(t * n + b) * c + k];
     let blank = o.blank as usize;
     let mut res = Vec::with_capacity(n);

@@ -31,7 +31,7 @@ pub(crate) fn cross_entropy_rows_f32(
             return Err(Error::index(format!("Target {t} is out of bounds.")));
         }
     }
-    let w: Option<Vec<f32>> = weight.map(|w| w.to_vec::<f32>());
+    let w: Option<Vec<f32>> = weight.map(|w| w.try_to_vec::<f32>()).transpose()?;
     let out = Tensor::try_alloc_contiguous(&[n], DType::Float32)?;
     {
         let _guard = crate::iter::lock_operands(&[&out, input], 1);
@@ -49,7 +49,7 @@ pub(crate) fn cross_entropy_rows_f32(
     if *r == Reduction::None {
         return Ok(Some(out));
     }
-    let per = out.to_vec::<f32>();
+    let per = out.try_to_vec::<f32>()?;
     let sum: f64 = per.iter().map(|&v| v as f64).sum();
     let v = if *r == Reduction::Mean {
         let total: f64 = match &w {

@@ -34,10 +34,10 @@ fn suggested_strides(t: &Tensor) -> Vec<usize> {
 }
 
 /// Values of an optional per-channel parameter in double (`default` where absent).
-fn param(p: Option<&Tensor>, c: usize, default: f64) -> Vec<f64> {
+fn param(p: Option<&Tensor>, c: usize, default: f64) -> Result<Vec<f64>> {
     match p {
-        Some(p) => p.to_vec::<f64>(),
-        None => vec![default; c],
+        Some(p) => p.try_to_vec::<f64>(),
+        None => Ok(vec![default; c]),
     }
 }
 
@@ -65,17 +65,17 @@ fn f32_layout(t: &Tensor) -> Option<bool> {
 
 /// Mean and biased variance of each `(n, c)` plane of `(N, C, S)` (`planes` in row-major
 /// order), in double.
-fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Vec<(f64, f64)> {
+fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Result<Vec<(f64, f64)>> {
     if f32_layout(x) == Some(false) {
         let _g = crate::iter::lock_operands(&[x], 0);
         // SAFETY: `x` is contiguous float32 with `n * c * s` elements from its element pointer;
         // its lock is held.
-        return unsafe { k::plane_moments_f32(x.elem_ptr() as *const f32, n * c, s) };
+        return Ok(unsafe { k::plane_moments_f32(x.elem_ptr() as *const f32, n * c, s) });
     }
-    let v = x.to_vec::<f64>();
-    (0..n * c)
+    let v = x.try_to_vec::<f64>()?;
+    Ok((0..n * c)
         .map(|p| moments(&v[p * s..(p + 1) * s]))
-        .collect()
+        .collect())
 }
 
 /// Mean and biased variance of `v` (zeros when empty).
@@ -175,7 +175,7 @@ fn affine(
         drop(g);
         return Ok(out);
     }
-    let mut v = x.to_vec::<f64>();
+    let mut v = x.try_to_vec::<f64>()?;
     for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
         let ch = if per_sample { p } else { p % c };
         for e in chunk {
@@ -484,17 +484,17 @@ pub fn group_norm_with<'a>(
     let strides = suggested_strides(input);
     let cg = c / gu;
     let stats: Vec<(f64, f64)> = if f32_layout(input) == Some(false) {
-        plane_moments(input, n, gu, cg * s)
+        plane_moments(input, n, gu, cg * s)?
     } else {
-        let v = input.to_vec::<f64>();
+        let v = input.try_to_vec::<f64>()?;
         let blk = cg * s;
         (0..n * gu)
             .map(|p| moments(&v[p * blk..(p + 1) * blk]))
             .collect()
     };
-    let (w, b) = (param(weight, c, 1.0), param(bias, c, 0.0));
-    let mut alpha = vec![0.0; n * c];
-    let mut beta = vec![0.0; n * c];
+    let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
+    let mut alpha = crate::kernels::cast::try_filled(0.0, n * c)?;
+    let mut beta = crate::kernels::cast::try_filled(0.0, n * c)?;
     for i in 0..n {
         for ch in 0..c {
             let (mean, var) = stats[i * gu + ch / cg];
@@ -618,7 +618,7 @@ pub fn batch_norm_with<'r, 'a>(
     if input.numel() == 0 {
         // PyTorch's `_batch_norm_impl_index`: `input.clone() * weight[0] + bias[0]`, so the
         // empty result has the layout those pointwise ops give it.
-        let mut out = input.clone();
+        let mut out = input.try_clone()?;
         if let Some(w) = weight.filter(|w| w.numel() > 0) {
             out = out.mul(&w.reshape([-1])?.select(0, 0)?)?;
         }
@@ -655,14 +655,14 @@ pub fn batch_norm_with<'r, 'a>(
             .all(|p| p.is_none_or(|p| p.is_contiguous()));
     let strides = batch_norm_strides(input, all_contiguous);
     let (mean, var): (Vec<f64>, Vec<f64>) = if training {
-        let planes = plane_moments(input, n, c, s);
+        let planes = plane_moments(input, n, c, s)?;
         let stats: Vec<(f64, f64)> = (0..c)
             .map(|ch| combine((0..n).map(|i| planes[i * c + ch])))
             .collect();
         let cnt = (n * s) as f64;
         for (name, r) in [("mean", rm), ("var", rv)] {
             if let Some(r) = r {
-                let old = r.to_vec::<f64>();
+                let old = r.try_to_vec::<f64>()?;
                 let new: Vec<f64> = old
                     .iter()
                     .zip(&stats)
@@ -681,11 +681,15 @@ pub fn batch_norm_with<'r, 'a>(
         stats.into_iter().unzip()
     } else {
         (
-            rm.map(|t| t.to_vec::<f64>()).unwrap_or_default(),
-            rv.map(|t| t.to_vec::<f64>()).unwrap_or_default(),
+            rm.map(|t| t.try_to_vec::<f64>())
+                .transpose()?
+                .unwrap_or_default(),
+            rv.map(|t| t.try_to_vec::<f64>())
+                .transpose()?
+                .unwrap_or_default(),
         )
     };
-    let (w, b) = (param(weight, c, 1.0), param(bias, c, 0.0));
+    let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
     let mut alpha = vec![0.0; c];
     let mut beta = vec![0.0; c];
     let f32 = input.dtype == DType::Float32;
@@ -831,12 +835,12 @@ pub fn instance_norm_with<'a>(
     if input.numel() == 0 {
         return Tensor::try_alloc(&input.sizes, &strides, input.dtype);
     }
-    let (w, b) = (param(o.weight, c, 1.0), param(o.bias, c, 0.0));
-    let mut alpha = vec![0.0; n * c];
-    let mut beta = vec![0.0; n * c];
+    let (w, b) = (param(o.weight, c, 1.0)?, param(o.bias, c, 0.0)?);
+    let mut alpha = crate::kernels::cast::try_filled(0.0, n * c)?;
+    let mut beta = crate::kernels::cast::try_filled(0.0, n * c)?;
     let f32 = input.dtype == DType::Float32;
     if o.use_input_stats {
-        let planes = plane_moments(input, n, c, s);
+        let planes = plane_moments(input, n, c, s)?;
         for (p, &(mean, var)) in planes.iter().enumerate() {
             let stat = (1.0 / (var + o.eps).sqrt(), None);
             (alpha[p], beta[p]) = linear_terms(mean, stat, w[p % c], b[p % c], o.eps, f32);
@@ -844,7 +848,7 @@ pub fn instance_norm_with<'a>(
         let sf = s as f64;
         for (name, r) in [("mean", o.running_mean), ("var", o.running_var)] {
             if let Some(r) = r {
-                let old = r.to_vec::<f64>();
+                let old = r.try_to_vec::<f64>()?;
                 let new: Vec<f64> = (0..c)
                     .map(|ch| {
                         (0..n)
@@ -865,14 +869,17 @@ pub fn instance_norm_with<'a>(
             }
         }
     } else {
-        let (rm, rv) = (param(o.running_mean, c, 0.0), param(o.running_var, c, 1.0));
+        let (rm, rv) = (
+            param(o.running_mean, c, 0.0)?,
+            param(o.running_var, c, 1.0)?,
+        );
         for p in 0..n * c {
             let ch = p % c;
             let stat = (0.0, Some(rv[ch]));
             (alpha[p], beta[p]) = linear_terms(rm[ch], stat, w[ch], b[ch], o.eps, f32);
         }
     }
-    let x = input.contiguous();
+    let x = input.try_contiguous()?;
     affine(&x, &strides, &alpha, &beta, true)
 }
 
@@ -969,9 +976,9 @@ pub fn local_response_norm_with(
         )));
     }
     let (n, c, s) = ncs(input);
-    let v = sq.to_vec::<f64>();
+    let v = sq.try_to_vec::<f64>()?;
     let (lo, hi) = ((size / 2) as usize, ((size - 1) / 2) as usize);
-    let mut div = vec![0.0; n * c * s];
+    let mut div = crate::kernels::cast::try_filled(0.0, n * c * s)?;
     for i in 0..n {
         for ch in 0..c {
             let from = ch.saturating_sub(lo);

@@ -5,7 +5,7 @@ use crate::args::IntoShape;
 use crate::error::{Error, Result, fmt_list};
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
-use crate::ops::shape::gather_axes;
+use crate::ops::shape::{axis_map, gather_axes, reserve_output};
 use crate::tensor::{Scalar, Tensor};
 
 /// `F.pad`'s optional arguments (`mode='constant', value=None`), for [`pad_with`]: a string
@@ -157,7 +157,7 @@ fn constant_pad(input: &Tensor, pad: &[i64], value: f64) -> Result<Tensor> {
         }
     }
     if all_non_positive {
-        return Ok(c_input.clone());
+        return c_input.try_clone();
     }
     let mut shape: Vec<usize> = input.size()[..ldiff].to_vec();
     for i in 0..lp {
@@ -258,48 +258,56 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
             inp.join(", ")
         )));
     }
-    let mut maps: Vec<Vec<usize>> = input.size().iter().map(|&n| (0..n).collect()).collect();
+    let mut out_sizes = input.size().to_vec();
+    for (j, &out_len) in outs.iter().enumerate() {
+        out_sizes[nd - 1 - j] = out_len as usize;
+    }
+    reserve_output(&out_sizes, input.dtype())?;
+    let mut maps: Vec<Vec<usize>> = input
+        .size()
+        .iter()
+        .map(|&n| axis_map(n, |i| i))
+        .collect::<Result<_>>()?;
     for (j, &out_len) in outs.iter().enumerate() {
         let (l, _) = widths(pad, j);
         let d = nd - 1 - j;
         let size = input.size()[d] as i64;
         let i_start = (-l).max(0);
         let o_start = l.max(0);
-        maps[d] = (0..out_len)
-            .map(|o| {
-                let ip = if reflect {
-                    if o < l {
-                        l * 2 - o
-                    } else if o < size + l {
-                        o
-                    } else {
-                        (size + l - 1) * 2 - o
-                    }
-                } else if o < l {
-                    l
+        maps[d] = axis_map(out_len as usize, |o| {
+            let o = o as i64;
+            let ip = if reflect {
+                if o < l {
+                    l * 2 - o
                 } else if o < size + l {
                     o
                 } else {
-                    size + l - 1
-                };
-                (ip - o_start + i_start) as usize
-            })
-            .collect();
+                    (size + l - 1) * 2 - o
+                }
+            } else if o < l {
+                l
+            } else if o < size + l {
+                o
+            } else {
+                size + l - 1
+            };
+            (ip - o_start + i_start) as usize
+        })?;
     }
     let out = gather_axes(input, &maps)?;
     let strides = suggested_strides(input, out.size());
-    Ok(if strides == contiguous_strides(out.size()) {
-        out
+    if strides == contiguous_strides(out.size()) {
+        Ok(out)
     } else {
         copy_with_strides(&out, &strides, out.dtype())
-    })
+    }
 }
 
 /// `_pad_circular`: element `o` of a padded dim is `input[(o - left) mod size]`.
 fn circular_pad(input: &Tensor, pad: &[i64]) -> Result<Tensor> {
     let k = pad.len() / 2;
     let nd = input.dim();
-    let mut maps: Vec<Vec<usize>> = input.size().iter().map(|&n| (0..n).collect()).collect();
+    let mut out_sizes = input.size().to_vec();
     for i in 0..k {
         let d = nd - k + i;
         let (l, r) = widths(pad, k - i - 1);
@@ -315,9 +323,21 @@ fn circular_pad(input: &Tensor, pad: &[i64]) -> Result<Tensor> {
                 "Negative padding value is resulting in an empty dimension",
             ));
         }
-        maps[d] = (0..out)
-            .map(|o| (o - l).rem_euclid(size.max(1)) as usize)
-            .collect();
+        out_sizes[d] = out as usize;
+    }
+    reserve_output(&out_sizes, input.dtype())?;
+    let mut maps: Vec<Vec<usize>> = input
+        .size()
+        .iter()
+        .map(|&n| axis_map(n, |i| i))
+        .collect::<Result<_>>()?;
+    for i in 0..k {
+        let d = nd - k + i;
+        let (l, _) = widths(pad, k - i - 1);
+        let size = input.size()[d] as i64;
+        maps[d] = axis_map(out_sizes[d], |o| {
+            (o as i64 - l).rem_euclid(size.max(1)) as usize
+        })?;
     }
     gather_axes(input, &maps)
 }

@@ -411,10 +411,15 @@ fn run_pool(
         with_idx: bool,
         g: &Geo,
         r: Reduce,
-    ) -> (Tensor, Option<Tensor>) {
-        let xs = src.to_vec::<T>();
-        let mut out = vec![T::ZERO; numel];
-        let mut idx = if with_idx { vec![0i64; numel] } else { vec![] };
+    ) -> Result<(Tensor, Option<Tensor>)> {
+        use crate::kernels::cast::try_filled;
+        let xs = src.try_to_vec::<T>()?;
+        let mut out = try_filled(T::ZERO, numel)?;
+        let mut idx = if with_idx {
+            try_filled(0i64, numel)?
+        } else {
+            vec![]
+        };
         kp::pool(
             &xs,
             &mut out,
@@ -422,17 +427,19 @@ fn run_pool(
             g,
             r,
         );
-        let o = Tensor::from_vec(out, [numel]).expect("sized");
-        let i = with_idx.then(|| Tensor::from_vec(idx, [numel]).expect("sized"));
-        (o, i)
+        let o = Tensor::from_vec(out, [numel])?;
+        let i = with_idx
+            .then(|| Tensor::from_vec(idx, [numel]))
+            .transpose()?;
+        Ok((o, i))
     }
     let (flat, idx) = match dtype {
-        DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r),
-        _ => go::<f32>(&src, numel, with_idx, &g, r),
+        DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r)?,
+        _ => go::<f32>(&src, numel, with_idx, &g, r)?,
     };
     let out = flat.view_with(sizes.clone(), strides.clone(), 0);
     let out = if out.dtype() != dtype {
-        crate::ops::copy::copy_with_strides(&out, &strides, dtype)
+        crate::ops::copy::copy_with_strides(&out, &strides, dtype)?
     } else {
         out
     };
@@ -1519,17 +1526,17 @@ fn max_unpool2d_core(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Ten
     // (planes, in-plane positions) in the layout of the output
     let (vals, idx) = if cl {
         (
-            input.permute([0i64, 2, 3, 1])?.to_vec::<f64>(),
-            indices.permute([0i64, 2, 3, 1])?.to_vec::<i64>(),
+            input.permute([0i64, 2, 3, 1])?.try_to_vec::<f64>()?,
+            indices.permute([0i64, 2, 3, 1])?.try_to_vec::<i64>()?,
         )
     } else {
-        (input.to_vec::<f64>(), indices.to_vec::<i64>())
+        (input.try_to_vec::<f64>()?, indices.try_to_vec::<i64>()?)
     };
     let numel = sizes
         .iter()
         .try_fold(1usize, |a, &s| a.checked_mul(s))
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
-    let mut out = vec![0f64; numel];
+    let mut out = crate::kernels::cast::try_filled(0f64, numel)?;
     let inplane = input.size()[nd - 2] * input.size()[nd - 1];
     let c = input.size()[nd - 3];
     for (q, (&v, &m)) in vals.iter().zip(&idx).enumerate() {
@@ -1554,11 +1561,11 @@ fn max_unpool2d_core(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Ten
         contiguous_strides(&sizes)
     };
     let flat = Tensor::from_vec(out, [numel])?;
-    Ok(crate::ops::copy::copy_with_strides(
+    crate::ops::copy::copy_with_strides(
         &flat.view_with(sizes.clone(), strides.clone(), 0),
         &strides,
         input.dtype(),
-    ))
+    )
 }
 
 /// `F.max_unpool1d(input, indices, kernel_size)`; see [`max_unpool1d_with`].

@@ -316,13 +316,13 @@ fn bias_rows<T: Element>(b: &Tensor, rows: usize, n: usize) -> Result<(Vec<T>, u
     let e = b.expand([rows, n])?;
     if e.stride()[0] == 0 || rows <= 1 {
         let row = e.narrow(0, 0, rows.min(1))?;
-        let mut v = row.to_vec::<T>();
+        let mut v = row.try_to_vec::<T>()?;
         if rows == 0 {
-            v = b.expand([1, n])?.to_vec::<T>();
+            v = b.expand([1, n])?.try_to_vec::<T>()?;
         }
         Ok((v, 0))
     } else {
-        Ok((e.to_vec::<T>(), n))
+        Ok((e.try_to_vec::<T>()?, n))
     }
 }
 
@@ -448,7 +448,7 @@ fn cell(
         // `(hx - n)·z + n`: TensorIterator lays the result out after `hx`
         let st = crate::iter::new_output_strides(h.size(), &[hx[0], &h]);
         if st[..] != h.stride()[..] {
-            return Ok((crate::ops::copy::copy_with_strides(&h, &st, dt), c));
+            return Ok((crate::ops::copy::copy_with_strides(&h, &st, dt)?, c));
         }
     }
     Ok((h, c))
@@ -465,24 +465,24 @@ fn cell_typed<T: RnnFloat + Element>(
 ) -> Result<(Tensor, Option<Tensor>)> {
     let (n, ins) = (input.size()[0], input.size()[1]);
     let g = kind.gates() * hidden;
-    let x = input.to_vec::<T>();
-    let wi = w_ih.to_vec::<T>();
-    let wh = w_hh.to_vec::<T>();
+    let x = input.try_to_vec::<T>()?;
+    let wi = w_ih.try_to_vec::<T>()?;
+    let wh = w_hh.try_to_vec::<T>()?;
     let bi = opts.b_ih.map(|b| bias_rows::<T>(b, n, g)).transpose()?;
     let bh = opts.b_hh.map(|b| bias_rows::<T>(b, n, g)).transpose()?;
-    let hv = hx[0].to_vec::<T>();
+    let hv = hx[0].try_to_vec::<T>()?;
     let lstm = kind == CellKind::Lstm;
     let cv = if lstm {
-        hx[1].to_vec::<T>()
+        hx[1].try_to_vec::<T>()?
     } else {
         Vec::new()
     };
-    let mut gx = vec![T::ZERO; n * g];
+    let mut gx = crate::kernels::cast::try_filled(T::ZERO, n * g)?;
     k::linear(n, g, ins, &x, ins, &wi, as_bias(&bi), &mut gx);
-    let mut gh = vec![T::ZERO; n * g];
-    let mut h_out = vec![T::ZERO; n * hidden];
+    let mut gh = crate::kernels::cast::try_filled(T::ZERO, n * g)?;
+    let mut h_out = crate::kernels::cast::try_filled(T::ZERO, n * hidden)?;
     let mut c_out = if lstm {
-        vec![T::ZERO; n * hidden]
+        crate::kernels::cast::try_filled(T::ZERO, n * hidden)?
     } else {
         Vec::new()
     };
@@ -811,27 +811,27 @@ fn sequence_typed<T: RnnFloat + Element>(
     let lstm = kind == CellKind::Lstm;
     let g = kind.gates() * hid;
     let layers = cells.len() / dirs;
-    let h0 = hx[0].to_vec::<T>();
+    let h0 = hx[0].try_to_vec::<T>()?;
     let c0 = if lstm {
-        hx[1].to_vec::<T>()
+        hx[1].try_to_vec::<T>()?
     } else {
         Vec::new()
     };
     let nh = batch * hid;
-    let mut h_n = vec![T::ZERO; layers * dirs * nh];
+    let mut h_n = crate::kernels::cast::try_filled(T::ZERO, layers * dirs * nh)?;
     let mut c_n = if lstm {
-        vec![T::ZERO; layers * dirs * nh]
+        crate::kernels::cast::try_filled(T::ZERO, layers * dirs * nh)?
     } else {
         Vec::new()
     };
-    let mut cur = x.to_vec::<T>();
+    let mut cur = x.try_to_vec::<T>()?;
     let mut in_l = x.size()[2];
     for l in 0..layers {
-        let mut out = vec![T::ZERO; steps * batch * dirs * hid];
+        let mut out = crate::kernels::cast::try_filled(T::ZERO, steps * batch * dirs * hid)?;
         for d in 0..dirs {
             let c = &cells[l * dirs + d];
-            let w_ih = c.w_ih.to_vec::<T>();
-            let w_hh = c.w_hh.to_vec::<T>();
+            let w_ih = c.w_ih.try_to_vec::<T>()?;
+            let w_hh = c.w_hh.try_to_vec::<T>()?;
             let b_ih = seq_bias::<T>(c.b_ih, steps * batch, g)?;
             let b_hh = seq_bias::<T>(c.b_hh, batch, g)?;
             let w = DirWeights {

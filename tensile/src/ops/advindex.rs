@@ -131,8 +131,8 @@ impl Info {
             .indices
             .iter()
             .flatten()
-            .map(|t| t.contiguous().to_vec::<i64>())
-            .collect();
+            .map(|t| t.try_to_vec::<i64>())
+            .collect::<Result<_>>()?;
         for (e, slot) in boff.iter_mut().enumerate() {
             for (j, v) in vals.iter().enumerate() {
                 let size = src.size()[before + j] as i64;
@@ -164,7 +164,7 @@ impl Info {
 /// `nonzero(mask)` (an `(N, ndim)` contiguous tensor).
 fn mask_indices(mask: &Tensor) -> Result<Vec<Tensor>> {
     let nd = mask.dim();
-    let vals = mask.contiguous().to_vec::<i64>();
+    let vals = mask.try_contiguous()?.try_to_vec::<i64>()?;
     let sizes = mask.size();
     let mut coords: Vec<i64> = Vec::new();
     let mut pos = vec![0usize; nd];
@@ -641,7 +641,7 @@ impl Tensor {
         values: &Tensor,
         opts: impl Into<IndexPutOpts>,
     ) -> Result<Tensor> {
-        let out = self.clone();
+        let out = self.try_clone()?;
         let indices = indices.index_list();
         put_impl(&out, &indices, values, opts.into().accumulate)?;
         Ok(out)
@@ -718,7 +718,7 @@ impl Tensor {
 fn index_fill_shortcut(t: &Tensor, d: usize, index: &Tensor, value: Scalar) -> Result<()> {
     let flat = index.reshape(-1)?;
     let size = t.size()[d] as i64;
-    for x in flat.to_vec::<i64>() {
+    for x in flat.try_to_vec::<i64>()? {
         if x < -size || x >= size {
             return Err(Error::index(format!(
                 "index {x} is out of bounds for dimension {d} with size {size}"

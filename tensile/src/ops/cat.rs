@@ -198,7 +198,7 @@ fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
             match compute_stride(&out.sizes, &out.strides, &result_sizes) {
                 Some(st) => out.view_with(result_sizes, st, out.offset),
                 None => {
-                    let c = out.contiguous();
+                    let c = out.try_contiguous()?;
                     c.view_with(
                         result_sizes.clone(),
                         contiguous_strides(&result_sizes),

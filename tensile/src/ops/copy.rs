@@ -35,20 +35,28 @@ unsafe fn run_copy(lp: &crate::kernels::loops::Loop<2>) {
     }
 }
 
-/// A copy of `t` with the given strides and dtype.
-pub(crate) fn copy_with_strides(t: &Tensor, strides: &[usize], dtype: DType) -> Tensor {
-    let out = Tensor::alloc(&t.sizes, strides, dtype, false);
+/// A copy of `t` with the given (dense) strides and dtype, or the allocator's error
+/// ([`Tensor::try_alloc`]).
+pub(crate) fn copy_with_strides(t: &Tensor, strides: &[usize], dtype: DType) -> Result<Tensor> {
+    let out = Tensor::try_alloc(&t.sizes, strides, dtype)?;
     copy_unchecked(&out, t);
-    out
+    Ok(out)
 }
 
-/// `clone()` with `preserve_format`.
-pub(crate) fn clone_preserve(t: &Tensor) -> Tensor {
+/// `clone()` with `preserve_format`, or the allocator's error.
+pub(crate) fn clone_preserve(t: &Tensor) -> Result<Tensor> {
     copy_with_strides(
         t,
         &layout::preserve_format_strides(&t.sizes, &t.strides),
         t.dtype,
     )
+}
+
+/// Prints `e` and aborts, as `Vec` does when its allocation fails: the fate of the infallible
+/// copies (`Clone::clone`, [`Tensor::contiguous`], [`Tensor::to_vec`]) when memory runs out.
+pub(crate) fn abort_with(e: crate::error::Error) -> ! {
+    eprintln!("tensile: {e}");
+    std::process::abort()
 }
 
 /// Writes `value` (cast to the tensor's dtype) into every element; no checks.
@@ -141,19 +149,36 @@ impl Tensor {
         if dtype == self.dtype {
             return Ok(self.alias());
         }
-        Ok(copy_with_strides(
+        copy_with_strides(
             self,
             &layout::preserve_format_strides(&self.sizes, &self.strides),
             dtype,
-        ))
+        )
     }
 
     /// `self.contiguous()`: `self` (an alias) when already contiguous, else a row-major copy.
+    ///
+    /// Aborts the process like `Vec` when the copy's memory can't be had (an expanded input
+    /// can name far more elements than its storage holds); [`Tensor::try_contiguous`] returns
+    /// the error instead.
     pub fn contiguous(&self) -> Tensor {
+        self.try_contiguous().unwrap_or_else(|e| abort_with(e))
+    }
+
+    /// As [`Tensor::contiguous`], with PyTorch's allocator error instead of an abort:
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`,
+    /// or `Storage size calculation overflowed with sizes=[…]`.
+    pub fn try_contiguous(&self) -> Result<Tensor> {
         if self.is_contiguous() {
-            return self.alias();
+            return Ok(self.alias());
         }
         copy_with_strides(self, &layout::contiguous_strides(&self.sizes), self.dtype)
+    }
+
+    /// `self.clone()` (preserve format) with PyTorch's allocator error instead of the abort of
+    /// `Clone::clone`; errors as [`Tensor::try_contiguous`].
+    pub fn try_clone(&self) -> Result<Tensor> {
+        clone_preserve(self)
     }
 
     /// `self.contiguous(memory_format=torch.channels_last)`: a 4-d tensor with channels-last
@@ -169,10 +194,10 @@ impl Tensor {
         if self.is_contiguous_channels_last() {
             return Ok(self.alias());
         }
-        Ok(copy_with_strides(
+        copy_with_strides(
             self,
             &layout::channels_last_strides(&self.sizes),
             self.dtype,
-        ))
+        )
     }
 }

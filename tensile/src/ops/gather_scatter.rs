@@ -99,10 +99,10 @@ pub(crate) fn reduce_pairs(
 ) -> Result<Tensor> {
     let dt = this.dtype;
     crate::dispatch!(@compute compute_dtype(dt), C => {
-        let mut out = this.to_vec::<C>();
-        let sv = src.to_vec::<C>();
+        let mut out = this.try_to_vec::<C>()?;
+        let sv = src.try_to_vec::<C>()?;
         let rnd = rounder::<C>(dt);
-        let a = alpha.map(|a| a.to_vec::<C>()[0]);
+        let a = alpha.map(|a| a.try_to_vec::<C>().map(|v| v[0])).transpose()?;
         let val = |s: usize| {
             let v = sv[s];
             match a {
@@ -130,7 +130,7 @@ fn is_index_dtype(dt: DType) -> bool {
 /// dimension 1 with size 4` (RuntimeError).
 fn bounded(index: &Tensor, dim: usize, size: usize) -> Result<Vec<usize>> {
     index
-        .to_vec::<i64>()
+        .try_to_vec::<i64>()?
         .into_iter()
         .map(|v| {
             if v < 0 || v as u64 >= size as u64 {
@@ -186,7 +186,7 @@ fn scatter_impl(
     if index.numel() == 0 {
         let (r, _) = reduce_check()?;
         bool_mean(r, "div_floor_cpu")?;
-        return Ok(this.contiguous_copy());
+        return this.contiguous_copy();
     }
     let sd = nonempty(&this.sizes);
     let id = nonempty(&index.sizes);
@@ -350,7 +350,7 @@ impl<I: Int> From<Option<I>> for TakeAlongDimOpts {
 
 impl Tensor {
     /// A fresh contiguous copy (`clone(memory_format=torch.contiguous_format)`).
-    pub(crate) fn contiguous_copy(&self) -> Tensor {
+    pub(crate) fn contiguous_copy(&self) -> Result<Tensor> {
         crate::ops::copy::copy_with_strides(self, &contiguous_strides(&self.sizes), self.dtype)
     }
 
@@ -393,7 +393,7 @@ impl Tensor {
         let stride_d = contiguous_strides(&sd)[d];
         let pos = walk(&id, d, &sd, &id);
         crate::dispatch!(self.dtype, T => {
-            let v = self.to_vec::<T>();
+            let v = self.try_to_vec::<T>()?;
             let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
             Tensor::from_vec(out, index.sizes.to_vec())
         })
@@ -556,7 +556,7 @@ impl Tensor {
             )));
         }
         let n = self.numel();
-        let vals = index.to_vec::<i64>();
+        let vals = index.try_to_vec::<i64>()?;
         if n == 0 && !vals.is_empty() {
             return Err(Error::index("take(): tried to take from an empty tensor"));
         }
@@ -573,7 +573,7 @@ impl Tensor {
             })
             .collect::<Result<_>>()?;
         crate::dispatch!(self.dtype, T => {
-            let v = self.to_vec::<T>();
+            let v = self.try_to_vec::<T>()?;
             Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
         })
     }
@@ -633,7 +633,7 @@ impl Tensor {
         let sb = self.expand(shape_s.clone())?;
         let size = nonempty(&self.sizes)[d] as i64;
         let wrapped: Vec<i64> = ib
-            .to_vec::<i64>()
+            .try_to_vec::<i64>()?
             .into_iter()
             .map(|v| if size == 0 { v } else { v.rem_euclid(size) })
             .collect();

@@ -175,7 +175,7 @@ fn index_fill_values(this: &Tensor, dim: i64, index: &Tensor, value: Scalar) -> 
     let v = scalar_as(value, this.dtype)?;
     let size = shape[d];
     let idx: Vec<usize> = index
-        .to_vec::<i64>()
+        .try_to_vec::<i64>()?
         .into_iter()
         .map(|i| {
             let w = if i < 0 { i + size as i64 } else { i };
@@ -243,7 +243,7 @@ impl Tensor {
         }
         check_index_dtype(index)?;
         let size = if self.dim() == 0 { 1 } else { self.sizes[d] };
-        let values = index.to_vec::<i64>();
+        let values = index.try_to_vec::<i64>()?;
         let bad = values
             .iter()
             .copied()
@@ -329,7 +329,7 @@ impl Tensor {
             && index.dtype == DType::Int64
             && (d == 0 || d == self.dim() - 1);
         let idx: Vec<usize> = index
-            .to_vec::<i64>()
+            .try_to_vec::<i64>()?
             .into_iter()
             .map(|v| {
                 if v >= 0 && (v as u64) < size as u64 {
@@ -440,7 +440,7 @@ impl Tensor {
         let shape = nonempty(&self.sizes);
         let size = shape[d];
         let idx: Vec<usize> = index
-            .to_vec::<i64>()
+            .try_to_vec::<i64>()?
             .into_iter()
             .map(|v| {
                 if v >= 0 && (v as u64) < size as u64 {
@@ -482,7 +482,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let v = fill_value(value.into())?;
         let r = index_fill_values(self, dim.to_i64(), index, v)?;
-        let out = clone_preserve(self);
+        let out = clone_preserve(self)?;
         copy_unchecked(&out, &r);
         Ok(out)
     }
@@ -573,7 +573,7 @@ impl Tensor {
         let shape = nonempty(&self.sizes);
         let size = shape[d];
         let idx: Vec<usize> = index
-            .to_vec::<i64>()
+            .try_to_vec::<i64>()?
             .into_iter()
             .map(|v| {
                 if v >= 0 && (v as u64) < size as u64 {

@@ -104,7 +104,7 @@ impl Tensor {
         let shape = infer_size(&mask.sizes, &self.sizes)?;
         let v = mask_value(value.into())?;
         check_fill_mask(mask)?;
-        let out = self.expand(shape)?.contiguous_copy();
+        let out = self.expand(shape)?.contiguous_copy()?;
         out.masked_fill_(mask, v)?;
         Ok(out)
     }
@@ -142,7 +142,7 @@ impl Tensor {
                 "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
             );
         }
-        let flags = mask.expand(self.sizes.to_vec())?.to_vec::<bool>();
+        let flags = mask.expand(self.sizes.to_vec())?.try_to_vec::<bool>()?;
         let offs: Vec<usize> = storage_offsets(&self.sizes, &self.strides, self.offset)
             .into_iter()
             .zip(flags)
@@ -154,8 +154,8 @@ impl Tensor {
         // one view over the storage range written, updated and copied back
         let span = self.as_strided_with([hi - lo + 1], [1], lo)?;
         crate::dispatch!(self.dtype, T => {
-            let mut vals = span.to_vec::<T>();
-            let f = fill.to_vec::<T>()[0];
+            let mut vals = span.try_to_vec::<T>()?;
+            let f = fill.try_to_vec::<T>()?[0];
             for o in offs {
                 vals[o - lo] = f;
             }
@@ -177,11 +177,11 @@ impl Tensor {
             ));
         }
         let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let flags = mask.expand(shape.clone())?.to_vec::<bool>();
+        let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
         let src = self.expand(shape)?;
         crate::dispatch!(self.dtype, T => {
             let v: Vec<T> = src
-                .to_vec::<T>()
+                .try_to_vec::<T>()?
                 .into_iter()
                 .zip(&flags)
                 .filter_map(|(x, &f)| f.then_some(x))
@@ -199,7 +199,7 @@ impl Tensor {
     /// after the broadcast error.
     pub fn masked_scatter(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
         let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let out = self.expand(shape.clone())?.contiguous_copy();
+        let out = self.expand(shape.clone())?.contiguous_copy()?;
         out.masked_scatter_(&mask.expand(shape)?, source)?;
         Ok(out)
     }
@@ -232,7 +232,7 @@ impl Tensor {
                 mask.dtype.scalar_type_name()
             )));
         }
-        let flags = mask.expand(self.sizes.to_vec())?.to_vec::<bool>();
+        let flags = mask.expand(self.sizes.to_vec())?.try_to_vec::<bool>()?;
         let ones = flags.iter().filter(|&&f| f).count();
         if source.numel() < ones {
             return Err(Error::runtime(
@@ -240,8 +240,8 @@ impl Tensor {
             ));
         }
         let new = crate::dispatch!(self.dtype, T => {
-            let mut v = self.to_vec::<T>();
-            let s = source.to_vec::<T>();
+            let mut v = self.try_to_vec::<T>()?;
+            let s = source.try_to_vec::<T>()?;
             let mut k = 0;
             for (x, &f) in v.iter_mut().zip(&flags) {
                 if f {
@@ -260,7 +260,7 @@ impl Tensor {
     /// Shapes: int64 `(N, self.ndim)` with strides `(1, N)` (column-major, as PyTorch); a 0-d
     /// input gives `(1, 0)` or `(0, 0)`. Errors: none.
     pub fn nonzero(&self) -> Result<Tensor> {
-        let flags = self.to_vec::<bool>();
+        let flags = self.try_to_vec::<bool>()?;
         let (n, coords) = nonzero_coords(&flags, &self.sizes);
         let nd = self.dim();
         let flat = Tensor::from_vec(coords, [n * nd])?;

@@ -67,8 +67,8 @@ fn product(a: &Tensor, b: &Tensor, bias: Option<&Tensor>, kernel: &str) -> Resul
     }
     if matches!(dt, DType::Float16 | DType::BFloat16) {
         // computed in float32 and rounded once, as PyTorch's CPU kernels accumulate in float
-        let a32 = copy_with_strides(a, &contiguous_strides(&a.sizes), DType::Float32);
-        let b32 = copy_with_strides(b, &contiguous_strides(&b.sizes), DType::Float32);
+        let a32 = copy_with_strides(a, &contiguous_strides(&a.sizes), DType::Float32)?;
+        let b32 = copy_with_strides(b, &contiguous_strides(&b.sizes), DType::Float32)?;
         let bias32 = bias.map(|t| t.to(DType::Float32)).transpose()?;
         return product(&a32, &b32, bias32.as_ref(), kernel)?.to(dt);
     }
@@ -595,7 +595,7 @@ mod tests {
         for (k, &p) in perm.iter().enumerate() {
             st[p] = pst[k];
         }
-        let out = Tensor::alloc(t.size(), &st, t.dtype(), false);
+        let out = Tensor::try_alloc(t.size(), &st, t.dtype()).unwrap();
         copy_unchecked(&out, t);
         out
     }

@@ -18,7 +18,7 @@ use crate::tensor::Tensor;
 /// against `size`: `index out of range in self` (IndexError). Negative indices are out of range.
 fn checked_indices(index: &Tensor, size: usize) -> Result<Vec<usize>> {
     index
-        .to_vec::<i64>()
+        .try_to_vec::<i64>()?
         .into_iter()
         .map(|i| {
             if i < 0 || i as u64 >= size as u64 {
@@ -33,7 +33,7 @@ fn checked_indices(index: &Tensor, size: usize) -> Result<Vec<usize>> {
 /// `index_select` once the checks have passed: gathers `idx` along `dim` into a fresh
 /// contiguous tensor.
 pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tensor> {
-    let src = t.contiguous();
+    let src = t.try_contiguous()?;
     let mut shape = t.sizes.to_vec();
     if t.dim() > 0 {
         shape[dim] = idx.len();
@@ -96,7 +96,7 @@ pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
             "one_hot is only applicable to index tensor of type LongTensor.",
         ));
     }
-    let vals = tensor.to_vec::<i64>();
+    let vals = tensor.try_to_vec::<i64>()?;
     if vals.is_empty() {
         if classes == -1 {
             return Err(Error::runtime(
@@ -125,12 +125,8 @@ pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
         .checked_mul(c)
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
     let mut data: Vec<i64> = Vec::new();
-    data.try_reserve_exact(total).map_err(|_| {
-        Error::runtime(format!(
-            "DefaultCPUAllocator: can't allocate memory: you tried to allocate {} bytes.",
-            total.saturating_mul(8)
-        ))
-    })?;
+    data.try_reserve_exact(total)
+        .map_err(|_| Error::alloc(total as u128 * 8))?;
     data.resize(total, 0);
     for (i, &v) in vals.iter().enumerate() {
         data[i * c + v as usize] = 1;
@@ -232,8 +228,11 @@ impl Tensor {
         }
         let n: usize = normalized_shape.iter().product();
         let rows = self.numel().checked_div(n).unwrap_or(0);
-        let x = self.contiguous();
-        let (w, b) = (weight.map(|t| t.contiguous()), bias.map(|t| t.contiguous()));
+        let x = self.try_contiguous()?;
+        let (w, b) = (
+            weight.map(|t| t.try_contiguous()).transpose()?,
+            bias.map(|t| t.try_contiguous()).transpose()?,
+        );
         let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
         macro_rules! run {
             ($T:ty, $P:ty) => {

@@ -16,7 +16,7 @@ fn rows(t: &Tensor, d: usize) -> Result<(Tensor, usize)> {
     let moved = if t.dim() == 0 {
         t.reshape([1])?
     } else {
-        t.movedim(d as i64, -1)?.contiguous()
+        t.movedim(d as i64, -1)?.try_contiguous()?
     };
     let n = moved.size().last().copied().unwrap_or(1);
     Ok((moved, n))
@@ -28,7 +28,7 @@ fn unrows(vals: Tensor, moved: &Tensor, t: &Tensor, d: usize) -> Result<Tensor> 
     if t.dim() == 0 {
         return r.reshape(());
     }
-    let c = r.movedim(-1, d as i64)?.contiguous();
+    let c = r.movedim(-1, d as i64)?.try_contiguous()?;
     // row-major strides for size-1 dims too, as a fresh PyTorch output has
     let strides = crate::layout::contiguous_strides(c.size());
     Ok(c.view_with(c.sizes.clone(), strides, c.offset))
@@ -91,7 +91,7 @@ fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
     let (moved, n) = rows(&x, d)?;
     let out = if dtype.is_floating_point() {
         let r = acc_round(dtype);
-        let mut v = moved.to_vec::<f64>();
+        let mut v = moved.try_to_vec::<f64>()?;
         for row in v.chunks_mut(n.max(1)) {
             let mut acc = if prod { 1.0 } else { 0.0 };
             for e in row.iter_mut() {
@@ -101,7 +101,7 @@ fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
         }
         Tensor::from_vec(v, [moved.numel()])?.to(dtype)?
     } else {
-        let mut v = moved.to_vec::<i64>();
+        let mut v = moved.try_to_vec::<i64>()?;
         for row in v.chunks_mut(n.max(1)) {
             let mut acc: i64 = if prod { 1 } else { 0 };
             for e in row.iter_mut() {
@@ -161,11 +161,11 @@ fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
     }
     let d = wrap_dim(dim, t.dim())?;
     let (moved, n) = rows(t, d)?;
-    let mut idx = vec![0i64; moved.numel()];
+    let mut idx = crate::kernels::cast::try_filled(0i64, moved.numel())?;
     let better =
         |x: f64, out: f64| x.is_nan() || (!out.is_nan() && if max { x >= out } else { x <= out });
     let vals = if t.dtype().is_floating_point() || t.dtype() == DType::Bool {
-        let mut v = moved.to_vec::<f64>();
+        let mut v = moved.try_to_vec::<f64>()?;
         for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
             let (mut out, mut at) = (f64::NAN, 0i64);
             for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
@@ -179,7 +179,7 @@ fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
         }
         Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?
     } else {
-        let mut v = moved.to_vec::<i64>();
+        let mut v = moved.try_to_vec::<i64>()?;
         for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
             let (mut out, mut at) = (0i64, 0i64);
             for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
@@ -278,7 +278,7 @@ impl Tensor {
         }
         let (moved, n) = rows(self, d)?;
         let r = acc_round(self.dtype());
-        let mut v = moved.to_vec::<f64>();
+        let mut v = moved.try_to_vec::<f64>()?;
         for row in v.chunks_mut(n.max(1)) {
             let mut acc = f64::NEG_INFINITY;
             for e in row.iter_mut() {
@@ -340,7 +340,7 @@ impl Tensor {
         }
         // n = 0 is a copy of `self` alone (its layout preserved), before any dim is wrapped
         if n == 0 {
-            return Ok(self.clone());
+            return self.try_clone();
         }
         let d = wrap_dim(dim, self.dim())?;
         let mut x = if prepend.is_some() || append.is_some() {

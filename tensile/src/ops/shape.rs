@@ -119,20 +119,36 @@ fn flip_contiguous(src: &Tensor, ds: &[usize]) -> Result<Option<Tensor>> {
 }
 
 /// Identity maps for every dim of `t`.
-fn identity_maps(t: &Tensor) -> Vec<Vec<usize>> {
-    t.size().iter().map(|&n| (0..n).collect()).collect()
+fn identity_maps(t: &Tensor) -> Result<Vec<Vec<usize>>> {
+    t.size().iter().map(|&n| axis_map(n, |i| i)).collect()
+}
+
+/// `(0..n).map(f).collect()` for an index map of [`gather_axes`], with the allocator's error
+/// instead of an abort (a dim of an expanded input may be far longer than its storage).
+pub(crate) fn axis_map(n: usize, f: impl Fn(usize) -> usize) -> Result<Vec<usize>> {
+    let mut v = crate::kernels::cast::try_vec(n)?;
+    v.extend((0..n).map(f));
+    Ok(v)
+}
+
+/// Checks that an output of `sizes` and `dtype` can be allocated, with PyTorch's errors
+/// (the freed buffer goes back to the storage pool, so the real allocation reuses it): ops
+/// that build index maps first call it so that a huge output fails with the allocator's
+/// message for the output, as in PyTorch.
+pub(crate) fn reserve_output(sizes: &[usize], dtype: crate::dtype::DType) -> Result<()> {
+    Tensor::try_alloc_contiguous(sizes, dtype).map(drop)
 }
 
 /// A fresh contiguous copy (`clone(memory_format=torch.contiguous_format)`).
-pub(crate) fn fresh_contiguous(t: &Tensor) -> Tensor {
+pub(crate) fn fresh_contiguous(t: &Tensor) -> Result<Tensor> {
     copy_with_strides(t, &contiguous_strides(t.size()), t.dtype())
 }
 
 /// `out` (contiguous, `like`'s shape) restrided as `empty_like(like, preserve_format)`.
-fn preserve_like(out: Tensor, like: &Tensor) -> Tensor {
+fn preserve_like(out: Tensor, like: &Tensor) -> Result<Tensor> {
     let st = preserve_format_strides(like.size(), like.stride());
     if st == contiguous_strides(out.size()) {
-        out
+        Ok(out)
     } else {
         copy_with_strides(&out, &st, out.dtype())
     }
@@ -373,13 +389,14 @@ impl Tensor {
     pub fn flip(&self, dims: impl IntoDims) -> Result<Tensor> {
         let ds = wrap_dims(&dims.into_shape(), self.dim())?;
         if let Some(out) = flip_contiguous(self, &ds)? {
-            return Ok(preserve_like(out, self));
+            return preserve_like(out, self);
         }
-        let mut maps = identity_maps(self);
+        reserve_output(self.size(), self.dtype())?;
+        let mut maps = identity_maps(self)?;
         for d in ds {
             maps[d].reverse();
         }
-        Ok(preserve_like(gather_axes(self, &maps)?, self))
+        preserve_like(gather_axes(self, &maps)?, self)
     }
 
     /// `torch.fliplr(self)`: `flip(1)`.
@@ -429,7 +446,7 @@ impl Tensor {
                 return Err(Error::runtime("`shifts` required"));
             }
             if dims.is_empty() && shifts.len() == 1 {
-                let flat = self.contiguous().view(self.numel())?;
+                let flat = self.try_contiguous()?.view(self.numel())?;
                 return flat.roll_impl(shifts, &[0])?.view(self.size());
             }
             if shifts.len() != dims.len() {
@@ -443,7 +460,7 @@ impl Tensor {
             return first.roll_impl(&shifts[1..], &dims[1..]);
         }
         if self.numel() == 0 {
-            return Ok(self.clone());
+            return self.try_clone();
         }
         let d = dims[0];
         let size = self.size_of(d)? as i64;
@@ -492,7 +509,7 @@ impl Tensor {
             1 => self.flip(d1)?.transpose(d0, d1),
             2 => self.flip([d0, d1]),
             3 => self.flip(d0)?.transpose(d0, d1),
-            _ => Ok(fresh_contiguous(self)),
+            _ => fresh_contiguous(self),
         }
     }
 
@@ -525,11 +542,12 @@ impl Tensor {
             return Tensor::try_alloc_contiguous(&target, self.dtype());
         }
         let x = self.expand(&padded)?;
+        reserve_output(&target, self.dtype())?;
         let maps: Vec<Vec<usize>> = target
             .iter()
             .zip(&padded)
-            .map(|(&t, &p)| (0..t).map(|i| i % p as usize).collect())
-            .collect();
+            .map(|(&t, &p)| axis_map(t, |i| i % p as usize))
+            .collect::<Result<_>>()?;
         gather_axes(&x, &maps)
     }
 
@@ -583,10 +601,13 @@ impl Tensor {
                 if r < 0 {
                     return Err(Error::runtime("Repeats must be non-negative"));
                 }
-                let mut maps = identity_maps(&input);
                 let n = input.size()[d];
                 let len = n.checked_mul(r as usize).ok_or_else(overflow)?;
-                maps[d] = (0..len).map(|j| j / r as usize).collect();
+                let mut out_sizes = input.size().to_vec();
+                out_sizes[d] = len;
+                reserve_output(&out_sizes, input.dtype())?;
+                let mut maps = identity_maps(&input)?;
+                maps[d] = axis_map(len, |j| j / r as usize)?;
                 gather_axes(&input, &maps)
             }
             Repeats::Tensor(rep) => {
@@ -656,7 +677,7 @@ impl Tensor {
             }
         }
         let mask = Tensor::from_vec(drop, [r, c])?;
-        let out = fresh_contiguous(self);
+        let out = fresh_contiguous(self)?;
         out.masked_fill_(&mask, zero_of(self))?;
         Ok(out)
     }
@@ -664,7 +685,7 @@ impl Tensor {
     /// `torch.narrow_copy(self, dim, start, length)`: a fresh contiguous copy of
     /// [`Tensor::narrow`]; its errors.
     pub fn narrow_copy(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
-        Ok(fresh_contiguous(&self.narrow(dim, start, length)?))
+        fresh_contiguous(&self.narrow(dim, start, length)?)
     }
 
     /// `torch.tensor_split(self, indices_or_sections)` along dim 0; see
@@ -735,7 +756,7 @@ impl Tensor {
                 }
                 match t.dim() {
                     0 => self.tensor_split_with(t.item::<i64>()?, dim),
-                    1 => self.tensor_split_with(t.to_vec::<i64>(), dim),
+                    1 => self.tensor_split_with(t.try_to_vec::<i64>()?, dim),
                     n => Err(Error::runtime(format!(
                         "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or one-dimensional tensor, but got a tensor with {n} dims"
                     ))),
@@ -873,7 +894,7 @@ impl Tensor {
         let k = diagonal.to_i64();
         match self.dim() {
             1 => self.diag_embed_with((k, 0, 1)),
-            2 => Ok(fresh_contiguous(&self.diagonal_with(k)?)),
+            2 => fresh_contiguous(&self.diagonal_with(k)?),
             n => Err(Error::runtime(format!(
                 "diag(): Supports 1D or 2D tensors. Got {n}D"
             ))),
@@ -931,7 +952,7 @@ impl Tensor {
     /// `torch.diagflat(self, offset)`: [`Tensor::diag_with`] of the flattened `self`: an
     /// `(n+|offset|)`-square matrix.
     pub fn diagflat_with(&self, offset: impl Int) -> Result<Tensor> {
-        self.contiguous().view(-1)?.diag_with(offset)
+        self.try_contiguous()?.view(-1)?.diag_with(offset)
     }
 }
 
@@ -947,7 +968,7 @@ fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Resul
     if !matches!(repeats.dtype(), crate::DType::Int64 | crate::DType::Int32) {
         return Err(Error::runtime("repeats has to be Long or Int tensor"));
     }
-    let counts = repeats.to_vec::<i64>();
+    let counts = repeats.try_to_vec::<i64>()?;
     if counts.is_empty() {
         return Tensor::try_alloc_contiguous(&[0], repeats.dtype());
     }

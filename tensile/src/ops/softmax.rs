@@ -39,7 +39,7 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         )
     };
     if t.dtype != DType::Float64 {
-        let x = t.contiguous();
+        let x = t.try_contiguous()?;
         let out = Tensor::try_alloc_contiguous(&sizes, t.dtype)?;
         let half_lastdim_log = log && d + 1 == t.dim() && t.dtype != DType::Float32;
         let _guard = crate::iter::lock_operands(&[&x], 0);
@@ -67,7 +67,7 @@ fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         }
         return Ok(out);
     }
-    let mut x: Vec<f64> = t.to_vec::<f64>();
+    let mut x: Vec<f64> = t.try_to_vec::<f64>()?;
     for o in 0..outer {
         for i in 0..inner {
             let at = |k: usize| (o * len + k) * inner + i;

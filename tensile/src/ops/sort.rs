@@ -57,9 +57,9 @@ fn pair_cmp<T: Element>(descending: bool) -> impl Fn(&(T, i64), &(T, i64)) -> Or
 /// with dim `d` moved last, row-major, and the lane length. A 0-d tensor is one lane of one.
 fn lanes<T: Element>(t: &Tensor, d: usize) -> Result<(Vec<T>, usize)> {
     if t.dim() == 0 {
-        return Ok((t.to_vec::<T>(), 1));
+        return Ok((t.try_to_vec::<T>()?, 1));
     }
-    Ok((t.movedim(d as i64, -1)?.to_vec::<T>(), t.size()[d]))
+    Ok((t.movedim(d as i64, -1)?.try_to_vec::<T>()?, t.size()[d]))
 }
 
 /// A fresh tensor of `sizes` with `strides` holding `vals`, given in lane order (dim `d` last,
@@ -191,7 +191,7 @@ fn topk_impl(t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Ten
     if t.dim() == 0 {
         // a 0-d input is copied whatever k (0 or 1) is, its index 0
         return Ok((
-            crate::ops::copy::copy_with_strides(t, &[], t.dtype()),
+            crate::ops::copy::copy_with_strides(t, &[], t.dtype())?,
             Tensor::from_vec(vec![0i64], ())?,
         ));
     }
@@ -297,7 +297,7 @@ fn median_all(t: &Tensor, ignore_nan: bool) -> Result<Tensor> {
     }
     refuse_bool(t, "median_cpu")?;
     crate::dispatch!(t.dtype(), T => {
-        let all = t.to_vec::<T>();
+        let all = t.try_to_vec::<T>()?;
         let (x, _) = median_lane(&all, ignore_nan);
         Tensor::from_vec(vec![x], ())
     })
@@ -599,7 +599,7 @@ fn group<T: Element>(vals: &[T], order: &[usize]) -> (Vec<usize>, Vec<i64>, Vec<
 /// neighbours merge; else values are sorted).
 fn unique_flat(t: &Tensor, consecutive: bool) -> Result<(Tensor, Tensor, Tensor)> {
     crate::dispatch!(t.dtype(), T => {
-        let vals = t.to_vec::<T>();
+        let vals = t.try_to_vec::<T>()?;
         let mut order: Vec<usize> = (0..vals.len()).collect();
         if !consecutive {
             order.sort_by(|&a, &b| nan_last_cmp(&vals[a], &vals[b]));
@@ -644,7 +644,7 @@ fn unique_dim(t: &Tensor, dim: i64, consecutive: bool) -> Result<(Tensor, Tensor
     let moved = t.movedim(d as i64, 0)?;
     let n = sizes[d];
     crate::dispatch!(t.dtype(), T => {
-        let vals = moved.to_vec::<T>();
+        let vals = moved.try_to_vec::<T>()?;
         let w = vals.len() / n;
         let row = |i: usize| &vals[i * w..(i + 1) * w];
         let mut order: Vec<usize> = (0..n).collect();
@@ -903,7 +903,7 @@ fn searchsorted_check(
             )));
         }
         let m = bd.size().last().copied().unwrap_or(1) as i64;
-        if s.to_vec::<i64>().iter().any(|&i| i < 0 || i >= m) {
+        if s.try_to_vec::<i64>()?.iter().any(|&i| i < 0 || i >= m) {
             return Err(Error::runtime(
                 "torch.searchsorted(): sorter index out of range",
             ));
@@ -974,10 +974,10 @@ fn searchsorted_impl(
     } else {
         input.size()[input.dim() - 1]
     };
-    let order: Option<Vec<i64>> = sorter.map(|s| s.to_vec::<i64>());
+    let order: Option<Vec<i64>> = sorter.map(|s| s.try_to_vec::<i64>()).transpose()?;
     crate::dispatch!(common, T => {
-        let b = bd.to(common)?.to_vec::<T>();
-        let x = input.to(common)?.to_vec::<T>();
+        let b = bd.to(common)?.try_to_vec::<T>()?;
+        let x = input.to(common)?.try_to_vec::<T>()?;
         let pos: Vec<i64> = x
             .iter()
             .enumerate()
@@ -1263,7 +1263,7 @@ pub fn isin_with<'a, 'b>(
     let ec = e.to(common)?;
     let tc = t.to(common)?;
     let mask = crate::dispatch!(common, T => {
-        isin_values(&ec.to_vec::<T>(), &tc.to_vec::<T>(), assume_unique, invert)
+        isin_values(&ec.try_to_vec::<T>()?, &tc.try_to_vec::<T>()?, assume_unique, invert)
     });
     Tensor::from_vec(mask, e.size())
 }
