@@ -549,10 +549,23 @@ pub(crate) fn make_loop<const N: usize>(
     let mut base = [std::ptr::null_mut(); N];
     let mut dtypes = [DType::Bool; N];
     for (k, t) in ops.iter().enumerate() {
-        base[k] = t.storage.ptr().wrapping_add(t.offset * t.element_size());
+        // wrapping: an empty tensor's offset is never dereferenced and may be anything
+        base[k] = t
+            .storage
+            .ptr()
+            .wrapping_add(t.offset.wrapping_mul(t.element_size()));
         dtypes[k] = t.dtype;
     }
-    // Fast path: every operand contiguous with the full shape is one flat run.
+    // Nothing to visit: one empty run. (The strides of an empty tensor are unchecked and may
+    // overflow as byte counts: PyTorch's zeros(2^62, 0, 8) has strides (8, 8, 1).)
+    if shape.contains(&0) {
+        return Loop {
+            shape: smallvec::smallvec![0],
+            strides: smallvec::smallvec![[0isize; N]],
+            base,
+            dtypes,
+        };
+    }
     if ops
         .iter()
         .all(|t| t.sizes[..] == *shape && t.is_contiguous())
@@ -570,8 +583,13 @@ pub(crate) fn make_loop<const N: usize>(
         .iter()
         .map(|&d| {
             let mut s = [0isize; N];
-            for (k, t) in ops.iter().enumerate() {
-                s[k] = (bstrides[k][d] * t.element_size()) as isize;
+            // A size-1 dim's stride is never stepped (and may be anything, e.g. from
+            // `as_strided`); every other stride times (size - 1) lies inside the storage, so
+            // the byte count fits.
+            if shape[d] > 1 {
+                for (k, t) in ops.iter().enumerate() {
+                    s[k] = (bstrides[k][d] * t.element_size()) as isize;
+                }
             }
             (shape[d], s)
         })

@@ -248,18 +248,16 @@ impl Tensor {
     /// As [`Tensor::try_alloc`] with row-major strides.
     pub(crate) fn try_alloc_contiguous(sizes: &[usize], dtype: DType) -> Result<Tensor> {
         let numel = layout::storage_nbytes_contiguous(sizes, dtype.itemsize())? / dtype.itemsize();
-        // Proven above: the product of the sizes (a 0 counting as 1) fits... unless a 0
-        // hides a larger product; so the strides are computed with checks.
-        let mut strides = Dims::from_elem(0, sizes.len());
-        let mut acc = 1usize;
-        for (st, &n) in strides.iter_mut().zip(sizes).rev() {
-            *st = acc;
-            acc = acc.checked_mul(n.max(1)).ok_or_else(|| {
-                Error::runtime(format!(
-                    "Storage size calculation overflowed with sizes={}",
-                    fmt_list(sizes)
-                ))
-            })?;
+        // Proven above: the product of the sizes fits... unless a 0 hides a larger product;
+        // so the strides are computed with checks.
+        // PyTorch's stride computation: each stride is the product of the later sizes (a 0
+        // counting as 1) and must fit in int64; the product over every dim is not needed.
+        let mut strides = Dims::from_elem(1, sizes.len());
+        for d in (0..sizes.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1]
+                .checked_mul(sizes[d + 1].max(1))
+                .filter(|&v| v <= i64::MAX as usize)
+                .ok_or_else(|| Error::runtime("Stride calculation overflowed"))?;
         }
         Tensor::try_alloc_parts(sizes, strides, numel, dtype)
     }

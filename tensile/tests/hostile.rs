@@ -204,6 +204,20 @@ fn copies_of_a_huge_expand_are_allocation_errors() {
 }
 
 #[test]
+fn strides_of_empty_tensors_with_huge_dims() {
+    // PyTorch: each contiguous stride must fit int64; an empty tensor's strides are never
+    // stepped, so filling it is a no-op whatever they are
+    assert_eq!(
+        err(Tensor::zeros([0, P62, 4])),
+        "Stride calculation overflowed"
+    );
+    let t = Tensor::zeros([P62, 0, 8]).unwrap();
+    assert_eq!(t.stride(), &[8, 8, 1]);
+    t.fill_(1).unwrap();
+    assert_eq!(t.numel(), 0);
+}
+
+#[test]
 fn printing_a_huge_expand_is_summarised_quickly() {
     let t = Tensor::zeros(1)
         .unwrap()
