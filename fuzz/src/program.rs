@@ -554,9 +554,9 @@ pub fn run_api(data: &[u8]) {
             continue;
         }
         let op = r.u8();
-        let a = pool[r.below(pool.len())].clone();
-        let b = pool[r.below(pool.len())].clone();
-        let c = pool[r.below(pool.len())].clone();
+        let a = pool[r.below(pool.len())].alias();
+        let b = pool[r.below(pool.len())].alias();
+        let c = pool[r.below(pool.len())].alias();
         step(&mut r, &mut pool, op, &a, &b, &c);
     }
 }
@@ -706,7 +706,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         }
         22 if ca && cheap(b) && cheap(c) => {
             let acc = r.bool();
-            let idx = [Some(b.clone())];
+            let idx = [Some(b.alias())];
             let t = if r.bool() {
                 a.index_put_with_(&idx[..], c, acc)
             } else {
@@ -1050,7 +1050,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 0 => tensile::cartesian_prod(&[a, b]),
                 1 => tensile::combinations(a),
                 2 => tensile::meshgrid(&[a, b])
-                    .map(|v| v.into_iter().next().unwrap_or_else(|| a.clone())),
+                    .map(|v| v.into_iter().next().unwrap_or_else(|| a.alias())),
                 3 => tensile::linalg::cross(a, b),
                 _ => tensile::repeat_interleave(a),
             };
