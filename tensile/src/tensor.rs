@@ -33,6 +33,9 @@ pub struct Tensor {
     pub(crate) dtype: DType,
     /// A Python number turned into a 0-d tensor: it promotes with the lowest priority.
     pub(crate) wrapped: bool,
+    /// Autograd metadata (requires_grad, grad, grad_fn, view info): empty, and allocation
+    /// free, for a tensor autograd never touched; shared by [`Tensor::alias`].
+    pub(crate) autograd: std::sync::OnceLock<Arc<crate::autograd::meta::AutogradMeta>>,
 }
 
 /// A plain number operand (PyTorch's "Python scalar"): bool, int or float.
@@ -105,7 +108,9 @@ impl Clone for Tensor {
     /// PyTorch's `clone()`: a copy with the same values and preserve-format strides
     /// (identical strides for a dense layout, dense strides in the same dim order otherwise).
     fn clone(&self) -> Tensor {
-        crate::ops::copy::clone_preserve(self)
+        let r = crate::ops::copy::clone_preserve(self);
+        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
+            .expect("recording a copy")
     }
 }
 
@@ -189,8 +194,15 @@ impl Tensor {
         self.storage.nbytes()
     }
     /// Another handle on the same data and geometry (Python `b = a`, `torch.alias`).
+    ///
+    /// The alias is the same autograd variable: it shares `requires_grad`, `.grad` and
+    /// `grad_fn` with `self`.
     pub fn alias(&self) -> Tensor {
-        self.view_with(self.sizes.clone(), self.strides.clone(), self.offset)
+        let t = self.view_with(self.sizes.clone(), self.strides.clone(), self.offset);
+        if let Some(m) = self.autograd.get() {
+            let _ = t.autograd.set(m.clone());
+        }
+        t
     }
     /// Whether this tensor is a wrapped Python number (from a [`Scalar`] operand).
     pub(crate) fn category(&self) -> Category {
@@ -219,6 +231,7 @@ impl Tensor {
             offset,
             dtype: self.dtype,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         }
     }
 
@@ -299,6 +312,7 @@ impl Tensor {
             offset: 0,
             dtype,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         })
     }
 
@@ -347,6 +361,7 @@ impl Tensor {
             offset: 0,
             dtype: T::DTYPE,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         })
     }
 

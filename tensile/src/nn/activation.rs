@@ -227,12 +227,12 @@ pub fn leaky_relu_with(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result
 }
 /// `F.leaky_relu(input, inplace=True)` (`F.leaky_relu_`).
 pub fn leaky_relu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || leaky_relu(input))
+    write_back(input, |input| leaky_relu(input))
 }
 /// `F.leaky_relu(input, negative_slope, inplace=True)`.
 pub fn leaky_relu_with_(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || leaky_relu_with(input, o))
+    write_back(input, |input| leaky_relu_with(input, o))
 }
 
 /// The ELU family's kernel: `x <= 0 ? expm1(x*input_scale)*negcoef : x*poscoef`, floats only
@@ -258,12 +258,12 @@ pub fn elu_with(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
 }
 /// `F.elu(input, inplace=True)` (`F.elu_`).
 pub fn elu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || elu(input))
+    write_back(input, |input| elu(input))
 }
 /// `F.elu(input, alpha, inplace=True)`.
 pub fn elu_with_(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || elu_with(input, o))
+    write_back(input, |input| elu_with(input, o))
 }
 
 // PyTorch's literals (more digits than a double holds).
@@ -280,7 +280,7 @@ pub fn selu(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.selu(input, inplace=True)` (`torch.selu_`).
 pub fn selu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || selu(input))
+    write_back(input, |input| selu(input))
 }
 
 /// `F.celu(input)` (alpha 1). See [`celu_with`].
@@ -301,12 +301,12 @@ pub fn celu_with(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
 }
 /// `F.celu(input, inplace=True)` (`torch.celu_`).
 pub fn celu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || celu(input))
+    write_back(input, |input| celu(input))
 }
 /// `F.celu(input, alpha, inplace=True)`.
 pub fn celu_with_(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || celu_with(input, o))
+    write_back(input, |input| celu_with(input, o))
 }
 
 /// `F.hardswish(input)`: `x * min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
@@ -318,7 +318,7 @@ pub fn hardswish(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardswish(input, inplace=True)` (`F.hardswish_`).
 pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || hardswish(input))
+    write_back(input, |input| hardswish(input))
 }
 
 /// `F.hardsigmoid(input)`: `min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
@@ -330,7 +330,7 @@ pub fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardsigmoid(input, inplace=True)` (`F.hardsigmoid_`).
 pub fn hardsigmoid_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || hardsigmoid(input))
+    write_back(input, |input| hardsigmoid(input))
 }
 
 /// `F.hardtanh(input)`: clamp to `[-1, 1]`. See [`hardtanh_with`].
@@ -360,7 +360,7 @@ pub fn hardtanh_with_(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<T
     if o.min_val > o.max_val {
         return Err(Error::value("min_val cannot be greater than max_val"));
     }
-    write_back(input, || hardtanh_with(input, o))
+    write_back(input, |input| hardtanh_with(input, o))
 }
 
 /// `hardtanh`'s kernel (`clamp` with scalar bounds) into `empty_like(input)` (a dense
@@ -398,7 +398,7 @@ pub fn relu6(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.relu6(input, inplace=True)`.
 pub fn relu6_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || relu6(input))
+    write_back(input, |input| relu6(input))
 }
 
 /// `F.threshold(input, threshold, value)` (`torch.threshold`): `x <= threshold ? value : x`
@@ -435,7 +435,7 @@ pub fn threshold_(
     value: impl Into<Scalar>,
 ) -> Result<Tensor> {
     let (th, val) = (threshold.into(), value.into());
-    write_back(input, || self::threshold(input, th, val))
+    write_back(input, |input| self::threshold(input, th, val))
 }
 
 /// `F.mish(input)`: `x * tanh(softplus(x))`. Floats only: `"mish_cpu" not implemented for
@@ -445,7 +445,7 @@ pub fn mish(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.mish(input, inplace=True)`.
 pub fn mish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || mish(input))
+    write_back(input, |input| mish(input))
 }
 
 /// `F.logsigmoid(input)`: `log(1/(1+exp(-x)))`, computed as `min(x,0) - log1p(exp(-|x|))`.

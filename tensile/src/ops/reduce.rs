@@ -277,11 +277,14 @@ impl Tensor {
     /// dtype: integers and bool sum in int64 and return int64 (wrapping on overflow); floats
     /// keep their dtype (float16 and bfloat16 accumulate in float32). An empty tensor sums to 0.
     pub fn sum(&self) -> Result<Tensor> {
-        sum_impl(self, None, false)
+        let r = sum_impl(self, None, false)?;
+        crate::autograd::formulas::reduce::sum(r, self, None, false)
     }
     /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dim`] over one dim.
     pub fn sum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        sum_impl(self, Some(&dims.into_shape()[..]), keepdim)
+        let dims = dims.into_shape();
+        let r = sum_impl(self, Some(&dims[..]), keepdim)?;
+        crate::autograd::formulas::reduce::sum(r, self, Some((&dims[..], keepdim)), false)
     }
 
     /// `torch.mean(self)`: the mean of every element (0-d). NaN for an empty tensor.
@@ -289,11 +292,14 @@ impl Tensor {
     /// Floats only: other dtypes give NotImplementedError `mean(): could not infer output
     /// dtype. Input dtype must be either a floating point or complex dtype. Got: Long`.
     pub fn mean(&self) -> Result<Tensor> {
-        mean_impl(self, None, false)
+        let r = mean_impl(self, None, false)?;
+        crate::autograd::formulas::reduce::mean(r, self, None)
     }
     /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dim`] over one dim.
     pub fn mean_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        mean_impl(self, Some(&dims.into_shape()[..]), keepdim)
+        let dims = dims.into_shape();
+        let r = mean_impl(self, Some(&dims[..]), keepdim)?;
+        crate::autograd::formulas::reduce::mean(r, self, Some((&dims[..], keepdim)))
     }
 
     /// `torch.prod(self)`: the product of every element (0-d); 1 for an empty tensor.
