@@ -323,7 +323,17 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<DivOpts<'m>>,
     ) -> Result<Tensor> {
-        div_mode(self, other.into(), opts.into(), false)
+        let (other, opts) = (other.into(), opts.into());
+        let r = div_mode(self, other, opts, false)?;
+        match opts.rounding_mode {
+            None => crate::autograd::formulas::pointwise::binary(
+                crate::ops::binary::BinaryOp::Div,
+                r,
+                self,
+                other,
+            ),
+            Some(_) => crate::autograd::formulas::pointwise::div_rounding(r, self, other),
+        }
     }
     /// `self.div_(other, rounding_mode=…)`: [`Tensor::div_with`] in place. Errors as there,
     /// and those of the in-place ops (`result type Float can't be cast to the desired output
@@ -333,7 +343,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<DivOpts<'m>>,
     ) -> Result<Tensor> {
-        div_mode(self, other.into(), opts.into(), true)
+        let (other, opts) = (other.into(), opts.into());
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || div_mode(self, other, opts, true),
+            |old| old.div_with(other, opts),
+        )
     }
 
     /// `torch.add(self, other, alpha=…)`: `self + alpha * other`, e.g. `x.add_with(&y, 2)`.
@@ -348,7 +365,9 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        add_alpha(self, other.into(), opts.into().alpha, false)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let r = add_alpha(self, other, alpha, false)?;
+        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), false)
     }
     /// `self.add_(other, alpha=…)`: [`Tensor::add_with`] in place (cast errors as the other
     /// in-place ops, checked before alpha).
@@ -357,7 +376,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        add_alpha(self, other.into(), opts.into().alpha, true)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || add_alpha(self, other, alpha, true),
+            |old| old.add_with(other, AddOpts { alpha }),
+        )
     }
     /// `torch.sub(self, other, alpha=…)`: `self - alpha * other`. Errors as
     /// [`Tensor::add_with`], and first the bool refusal of [`Tensor::sub`]
@@ -367,7 +393,9 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        sub_alpha(self, other.into(), opts.into().alpha, false)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let r = sub_alpha(self, other, alpha, false)?;
+        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), true)
     }
     /// `self.sub_(other, alpha=…)`: [`Tensor::sub_with`] in place.
     pub fn sub_with_<'a>(
@@ -375,7 +403,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        sub_alpha(self, other.into(), opts.into().alpha, true)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || sub_alpha(self, other, alpha, true),
+            |old| old.sub_with(other, AddOpts { alpha }),
+        )
     }
 }
 

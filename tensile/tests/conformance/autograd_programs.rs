@@ -54,10 +54,11 @@ fn stmt(env: &mut Env, s: &Value) -> Result<(), Error> {
             .map(|v| v.iter().map(|a| arg(env, a)).collect::<Result<Vec<_>, _>>())
             .transpose()?
             .unwrap_or_default();
-        let kw = s
-            .get("kwargs")
-            .cloned()
-            .unwrap_or(Value::Object(Default::default()));
+        let kw = super::calls_grad::norm_kwargs(
+            &s.get("kwargs")
+                .cloned()
+                .unwrap_or(Value::Object(Default::default())),
+        );
         if op == "retain_grad" {
             return args[0].tensor().retain_grad();
         }
@@ -81,8 +82,8 @@ fn stmt(env: &mut Env, s: &Value) -> Result<(), Error> {
         let t = env.get(n.as_str().unwrap())?.alias();
         let g = s
             .get("grad")
-            .and_then(|g| g.get("tensor"))
-            .map(|g| build_tensor(g).0);
+            .filter(|g| !g.is_null())
+            .map(|g| build_tensor(g.get("tensor").unwrap_or(g)).0);
         let rg = s
             .get("retain_graph")
             .and_then(|b| b.as_bool())
@@ -173,10 +174,11 @@ pub fn run(case: &Value) -> Result<(), String> {
         (Ok(()), None) => {}
     }
     let state = exp["state"].as_object().unwrap();
+    // (serde_json's map is sorted: the first-binding order is compared as a set)
     let names: Vec<&String> = state.keys().collect();
-    if names.iter().map(|s| s.as_str()).collect::<Vec<_>>()
-        != env.order.iter().map(|s| s.as_str()).collect::<Vec<_>>()
-    {
+    let mut mine: Vec<&String> = env.order.iter().collect();
+    mine.sort();
+    if names != mine {
         return Err(format!("names {:?} != {:?}", env.order, names));
     }
     for n in &env.order {

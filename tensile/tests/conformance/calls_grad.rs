@@ -110,8 +110,25 @@ fn name_of(t: &Tensor) -> Value {
     }
 }
 
+/// Plain-number kwargs that the call tables read as ARGs (`min`, `max`, `value`, `alpha`)
+/// wrapped as `{"scalar": v, "kind": …}`.
+pub fn norm_kwargs(kw: &Value) -> Value {
+    let mut kw = kw.clone();
+    if let Some(o) = kw.as_object_mut() {
+        for k in ["min", "max", "value", "alpha"] {
+            if let Some(v) = o.get(k).cloned()
+                && v.is_number()
+            {
+                let kind = if v.is_f64() { "float" } else { "int" };
+                o.insert(k.into(), serde_json::json!({"scalar": v, "kind": kind}));
+            }
+        }
+    }
+    kw
+}
+
 pub fn run(case: &Value) -> Result<(), String> {
-    let kw = &case["kwargs"];
+    let kw = &norm_kwargs(&case["kwargs"]);
     let exp = &case["expect"];
     let op = kw["fn"].as_str().unwrap();
     let args: Vec<Arg> = case["args"]

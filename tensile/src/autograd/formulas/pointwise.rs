@@ -409,3 +409,269 @@ pub(crate) fn copy_node(old: &Tensor, src: &Tensor) -> Result<Tensor> {
         }))
     })
 }
+
+fn opt_tensor(o: Option<Operand<'_>>) -> Option<Tensor> {
+    match o {
+        Some(Operand::Tensor(t)) => Some(t.alias()),
+        _ => None,
+    }
+}
+
+fn opt_scalar(o: Option<Operand<'_>>) -> Option<f64> {
+    match o {
+        Some(Operand::Scalar(s)) => Some(s.to_f64()),
+        _ => None,
+    }
+}
+
+/// `clamp(x, min, max)`: number bounds (`ClampBackward1`): `g` where `lo < x < hi`
+/// strictly; tensor bounds (`ClampBackward0`): spec §9.2's table, ties split 0.5.
+pub(crate) fn clamp(
+    out: Tensor,
+    x: &Tensor,
+    min: Option<Operand<'_>>,
+    max: Option<Operand<'_>>,
+) -> Result<Tensor> {
+    let (tlo, thi) = (opt_tensor(min), opt_tensor(max));
+    if tlo.is_none() && thi.is_none() {
+        let lo = opt_scalar(min).unwrap_or(f64::NEG_INFINITY);
+        let hi = opt_scalar(max).unwrap_or(f64::INFINITY);
+        return record(out, &[x], || {
+            in1("ClampBackward1", x, move |v| {
+                if v > lo && v < hi { 1.0 } else { 0.0 }
+            })
+        });
+    }
+    let slo = opt_scalar(min);
+    let shi = opt_scalar(max);
+    let mut ins: Vec<&Tensor> = vec![x];
+    if let Some(t) = &tlo {
+        ins.push(t);
+    }
+    if let Some(t) = &thi {
+        ins.push(t);
+    }
+    let (has_lo, has_hi) = (tlo.is_some(), thi.is_some());
+    let mut saves = vec![Save::Input(x.alias())];
+    for t in ins.iter().skip(1) {
+        saves.push(Save::Input(t.alias()));
+    }
+    record(out, &ins, || {
+        node_saving(
+            lam("ClampBackward0", move |g, s| {
+                let lo_t = if has_lo { Some(&s[1]) } else { None };
+                let hi_t = if has_hi {
+                    Some(&s[if has_lo { 2 } else { 1 }])
+                } else {
+                    None
+                };
+                // weights (x, lo, hi) for one element
+                let w = |x: f64, lo: Option<f64>, hi: Option<f64>| -> (f64, f64, f64) {
+                    match (lo, hi) {
+                        (Some(l), Some(h)) if l > h => (0.0, 0.0, 1.0),
+                        (Some(l), Some(h)) if l == h => {
+                            if x < l {
+                                (0.0, 1.0, 0.0)
+                            } else if x > h {
+                                (0.0, 0.0, 1.0)
+                            } else {
+                                (1.0, 0.0, 0.0)
+                            }
+                        }
+                        _ => {
+                            let (mut wx, mut wl, mut wh) = (1.0, 0.0, 0.0);
+                            if let Some(l) = lo {
+                                if x < l {
+                                    wx = 0.0;
+                                    wl = 1.0;
+                                } else if x == l {
+                                    wx = 0.5;
+                                    wl = 0.5;
+                                }
+                            }
+                            if let Some(h) = hi {
+                                if x > h {
+                                    wx = 0.0;
+                                    wh = 1.0;
+                                } else if x == h {
+                                    wx = 0.5;
+                                    wh = 0.5;
+                                }
+                            }
+                            (wx, wl, wh)
+                        }
+                    }
+                };
+                let zero = Tensor::zeros_like(&s[0])?;
+                let lo_v = lo_t.unwrap_or(&zero);
+                let hi_v = hi_t.unwrap_or(&zero);
+                let f = |k: usize| {
+                    map_n(&[g, &s[0], lo_v, hi_v], g.dtype(), move |v| {
+                        let lo = if has_lo { Some(v[2]) } else { slo };
+                        let hi = if has_hi { Some(v[3]) } else { shi };
+                        let (a, b, c) = w(v[1], lo, hi);
+                        v[0] * [a, b, c][k]
+                    })
+                };
+                let mut r = vec![Some(f(0)?)];
+                if has_lo {
+                    r.push(Some(f(1)?));
+                }
+                if has_hi {
+                    r.push(Some(f(2)?));
+                }
+                Ok(r)
+            }),
+            saves,
+        )
+    })
+}
+
+/// `masked_fill(x, mask, value)` (`MaskedFillBackward0`/`1`): `g` zeroed where `mask`; a
+/// tensor `value` gets `Σ g[mask]`.
+pub(crate) fn masked_fill(
+    out: Tensor,
+    x: &Tensor,
+    mask: &Tensor,
+    value: Operand<'_>,
+) -> Result<Tensor> {
+    let vt = opt_tensor(Some(value));
+    let mut ins = vec![x];
+    if let Some(v) = &vt {
+        ins.push(v);
+    }
+    let has_v = vt.is_some();
+    let m = mask.alias();
+    record(out, &ins, || {
+        node_saving(
+            lam(
+                if has_v {
+                    "MaskedFillBackward1"
+                } else {
+                    "MaskedFillBackward0"
+                },
+                move |g, s| {
+                    let gx = map_n(
+                        &[g, &s[0]],
+                        g.dtype(),
+                        |v| if v[1] != 0.0 { 0.0 } else { v[0] },
+                    )?;
+                    let mut r = vec![Some(gx)];
+                    if has_v {
+                        let gv =
+                            map_n(
+                                &[g, &s[0]],
+                                g.dtype(),
+                                |v| if v[1] != 0.0 { v[0] } else { 0.0 },
+                            )?
+                            .sum()?;
+                        r.push(Some(gv));
+                    }
+                    Ok(r)
+                },
+            ),
+            vec![Save::Input(m)],
+        )
+    })
+}
+
+/// `addcmul(x, t1, t2, value)` (`AddcmulBackward0`): `g`, `g·t2·v`, `g·t1·v`.
+pub(crate) fn addcmul(
+    out: Tensor,
+    x: &Tensor,
+    t1: &Tensor,
+    t2: &Tensor,
+    value: f64,
+) -> Result<Tensor> {
+    record(out, &[x, t1, t2], || {
+        node_saving(
+            lam("AddcmulBackward0", move |g, s| {
+                Ok(vec![
+                    Some(g.alias()),
+                    Some(map_n(&[g, &s[1]], g.dtype(), |v| v[0] * v[1] * value)?),
+                    Some(map_n(&[g, &s[0]], g.dtype(), |v| v[0] * v[1] * value)?),
+                ])
+            }),
+            vec![Save::Input(t1.alias()), Save::Input(t2.alias())],
+        )
+    })
+}
+
+/// `lerp(x, end, w)`: `LerpBackward0` (number `w`: `g(1-w)`, `g·w`), `LerpBackward1`
+/// (tensor `w`, which also gets `g(end - x)`).
+pub(crate) fn lerp(out: Tensor, x: &Tensor, end: &Tensor, w: Operand<'_>) -> Result<Tensor> {
+    match w {
+        Operand::Scalar(s) => {
+            let w = s.to_f64();
+            record(out, &[x, end], || {
+                node(lam("LerpBackward0", move |g, _| {
+                    Ok(vec![Some(g.mul(1.0 - w)?), Some(g.mul(w)?)])
+                }))
+            })
+        }
+        Operand::Tensor(wt) => record(out, &[x, end, wt], || {
+            node_saving(
+                lam("LerpBackward1", |g, s| {
+                    Ok(vec![
+                        Some(map_n(&[g, &s[2]], g.dtype(), |v| v[0] * (1.0 - v[1]))?),
+                        Some(map_n(&[g, &s[2]], g.dtype(), |v| v[0] * v[1])?),
+                        Some(map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                            v[0] * (v[2] - v[1])
+                        })?),
+                    ])
+                }),
+                vec![
+                    Save::Input(x.alias()),
+                    Save::Input(end.alias()),
+                    Save::Input(wt.alias()),
+                ],
+            )
+        }),
+    }
+}
+
+/// `where(cond, a, b)` (`WhereBackward0`): `g` where `cond` to `a`, elsewhere to `b`.
+pub(crate) fn where_(out: Tensor, cond: &Tensor, a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
+    let (at, bt) = (opt_tensor(Some(a)), opt_tensor(Some(b)));
+    let mut ins = Vec::new();
+    if let Some(t) = &at {
+        ins.push(t);
+    }
+    if let Some(t) = &bt {
+        ins.push(t);
+    }
+    let (ha, hb) = (at.is_some(), bt.is_some());
+    let c = cond.alias();
+    record(out, &ins, || {
+        node_saving(
+            lam("WhereBackward0", move |g, s| {
+                let mut r = Vec::new();
+                if ha {
+                    r.push(Some(map_n(&[g, &s[0]], g.dtype(), |v| {
+                        if v[1] != 0.0 { v[0] } else { 0.0 }
+                    })?));
+                }
+                if hb {
+                    r.push(Some(map_n(&[g, &s[0]], g.dtype(), |v| {
+                        if v[1] != 0.0 { 0.0 } else { v[0] }
+                    })?));
+                }
+                Ok(r)
+            }),
+            vec![Save::Input(c)],
+        )
+    })
+}
+
+/// `div(a, b, rounding_mode=…)` (`DivBackward2`): zero gradients.
+pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    let bt = b.to_tensor();
+    let is_t = matches!(b, Operand::Tensor(_));
+    let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
+    record(out, &ins, || {
+        node(lam("DivBackward2", move |g, _| {
+            let z = Some(Tensor::zeros_like(g)?);
+            Ok(if is_t { vec![z.clone(), z] } else { vec![z] })
+        }))
+    })
+}
