@@ -234,6 +234,14 @@ impl Tensor {
         Ok(())
     }
 
+    /// Python's `b = a` for a tensor that autograd may touch later: another handle on the
+    /// same autograd variable (its metadata is made now if needed, so that both handles see
+    /// every later change, such as an in-place op with an operand that requires grad).
+    pub fn shallow_alias(&self) -> Tensor {
+        self.meta();
+        self.alias()
+    }
+
     /// `t.retains_grad`.
     pub fn retains_grad(&self) -> bool {
         self.autograd.get().is_some_and(|m| m.lock().retains_grad)

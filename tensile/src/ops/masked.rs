@@ -188,23 +188,28 @@ impl Tensor {
     ///
     /// Errors: `masked_select: expected BoolTensor for mask`; the broadcast error.
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
-        if mask.dtype != DType::Bool {
-            return Err(Error::runtime(
-                "masked_select: expected BoolTensor for mask",
-            ));
-        }
-        let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let flags = mask.expand(shape.clone())?.to_vec::<bool>();
-        let src = self.expand(shape)?;
-        crate::dispatch!(self.dtype, T => {
-            let v: Vec<T> = src
-                .to_vec::<T>()
-                .into_iter()
-                .zip(&flags)
-                .filter_map(|(x, &f)| f.then_some(x))
-                .collect();
-            let n = v.len();
-            Tensor::from_vec(v, [n])
+        let __out = (|| -> Result<Tensor> {
+            if mask.dtype != DType::Bool {
+                return Err(Error::runtime(
+                    "masked_select: expected BoolTensor for mask",
+                ));
+            }
+            let shape = infer_size(&mask.sizes, &self.sizes)?;
+            let flags = mask.expand(shape.clone())?.to_vec::<bool>();
+            let src = self.expand(shape)?;
+            crate::dispatch!(self.dtype, T => {
+                let v: Vec<T> = src
+                    .to_vec::<T>()
+                    .into_iter()
+                    .zip(&flags)
+                    .filter_map(|(x, &f)| f.then_some(x))
+                    .collect();
+                let n = v.len();
+                Tensor::from_vec(v, [n])
+            })
+        })()?;
+        crate::autograd::formulas::index::gathered("MaskedSelectBackward0", __out, self, |ids| {
+            ids.masked_select(mask)
         })
     }
 

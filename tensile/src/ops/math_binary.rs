@@ -256,12 +256,21 @@ macro_rules! math_methods {
                 "Shapes: `self` and `other` (a tensor or a number) broadcast to the output shape; dtypes promote as PyTorch's (a number counts as a Python scalar). ",
                 "Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the dtype errors above.")]
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                math2(MathOp::$op, self, other.into(), false)
+                let other = other.into();
+                let r = math2(MathOp::$op, self, other, false)?;
+                crate::autograd::formulas::pointwise::math2(stringify!($name), r, Operand::Tensor(self), other)
             }
             #[doc = concat!("`self.", $torch, "_(other)`: [`Tensor::", stringify!($name), "`] in place. `other` broadcasts to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base. Returns `self`.\n\n",
                 "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`, then the op's dtype error.")]
             pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                math2(MathOp::$op, self, other.into(), true)
+                let other = other.into();
+                let ot = other.as_tensor();
+                crate::autograd::inplace(
+                    self,
+                    &[&ot],
+                    || math2(MathOp::$op, self, other, true),
+                    |old| old.$name(other),
+                )
             }
         )*}
     };
@@ -544,7 +553,9 @@ pub fn xlogy<'a, 'b>(
     input: impl Into<Operand<'a>>,
     other: impl Into<Operand<'b>>,
 ) -> Result<Tensor> {
-    with_number_input(Xlogy, input.into(), other.into(), "xlogy")
+    let (a, b) = (input.into(), other.into());
+    let r = with_number_input(Xlogy, a, b, "xlogy")?;
+    crate::autograd::formulas::pointwise::math2("xlogy", r, a, b)
 }
 
 /// `torch.float_power(input, exponent)` with a number allowed on either side

@@ -130,6 +130,14 @@ fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> 
 }
 
 fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        prod_raw(t, dim, keepdim)?
+    };
+    crate::autograd::formulas::reduce::prod(r, t, dim, keepdim)
+}
+
+fn prod_raw(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let d = dim.map(|d| [d]);
     let (mask, shape) = reduction_shape(t, d.as_ref().map(|d| &d[..]), keepdim)?;
     dispatch!(t.dtype, T => run_values(
@@ -137,6 +145,25 @@ fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
 }
 
 fn extremum_impl<const MAX: bool>(
+    t: &Tensor,
+    dims: &[i64],
+    keepdim: bool,
+    name: &str,
+) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        extremum_raw::<MAX>(t, dims, keepdim, name)?
+    };
+    let node = match (MAX, name) {
+        (true, "max()") => "MaxBackward1",
+        (false, "min()") => "MinBackward1",
+        (true, _) => "AmaxBackward0",
+        (false, _) => "AminBackward0",
+    };
+    crate::autograd::formulas::reduce::extremum(r, t, dims, keepdim, node)
+}
+
+fn extremum_raw<const MAX: bool>(
     t: &Tensor,
     dims: &[i64],
     keepdim: bool,
@@ -178,6 +205,24 @@ fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Res
 }
 
 fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        max_min_dim_raw::<MAX>(t, dim, keepdim)?
+    };
+    crate::autograd::formulas::index::by_indices(
+        if MAX { "MaxBackward0" } else { "MinBackward0" },
+        r,
+        t,
+        dim,
+        keepdim,
+    )
+}
+
+fn max_min_dim_raw<const MAX: bool>(
+    t: &Tensor,
+    dim: i64,
+    keepdim: bool,
+) -> Result<(Tensor, Tensor)> {
     let name = if MAX { "max()" } else { "min()" };
     let w = wrap_dim(dim, t.dim())?;
     zero_numel_check_dim(t, w as i64, name)?;
@@ -203,6 +248,20 @@ fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) 
 }
 
 fn var_impl(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    correction: f64,
+    sqrt: bool,
+) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        var_raw(t, dims, keepdim, correction, sqrt)?
+    };
+    crate::autograd::formulas::reduce::var(r, t, dims, keepdim, correction, sqrt)
+}
+
+fn var_raw(
     t: &Tensor,
     dims: Option<&[i64]>,
     keepdim: bool,
@@ -236,6 +295,14 @@ fn all_dims(t: &Tensor) -> Vec<i64> {
 }
 
 fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        logsumexp_raw(t, dims, keepdim)?
+    };
+    crate::autograd::formulas::reduce::logsumexp(r, t, dims, keepdim)
+}
+
+fn logsumexp_raw(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     // integral inputs are promoted to the default float dtype first
     let x = if t.dtype.is_floating_point() {
         t.alias()

@@ -31,7 +31,7 @@ impl Env {
 
 fn arg(env: &Env, a: &Value) -> Result<Arg, Error> {
     if let Some(r) = a.get("ref") {
-        return Ok(Arg::Tensor(env.get(r.as_str().unwrap())?.alias()));
+        return Ok(Arg::Tensor(env.get(r.as_str().unwrap())?.shallow_alias()));
     }
     if let Some(t) = a.get("tensor") {
         return Ok(Arg::Tensor(leaf(t)));

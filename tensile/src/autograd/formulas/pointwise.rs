@@ -190,6 +190,19 @@ pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor>
 /// number).
 pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
     use BinaryOp::*;
+    if op == Remainder {
+        return binary_fn(
+            (
+                "RemainderBackward1",
+                "RemainderBackward0",
+                "RemainderBackward0",
+            ),
+            out,
+            Operand::Tensor(a),
+            b,
+            d_remainder,
+        );
+    }
     let bt = b.to_tensor();
     let b_is_tensor = matches!(b, Operand::Tensor(_));
     let ins: Vec<&Tensor> = if b_is_tensor { vec![a, &bt] } else { vec![a] };
@@ -321,15 +334,6 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
                         }
                     })?;
                     Ok(two(Some(ga), Some(gb)))
-                }),
-                vec![sa, sb],
-            ),
-            Remainder => node_saving(
-                lam("RemainderBackward0", move |g, s| {
-                    let gb = map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
-                        -v[0] * (v[1] / v[2]).floor()
-                    })?;
-                    Ok(two(Some(g.alias()), Some(gb)))
                 }),
                 vec![sa, sb],
             ),
@@ -674,4 +678,101 @@ pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Te
             Ok(if is_t { vec![z.clone(), z] } else { vec![z] })
         }))
     })
+}
+
+/// The elementwise derivatives of a two-operand function `f(a, b)`: `(∂f/∂a, ∂f/∂b)` at
+/// `(a, b, r)`.
+type D2 = fn(f64, f64, f64) -> (f64, f64);
+
+/// Records a two-operand function whose operands may be Python numbers (which get no
+/// gradient): `names` = (tensor-tensor, tensor-number, number-tensor) node names.
+pub(crate) fn binary_fn(
+    names: (&'static str, &'static str, &'static str),
+    out: Tensor,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    d: D2,
+) -> Result<Tensor> {
+    let (at, bt) = (a.to_tensor(), b.to_tensor());
+    let (ta, tb) = (
+        matches!(a, Operand::Tensor(_)),
+        matches!(b, Operand::Tensor(_)),
+    );
+    let mut ins = Vec::new();
+    if ta {
+        ins.push(&at);
+    }
+    if tb {
+        ins.push(&bt);
+    }
+    let name = match (ta, tb) {
+        (true, true) => names.0,
+        (true, false) => names.1,
+        _ => names.2,
+    };
+    record(out, &ins, || {
+        node_saving(
+            lam(name, move |g, s| {
+                let mut r = Vec::new();
+                if ta {
+                    r.push(Some(map_n(&[g, &s[0], &s[1], &s[2]], g.dtype(), |v| {
+                        v[0] * d(v[1], v[2], v[3]).0
+                    })?));
+                }
+                if tb {
+                    r.push(Some(map_n(&[g, &s[0], &s[1], &s[2]], g.dtype(), |v| {
+                        v[0] * d(v[1], v[2], v[3]).1
+                    })?));
+                }
+                Ok(r)
+            }),
+            vec![
+                Save::Input(at.alias()),
+                Save::Input(bt.alias()),
+                Save::Output(0),
+            ],
+        )
+    })
+}
+
+pub(crate) fn d_fmod(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (1.0, -(a / b).trunc())
+}
+pub(crate) fn d_remainder(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (1.0, -(a / b).floor())
+}
+pub(crate) fn d_hypot(a: f64, b: f64, r: f64) -> (f64, f64) {
+    (a / r, b / r)
+}
+pub(crate) fn d_xlogy(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (if a == 0.0 && b <= 0.0 { 0.0 } else { b.ln() }, a / b)
+}
+
+/// Records the two-operand math functions of `ops::math_binary` by name (`fmod`, `hypot`,
+/// `xlogy`); the others record nothing yet.
+pub(crate) fn math2(name: &str, out: Tensor, a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
+    match name {
+        "fmod" => binary_fn(
+            ("FmodBackward1", "FmodBackward0", "FmodBackward0"),
+            out,
+            a,
+            b,
+            d_fmod,
+        ),
+        "hypot" => binary_fn(
+            ("HypotBackward0", "HypotBackward0", "HypotBackward0"),
+            out,
+            a,
+            b,
+            d_hypot,
+        ),
+        "xlogy" => binary_fn(
+            ("XlogyBackward0", "XlogyBackward2", "XlogyBackward1"),
+            out,
+            a,
+            b,
+            d_xlogy,
+        ),
+        _ => Ok(out),
+    }
 }

@@ -191,7 +191,12 @@ pub(crate) fn views(name: &'static str, outs: Vec<Tensor>, x: &Tensor) -> Result
 /// `reshape`: `ViewBackward0` when it returned a view of `x`, else `UnsafeViewBackward0`.
 pub(crate) fn reshape(out: Tensor, x: &Tensor) -> Result<Tensor> {
     if out.shares_storage(x) {
-        return view("ViewBackward0", out, x);
+        let name = if x.is_contiguous() {
+            "ViewBackward0"
+        } else {
+            "ReshapeAliasBackward0"
+        };
+        return view(name, out, x);
     }
     let sizes = x.size().to_vec();
     super::super::record::record(out, &[x], || {
@@ -210,4 +215,12 @@ pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<T
             Ok(vec![Some(g.alias())])
         }))
     })
+}
+
+/// `x[...]` (nothing applied): a new tensor object (`AliasBackward0`) rather than `x` itself.
+pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
+    match (out.autograd.get(), x.autograd.get()) {
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => view("AliasBackward0", out.detached(), x),
+        _ => Ok(out),
+    }
 }
