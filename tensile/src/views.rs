@@ -475,12 +475,15 @@ impl Tensor {
     /// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`;
     /// `view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`
     pub fn view(&self, shape: impl IntoShape) -> Result<Tensor> {
+        let shape = shape.into_shape();
         let __out = (|| -> Result<Tensor> {
-            let shape = &shape.into_shape()[..];
+            let shape = &shape.clone()[..];
             let new = layout::infer_shape(shape, self.numel())?;
             self.view_sizes(&new)
         })()?;
-        crate::autograd::formulas::views::view("ViewBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("ViewBackward0", __out, self, |ids| {
+            ids.view(shape.clone())
+        })
     }
 
     /// `self.view_as(other)` = `self.view(other.size())`; errors as [`Tensor::view`].
@@ -614,7 +617,9 @@ impl Tensor {
             let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, None);
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("SqueezeBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("SqueezeBackward0", __out, self, |ids| {
+            ids.squeeze()
+        })
     }
 
     /// `self.squeeze(dim)`: the listed dims (one dim or a list, [`IntoDims`]) that have size 1
@@ -651,7 +656,9 @@ impl Tensor {
             let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("UnsqueezeBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("UnsqueezeBackward0", __out, self, |ids| {
+            ids.unsqueeze(dim)
+        })
     }
 
     /// `self.transpose(dim0, dim1)`: the two dims' sizes and strides swapped (a view; equal
@@ -673,7 +680,9 @@ impl Tensor {
             }
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("TransposeBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("TransposeBackward0", __out, self, |ids| {
+            ids.transpose(dim0, dim1)
+        })
     }
 
     /// `self.t()`: `transpose(0, 1)` of a 2-d tensor; 0-d and 1-d tensors come back as an
@@ -690,7 +699,7 @@ impl Tensor {
             }
             self.transpose(0, if nd < 2 { 0 } else { 1 })
         })()?;
-        crate::autograd::formulas::views::view("TBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("TBackward0", __out, self, |ids| ids.t())
     }
 
     /// `self.T`: all dims reversed (`permute(n-1, …, 0)`), a view; never an error.
@@ -754,8 +763,9 @@ impl Tensor {
     /// Errors: RuntimeError `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3`;
     /// IndexError `Dimension out of range (…)`; RuntimeError `permute(): duplicate dims are not allowed.`
     pub fn permute(&self, dims: impl IntoDims) -> Result<Tensor> {
+        let dims = dims.into_shape();
         let __out = (|| -> Result<Tensor> {
-            let dims = &dims.into_shape()[..];
+            let dims = &dims.clone()[..];
             let nd = self.dim();
             if dims.len() != nd {
                 return Err(Error::runtime(format!(
@@ -777,7 +787,9 @@ impl Tensor {
             }
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("PermuteBackward0", __out, self, |ids| {
+            ids.permute(dims.clone())
+        })
     }
 
     /// `self.movedim(source, destination)` (alias `moveaxis`): dims `source[i]` moved to
@@ -880,7 +892,9 @@ impl Tensor {
             )?;
             self.checked_view(sz, self.strides.clone(), off)
         })()?;
-        crate::autograd::formulas::views::view("SliceBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
+            ids.narrow(dim, start, length)
+        })
     }
 
     /// `self.select(dim, index)` (what `t[..., index]` does on one dim): dim `dim` removed,
@@ -918,7 +932,9 @@ impl Tensor {
             st.remove(d);
             self.checked_view(sz, st, off)
         })()?;
-        crate::autograd::formulas::views::view("SelectBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("SelectBackward0", __out, self, |ids| {
+            ids.select(dim, index)
+        })
     }
 
     /// `torch.slice(self, dim, start, end, step)` (Python's `t[:, start:end:step]` on one
@@ -957,7 +973,9 @@ impl Tensor {
             st[d] = mul_stride(st[d], step as usize);
             self.checked_view(sz, st, off)
         })()?;
-        crate::autograd::formulas::views::view("SliceBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
+            ids.slice(dim, start, end, step)
+        })
     }
 
     /// `self.expand(*sizes)`: size-1 dims repeated to `sizes` (stride 0), new leading dims
@@ -972,8 +990,9 @@ impl Tensor {
     /// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`;
     /// `numel: integer multiplication overflow` (a negative size other than -1 on a size-1 dim).
     pub fn expand(&self, sizes: impl IntoShape) -> Result<Tensor> {
+        let sizes = sizes.into_shape();
         let __out = (|| -> Result<Tensor> {
-            let sizes = &sizes.into_shape()[..];
+            let sizes = &sizes.clone()[..];
             if sizes.len() < self.dim() {
                 return Err(Error::runtime(format!(
                     "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
@@ -987,7 +1006,9 @@ impl Tensor {
             let (sz, st) = expand_geometry(&self.sizes, &self.strides, sizes)?;
             self.as_strided_i64(&sz, &st, self.offset as i64)
         })()?;
-        crate::autograd::formulas::views::view("ExpandBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("ExpandBackward0", __out, self, |ids| {
+            ids.expand(sizes.clone())
+        })
     }
 
     /// `self.expand_as(other)` = `self.expand(other.size())`; errors as [`Tensor::expand`].
@@ -1082,7 +1103,9 @@ impl Tensor {
             }
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("UnfoldBackward0", __out, self)
+        crate::autograd::formulas::views::view_replay("UnfoldBackward0", __out, self, |ids| {
+            ids.unfold(dim, size, step)
+        })
     }
 
     /// `self.as_strided(size, stride, storage_offset)`: a view of the same storage with the

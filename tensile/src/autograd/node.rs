@@ -52,6 +52,9 @@ pub struct SavedTensor {
 pub enum Save {
     Input(Tensor),
     Output(usize),
+    /// A slot the formula does not need for this call (PyTorch saves `self` of `mul` only
+    /// when `other` requires grad): never checked.
+    Skip,
 }
 
 static SEQ: AtomicU64 = AtomicU64::new(0);

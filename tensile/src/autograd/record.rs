@@ -59,6 +59,9 @@ fn build(outs: &[&Tensor], inputs: &[&Tensor], b: Built) -> Result<Arc<Node>> {
         .map(|s| match s {
             Save::Input(t) => SavedTensor::input(&t),
             Save::Output(k) => SavedTensor::output(outs[k], k),
+            Save::Skip => {
+                SavedTensor::output(&Tensor::wrapped_scalar(crate::tensor::Scalar::Int(0)), 0)
+            }
         })
         .collect();
     Ok(Node::new(b.formula, next, meta, outs.len(), saved))

@@ -178,7 +178,18 @@ pub fn softplus(input: &Tensor) -> Result<Tensor> {
 /// `F.softplus(input, beta, threshold)`: `log(1 + exp(beta*x)) / beta`, or `x` where
 /// `beta*x > threshold`. Floats only: `"softplus_cpu" not implemented for 'Long'`.
 pub fn softplus_with(input: &Tensor, opts: impl Into<SoftplusOpts>) -> Result<Tensor> {
-    let SoftplusOpts { beta, threshold } = opts.into();
+    let o: SoftplusOpts = opts.into();
+    let r = softplus_raw(input, o)?;
+    crate::autograd::formulas::pointwise::act(
+        "SoftplusBackward0",
+        r,
+        input,
+        crate::autograd::formulas::pointwise::d_softplus(o.beta, o.threshold),
+    )
+}
+
+fn softplus_raw(input: &Tensor, opts: SoftplusOpts) -> Result<Tensor> {
+    let SoftplusOpts { beta, threshold } = opts;
     if input.dtype == DType::Float32 {
         // PyTorch's float kernel: beta and threshold as float, computed in float
         let (b, t) = (beta as f32, threshold as f32);
@@ -219,11 +230,14 @@ pub fn leaky_relu(input: &Tensor) -> Result<Tensor> {
 /// Floats only: `"leaky_relu_cpu" not implemented for 'Long'` (NotImplementedError).
 pub fn leaky_relu_with(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
     let s = opts.into().negative_slope;
-    float_act(
+    let r = float_act(
         input,
         "leaky_relu_cpu",
         move |x| if x > 0.0 { x } else { x * s },
-    )
+    )?;
+    crate::autograd::formulas::pointwise::act("LeakyReluBackward0", r, input, move |x| {
+        if x > 0.0 { 1.0 } else { s }
+    })
 }
 /// `F.leaky_relu(input, inplace=True)` (`F.leaky_relu_`).
 pub fn leaky_relu_(input: &Tensor) -> Result<Tensor> {
@@ -254,7 +268,11 @@ pub fn elu(input: &Tensor) -> Result<Tensor> {
 /// `F.elu(input, alpha)`: `x > 0 ? x : alpha*(exp(x)-1)`. Floats only: `"elu_cpu" not
 /// implemented for 'Long'`.
 pub fn elu_with(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
-    elu_kernel(input, opts.into().alpha, 1.0, 1.0)
+    let alpha = opts.into().alpha;
+    let r = elu_kernel(input, alpha, 1.0, 1.0)?;
+    crate::autograd::formulas::pointwise::act("EluBackward0", r, input, move |x| {
+        if x > 0.0 { 1.0 } else { alpha * x.exp() }
+    })
 }
 /// `F.elu(input, inplace=True)` (`F.elu_`).
 pub fn elu_(input: &Tensor) -> Result<Tensor> {
@@ -347,7 +365,10 @@ pub fn hardtanh_with(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<Te
     if min_val > max_val {
         return Err(Error::value("min_val cannot be greater than max_val"));
     }
-    clamp_act(input, min_val, max_val)
+    let r = clamp_act(input, min_val, max_val)?;
+    crate::autograd::formulas::pointwise::act("HardtanhBackward0", r, input, move |x| {
+        if x > min_val && x < max_val { 1.0 } else { 0.0 }
+    })
 }
 /// `F.hardtanh(input, inplace=True)` (`F.hardtanh_`).
 pub fn hardtanh_(input: &Tensor) -> Result<Tensor> {
@@ -441,7 +462,13 @@ pub fn threshold_(
 /// `F.mish(input)`: `x * tanh(softplus(x))`. Floats only: `"mish_cpu" not implemented for
 /// 'Long'`.
 pub fn mish(input: &Tensor) -> Result<Tensor> {
-    float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())
+    let r = float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())?;
+    crate::autograd::formulas::pointwise::act(
+        "MishBackward0",
+        r,
+        input,
+        crate::autograd::formulas::pointwise::d_mish,
+    )
 }
 /// `F.mish(input, inplace=True)`.
 pub fn mish_(input: &Tensor) -> Result<Tensor> {
@@ -477,7 +504,21 @@ pub fn tanhshrink(input: &Tensor) -> Result<Tensor> {
 /// `x/2 * (1 + tanh(sqrt(2/π) * (x + 0.044715 x³)))`. Errors: `approximate argument must be
 /// either none or tanh.`; `"GeluKernelImpl" not implemented for 'Long'` for integers and bool.
 pub fn gelu_with<'a>(input: &Tensor, opts: impl Into<GeluOpts<'a>>) -> Result<Tensor> {
-    match opts.into().approximate {
+    let approximate = opts.into().approximate;
+    let r = gelu_raw(input, approximate)?;
+    if approximate == "tanh" {
+        return crate::autograd::formulas::pointwise::act(
+            "GeluBackward0",
+            r,
+            input,
+            crate::autograd::formulas::pointwise::d_gelu_tanh,
+        );
+    }
+    Ok(r)
+}
+
+fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
+    match approximate {
         "none" => input.gelu(),
         "tanh" if input.dtype == DType::Float32 => {
             map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {

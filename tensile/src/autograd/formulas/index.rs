@@ -48,7 +48,7 @@ impl Formula for Gathered {
     }
 }
 
-fn build(
+pub(crate) fn build(
     name: &'static str,
     xs: &[&Tensor],
     replay: impl FnOnce(&[Tensor]) -> Result<Tensor>,

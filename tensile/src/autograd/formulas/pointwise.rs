@@ -213,6 +213,7 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
         };
         let sa = Save::Input(a.alias());
         let sb = Save::Input(bt.alias());
+        let skip = |need: bool, s: Save| if need { s } else { Save::Skip };
         match op {
             Add => node(lam("AddBackward0", move |g, _| {
                 Ok(two(Some(g.alias()), Some(g.alias())))
@@ -227,7 +228,7 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
                         if rb { Some(g.mul(&s[0])?) } else { None },
                     ))
                 }),
-                vec![sa, sb],
+                vec![skip(rb, sa), skip(ra, sb)],
             ),
             Div => node_saving(
                 lam("DivBackward0", move |g, s| {
@@ -242,7 +243,7 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
                         },
                     ))
                 }),
-                vec![sa, sb],
+                vec![skip(rb, sa), sb],
             ),
             Pow if !b_is_tensor => node_saving(
                 lam("PowBackward0", move |g, s| {
@@ -775,4 +776,44 @@ pub(crate) fn math2(name: &str, out: Tensor, a: Operand<'_>, b: Operand<'_>) -> 
         ),
         _ => Ok(out),
     }
+}
+
+/// Records an activation of `nn::activation` with its derivative `d(x)` (the input saved).
+pub(crate) fn act(
+    name: &'static str,
+    out: Tensor,
+    x: &Tensor,
+    d: impl Fn(f64) -> f64 + Send + Sync + 'static,
+) -> Result<Tensor> {
+    record(out, &[x], || in1(name, x, d))
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// `mish`'s derivative: `tanh(sp) + x·σ(x)·(1 - tanh(sp)²)`, `sp = softplus(x)`.
+pub(crate) fn d_mish(x: f64) -> f64 {
+    let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
+    let t = sp.tanh();
+    t + x * sigmoid(x) * (1.0 - t * t)
+}
+
+/// `softplus(β, threshold)`'s derivative.
+pub(crate) fn d_softplus(beta: f64, th: f64) -> impl Fn(f64) -> f64 + Send + Sync + 'static {
+    move |x| {
+        if beta * x > th {
+            1.0
+        } else {
+            sigmoid(beta * x)
+        }
+    }
+}
+
+/// `gelu(approximate='tanh')`'s derivative.
+pub(crate) fn d_gelu_tanh(x: f64) -> f64 {
+    let k = (2.0 / std::f64::consts::PI).sqrt();
+    let inner = k * (x + 0.044715 * x * x * x);
+    let t = inner.tanh();
+    0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x)
 }

@@ -224,3 +224,40 @@ pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
         _ => Ok(out),
     }
 }
+
+/// Whether two elements of `g` share a storage element (an expanded or overlapping layout).
+fn overlapping(g: &Geometry) -> bool {
+    let mut dims: Vec<(usize, usize)> = g
+        .sizes
+        .iter()
+        .zip(&g.strides)
+        .filter(|(n, _)| **n > 1)
+        .map(|(&n, &s)| (s, n))
+        .collect();
+    dims.sort_unstable();
+    let mut extent = 1usize;
+    for (s, n) in dims {
+        if s < extent {
+            return true;
+        }
+        extent = s * (n - 1) + 1 + (extent - 1);
+        extent = extent.max(s * n);
+    }
+    false
+}
+
+/// As [`view`], exact also when `x` itself overlaps (an expanded leaf): the gradient then
+/// follows the op's logical mapping, found by running `replay` (the op) on element ids.
+pub(crate) fn view_replay(
+    name: &'static str,
+    out: Tensor,
+    x: &Tensor,
+    replay: impl FnOnce(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if !overlapping(&Geometry::of(x)) {
+        return view(name, out, x);
+    }
+    super::super::record::record_view(out, x, |_| {
+        super::index::build(name, &[x], |ids| replay(&ids[0]))
+    })
+}
