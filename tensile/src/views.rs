@@ -499,12 +499,15 @@ impl Tensor {
     /// `invalid shape dimension …`, `shape '[5, -1]' is invalid for input of size 24`,
     /// `cannot reshape tensor of 0 elements into shape …`).
     pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor> {
+        let shape = shape.into_shape();
         let __out = (|| -> Result<Tensor> {
-            let shape = &shape.into_shape()[..];
+            let shape = &shape.clone()[..];
             let new = layout::infer_shape(shape, self.numel())?;
             self.reshape_sizes(&new)
         })()?;
-        crate::autograd::formulas::views::reshape(__out, self)
+        crate::autograd::formulas::views::reshape_replay(__out, self, |ids| {
+            ids.reshape(shape.clone())
+        })
     }
 
     /// `self.reshape_as(other)` = `self.reshape(other.size())`; errors as [`Tensor::reshape`].

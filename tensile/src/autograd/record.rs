@@ -60,7 +60,7 @@ fn build(outs: &[&Tensor], inputs: &[&Tensor], b: Built) -> Result<Arc<Node>> {
             Save::Input(t) => SavedTensor::input(&t),
             Save::Output(k) => SavedTensor::output(outs[k], k),
             Save::Skip => {
-                SavedTensor::output(&Tensor::wrapped_scalar(crate::tensor::Scalar::Int(0)), 0)
+                SavedTensor::input(&Tensor::wrapped_scalar(crate::tensor::Scalar::Int(0)))
             }
         })
         .collect();

@@ -350,7 +350,15 @@ impl Tensor {
             .collect::<Result<_>>()?;
         let a = scalar_as(alpha, self.dtype)?;
         let pairs = slice_pairs(&shape, d, &idx);
-        reduce_pairs(self, source, &pairs, Reduce::Sum, true, Some(&a))
+        let r = reduce_pairs(self, source, &pairs, Reduce::Sum, true, Some(&a))?;
+        crate::autograd::formulas::index::index_add(
+            r,
+            self,
+            d as i64,
+            index,
+            source,
+            alpha.to_f64(),
+        )
     }
 
     /// `self.index_add_(dim, index, source)`: [`Tensor::index_add`] in place; returns `self`.

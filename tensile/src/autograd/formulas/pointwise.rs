@@ -347,30 +347,6 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
     })
 }
 
-/// `torch.rsub(a, b, alpha)` = `b - alpha·a`.
-pub(crate) fn rsub(out: Tensor, a: &Tensor, b: Operand<'_>, alpha: f64) -> Result<Tensor> {
-    let bt = b.to_tensor();
-    let is_t = matches!(b, Operand::Tensor(_));
-    let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
-    record(out, &ins, || {
-        node(lam(
-            if is_t {
-                "RsubBackward0"
-            } else {
-                "RsubBackward1"
-            },
-            move |g, _| {
-                let ga = Some(g.mul(-alpha)?);
-                Ok(if is_t {
-                    vec![ga, Some(g.alias())]
-                } else {
-                    vec![ga]
-                })
-            },
-        ))
-    })
-}
-
 /// `add(a, b, alpha)` / `sub(a, b, alpha)`: `g`, `±alpha·g`.
 pub(crate) fn add_alpha(
     out: Tensor,

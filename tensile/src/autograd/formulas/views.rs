@@ -261,3 +261,20 @@ pub(crate) fn view_replay(
         super::index::build(name, &[x], |ids| replay(&ids[0]))
     })
 }
+
+/// `reshape` as [`reshape`], exact for an overlapping `x` (see [`view_replay`]).
+pub(crate) fn reshape_replay(
+    out: Tensor,
+    x: &Tensor,
+    replay: impl FnOnce(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if out.shares_storage(x) && overlapping(&Geometry::of(x)) {
+        let name = if x.is_contiguous() {
+            "ViewBackward0"
+        } else {
+            "ReshapeAliasBackward0"
+        };
+        return view_replay(name, out, x, replay);
+    }
+    reshape(out, x)
+}
