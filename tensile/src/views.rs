@@ -11,6 +11,10 @@
 //! byte stride, byte offset and size product within `i64` so that no later computation in the
 //! crate can overflow. Error texts (and their Python exception classes) are PyTorch 2.15's.
 
+// The view ops run their body in a closure so that autograd can record the result (or
+// replay the op) afterwards.
+#![allow(clippy::redundant_closure_call)]
+
 use crate::args::{Int, IntoDims, IntoShape};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};

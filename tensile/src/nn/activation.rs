@@ -241,7 +241,7 @@ pub fn leaky_relu_with(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result
 }
 /// `F.leaky_relu(input, inplace=True)` (`F.leaky_relu_`).
 pub fn leaky_relu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| leaky_relu(input))
+    write_back(input, leaky_relu)
 }
 /// `F.leaky_relu(input, negative_slope, inplace=True)`.
 pub fn leaky_relu_with_(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
@@ -276,7 +276,7 @@ pub fn elu_with(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
 }
 /// `F.elu(input, inplace=True)` (`F.elu_`).
 pub fn elu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| elu(input))
+    write_back(input, elu)
 }
 /// `F.elu(input, alpha, inplace=True)`.
 pub fn elu_with_(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
@@ -298,7 +298,7 @@ pub fn selu(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.selu(input, inplace=True)` (`torch.selu_`).
 pub fn selu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| selu(input))
+    write_back(input, selu)
 }
 
 /// `F.celu(input)` (alpha 1). See [`celu_with`].
@@ -319,7 +319,7 @@ pub fn celu_with(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
 }
 /// `F.celu(input, inplace=True)` (`torch.celu_`).
 pub fn celu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| celu(input))
+    write_back(input, celu)
 }
 /// `F.celu(input, alpha, inplace=True)`.
 pub fn celu_with_(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
@@ -336,7 +336,7 @@ pub fn hardswish(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardswish(input, inplace=True)` (`F.hardswish_`).
 pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| hardswish(input))
+    write_back(input, hardswish)
 }
 
 /// `F.hardsigmoid(input)`: `min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
@@ -348,7 +348,7 @@ pub fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardsigmoid(input, inplace=True)` (`F.hardsigmoid_`).
 pub fn hardsigmoid_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| hardsigmoid(input))
+    write_back(input, hardsigmoid)
 }
 
 /// `F.hardtanh(input)`: clamp to `[-1, 1]`. See [`hardtanh_with`].
@@ -419,7 +419,7 @@ pub fn relu6(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.relu6(input, inplace=True)`.
 pub fn relu6_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| relu6(input))
+    write_back(input, relu6)
 }
 
 /// `F.threshold(input, threshold, value)` (`torch.threshold`): `x <= threshold ? value : x`
@@ -472,7 +472,7 @@ pub fn mish(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.mish(input, inplace=True)`.
 pub fn mish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, |input| mish(input))
+    write_back(input, mish)
 }
 
 /// `F.logsigmoid(input)`: `log(1/(1+exp(-x)))`, computed as `min(x,0) - log1p(exp(-|x|))`.

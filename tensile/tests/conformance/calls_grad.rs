@@ -192,14 +192,14 @@ pub fn run(case: &Value) -> Result<(), String> {
             .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?,
     };
     let during = |e: &tensile::Error, when: &str| -> Result<(), String> {
-        if let Some(w) = exp.get("error") {
-            if w["during"].as_str() != Some(when) {
-                return Err(format!(
-                    "error during {when}, expected during {}: {}",
-                    w["during"],
-                    e.message()
-                ));
-            }
+        if let Some(w) = exp.get("error")
+            && w["during"].as_str() != Some(when)
+        {
+            return Err(format!(
+                "error during {when}, expected during {}: {}",
+                w["during"],
+                e.message()
+            ));
         }
         check_error(exp, e)
     };

@@ -11,6 +11,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::tensor::Tensor;
 
+#[allow(clippy::needless_range_loop)]
 fn for_each(g: &Geometry, mut f: impl FnMut(usize)) {
     let n: usize = g.sizes.iter().product();
     if n == 0 {
