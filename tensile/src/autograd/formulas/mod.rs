@@ -8,6 +8,7 @@
 
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub(crate) mod loss;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
 pub(crate) mod views;
