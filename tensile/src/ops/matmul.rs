@@ -397,7 +397,13 @@ impl Tensor {
             (2, 1) => "MvBackward0",
             (1, 2) => "SqueezeBackward4",
             (2, 2) => "MmBackward0",
-            (a, _) if a >= 2 && self.size()[..a - 2] != r.size()[..r.dim().saturating_sub(2)] => {
+            // only `self`'s batch dims expanded: PyTorch's matmul ends with a copy
+            (a, b)
+                if a >= 2
+                    && b >= 3
+                    && self.size()[..a - 2] != r.size()[..r.dim() - 2]
+                    && other.size()[..b - 2] == r.size()[..r.dim() - 2] =>
+            {
                 "CloneBackward0"
             }
             _ => "UnsafeViewBackward0",

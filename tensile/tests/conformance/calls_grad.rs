@@ -169,6 +169,32 @@ pub fn run(case: &Value) -> Result<(), String> {
                     .map(Out::Tensors),
             )
         }
+        ("sort", Some(Arg::Int(d))) => Some(
+            args[0]
+                .tensor()
+                .sort_with(tensile::SortOpts {
+                    dim: *d,
+                    descending: kw.get("descending").and_then(|v| v.as_bool()) == Some(true),
+                    stable: false,
+                })
+                .map(|(v, i)| Out::Tensors(vec![v, i])),
+        ),
+        ("topk", Some(Arg::Int(k))) => Some(
+            args[0]
+                .tensor()
+                .topk_with(
+                    *k,
+                    tensile::TopkOpts {
+                        dim: match args.get(2) {
+                            Some(Arg::Int(d)) => *d,
+                            _ => -1,
+                        },
+                        largest: kw.get("largest").and_then(|v| v.as_bool()) != Some(false),
+                        sorted: true,
+                    },
+                )
+                .map(|(v, i)| Out::Tensors(vec![v, i])),
+        ),
         ("clamp", Some(Arg::Tensor(_) | Arg::Scalar(_))) => {
             let opt = |i: usize| match args.get(i) {
                 Some(Arg::Tensor(_) | Arg::Scalar(_)) => Some(args[i].operand()),

@@ -16,6 +16,10 @@ pub(crate) fn expand_back(
     dims: &[usize],
     keepdim: bool,
 ) -> Result<Tensor> {
+    if sizes.is_empty() {
+        // a 0-d input (its dim 0 "reduced"): the gradient is 0-d too
+        return g.reshape(Vec::<i64>::new());
+    }
     let mut g = g.alias();
     if !keepdim {
         let mut ds = dims.to_vec();
