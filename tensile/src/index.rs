@@ -263,9 +263,15 @@ impl Tensor {
         }
         let (result, indices) = apply_slicing(self, items)?;
         if indices.is_empty() {
-            return Ok(result);
+            return crate::autograd::formulas::views::alias_if_same(result, self);
         }
-        crate::ops::advindex::index_op(&result, &indices)
+        let r = {
+            let _ng = crate::autograd::no_grad();
+            crate::ops::advindex::index_op(&result, &indices)?
+        };
+        crate::autograd::formulas::index::gathered("IndexBackward0", r, &result, |ids| {
+            crate::ops::advindex::index_op(ids, &indices)
+        })
     }
 }
 

@@ -18,6 +18,7 @@
 //! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
 
 pub mod args;
+pub mod autograd;
 pub mod backcompat;
 pub mod broadcast;
 pub mod dim;
@@ -42,6 +43,7 @@ mod tensor;
 mod views;
 
 pub use args::{Int, IntoDims, IntoShape, Number};
+pub use autograd::{GradFn, enable_grad, is_grad_enabled, no_grad, set_grad_enabled};
 pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};

@@ -70,6 +70,9 @@ pub(crate) struct Storage {
     /// Bytes allocated on the heap (≥ bytes), or 0 when the buffer is `inline`.
     cap: usize,
     lock: RwLock<()>,
+    /// PyTorch's version counter (`t._version`), shared by every tensor viewing this storage
+    /// (views, aliases, `detach()`): +1 per in-place op call (see `crate::autograd`).
+    version: std::sync::atomic::AtomicU64,
     inline: Inline,
 }
 
@@ -170,6 +173,7 @@ impl Storage {
             std::ptr::addr_of_mut!((*m).bytes).write(bytes);
             std::ptr::addr_of_mut!((*m).cap).write(cap);
             std::ptr::addr_of_mut!((*m).lock).write(RwLock::new(()));
+            std::ptr::addr_of_mut!((*m).version).write(std::sync::atomic::AtomicU64::new(0));
             a.assume_init()
         }
     }
@@ -195,6 +199,17 @@ impl Storage {
         } else {
             self.ptr.as_ptr()
         }
+    }
+
+    /// The version counter's current value.
+    pub(crate) fn version(&self) -> u64 {
+        self.version.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// +1 on the version counter (one in-place op call).
+    pub(crate) fn bump_version(&self) {
+        self.version
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     pub(crate) fn read(&self) -> ReadGuard<'_> {

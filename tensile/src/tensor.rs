@@ -33,6 +33,9 @@ pub struct Tensor {
     pub(crate) dtype: DType,
     /// A Python number turned into a 0-d tensor: it promotes with the lowest priority.
     pub(crate) wrapped: bool,
+    /// Autograd metadata (requires_grad, grad, grad_fn, view info): empty, and allocation
+    /// free, for a tensor autograd never touched; shared by [`Tensor::alias`].
+    pub(crate) autograd: std::sync::OnceLock<Arc<crate::autograd::meta::AutogradMeta>>,
 }
 
 /// A plain number operand (PyTorch's "Python scalar"): bool, int or float.
@@ -108,7 +111,8 @@ impl Clone for Tensor {
     /// Aborts like `Vec` when the copy's memory can't be had; [`Tensor::try_clone`] returns
     /// PyTorch's allocator error instead.
     fn clone(&self) -> Tensor {
-        crate::ops::copy::clone_preserve(self).unwrap_or_else(|e| crate::ops::copy::abort_with(e))
+        self.try_clone()
+            .unwrap_or_else(|e| crate::ops::copy::abort_with(e))
     }
 }
 
@@ -192,8 +196,15 @@ impl Tensor {
         self.storage.nbytes()
     }
     /// Another handle on the same data and geometry (Python `b = a`, `torch.alias`).
+    ///
+    /// The alias is the same autograd variable: it shares `requires_grad`, `.grad` and
+    /// `grad_fn` with `self`.
     pub fn alias(&self) -> Tensor {
-        self.view_with(self.sizes.clone(), self.strides.clone(), self.offset)
+        let t = self.view_with(self.sizes.clone(), self.strides.clone(), self.offset);
+        if let Some(m) = self.autograd.get() {
+            let _ = t.autograd.set(m.clone());
+        }
+        t
     }
     /// Whether this tensor is a wrapped Python number (from a [`Scalar`] operand).
     pub(crate) fn category(&self) -> Category {
@@ -222,6 +233,7 @@ impl Tensor {
             offset,
             dtype: self.dtype,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         }
     }
 
@@ -282,6 +294,7 @@ impl Tensor {
             offset: 0,
             dtype,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         })
     }
 
@@ -330,6 +343,7 @@ impl Tensor {
             offset: 0,
             dtype: T::DTYPE,
             wrapped: false,
+            autograd: std::sync::OnceLock::new(),
         })
     }
 

@@ -11,6 +11,10 @@
 //! byte stride, byte offset and size product within `i64` so that no later computation in the
 //! crate can overflow. Error texts (and their Python exception classes) are PyTorch 2.15's.
 
+// The view ops run their body in a closure so that autograd can record the result (or
+// replay the op) afterwards.
+#![allow(clippy::redundant_closure_call)]
+
 use crate::args::{Int, IntoDims, IntoShape};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};
@@ -475,9 +479,15 @@ impl Tensor {
     /// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`;
     /// `view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`
     pub fn view(&self, shape: impl IntoShape) -> Result<Tensor> {
-        let shape = &shape.into_shape()[..];
-        let new = layout::infer_shape(shape, self.numel())?;
-        self.view_sizes(&new)
+        let shape = shape.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let shape = &shape.clone()[..];
+            let new = layout::infer_shape(shape, self.numel())?;
+            self.view_sizes(&new)
+        })()?;
+        crate::autograd::formulas::views::view_replay("ViewBackward0", __out, self, |ids| {
+            ids.view(shape.clone())
+        })
     }
 
     /// `self.view_as(other)` = `self.view(other.size())`; errors as [`Tensor::view`].
@@ -493,9 +503,15 @@ impl Tensor {
     /// `invalid shape dimension …`, `shape '[5, -1]' is invalid for input of size 24`,
     /// `cannot reshape tensor of 0 elements into shape …`).
     pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor> {
-        let shape = &shape.into_shape()[..];
-        let new = layout::infer_shape(shape, self.numel())?;
-        self.reshape_sizes(&new)
+        let shape = shape.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let shape = &shape.clone()[..];
+            let new = layout::infer_shape(shape, self.numel())?;
+            self.reshape_sizes(&new)
+        })()?;
+        crate::autograd::formulas::views::reshape_replay(__out, self, |ids| {
+            ids.reshape(shape.clone())
+        })
     }
 
     /// `self.reshape_as(other)` = `self.reshape(other.size())`; errors as [`Tensor::reshape`].
@@ -519,32 +535,35 @@ impl Tensor {
     /// [`FlattenOpts`] (`FlattenOpts { end_dim: 1, ..Default::default() }`). Errors as
     /// [`Tensor::flatten`].
     pub fn flatten_with(&self, opts: impl Into<FlattenOpts>) -> Result<Tensor> {
-        let FlattenOpts { start_dim, end_dim } = opts.into();
-        let nd = self.dim();
-        let start = wrap_dim(start_dim, nd)?;
-        let end = wrap_dim(end_dim, nd)?;
-        if start > end {
-            return Err(Error::runtime(
-                "flatten() has invalid args: start_dim cannot come after end_dim",
-            ));
-        }
-        if nd == 0 {
-            return self.reshape_sizes(&[1]);
-        }
-        if start == end {
-            return Ok(self.alias());
-        }
-        // the merged dims may multiply past i64 only next to a 0-size dim
-        let prod = self.sizes[start..=end]
-            .iter()
-            .try_fold(1usize, |acc, &s| {
-                acc.checked_mul(s).filter(|&p| p <= i64::MAX as usize)
-            })
-            .ok_or_else(numel_overflow)?;
-        let mut shape: Vec<usize> = self.sizes[..start].to_vec();
-        shape.push(prod);
-        shape.extend_from_slice(&self.sizes[end + 1..]);
-        self.reshape_sizes(&shape)
+        let __out = (|| -> Result<Tensor> {
+            let FlattenOpts { start_dim, end_dim } = opts.into();
+            let nd = self.dim();
+            let start = wrap_dim(start_dim, nd)?;
+            let end = wrap_dim(end_dim, nd)?;
+            if start > end {
+                return Err(Error::runtime(
+                    "flatten() has invalid args: start_dim cannot come after end_dim",
+                ));
+            }
+            if nd == 0 {
+                return self.reshape_sizes(&[1]);
+            }
+            if start == end {
+                return Ok(self.alias());
+            }
+            // the merged dims may multiply past i64 only next to a 0-size dim
+            let prod = self.sizes[start..=end]
+                .iter()
+                .try_fold(1usize, |acc, &s| {
+                    acc.checked_mul(s).filter(|&p| p <= i64::MAX as usize)
+                })
+                .ok_or_else(numel_overflow)?;
+            let mut shape: Vec<usize> = self.sizes[..start].to_vec();
+            shape.push(prod);
+            shape.extend_from_slice(&self.sizes[end + 1..]);
+            self.reshape_sizes(&shape)
+        })()?;
+        crate::autograd::formulas::views::reshape(__out, self)
     }
 
     /// `self.ravel()` = `self.contiguous().view(-1)`: 1-d, `numel()` elements; a view of
@@ -566,40 +585,48 @@ impl Tensor {
     /// `unflatten got an unexpected error:\n{original message}` (e.g. two `-1`s, or a 0-d input:
     /// `…\nDimension specified as 0 but tensor has no dimensions`).
     pub fn unflatten(&self, dim: impl Int, sizes: impl IntoShape) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let sizes = &sizes.into_shape()[..];
-        let d = wrap_dim(dim, self.dim())?;
-        if sizes.is_empty() {
-            return Err(Error::runtime("unflatten: sizes must be non-empty"));
-        }
-        let unexpected = |e: Error| {
-            Error::runtime(format!(
-                "unflatten got an unexpected error:\n{}",
-                e.message()
-            ))
-        };
-        let size = self.size_of(d as i64).map_err(unexpected)?;
-        let inferred = layout::infer_shape(sizes, size).map_err(|e| {
-            if e.message().contains("is invalid for input of size") {
-                Error::runtime(format!(
-                    "unflatten: Provided sizes {} don't multiply up to the size of dim {d} ({size}) in the input tensor",
-                    fmt_list(sizes)
-                ))
-            } else {
-                unexpected(e)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let sizes = &sizes.into_shape()[..];
+            let d = wrap_dim(dim, self.dim())?;
+            if sizes.is_empty() {
+                return Err(Error::runtime("unflatten: sizes must be non-empty"));
             }
-        })?;
-        let mut shape: Vec<usize> = self.sizes[..d].to_vec();
-        shape.extend_from_slice(&inferred);
-        shape.extend_from_slice(&self.sizes[d + 1..]);
-        self.view_sizes(&shape)
+            let unexpected = |e: Error| {
+                Error::runtime(format!(
+                    "unflatten got an unexpected error:\n{}",
+                    e.message()
+                ))
+            };
+            let size = self.size_of(d as i64).map_err(unexpected)?;
+            let inferred = layout::infer_shape(sizes, size).map_err(|e| {
+                if e.message().contains("is invalid for input of size") {
+                    Error::runtime(format!(
+                        "unflatten: Provided sizes {} don't multiply up to the size of dim {d} ({size}) in the input tensor",
+                        fmt_list(sizes)
+                    ))
+                } else {
+                    unexpected(e)
+                }
+            })?;
+            let mut shape: Vec<usize> = self.sizes[..d].to_vec();
+            shape.extend_from_slice(&inferred);
+            shape.extend_from_slice(&self.sizes[d + 1..]);
+            self.view_sizes(&shape)
+        })()?;
+        crate::autograd::formulas::views::view("ViewBackward0", __out, self)
     }
 
     /// `self.squeeze()`: every size-1 dim removed (`(1,3,1)` → `(3,)`, `(1,1)` → 0-d); the
     /// other sizes and strides (elements) are kept. A view; never an error.
     pub fn squeeze(&self) -> Result<Tensor> {
-        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, None);
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, None);
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view_replay("SqueezeBackward0", __out, self, |ids| {
+            ids.squeeze()
+        })
     }
 
     /// `self.squeeze(dim)`: the listed dims (one dim or a list, [`IntoDims`]) that have size 1
@@ -609,16 +636,19 @@ impl Tensor {
     /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
     /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
     pub fn squeeze_dim(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let dims = &dims.into_shape()[..];
-        let wrapped = wrap_dims(dims, self.dim())?;
-        let mut mask = vec![false; self.dim()];
-        for d in wrapped {
-            if let Some(m) = mask.get_mut(d) {
-                *m = true;
+        let __out = (|| -> Result<Tensor> {
+            let dims = &dims.into_shape()[..];
+            let wrapped = wrap_dims(dims, self.dim())?;
+            let mut mask = vec![false; self.dim()];
+            for d in wrapped {
+                if let Some(m) = mask.get_mut(d) {
+                    *m = true;
+                }
             }
-        }
-        let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
-        self.checked_view(sz, st, self.offset)
+            let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view("SqueezeBackward1", __out, self)
     }
 
     /// `self.unsqueeze(dim)`: a size-1 dim inserted at `dim` (wrapped against `ndim+1`), with
@@ -627,10 +657,15 @@ impl Tensor {
     ///
     /// Error: IndexError `Dimension out of range (expected to be in range of [-3, 2], but got 3)`.
     pub fn unsqueeze(&self, dim: impl Int) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let d = wrap_dim(dim, self.dim() + 1)?;
-        let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let d = wrap_dim(dim, self.dim() + 1)?;
+            let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view_replay("UnsqueezeBackward0", __out, self, |ids| {
+            ids.unsqueeze(dim)
+        })
     }
 
     /// `self.transpose(dim0, dim1)`: the two dims' sizes and strides swapped (a view; equal
@@ -638,18 +673,23 @@ impl Tensor {
     ///
     /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
     pub fn transpose(&self, dim0: impl Int, dim1: impl Int) -> Result<Tensor> {
-        let dim0 = dim0.to_i64();
-        let dim1 = dim1.to_i64();
-        let nd = self.dim();
-        let a = wrap_dim(dim0, nd)?;
-        let b = wrap_dim(dim1, nd)?;
-        let mut sz = self.sizes.clone();
-        let mut st = self.strides.clone();
-        if a != b {
-            sz.swap(a, b);
-            st.swap(a, b);
-        }
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            let dim0 = dim0.to_i64();
+            let dim1 = dim1.to_i64();
+            let nd = self.dim();
+            let a = wrap_dim(dim0, nd)?;
+            let b = wrap_dim(dim1, nd)?;
+            let mut sz = self.sizes.clone();
+            let mut st = self.strides.clone();
+            if a != b {
+                sz.swap(a, b);
+                st.swap(a, b);
+            }
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view_replay("TransposeBackward0", __out, self, |ids| {
+            ids.transpose(dim0, dim1)
+        })
     }
 
     /// `self.t()`: `transpose(0, 1)` of a 2-d tensor; 0-d and 1-d tensors come back as an
@@ -657,13 +697,16 @@ impl Tensor {
     ///
     /// Error: RuntimeError `t() expects a tensor with <= 2 dimensions, but self is 3D`.
     pub fn t(&self) -> Result<Tensor> {
-        let nd = self.dim();
-        if nd > 2 {
-            return Err(Error::runtime(format!(
-                "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
-            )));
-        }
-        self.transpose(0, if nd < 2 { 0 } else { 1 })
+        let __out = (|| -> Result<Tensor> {
+            let nd = self.dim();
+            if nd > 2 {
+                return Err(Error::runtime(format!(
+                    "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
+                )));
+            }
+            self.transpose(0, if nd < 2 { 0 } else { 1 })
+        })()?;
+        crate::autograd::formulas::views::view_replay("TBackward0", __out, self, |ids| ids.t())
     }
 
     /// `self.T`: all dims reversed (`permute(n-1, …, 0)`), a view; never an error.
@@ -673,23 +716,26 @@ impl Tensor {
     /// and for 0-d: `Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.`
     #[allow(non_snake_case)]
     pub fn T(&self) -> Result<Tensor> {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        static WARNED_ND: AtomicBool = AtomicBool::new(false);
-        static WARNED_0D: AtomicBool = AtomicBool::new(false);
-        let n = self.dim();
-        if n != 2 && n != 0 && !WARNED_ND.swap(true, Ordering::Relaxed) {
-            crate::warnings::warn(
-                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
-            );
-        }
-        if n == 0 && !WARNED_0D.swap(true, Ordering::Relaxed) {
-            crate::warnings::warn(
-                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-            );
-        }
-        let sz: Vec<usize> = self.sizes.iter().rev().copied().collect();
-        let st: Vec<usize> = self.strides.iter().rev().copied().collect();
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            use std::sync::atomic::{AtomicBool, Ordering};
+            static WARNED_ND: AtomicBool = AtomicBool::new(false);
+            static WARNED_0D: AtomicBool = AtomicBool::new(false);
+            let n = self.dim();
+            if n != 2 && n != 0 && !WARNED_ND.swap(true, Ordering::Relaxed) {
+                crate::warnings::warn(
+                    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                );
+            }
+            if n == 0 && !WARNED_0D.swap(true, Ordering::Relaxed) {
+                crate::warnings::warn(
+                    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                );
+            }
+            let sz: Vec<usize> = self.sizes.iter().rev().copied().collect();
+            let st: Vec<usize> = self.strides.iter().rev().copied().collect();
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
     }
 
     /// `self.mT`: the last two dims transposed (`transpose(-2, -1)`), a view. A 0-d tensor is
@@ -724,27 +770,33 @@ impl Tensor {
     /// Errors: RuntimeError `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3`;
     /// IndexError `Dimension out of range (…)`; RuntimeError `permute(): duplicate dims are not allowed.`
     pub fn permute(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let dims = &dims.into_shape()[..];
-        let nd = self.dim();
-        if dims.len() != nd {
-            return Err(Error::runtime(format!(
-                "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {}",
-                dims.len()
-            )));
-        }
-        let mut seen = vec![false; nd];
-        let mut sz = Vec::with_capacity(nd);
-        let mut st = Vec::with_capacity(nd);
-        for &d in dims {
-            let w = wrap_dim(d, nd)?;
-            if seen[w] {
-                return Err(Error::runtime("permute(): duplicate dims are not allowed."));
+        let dims = dims.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let dims = &dims.clone()[..];
+            let nd = self.dim();
+            if dims.len() != nd {
+                return Err(Error::runtime(format!(
+                    "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {}",
+                    dims.len()
+                )));
             }
-            seen[w] = true;
-            sz.push(self.sizes[w]);
-            st.push(self.strides[w]);
-        }
-        self.checked_view(sz, st, self.offset)
+            let mut seen = vec![false; nd];
+            let mut sz = Vec::with_capacity(nd);
+            let mut st = Vec::with_capacity(nd);
+            for &d in dims {
+                let w = wrap_dim(d, nd)?;
+                if seen[w] {
+                    return Err(Error::runtime("permute(): duplicate dims are not allowed."));
+                }
+                seen[w] = true;
+                sz.push(self.sizes[w]);
+                st.push(self.strides[w]);
+            }
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view_replay("PermuteBackward0", __out, self, |ids| {
+            ids.permute(dims.clone())
+        })
     }
 
     /// `self.movedim(source, destination)` (alias `moveaxis`): dims `source[i]` moved to
@@ -756,48 +808,51 @@ impl Tensor {
     /// RuntimeError ``movedim: repeated dim in `source` ([0, 0])``,
     /// ``movedim: repeated dim in `destination` ([2, 2])`` (lists as given).
     pub fn movedim(&self, source: impl IntoDims, destination: impl IntoDims) -> Result<Tensor> {
-        let source = &source.into_shape()[..];
-        let destination = &destination.into_shape()[..];
-        if source.len() != destination.len() {
-            return Err(Error::runtime(format!(
-                "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
-                fmt_list(source),
-                fmt_list(destination)
-            )));
-        }
-        let nd = self.dim();
-        let src = source
-            .iter()
-            .map(|&d| wrap_dim(d, nd))
-            .collect::<Result<Vec<_>>>()?;
-        let dst = destination
-            .iter()
-            .map(|&d| wrap_dim(d, nd))
-            .collect::<Result<Vec<_>>>()?;
-        let unique = |v: &[usize]| {
-            let mut c = v.to_vec();
-            c.sort_unstable();
-            c.windows(2).all(|w| w[0] != w[1])
-        };
-        if !unique(&src) {
-            return Err(Error::runtime(format!(
-                "movedim: repeated dim in `source` ({})",
-                fmt_list(source)
-            )));
-        }
-        if !unique(&dst) {
-            return Err(Error::runtime(format!(
-                "movedim: repeated dim in `destination` ({})",
-                fmt_list(destination)
-            )));
-        }
-        if nd == 0 {
-            return Ok(self.alias());
-        }
-        let order = movedim_order(nd, &src, &dst);
-        let sz: Vec<usize> = order.iter().map(|&d| self.sizes[d]).collect();
-        let st: Vec<usize> = order.iter().map(|&d| self.strides[d]).collect();
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            let source = &source.into_shape()[..];
+            let destination = &destination.into_shape()[..];
+            if source.len() != destination.len() {
+                return Err(Error::runtime(format!(
+                    "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
+                    fmt_list(source),
+                    fmt_list(destination)
+                )));
+            }
+            let nd = self.dim();
+            let src = source
+                .iter()
+                .map(|&d| wrap_dim(d, nd))
+                .collect::<Result<Vec<_>>>()?;
+            let dst = destination
+                .iter()
+                .map(|&d| wrap_dim(d, nd))
+                .collect::<Result<Vec<_>>>()?;
+            let unique = |v: &[usize]| {
+                let mut c = v.to_vec();
+                c.sort_unstable();
+                c.windows(2).all(|w| w[0] != w[1])
+            };
+            if !unique(&src) {
+                return Err(Error::runtime(format!(
+                    "movedim: repeated dim in `source` ({})",
+                    fmt_list(source)
+                )));
+            }
+            if !unique(&dst) {
+                return Err(Error::runtime(format!(
+                    "movedim: repeated dim in `destination` ({})",
+                    fmt_list(destination)
+                )));
+            }
+            if nd == 0 {
+                return Ok(self.alias());
+            }
+            let order = movedim_order(nd, &src, &dst);
+            let sz: Vec<usize> = order.iter().map(|&d| self.sizes[d]).collect();
+            let st: Vec<usize> = order.iter().map(|&d| self.strides[d]).collect();
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
     }
 
     /// `self.narrow(dim, start, length)`: elements `start..start+length` of dim `dim` (a
@@ -809,39 +864,44 @@ impl Tensor {
     /// IndexError `start out of range (expected to be in range of [-3, 3], but got 4)`;
     /// RuntimeError `start (2) + length (2) exceeds dimension size (3).` (the wrapped start).
     pub fn narrow(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let start = start.to_i64();
-        let length = length.to_i64();
-        if self.dim() == 0 {
-            return Err(Error::runtime(
-                "narrow() cannot be applied to a 0-dim tensor.",
-            ));
-        }
-        if length < 0 {
-            return Err(Error::runtime("narrow(): length must be non-negative."));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        let size = self.sizes[d] as i64;
-        if !(-size <= start && start <= size) {
-            return Err(Error::index(format!(
-                "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                -size
-            )));
-        }
-        let start = if start < 0 { start + size } else { start };
-        if start > size - length {
-            return Err(Error::runtime(format!(
-                "start ({start}) + length ({length}) exceeds dimension size ({size})."
-            )));
-        }
-        let mut sz = self.sizes.clone();
-        sz[d] = length as usize;
-        let off = shifted(
-            self.offset,
-            self.element_size(),
-            start as i128 * self.strides[d] as i128,
-        )?;
-        self.checked_view(sz, self.strides.clone(), off)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let start = start.to_i64();
+            let length = length.to_i64();
+            if self.dim() == 0 {
+                return Err(Error::runtime(
+                    "narrow() cannot be applied to a 0-dim tensor.",
+                ));
+            }
+            if length < 0 {
+                return Err(Error::runtime("narrow(): length must be non-negative."));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            let size = self.sizes[d] as i64;
+            if !(-size <= start && start <= size) {
+                return Err(Error::index(format!(
+                    "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                    -size
+                )));
+            }
+            let start = if start < 0 { start + size } else { start };
+            if start > size - length {
+                return Err(Error::runtime(format!(
+                    "start ({start}) + length ({length}) exceeds dimension size ({size})."
+                )));
+            }
+            let mut sz = self.sizes.clone();
+            sz[d] = length as usize;
+            let off = shifted(
+                self.offset,
+                self.element_size(),
+                start as i128 * self.strides[d] as i128,
+            )?;
+            self.checked_view(sz, self.strides.clone(), off)
+        })()?;
+        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
+            ids.narrow(dim, start, length)
+        })
     }
 
     /// `self.select(dim, index)` (what `t[..., index]` does on one dim): dim `dim` removed,
@@ -851,32 +911,37 @@ impl Tensor {
     /// IndexError `Dimension out of range (…)`;
     /// IndexError `select(): index 5 out of range for tensor of size [5, 2] at dimension 0`.
     pub fn select(&self, dim: impl Int, index: impl Int) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let index = index.to_i64();
-        if self.dim() == 0 {
-            return Err(Error::index(
-                "select() cannot be applied to a 0-dim tensor.",
-            ));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        let size = self.sizes[d] as i64;
-        if index < -size || index >= size {
-            return Err(Error::index(format!(
-                "select(): index {index} out of range for tensor of size {} at dimension {d}",
-                fmt_list(&self.sizes)
-            )));
-        }
-        let i = if index < 0 { index + size } else { index };
-        let off = shifted(
-            self.offset,
-            self.element_size(),
-            i as i128 * self.strides[d] as i128,
-        )?;
-        let mut sz = self.sizes.clone();
-        let mut st = self.strides.clone();
-        sz.remove(d);
-        st.remove(d);
-        self.checked_view(sz, st, off)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let index = index.to_i64();
+            if self.dim() == 0 {
+                return Err(Error::index(
+                    "select() cannot be applied to a 0-dim tensor.",
+                ));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            let size = self.sizes[d] as i64;
+            if index < -size || index >= size {
+                return Err(Error::index(format!(
+                    "select(): index {index} out of range for tensor of size {} at dimension {d}",
+                    fmt_list(&self.sizes)
+                )));
+            }
+            let i = if index < 0 { index + size } else { index };
+            let off = shifted(
+                self.offset,
+                self.element_size(),
+                i as i128 * self.strides[d] as i128,
+            )?;
+            let mut sz = self.sizes.clone();
+            let mut st = self.strides.clone();
+            sz.remove(d);
+            st.remove(d);
+            self.checked_view(sz, st, off)
+        })()?;
+        crate::autograd::formulas::views::view_replay("SelectBackward0", __out, self, |ids| {
+            ids.select(dim, index)
+        })
     }
 
     /// `torch.slice(self, dim, start, end, step)` (Python's `t[:, start:end:step]` on one
@@ -893,26 +958,31 @@ impl Tensor {
         end: Option<i64>,
         step: impl Int,
     ) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let step = step.to_i64();
-        if self.dim() == 0 {
-            return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        if step <= 0 {
-            return Err(Error::runtime("slice step must be positive"));
-        }
-        let (s, n) = slice_bounds(self.sizes[d], start, end, step);
-        let off = shifted(
-            self.offset,
-            self.element_size(),
-            s as i128 * self.strides[d] as i128,
-        )?;
-        let mut sz = self.sizes.clone();
-        let mut st = self.strides.clone();
-        sz[d] = n;
-        st[d] = mul_stride(st[d], step as usize);
-        self.checked_view(sz, st, off)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let step = step.to_i64();
+            if self.dim() == 0 {
+                return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            if step <= 0 {
+                return Err(Error::runtime("slice step must be positive"));
+            }
+            let (s, n) = slice_bounds(self.sizes[d], start, end, step);
+            let off = shifted(
+                self.offset,
+                self.element_size(),
+                s as i128 * self.strides[d] as i128,
+            )?;
+            let mut sz = self.sizes.clone();
+            let mut st = self.strides.clone();
+            sz[d] = n;
+            st[d] = mul_stride(st[d], step as usize);
+            self.checked_view(sz, st, off)
+        })()?;
+        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
+            ids.slice(dim, start, end, step)
+        })
     }
 
     /// `self.expand(*sizes)`: size-1 dims repeated to `sizes` (stride 0), new leading dims
@@ -927,19 +997,25 @@ impl Tensor {
     /// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`;
     /// `numel: integer multiplication overflow` (a negative size other than -1 on a size-1 dim).
     pub fn expand(&self, sizes: impl IntoShape) -> Result<Tensor> {
-        let sizes = &sizes.into_shape()[..];
-        if sizes.len() < self.dim() {
-            return Err(Error::runtime(format!(
-                "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                self.dtype.legacy_type_name(),
-                fmt_list(&self.sizes),
-                fmt_list(sizes),
-                sizes.len(),
-                self.dim()
-            )));
-        }
-        let (sz, st) = expand_geometry(&self.sizes, &self.strides, sizes)?;
-        self.as_strided_i64(&sz, &st, self.offset as i64)
+        let sizes = sizes.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let sizes = &sizes.clone()[..];
+            if sizes.len() < self.dim() {
+                return Err(Error::runtime(format!(
+                    "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
+                    self.dtype.legacy_type_name(),
+                    fmt_list(&self.sizes),
+                    fmt_list(sizes),
+                    sizes.len(),
+                    self.dim()
+                )));
+            }
+            let (sz, st) = expand_geometry(&self.sizes, &self.strides, sizes)?;
+            self.as_strided_i64(&sz, &st, self.offset as i64)
+        })()?;
+        crate::autograd::formulas::views::view_replay("ExpandBackward0", __out, self, |ids| {
+            ids.expand(sizes.clone())
+        })
     }
 
     /// `self.expand_as(other)` = `self.expand(other.size())`; errors as [`Tensor::expand`].
@@ -979,18 +1055,21 @@ impl Tensor {
     /// arguments: `x.diagonal_with(1)` (offset), `x.diagonal_with((0, -2, -1))`, or
     /// [`DiagonalOpts`]. Errors as [`Tensor::diagonal`].
     pub fn diagonal_with(&self, opts: impl Into<DiagonalOpts>) -> Result<Tensor> {
-        let DiagonalOpts { offset, dim1, dim2 } = opts.into();
-        let nd = self.dim();
-        let d1 = wrap_dim(dim1, nd)?;
-        let d2 = wrap_dim(dim2, nd)?;
-        if d1 == d2 {
-            return Err(Error::runtime(format!(
-                "diagonal dimensions cannot be identical {dim1}, {dim2}"
-            )));
-        }
-        let (sz, st, shift) = diagonal_geometry(&self.sizes, &self.strides, offset, d1, d2);
-        let off = shifted(self.offset, self.element_size(), shift)?;
-        self.checked_view(sz, st, off)
+        let __out = (|| -> Result<Tensor> {
+            let DiagonalOpts { offset, dim1, dim2 } = opts.into();
+            let nd = self.dim();
+            let d1 = wrap_dim(dim1, nd)?;
+            let d2 = wrap_dim(dim2, nd)?;
+            if d1 == d2 {
+                return Err(Error::runtime(format!(
+                    "diagonal dimensions cannot be identical {dim1}, {dim2}"
+                )));
+            }
+            let (sz, st, shift) = diagonal_geometry(&self.sizes, &self.strides, offset, d1, d2);
+            let off = shifted(self.offset, self.element_size(), shift)?;
+            self.checked_view(sz, st, off)
+        })()?;
+        crate::autograd::formulas::views::view("DiagonalBackward0", __out, self)
     }
 
     /// `self.unfold(dim, size, step)`: all windows of length `size` taken every `step` along
@@ -1003,32 +1082,37 @@ impl Tensor {
     /// `maximum size for tensor at dimension 0 is 7 but size is 8`, `size is -1 but must be >= 0`,
     /// `step is 0 but must be > 0`.
     pub fn unfold(&self, dim: impl Int, size: impl Int, step: impl Int) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let size = size.to_i64();
-        let step = step.to_i64();
-        let nd = self.dim();
-        let d = wrap_dim(dim, nd)?;
-        let max_size = if nd == 0 { 1 } else { self.sizes[d] as i64 };
-        if size > max_size {
-            return Err(Error::runtime(format!(
-                "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
-            )));
-        }
-        if size < 0 {
-            return Err(Error::runtime(format!("size is {size} but must be >= 0")));
-        }
-        if step <= 0 {
-            return Err(Error::runtime(format!("step is {step} but must be > 0")));
-        }
-        let mut sz = self.sizes.to_vec();
-        let mut st = self.strides.to_vec();
-        sz.push(size as usize);
-        st.push(if nd == 0 { 1 } else { self.strides[d] });
-        if d < nd {
-            sz[d] = ((self.sizes[d] as i64 - size) / step + 1) as usize;
-            st[d] = mul_stride(st[d], step as usize);
-        }
-        self.checked_view(sz, st, self.offset)
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let size = size.to_i64();
+            let step = step.to_i64();
+            let nd = self.dim();
+            let d = wrap_dim(dim, nd)?;
+            let max_size = if nd == 0 { 1 } else { self.sizes[d] as i64 };
+            if size > max_size {
+                return Err(Error::runtime(format!(
+                    "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
+                )));
+            }
+            if size < 0 {
+                return Err(Error::runtime(format!("size is {size} but must be >= 0")));
+            }
+            if step <= 0 {
+                return Err(Error::runtime(format!("step is {step} but must be > 0")));
+            }
+            let mut sz = self.sizes.to_vec();
+            let mut st = self.strides.to_vec();
+            sz.push(size as usize);
+            st.push(if nd == 0 { 1 } else { self.strides[d] });
+            if d < nd {
+                sz[d] = ((self.sizes[d] as i64 - size) / step + 1) as usize;
+                st[d] = mul_stride(st[d], step as usize);
+            }
+            self.checked_view(sz, st, self.offset)
+        })()?;
+        crate::autograd::formulas::views::view_replay("UnfoldBackward0", __out, self, |ids| {
+            ids.unfold(dim, size, step)
+        })
     }
 
     /// `self.as_strided(size, stride, storage_offset)`: a view of the same storage with the
@@ -1061,8 +1145,11 @@ impl Tensor {
         stride: impl IntoShape,
         storage_offset: impl Int,
     ) -> Result<Tensor> {
-        let (size, stride) = (size.into_shape(), stride.into_shape());
-        self.as_strided_i64(&size, &stride, storage_offset.to_i64())
+        let __out = (|| -> Result<Tensor> {
+            let (size, stride) = (size.into_shape(), stride.into_shape());
+            self.as_strided_i64(&size, &stride, storage_offset.to_i64())
+        })()?;
+        crate::autograd::formulas::views::view("AsStridedBackward0", __out, self)
     }
 
     /// `self.split(split_size_or_sections)` along dim 0; see [`Tensor::split_with`].
@@ -1085,24 +1172,27 @@ impl Tensor {
         split_size_or_sections: impl SplitSizes,
         dim: impl Int,
     ) -> Result<Vec<Tensor>> {
-        let dim = dim.to_i64();
-        let split_size = match split_size_or_sections.into_split() {
-            SplitSpec::Sizes(sizes) => return self.split_with_sizes(&sizes[..], dim),
-            SplitSpec::Size(s) => s,
-        };
-        if self.dim() == 0 {
-            return Err(Error::runtime(
-                "split expects at least a 1-dimensional tensor",
-            ));
-        }
-        if split_size < 0 {
-            return Err(Error::runtime(format!(
-                "split expects split_size be non-negative, but got split_size={split_size}"
-            )));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        let lengths = split_lengths(self.sizes[d], split_size)?;
-        self.pieces(d, &lengths)
+        let __out = (|| -> Result<Vec<Tensor>> {
+            let dim = dim.to_i64();
+            let split_size = match split_size_or_sections.into_split() {
+                SplitSpec::Sizes(sizes) => return self.split_with_sizes(&sizes[..], dim),
+                SplitSpec::Size(s) => s,
+            };
+            if self.dim() == 0 {
+                return Err(Error::runtime(
+                    "split expects at least a 1-dimensional tensor",
+                ));
+            }
+            if split_size < 0 {
+                return Err(Error::runtime(format!(
+                    "split expects split_size be non-negative, but got split_size={split_size}"
+                )));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            let lengths = split_lengths(self.sizes[d], split_size)?;
+            self.pieces(d, &lengths)
+        })()?;
+        crate::autograd::formulas::views::views("SplitBackward0", __out, self)
     }
 
     /// `torch.split_with_sizes(self, split_sizes, dim)`: consecutive views along `dim` of
@@ -1117,30 +1207,33 @@ impl Tensor {
         split_sizes: impl IntoShape,
         dim: impl Int,
     ) -> Result<Vec<Tensor>> {
-        let sizes = split_sizes.into_shape();
-        let dim = dim.to_i64();
-        if self.dim() == 0 {
-            return Err(Error::runtime(
-                "split expects at least a 1-dimensional tensor",
-            ));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        if sizes.iter().any(|&x| x < 0) {
-            return Err(Error::runtime(format!(
-                "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
-                fmt_list(&sizes)
-            )));
-        }
-        let total = sizes.iter().try_fold(0i64, |a, &x| a.checked_add(x));
-        let dim_size = self.sizes.get(d).copied().unwrap_or(1);
-        if total != Some(dim_size as i64) {
-            return Err(Error::runtime(format!(
-                "split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {dim}), but got split_sizes={}",
-                fmt_list(&sizes)
-            )));
-        }
-        let lengths: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
-        self.pieces(d, &lengths)
+        let __out = (|| -> Result<Vec<Tensor>> {
+            let sizes = split_sizes.into_shape();
+            let dim = dim.to_i64();
+            if self.dim() == 0 {
+                return Err(Error::runtime(
+                    "split expects at least a 1-dimensional tensor",
+                ));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            if sizes.iter().any(|&x| x < 0) {
+                return Err(Error::runtime(format!(
+                    "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
+                    fmt_list(&sizes)
+                )));
+            }
+            let total = sizes.iter().try_fold(0i64, |a, &x| a.checked_add(x));
+            let dim_size = self.sizes.get(d).copied().unwrap_or(1);
+            if total != Some(dim_size as i64) {
+                return Err(Error::runtime(format!(
+                    "split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {dim}), but got split_sizes={}",
+                    fmt_list(&sizes)
+                )));
+            }
+            let lengths: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
+            self.pieces(d, &lengths)
+        })()?;
+        crate::autograd::formulas::views::views("SplitWithSizesBackward0", __out, self)
     }
 
     /// Consecutive `narrow`s of the given lengths along (wrapped) dim `d`.
@@ -1176,32 +1269,35 @@ impl Tensor {
 
     /// `self.chunk(chunks, dim)`: as [`Tensor::chunk`] along `dim`.
     pub fn chunk_with(&self, chunks: impl Int, dim: impl Int) -> Result<Vec<Tensor>> {
-        let chunks = chunks.to_i64();
-        let dim = dim.to_i64();
-        if self.dim() == 0 {
-            return Err(Error::runtime(
-                "chunk expects at least a 1-dimensional tensor",
-            ));
-        }
-        if chunks <= 0 {
-            return Err(Error::runtime(format!(
-                "chunk expects `chunks` to be greater than 0, got: {chunks}"
-            )));
-        }
-        let d = wrap_dim(dim, self.dim())?;
-        let size = self.sizes[d];
-        let split = (size as u64).div_ceil(chunks as u64);
-        if split == 0 && size == 0 {
-            let n = usize::try_from(chunks).map_err(|_| Error::runtime("too many pieces"))?;
-            let mut lengths = Vec::new();
-            lengths
-                .try_reserve(n)
-                .map_err(|_| Error::runtime("too many pieces"))?;
-            lengths.resize(n, 0);
-            return self.pieces(d, &lengths);
-        }
-        let lengths = split_lengths(size, split as i64)?;
-        self.pieces(d, &lengths)
+        let __out = (|| -> Result<Vec<Tensor>> {
+            let chunks = chunks.to_i64();
+            let dim = dim.to_i64();
+            if self.dim() == 0 {
+                return Err(Error::runtime(
+                    "chunk expects at least a 1-dimensional tensor",
+                ));
+            }
+            if chunks <= 0 {
+                return Err(Error::runtime(format!(
+                    "chunk expects `chunks` to be greater than 0, got: {chunks}"
+                )));
+            }
+            let d = wrap_dim(dim, self.dim())?;
+            let size = self.sizes[d];
+            let split = (size as u64).div_ceil(chunks as u64);
+            if split == 0 && size == 0 {
+                let n = usize::try_from(chunks).map_err(|_| Error::runtime("too many pieces"))?;
+                let mut lengths = Vec::new();
+                lengths
+                    .try_reserve(n)
+                    .map_err(|_| Error::runtime("too many pieces"))?;
+                lengths.resize(n, 0);
+                return self.pieces(d, &lengths);
+            }
+            let lengths = split_lengths(size, split as i64)?;
+            self.pieces(d, &lengths)
+        })()?;
+        crate::autograd::formulas::views::views("SplitBackward0", __out, self)
     }
 
     /// `self.unbind()` (dim 0; [`Tensor::unbind_with`] takes a dim): the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
@@ -1214,10 +1310,13 @@ impl Tensor {
 
     /// `self.unbind(dim)`: as [`Tensor::unbind`] along `dim`.
     pub fn unbind_with(&self, dim: impl Int) -> Result<Vec<Tensor>> {
-        let dim = dim.to_i64();
-        let d = wrap_dim(dim, self.dim())?;
-        let size = self.size_of(d as i64)?;
-        (0..size).map(|i| self.select(d as i64, i as i64)).collect()
+        let __out = (|| -> Result<Vec<Tensor>> {
+            let dim = dim.to_i64();
+            let d = wrap_dim(dim, self.dim())?;
+            let size = self.size_of(d as i64)?;
+            (0..size).map(|i| self.select(d as i64, i as i64)).collect()
+        })()?;
+        crate::autograd::formulas::views::views("UnbindBackward0", __out, self)
     }
 }
 

@@ -11,6 +11,8 @@
 //! in [`PENDING`] are run and reported but do not fail the test (a skipped case is never
 //! hidden: it counts as failed).
 
+#[path = "conformance/autograd_programs.rs"]
+mod autograd_programs;
 #[path = "conformance/calls_advindex.rs"]
 mod calls_advindex;
 #[path = "conformance/calls_attention.rs"]
@@ -21,6 +23,8 @@ mod calls_conv;
 mod calls_creation;
 #[path = "conformance/calls_gather_scatter.rs"]
 mod calls_gather_scatter;
+#[path = "conformance/calls_grad.rs"]
+mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
 mod calls_loss;
 #[path = "conformance/calls_mathb.rs"]
@@ -511,6 +515,12 @@ fn check_tensor(exp: &Value, t: &Tensor, inputs: &[Option<&Tensor>]) -> Result<(
 
 fn run_case(case: &Value) -> Result<(), String> {
     let op = case["op"].as_str().unwrap();
+    if op == "grad" {
+        return calls_grad::run(case);
+    }
+    if op == "program" {
+        return autograd_programs::run(case);
+    }
     let built: Vec<(Arg, Option<Tensor>)> = case["args"]
         .as_array()
         .unwrap()
@@ -531,23 +541,7 @@ fn run_case(case: &Value) -> Result<(), String> {
     // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
     // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
     let kwt = calls_norm::kw_tensors(kw);
-    let res = calls_conv::call(op, &args, kw)
-        .or_else(|| calls_mathu::call(op, &args, kw))
-        .or_else(|| calls_mathb::call(op, &args, kw))
-        .or_else(|| call_core(op, &args, kw))
-        .or_else(|| calls_views::call(op, &args, kw))
-        .or_else(|| calls_reduce::call(op, &args, kw))
-        .or_else(|| calls_creation::call(op, &args, kw))
-        .or_else(|| calls_scan::call(op, &args, kw))
-        .or_else(|| calls_sort::call(op, &args, kw))
-        .or_else(|| calls_shape::call(op, &args, kw))
-        .or_else(|| calls_gather_scatter::call(op, &args, kw))
-        .or_else(|| calls_advindex::call(op, &args, kw))
-        .or_else(|| calls_loss::call(op, &args, kw))
-        .or_else(|| calls_norm::call(op, &args, kw, &kwt))
-        .or_else(|| calls_pool::call(op, &args, kw))
-        .or_else(|| calls_attention::call(op, &args, kw))
-        .or_else(|| calls_rnn::call(op, &args, kw))
+    let res = dispatch(op, &args, kw, &kwt)
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
         Err(e) => return check_error(exp, &e),
@@ -600,6 +594,32 @@ fn run_case(case: &Value) -> Result<(), String> {
             .then_some(())
             .ok_or(format!("str {s:?} != {}", exp["str"])),
     }
+}
+
+/// Runs op `op` through every family's call table (`None`: no family knows it).
+pub fn dispatch(
+    op: &str,
+    args: &[Arg],
+    kw: &Value,
+    kwt: &std::collections::HashMap<String, Tensor>,
+) -> Option<tensile::Result<Out>> {
+    calls_conv::call(op, args, kw)
+        .or_else(|| calls_mathu::call(op, args, kw))
+        .or_else(|| calls_mathb::call(op, args, kw))
+        .or_else(|| call_core(op, args, kw))
+        .or_else(|| calls_views::call(op, args, kw))
+        .or_else(|| calls_reduce::call(op, args, kw))
+        .or_else(|| calls_creation::call(op, args, kw))
+        .or_else(|| calls_scan::call(op, args, kw))
+        .or_else(|| calls_sort::call(op, args, kw))
+        .or_else(|| calls_shape::call(op, args, kw))
+        .or_else(|| calls_gather_scatter::call(op, args, kw))
+        .or_else(|| calls_advindex::call(op, args, kw))
+        .or_else(|| calls_loss::call(op, args, kw))
+        .or_else(|| calls_norm::call(op, args, kw, kwt))
+        .or_else(|| calls_pool::call(op, args, kw))
+        .or_else(|| calls_attention::call(op, args, kw))
+        .or_else(|| calls_rnn::call(op, args, kw))
 }
 
 fn clone_arg(a: &Arg) -> Arg {

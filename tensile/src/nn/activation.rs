@@ -178,7 +178,18 @@ pub fn softplus(input: &Tensor) -> Result<Tensor> {
 /// `F.softplus(input, beta, threshold)`: `log(1 + exp(beta*x)) / beta`, or `x` where
 /// `beta*x > threshold`. Floats only: `"softplus_cpu" not implemented for 'Long'`.
 pub fn softplus_with(input: &Tensor, opts: impl Into<SoftplusOpts>) -> Result<Tensor> {
-    let SoftplusOpts { beta, threshold } = opts.into();
+    let o: SoftplusOpts = opts.into();
+    let r = softplus_raw(input, o)?;
+    crate::autograd::formulas::pointwise::act(
+        "SoftplusBackward0",
+        r,
+        input,
+        crate::autograd::formulas::pointwise::d_softplus(o.beta, o.threshold),
+    )
+}
+
+fn softplus_raw(input: &Tensor, opts: SoftplusOpts) -> Result<Tensor> {
+    let SoftplusOpts { beta, threshold } = opts;
     if input.dtype == DType::Float32 {
         // PyTorch's float kernel: beta and threshold as float, computed in float
         let (b, t) = (beta as f32, threshold as f32);
@@ -219,20 +230,23 @@ pub fn leaky_relu(input: &Tensor) -> Result<Tensor> {
 /// Floats only: `"leaky_relu_cpu" not implemented for 'Long'` (NotImplementedError).
 pub fn leaky_relu_with(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
     let s = opts.into().negative_slope;
-    float_act(
+    let r = float_act(
         input,
         "leaky_relu_cpu",
         move |x| if x > 0.0 { x } else { x * s },
-    )
+    )?;
+    crate::autograd::formulas::pointwise::act("LeakyReluBackward0", r, input, move |x| {
+        if x > 0.0 { 1.0 } else { s }
+    })
 }
 /// `F.leaky_relu(input, inplace=True)` (`F.leaky_relu_`).
 pub fn leaky_relu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || leaky_relu(input))
+    write_back(input, leaky_relu)
 }
 /// `F.leaky_relu(input, negative_slope, inplace=True)`.
 pub fn leaky_relu_with_(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || leaky_relu_with(input, o))
+    write_back(input, |input| leaky_relu_with(input, o))
 }
 
 /// The ELU family's kernel: `x <= 0 ? expm1(x*input_scale)*negcoef : x*poscoef`, floats only
@@ -254,16 +268,20 @@ pub fn elu(input: &Tensor) -> Result<Tensor> {
 /// `F.elu(input, alpha)`: `x > 0 ? x : alpha*(exp(x)-1)`. Floats only: `"elu_cpu" not
 /// implemented for 'Long'`.
 pub fn elu_with(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
-    elu_kernel(input, opts.into().alpha, 1.0, 1.0)
+    let alpha = opts.into().alpha;
+    let r = elu_kernel(input, alpha, 1.0, 1.0)?;
+    crate::autograd::formulas::pointwise::act("EluBackward0", r, input, move |x| {
+        if x > 0.0 { 1.0 } else { alpha * x.exp() }
+    })
 }
 /// `F.elu(input, inplace=True)` (`F.elu_`).
 pub fn elu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || elu(input))
+    write_back(input, elu)
 }
 /// `F.elu(input, alpha, inplace=True)`.
 pub fn elu_with_(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || elu_with(input, o))
+    write_back(input, |input| elu_with(input, o))
 }
 
 // PyTorch's literals (more digits than a double holds).
@@ -280,7 +298,7 @@ pub fn selu(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.selu(input, inplace=True)` (`torch.selu_`).
 pub fn selu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || selu(input))
+    write_back(input, selu)
 }
 
 /// `F.celu(input)` (alpha 1). See [`celu_with`].
@@ -301,12 +319,12 @@ pub fn celu_with(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
 }
 /// `F.celu(input, inplace=True)` (`torch.celu_`).
 pub fn celu_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || celu(input))
+    write_back(input, celu)
 }
 /// `F.celu(input, alpha, inplace=True)`.
 pub fn celu_with_(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
     let o = opts.into();
-    write_back(input, || celu_with(input, o))
+    write_back(input, |input| celu_with(input, o))
 }
 
 /// `F.hardswish(input)`: `x * min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
@@ -318,7 +336,7 @@ pub fn hardswish(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardswish(input, inplace=True)` (`F.hardswish_`).
 pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || hardswish(input))
+    write_back(input, hardswish)
 }
 
 /// `F.hardsigmoid(input)`: `min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
@@ -330,7 +348,7 @@ pub fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.hardsigmoid(input, inplace=True)` (`F.hardsigmoid_`).
 pub fn hardsigmoid_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || hardsigmoid(input))
+    write_back(input, hardsigmoid)
 }
 
 /// `F.hardtanh(input)`: clamp to `[-1, 1]`. See [`hardtanh_with`].
@@ -347,7 +365,10 @@ pub fn hardtanh_with(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<Te
     if min_val > max_val {
         return Err(Error::value("min_val cannot be greater than max_val"));
     }
-    clamp_act(input, min_val, max_val)
+    let r = clamp_act(input, min_val, max_val)?;
+    crate::autograd::formulas::pointwise::act("HardtanhBackward0", r, input, move |x| {
+        if x > min_val && x < max_val { 1.0 } else { 0.0 }
+    })
 }
 /// `F.hardtanh(input, inplace=True)` (`F.hardtanh_`).
 pub fn hardtanh_(input: &Tensor) -> Result<Tensor> {
@@ -360,7 +381,7 @@ pub fn hardtanh_with_(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<T
     if o.min_val > o.max_val {
         return Err(Error::value("min_val cannot be greater than max_val"));
     }
-    write_back(input, || hardtanh_with(input, o))
+    write_back(input, |input| hardtanh_with(input, o))
 }
 
 /// `hardtanh`'s kernel (`clamp` with scalar bounds) into `empty_like(input)` (a dense
@@ -398,7 +419,7 @@ pub fn relu6(input: &Tensor) -> Result<Tensor> {
 }
 /// `F.relu6(input, inplace=True)`.
 pub fn relu6_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || relu6(input))
+    write_back(input, relu6)
 }
 
 /// `F.threshold(input, threshold, value)` (`torch.threshold`): `x <= threshold ? value : x`
@@ -435,17 +456,23 @@ pub fn threshold_(
     value: impl Into<Scalar>,
 ) -> Result<Tensor> {
     let (th, val) = (threshold.into(), value.into());
-    write_back(input, || self::threshold(input, th, val))
+    write_back(input, |input| self::threshold(input, th, val))
 }
 
 /// `F.mish(input)`: `x * tanh(softplus(x))`. Floats only: `"mish_cpu" not implemented for
 /// 'Long'`.
 pub fn mish(input: &Tensor) -> Result<Tensor> {
-    float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())
+    let r = float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())?;
+    crate::autograd::formulas::pointwise::act(
+        "MishBackward0",
+        r,
+        input,
+        crate::autograd::formulas::pointwise::d_mish,
+    )
 }
 /// `F.mish(input, inplace=True)`.
 pub fn mish_(input: &Tensor) -> Result<Tensor> {
-    write_back(input, || mish(input))
+    write_back(input, mish)
 }
 
 /// `F.logsigmoid(input)`: `log(1/(1+exp(-x)))`, computed as `min(x,0) - log1p(exp(-|x|))`.
@@ -477,7 +504,21 @@ pub fn tanhshrink(input: &Tensor) -> Result<Tensor> {
 /// `x/2 * (1 + tanh(sqrt(2/π) * (x + 0.044715 x³)))`. Errors: `approximate argument must be
 /// either none or tanh.`; `"GeluKernelImpl" not implemented for 'Long'` for integers and bool.
 pub fn gelu_with<'a>(input: &Tensor, opts: impl Into<GeluOpts<'a>>) -> Result<Tensor> {
-    match opts.into().approximate {
+    let approximate = opts.into().approximate;
+    let r = gelu_raw(input, approximate)?;
+    if approximate == "tanh" {
+        return crate::autograd::formulas::pointwise::act(
+            "GeluBackward0",
+            r,
+            input,
+            crate::autograd::formulas::pointwise::d_gelu_tanh,
+        );
+    }
+    Ok(r)
+}
+
+fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
+    match approximate {
         "none" => input.gelu(),
         "tanh" if input.dtype == DType::Float32 => {
             map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {

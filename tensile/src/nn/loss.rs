@@ -110,7 +110,25 @@ pub fn mse_loss_with<'a>(
         return weighted(d.pow(2)?, input, w, &o.reduction);
     }
     let r = o.reduction.check()?;
-    apply_reduction(i.sub(&t)?.square()?, &r)
+    let out = {
+        let _ng = crate::autograd::no_grad();
+        apply_reduction(i.sub(&t)?.square()?, &r)?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::mse(out, input, target, red),
+        None => Ok(out),
+    }
+}
+
+/// The reduction as the loss formulas take it.
+fn red_of(r: &Reduction) -> Option<crate::autograd::formulas::loss::Red> {
+    use crate::autograd::formulas::loss::Red;
+    match r {
+        Reduction::None => Some(Red::None),
+        Reduction::Mean => Some(Red::Mean),
+        Reduction::Sum => Some(Red::Sum),
+        _ => None,
+    }
 }
 
 /// `F.l1_loss(input, target)`: mean absolute difference; see [`l1_loss_with`].
@@ -174,10 +192,17 @@ pub fn smooth_l1_loss_with<'a>(
             "smooth_l1_loss does not support negative values for beta.",
         ));
     }
-    let quad = z.square()?.mul(0.5)?.div(o.beta)?;
-    let lin = z.sub(0.5 * o.beta)?;
-    let loss = crate::where_cond(&z.lt(o.beta)?, &quad, &lin)?;
-    apply_reduction(into_layout(out, &loss)?, &r)
+    let res = {
+        let _ng = crate::autograd::no_grad();
+        let quad = z.square()?.mul(0.5)?.div(o.beta)?;
+        let lin = z.sub(0.5 * o.beta)?;
+        let loss = crate::where_cond(&z.lt(o.beta)?, &quad, &lin)?;
+        apply_reduction(into_layout(out, &loss)?, &r)?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::smooth_l1(res, input, target, red, o.beta),
+        None => Ok(res),
+    }
 }
 
 /// `F.huber_loss(input, target)` (`delta=1`); see [`huber_loss_with`].

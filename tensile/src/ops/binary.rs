@@ -325,12 +325,21 @@ macro_rules! binary_methods {
             #[doc = concat!("`torch.", $torch, "(self, other)`: broadcasts both operands (trailing dims aligned, size 1 stretched, missing leading dims added) and promotes their dtypes (tensors over 0-d tensors over scalars).\n\n",
                 "Shapes: `self` and `other` broadcast to the output shape. Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the op's dtype errors.")]
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                binary(BinaryOp::$op, self, other.into(), false)
+                let other = other.into();
+                let r = binary(BinaryOp::$op, self, other, false)?;
+                crate::autograd::formulas::pointwise::binary(BinaryOp::$op, r, self, other)
             }
             #[doc = concat!("`self.", $torch, "_(other)`: in place. `other` may broadcast to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base.\n\n",
                 "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`.")]
             pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                binary(BinaryOp::$op, self, other.into(), true)
+                let other = other.into();
+                let ot = other.as_tensor();
+                crate::autograd::inplace(
+                    self,
+                    &[&ot],
+                    || binary(BinaryOp::$op, self, other, true),
+                    |old| old.$name(other),
+                )
             }
             #[doc = concat!("`torch.", $torch, "(self, other, out=out)`: writes the result into `out`, keeping its strides when its shape is the broadcast shape; otherwise `out` is replaced by a new tensor of the right shape (PyTorch's resize, with its deprecation warning when `out` had elements). The result must be castable to `out`'s dtype (`result type Float can't be cast to the desired output type Long`).")]
             pub fn $name_out<'a>(&self, other: impl Into<Operand<'a>>, out: &mut Tensor) -> Result<()> {

@@ -242,7 +242,15 @@ pub fn cat<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
 /// Expected size 2 but got size 1 for tensor number 1 in the list.`
 pub fn cat_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
     let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
-    cat_impl(&refs, dim.to_i64())
+    let d = dim.to_i64();
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        cat_impl(&refs, d)?
+    };
+    crate::autograd::formulas::index::gathered_n("CatBackward0", r, &refs, |ids| {
+        let rs: Vec<&Tensor> = ids.iter().collect();
+        cat_impl(&rs, d)
+    })
 }
 
 /// `torch.stack(tensors)`: joins equally-shaped tensors along a new dim 0. See
@@ -261,7 +269,15 @@ pub fn stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
 /// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
 pub fn stack_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
     let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
-    stack_impl(&refs, dim.to_i64())
+    let d = dim.to_i64();
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        stack_impl(&refs, d)?
+    };
+    crate::autograd::formulas::index::gathered_n("StackBackward0", r, &refs, |ids| {
+        let rs: Vec<&Tensor> = ids.iter().collect();
+        stack_impl(&rs, d)
+    })
 }
 
 #[cfg(test)]

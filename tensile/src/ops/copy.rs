@@ -109,6 +109,16 @@ impl Tensor {
     /// `The size of tensor a (4) must match the size of tensor b (12) at non-singleton dimension 1`;
     /// `output with shape [3, 1] doesn't match the broadcast shape [3, 4]`.
     pub fn copy_(&self, src: &Tensor) -> Result<Tensor> {
+        crate::autograd::inplace(
+            self,
+            &[src],
+            || self.copy_raw_(src),
+            |old| crate::autograd::formulas::pointwise::copy_node(old, src),
+        )
+    }
+
+    /// [`Tensor::copy_`] without autograd (no checks, no version bump, nothing recorded).
+    pub(crate) fn copy_raw_(&self, src: &Tensor) -> Result<Tensor> {
         let it = TensorIter::new(Some(self), &[src])?;
         let (out, lp) = it.finish::<2>(self.dtype)?;
         let _g = lock_operands(&[self, src], 1);
@@ -127,6 +137,17 @@ impl Tensor {
     /// Error: `value cannot be converted to type uint8_t without overflow` when the value is
     /// out of the dtype's range.
     pub fn fill_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
+        let value = value.into();
+        crate::autograd::inplace(
+            self,
+            &[],
+            || self.fill_raw_(value),
+            |old| crate::autograd::formulas::pointwise::zero_node("FillBackward2", old),
+        )
+    }
+
+    /// [`Tensor::fill_`] without autograd.
+    pub(crate) fn fill_raw_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
         let value = value.into();
         check_fill_range(self.dtype, value)?;
         let once: crate::tensor::Dims = self
@@ -149,11 +170,12 @@ impl Tensor {
         if dtype == self.dtype {
             return Ok(self.alias());
         }
-        copy_with_strides(
+        let r = copy_with_strides(
             self,
             &layout::preserve_format_strides(&self.sizes, &self.strides),
             dtype,
-        )
+        )?;
+        crate::autograd::formulas::views::copy_like("ToCopyBackward0", r, self)
     }
 
     /// `self.contiguous()`: `self` (an alias) when already contiguous, else a row-major copy.
@@ -172,13 +194,15 @@ impl Tensor {
         if self.is_contiguous() {
             return Ok(self.alias());
         }
-        copy_with_strides(self, &layout::contiguous_strides(&self.sizes), self.dtype)
+        let r = copy_with_strides(self, &layout::contiguous_strides(&self.sizes), self.dtype)?;
+        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
     }
 
     /// `self.clone()` (preserve format) with PyTorch's allocator error instead of the abort of
     /// `Clone::clone`; errors as [`Tensor::try_contiguous`].
     pub fn try_clone(&self) -> Result<Tensor> {
-        clone_preserve(self)
+        let r = clone_preserve(self)?;
+        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
     }
 
     /// `self.contiguous(memory_format=torch.channels_last)`: a 4-d tensor with channels-last

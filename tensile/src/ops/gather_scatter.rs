@@ -366,36 +366,41 @@ impl Tensor {
     /// index [3, 1] to be no larger than self [2, 2] apart from dimension 1`; `index 5 is out of
     /// bounds for dimension 1 with size 2` (all RuntimeError).
     pub fn gather(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        if index.numel() == 0 {
-            return Tensor::try_alloc_contiguous(&index.sizes, self.dtype);
-        }
-        if !is_index_dtype(index.dtype) {
-            return Err(Error::runtime(
-                "gather(): Expected dtype int32/int64 for index",
-            ));
-        }
-        let sd = nonempty(&self.sizes);
-        let id = nonempty(&index.sizes);
-        if sd.len() != id.len() {
-            return Err(Error::runtime(
-                "Index tensor must have the same number of dimensions as input tensor",
-            ));
-        }
-        if let Some(k) = (0..sd.len()).find(|&k| k != d && id[k] > sd[k]) {
-            return Err(Error::runtime(format!(
-                "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
-                fmt_list(&index.sizes),
-                fmt_list(&self.sizes)
-            )));
-        }
-        let idx = bounded(index, d, sd[d])?;
-        let stride_d = contiguous_strides(&sd)[d];
-        let pos = walk(&id, d, &sd, &id);
-        crate::dispatch!(self.dtype, T => {
-            let v = self.try_to_vec::<T>()?;
-            let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
-            Tensor::from_vec(out, index.sizes.to_vec())
+        let __out = (|| -> Result<Tensor> {
+            let d = wrap_dim(dim.to_i64(), self.dim())?;
+            if index.numel() == 0 {
+                return Tensor::try_alloc_contiguous(&index.sizes, self.dtype);
+            }
+            if !is_index_dtype(index.dtype) {
+                return Err(Error::runtime(
+                    "gather(): Expected dtype int32/int64 for index",
+                ));
+            }
+            let sd = nonempty(&self.sizes);
+            let id = nonempty(&index.sizes);
+            if sd.len() != id.len() {
+                return Err(Error::runtime(
+                    "Index tensor must have the same number of dimensions as input tensor",
+                ));
+            }
+            if let Some(k) = (0..sd.len()).find(|&k| k != d && id[k] > sd[k]) {
+                return Err(Error::runtime(format!(
+                    "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
+                    fmt_list(&index.sizes),
+                    fmt_list(&self.sizes)
+                )));
+            }
+            let idx = bounded(index, d, sd[d])?;
+            let stride_d = contiguous_strides(&sd)[d];
+            let pos = walk(&id, d, &sd, &id);
+            crate::dispatch!(self.dtype, T => {
+                let v = self.try_to_vec::<T>()?;
+                let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
+                Tensor::from_vec(out, index.sizes.to_vec())
+            })
+        })()?;
+        crate::autograd::formulas::index::gathered("GatherBackward0", __out, self, |ids| {
+            ids.gather(dim, index)
         })
     }
 
@@ -470,9 +475,10 @@ impl Tensor {
     /// += src[i][j]` (dim=1); every duplicate contributes (bool: logical or). Shapes, layout and
     /// errors as [`Tensor::scatter`] with a tensor `src`.
     pub fn scatter_add(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
+        let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
             Ok((Reduce::Sum, true))
-        })
+        })?;
+        crate::autograd::formulas::index::scatter_add(r, self, dim.to_i64(), index, src)
     }
 
     /// `self.scatter_add_(dim, index, src)`: [`Tensor::scatter_add`] in place; returns `self`.

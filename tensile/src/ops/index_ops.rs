@@ -228,59 +228,64 @@ impl Tensor {
     /// `index_select(): index 3 out of range for tensor of size [0, 3] at dimension 1`
     /// (IndexError; negative indices wrap there).
     pub fn index_select(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        let d = wrap_dim(dim, self.dim())?;
-        if index.dim() > 1 {
-            return Err(Error::index(
-                "index_select(): Index is supposed to be a vector",
-            ));
-        }
-        if self.dim() == 0 && index.numel() != 1 {
-            return Err(Error::runtime(format!(
-                "index_select(): Index to scalar can have only 1 value, got {} value(s)",
-                index.numel()
-            )));
-        }
-        check_index_dtype(index)?;
-        let size = if self.dim() == 0 { 1 } else { self.sizes[d] };
-        let values = index.try_to_vec::<i64>()?;
-        let bad = values
-            .iter()
-            .copied()
-            .find(|&i| i < 0 || i as u64 >= size as u64);
-        if self.dim() > 1 && !values.is_empty() {
-            // PyTorch's multi-dim paths check differently: an empty self wraps negative
-            // indices, and dim 1 takes a fast path with its own message
-            if self.numel() == 0 {
-                if size == 0 {
-                    return Err(Error::runtime(
-                        "index_select(): self indexing axis dim should be positive",
-                    ));
-                }
-                for &i in &values {
-                    let w = if i < 0 { i + size as i64 } else { i };
-                    if w < 0 || w >= size as i64 {
-                        return Err(Error::index(format!(
-                            "index_select(): index {w} out of range for tensor of size {} at dimension {d}",
-                            fmt_list(&self.sizes)
-                        )));
-                    }
-                }
-                return select_rows(self, d, &vec![0; values.len()]);
+        let __out = (|| -> Result<Tensor> {
+            let dim = dim.to_i64();
+            let d = wrap_dim(dim, self.dim())?;
+            if index.dim() > 1 {
+                return Err(Error::index(
+                    "index_select(): Index is supposed to be a vector",
+                ));
             }
-            if let Some(i) = bad
-                && d == 1
-            {
+            if self.dim() == 0 && index.numel() != 1 {
                 return Err(Error::runtime(format!(
-                    "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
+                    "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+                    index.numel()
                 )));
             }
-        }
-        if bad.is_some() {
-            return Err(Error::index("index out of range in self"));
-        }
-        let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
-        select_rows(self, d, &idx)
+            check_index_dtype(index)?;
+            let size = if self.dim() == 0 { 1 } else { self.sizes[d] };
+            let values = index.try_to_vec::<i64>()?;
+            let bad = values
+                .iter()
+                .copied()
+                .find(|&i| i < 0 || i as u64 >= size as u64);
+            if self.dim() > 1 && !values.is_empty() {
+                // PyTorch's multi-dim paths check differently: an empty self wraps negative
+                // indices, and dim 1 takes a fast path with its own message
+                if self.numel() == 0 {
+                    if size == 0 {
+                        return Err(Error::runtime(
+                            "index_select(): self indexing axis dim should be positive",
+                        ));
+                    }
+                    for &i in &values {
+                        let w = if i < 0 { i + size as i64 } else { i };
+                        if w < 0 || w >= size as i64 {
+                            return Err(Error::index(format!(
+                                "index_select(): index {w} out of range for tensor of size {} at dimension {d}",
+                                fmt_list(&self.sizes)
+                            )));
+                        }
+                    }
+                    return select_rows(self, d, &vec![0; values.len()]);
+                }
+                if let Some(i) = bad
+                    && d == 1
+                {
+                    return Err(Error::runtime(format!(
+                        "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
+                    )));
+                }
+            }
+            if bad.is_some() {
+                return Err(Error::index("index out of range in self"));
+            }
+            let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
+            select_rows(self, d, &idx)
+        })()?;
+        crate::autograd::formulas::index::gathered("IndexSelectBackward0", __out, self, |ids| {
+            ids.index_select(dim, index)
+        })
     }
 
     /// `torch.index_add(self, dim, index, source)` (`alpha=1`): a copy of `self` with
@@ -345,7 +350,15 @@ impl Tensor {
             .collect::<Result<_>>()?;
         let a = scalar_as(alpha, self.dtype)?;
         let pairs = slice_pairs(&shape, d, &idx);
-        reduce_pairs(self, source, &pairs, Reduce::Sum, true, Some(&a))
+        let r = reduce_pairs(self, source, &pairs, Reduce::Sum, true, Some(&a))?;
+        crate::autograd::formulas::index::index_add(
+            r,
+            self,
+            d as i64,
+            index,
+            source,
+            alpha.to_f64(),
+        )
     }
 
     /// `self.index_add_(dim, index, source)`: [`Tensor::index_add`] in place; returns `self`.

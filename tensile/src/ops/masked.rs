@@ -101,12 +101,17 @@ impl Tensor {
     /// got mask with dtype unsigned char`; `value cannot be converted to type uint8_t without
     /// overflow`.
     pub fn masked_fill<'a>(&self, mask: &Tensor, value: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let v = mask_value(value.into())?;
-        check_fill_mask(mask)?;
-        let out = self.expand(shape)?.contiguous_copy()?;
-        out.masked_fill_(mask, v)?;
-        Ok(out)
+        let value = value.into();
+        let out = {
+            let _ng = crate::autograd::no_grad();
+            let shape = infer_size(&mask.sizes, &self.sizes)?;
+            let v = mask_value(value)?;
+            check_fill_mask(mask)?;
+            let out = self.detach().expand(shape)?.contiguous_copy()?;
+            out.masked_fill_(mask, v)?;
+            out
+        };
+        crate::autograd::formulas::pointwise::masked_fill(out, self, mask, value)
     }
 
     /// `self.masked_fill_(mask, value)`: `value` written where `mask` (broadcast to `self`'s
@@ -121,7 +126,19 @@ impl Tensor {
     /// match the broadcast shape [2, 3, 4]`; `value cannot be converted to type uint8_t
     /// without overflow`.
     pub fn masked_fill_<'a>(&self, mask: &Tensor, value: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let v = mask_value(value.into())?;
+        let value = value.into();
+        let vt = value.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&vt],
+            || self.masked_fill_raw_(mask, value),
+            |old| old.masked_fill(mask, value),
+        )
+    }
+
+    /// [`Tensor::masked_fill_`] without autograd.
+    fn masked_fill_raw_(&self, mask: &Tensor, value: Operand<'_>) -> Result<Tensor> {
+        let v = mask_value(value)?;
         check_fill_mask(mask)?;
         let shape = infer_size(&self.sizes, &mask.sizes)?;
         if shape[..] != self.sizes[..] {
@@ -171,23 +188,28 @@ impl Tensor {
     ///
     /// Errors: `masked_select: expected BoolTensor for mask`; the broadcast error.
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
-        if mask.dtype != DType::Bool {
-            return Err(Error::runtime(
-                "masked_select: expected BoolTensor for mask",
-            ));
-        }
-        let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
-        let src = self.expand(shape)?;
-        crate::dispatch!(self.dtype, T => {
-            let v: Vec<T> = src
-                .try_to_vec::<T>()?
-                .into_iter()
-                .zip(&flags)
-                .filter_map(|(x, &f)| f.then_some(x))
-                .collect();
-            let n = v.len();
-            Tensor::from_vec(v, [n])
+        let __out = (|| -> Result<Tensor> {
+            if mask.dtype != DType::Bool {
+                return Err(Error::runtime(
+                    "masked_select: expected BoolTensor for mask",
+                ));
+            }
+            let shape = infer_size(&mask.sizes, &self.sizes)?;
+            let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
+            let src = self.expand(shape)?;
+            crate::dispatch!(self.dtype, T => {
+                let v: Vec<T> = src
+                    .try_to_vec::<T>()?
+                    .into_iter()
+                    .zip(&flags)
+                    .filter_map(|(x, &f)| f.then_some(x))
+                    .collect();
+                let n = v.len();
+                Tensor::from_vec(v, [n])
+            })
+        })()?;
+        crate::autograd::formulas::index::gathered("MaskedSelectBackward0", __out, self, |ids| {
+            ids.masked_select(mask)
         })
     }
 

@@ -256,12 +256,21 @@ macro_rules! math_methods {
                 "Shapes: `self` and `other` (a tensor or a number) broadcast to the output shape; dtypes promote as PyTorch's (a number counts as a Python scalar). ",
                 "Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the dtype errors above.")]
             pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                math2(MathOp::$op, self, other.into(), false)
+                let other = other.into();
+                let r = math2(MathOp::$op, self, other, false)?;
+                crate::autograd::formulas::pointwise::math2(stringify!($name), r, Operand::Tensor(self), other)
             }
             #[doc = concat!("`self.", $torch, "_(other)`: [`Tensor::", stringify!($name), "`] in place. `other` broadcasts to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base. Returns `self`.\n\n",
                 "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`, then the op's dtype error.")]
             pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                math2(MathOp::$op, self, other.into(), true)
+                let other = other.into();
+                let ot = other.as_tensor();
+                crate::autograd::inplace(
+                    self,
+                    &[&ot],
+                    || math2(MathOp::$op, self, other, true),
+                    |old| old.$name(other),
+                )
             }
         )*}
     };
@@ -323,7 +332,17 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<DivOpts<'m>>,
     ) -> Result<Tensor> {
-        div_mode(self, other.into(), opts.into(), false)
+        let (other, opts) = (other.into(), opts.into());
+        let r = div_mode(self, other, opts, false)?;
+        match opts.rounding_mode {
+            None => crate::autograd::formulas::pointwise::binary(
+                crate::ops::binary::BinaryOp::Div,
+                r,
+                self,
+                other,
+            ),
+            Some(_) => crate::autograd::formulas::pointwise::div_rounding(r, self, other),
+        }
     }
     /// `self.div_(other, rounding_mode=…)`: [`Tensor::div_with`] in place. Errors as there,
     /// and those of the in-place ops (`result type Float can't be cast to the desired output
@@ -333,7 +352,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<DivOpts<'m>>,
     ) -> Result<Tensor> {
-        div_mode(self, other.into(), opts.into(), true)
+        let (other, opts) = (other.into(), opts.into());
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || div_mode(self, other, opts, true),
+            |old| old.div_with(other, opts),
+        )
     }
 
     /// `torch.add(self, other, alpha=…)`: `self + alpha * other`, e.g. `x.add_with(&y, 2)`.
@@ -348,7 +374,9 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        add_alpha(self, other.into(), opts.into().alpha, false)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let r = add_alpha(self, other, alpha, false)?;
+        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), false)
     }
     /// `self.add_(other, alpha=…)`: [`Tensor::add_with`] in place (cast errors as the other
     /// in-place ops, checked before alpha).
@@ -357,7 +385,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        add_alpha(self, other.into(), opts.into().alpha, true)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || add_alpha(self, other, alpha, true),
+            |old| old.add_with(other, AddOpts { alpha }),
+        )
     }
     /// `torch.sub(self, other, alpha=…)`: `self - alpha * other`. Errors as
     /// [`Tensor::add_with`], and first the bool refusal of [`Tensor::sub`]
@@ -367,7 +402,9 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        sub_alpha(self, other.into(), opts.into().alpha, false)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let r = sub_alpha(self, other, alpha, false)?;
+        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), true)
     }
     /// `self.sub_(other, alpha=…)`: [`Tensor::sub_with`] in place.
     pub fn sub_with_<'a>(
@@ -375,7 +412,14 @@ impl Tensor {
         other: impl Into<Operand<'a>>,
         opts: impl Into<AddOpts>,
     ) -> Result<Tensor> {
-        sub_alpha(self, other.into(), opts.into().alpha, true)
+        let (other, alpha) = (other.into(), opts.into().alpha);
+        let ot = other.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&ot],
+            || sub_alpha(self, other, alpha, true),
+            |old| old.sub_with(other, AddOpts { alpha }),
+        )
     }
 }
 
@@ -509,7 +553,9 @@ pub fn xlogy<'a, 'b>(
     input: impl Into<Operand<'a>>,
     other: impl Into<Operand<'b>>,
 ) -> Result<Tensor> {
-    with_number_input(Xlogy, input.into(), other.into(), "xlogy")
+    let (a, b) = (input.into(), other.into());
+    let r = with_number_input(Xlogy, a, b, "xlogy")?;
+    crate::autograd::formulas::pointwise::math2("xlogy", r, a, b)
 }
 
 /// `torch.float_power(input, exponent)` with a number allowed on either side

@@ -197,6 +197,32 @@ pub(crate) fn clamp_any(
     max: Option<Operand<'_>>,
     inplace: bool,
 ) -> Result<Tensor> {
+    let bounds: Vec<Tensor> = [min, max]
+        .iter()
+        .filter_map(|o| match o {
+            Some(Operand::Tensor(t)) => Some(t.alias()),
+            _ => None,
+        })
+        .collect();
+    let refs: Vec<&Tensor> = bounds.iter().collect();
+    if inplace {
+        return crate::autograd::inplace(
+            x,
+            &refs,
+            || clamp_raw(x, min, max, true),
+            |old| clamp_any(old, min, max, false),
+        );
+    }
+    let r = clamp_raw(x, min, max, false)?;
+    crate::autograd::formulas::pointwise::clamp(r, x, min, max)
+}
+
+fn clamp_raw(
+    x: &Tensor,
+    min: Option<Operand<'_>>,
+    max: Option<Operand<'_>>,
+    inplace: bool,
+) -> Result<Tensor> {
     if min.is_none() && max.is_none() {
         return Err(Error::runtime(
             "torch.clamp: At least one of 'min' or 'max' must not be None",
@@ -383,13 +409,22 @@ impl Tensor {
     /// names; likewise for `weight`); the broadcast error; `"lerp_kernel_scalar" not
     /// implemented for 'Long'` (`lerp_kernel_tensor` with a tensor weight).
     pub fn lerp<'w>(&self, end: &Tensor, weight: impl Into<Operand<'w>>) -> Result<Tensor> {
-        lerp_impl(self, end, weight.into(), false)
+        let w = weight.into();
+        let r = lerp_impl(self, end, w, false)?;
+        crate::autograd::formulas::pointwise::lerp(r, self, end, w)
     }
     /// `self.lerp_(end, weight)`: [`Tensor::lerp`] written into `self` (the others broadcast
     /// to `self`'s shape: `output with shape [2, 2] doesn't match the broadcast shape [1, 2,
     /// 2]`). Returns `self`.
     pub fn lerp_<'w>(&self, end: &Tensor, weight: impl Into<Operand<'w>>) -> Result<Tensor> {
-        lerp_impl(self, end, weight.into(), true)
+        let w = weight.into();
+        let wt = w.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[end, &wt],
+            || lerp_impl(self, end, w, true),
+            |old| old.lerp(end, w),
+        )
     }
 
     /// `torch.addcmul(self, tensor1, tensor2)`: `self + tensor1 * tensor2` (`value = 1`).
@@ -397,7 +432,7 @@ impl Tensor {
     /// Shapes: all three broadcast together. dtype: the promotion of all three. Errors: the
     /// broadcast error; bool: `"addcmul_cpu_out" not implemented for 'Bool'`.
     pub fn addcmul(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, Scalar::Int(1), false, false)
+        self.addcmul_with(tensor1, tensor2, 1)
     }
     /// `torch.addcmul(self, tensor1, tensor2, value=v)`: `self + v * tensor1 * tensor2`; `v`
     /// is converted to the result dtype first (`0.5` is 0 for an int64 result).
@@ -407,12 +442,14 @@ impl Tensor {
         tensor2: &Tensor,
         value: impl Into<Scalar>,
     ) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, value.into(), false, false)
+        let value = value.into();
+        let r = addc_impl(self, tensor1, tensor2, value, false, false)?;
+        crate::autograd::formulas::pointwise::addcmul(r, self, tensor1, tensor2, value.to_f64())
     }
     /// `self.addcmul_(tensor1, tensor2)`: in place (`result type Float can't be cast to the
     /// desired output type Long`, and the in-place broadcast errors). Returns `self`.
     pub fn addcmul_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, Scalar::Int(1), false, true)
+        self.addcmul_with_(tensor1, tensor2, 1)
     }
     /// `self.addcmul_(tensor1, tensor2, value=v)`: [`Tensor::addcmul_with`] in place.
     pub fn addcmul_with_(
@@ -421,7 +458,13 @@ impl Tensor {
         tensor2: &Tensor,
         value: impl Into<Scalar>,
     ) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, value.into(), false, true)
+        let value = value.into();
+        crate::autograd::inplace(
+            self,
+            &[tensor1, tensor2],
+            || addc_impl(self, tensor1, tensor2, value, false, true),
+            |old| old.addcmul_with(tensor1, tensor2, value),
+        )
     }
 
     /// `torch.addcdiv(self, tensor1, tensor2)`: `self + tensor1 / tensor2` (`value = 1`).

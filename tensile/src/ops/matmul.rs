@@ -391,7 +391,24 @@ impl Tensor {
     /// `expected scalar type Float but found Double` (batched); bool operands:
     /// `"addmm_impl_cpu_" not implemented for 'Bool'` (`"dot"`, `"addmv_impl_cpu"`, `"bmm"`).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        matmul_impl(self, other)
+        let r = matmul_impl(self, other)?;
+        let name = match (self.dim(), other.dim()) {
+            (1, 1) => "DotBackward0",
+            (2, 1) => "MvBackward0",
+            (1, 2) => "SqueezeBackward4",
+            (2, 2) => "MmBackward0",
+            // only `self`'s batch dims expanded: PyTorch's matmul ends with a copy
+            (a, b)
+                if a >= 2
+                    && b >= 3
+                    && self.size()[..a - 2] != r.size()[..r.dim() - 2]
+                    && other.size()[..b - 2] == r.size()[..r.dim() - 2] =>
+            {
+                "CloneBackward0"
+            }
+            _ => "UnsafeViewBackward0",
+        };
+        crate::autograd::formulas::linalg::matmul(r, self, other, name)
     }
 
     /// `torch.nn.functional.linear(self, weight)`: `self @ weight.T`, no bias; see
@@ -471,7 +488,8 @@ impl Tensor {
                 )));
             }
         }
-        mm(self, mat2)
+        let r = mm(self, mat2)?;
+        crate::autograd::formulas::linalg::matmul(r, self, mat2, "MmBackward0")
     }
 
     /// `torch.bmm(self, mat2)`: `(b, n, k) @ (b, k, m)` → `(b, n, m)`, no broadcasting.
@@ -500,7 +518,8 @@ impl Tensor {
                 mat2.dtype.scalar_type_name()
             )));
         }
-        product(self, mat2, None, "bmm")
+        let r = product(self, mat2, None, "bmm")?;
+        crate::autograd::formulas::linalg::matmul(r, self, mat2, "BmmBackward0")
     }
 
     /// `torch.mv(self, vec)`: `(n, k) @ (k,)` → `(n,)`.
@@ -516,7 +535,8 @@ impl Tensor {
                 vec.dim()
             )));
         }
-        mv(self, vec)
+        let r = mv(self, vec)?;
+        crate::autograd::formulas::linalg::matmul(r, self, vec, "MvBackward0")
     }
 
     /// `torch.dot(self, other)`: 1-D · 1-D → 0-d, same dtype.
@@ -532,7 +552,8 @@ impl Tensor {
                 other.dim()
             )));
         }
-        dot(self, other)
+        let r = dot(self, other)?;
+        crate::autograd::formulas::linalg::matmul(r, self, other, "DotBackward0")
     }
 }
 

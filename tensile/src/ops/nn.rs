@@ -59,21 +59,26 @@ pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tenso
 /// the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking
 /// arguments for embedding)`; `index out of range in self` (IndexError).
 pub fn embedding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
-    let indices = input;
-    if weight.dim() != 2 {
-        return Err(Error::runtime("'weight' must be 2-D"));
-    }
-    if !matches!(indices.dtype, DType::Int64 | DType::Int32) {
-        return Err(Error::runtime(format!(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {} instead (while checking arguments for embedding)",
-            indices.dtype.legacy_type_name()
-        )));
-    }
-    let idx = checked_indices(indices, weight.sizes[0])?;
-    let rows = select_rows(weight, 0, &idx)?;
-    let mut shape = indices.sizes.to_vec();
-    shape.push(weight.sizes[1]);
-    Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
+    let __out = (|| -> Result<Tensor> {
+        let indices = input;
+        if weight.dim() != 2 {
+            return Err(Error::runtime("'weight' must be 2-D"));
+        }
+        if !matches!(indices.dtype, DType::Int64 | DType::Int32) {
+            return Err(Error::runtime(format!(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {} instead (while checking arguments for embedding)",
+                indices.dtype.legacy_type_name()
+            )));
+        }
+        let idx = checked_indices(indices, weight.sizes[0])?;
+        let rows = select_rows(weight, 0, &idx)?;
+        let mut shape = indices.sizes.to_vec();
+        shape.push(weight.sizes[1]);
+        Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
+    })()?;
+    crate::autograd::formulas::index::gathered("EmbeddingBackward0", __out, weight, |ids| {
+        ids.index_select(0, &input.reshape(-1)?)
+    })
 }
 
 /// `torch.nn.functional.one_hot(tensor)`: `num_classes` inferred as `max + 1`; see

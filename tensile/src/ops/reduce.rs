@@ -130,6 +130,14 @@ fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> 
 }
 
 fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        prod_raw(t, dim, keepdim)?
+    };
+    crate::autograd::formulas::reduce::prod(r, t, dim, keepdim)
+}
+
+fn prod_raw(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let d = dim.map(|d| [d]);
     let (mask, shape) = reduction_shape(t, d.as_ref().map(|d| &d[..]), keepdim)?;
     dispatch!(t.dtype, T => run_values(
@@ -137,6 +145,25 @@ fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
 }
 
 fn extremum_impl<const MAX: bool>(
+    t: &Tensor,
+    dims: &[i64],
+    keepdim: bool,
+    name: &str,
+) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        extremum_raw::<MAX>(t, dims, keepdim, name)?
+    };
+    let node = match (MAX, name) {
+        (true, "max()") => "MaxBackward1",
+        (false, "min()") => "MinBackward1",
+        (true, _) => "AmaxBackward0",
+        (false, _) => "AminBackward0",
+    };
+    crate::autograd::formulas::reduce::extremum(r, t, dims, keepdim, node)
+}
+
+fn extremum_raw<const MAX: bool>(
     t: &Tensor,
     dims: &[i64],
     keepdim: bool,
@@ -178,6 +205,24 @@ fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Res
 }
 
 fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        max_min_dim_raw::<MAX>(t, dim, keepdim)?
+    };
+    crate::autograd::formulas::index::by_indices(
+        if MAX { "MaxBackward0" } else { "MinBackward0" },
+        r,
+        t,
+        dim,
+        keepdim,
+    )
+}
+
+fn max_min_dim_raw<const MAX: bool>(
+    t: &Tensor,
+    dim: i64,
+    keepdim: bool,
+) -> Result<(Tensor, Tensor)> {
     let name = if MAX { "max()" } else { "min()" };
     let w = wrap_dim(dim, t.dim())?;
     zero_numel_check_dim(t, w as i64, name)?;
@@ -203,6 +248,20 @@ fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) 
 }
 
 fn var_impl(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    correction: f64,
+    sqrt: bool,
+) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        var_raw(t, dims, keepdim, correction, sqrt)?
+    };
+    crate::autograd::formulas::reduce::var(r, t, dims, keepdim, correction, sqrt)
+}
+
+fn var_raw(
     t: &Tensor,
     dims: Option<&[i64]>,
     keepdim: bool,
@@ -236,6 +295,14 @@ fn all_dims(t: &Tensor) -> Vec<i64> {
 }
 
 fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        logsumexp_raw(t, dims, keepdim)?
+    };
+    crate::autograd::formulas::reduce::logsumexp(r, t, dims, keepdim)
+}
+
+fn logsumexp_raw(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     // integral inputs are promoted to the default float dtype first
     let x = if t.dtype.is_floating_point() {
         t.alias()
@@ -277,11 +344,14 @@ impl Tensor {
     /// dtype: integers and bool sum in int64 and return int64 (wrapping on overflow); floats
     /// keep their dtype (float16 and bfloat16 accumulate in float32). An empty tensor sums to 0.
     pub fn sum(&self) -> Result<Tensor> {
-        sum_impl(self, None, false)
+        let r = sum_impl(self, None, false)?;
+        crate::autograd::formulas::reduce::sum(r, self, None, false)
     }
     /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dim`] over one dim.
     pub fn sum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        sum_impl(self, Some(&dims.into_shape()[..]), keepdim)
+        let dims = dims.into_shape();
+        let r = sum_impl(self, Some(&dims[..]), keepdim)?;
+        crate::autograd::formulas::reduce::sum(r, self, Some((&dims[..], keepdim)), false)
     }
 
     /// `torch.mean(self)`: the mean of every element (0-d). NaN for an empty tensor.
@@ -289,11 +359,14 @@ impl Tensor {
     /// Floats only: other dtypes give NotImplementedError `mean(): could not infer output
     /// dtype. Input dtype must be either a floating point or complex dtype. Got: Long`.
     pub fn mean(&self) -> Result<Tensor> {
-        mean_impl(self, None, false)
+        let r = mean_impl(self, None, false)?;
+        crate::autograd::formulas::reduce::mean(r, self, None)
     }
     /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dim`] over one dim.
     pub fn mean_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        mean_impl(self, Some(&dims.into_shape()[..]), keepdim)
+        let dims = dims.into_shape();
+        let r = mean_impl(self, Some(&dims[..]), keepdim)?;
+        crate::autograd::formulas::reduce::mean(r, self, Some((&dims[..], keepdim)))
     }
 
     /// `torch.prod(self)`: the product of every element (0-d); 1 for an empty tensor.

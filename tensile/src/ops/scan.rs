@@ -146,7 +146,7 @@ fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor
             "\"{name}_out_cpu\" not implemented for 'Bool'"
         )));
     }
-    crate::ops::unary::write_back(t, || cum(t, dim, t.dtype(), prod))
+    crate::ops::unary::write_back(t, |t| cum(t, dim, t.dtype(), prod))
 }
 
 /// `cummax`/`cummin`: values and int64 indices. A NaN wins and stays until a later NaN;
@@ -219,7 +219,8 @@ impl Tensor {
     ///
     /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
     pub fn cumsum(&self, dim: impl Int) -> Result<Tensor> {
-        cum(self, dim.to_i64(), cum_dtype(self, None), false)
+        let r = cum(self, dim.to_i64(), cum_dtype(self, None), false)?;
+        crate::autograd::formulas::reduce::cum(r, self, dim.to_i64(), false)
     }
     /// `torch.cumsum(self, dim, dtype=…)`: the input cast to `dtype` first.
     pub fn cumsum_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
@@ -228,7 +229,8 @@ impl Tensor {
     /// `torch.cumprod(self, dim)`: running products; dtypes, shapes and errors as
     /// [`Tensor::cumsum`].
     pub fn cumprod(&self, dim: impl Int) -> Result<Tensor> {
-        cum(self, dim.to_i64(), cum_dtype(self, None), true)
+        let r = cum(self, dim.to_i64(), cum_dtype(self, None), true)?;
+        crate::autograd::formulas::reduce::cum(r, self, dim.to_i64(), true)
     }
     /// `torch.cumprod(self, dim, dtype=…)`.
     pub fn cumprod_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {

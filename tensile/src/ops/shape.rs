@@ -387,16 +387,22 @@ impl Tensor {
     /// Errors: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got
     /// -3)`; RuntimeError `dim 0 appears multiple times in the list of dims`.
     pub fn flip(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let ds = wrap_dims(&dims.into_shape(), self.dim())?;
-        if let Some(out) = flip_contiguous(self, &ds)? {
-            return preserve_like(out, self);
-        }
-        reserve_output(self.size(), self.dtype())?;
-        let mut maps = identity_maps(self)?;
-        for d in ds {
-            maps[d].reverse();
-        }
-        preserve_like(gather_axes(self, &maps)?, self)
+        let dims = dims.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let ds = wrap_dims(&dims.clone(), self.dim())?;
+            if let Some(out) = flip_contiguous(self, &ds)? {
+                return preserve_like(out, self);
+            }
+            reserve_output(self.size(), self.dtype())?;
+            let mut maps = identity_maps(self)?;
+            for d in ds {
+                maps[d].reverse();
+            }
+            preserve_like(gather_axes(self, &maps)?, self)
+        })()?;
+        crate::autograd::formulas::index::gathered("FlipBackward0", __out, self, |ids| {
+            ids.flip(dims.clone())
+        })
     }
 
     /// `torch.fliplr(self)`: `flip(1)`.
@@ -441,33 +447,38 @@ impl Tensor {
     }
 
     fn roll_impl(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
-        if dims.len() != 1 || shifts.len() != 1 {
-            if shifts.is_empty() {
-                return Err(Error::runtime("`shifts` required"));
+        let __out = (|| -> Result<Tensor> {
+            if dims.len() != 1 || shifts.len() != 1 {
+                if shifts.is_empty() {
+                    return Err(Error::runtime("`shifts` required"));
+                }
+                if dims.is_empty() && shifts.len() == 1 {
+                    let flat = self.contiguous().view(self.numel())?;
+                    return flat.roll_impl(shifts, &[0])?.view(self.size());
+                }
+                if shifts.len() != dims.len() {
+                    return Err(Error::runtime(format!(
+                        "shifts and dimensions must align. shifts: {}, dims:{}",
+                        shifts.len(),
+                        dims.len()
+                    )));
+                }
+                let first = self.roll_impl(&shifts[..1], &dims[..1])?;
+                return first.roll_impl(&shifts[1..], &dims[1..]);
             }
-            if dims.is_empty() && shifts.len() == 1 {
-                let flat = self.try_contiguous()?.view(self.numel())?;
-                return flat.roll_impl(shifts, &[0])?.view(self.size());
+            if self.numel() == 0 {
+                return Ok(self.clone());
             }
-            if shifts.len() != dims.len() {
-                return Err(Error::runtime(format!(
-                    "shifts and dimensions must align. shifts: {}, dims:{}",
-                    shifts.len(),
-                    dims.len()
-                )));
-            }
-            let first = self.roll_impl(&shifts[..1], &dims[..1])?;
-            return first.roll_impl(&shifts[1..], &dims[1..]);
-        }
-        if self.numel() == 0 {
-            return self.try_clone();
-        }
-        let d = dims[0];
-        let size = self.size_of(d)? as i64;
-        let start = roll_start(size, shifts[0]);
-        let t0 = self.narrow(d, start, size - start)?;
-        let t1 = self.narrow(d, 0, start)?;
-        cat_with(&[t0, t1], d)
+            let d = dims[0];
+            let size = self.size_of(d)? as i64;
+            let start = roll_start(size, shifts[0]);
+            let t0 = self.narrow(d, start, size - start)?;
+            let t1 = self.narrow(d, 0, start)?;
+            cat_with(&[t0, t1], d)
+        })()?;
+        crate::autograd::formulas::index::gathered("RollBackward0", __out, self, |ids| {
+            ids.roll_impl(shifts, dims)
+        })
     }
 
     /// `torch.rot90(self)`: `rot90_with(1, [0, 1])`.
@@ -522,33 +533,38 @@ impl Tensor {
     /// number of dimensions of tensor`; `Trying to create tensor with negative dimension -3:
     /// [-3, 4]`.
     pub fn repeat(&self, sizes: impl IntoShape) -> Result<Tensor> {
-        let reps = sizes.into_shape();
-        if reps.len() < self.dim() {
-            return Err(Error::runtime(
-                "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
-            ));
-        }
-        let lead = reps.len() - self.dim();
-        let padded: Vec<i64> = std::iter::repeat_n(1, lead)
-            .chain(self.size().iter().map(|&s| s as i64))
-            .collect();
-        let target: Vec<i64> = padded
-            .iter()
-            .zip(&reps)
-            .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
-            .collect::<Result<_>>()?;
-        let target = new_sizes(&target)?;
-        if reps.contains(&0) {
-            return Tensor::try_alloc_contiguous(&target, self.dtype());
-        }
-        let x = self.expand(&padded)?;
-        reserve_output(&target, self.dtype())?;
-        let maps: Vec<Vec<usize>> = target
-            .iter()
-            .zip(&padded)
-            .map(|(&t, &p)| axis_map(t, |i| i % p as usize))
-            .collect::<Result<_>>()?;
-        gather_axes(&x, &maps)
+        let sizes = sizes.into_shape();
+        let __out = (|| -> Result<Tensor> {
+            let reps = sizes.clone();
+            if reps.len() < self.dim() {
+                return Err(Error::runtime(
+                    "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+                ));
+            }
+            let lead = reps.len() - self.dim();
+            let padded: Vec<i64> = std::iter::repeat_n(1, lead)
+                .chain(self.size().iter().map(|&s| s as i64))
+                .collect();
+            let target: Vec<i64> = padded
+                .iter()
+                .zip(&reps)
+                .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
+                .collect::<Result<_>>()?;
+            let target = new_sizes(&target)?;
+            if reps.contains(&0) {
+                return Tensor::try_alloc_contiguous(&target, self.dtype());
+            }
+            let x = self.expand(&padded)?;
+            let maps: Vec<Vec<usize>> = target
+                .iter()
+                .zip(&padded)
+                .map(|(&t, &p)| (0..t).map(|i| i % p as usize).collect())
+                .collect();
+            gather_axes(&x, &maps)
+        })()?;
+        crate::autograd::formulas::index::gathered("RepeatBackward0", __out, self, |ids| {
+            ids.repeat(sizes.clone())
+        })
     }
 
     /// `torch.tile(self, dims)`: [`Tensor::repeat`] with `dims` first padded with leading 1s

@@ -15,6 +15,14 @@ use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
 fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        softmax_raw(t, dim, log)?
+    };
+    crate::autograd::formulas::reduce::softmax(r, t, dim, log)
+}
+
+fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     if !t.dtype.is_floating_point() {
         let last = if d + 1 == t.dim().max(1) {

@@ -334,7 +334,8 @@ impl Tensor {
     /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
     pub fn sort_with(&self, opts: impl Into<SortOpts>) -> Result<(Tensor, Tensor)> {
         let o = opts.into();
-        sort_impl(self, o.dim, o.descending)
+        let r = sort_impl(self, o.dim, o.descending)?;
+        crate::autograd::formulas::index::by_indices("SortBackward0", r, self, o.dim, true)
     }
 
     /// `torch.argsort(self)`: the int64 indices of [`Tensor::sort`].
@@ -371,7 +372,8 @@ impl Tensor {
     /// (NotImplementedError).
     pub fn topk_with(&self, k: impl Int, opts: impl Into<TopkOpts>) -> Result<(Tensor, Tensor)> {
         let o = opts.into();
-        topk_impl(self, k.to_i64(), o.dim, o.largest)
+        let r = topk_impl(self, k.to_i64(), o.dim, o.largest)?;
+        crate::autograd::formulas::index::by_indices("TopkBackward0", r, self, o.dim, true)
     }
 
     /// `torch.kthvalue(self, k)`: the k-th smallest along the last dim; see

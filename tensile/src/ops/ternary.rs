@@ -21,13 +21,22 @@ pub fn where_cond<'a, 'b>(
     input: impl Into<Operand<'a>>,
     other: impl Into<Operand<'b>>,
 ) -> Result<Tensor> {
+    let (input, other) = (input.into(), other.into());
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        where_raw(condition, input, other)?
+    };
+    crate::autograd::formulas::pointwise::where_(r, condition, input, other)
+}
+
+fn where_raw(condition: &Tensor, input: Operand<'_>, other: Operand<'_>) -> Result<Tensor> {
     if condition.dtype != DType::Bool && condition.dtype != DType::UInt8 {
         return Err(Error::runtime(format!(
             "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
             condition.dtype.scalar_type_name()
         )));
     }
-    let (a, b) = (input.into().to_tensor(), other.into().to_tensor());
+    let (a, b) = (input.to_tensor(), other.to_tensor());
     // PyTorch's iterator computes the broadcast numel first: `numel: integer multiplication overflow`.
     if let Ok(ab) = crate::broadcast::infer_size(condition.size(), a.size())
         && let Ok(shape) = crate::broadcast::infer_size(&ab, b.size())

@@ -188,11 +188,21 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
 /// that op: `dst`'s internal overlap is refused first, then the result dtype must cast to
 /// `dst`'s (`result type Float can't be cast to the desired output type Long`), then the
 /// values are copied (broadcast to `dst`'s shape). Returns `dst` (an alias).
-pub(crate) fn write_back(dst: &Tensor, result: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
-    crate::iter::check_overlap(dst, &[])?;
-    let r = result()?;
-    crate::dtype::check_can_cast(r.dtype, dst.dtype)?;
-    dst.copy_(&r)
+///
+/// `f` is the out-of-place op applied to its argument (`|t| t.exp()`); it goes through
+/// [`crate::autograd::inplace`] (leaf checks, version bump, the rebased history).
+pub(crate) fn write_back(dst: &Tensor, f: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    crate::autograd::inplace(
+        dst,
+        &[],
+        || {
+            crate::iter::check_overlap(dst, &[])?;
+            let r = f(dst)?;
+            crate::dtype::check_can_cast(r.dtype, dst.dtype)?;
+            dst.copy_raw_(&r)
+        },
+        &f,
+    )
 }
 
 macro_rules! unary_methods {
@@ -200,12 +210,13 @@ macro_rules! unary_methods {
         impl Tensor {$(
             #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order (a permuted dense input gives a permuted output).")]
             pub fn $name(&self) -> Result<Tensor> {
-                unary(UnaryOp::$op, self)
+                let r = unary(UnaryOp::$op, self)?;
+                crate::autograd::formulas::pointwise::unary(UnaryOp::$op, r, self)
             }
             #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
                 "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer `self` with a float-valued op).")]
             pub fn $name_(&self) -> Result<Tensor> {
-                write_back(self, || unary(UnaryOp::$op, self))
+                write_back(self, |t| t.$name())
             }
         )*}
     };
@@ -258,7 +269,12 @@ impl Tensor {
     /// `self.zero_()` = `self.fill_(0)`: zeros written through views into the base (an
     /// expanded `self` is allowed, as in PyTorch). Returns `self`. Never fails.
     pub fn zero_(&self) -> Result<Tensor> {
-        self.fill_(0)
+        crate::autograd::inplace(
+            self,
+            &[],
+            || self.fill_raw_(0),
+            |old| crate::autograd::formulas::pointwise::zero_node("ZeroBackward0", old),
+        )
     }
 }
 

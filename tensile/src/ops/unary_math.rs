@@ -210,12 +210,13 @@ macro_rules! float_methods {
         impl Tensor {$(
             #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order. Dtype: a float `self` keeps its dtype (float16/bfloat16 computed in higher precision and rounded once); integer and bool inputs give float32 unless an error is listed.")]
             pub fn $name(&self) -> Result<Tensor> {
-                float_fn(self, $int_err, $f)
+                let r = float_fn(self, $int_err, $f)?;
+                crate::autograd::formulas::pointwise::float_fn(stringify!($name), r, self)
             }
             #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
                 "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer or bool `self`).")]
             pub fn $name_(&self) -> Result<Tensor> {
-                write_back(self, || self.$name())
+                write_back(self, |t| t.$name())
             }
         )*}
     };
@@ -268,17 +269,18 @@ impl Tensor {
         };
         let eps = opts.into().eps.map(|e| round_to(out_dt, e));
         let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
-        float_fn(self, None, move |x| special::logit(x, eps, hi))
+        let r = float_fn(self, None, move |x| special::logit(x, eps, hi))?;
+        crate::autograd::formulas::pointwise::logit(r, self, eps)
     }
     /// `self.logit_()`: [`Tensor::logit`] in place. Errors as the other in-place float
     /// functions (`result type Float can't be cast to the desired output type Long`).
     pub fn logit_(&self) -> Result<Tensor> {
-        write_back(self, || self.logit())
+        write_back(self, |t| t.logit())
     }
     /// `self.logit_(eps)`: [`Tensor::logit_with`] in place.
     pub fn logit_with_(&self, opts: impl Into<LogitOpts>) -> Result<Tensor> {
         let opts = opts.into();
-        write_back(self, || self.logit_with(opts))
+        write_back(self, |t| t.logit_with(opts))
     }
 
     /// `torch.nan_to_num(self)`: NaN → 0, `±inf` → the dtype's largest/lowest finite value.
@@ -315,12 +317,12 @@ impl Tensor {
     /// `self.nan_to_num_()`: [`Tensor::nan_to_num`] in place; returns `self`. Error: an
     /// expanded `self` (`unsupported operation: more than one element …`).
     pub fn nan_to_num_(&self) -> Result<Tensor> {
-        write_back(self, || self.nan_to_num())
+        write_back(self, |t| t.nan_to_num())
     }
     /// `self.nan_to_num_(nan, posinf, neginf)`: [`Tensor::nan_to_num_with`] in place.
     pub fn nan_to_num_with_(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
         let opts = opts.into();
-        write_back(self, || self.nan_to_num_with(opts))
+        write_back(self, |t| t.nan_to_num_with(opts))
     }
 
     /// `torch.signbit`: bool, whether the sign bit is set (`-0.0` and negative NaN included;

@@ -1,0 +1,795 @@
+//! Pointwise ops (spec §9.1, §9.2): unary math and activations, binary arithmetic with
+//! broadcasting (the engine's `sum_to` reduces broadcast operands), in-place-only nodes.
+//!
+//! Most derivatives are written elementwise in float64 by [`map_n`] (the inputs broadcast
+//! together, the result cast to the gradient's dtype): one line per op.
+
+use super::super::node::{Formula, Save};
+use super::super::record::{Built, node, node_saving, record};
+use super::g0;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::ops::Operand;
+use crate::ops::binary::BinaryOp;
+use crate::ops::unary::UnaryOp;
+use crate::tensor::Tensor;
+
+type Body = dyn Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
+
+/// A node whose formula is a closure of (upstream gradient, saved tensors).
+pub(crate) struct Lambda {
+    pub name: &'static str,
+    pub f: Box<Body>,
+}
+
+impl Formula for Lambda {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn apply(&self, grads: &[Option<Tensor>], saved: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        (self.f)(g0(grads), saved)
+    }
+}
+
+pub(crate) fn lam(
+    name: &'static str,
+    f: impl Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync + 'static,
+) -> Lambda {
+    Lambda {
+        name,
+        f: Box::new(f),
+    }
+}
+
+/// `f` applied elementwise (in float64) to `ts` broadcast together; the result in `dtype`.
+pub(crate) fn map_n(ts: &[&Tensor], dtype: DType, f: impl Fn(&[f64]) -> f64) -> Result<Tensor> {
+    let shape = crate::broadcast::infer_size_all(ts.iter().map(|t| t.size()))?;
+    let vals = ts
+        .iter()
+        .map(|t| Ok(t.expand(&shape[..])?.to_vec::<f64>()))
+        .collect::<Result<Vec<_>>>()?;
+    let n: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    let mut buf = vec![0f64; ts.len()];
+    for i in 0..n {
+        for (k, v) in vals.iter().enumerate() {
+            buf[k] = v[i];
+        }
+        out.push(f(&buf));
+    }
+    Tensor::from_vec(out, &shape[..])?.to(dtype)
+}
+
+/// `g * d` with `d = f(saved…)` elementwise.
+fn chain(g: &Tensor, s: &[&Tensor], f: impl Fn(&[f64]) -> f64) -> Result<Vec<Option<Tensor>>> {
+    let mut ts = vec![g];
+    ts.extend_from_slice(s);
+    Ok(vec![Some(map_n(&ts, g.dtype(), |v| v[0] * f(&v[1..]))?)])
+}
+
+fn zeros_like(g: &Tensor) -> Result<Vec<Option<Tensor>>> {
+    Ok(vec![Some(Tensor::zeros_like(g)?)])
+}
+
+fn sgn(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+const FRAC_2_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
+
+fn in1(name: &'static str, x: &Tensor, f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Built {
+    node_saving(
+        lam(name, move |g, s| chain(g, &[&s[0]], |v| f(v[0]))),
+        vec![Save::Input(x.alias())],
+    )
+}
+
+fn out1(name: &'static str, f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Built {
+    node_saving(
+        lam(name, move |g, s| chain(g, &[&s[0]], |v| f(v[0]))),
+        vec![Save::Output(0)],
+    )
+}
+
+/// Records a unary op of `ops::unary` (`exp`, `sin`, `relu`, …).
+pub(crate) fn unary(op: UnaryOp, out: Tensor, x: &Tensor) -> Result<Tensor> {
+    use UnaryOp::*;
+    record(out, &[x], || match op {
+        Neg => node(lam("NegBackward0", |g, _| Ok(vec![Some(g.neg()?)]))),
+        Abs => in1("AbsBackward0", x, sgn),
+        Exp => out1("ExpBackward0", |r| r),
+        Log => in1("LogBackward0", x, |x| 1.0 / x),
+        Sqrt => out1("SqrtBackward0", |r| 1.0 / (2.0 * r)),
+        Rsqrt => out1("RsqrtBackward0", |r| -0.5 * r * r * r),
+        Sin => in1("SinBackward0", x, f64::cos),
+        Cos => in1("CosBackward0", x, |x| -x.sin()),
+        Tanh => out1("TanhBackward0", |r| 1.0 - r * r),
+        Sigmoid => out1("SigmoidBackward0", |r| r * (1.0 - r)),
+        Relu => out1("ReluBackward0", |r| if r > 0.0 { 1.0 } else { 0.0 }),
+        Gelu => in1("GeluBackward0", x, |x| {
+            let cdf = 0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
+            let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            cdf + x * pdf
+        }),
+        Silu => in1("SiluBackward0", x, |x| {
+            let s = 1.0 / (1.0 + (-x).exp());
+            s * (1.0 + x * (1.0 - s))
+        }),
+        Erf => in1("ErfBackward0", x, |x| FRAC_2_SQRT_PI * (-x * x).exp()),
+        Floor => node(lam("FloorBackward0", |g, _| zeros_like(g))),
+        Ceil => node(lam("CeilBackward0", |g, _| zeros_like(g))),
+        Round => node(lam("RoundBackward0", |g, _| zeros_like(g))),
+        Trunc => node(lam("TruncBackward0", |g, _| zeros_like(g))),
+        Sign => node(lam("SignBackward0", |g, _| zeros_like(g))),
+        Reciprocal => out1("ReciprocalBackward0", |r| -r * r),
+        Square => in1("PowBackward0", x, |x| 2.0 * x),
+        LogicalNot | BitwiseNot | IsNan => node(lam("NotImplemented", |_, _| Ok(vec![None]))),
+    })
+}
+
+/// Records a float function of `ops::unary_math` by its method name.
+pub(crate) fn float_fn(name: &str, out: Tensor, x: &Tensor) -> Result<Tensor> {
+    use std::f64::consts::{LN_2, LN_10};
+    record(out, &[x], || match name {
+        "tan" => out1("TanBackward0", |r| 1.0 + r * r),
+        "atan" => in1("AtanBackward0", x, |x| 1.0 / (1.0 + x * x)),
+        "asin" => in1("AsinBackward0", x, |x| 1.0 / (1.0 - x * x).sqrt()),
+        "acos" => in1("AcosBackward0", x, |x| -1.0 / (1.0 - x * x).sqrt()),
+        "sinh" => in1("SinhBackward0", x, f64::cosh),
+        "cosh" => in1("CoshBackward0", x, f64::sinh),
+        "asinh" => in1("AsinhBackward0", x, |x| 1.0 / (x * x + 1.0).sqrt()),
+        "acosh" => in1("AcoshBackward0", x, |x| 1.0 / (x * x - 1.0).sqrt()),
+        "atanh" => in1("AtanhBackward0", x, |x| 1.0 / (1.0 - x * x)),
+        "exp2" => out1("Exp2Backward0", |r| r * LN_2),
+        "expm1" => out1("Expm1Backward0", |r| r + 1.0),
+        "log1p" => in1("Log1PBackward0", x, |x| 1.0 / (1.0 + x)),
+        "log2" => in1("Log2Backward0", x, |x| 1.0 / (x * LN_2)),
+        "log10" => in1("Log10Backward0", x, |x| 1.0 / (x * LN_10)),
+        "erfc" => in1("ErfcBackward0", x, |x| -FRAC_2_SQRT_PI * (-x * x).exp()),
+        "deg2rad" => in1("Deg2RadBackward0", x, |_| std::f64::consts::PI / 180.0),
+        "rad2deg" => in1("Rad2DegBackward0", x, |_| 180.0 / std::f64::consts::PI),
+        "frac" => node(lam("FracBackward0", |g, _| Ok(vec![Some(g.alias())]))),
+        "erfinv" => in1("ErfinvBackward0", x, |x| {
+            let y = crate::kernels::special::erfinv(x);
+            0.5 * std::f64::consts::PI.sqrt() * (y * y).exp()
+        }),
+        "sinc" => in1("SincBackward0", x, |x| {
+            if x == 0.0 {
+                0.0
+            } else {
+                let p = std::f64::consts::PI * x;
+                (p.cos() * p - p.sin()) / (p * x)
+            }
+        }),
+        _ => node(lam("NotImplemented", |_, _| {
+            Err(crate::error::Error::runtime(
+                "derivative for this op is not implemented",
+            ))
+        })),
+    })
+}
+
+/// `logit(x, eps)`: `g / (x (1 - x))`, 0 outside `[eps, 1 - eps]` when `eps` is given.
+pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor> {
+    record(out, &[x], || {
+        in1("LogitBackward0", x, move |x| match eps {
+            Some(e) if x < e || x > 1.0 - e => 0.0,
+            _ => 1.0 / (x * (1.0 - x)),
+        })
+    })
+}
+
+/// Records a binary op of `ops::binary` (`add`, `mul`, `pow`, …); `b` a tensor or a
+/// Python scalar (which gets no gradient; `mul`/`div`/`pow` save it, as PyTorch's wrapped
+/// number).
+pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    use BinaryOp::*;
+    if op == Remainder {
+        return binary_fn(
+            (
+                "RemainderBackward1",
+                "RemainderBackward0",
+                "RemainderBackward0",
+            ),
+            out,
+            Operand::Tensor(a),
+            b,
+            d_remainder,
+        );
+    }
+    let bt = b.to_tensor();
+    let b_is_tensor = matches!(b, Operand::Tensor(_));
+    let ins: Vec<&Tensor> = if b_is_tensor { vec![a, &bt] } else { vec![a] };
+    let (ra, rb) = (a.requires_grad(), b_is_tensor && bt.requires_grad());
+    record(out, &ins, || {
+        let two = move |ga: Option<Tensor>, gb: Option<Tensor>| -> Vec<Option<Tensor>> {
+            if b_is_tensor { vec![ga, gb] } else { vec![ga] }
+        };
+        let sa = Save::Input(a.alias());
+        let sb = Save::Input(bt.alias());
+        let skip = |need: bool, s: Save| if need { s } else { Save::Skip };
+        match op {
+            Add => node(lam("AddBackward0", move |g, _| {
+                Ok(two(Some(g.alias()), Some(g.alias())))
+            })),
+            Sub => node(lam("SubBackward0", move |g, _| {
+                Ok(two(Some(g.alias()), Some(g.neg()?)))
+            })),
+            Mul => node_saving(
+                lam("MulBackward0", move |g, s| {
+                    Ok(two(
+                        if ra { Some(g.mul(&s[1])?) } else { None },
+                        if rb { Some(g.mul(&s[0])?) } else { None },
+                    ))
+                }),
+                vec![skip(rb, sa), skip(ra, sb)],
+            ),
+            Div => node_saving(
+                lam("DivBackward0", move |g, s| {
+                    Ok(two(
+                        if ra { Some(g.div(&s[1])?) } else { None },
+                        if rb {
+                            Some(map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                                -v[0] * v[1] / (v[2] * v[2])
+                            })?)
+                        } else {
+                            None
+                        },
+                    ))
+                }),
+                vec![skip(rb, sa), sb],
+            ),
+            Pow if !b_is_tensor => node_saving(
+                lam("PowBackward0", move |g, s| {
+                    let e = s[1].item::<f64>()?;
+                    chain(g, &[&s[0]], |v| {
+                        if e == 0.0 {
+                            0.0
+                        } else {
+                            e * v[0].powf(e - 1.0)
+                        }
+                    })
+                }),
+                vec![sa, sb],
+            ),
+            Pow => node_saving(
+                lam("PowBackward1", move |g, s| {
+                    let ga = if ra {
+                        Some(map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                            if v[2] == 0.0 {
+                                0.0
+                            } else {
+                                v[0] * v[2] * v[1].powf(v[2] - 1.0)
+                            }
+                        })?)
+                    } else {
+                        None
+                    };
+                    let gb = if rb {
+                        Some(map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                            if v[1] == 0.0 && v[2] >= 0.0 {
+                                0.0
+                            } else {
+                                v[0] * v[1].powf(v[2]) * v[1].ln()
+                            }
+                        })?)
+                    } else {
+                        None
+                    };
+                    Ok(two(ga, gb))
+                }),
+                vec![sa, sb],
+            ),
+            Maximum | Minimum => {
+                let max = op == Maximum;
+                node_saving(
+                    lam(
+                        if max {
+                            "MaximumBackward0"
+                        } else {
+                            "MinimumBackward0"
+                        },
+                        move |g, s| {
+                            let w = move |x: f64, y: f64| -> f64 {
+                                if x.is_nan() || y.is_nan() {
+                                    1.0
+                                } else if x == y {
+                                    0.5
+                                } else if (x > y) == max {
+                                    1.0
+                                } else {
+                                    0.0
+                                }
+                            };
+                            let ga =
+                                map_n(&[g, &s[0], &s[1]], g.dtype(), |v| v[0] * w(v[1], v[2]))?;
+                            let gb =
+                                map_n(&[g, &s[0], &s[1]], g.dtype(), |v| v[0] * w(v[2], v[1]))?;
+                            Ok(two(Some(ga), Some(gb)))
+                        },
+                    ),
+                    vec![sa, sb],
+                )
+            }
+            Atan2 => node_saving(
+                lam("Atan2Backward0", move |g, s| {
+                    let d = |x: f64, y: f64| x * x + y * y;
+                    let ga = map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                        if d(v[1], v[2]) == 0.0 {
+                            0.0
+                        } else {
+                            v[0] * v[2] / d(v[1], v[2])
+                        }
+                    })?;
+                    let gb = map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                        if d(v[1], v[2]) == 0.0 {
+                            0.0
+                        } else {
+                            -v[0] * v[1] / d(v[1], v[2])
+                        }
+                    })?;
+                    Ok(two(Some(ga), Some(gb)))
+                }),
+                vec![sa, sb],
+            ),
+            _ => node(lam("NotImplemented", |_, _| {
+                Err(crate::error::Error::runtime(
+                    "derivative for aten::floor_divide is not implemented",
+                ))
+            })),
+        }
+    })
+}
+
+/// `add(a, b, alpha)` / `sub(a, b, alpha)`: `g`, `±alpha·g`.
+pub(crate) fn add_alpha(
+    out: Tensor,
+    a: &Tensor,
+    b: Operand<'_>,
+    alpha: f64,
+    sub: bool,
+) -> Result<Tensor> {
+    let bt = b.to_tensor();
+    let is_t = matches!(b, Operand::Tensor(_));
+    let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
+    record(out, &ins, || {
+        node(lam(
+            if sub { "SubBackward0" } else { "AddBackward0" },
+            move |g, _| {
+                let k = if sub { -alpha } else { alpha };
+                Ok(if is_t {
+                    vec![Some(g.alias()), Some(g.mul(k)?)]
+                } else {
+                    vec![Some(g.alias())]
+                })
+            },
+        ))
+    })
+}
+
+/// In-place ops that overwrite every element (`zero_` → `ZeroBackward0`, `fill_` →
+/// `FillBackward2`): `self`'s previous value gets a zero gradient.
+pub(crate) fn zero_node(name: &'static str, old: &Tensor) -> Result<Tensor> {
+    super::super::record::token(old, &[old], || {
+        node(lam(name, |g, _| Ok(vec![Some(Tensor::zeros_like(g)?)])))
+    })
+}
+
+/// `self.copy_(src)` (`torch::autograd::CopyBackwards`): zero for `self`'s previous value,
+/// `g` for `src` (summed to its shape and cast to its dtype by the engine).
+pub(crate) fn copy_node(old: &Tensor, src: &Tensor) -> Result<Tensor> {
+    super::super::record::token(old, &[old, src], || {
+        node(lam("torch::autograd::CopyBackwards", |g, _| {
+            Ok(vec![Some(Tensor::zeros_like(g)?), Some(g.alias())])
+        }))
+    })
+}
+
+fn opt_tensor(o: Option<Operand<'_>>) -> Option<Tensor> {
+    match o {
+        Some(Operand::Tensor(t)) => Some(t.alias()),
+        _ => None,
+    }
+}
+
+fn opt_scalar(o: Option<Operand<'_>>) -> Option<f64> {
+    match o {
+        Some(Operand::Scalar(s)) => Some(s.to_f64()),
+        _ => None,
+    }
+}
+
+/// `clamp(x, min, max)`: number bounds (`ClampBackward1`): `g` where `lo < x < hi`
+/// strictly; tensor bounds (`ClampBackward0`): spec §9.2's table, ties split 0.5.
+pub(crate) fn clamp(
+    out: Tensor,
+    x: &Tensor,
+    min: Option<Operand<'_>>,
+    max: Option<Operand<'_>>,
+) -> Result<Tensor> {
+    let (tlo, thi) = (opt_tensor(min), opt_tensor(max));
+    if tlo.is_none() && thi.is_none() {
+        let lo = opt_scalar(min).unwrap_or(f64::NEG_INFINITY);
+        let hi = opt_scalar(max).unwrap_or(f64::INFINITY);
+        return record(out, &[x], || {
+            in1("ClampBackward1", x, move |v| {
+                if v > lo && v < hi { 1.0 } else { 0.0 }
+            })
+        });
+    }
+    let slo = opt_scalar(min);
+    let shi = opt_scalar(max);
+    let mut ins: Vec<&Tensor> = vec![x];
+    if let Some(t) = &tlo {
+        ins.push(t);
+    }
+    if let Some(t) = &thi {
+        ins.push(t);
+    }
+    let (has_lo, has_hi) = (tlo.is_some(), thi.is_some());
+    let mut saves = vec![Save::Input(x.alias())];
+    for t in ins.iter().skip(1) {
+        saves.push(Save::Input(t.alias()));
+    }
+    record(out, &ins, || {
+        node_saving(
+            lam("ClampBackward0", move |g, s| {
+                let lo_t = if has_lo { Some(&s[1]) } else { None };
+                let hi_t = if has_hi {
+                    Some(&s[if has_lo { 2 } else { 1 }])
+                } else {
+                    None
+                };
+                // weights (x, lo, hi) for one element
+                let w = |x: f64, lo: Option<f64>, hi: Option<f64>| -> (f64, f64, f64) {
+                    match (lo, hi) {
+                        (Some(l), Some(h)) if l > h => (0.0, 0.0, 1.0),
+                        (Some(l), Some(h)) if l == h => {
+                            if x < l {
+                                (0.0, 1.0, 0.0)
+                            } else if x > h {
+                                (0.0, 0.0, 1.0)
+                            } else {
+                                (1.0, 0.0, 0.0)
+                            }
+                        }
+                        _ => {
+                            let (mut wx, mut wl, mut wh) = (1.0, 0.0, 0.0);
+                            if let Some(l) = lo {
+                                if x < l {
+                                    wx = 0.0;
+                                    wl = 1.0;
+                                } else if x == l {
+                                    wx = 0.5;
+                                    wl = 0.5;
+                                }
+                            }
+                            if let Some(h) = hi {
+                                if x > h {
+                                    wx = 0.0;
+                                    wh = 1.0;
+                                } else if x == h {
+                                    wx = 0.5;
+                                    wh = 0.5;
+                                }
+                            }
+                            (wx, wl, wh)
+                        }
+                    }
+                };
+                let zero = Tensor::zeros_like(&s[0])?;
+                let lo_v = lo_t.unwrap_or(&zero);
+                let hi_v = hi_t.unwrap_or(&zero);
+                let f = |k: usize| {
+                    map_n(&[g, &s[0], lo_v, hi_v], g.dtype(), move |v| {
+                        let lo = if has_lo { Some(v[2]) } else { slo };
+                        let hi = if has_hi { Some(v[3]) } else { shi };
+                        let (a, b, c) = w(v[1], lo, hi);
+                        v[0] * [a, b, c][k]
+                    })
+                };
+                let mut r = vec![Some(f(0)?)];
+                if has_lo {
+                    r.push(Some(f(1)?));
+                }
+                if has_hi {
+                    r.push(Some(f(2)?));
+                }
+                Ok(r)
+            }),
+            saves,
+        )
+    })
+}
+
+/// `masked_fill(x, mask, value)` (`MaskedFillBackward0`/`1`): `g` zeroed where `mask`; a
+/// tensor `value` gets `Σ g[mask]`.
+pub(crate) fn masked_fill(
+    out: Tensor,
+    x: &Tensor,
+    mask: &Tensor,
+    value: Operand<'_>,
+) -> Result<Tensor> {
+    let vt = opt_tensor(Some(value));
+    let mut ins = vec![x];
+    if let Some(v) = &vt {
+        ins.push(v);
+    }
+    let has_v = vt.is_some();
+    let m = mask.alias();
+    record(out, &ins, || {
+        node_saving(
+            lam(
+                if has_v {
+                    "MaskedFillBackward1"
+                } else {
+                    "MaskedFillBackward0"
+                },
+                move |g, s| {
+                    let gx = map_n(
+                        &[g, &s[0]],
+                        g.dtype(),
+                        |v| if v[1] != 0.0 { 0.0 } else { v[0] },
+                    )?;
+                    let mut r = vec![Some(gx)];
+                    if has_v {
+                        let gv =
+                            map_n(
+                                &[g, &s[0]],
+                                g.dtype(),
+                                |v| if v[1] != 0.0 { v[0] } else { 0.0 },
+                            )?
+                            .sum()?;
+                        r.push(Some(gv));
+                    }
+                    Ok(r)
+                },
+            ),
+            vec![Save::Input(m)],
+        )
+    })
+}
+
+/// `addcmul(x, t1, t2, value)` (`AddcmulBackward0`): `g`, `g·t2·v`, `g·t1·v`.
+pub(crate) fn addcmul(
+    out: Tensor,
+    x: &Tensor,
+    t1: &Tensor,
+    t2: &Tensor,
+    value: f64,
+) -> Result<Tensor> {
+    record(out, &[x, t1, t2], || {
+        node_saving(
+            lam("AddcmulBackward0", move |g, s| {
+                Ok(vec![
+                    Some(g.alias()),
+                    Some(map_n(&[g, &s[1]], g.dtype(), |v| v[0] * v[1] * value)?),
+                    Some(map_n(&[g, &s[0]], g.dtype(), |v| v[0] * v[1] * value)?),
+                ])
+            }),
+            vec![Save::Input(t1.alias()), Save::Input(t2.alias())],
+        )
+    })
+}
+
+/// `lerp(x, end, w)`: `LerpBackward0` (number `w`: `g(1-w)`, `g·w`), `LerpBackward1`
+/// (tensor `w`, which also gets `g(end - x)`).
+pub(crate) fn lerp(out: Tensor, x: &Tensor, end: &Tensor, w: Operand<'_>) -> Result<Tensor> {
+    match w {
+        Operand::Scalar(s) => {
+            let w = s.to_f64();
+            record(out, &[x, end], || {
+                node(lam("LerpBackward0", move |g, _| {
+                    Ok(vec![Some(g.mul(1.0 - w)?), Some(g.mul(w)?)])
+                }))
+            })
+        }
+        Operand::Tensor(wt) => record(out, &[x, end, wt], || {
+            node_saving(
+                lam("LerpBackward1", |g, s| {
+                    Ok(vec![
+                        Some(map_n(&[g, &s[2]], g.dtype(), |v| v[0] * (1.0 - v[1]))?),
+                        Some(map_n(&[g, &s[2]], g.dtype(), |v| v[0] * v[1])?),
+                        Some(map_n(&[g, &s[0], &s[1]], g.dtype(), |v| {
+                            v[0] * (v[2] - v[1])
+                        })?),
+                    ])
+                }),
+                vec![
+                    Save::Input(x.alias()),
+                    Save::Input(end.alias()),
+                    Save::Input(wt.alias()),
+                ],
+            )
+        }),
+    }
+}
+
+/// `where(cond, a, b)` (`WhereBackward0`): `g` where `cond` to `a`, elsewhere to `b`.
+pub(crate) fn where_(out: Tensor, cond: &Tensor, a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
+    let (at, bt) = (opt_tensor(Some(a)), opt_tensor(Some(b)));
+    let mut ins = Vec::new();
+    if let Some(t) = &at {
+        ins.push(t);
+    }
+    if let Some(t) = &bt {
+        ins.push(t);
+    }
+    let (ha, hb) = (at.is_some(), bt.is_some());
+    let c = cond.alias();
+    record(out, &ins, || {
+        node_saving(
+            lam("WhereBackward0", move |g, s| {
+                let mut r = Vec::new();
+                if ha {
+                    r.push(Some(map_n(&[g, &s[0]], g.dtype(), |v| {
+                        if v[1] != 0.0 { v[0] } else { 0.0 }
+                    })?));
+                }
+                if hb {
+                    r.push(Some(map_n(&[g, &s[0]], g.dtype(), |v| {
+                        if v[1] != 0.0 { 0.0 } else { v[0] }
+                    })?));
+                }
+                Ok(r)
+            }),
+            vec![Save::Input(c)],
+        )
+    })
+}
+
+/// `div(a, b, rounding_mode=…)` (`DivBackward2`): zero gradients.
+pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    let bt = b.to_tensor();
+    let is_t = matches!(b, Operand::Tensor(_));
+    let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
+    record(out, &ins, || {
+        node(lam("DivBackward2", move |g, _| {
+            let z = Some(Tensor::zeros_like(g)?);
+            Ok(if is_t { vec![z.clone(), z] } else { vec![z] })
+        }))
+    })
+}
+
+/// The elementwise derivatives of a two-operand function `f(a, b)`: `(∂f/∂a, ∂f/∂b)` at
+/// `(a, b, r)`.
+type D2 = fn(f64, f64, f64) -> (f64, f64);
+
+/// Records a two-operand function whose operands may be Python numbers (which get no
+/// gradient): `names` = (tensor-tensor, tensor-number, number-tensor) node names.
+pub(crate) fn binary_fn(
+    names: (&'static str, &'static str, &'static str),
+    out: Tensor,
+    a: Operand<'_>,
+    b: Operand<'_>,
+    d: D2,
+) -> Result<Tensor> {
+    let (at, bt) = (a.to_tensor(), b.to_tensor());
+    let (ta, tb) = (
+        matches!(a, Operand::Tensor(_)),
+        matches!(b, Operand::Tensor(_)),
+    );
+    let mut ins = Vec::new();
+    if ta {
+        ins.push(&at);
+    }
+    if tb {
+        ins.push(&bt);
+    }
+    let name = match (ta, tb) {
+        (true, true) => names.0,
+        (true, false) => names.1,
+        _ => names.2,
+    };
+    record(out, &ins, || {
+        node_saving(
+            lam(name, move |g, s| {
+                let mut r = Vec::new();
+                if ta {
+                    r.push(Some(map_n(&[g, &s[0], &s[1], &s[2]], g.dtype(), |v| {
+                        v[0] * d(v[1], v[2], v[3]).0
+                    })?));
+                }
+                if tb {
+                    r.push(Some(map_n(&[g, &s[0], &s[1], &s[2]], g.dtype(), |v| {
+                        v[0] * d(v[1], v[2], v[3]).1
+                    })?));
+                }
+                Ok(r)
+            }),
+            vec![
+                Save::Input(at.alias()),
+                Save::Input(bt.alias()),
+                Save::Output(0),
+            ],
+        )
+    })
+}
+
+pub(crate) fn d_fmod(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (1.0, -(a / b).trunc())
+}
+pub(crate) fn d_remainder(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (1.0, -(a / b).floor())
+}
+pub(crate) fn d_hypot(a: f64, b: f64, r: f64) -> (f64, f64) {
+    (a / r, b / r)
+}
+pub(crate) fn d_xlogy(a: f64, b: f64, _: f64) -> (f64, f64) {
+    (if a == 0.0 && b <= 0.0 { 0.0 } else { b.ln() }, a / b)
+}
+
+/// Records the two-operand math functions of `ops::math_binary` by name (`fmod`, `hypot`,
+/// `xlogy`); the others record nothing yet.
+pub(crate) fn math2(name: &str, out: Tensor, a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
+    match name {
+        "fmod" => binary_fn(
+            ("FmodBackward1", "FmodBackward0", "FmodBackward0"),
+            out,
+            a,
+            b,
+            d_fmod,
+        ),
+        "hypot" => binary_fn(
+            ("HypotBackward0", "HypotBackward0", "HypotBackward0"),
+            out,
+            a,
+            b,
+            d_hypot,
+        ),
+        "xlogy" => binary_fn(
+            ("XlogyBackward0", "XlogyBackward2", "XlogyBackward1"),
+            out,
+            a,
+            b,
+            d_xlogy,
+        ),
+        _ => Ok(out),
+    }
+}
+
+/// Records an activation of `nn::activation` with its derivative `d(x)` (the input saved).
+pub(crate) fn act(
+    name: &'static str,
+    out: Tensor,
+    x: &Tensor,
+    d: impl Fn(f64) -> f64 + Send + Sync + 'static,
+) -> Result<Tensor> {
+    record(out, &[x], || in1(name, x, d))
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// `mish`'s derivative: `tanh(sp) + x·σ(x)·(1 - tanh(sp)²)`, `sp = softplus(x)`.
+pub(crate) fn d_mish(x: f64) -> f64 {
+    let sp = if x > 20.0 { x } else { x.exp().ln_1p() };
+    let t = sp.tanh();
+    t + x * sigmoid(x) * (1.0 - t * t)
+}
+
+/// `softplus(β, threshold)`'s derivative.
+pub(crate) fn d_softplus(beta: f64, th: f64) -> impl Fn(f64) -> f64 + Send + Sync + 'static {
+    move |x| {
+        if beta * x > th {
+            1.0
+        } else {
+            sigmoid(beta * x)
+        }
+    }
+}
+
+/// `gelu(approximate='tanh')`'s derivative.
+pub(crate) fn d_gelu_tanh(x: f64) -> f64 {
+    let k = (2.0 / std::f64::consts::PI).sqrt();
+    let inner = k * (x + 0.044715 * x * x * x);
+    let t = inner.tanh();
+    0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x)
+}

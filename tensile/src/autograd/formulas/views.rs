@@ -1,0 +1,281 @@
+//! View ops: every view's backward is the same "strided scatter" (the gradient of each view
+//! element lands on the storage element it aliases, summed where windows overlap, then read
+//! back in the input's geometry); only the node name differs. `CopySlices` (spec §5.2).
+
+use std::sync::Arc;
+
+use super::super::meta::Geometry;
+use super::super::node::{Formula, Node};
+use super::sum_to;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+#[allow(clippy::needless_range_loop)]
+fn for_each(g: &Geometry, mut f: impl FnMut(usize)) {
+    let n: usize = g.sizes.iter().product();
+    if n == 0 {
+        return;
+    }
+    let nd = g.sizes.len();
+    let mut idx = vec![0usize; nd];
+    for _ in 0..n {
+        let mut off = g.offset;
+        for d in 0..nd {
+            off += idx[d] * g.strides[d];
+        }
+        f(off);
+        for d in (0..nd).rev() {
+            idx[d] += 1;
+            if idx[d] < g.sizes[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+fn extent(gs: &[&Geometry]) -> usize {
+    gs.iter()
+        .map(|g| {
+            if g.sizes.contains(&0) {
+                0
+            } else {
+                g.offset
+                    + g.sizes
+                        .iter()
+                        .zip(&g.strides)
+                        .map(|(&n, &s)| (n - 1) * s)
+                        .sum::<usize>()
+                    + 1
+            }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn read(buf: &[f64], g: &Geometry, dtype: DType) -> Result<Tensor> {
+    let mut v = Vec::with_capacity(g.sizes.iter().product());
+    for_each(g, |i| v.push(buf[i]));
+    Tensor::from_vec(v, &g.sizes[..])?.to(dtype)
+}
+
+/// The backward of every view op (`ViewBackward0`, `SelectBackward0`, `ExpandBackward0`,
+/// `AsStridedBackward0`, `SplitBackward0`, …): `input` is the viewed tensor's geometry,
+/// `outputs` the views' (one per output). Saves nothing.
+pub(crate) struct StridedViewBackward {
+    pub name: &'static str,
+    pub input: Geometry,
+    pub outputs: Vec<Geometry>,
+}
+
+impl Formula for StridedViewBackward {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        let dtype = grads
+            .iter()
+            .flatten()
+            .next()
+            .map(|g| g.dtype())
+            .unwrap_or(DType::Float32);
+        let mut all: Vec<&Geometry> = self.outputs.iter().collect();
+        all.push(&self.input);
+        let mut buf = vec![0f64; extent(&all)];
+        for (geo, g) in self.outputs.iter().zip(grads) {
+            if let Some(g) = g {
+                let vals = g.to_vec::<f64>();
+                let mut k = 0;
+                for_each(geo, |i| {
+                    buf[i] += vals[k];
+                    k += 1;
+                });
+            }
+        }
+        Ok(vec![Some(read(&buf, &self.input, dtype)?)])
+    }
+}
+
+/// `reshape` that copied (`UnsafeViewBackward0`), `view` of a non-viewable layout handled as
+/// a reshape: the gradient reshaped back.
+pub(crate) struct ReshapeBackward {
+    pub name: &'static str,
+    pub sizes: Vec<usize>,
+}
+
+impl Formula for ReshapeBackward {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        Ok(vec![Some(super::g0(grads).reshape(&self.sizes[..])?)])
+    }
+}
+
+/// `torch::autograd::CopySlices` (spec §5.2): the base's node after an in-place op `f` on a
+/// view of it. Next edges: the base's previous history, then `f`'s other inputs.
+pub(crate) struct CopySlices {
+    pub base: Geometry,
+    pub view: Geometry,
+    pub f: Arc<Node>,
+}
+
+impl Formula for CopySlices {
+    fn name(&self) -> &str {
+        "torch::autograd::CopySlices"
+    }
+    fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        let g = super::g0(grads);
+        let dtype = g.dtype();
+        let mut buf = vec![0f64; extent(&[&self.base, &self.view])];
+        let vals = g.to_vec::<f64>();
+        let mut k = 0;
+        for_each(&self.base, |i| {
+            buf[i] = vals[k];
+            k += 1;
+        });
+        let slice = read(&buf, &self.view, dtype)?;
+        let saved = self.f.unpack_saved(self.f.name())?;
+        let mut fg = vec![None; self.f.num_outputs];
+        fg[0] = Some(slice);
+        let res = self.f.formula.apply(&fg, &saved)?;
+        let r0 = match res.first().cloned().flatten() {
+            Some(r) => {
+                let r = if r.size() != &self.view.sizes[..] {
+                    sum_to(&r, &self.view.sizes)?
+                } else {
+                    r
+                };
+                r.to_vec::<f64>()
+            }
+            None => vec![0.0; self.view.sizes.iter().product()],
+        };
+        let mut k = 0;
+        for_each(&self.view, |i| {
+            buf[i] = r0[k];
+            k += 1;
+        });
+        let mut out = vec![Some(read(&buf, &self.base, dtype)?)];
+        out.extend(res.into_iter().skip(1));
+        Ok(out)
+    }
+    fn release(&self) {
+        self.f.release();
+    }
+}
+
+/// Records a single-output view op by its node name.
+pub(crate) fn view(name: &'static str, out: Tensor, x: &Tensor) -> Result<Tensor> {
+    let input = Geometry::of(x);
+    super::super::record::record_view(out, x, |o| {
+        super::super::record::node(StridedViewBackward {
+            name,
+            input,
+            outputs: vec![Geometry::of(o)],
+        })
+    })
+}
+
+/// Records a multi-output view op (`split`, `chunk`, `unbind`).
+pub(crate) fn views(name: &'static str, outs: Vec<Tensor>, x: &Tensor) -> Result<Vec<Tensor>> {
+    let input = Geometry::of(x);
+    super::super::record::record_view_multi(outs, x, |os| {
+        super::super::record::node(StridedViewBackward {
+            name,
+            input,
+            outputs: os.iter().map(Geometry::of).collect(),
+        })
+    })
+}
+
+/// `reshape`: `ViewBackward0` when it returned a view of `x`, else `UnsafeViewBackward0`.
+pub(crate) fn reshape(out: Tensor, x: &Tensor) -> Result<Tensor> {
+    if out.shares_storage(x) {
+        let name = if x.is_contiguous() {
+            "ViewBackward0"
+        } else {
+            "ReshapeAliasBackward0"
+        };
+        return view(name, out, x);
+    }
+    let sizes = x.size().to_vec();
+    super::super::record::record(out, &[x], || {
+        super::super::record::node(ReshapeBackward {
+            name: "UnsafeViewBackward0",
+            sizes,
+        })
+    })
+}
+
+/// `clone()` / a copying `contiguous()` (`CloneBackward0`), `to(dtype)` (`ToCopyBackward0`):
+/// the gradient passes through (cast back by the engine).
+pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<Tensor> {
+    super::super::record::record(out, &[x], || {
+        super::super::record::node(super::pointwise::lam(name, |g, _| {
+            Ok(vec![Some(g.alias())])
+        }))
+    })
+}
+
+/// `x[...]` (nothing applied): a new tensor object (`AliasBackward0`) rather than `x` itself.
+pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
+    match (out.autograd.get(), x.autograd.get()) {
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => view("AliasBackward0", out.detached(), x),
+        _ => Ok(out),
+    }
+}
+
+/// Whether two elements of `g` share a storage element (an expanded or overlapping layout).
+fn overlapping(g: &Geometry) -> bool {
+    let mut dims: Vec<(usize, usize)> = g
+        .sizes
+        .iter()
+        .zip(&g.strides)
+        .filter(|(n, _)| **n > 1)
+        .map(|(&n, &s)| (s, n))
+        .collect();
+    dims.sort_unstable();
+    let mut extent = 1usize;
+    for (s, n) in dims {
+        if s < extent {
+            return true;
+        }
+        extent = s * (n - 1) + 1 + (extent - 1);
+        extent = extent.max(s * n);
+    }
+    false
+}
+
+/// As [`view`], exact also when `x` itself overlaps (an expanded leaf): the gradient then
+/// follows the op's logical mapping, found by running `replay` (the op) on element ids.
+pub(crate) fn view_replay(
+    name: &'static str,
+    out: Tensor,
+    x: &Tensor,
+    replay: impl FnOnce(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if !overlapping(&Geometry::of(x)) {
+        return view(name, out, x);
+    }
+    super::super::record::record_view(out, x, |_| {
+        super::index::build(name, &[x], |ids| replay(&ids[0]))
+    })
+}
+
+/// `reshape` as [`reshape`], exact for an overlapping `x` (see [`view_replay`]).
+pub(crate) fn reshape_replay(
+    out: Tensor,
+    x: &Tensor,
+    replay: impl FnOnce(&Tensor) -> Result<Tensor>,
+) -> Result<Tensor> {
+    if out.shares_storage(x) && overlapping(&Geometry::of(x)) {
+        let name = if x.is_contiguous() {
+            "ViewBackward0"
+        } else {
+            "ReshapeAliasBackward0"
+        };
+        return view_replay(name, out, x, replay);
+    }
+    reshape(out, x)
+}
