@@ -189,6 +189,11 @@ pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor>
 /// Python scalar (which gets no gradient; `mul`/`div`/`pow` save it, as PyTorch's wrapped
 /// number).
 pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     use BinaryOp::*;
     if op == Remainder {
         return binary_fn(
@@ -355,6 +360,11 @@ pub(crate) fn add_alpha(
     alpha: f64,
     sub: bool,
 ) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     let bt = b.to_tensor();
     let is_t = matches!(b, Operand::Tensor(_));
     let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
@@ -646,6 +656,11 @@ pub(crate) fn where_(out: Tensor, cond: &Tensor, a: Operand<'_>, b: Operand<'_>)
 
 /// `div(a, b, rounding_mode=…)` (`DivBackward2`): zero gradients.
 pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     let bt = b.to_tensor();
     let is_t = matches!(b, Operand::Tensor(_));
     let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
@@ -670,6 +685,10 @@ pub(crate) fn binary_fn(
     b: Operand<'_>,
     d: D2,
 ) -> Result<Tensor> {
+    let req = |o: Operand<'_>| matches!(o, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]));
+    if !req(a) && !req(b) {
+        return Ok(out);
+    }
     let (at, bt) = (a.to_tensor(), b.to_tensor());
     let (ta, tb) = (
         matches!(a, Operand::Tensor(_)),
