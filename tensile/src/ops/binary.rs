@@ -406,9 +406,15 @@ pub fn pow<'a, 'b>(
     exponent: impl Into<Operand<'b>>,
 ) -> Result<Tensor> {
     match (input.into(), exponent.into()) {
-        (Operand::Tensor(t), e) => binary(BinaryOp::Pow, t, e, false),
-        (Operand::Scalar(s), e @ Operand::Tensor(_)) => {
-            binary(BinaryOp::Pow, &Tensor::wrapped_scalar(s), e, false)
+        (Operand::Tensor(t), e) => t.pow(e),
+        (Operand::Scalar(s), Operand::Tensor(e)) => {
+            let r = binary(
+                BinaryOp::Pow,
+                &Tensor::wrapped_scalar(s),
+                Operand::Tensor(e),
+                false,
+            )?;
+            crate::autograd::formulas::pointwise::pow_scalar_base(r, s.to_f64(), e)
         }
         (Operand::Scalar(_), Operand::Scalar(_)) => Err(Error::runtime(
             "pow(): at least one of 'input' and 'exponent' must be a tensor",

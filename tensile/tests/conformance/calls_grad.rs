@@ -157,6 +157,9 @@ pub fn run(case: &Value) -> Result<(), String> {
     // forms the call tables do not take: split with a list of sizes, clamp with tensor
     // bounds given positionally
     let pre = match (op, args.get(1)) {
+        ("pow", _) if matches!(args[0], Arg::Scalar(_)) => {
+            Some(tensile::pow(args[0].operand(), args[1].operand()).map(Out::Tensor))
+        }
         ("split", Some(Arg::Shape(v) | Arg::Ints(v) | Arg::Dims(v))) => {
             let d = match args.get(2) {
                 Some(Arg::Int(d)) => *d,

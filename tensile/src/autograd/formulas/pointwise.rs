@@ -189,6 +189,11 @@ pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor>
 /// Python scalar (which gets no gradient; `mul`/`div`/`pow` save it, as PyTorch's wrapped
 /// number).
 pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     use BinaryOp::*;
     if op == Remainder {
         return binary_fn(
@@ -355,6 +360,11 @@ pub(crate) fn add_alpha(
     alpha: f64,
     sub: bool,
 ) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     let bt = b.to_tensor();
     let is_t = matches!(b, Operand::Tensor(_));
     let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
@@ -646,6 +656,11 @@ pub(crate) fn where_(out: Tensor, cond: &Tensor, a: Operand<'_>, b: Operand<'_>)
 
 /// `div(a, b, rounding_mode=…)` (`DivBackward2`): zero gradients.
 pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[a])
+        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
+    {
+        return Ok(out);
+    }
     let bt = b.to_tensor();
     let is_t = matches!(b, Operand::Tensor(_));
     let ins: Vec<&Tensor> = if is_t { vec![a, &bt] } else { vec![a] };
@@ -670,6 +685,10 @@ pub(crate) fn binary_fn(
     b: Operand<'_>,
     d: D2,
 ) -> Result<Tensor> {
+    let req = |o: Operand<'_>| matches!(o, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]));
+    if !req(a) && !req(b) {
+        return Ok(out);
+    }
     let (at, bt) = (a.to_tensor(), b.to_tensor());
     let (ta, tb) = (
         matches!(a, Operand::Tensor(_)),
@@ -792,4 +811,78 @@ pub(crate) fn d_gelu_tanh(x: f64) -> f64 {
     let inner = k * (x + 0.044715 * x * x * x);
     let t = inner.tanh();
     0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * k * (1.0 + 3.0 * 0.044715 * x * x)
+}
+
+/// `pow(s, y)` with a number base (`PowBackward2`): `g·r·ln(s)`, 0 where `s == 0 && y >= 0`.
+pub(crate) fn pow_scalar_base(out: Tensor, s: f64, y: &Tensor) -> Result<Tensor> {
+    record(out, &[y], || {
+        node_saving(
+            lam("PowBackward2", move |g, sv| {
+                chain(g, &[&sv[0], &sv[1]], |v| {
+                    if s == 0.0 && v[0] >= 0.0 {
+                        0.0
+                    } else {
+                        v[1] * s.ln()
+                    }
+                })
+            }),
+            vec![Save::Input(y.alias()), Save::Output(0)],
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Tensor, no_grad};
+
+    fn leaf(v: &[f64]) -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), [v.len()]).unwrap();
+        t.requires_grad_(true).unwrap();
+        t
+    }
+
+    #[test]
+    fn mul_backward_and_version_counter() {
+        let a = leaf(&[1.0, 2.0, 3.0]);
+        let y = a.mul(&a).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "MulBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(a.grad().unwrap().to_vec::<f64>(), [2.0, 4.0, 6.0]);
+        // a saved tensor modified in place: PyTorch's error
+        let y = a.exp().unwrap();
+        let v = y.version();
+        y.add_(1.0).unwrap();
+        assert_eq!(y.version(), v + 1);
+        let e = y.sum().unwrap().backward().unwrap_err();
+        assert!(
+            e.message()
+                .contains("which is output 0 of Exp, is at version 1; expected version 0")
+        );
+    }
+
+    #[test]
+    fn leaf_inplace_refused_and_no_grad() {
+        let a = leaf(&[1.0, 2.0]);
+        let e = a.add_(1.0).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        );
+        {
+            let _g = no_grad();
+            a.add_(1.0).unwrap();
+            assert!(a.mul(2.0).unwrap().grad_fn().is_none());
+        }
+        assert_eq!(a.version(), 1);
+    }
+
+    #[test]
+    fn copy_slices_through_a_view() {
+        let a = leaf(&[1.0, 2.0, 3.0, 4.0]);
+        let x = a.mul(2.0).unwrap();
+        x.narrow(0, 1, 2).unwrap().mul_(10.0).unwrap();
+        assert_eq!(x.grad_fn().unwrap().name(), "CopySlices");
+        x.sum().unwrap().backward().unwrap();
+        assert_eq!(a.grad().unwrap().to_vec::<f64>(), [2.0, 20.0, 20.0, 2.0]);
+    }
 }

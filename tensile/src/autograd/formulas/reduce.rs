@@ -51,6 +51,9 @@ pub(crate) fn sum(
     dims: Option<(&[i64], bool)>,
     nan: bool,
 ) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes: Vec<usize> = x.size().to_vec();
     let (ds, keep) = match dims {
         None => ((0..x.dim()).collect::<Vec<_>>(), false),
@@ -82,6 +85,9 @@ pub(crate) fn sum(
 
 /// `mean()` (`MeanBackward0`), `mean(dims, keepdim)` (`MeanBackward1`): `g / N`.
 pub(crate) fn mean(out: Tensor, x: &Tensor, dims: Option<(&[i64], bool)>) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes: Vec<usize> = x.size().to_vec();
     let (ds, keep) = match dims {
         None => ((0..x.dim()).collect::<Vec<_>>(), false),
@@ -148,6 +154,9 @@ fn t64(v: Vec<f64>, sizes: &[usize], like: &Tensor) -> Result<Tensor> {
 
 /// `prod()` (`ProdBackward0`) / `prod(dim, keepdim)` (`ProdBackward1`): spec §9.3's zero rule.
 pub(crate) fn prod(out: Tensor, x: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes = x.size().to_vec();
     let dims = match dim {
         None => (0..x.dim()).collect::<Vec<_>>(),
@@ -199,6 +208,9 @@ pub(crate) fn extremum(
     keepdim: bool,
     name: &'static str,
 ) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes = x.size().to_vec();
     let ds = wrap_dims(x, dims);
     let full = name.ends_with('1');
@@ -232,6 +244,9 @@ pub(crate) fn extremum(
 
 /// `logsumexp(dims)` (`LogsumexpBackward0`): `g·exp(x - r)`.
 pub(crate) fn logsumexp(out: Tensor, x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes = x.size().to_vec();
     let ds = wrap_dims(x, dims);
     record(out, &[x], || {
@@ -251,6 +266,9 @@ pub(crate) fn logsumexp(out: Tensor, x: &Tensor, dims: &[i64], keepdim: bool) ->
 /// `softmax(d)` (`SoftmaxBackward0`): `r·(g - Σ_d g·r)`; `log_softmax(d)`
 /// (`LogSoftmaxBackward0`): `g - exp(r)·Σ_d g`.
 pub(crate) fn softmax(out: Tensor, x: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let d = if x.dim() == 0 {
         0
     } else {
@@ -299,6 +317,9 @@ pub(crate) fn var(
     correction: f64,
     std: bool,
 ) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes = x.size().to_vec();
     let ds = wrap_opt(x, dims);
     let ds = if ds.is_empty() && dims.is_some_and(|d| d.is_empty()) {
@@ -341,6 +362,9 @@ pub(crate) fn var(
 /// `cumsum(d)` (`CumsumBackward0`): the reversed cumsum of `g`; `cumprod(d)`
 /// (`CumprodBackward0`): the exact derivative, valid with zeros.
 pub(crate) fn cum(out: Tensor, x: &Tensor, dim: i64, prod: bool) -> Result<Tensor> {
+    if !crate::autograd::api::any_requires_grad(&[x]) {
+        return Ok(out);
+    }
     let sizes = x.size().to_vec();
     let zero_d = x.dim() == 0;
     let d = if zero_d { 0 } else { wrap_dims(x, &[dim])[0] };

@@ -167,6 +167,9 @@ impl Formula for CopySlices {
 
 /// Records a single-output view op by its node name.
 pub(crate) fn view(name: &'static str, out: Tensor, x: &Tensor) -> Result<Tensor> {
+    if x.autograd.get().is_none() {
+        return Ok(out);
+    }
     let input = Geometry::of(x);
     super::super::record::record_view(out, x, |o| {
         super::super::record::node(StridedViewBackward {
@@ -255,6 +258,9 @@ pub(crate) fn view_replay(
     x: &Tensor,
     replay: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
+    if x.autograd.get().is_none() {
+        return Ok(out);
+    }
     if !overlapping(&Geometry::of(x)) {
         return view(name, out, x);
     }
@@ -269,6 +275,9 @@ pub(crate) fn reshape_replay(
     x: &Tensor,
     replay: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
+    if x.autograd.get().is_none() {
+        return Ok(out);
+    }
     if out.shares_storage(x) && overlapping(&Geometry::of(x)) {
         let name = if x.is_contiguous() {
             "ViewBackward0"
