@@ -453,7 +453,7 @@ impl Tensor {
                     return Err(Error::runtime("`shifts` required"));
                 }
                 if dims.is_empty() && shifts.len() == 1 {
-                    let flat = self.contiguous().view(self.numel())?;
+                    let flat = self.try_contiguous()?.view(self.numel())?;
                     return flat.roll_impl(shifts, &[0])?.view(self.size());
                 }
                 if shifts.len() != dims.len() {
@@ -467,7 +467,7 @@ impl Tensor {
                 return first.roll_impl(&shifts[1..], &dims[1..]);
             }
             if self.numel() == 0 {
-                return Ok(self.clone());
+                return self.try_clone();
             }
             let d = dims[0];
             let size = self.size_of(d)? as i64;

@@ -32,7 +32,7 @@ impl Formula for Gathered {
     fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
         let map = self.map.as_ref().map_err(|e| Error::runtime(e.clone()))?;
         let g = super::g0(grads);
-        let vals = g.to_vec::<f64>();
+        let vals = g.try_to_vec::<f64>()?;
         let mut bufs: Vec<Vec<f64>> = self
             .sizes
             .iter()
@@ -70,7 +70,7 @@ pub(crate) fn build(
             .collect::<Result<Vec<_>>>()?;
         let out = replay(&ids)?;
         Ok(out
-            .to_vec::<i64>()
+            .try_to_vec::<i64>()?
             .into_iter()
             .map(|v| {
                 let i = starts.iter().rposition(|&s| s <= v).unwrap_or(0);

@@ -171,8 +171,8 @@ pub(crate) fn prod(out: Tensor, x: &Tensor, dim: Option<i64>, keepdim: bool) -> 
     record(out, &[x], || {
         node_saving(
             lam(name, move |g, s| {
-                let ge = expand_back(g, &sizes, &dims, keep)?.to_vec::<f64>();
-                let xv = s[0].to_vec::<f64>();
+                let ge = expand_back(g, &sizes, &dims, keep)?.try_to_vec::<f64>()?;
+                let xv = s[0].try_to_vec::<f64>()?;
                 let mut r = vec![0.0; xv.len()];
                 for grp in groups(&sizes, &dims) {
                     let zeros = grp.iter().filter(|&&i| xv[i] == 0.0).count();
@@ -217,9 +217,9 @@ pub(crate) fn extremum(
     record(out, &[x], || {
         node_saving(
             lam(name, move |g, s| {
-                let ge = expand_back(g, &sizes, &ds, keepdim)?.to_vec::<f64>();
-                let re = expand_back(&s[1], &sizes, &ds, keepdim)?.to_vec::<f64>();
-                let xv = s[0].to_vec::<f64>();
+                let ge = expand_back(g, &sizes, &ds, keepdim)?.try_to_vec::<f64>()?;
+                let re = expand_back(&s[1], &sizes, &ds, keepdim)?.try_to_vec::<f64>()?;
+                let xv = s[0].try_to_vec::<f64>()?;
                 let mut r = vec![0.0; xv.len()];
                 for grp in groups(&sizes, &ds) {
                     let hit =
@@ -332,9 +332,9 @@ pub(crate) fn var(
             lam(
                 if std { "StdBackward0" } else { "VarBackward0" },
                 move |g, s| {
-                    let ge = expand_back(g, &sizes, &ds, keepdim)?.to_vec::<f64>();
-                    let re = expand_back(&s[1], &sizes, &ds, keepdim)?.to_vec::<f64>();
-                    let xv = s[0].to_vec::<f64>();
+                    let ge = expand_back(g, &sizes, &ds, keepdim)?.try_to_vec::<f64>()?;
+                    let re = expand_back(&s[1], &sizes, &ds, keepdim)?.try_to_vec::<f64>()?;
+                    let xv = s[0].try_to_vec::<f64>()?;
                     let mut r = vec![0.0; xv.len()];
                     for grp in groups(&sizes, &ds) {
                         let n = grp.len() as f64;
@@ -381,8 +381,8 @@ pub(crate) fn cum(out: Tensor, x: &Tensor, dim: i64, prod: bool) -> Result<Tenso
         }
         node_saving(
             lam("CumprodBackward0", move |g, s| {
-                let gv = g.contiguous().to_vec::<f64>();
-                let xv = s[0].to_vec::<f64>();
+                let gv = g.try_contiguous()?.try_to_vec::<f64>()?;
+                let xv = s[0].try_to_vec::<f64>()?;
                 let mut r = vec![0.0; xv.len()];
                 let ds: Vec<usize> = if zero_d { vec![] } else { vec![d] };
                 for grp in groups(&sizes, &ds) {

@@ -85,7 +85,7 @@ impl Formula for StridedViewBackward {
         let mut buf = vec![0f64; extent(&all)];
         for (geo, g) in self.outputs.iter().zip(grads) {
             if let Some(g) = g {
-                let vals = g.to_vec::<f64>();
+                let vals = g.try_to_vec::<f64>()?;
                 let mut k = 0;
                 for_each(geo, |i| {
                     buf[i] += vals[k];
@@ -129,7 +129,7 @@ impl Formula for CopySlices {
         let g = super::g0(grads);
         let dtype = g.dtype();
         let mut buf = vec![0f64; extent(&[&self.base, &self.view])];
-        let vals = g.to_vec::<f64>();
+        let vals = g.try_to_vec::<f64>()?;
         let mut k = 0;
         for_each(&self.base, |i| {
             buf[i] = vals[k];
@@ -147,7 +147,7 @@ impl Formula for CopySlices {
                 } else {
                     r
                 };
-                r.to_vec::<f64>()
+                r.try_to_vec::<f64>()?
             }
             None => vec![0.0; self.view.sizes.iter().product()],
         };
