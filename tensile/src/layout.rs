@@ -17,7 +17,8 @@ pub fn contiguous_strides(sizes: &[usize]) -> Vec<usize> {
     st
 }
 
-/// Channels-last strides for a 4-d `(N,C,H,W)` or 5-d `(N,C,D,H,W)` shape, using raw sizes:
+/// Channels-last strides for a 4-d `(N,C,H,W)` or 5-d `(N,C,D,H,W)` shape, using raw sizes
+/// (products wrap as PyTorch's int64 ones do; they can only overflow for an empty shape):
 /// `(2,0,4,5)` → `(0,1,0,0)`. Other ranks fall back to row-major strides.
 pub fn channels_last_strides(sizes: &[usize]) -> Vec<usize> {
     let mut s = vec![0; sizes.len()];
@@ -25,15 +26,15 @@ pub fn channels_last_strides(sizes: &[usize]) -> Vec<usize> {
         4 => {
             s[1] = 1;
             s[3] = sizes[1];
-            s[2] = s[3] * sizes[3];
-            s[0] = s[2] * sizes[2];
+            s[2] = s[3].wrapping_mul(sizes[3]);
+            s[0] = s[2].wrapping_mul(sizes[2]);
         }
         5 => {
             s[1] = 1;
             s[4] = sizes[1];
-            s[3] = s[4] * sizes[4];
-            s[2] = s[3] * sizes[3];
-            s[0] = s[2] * sizes[2];
+            s[3] = s[4].wrapping_mul(sizes[4]);
+            s[2] = s[3].wrapping_mul(sizes[3]);
+            s[0] = s[2].wrapping_mul(sizes[2]);
         }
         _ => return contiguous_strides(sizes),
     }
@@ -215,7 +216,7 @@ pub fn infer_dense_strides(sizes: &[usize], strides: &[usize]) -> Vec<usize> {
     for &d in &perm {
         out[d] = acc;
         if sizes[d] > 1 {
-            acc *= sizes[d];
+            acc = acc.wrapping_mul(sizes[d]);
         }
     }
     out
@@ -300,7 +301,7 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
             new_st[v] = if v + 1 == new_sz.len() {
                 1
             } else {
-                new_sz[v + 1].max(1) * new_st[v + 1]
+                new_sz[v + 1].max(1).wrapping_mul(new_st[v + 1])
             };
         }
         return Some(new_st);
@@ -311,9 +312,9 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
     let mut v_numel = 1usize;
     for t in (0..old_sz.len()).rev() {
         t_numel *= old_sz[t];
-        if t == 0 || (old_sz[t - 1] != 1 && old_st[t - 1] != t_numel * base) {
+        if t == 0 || (old_sz[t - 1] != 1 && old_st[t - 1] != t_numel.wrapping_mul(base)) {
             while v >= 0 && (v_numel < t_numel || new_sz[v as usize] == 1) {
-                new_st[v as usize] = v_numel * base;
+                new_st[v as usize] = v_numel.wrapping_mul(base);
                 v_numel *= new_sz[v as usize];
                 v -= 1;
             }

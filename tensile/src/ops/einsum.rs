@@ -543,7 +543,9 @@ impl Tensor {
             if i >= pb {
                 br[2 * i + 1] = other.size()[i - pb];
             }
-            rr[i] = ar[2 * i] * br[2 * i + 1];
+            // wrapping: a product that overflows makes the `mul` below fail first (its
+            // output's storage size), so the wrapped value is never used
+            rr[i] = ar[2 * i].wrapping_mul(br[2 * i + 1]);
         }
         let a = self.view(&ar[..])?;
         let b = other.view(&br[..])?;

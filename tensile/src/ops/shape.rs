@@ -338,17 +338,15 @@ fn roll_start(size: i64, shift: i64) -> i64 {
 
 /// The pieces' `(start, end)` bounds of `tensor_split(sections)` on a dim of `size`: the first
 /// `size % sections` pieces have one more element.
-fn section_bounds(size: usize, sections: usize) -> Vec<(usize, usize)> {
+fn section_bounds(size: usize, sections: usize) -> impl Iterator<Item = (usize, usize)> {
     let (q, r) = (size / sections, size % sections);
     let mut start = 0;
-    (0..sections)
-        .map(|i| {
-            let len = q + usize::from(i < r);
-            let b = (start, start + len);
-            start += len;
-            b
-        })
-        .collect()
+    (0..sections).map(move |i| {
+        let len = q + usize::from(i < r);
+        let b = (start, start + len);
+        start += len;
+        b
+    })
 }
 
 /// Every `r`-combination of `0..n` in lexicographic order (non-decreasing with replacement,
@@ -747,10 +745,17 @@ impl Tensor {
                 }
                 let d = wrap_dim(dim, self.dim())?;
                 let n = usize::try_from(n).map_err(|_| overflow())?;
-                section_bounds(self.size()[d], n)
-                    .into_iter()
-                    .map(|(s, e)| self.narrow(d as i64, s as i64, (e - s) as i64))
-                    .collect()
+                // PyTorch's std::vector<Tensor> of n entries (8 bytes each)
+                if n > isize::MAX as usize / 8 {
+                    return Err(Error::runtime(
+                        "cannot create std::vector larger than max_size()",
+                    ));
+                }
+                let mut out = crate::kernels::cast::try_vec(n)?;
+                for (s, e) in section_bounds(self.size()[d], n) {
+                    out.push(self.narrow(d as i64, s as i64, (e - s) as i64)?);
+                }
+                Ok(out)
             }
             TensorSplitArg::Indices(idx) => {
                 let d = wrap_dim(dim, self.dim())? as i64;
@@ -1197,8 +1202,14 @@ mod tests {
 
     #[test]
     fn sections_give_longer_pieces_first() {
-        assert_eq!(section_bounds(5, 3), vec![(0, 2), (2, 4), (4, 5)]);
-        assert_eq!(section_bounds(2, 4), vec![(0, 1), (1, 2), (2, 2), (2, 2)]);
+        assert_eq!(
+            section_bounds(5, 3).collect::<Vec<_>>(),
+            vec![(0, 2), (2, 4), (4, 5)]
+        );
+        assert_eq!(
+            section_bounds(2, 4).collect::<Vec<_>>(),
+            vec![(0, 1), (1, 2), (2, 2), (2, 2)]
+        );
     }
 
     #[test]
