@@ -46,7 +46,7 @@ pub(crate) fn map_n(ts: &[&Tensor], dtype: DType, f: impl Fn(&[f64]) -> f64) -> 
     let shape = crate::broadcast::infer_size_all(ts.iter().map(|t| t.size()))?;
     let vals = ts
         .iter()
-        .map(|t| Ok(t.expand(&shape[..])?.try_to_vec::<f64>()?))
+        .map(|t| t.expand(&shape[..])?.try_to_vec::<f64>())
         .collect::<Result<Vec<_>>>()?;
     let n: usize = shape.iter().product();
     let mut out = Vec::with_capacity(n);
