@@ -33,10 +33,12 @@ if [ "${OVERFLOW_CHECKS:-0}" = 1 ]; then
     FLAGS=(-O -a)
     TDIR="$ROOT/fuzz/target-oc"
     MODE="overflow-checks on"
+    TAG=oc
 else
     FLAGS=(-O)
     TDIR="$ROOT/fuzz/target"
     MODE="overflow-checks off"
+    TAG=plain
 fi
 
 n_targets=$(echo $TARGETS | wc -w)
@@ -53,7 +55,7 @@ summary=""
 for t in $TARGETS; do
     mkdir -p "corpus/$t" "artifacts/$t"
     before=$(ls "artifacts/$t" | grep -c '^crash-' || true)
-    log="artifacts/$t/last_run.log"
+    log="artifacts/$t/last_run-$TAG.log"
     echo "== fuzzing $t for ${PER}s ($MODE, ulimit -v ${MEM_MB} MB)"
     # -rss_limit_mb/-malloc_limit_mb above the address-space limit: a big allocation that
     # fails is tensile's business (it must return an error), not a libFuzzer OOM report.

@@ -311,11 +311,12 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
     let mut t_numel = 1usize;
     let mut v_numel = 1usize;
     for t in (0..old_sz.len()).rev() {
-        t_numel *= old_sz[t];
+        // ≤ numel (checked by the caller) for a non-empty tensor; wraps as int64 otherwise
+        t_numel = t_numel.wrapping_mul(old_sz[t]);
         if t == 0 || (old_sz[t - 1] != 1 && old_st[t - 1] != t_numel.wrapping_mul(base)) {
             while v >= 0 && (v_numel < t_numel || new_sz[v as usize] == 1) {
                 new_st[v as usize] = v_numel.wrapping_mul(base);
-                v_numel *= new_sz[v as usize];
+                v_numel = v_numel.wrapping_mul(new_sz[v as usize]);
                 v -= 1;
             }
             if v_numel != t_numel {

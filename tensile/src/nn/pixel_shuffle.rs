@@ -129,7 +129,16 @@ pub fn pixel_unshuffle(input: &Tensor, downscale_factor: impl Int) -> Result<Ten
     let (oh, ow) = (h as usize / r, w as usize / r);
     let c = input.size()[nd - 3];
     let mut sizes = input.size()[..nd - 3].to_vec();
-    sizes.extend([c * r * r, oh, ow]);
+    // c * r * r ≤ numel unless another dim is 0; then it wraps as PyTorch's int64 does
+    sizes.extend([c.wrapping_mul(r).wrapping_mul(r), oh, ow]);
+    if let Some(&bad) = sizes.iter().find(|&&n| n > i64::MAX as usize) {
+        let shown: Vec<i64> = sizes.iter().map(|&n| n as i64).collect();
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            bad as i64,
+            crate::error::fmt_list(&shown)
+        )));
+    }
     let strides = out_strides(input, &sizes)?;
     let out = Tensor::try_alloc(&sizes, &strides, input.dtype())?;
     if out.numel() == 0 {
