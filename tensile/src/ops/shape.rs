@@ -683,7 +683,13 @@ impl Tensor {
         }
         let n = self.dim();
         let (r, c) = (self.size()[n - 2], self.size()[n - 1]);
-        let mut drop = Vec::with_capacity(r * c);
+        // the output first: a too-large input fails with the allocator's error for it, and
+        // an empty one needs no mask (whose r * c may then be anything)
+        let out = fresh_contiguous(self)?;
+        if out.numel() == 0 {
+            return Ok(out);
+        }
+        let mut drop = crate::kernels::cast::try_vec(r * c)?;
         for i in 0..r as i64 {
             for j in 0..c as i64 {
                 let d = j as i128 - i as i128;
@@ -691,7 +697,6 @@ impl Tensor {
             }
         }
         let mask = Tensor::from_vec(drop, [r, c])?;
-        let out = fresh_contiguous(self)?;
         out.masked_fill_(&mask, zero_of(self))?;
         Ok(out)
     }
