@@ -5,7 +5,7 @@ use crate::args::IntoShape;
 use crate::error::{Error, Result, fmt_list};
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
-use crate::ops::shape::{axis_map, gather_axes, reserve_output};
+use crate::ops::shape::{axis_map, gather_axes, identity_maps, reserve_output};
 use crate::tensor::{Scalar, Tensor};
 
 /// `F.pad`'s optional arguments (`mode='constant', value=None`), for [`pad_with`]: a string
@@ -263,11 +263,7 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
         out_sizes[nd - 1 - j] = out_len as usize;
     }
     reserve_output(&out_sizes, input.dtype())?;
-    let mut maps: Vec<Vec<usize>> = input
-        .size()
-        .iter()
-        .map(|&n| axis_map(n, |i| i))
-        .collect::<Result<_>>()?;
+    let mut maps = identity_maps(input)?;
     for (j, &out_len) in outs.iter().enumerate() {
         let (l, _) = widths(pad, j);
         let d = nd - 1 - j;
@@ -326,11 +322,7 @@ fn circular_pad(input: &Tensor, pad: &[i64]) -> Result<Tensor> {
         out_sizes[d] = out as usize;
     }
     reserve_output(&out_sizes, input.dtype())?;
-    let mut maps: Vec<Vec<usize>> = input
-        .size()
-        .iter()
-        .map(|&n| axis_map(n, |i| i))
-        .collect::<Result<_>>()?;
+    let mut maps = identity_maps(input)?;
     for i in 0..k {
         let d = nd - k + i;
         let (l, _) = widths(pad, k - i - 1);

@@ -119,7 +119,7 @@ fn flip_contiguous(src: &Tensor, ds: &[usize]) -> Result<Option<Tensor>> {
 }
 
 /// Identity maps for every dim of `t`.
-fn identity_maps(t: &Tensor) -> Result<Vec<Vec<usize>>> {
+pub(crate) fn identity_maps(t: &Tensor) -> Result<Vec<Vec<usize>>> {
     t.size().iter().map(|&n| axis_map(n, |i| i)).collect()
 }
 

@@ -189,9 +189,7 @@ pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor>
 /// Python scalar (which gets no gradient; `mul`/`div`/`pow` save it, as PyTorch's wrapped
 /// number).
 pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
-    if !crate::autograd::api::any_requires_grad(&[a])
-        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
-    {
+    if !operands_require_grad(a, &b) {
         return Ok(out);
     }
     use BinaryOp::*;
@@ -360,9 +358,7 @@ pub(crate) fn add_alpha(
     alpha: f64,
     sub: bool,
 ) -> Result<Tensor> {
-    if !crate::autograd::api::any_requires_grad(&[a])
-        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
-    {
+    if !operands_require_grad(a, &b) {
         return Ok(out);
     }
     let bt = b.to_tensor();
@@ -399,6 +395,13 @@ pub(crate) fn copy_node(old: &Tensor, src: &Tensor) -> Result<Tensor> {
             Ok(vec![Some(Tensor::zeros_like(g)?), Some(g.alias())])
         }))
     })
+}
+
+/// Whether `a` or a tensor `b` requires grad (a number operand never does): the early return
+/// of the binary formulas, before `b` is turned into a tensor.
+fn operands_require_grad(a: &Tensor, b: &Operand<'_>) -> bool {
+    crate::autograd::api::any_requires_grad(&[a])
+        || matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
 }
 
 fn opt_tensor(o: Option<Operand<'_>>) -> Option<Tensor> {
@@ -656,9 +659,7 @@ pub(crate) fn where_(out: Tensor, cond: &Tensor, a: Operand<'_>, b: Operand<'_>)
 
 /// `div(a, b, rounding_mode=…)` (`DivBackward2`): zero gradients.
 pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Tensor> {
-    if !crate::autograd::api::any_requires_grad(&[a])
-        && !matches!(b, Operand::Tensor(t) if crate::autograd::api::any_requires_grad(&[t]))
-    {
+    if !operands_require_grad(a, &b) {
         return Ok(out);
     }
     let bt = b.to_tensor();
