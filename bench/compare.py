@@ -43,7 +43,10 @@ def table_units():
     """{case: unit} of the op suite bench/ops.txt."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     from ops import read_table
-    return {name: unit for name, unit, _op, _a, _k in read_table()}
+    units = {name: unit for name, unit, _op, _a, _k in read_table()}
+    # the autograd cases (bench/train.py) report a time per op, in µs or ns: lower is better
+    units.update({"mlp_fwd_bwd": "us", "bert_layer_fwd_bwd": "us", "autograd_add_chain": "ns"})
+    return units
 
 
 def parse(out):
@@ -79,11 +82,11 @@ def main():
             if case not in tv:
                 continue
             t, p = statistics.median(tv[case]), statistics.median(pv[case])
-            latency = case in ("add_small", "add_seed") or units.get(case) == "ns"
+            latency = case in ("add_small", "add_seed") or units.get(case) in ("ns", "us")
             ratio = p / t if latency else t / p
             gflops = units.get(case) == "gflops" or (
                 case not in units and case.startswith(("matmul", "bmm", "einsum")))
-            rows.append((case, th, t, p, ratio, "ns" if latency else ("GFLOP/s" if gflops else "Gelem/s")))
+            rows.append((case, th, t, p, ratio, units.get(case, "ns") if latency else ("GFLOP/s" if gflops else "Gelem/s")))
     print(f"{'case':<20}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
     for case, th, t, p, ratio, unit in rows:
         print(f"{case:<20}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")

@@ -17,6 +17,8 @@ use std::time::Instant;
 
 #[path = "bench_ops/mod.rs"]
 mod bench_ops;
+#[path = "bench_train/mod.rs"]
+mod bench_train;
 
 use tensile::{DType, Tensor};
 
@@ -635,6 +637,20 @@ fn main() {
         };
         println!("{name} {threads} {} {val:.3}", sci(t));
         eprintln!("#spread {name} {} {}", sci(lo), sci(hi));
+    }
+    // The autograd cases (bench/train.py): time per op in µs or ns.
+    for name in bench_train::NAMES {
+        if !only.is_empty() && !only.iter().any(|o| o == name) {
+            continue;
+        }
+        let mut case = bench_train::build(name).expect("building the bench inputs");
+        let mut f = || Some((case.step)().expect("the autograd bench step"));
+        let (t, lo, hi) = timeit(&mut f, reps, warmup, 1);
+        let per = case.ops_per_call as f64;
+        let (t, lo, hi) = (t / per, lo / per, hi / per);
+        let scale = if case.unit == "us" { 1e6 } else { 1e9 };
+        println!("{} {threads} {} {:.3}", case.name, sci(t), t * scale);
+        eprintln!("#spread {} {} {}", case.name, sci(lo), sci(hi));
     }
     // The op suite of bench/ops.txt, in table order.
     for row in bench_ops::rows() {
