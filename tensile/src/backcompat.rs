@@ -25,11 +25,11 @@ pub fn broadcast_warning_enabled() -> bool {
 }
 
 /// Whether shapes `a` and `b` are the case the warning is about: different, broadcastable,
-/// same number of elements.
+/// same number of elements. Element counts are products that wrap, as PyTorch's int64
+/// `numel()` does, so shapes of no real tensor give an answer rather than an overflow.
 pub fn changes_meaning(a: &[usize], b: &[usize]) -> bool {
-    a != b
-        && crate::broadcast::infer_size(a, b).is_ok()
-        && a.iter().product::<usize>() == b.iter().product::<usize>()
+    let numel = |s: &[usize]| s.iter().fold(1usize, |n, &d| n.wrapping_mul(d));
+    a != b && crate::broadcast::infer_size(a, b).is_ok() && numel(a) == numel(b)
 }
 
 /// Emits the warning for a binary op on shapes `a` and `b` when the switch is on.
@@ -49,5 +49,7 @@ mod tests {
         assert!(!changes_meaning(&[4, 4], &[4]));
         assert!(!changes_meaning(&[3, 4], &[12]));
         assert!(!changes_meaning(&[4], &[4]));
+        // no overflow on shapes of no real tensor
+        assert!(!changes_meaning(&[usize::MAX, 3], &[3]));
     }
 }

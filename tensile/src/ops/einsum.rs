@@ -435,7 +435,8 @@ impl<A: IntoDims, B: IntoDims> From<(A, B)> for TensordotDims {
 /// are `a`'s free dims then `b`'s, in order. Computed as PyTorch does: paired dims where one
 /// side has size 1 are summed first, then both operands are permuted and reshaped to one `mm`.
 ///
-/// Errors (RuntimeError): `tensordot expects dims >= 0, but got dims=-1`; `both dimension
+/// Errors (RuntimeError): `tensordot expects dims >= 0, but got dims=-1`; `tensordot expects
+/// dims < ndim_a or ndim_b, but got dims=3` (an int `dims` above either operand's rank); `both dimension
 /// lists should have same length`; `both inputs should have same dtype`; IndexError
 /// `Dimension out of range (…)`; `contracted dimensions need to match, but first has size 3
 /// in dim 1 and second has size 4 in dim 0`; `dim 0 appears multiple times in the list of
@@ -446,6 +447,11 @@ pub fn tensordot(a: &Tensor, b: &Tensor, dims: impl Into<TensordotDims>) -> Resu
             if n < 0 {
                 return Err(Error::runtime(format!(
                     "tensordot expects dims >= 0, but got dims={n}"
+                )));
+            }
+            if n > a.dim().min(b.dim()) as i64 {
+                return Err(Error::runtime(format!(
+                    "tensordot expects dims < ndim_a or ndim_b, but got dims={n}"
                 )));
             }
             ((-n..0).collect(), (0..n).collect())
@@ -628,5 +634,13 @@ mod tests {
             e.to_string(),
             "tensordot expects dims >= 0, but got dims=-1"
         );
+        // checked before the dim lists are made: a huge count is an error, not an allocation
+        for n in [3i64, 1 << 40] {
+            let e = tensordot(&a, &b, n).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("tensordot expects dims < ndim_a or ndim_b, but got dims={n}")
+            );
+        }
     }
 }
