@@ -294,7 +294,9 @@ const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
 /// constants (alpha ≈ 1.6733, scale ≈ 1.0507). Floats only: `"elu_cpu" not implemented for
 /// 'Long'`.
 pub fn selu(input: &Tensor) -> Result<Tensor> {
-    elu_kernel(input, SELU_ALPHA * SELU_SCALE, SELU_SCALE, 1.0)
+    let (neg, pos) = (SELU_ALPHA * SELU_SCALE, SELU_SCALE);
+    let r = elu_kernel(input, neg, pos, 1.0)?;
+    crate::autograd::formulas::activation::elu_family("EluBackward0", r, input, neg, pos, 1.0)
 }
 /// `F.selu(input, inplace=True)` (`torch.selu_`).
 pub fn selu_(input: &Tensor) -> Result<Tensor> {
@@ -315,7 +317,15 @@ pub fn celu_with(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
             "ZeroDivisionError: alpha cannot be 0 for CELU",
         ));
     }
-    elu_kernel(input, alpha, 1.0, 1.0 / alpha)
+    let r = elu_kernel(input, alpha, 1.0, 1.0 / alpha)?;
+    crate::autograd::formulas::activation::elu_family(
+        "CeluBackward0",
+        r,
+        input,
+        alpha,
+        1.0,
+        1.0 / alpha,
+    )
 }
 /// `F.celu(input, inplace=True)` (`torch.celu_`).
 pub fn celu_(input: &Tensor) -> Result<Tensor> {
@@ -330,9 +340,10 @@ pub fn celu_with_(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
 /// `F.hardswish(input)`: `x * min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
 /// `"hardswish_cpu" not implemented for 'Long'`.
 pub fn hardswish(input: &Tensor) -> Result<Tensor> {
-    float_act(input, "hardswish_cpu", |x| {
+    let r = float_act(input, "hardswish_cpu", |x| {
         x * cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
-    })
+    })?;
+    crate::autograd::formulas::activation::hardswish(r, input)
 }
 /// `F.hardswish(input, inplace=True)` (`F.hardswish_`).
 pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
@@ -342,9 +353,10 @@ pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
 /// `F.hardsigmoid(input)`: `min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
 /// `"hardsigmoid_cpu" not implemented for 'Long'`.
 pub fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
-    float_act(input, "hardsigmoid_cpu", |x| {
+    let r = float_act(input, "hardsigmoid_cpu", |x| {
         cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
-    })
+    })?;
+    crate::autograd::formulas::activation::hardsigmoid(r, input)
 }
 /// `F.hardsigmoid(input, inplace=True)` (`F.hardsigmoid_`).
 pub fn hardsigmoid_(input: &Tensor) -> Result<Tensor> {
@@ -415,7 +427,8 @@ fn clamp_act(input: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
 /// `F.relu6(input)`: `hardtanh(input, 0, 6)`; integers keep their dtype. Error: `Bool
 /// inputs not supported for hardtanh`.
 pub fn relu6(input: &Tensor) -> Result<Tensor> {
-    clamp_act(input, 0.0, 6.0)
+    let r = clamp_act(input, 0.0, 6.0)?;
+    crate::autograd::formulas::activation::hardtanh(r, input, 0.0, 6.0)
 }
 /// `F.relu6(input, inplace=True)`.
 pub fn relu6_(input: &Tensor) -> Result<Tensor> {
@@ -440,9 +453,10 @@ pub fn threshold(
     check_fill_range(dt, val)?;
     if dt.is_floating_point() {
         let (th, val) = (round_to(dt, th.to_f64()), round_to(dt, val.to_f64()));
-        return map::<f64, f64>(input, dt, false, Layout::Iter, move |x| {
+        let r = map::<f64, f64>(input, dt, false, Layout::Iter, move |x| {
             if x <= th { val } else { x }
-        });
+        })?;
+        return crate::autograd::formulas::activation::threshold(r, input, th);
     }
     let (th, val) = (th.to_f64().trunc() as i64, val.to_f64().trunc() as i64);
     map::<i64, i64>(input, dt, false, Layout::Iter, move |x| {
@@ -483,9 +497,10 @@ pub fn logsigmoid(input: &Tensor) -> Result<Tensor> {
         return Err(not_impl("log_sigmoid_cpu", input.dtype));
     }
     // PyTorch writes into `empty_like(input, memory_format=contiguous)`.
-    map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
+    let r = map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
         cmin(x, 0.0) - (-x.abs()).exp().ln_1p()
-    })
+    })?;
+    crate::autograd::formulas::activation::logsigmoid(r, input)
 }
 
 /// `F.softsign(input)`: `input / (input.abs() + 1)`, as PyTorch composes it (integers give
@@ -562,9 +577,13 @@ pub fn glu_with(input: &Tensor, opts: impl Into<GluOpts>) -> Result<Tensor> {
     if !dt.is_floating_point() {
         return Err(not_impl("glu_cpu", dt));
     }
-    let a = input.narrow(d, 0, n / 2)?;
-    let b = input.narrow(d, n / 2, n / 2)?;
-    map2::<f64, f64>(&a, &b, dt, |a, b| a / (1.0 + (-b).exp()))
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        let a = input.narrow(d, 0, n / 2)?;
+        let b = input.narrow(d, n / 2, n / 2)?;
+        map2::<f64, f64>(&a, &b, dt, |a, b| a / (1.0 + (-b).exp()))?
+    };
+    crate::autograd::formulas::activation::glu(r, input, d)
 }
 
 /// `F.prelu(input, weight)` (`torch.prelu`, `Tensor.prelu`): `x > 0 ? x : w*x`, with `weight`
@@ -613,12 +632,13 @@ pub fn prelu(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
     if !input.dtype.is_floating_point() {
         return Err(not_impl("prelu_cpu", input.dtype));
     }
-    map2::<f64, f64>(
+    let r = map2::<f64, f64>(
         input,
         &w,
         input.dtype,
         |x, w| if x > 0.0 { x } else { w * x },
-    )
+    )?;
+    crate::autograd::formulas::activation::prelu(r, input, &w)
 }
 
 impl Tensor {

@@ -220,19 +220,29 @@ pub fn huber_loss_with<'a>(
     opts: impl Into<HuberLossOpts<'a>>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let (z, out) = abs_diff(input, target)?;
     let d = o.delta;
-    let quad = z.square()?.mul(0.5)?;
-    let lin = z.sub(0.5 * d)?.mul(d)?;
-    // F.huber_loss broadcasts the pair first (torch.broadcast_tensors), then writes into
-    // `empty_like(expanded input)`: preserve-format strides of the expanded input.
-    let (ei, _) = broadcast_pair(input, target)?;
-    let out = Tensor::empty_like_with(&ei, out.dtype())?;
-    let loss = into_layout(out, &crate::where_cond(&z.lt(d)?, &quad, &lin)?)?;
+    let loss = {
+        let _ng = crate::autograd::no_grad();
+        let (z, out) = abs_diff(input, target)?;
+        let quad = z.square()?.mul(0.5)?;
+        let lin = z.sub(0.5 * d)?.mul(d)?;
+        // F.huber_loss broadcasts the pair first (torch.broadcast_tensors), then writes into
+        // `empty_like(expanded input)`: preserve-format strides of the expanded input.
+        let (ei, _) = broadcast_pair(input, target)?;
+        let out = Tensor::empty_like_with(&ei, out.dtype())?;
+        into_layout(out, &crate::where_cond(&z.lt(d)?, &quad, &lin)?)?
+    };
     if let Some(w) = o.weight {
         if w.size() != input.size() {
             return Err(Error::value("Weights and input must have the same size."));
         }
+        let loss = crate::autograd::formulas::loss::huber(
+            loss,
+            input,
+            target,
+            crate::autograd::formulas::loss::Red::None,
+            d,
+        )?;
         let wl = loss.mul(w)?;
         return match o.reduction {
             Reduction::None => Ok(wl),
@@ -244,7 +254,14 @@ pub fn huber_loss_with<'a>(
             ))),
         };
     }
-    apply_reduction(loss, &o.reduction)
+    let out = {
+        let _ng = crate::autograd::no_grad();
+        apply_reduction(loss, &o.reduction)?
+    };
+    match red_of(&o.reduction) {
+        Some(red) => crate::autograd::formulas::loss::huber(out, input, target, red, d),
+        None => Ok(out),
+    }
 }
 
 /// `F.soft_margin_loss(input, target)`; see [`soft_margin_loss_with`].
@@ -265,11 +282,23 @@ pub fn soft_margin_loss_with<'a>(
 ) -> Result<Tensor> {
     let o = opts.into();
     let r = o.reduction.check()?;
-    let out = input.neg()?;
-    out.mul_(target)?;
-    out.exp_()?;
-    out.log1p_()?;
-    apply_reduction(out, &r)
+    crate::autograd::formulas::loss::check_no_requires_grad(
+        Some(target),
+        "target",
+        "soft_margin_loss",
+    )?;
+    let res = {
+        let _ng = crate::autograd::no_grad();
+        let out = input.neg()?;
+        out.mul_(target)?;
+        out.exp_()?;
+        out.log1p_()?;
+        apply_reduction(out, &r)?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::soft_margin(res, input, target, red),
+        None => Ok(res),
+    }
 }
 
 /// `F.hinge_embedding_loss(input, target)` (`margin=1`); see [`hinge_embedding_loss_with`].
@@ -421,6 +450,11 @@ pub fn binary_cross_entropy_with<'a>(
         }
         None => None,
     };
+    crate::autograd::formulas::loss::check_no_requires_grad(
+        weight.as_ref(),
+        "weight",
+        "binary_cross_entropy",
+    )?;
     float_only(input, "binary_cross_entropy")?;
     let x = input.try_to_vec::<f64>()?;
     let t = target.try_to_vec::<f64>()?;
@@ -441,10 +475,14 @@ pub fn binary_cross_entropy_with<'a>(
     let vals = from_f64(v, input.size(), input.dtype())?;
     let loss = Tensor::empty_like(input)?;
     loss.copy_(&vals)?;
-    if let Some(w) = weight {
-        loss.mul_(&w)?;
+    if let Some(w) = &weight {
+        loss.mul_(w)?;
     }
-    apply_reduction(loss, &r)
+    let out = apply_reduction(loss, &r)?;
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::bce(out, input, target, weight.as_ref(), red),
+        None => Ok(out),
+    }
 }
 
 /// `F.binary_cross_entropy_with_logits(input, target)`; see
@@ -473,16 +511,33 @@ pub fn binary_cross_entropy_with_logits_with<'a>(
         )));
     }
     let r = o.reduction.check()?;
-    let mut ls = crate::nn::activation::logsigmoid(input)?;
-    if let Some(pw) = o.pos_weight {
-        let log_weight = pw.sub(1)?.mul(target)?.add(1)?;
-        ls = ls.mul_(&log_weight)?;
+    let f = "binary_cross_entropy_with_logits";
+    crate::autograd::formulas::loss::check_no_requires_grad(o.weight, "weight", f)?;
+    crate::autograd::formulas::loss::check_no_requires_grad(o.pos_weight, "pos_weight", f)?;
+    let out = {
+        let _ng = crate::autograd::no_grad();
+        let mut ls = crate::nn::activation::logsigmoid(input)?;
+        if let Some(pw) = o.pos_weight {
+            let log_weight = pw.sub(1)?.mul(target)?.add(1)?;
+            ls = ls.mul_(&log_weight)?;
+        }
+        let loss = target.neg()?.add(1)?.mul_(input)?.sub_(&ls)?;
+        if let Some(w) = o.weight {
+            loss.mul_(w)?;
+        }
+        apply_reduction(loss, &r)?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::bce_with_logits(
+            out,
+            input,
+            target,
+            o.weight,
+            o.pos_weight,
+            red,
+        ),
+        None => Ok(out),
     }
-    let loss = target.neg()?.add(1)?.mul_(input)?.sub_(&ls)?;
-    if let Some(w) = o.weight {
-        loss.mul_(w)?;
-    }
-    apply_reduction(loss, &r)
 }
 
 /// `F.gaussian_nll_loss(input, target, var)`; see [`gaussian_nll_loss_with`].
@@ -542,7 +597,11 @@ pub fn gaussian_nll_loss_with<'a>(
         return Err(Error::value(format!("{} is not valid", o.reduction.name())));
     }
     let var = var.try_clone()?;
-    var.clamp_min_(o.eps)?;
+    {
+        // PyTorch clamps under `torch.no_grad()`: the gradient passes the clamp unchanged
+        let _ng = crate::autograd::no_grad();
+        var.clamp_min_(o.eps)?;
+    }
     let mut loss = var
         .log()?
         .add(&input.sub(target)?.pow(2)?.div(&var)?)?
@@ -803,6 +862,11 @@ pub fn multi_margin_loss_with<'a>(
             fmt_list(w.size())
         )));
     }
+    crate::autograd::formulas::loss::check_no_requires_grad(
+        o.weight,
+        "weight",
+        "multi_margin_loss",
+    )?;
     float_only(input, "multi_margin_loss_cpu_kernel")?;
     let x = input.try_to_vec::<f64>()?;
     let t = target.try_to_vec::<i64>()?;
@@ -831,14 +895,27 @@ pub fn multi_margin_loss_with<'a>(
         }
         per.push(sum / dim as f64);
     }
-    if r == Reduction::None && target.dim() > 0 {
-        return from_f64(per, &[nframe], input.dtype());
+    let out = if r == Reduction::None && target.dim() > 0 {
+        from_f64(per, &[nframe], input.dtype())?
+    } else {
+        let mut s: f64 = per.iter().sum();
+        if r == Reduction::Mean {
+            s /= nframe as f64;
+        }
+        from_f64(vec![s], &[], input.dtype())?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::multi_margin(
+            out,
+            input,
+            target,
+            o.weight,
+            (o.p, o.margin),
+            red,
+            (nframe, dim),
+        ),
+        None => Ok(out),
     }
-    let mut s: f64 = per.iter().sum();
-    if r == Reduction::Mean {
-        s /= nframe as f64;
-    }
-    from_f64(vec![s], &[], input.dtype())
 }
 
 /// `F.multilabel_margin_loss(input, target)`; see [`multilabel_margin_loss_with`].
@@ -907,14 +984,25 @@ pub fn multilabel_margin_loss_with<'a>(
         }
         per.push(sum / dim as f64);
     }
-    if r == Reduction::None && target.dim() > 1 {
-        return from_f64(per, &[nframe], input.dtype());
+    let out = if r == Reduction::None && target.dim() > 1 {
+        from_f64(per, &[nframe], input.dtype())?
+    } else {
+        let mut s: f64 = per.iter().sum();
+        if r == Reduction::Mean {
+            s /= nframe as f64;
+        }
+        from_f64(vec![s], &[], input.dtype())?
+    };
+    match red_of(&r) {
+        Some(red) => crate::autograd::formulas::loss::multilabel_margin(
+            out,
+            input,
+            target,
+            red,
+            (nframe, dim),
+        ),
+        None => Ok(out),
     }
-    let mut s: f64 = per.iter().sum();
-    if r == Reduction::Mean {
-        s /= nframe as f64;
-    }
-    from_f64(vec![s], &[], input.dtype())
 }
 
 /// A float as Python's `str(float)` prints it (`1.0`, `0.5`, `-2.0`, `1e-06`).

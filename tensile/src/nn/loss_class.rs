@@ -274,12 +274,73 @@ pub fn nll_loss_with<'a>(
     let o = opts.into();
     let r = o.reduction.check()?;
     let g = class_geometry(input.size(), target.size(), o.weight.map(|w| w.size()))?;
+    crate::autograd::formulas::loss::check_no_requires_grad(
+        o.weight,
+        "weight",
+        "nll_loss_forward",
+    )?;
     float_input(input, "nll_loss_out_frame")?;
     let t = index_target(target)?;
     let w = o.weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
     let x = input.try_to_vec::<f64>()?;
     let parts = nll_rows(&x, &g, &t, w.as_deref(), o.ignore_index)?;
-    nll_result(&g, parts, &r, input.dtype())
+    let out = nll_result(&g, parts, &r, input.dtype())?;
+    record_nll(out, input, target, o.weight, &r, o.ignore_index, &g)
+}
+
+/// Records nll_loss's node as PyTorch's `nll_loss_nd` does: `NllLossBackward0` for a 1-2-d
+/// input, `NllLoss2DBackward0` for a 4-d one; a 3-d or 5+-d input is made contiguous
+/// (`CloneBackward0` when it was not) and viewed `(N, C, 1, -1)` (`ViewBackward0`) for
+/// `NllLoss2DBackward0`, whose `none` result is viewed back (`ViewBackward0`).
+fn record_nll(
+    out: Tensor,
+    input: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    r: &Reduction,
+    ignore: i64,
+    g: &ClassGeom,
+) -> Result<Tensor> {
+    use crate::autograd::formulas::loss::{Red, nll};
+    if !crate::autograd::api::any_requires_grad(&[input]) {
+        return Ok(out);
+    }
+    let red = match r {
+        Reduction::None => Red::None,
+        Reduction::Sum => Red::Sum,
+        _ => Red::Mean,
+    };
+    match input.dim() {
+        1 | 2 => nll("NllLossBackward0", out, input, target, weight, red, ignore),
+        4 => nll(
+            "NllLoss2DBackward0",
+            out,
+            input,
+            target,
+            weight,
+            red,
+            ignore,
+        ),
+        _ => {
+            let (n, c) = (g.n as i64, g.c as i64);
+            let x4 = if input.numel() > 0 {
+                input.try_contiguous()?.view([n, c, 1, -1])?
+            } else {
+                input.try_contiguous()?.view([n, c, 0, 0])?
+            };
+            let t4 = if target.numel() > 0 {
+                target.try_contiguous()?.view([n, 1, -1])?
+            } else {
+                target.try_contiguous()?.view([n, 0, 0])?
+            };
+            if red != Red::None {
+                return nll("NllLoss2DBackward0", out, &x4, &t4, weight, red, ignore);
+            }
+            let o4 = out.view(t4.size())?;
+            let o4 = nll("NllLoss2DBackward0", o4, &x4, &t4, weight, red, ignore)?;
+            o4.view(&g.none_shape[..])
+        }
+    }
 }
 
 /// `F.cross_entropy(input, target)`; see [`cross_entropy_with`].
@@ -323,6 +384,12 @@ pub fn cross_entropy_with<'a>(
                 "ignore_index is not supported for floating point target",
             ));
         }
+        let w = o.weight;
+        let mut ins = vec![input, target];
+        ins.extend(w);
+        if crate::autograd::api::any_requires_grad(&ins) {
+            return prob_target_graph(input, target, w, &r, ls);
+        }
         return prob_target(input, target, o.weight, &r, ls);
     }
     if ls > 1.0 {
@@ -337,6 +404,9 @@ pub fn cross_entropy_with<'a>(
     }
     let g = class_geometry(input.size(), target.size(), o.weight.map(|w| w.size()))?;
     float_input(input, "log_softmax_lastdim_kernel_impl")?;
+    if crate::autograd::api::any_requires_grad(&[input]) {
+        return index_target_graph(input, target, &o, &r, g.c);
+    }
     let t = index_target(target)?;
     if ls <= 0.0
         && let Some(out) = crate::nn::loss_fast::cross_entropy_rows_f32(
@@ -393,6 +463,148 @@ pub fn cross_entropy_with<'a>(
         _ => (1.0 - ls) * sum + smooth.iter().sum::<f64>() * f,
     };
     from_f64(vec![v], &[], input.dtype())
+}
+
+/// `weight` viewed to broadcast along `input`'s class dim (`(1, C, 1, …)`; `(C)` for a 1-D
+/// input).
+fn class_weight(w: &Tensor, input: &Tensor, cd: usize) -> Result<Tensor> {
+    if input.dim() <= 1 {
+        return Ok(w.alias());
+    }
+    let mut shape = vec![1i64; input.dim()];
+    shape[cd] = w.numel() as i64;
+    w.view(shape)
+}
+
+/// cross_entropy with class-index targets when the input requires grad: PyTorch's
+/// composition, recorded op by op (`nll_loss(log_softmax(x))`: `NllLossBackward0` over
+/// `LogSoftmaxBackward0`; with label smoothing `(1-ε)·nll + ε/C·smooth` →
+/// `AddBackward0` over `MulBackward1`s, `smooth` the masked `-Σ_c w[c]·logp[c]` reduced as
+/// `cross_entropy_loss_label_smoothing` reduces it).
+fn index_target_graph(
+    input: &Tensor,
+    target: &Tensor,
+    o: &CrossEntropyOpts<'_>,
+    r: &Reduction,
+    c: usize,
+) -> Result<Tensor> {
+    let cd = if input.dim() == 1 { 0 } else { 1 };
+    let lp = input.log_softmax(cd)?;
+    let nll = nll_loss_with(
+        &lp,
+        target,
+        NllLossOpts {
+            weight: o.weight,
+            ignore_index: o.ignore_index,
+            reduction: r.clone(),
+            ..Default::default()
+        },
+    )?;
+    let ls = o.label_smoothing;
+    if ls <= 0.0 {
+        return Ok(nll);
+    }
+    let ign = target.eq(o.ignore_index)?;
+    let smooth = match o.weight {
+        Some(w) => lp.mul(&class_weight(w, &lp, cd)?)?.sum_dim(cd, false)?,
+        None => lp.sum_dim(cd, false)?,
+    }
+    .neg()?
+    .masked_fill(&ign, 0.0)?;
+    let ret = match r {
+        Reduction::Mean => {
+            let kept = ign.logical_not()?;
+            match o.weight {
+                Some(w) => {
+                    let tw = w.gather(0, &target.masked_select(&kept)?.flatten()?)?;
+                    smooth.sum()?.div(&tw.sum()?)?
+                }
+                None => smooth.sum()?.div(&kept.sum()?)?,
+            }
+        }
+        Reduction::Sum => smooth.sum()?,
+        _ => smooth,
+    };
+    let (a, b) = {
+        let _ng = crate::autograd::no_grad();
+        (nll.mul(1.0 - ls)?, ret.mul(ls / c as f64)?)
+    };
+    let a = crate::autograd::formulas::loss::scalar_op("MulBackward1", a, &nll, 1.0 - ls)?;
+    let b = crate::autograd::formulas::loss::scalar_op("MulBackward1", b, &ret, ls / c as f64)?;
+    a.add(&b)
+}
+
+/// cross_entropy with class-probability targets when an operand requires grad: PyTorch's
+/// `cross_entropy_loss_prob_target`, recorded op by op: `-(logp·t·w).sum() / (numel/C)`
+/// (`DivBackward1` over `NegBackward0`, `SumBackward0`, `MulBackward0`,
+/// `LogSoftmaxBackward0`), `sum` without the division, `none` summing the class dim
+/// (`NegBackward0` over `SumBackward1`); label smoothing first makes `t·(1-ε) + ε/C`.
+fn prob_target_graph(
+    input: &Tensor,
+    target: &Tensor,
+    weight: Option<&Tensor>,
+    r: &Reduction,
+    ls: f64,
+) -> Result<Tensor> {
+    let is = input.size();
+    if is.is_empty() {
+        return Err(Error::index(
+            "Dimension out of range (expected to be in range of [-1, 0], but got 1)",
+        ));
+    }
+    let cd = if is.len() == 1 { 0 } else { 1 };
+    let c = is[cd];
+    if let Some(w) = weight
+        && !(w.dim() == 1 && w.numel() == c)
+    {
+        return Err(Error::runtime(format!(
+            "cross_entropy: weight tensor should be defined either for all {c} classes or no classes but got weight tensor of shape: {}",
+            fmt_list(w.size())
+        )));
+    }
+    if ls > 1.0 {
+        return Err(Error::runtime(format!(
+            "label_smoothing must be between 0.0 and 1.0. Got: {ls}"
+        )));
+    }
+    float_input(input, "log_softmax_lastdim_kernel_impl")?;
+    let lp = input.log_softmax(cd)?;
+    let t = if ls > 0.0 {
+        let (a, k) = (1.0 - ls, ls / c as f64);
+        let m = {
+            let _ng = crate::autograd::no_grad();
+            target.mul(a)?
+        };
+        let m = crate::autograd::formulas::loss::scalar_op("MulBackward1", m, target, a)?;
+        let s = {
+            let _ng = crate::autograd::no_grad();
+            m.add(k)?
+        };
+        crate::autograd::formulas::loss::scalar_op("AddBackward1", s, &m, 1.0)?
+    } else {
+        target.alias()
+    };
+    let mut prod = lp.mul(&t)?;
+    if let Some(w) = weight {
+        prod = prod.mul(&class_weight(w, &lp, cd)?)?;
+    }
+    match r {
+        Reduction::None => prod.sum_dim(cd, false)?.neg(),
+        Reduction::Sum => prod.sum()?.neg(),
+        _ => {
+            let s = prod.sum()?.neg()?;
+            let numel = input.numel();
+            if numel == 0 {
+                return s.fill_(f64::NAN);
+            }
+            let d = (numel / c) as f64;
+            let q = {
+                let _ng = crate::autograd::no_grad();
+                s.div(d)?
+            };
+            crate::autograd::formulas::loss::scalar_op("DivBackward1", q, &s, 1.0 / d)
+        }
+    }
 }
 
 /// cross_entropy with class-probability targets (`cross_entropy_loss_prob_target`).
@@ -652,6 +864,18 @@ pub fn ctc_loss_with<'a>(
         };
         res.push(nll);
     }
+    if crate::autograd::api::any_requires_grad(&[log_probs]) {
+        let d = crate::autograd::formulas::loss::CtcData {
+            targets: tg,
+            offsets,
+            input_lengths: il,
+            target_lengths: tl,
+            blank,
+            zero_infinity: o.zero_infinity,
+            tnc: (tmax, n, c),
+        };
+        return ctc_graph(log_probs, res, d, &r, batched);
+    }
     if o.zero_infinity {
         for v in res.iter_mut() {
             if *v == f64::INFINITY {
@@ -685,6 +909,42 @@ pub fn ctc_loss_with<'a>(
                 from_f64(res, &[], dtype)
             }
         }
+    }
+}
+
+/// ctc_loss when `log_probs` requires grad: PyTorch's `ctc_loss_impl`, recorded op by op —
+/// an unbatched `(T, C)` input unsqueezed to `(T, 1, C)` (`UnsqueezeBackward0`), the
+/// per-sample losses (`CtcLossBackward0`), `zero_infinity`'s `where(loss == inf, 0, loss)`
+/// (`WhereBackward0`), then `mean` = `(loss / target_lengths.clamp_min(1)).mean()`
+/// (`MeanBackward0` over `DivBackward0`), `sum` (`SumBackward0`), or `none` (unbatched:
+/// `squeeze(0)`, `SqueezeBackward1`).
+fn ctc_graph(
+    log_probs: &Tensor,
+    res: Vec<f64>,
+    d: crate::autograd::formulas::loss::CtcData,
+    r: &Reduction,
+    batched: bool,
+) -> Result<Tensor> {
+    let dtype = log_probs.dtype();
+    let n = res.len();
+    let lp3 = if batched {
+        log_probs.alias()
+    } else {
+        log_probs.unsqueeze(1)?
+    };
+    let zero_infinity = d.zero_infinity;
+    let tl: Vec<f64> = d.target_lengths.iter().map(|&l| l as f64).collect();
+    let raw = from_f64(res, &[n], dtype)?;
+    let mut loss = crate::autograd::formulas::loss::ctc(raw, &lp3, d)?;
+    if zero_infinity {
+        let zero = Tensor::zeros_with((), dtype)?;
+        loss = crate::where_cond(&loss.eq(f64::INFINITY)?, &zero, &loss)?;
+    }
+    match r {
+        Reduction::Mean => loss.div(&from_f64(tl, &[n], dtype)?.clamp_min(1)?)?.mean(),
+        Reduction::Sum => loss.sum(),
+        _ if batched => Ok(loss),
+        _ => loss.squeeze_dim(0),
     }
 }
 

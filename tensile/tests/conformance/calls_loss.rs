@@ -3,9 +3,13 @@ use super::{Arg, Out, kw_arg, kw_bool, kw_f64, kw_int, kw_str};
 use tensile::Tensor;
 use tensile::nn::functional as F;
 
-/// A tensor keyword argument (`weight=`, `pos_weight=`), `None` when absent or null.
+/// A tensor keyword argument (`weight=`, `pos_weight=`), `None` when absent or null; a leaf
+/// that requires grad when its SPEC says so (the `grad` family).
 fn kw_tensor(kw: &serde_json::Value, name: &str) -> Option<Tensor> {
     match kw_arg(kw, name) {
+        Some(Arg::Tensor(_)) if kw[name]["tensor"]["requires_grad"].as_bool() == Some(true) => {
+            Some(super::calls_grad::leaf(&kw[name]["tensor"]))
+        }
         Some(Arg::Tensor(t)) => Some(t),
         _ => None,
     }

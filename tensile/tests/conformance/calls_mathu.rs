@@ -5,11 +5,12 @@ use super::{Arg, Out, kw_arg, kw_bool, kw_int, kw_str};
 use tensile::nn::functional as F;
 use tensile::{NanToNumOpts, Tensor};
 
-/// A number keyword argument (`{"scalar": …}`), as f64.
+/// A number keyword argument (`{"scalar": …}`, or a plain JSON number as the `grad`
+/// family writes it), as f64.
 fn kw_num(kw: &serde_json::Value, name: &str) -> Option<f64> {
     match kw_arg(kw, name) {
         Some(Arg::Scalar(s)) => Some(s.to_f64()),
-        _ => None,
+        _ => kw.get(name).and_then(|v| v.as_f64()),
     }
 }
 
@@ -105,7 +106,11 @@ pub fn call(op: &str, args: &[Arg], kw: &serde_json::Value) -> Option<tensile::R
             )
         }
         "leaky_relu" => {
-            let s = args.get(1).map(num).unwrap_or(0.01);
+            let s = args
+                .get(1)
+                .map(num)
+                .or(kw_num(kw, "negative_slope"))
+                .unwrap_or(0.01);
             act!(F::leaky_relu_with(t(), s), F::leaky_relu_with_(t(), s))
         }
         "elu" => {

@@ -6,6 +6,7 @@
 //! and may return gradients in the broadcast shape or another float dtype: the engine reduces
 //! them with [`sum_to`] and casts them.
 
+pub(crate) mod activation;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod loss;
