@@ -6,11 +6,14 @@
 //! and may return gradients in the broadcast shape or another float dtype: the engine reduces
 //! them with [`sum_to`] and casts them.
 
+pub(crate) mod conv;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod loss;
 pub(crate) mod pointwise;
+pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod resample;
 pub(crate) mod views;
 
 use crate::error::Result;
