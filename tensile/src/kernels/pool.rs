@@ -84,7 +84,7 @@ pub(crate) struct Win {
 
 impl Win {
     /// The number of input positions in the window.
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         if self.hi <= self.lo {
             0
         } else {

@@ -766,8 +766,44 @@ fn uses_onednn(x: &Tensor, w: &Tensor, groups: usize, outpad_big: bool) -> bool 
     }
 }
 
-/// `at::_convolution` on a batched input.
+/// `at::convolution` on a batched input, recorded as one `ConvolutionBackward0` node.
 fn convolution(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> Result<Tensor> {
+    let mut ins = vec![x, weight];
+    ins.extend(bias);
+    let rec = crate::autograd::api::any_requires_grad(&ins);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        convolution_impl(x, weight, bias, p)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    crate::autograd::formulas::conv::convolution(out, x, weight, bias, || {
+        let dim = weight.dim() - 2;
+        let ex = |v: &IntList| -> Vec<i64> {
+            if v.len() == 1 {
+                vec![v[0]; dim]
+            } else {
+                v.to_vec()
+            }
+        };
+        crate::autograd::formulas::conv::ConvArgs {
+            stride: ex(&p.stride),
+            padding: ex(&p.padding),
+            dilation: ex(&p.dilation),
+            groups: p.groups,
+            transposed: p.transposed,
+        }
+    })
+}
+
+/// `at::_convolution` on a batched input.
+fn convolution_impl(
+    x: &Tensor,
+    weight: &Tensor,
+    bias: Option<&Tensor>,
+    p: &Params,
+) -> Result<Tensor> {
     let k = weight.dim();
     if k <= 2 {
         return Err(Error::runtime(
@@ -1216,7 +1252,21 @@ pub fn unfold_with(
     opts: impl Into<UnfoldOpts>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let (k, d, p, s) = window_params(&kernel_size.into_shape(), &o)?;
+    let kernel_size = kernel_size.into_shape();
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        unfold_impl(input, &kernel_size, &o)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    let (k, _, _, _) = window_params(&kernel_size, &o)?;
+    crate::autograd::formulas::conv::im2col(out, input, k, &o)
+}
+
+fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<Tensor> {
+    let (k, d, p, s) = window_params(kernel_size, o)?;
     check_window(k, d, p, s, false)?;
     let sz = input.size();
     let nd = sz.len();
@@ -1329,8 +1379,27 @@ pub fn fold_with(
     opts: impl Into<FoldOpts>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let os = pair(&output_size.into_shape(), "output_size")?;
-    let (k, d, p, s) = window_params(&kernel_size.into_shape(), &o)?;
+    let (output_size, kernel_size) = (output_size.into_shape(), kernel_size.into_shape());
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        fold_impl(input, &output_size, &kernel_size, &o)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    let (k, _, _, _) = window_params(&kernel_size, &o)?;
+    crate::autograd::formulas::conv::col2im(out, input, k, &o)
+}
+
+fn fold_impl(
+    input: &Tensor,
+    output_size: &IntList,
+    kernel_size: &IntList,
+    o: &FoldOpts,
+) -> Result<Tensor> {
+    let os = pair(output_size, "output_size")?;
+    let (k, d, p, s) = window_params(kernel_size, o)?;
     check_window(k, d, p, s, true)?;
     let sz = input.size();
     let nd = sz.len();

@@ -423,16 +423,34 @@ pub fn interpolate_with<'a>(
         kp::resample(&xs, &mut out, sizes[0], sizes[1], ins3, outs3, &taps, cl);
         Tensor::from_vec(out, [numel])
     }
-    let flat = match dt {
-        DType::Float64 => go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?,
-        _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?,
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        let flat = match dt {
+            DType::Float64 => {
+                go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?
+            }
+            _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, &scales, cl)?,
+        };
+        let out = flat.view_with(sizes.clone(), strides.clone(), 0);
+        if dt != out.dtype() {
+            crate::ops::copy::copy_with_strides(&out, &strides, dt)?
+        } else {
+            out
+        }
     };
-    let out = flat.view_with(sizes.clone(), strides.clone(), 0);
-    if dt != out.dtype() {
-        crate::ops::copy::copy_with_strides(&out, &strides, dt)
-    } else {
-        Ok(out)
+    if !rec {
+        return Ok(out);
     }
+    let r = crate::autograd::formulas::resample::Resample {
+        mode: mode.to_string(),
+        ins: spatial.clone(),
+        outs: outs.clone(),
+        align,
+        scales: scales.clone(),
+        float64: dt == DType::Float64,
+    };
+    crate::autograd::formulas::resample::interpolate(out, input, r)
 }
 
 #[cfg(test)]

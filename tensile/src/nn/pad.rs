@@ -97,7 +97,15 @@ pub fn pad_with<'a>(
         )));
     }
     if mode == "constant" {
-        return constant_pad(input, &pad, o.value.unwrap_or(0.0));
+        let rec = crate::autograd::api::any_requires_grad(&[input]);
+        let out = {
+            let _ng = rec.then(crate::autograd::no_grad);
+            constant_pad(input, &pad, o.value.unwrap_or(0.0))?
+        };
+        if !rec {
+            return Ok(out);
+        }
+        return crate::autograd::formulas::resample::constant_pad(out, input, &pad);
     }
     if o.value.is_some_and(|v| v != 0.0) {
         return Err(Error::runtime(format!(
@@ -113,10 +121,19 @@ pub fn pad_with<'a>(
             "Padding size {np} is not supported for {nd}D input tensor.\nSupported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
         )));
     }
-    if mode == "circular" {
-        return circular_pad(input, &pad);
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        if mode == "circular" {
+            circular_pad(input, &pad)?
+        } else {
+            edge_pad(input, &pad, mode == "reflect")?
+        }
+    };
+    if !rec {
+        return Ok(out);
     }
-    edge_pad(input, &pad, mode == "reflect")
+    crate::autograd::formulas::resample::edge_pad(out, input, &pad, mode)
 }
 
 /// `(left, right)` widths of the `j`-th padded dim counted from the last one.

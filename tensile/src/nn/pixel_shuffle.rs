@@ -34,6 +34,11 @@ fn out_strides(input: &Tensor, sizes: &[usize]) -> Result<Vec<usize>> {
 /// Contiguous`.
 pub fn pixel_shuffle(input: &Tensor, upscale_factor: impl Int) -> Result<Tensor> {
     let r = upscale_factor.to_i64();
+    let out = pixel_shuffle_impl(input, r)?;
+    crate::autograd::formulas::resample::pixel_shuffle(out, input, r, true)
+}
+
+fn pixel_shuffle_impl(input: &Tensor, r: i64) -> Result<Tensor> {
     let nd = input.dim();
     if nd < 3 {
         return Err(Error::runtime(format!(
@@ -103,6 +108,11 @@ pub fn pixel_shuffle(input: &Tensor, upscale_factor: impl Int) -> Result<Tensor>
 /// format. Supports only ChannelsLast, Contiguous` for a channels-last-3d 5-d input.
 pub fn pixel_unshuffle(input: &Tensor, downscale_factor: impl Int) -> Result<Tensor> {
     let r = downscale_factor.to_i64();
+    let out = pixel_unshuffle_impl(input, r)?;
+    crate::autograd::formulas::resample::pixel_shuffle(out, input, r, false)
+}
+
+fn pixel_unshuffle_impl(input: &Tensor, r: i64) -> Result<Tensor> {
     let nd = input.dim();
     if nd < 3 {
         return Err(Error::runtime(format!(

@@ -474,8 +474,34 @@ fn unbatch(t: Tensor, batched: bool) -> Result<Tensor> {
 
 // ------------------------------------------------------------------ max pooling
 
-/// `max_pool2d_with_indices` / `max_pool3d_with_indices`: checks, then the windows.
+/// `max_pool2d_with_indices` / `max_pool3d_with_indices`, recorded as
+/// `MaxPool2DWithIndicesBackward0` / `MaxPool3DWithIndicesBackward0` (which needs the
+/// indices, so they are computed whenever it records).
 fn max_pool_nd(
+    input: &Tensor,
+    d: usize,
+    kernel_size: &[i64],
+    o: &MaxPoolOpts,
+    with_idx: bool,
+) -> Result<(Tensor, Tensor)> {
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    if !rec {
+        return max_pool_nd_impl(input, d, kernel_size, o, with_idx);
+    }
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        max_pool_nd_impl(input, d, kernel_size, o, true)?
+    };
+    let name = if d == 2 {
+        "MaxPool2DWithIndicesBackward0"
+    } else {
+        "MaxPool3DWithIndicesBackward0"
+    };
+    crate::autograd::formulas::pool::max_pool(name, r, input, d)
+}
+
+/// `max_pool2d_with_indices` / `max_pool3d_with_indices`: checks, then the windows.
+fn max_pool_nd_impl(
     input: &Tensor,
     d: usize,
     kernel_size: &[i64],
@@ -795,6 +821,10 @@ pub fn max_pool1d_with(
         )));
     }
     check_float(input, "max_pool1d_impl")?;
+    if crate::autograd::api::any_requires_grad(&[input]) {
+        // PyTorch's max_pool1d takes the with-indices path when it records
+        return Ok(max_pool1d_with_indices(input, &ks[..], o)?.0);
+    }
     let batched = nd == 3;
     let x = batch(input, batched)?;
     let wins = vec![max_wins(l, ow as usize, k, s, p, dl)];
@@ -990,7 +1020,6 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         )));
     }
     let batched = nd == d + 2;
-    let x = batch(input, batched)?;
     let wins: Vec<Vec<Win>> = (0..d)
         .map(|j| avg_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j]))
         .collect();
@@ -998,9 +1027,29 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         divisor_override: o.divisor_override,
         count_include_pad: o.count_include_pad,
     };
-    // avg_pool3d's CPU kernel always writes a contiguous output
-    let (out, _) = run_pool(&x, wins, r, false, d == 2 && cl && batched)?;
-    unbatch(out, batched)
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        let x = batch(input, batched)?;
+        // avg_pool3d's CPU kernel always writes a contiguous output
+        let (out, _) = run_pool(&x, wins.clone(), r, false, d == 2 && cl && batched)?;
+        unbatch(out, batched)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    use crate::autograd::formulas::pool::{Divisor, avg_pool};
+    let div = match (o.divisor_override, o.count_include_pad) {
+        (Some(v), _) => Divisor::Fixed(v),
+        (None, true) => Divisor::Padded,
+        (None, false) => Divisor::Count,
+    };
+    let name = if d == 2 {
+        "AvgPool2DBackward0"
+    } else {
+        "AvgPool3DBackward0"
+    };
+    avg_pool(name, out, input, wins, div)
 }
 
 /// `F.avg_pool1d(input, kernel_size)`; see [`avg_pool1d_with`].
@@ -1203,7 +1252,6 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
     check_float(input, "adaptive_avg_pool2d")?;
     let batched = nd == 4;
     let cl = batched && suggests_cl(input);
-    let x = batch(input, batched)?;
     let sp = &input.size()[nd - 2..];
     let wins = vec![
         adaptive_wins(sp[0], os[0] as usize),
@@ -1213,8 +1261,24 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
         divisor_override: None,
         count_include_pad: false,
     };
-    let (out, _) = run_pool(&x, wins, r, false, cl)?;
-    unbatch(out, batched)
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        let x = batch(input, batched)?;
+        let (out, _) = run_pool(&x, wins.clone(), r, false, cl)?;
+        unbatch(out, batched)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    use crate::autograd::formulas::pool::{Divisor, avg_pool};
+    avg_pool(
+        "AdaptiveAvgPool2DBackward0",
+        out,
+        input,
+        wins,
+        Divisor::Count,
+    )
 }
 
 /// `F.adaptive_max_pool1d(input, output_size)`: the maximum over adaptive windows (as
@@ -1316,17 +1380,25 @@ pub fn adaptive_max_pool2d_with_indices(
     check_float(input, "adaptive_max_pool2d")?;
     let batched = nd == 4;
     let cl = batched && suggests_cl(input);
-    let x = batch(input, batched)?;
     let sp = &input.size()[nd - 2..];
     let wins = vec![
         adaptive_wins(sp[0], os[0] as usize),
         adaptive_wins(sp[1], os[1] as usize),
     ];
-    let (out, idx) = run_pool(&x, wins, Reduce::Max, true, cl)?;
-    Ok((
-        unbatch(out, batched)?,
-        unbatch(idx.expect("asked"), batched)?,
-    ))
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let r = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        let x = batch(input, batched)?;
+        let (out, idx) = run_pool(&x, wins, Reduce::Max, true, cl)?;
+        (
+            unbatch(out, batched)?,
+            unbatch(idx.expect("asked"), batched)?,
+        )
+    };
+    if !rec {
+        return Ok(r);
+    }
+    crate::autograd::formulas::pool::max_pool("AdaptiveMaxPool2DBackward0", r, input, 2)
 }
 
 // ------------------------------------------------------------------ power-average pooling
@@ -1476,6 +1548,18 @@ pub(crate) fn unpool_output_size(
 
 /// `torch._C._nn.max_unpool2d(input, indices, output_size)`.
 fn max_unpool2d_core(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Tensor> {
+    let rec = crate::autograd::api::any_requires_grad(&[input]);
+    let out = {
+        let _ng = rec.then(crate::autograd::no_grad);
+        max_unpool2d_core_impl(input, indices, os)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    crate::autograd::formulas::pool::max_unpool(out, input, indices)
+}
+
+fn max_unpool2d_core_impl(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Tensor> {
     if indices.dtype() != DType::Int64 {
         return Err(Error::runtime(format!(
             "elements in indices should be type int64 but got: {}",

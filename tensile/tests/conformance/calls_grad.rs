@@ -33,6 +33,10 @@ pub fn grad_arg(a: &Value) -> Arg {
                 .collect(),
         );
     }
+    if a.get("none").is_some() {
+        // Python `None` for an optional tensor (conv2d's bias): no tensor, no gradient
+        return Arg::Str("None".into());
+    }
     build_arg(a).0
 }
 
@@ -198,6 +202,34 @@ pub fn run(case: &Value) -> Result<(), String> {
                 )
                 .map(|(v, i)| Out::Tensors(vec![v, i])),
         ),
+        // F.conv2d(input, weight, bias, stride, padding, dilation, groups) positionally
+        ("conv2d", Some(Arg::Tensor(w))) => {
+            let int = |i: usize, d: i64| match args.get(i) {
+                Some(Arg::Int(v)) => *v,
+                _ => d,
+            };
+            let bias = match args.get(2) {
+                Some(Arg::Tensor(b)) => Some(b),
+                _ => None,
+            };
+            let o = tensile::nn::functional::ConvOpts {
+                bias,
+                stride: [int(3, 1)].into_iter().collect(),
+                padding: tensile::nn::functional::ConvPadding::Ints(
+                    [int(4, 0)].into_iter().collect(),
+                ),
+                dilation: [int(5, 1)].into_iter().collect(),
+                groups: int(6, 1),
+            };
+            Some(tensile::nn::functional::conv2d_with(args[0].tensor(), w, o).map(Out::Tensor))
+        }
+        // F.max_pool2d / F.avg_pool2d(input, kernel_size, **kwargs): the pool family's call
+        // table reads kernel_size as a keyword
+        ("max_pool2d" | "avg_pool2d", Some(Arg::Int(k))) => {
+            let mut kw2 = kw.clone();
+            kw2["kernel_size"] = serde_json::json!(k);
+            super::calls_pool::call(op, &call_args, &kw2)
+        }
         ("clamp", Some(Arg::Tensor(_) | Arg::Scalar(_))) => {
             let opt = |i: usize| match args.get(i) {
                 Some(Arg::Tensor(_) | Arg::Scalar(_)) => Some(args[i].operand()),

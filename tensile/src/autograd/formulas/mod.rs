@@ -7,11 +7,14 @@
 //! them with [`sum_to`] and casts them.
 
 pub(crate) mod activation;
+pub(crate) mod conv;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod loss;
 pub(crate) mod pointwise;
+pub(crate) mod pool;
 pub(crate) mod reduce;
+pub(crate) mod resample;
 pub(crate) mod views;
 
 use crate::error::Result;
