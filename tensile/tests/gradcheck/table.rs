@@ -227,6 +227,7 @@ pub fn table() -> Vec<Row> {
     t.push(row("unsqueeze", &[x(&[2, 3])], |a| a[0].unsqueeze(1)));
     t.push(row("transpose", &[x(&[2, 3])], |a| a[0].transpose(0, 1)));
     t.push(row("t", &[x(&[2, 3])], |a| a[0].t()));
+    t.push(row("T", &[x(&[2, 3, 2])], |a| a[0].T()));
     t.push(row("mT", &[x(&[2, 2, 3])], |a| a[0].mT()));
     t.push(row("permute", &[x(&[2, 3, 2])], |a| {
         a[0].permute([2, 0, 1])
