@@ -414,7 +414,7 @@ pub fn table() -> Vec<Row> {
     // ---------------------------------------------------------------- matmul, linalg
     t.push(
         row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))
-            .bcast(&[&[2, 1, 3], &[3, 3, 2]]),
+            .bcast(&[&[2, 1, 2, 3], &[3, 3, 2]]),
     );
     t.push(row("matmul (vector)", &[x(&[3]), x(&[2, 3, 2])], |a| {
         a[0].matmul(&a[1])
@@ -443,7 +443,7 @@ pub fn table() -> Vec<Row> {
         row("cross", &[x(&[2, 3]), x(&[2, 3])], |a| {
             tensile::linalg::cross(&a[0], &a[1])
         })
-        .bcast(&[&[2, 1, 3], &[3]]),
+        .bcast(&[&[2, 1, 3], &[1, 2, 3]]),
     );
     t.push(row("linear", &[x(&[2, 3]), x(&[4, 3]), x(&[4])], |a| {
         a[0].linear_with(&a[1], &a[2])
