@@ -27,8 +27,7 @@ use tensile::Tensor;
 /// `integer` (integer or bool output, or integer-only op), `comparison`, `index`
 /// (returns indices), `creation` (factory), `random`, `metadata` (no values computed),
 /// `autograd` (the autograd API itself), `pytorch` (PyTorch defines no derivative either:
-/// "the derivative for X is not implemented"), `panics` (operator traits / infallible
-/// helpers whose checked form is in the table).
+/// "the derivative for X is not implemented").
 /// In-place (`x_`), `_with`, `_with_` and `out=` (`x_out`) forms of a checked op are covered
 /// by its row (they share its formula; a few in-place forms have rows of their own).
 const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
