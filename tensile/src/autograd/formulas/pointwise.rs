@@ -167,12 +167,40 @@ pub(crate) fn float_fn(name: &str, out: Tensor, x: &Tensor) -> Result<Tensor> {
                 (p.cos() * p - p.sin()) / (p * x)
             }
         }),
+        "lgamma" => in1("LgammaBackward0", x, crate::kernels::special::digamma),
+        "digamma" => in1("DigammaBackward0", x, trigamma),
         _ => node(lam("NotImplemented", |_, _| {
             Err(crate::error::Error::runtime(
                 "derivative for this op is not implemented",
             ))
         })),
     })
+}
+
+/// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`): the
+/// recurrence `ψ1(x) = ψ1(x + 1) + 1/x²` up to `x >= 6`, then the asymptotic series;
+/// reflection `ψ1(1 − x) + ψ1(x) = π² / sin²(πx)` below 0.5; `inf` at the poles (0, −1, …).
+fn trigamma(x: f64) -> f64 {
+    use std::f64::consts::PI;
+    if x.is_nan() {
+        return x;
+    }
+    if x <= 0.0 && x == x.floor() {
+        return f64::INFINITY;
+    }
+    if x < 0.5 {
+        let s = (PI * x).sin();
+        return PI * PI / (s * s) - trigamma(1.0 - x);
+    }
+    let (mut x, mut acc) = (x, 0.0);
+    while x < 6.0 {
+        acc += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let z = 1.0 / (x * x);
+    acc + 1.0 / x
+        + z / 2.0
+        + z / x * (1.0 / 6.0 - z * (1.0 / 30.0 - z * (1.0 / 42.0 - z * (1.0 / 30.0))))
 }
 
 /// `logit(x, eps)`: `g / (x (1 - x))`, 0 outside `[eps, 1 - eps]` when `eps` is given.
@@ -840,6 +868,30 @@ mod tests {
         let t = Tensor::from_vec(v.to_vec(), [v.len()]).unwrap();
         t.requires_grad_(true).unwrap();
         t
+    }
+
+    /// `DigammaBackward0` is `polygamma(1, x)`: PyTorch 2.15's values, across the
+    /// recurrence, the reflection (negative x) and the asymptotic series.
+    #[test]
+    fn trigamma_matches_pytorch_polygamma_1() {
+        for (x, want) in [
+            (0.7, 2.834049157861975),
+            (-1.3, 14.53687624396439),
+            (2.5, 0.4903577562398206),
+        ] {
+            let got = super::trigamma(x);
+            assert!(
+                (got - want).abs() <= 1e-12 * want.abs(),
+                "{x}: {got} vs {want}"
+            );
+        }
+        let x = leaf(&[0.7, -1.3, 2.5]);
+        let y = x.digamma().unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "DigammaBackward0");
+        assert_eq!(
+            x.lgamma().unwrap().grad_fn().unwrap().name(),
+            "LgammaBackward0"
+        );
     }
 
     #[test]

@@ -1,0 +1,267 @@
+//! Gradient check (issue 13): for every differentiable public op, finite differences in
+//! float64 on random inputs — contiguous, non-contiguous, and broadcast for ops with several
+//! operands — agree with the analytic gradient within PyTorch's `gradcheck` tolerances
+//! (`eps = 1e-6`, `atol = 1e-5`, `rtol = 1e-3`; see `gradcheck/check.rs`). An op whose output
+//! does not require grad when an input does fails as `no backward formula: NAME`.
+//!
+//! * `gradcheck/table.rs`: THE TABLE, one row per op (every checked op in one place);
+//! * `gradcheck/check.rs`: the checking engine (gradcheck's algorithm, seeded inputs);
+//! * `gradcheck/coverage.rs`: the crate's public op list, parsed from `src/`;
+//! * below, `NOT_DIFFERENTIABLE`: every public op that is not in the table, with its reason.
+//!
+//! Run: `cargo test --test gradcheck` (`GRADCHECK_FILTER=conv` checks only the rows whose
+//! name contains `conv`). Every failure is collected; the test panics at the end with one
+//! line per op and variant.
+
+mod gradcheck {
+    pub mod check;
+    pub mod coverage;
+    pub mod table;
+}
+
+use gradcheck::check::{Rng, Variant, check, make, row, x};
+use std::collections::BTreeSet;
+use tensile::Tensor;
+
+/// Every public op that has no row in the table, with a one-word reason:
+/// `integer` (integer or bool output, or integer-only op), `comparison`, `index`
+/// (returns indices), `creation` (factory), `random`, `metadata` (no values computed),
+/// `autograd` (the autograd API itself), `pytorch` (PyTorch defines no derivative either:
+/// "the derivative for X is not implemented").
+/// In-place (`x_`), `_with`, `_with_` and `out=` (`x_out`) forms of a checked op are covered
+/// by its row (they share its formula; a few in-place forms have rows of their own).
+const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
+    // autograd API and tensor metadata
+    ("backward", "autograd"),
+    ("detach", "autograd"),
+    ("grad", "autograd"),
+    ("grad_fn", "autograd"),
+    ("grad_fn_checked", "autograd"),
+    ("is_leaf", "autograd"),
+    ("requires_grad", "autograd"),
+    ("retain_grad", "autograd"),
+    ("retains_grad", "autograd"),
+    ("set_grad", "autograd"),
+    ("shallow_alias", "autograd"),
+    ("version", "autograd"),
+    ("alias", "metadata"),
+    ("data_ptr", "metadata"),
+    ("dim", "metadata"),
+    ("dtype", "metadata"),
+    ("element_size", "metadata"),
+    ("is_contiguous", "metadata"),
+    ("is_contiguous_channels_last", "metadata"),
+    ("is_non_overlapping_and_dense", "metadata"),
+    ("item", "metadata"),
+    ("numel", "metadata"),
+    ("shape", "metadata"),
+    ("shares_storage", "metadata"),
+    ("size", "metadata"),
+    ("size_of", "metadata"),
+    ("storage_nbytes", "metadata"),
+    ("storage_offset", "metadata"),
+    ("stride", "metadata"),
+    ("stride_of", "metadata"),
+    ("to_vec", "metadata"),
+    ("try_to_vec", "metadata"),
+    ("from_slice", "creation"),
+    ("from_vec", "creation"),
+    // creation and random
+    ("arange", "creation"),
+    ("empty", "creation"),
+    ("empty_like", "creation"),
+    ("eye", "creation"),
+    ("full", "creation"),
+    ("full_like", "creation"),
+    ("linspace", "creation"),
+    ("logspace", "creation"),
+    ("ones", "creation"),
+    ("ones_like", "creation"),
+    ("scalar_tensor", "creation"),
+    ("tril_indices", "creation"),
+    ("triu_indices", "creation"),
+    ("zeros", "creation"),
+    ("zeros_like", "creation"),
+    ("rand", "random"),
+    ("randn", "random"),
+    // integer / bool results
+    ("all", "integer"),
+    ("all_dim", "integer"),
+    ("any", "integer"),
+    ("any_dim", "integer"),
+    ("argmax", "index"),
+    ("argmax_dim", "index"),
+    ("argmin", "index"),
+    ("argmin_dim", "index"),
+    ("argsort", "index"),
+    ("argwhere", "index"),
+    ("bitwise_and", "integer"),
+    ("bitwise_left_shift", "integer"),
+    ("bitwise_not", "integer"),
+    ("bitwise_or", "integer"),
+    ("bitwise_right_shift", "integer"),
+    ("bitwise_xor", "integer"),
+    ("bucketize", "index"),
+    ("count_nonzero", "integer"),
+    ("count_nonzero_dim", "integer"),
+    ("eq", "comparison"),
+    ("gcd", "integer"),
+    ("ge", "comparison"),
+    ("gt", "comparison"),
+    ("isfinite", "comparison"),
+    ("isin", "comparison"),
+    ("isinf", "comparison"),
+    ("isnan", "comparison"),
+    ("isneginf", "comparison"),
+    ("isposinf", "comparison"),
+    ("isreal", "comparison"),
+    ("lcm", "integer"),
+    ("le", "comparison"),
+    ("logical_and", "comparison"),
+    ("logical_not", "comparison"),
+    ("logical_or", "comparison"),
+    ("logical_xor", "comparison"),
+    ("lt", "comparison"),
+    ("ne", "comparison"),
+    ("nonzero", "index"),
+    ("nonzero_as_tuple", "index"),
+    ("one_hot", "integer"),
+    ("searchsorted", "index"),
+    ("signbit", "comparison"),
+    ("tril_indices", "creation"),
+    ("floor_divide", "pytorch"),
+    ("heaviside", "pytorch"),
+    ("unique", "pytorch"),
+    ("unique_consecutive", "pytorch"),
+    ("where_cond_only", "index"),
+];
+
+fn src_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The op a row checks: its name up to the first space (`"pow (number, tensor)"` → `pow`).
+fn op_of(row_name: &str) -> &str {
+    row_name.split(' ').next().unwrap_or(row_name)
+}
+
+#[test]
+fn gradcheck_every_op() {
+    let filter = std::env::var("GRADCHECK_FILTER").ok();
+    let table = gradcheck::table::table();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (k, r) in table.iter().enumerate() {
+        if filter
+            .as_ref()
+            .is_some_and(|f| !r.name.contains(f.as_str()))
+        {
+            continue;
+        }
+        let mut variants = vec![Variant::Contiguous];
+        if r.inputs
+            .iter()
+            .any(|i| i.shape.iter().product::<usize>() > 1)
+        {
+            variants.push(Variant::NonContiguous);
+        }
+        if r.bcast.is_some() {
+            variants.push(Variant::Broadcast);
+        }
+        for v in variants {
+            checked += 1;
+            if let Err(e) = check(r, v, 1000 + k as u64) {
+                failures.push(e);
+            }
+        }
+    }
+    eprintln!(
+        "gradcheck: {} rows, {checked} checks, {} failed",
+        table.len(),
+        failures.len()
+    );
+    if !failures.is_empty() {
+        panic!(
+            "{} of {checked} gradient checks failed:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+}
+
+/// A derived form of `name`'s base op: in-place `x_`, `x_with`, `x_with_`, `x_out`.
+fn base_of(name: &str) -> Option<&str> {
+    for suffix in ["_with_", "_with", "_out", "_"] {
+        if let Some(b) = name.strip_suffix(suffix) {
+            return Some(b);
+        }
+    }
+    None
+}
+
+#[test]
+fn every_public_op_is_checked_or_listed() {
+    let ops = gradcheck::coverage::public_ops(&src_dir());
+    assert!(
+        ops.len() > 400,
+        "the source parser found only {} ops",
+        ops.len()
+    );
+    let table = gradcheck::table::table();
+    let rows: BTreeSet<&str> = table.iter().map(|r| op_of(r.name)).collect();
+    let listed: BTreeSet<&str> = NOT_DIFFERENTIABLE.iter().map(|(n, _)| *n).collect();
+    let covered = |n: &str| rows.contains(n) || listed.contains(n);
+    let mut missing = Vec::new();
+    for (name, file) in &ops {
+        let mut n = name.as_str();
+        let mut ok = covered(n);
+        while !ok && let Some(b) = base_of(n) {
+            n = b;
+            ok = covered(n);
+        }
+        if !ok {
+            missing.push(format!("{name} (src/{file})"));
+        }
+    }
+    // Stale entries: a listed or checked name that is no public op any more.
+    let stale: Vec<&str> = listed
+        .iter()
+        .chain(rows.iter())
+        .copied()
+        .filter(|n| !ops.contains_key(*n))
+        .collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "public ops neither in the gradcheck table nor in NOT_DIFFERENTIABLE ({}):\n{}\n\nnames in the table or the list that are no public op ({}):\n{}",
+        missing.len(),
+        missing.join("\n"),
+        stale.len(),
+        stale.join("\n")
+    );
+}
+
+/// The checker itself: it accepts a right gradient, names an op without a formula, and
+/// lays out the non-contiguous variant as a strided view with the right values.
+#[test]
+fn the_checker_catches_what_it_should() {
+    let good = row("mul", &[x(&[2, 3]), x(&[3])], |a| a[0].mul(&a[1]));
+    assert_eq!(check(&good, Variant::Contiguous, 1), Ok(()));
+    assert_eq!(check(&good, Variant::NonContiguous, 1), Ok(()));
+    // detach() cuts the graph: the checker must call that a missing formula, by name
+    let none = row("detached_op", &[x(&[2])], |a| Ok(a[0].detach().exp()?));
+    let e = check(&none, Variant::Contiguous, 1).unwrap_err();
+    assert!(e.starts_with("no backward formula: detached_op"), "{e}");
+    // a wrong "gradient": the op's value depends on x, the graph says it does not
+    let wrong = row("wrong_op", &[x(&[2])], |a| {
+        a[0].mul(0.0)?.add(&a[0].detach().exp()?)
+    });
+    let e = check(&wrong, Variant::Contiguous, 1).unwrap_err();
+    assert!(e.contains("wrong gradient"), "{e}");
+    let t = make(&[1.0, 2.0, 3.0, 4.0], &[2, 2], Variant::NonContiguous).unwrap();
+    assert!(!t.is_contiguous());
+    assert_eq!(t.stride(), &[4, 2]);
+    assert_eq!(t.to_vec::<f64>(), vec![1.0, 2.0, 3.0, 4.0]);
+    let mut rng = Rng::new(3);
+    assert!((0..100).all(|_| rng.uniform() < 1.0));
+    let _ = Tensor::zeros([1]).unwrap();
+}
