@@ -167,7 +167,8 @@ pub fn is_non_overlapping_and_dense(sizes: &[usize], strides: &[usize]) -> bool 
         if strides[d] != require {
             return false;
         }
-        require *= sizes[d];
+        // wraps as PyTorch's int64 product does (no real tensor is that big)
+        require = require.wrapping_mul(sizes[d]);
     }
     true
 }

@@ -288,3 +288,18 @@ fn logsumexp_values() {
         .unwrap();
     assert_eq!(e.to_vec::<f32>(), vec![f32::NEG_INFINITY; 3]);
 }
+
+#[test]
+fn rnn_cell_with_a_0d_weight() {
+    // fuzz: `w.size()[0]` of a 0-d weight_ih panicked; PyTorch raises size(0)'s IndexError
+    let f = tensile::nn::functional::rnn_tanh_cell;
+    let (x, h) = (Tensor::ones([2, 3]).unwrap(), Tensor::ones([2, 4]).unwrap());
+    let w_ih = Tensor::ones(()).unwrap();
+    let w_hh = Tensor::ones([4, 4]).unwrap();
+    let e = f(&x, &h, &w_ih, &w_hh).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::IndexError);
+    assert_eq!(
+        e.message(),
+        "Dimension specified as 0 but tensor has no dimensions"
+    );
+}

@@ -364,11 +364,12 @@ fn cell(
     let check_weights = || -> Result<()> {
         let hidden = w_hh.size_of(1)?;
         for (name, w) in [("weight_ih", w_ih), ("weight_hh", w_hh)] {
-            if w.size()[0] != g * hidden {
+            // a 0-d weight: PyTorch's `size(0)` IndexError
+            let rows = w.size_of(0)?;
+            if rows != g * hidden {
                 return Err(Error::runtime(format!(
-                    "{name} first dim must be {g} * hidden_size = {}, but got {}",
+                    "{name} first dim must be {g} * hidden_size = {}, but got {rows}",
                     g * hidden,
-                    w.size()[0]
                 )));
             }
         }
