@@ -261,9 +261,10 @@ impl Tensor {
         if let [TensorIndex::Int(i)] = items {
             return apply_select(self, 0, *i, 0);
         }
-        // PyTorch skips full slices of a tuple index (not of a lone slice): `x[:, :]` is
-        // `x` itself, returned as an alias (`AliasBackward0`)
-        let (result, indices) = apply_slicing(self, items, items.len() > 1)?;
+        // PyTorch skips the full slices of a tuple index: `x[:, :]` and `x[(slice(None),)]`
+        // are `x` itself, returned as an alias (`AliasBackward0`). (Only a bare slice object,
+        // `x[:]`, is not optimized; `items` is always a tuple here, as in the corpus.)
+        let (result, indices) = apply_slicing(self, items, true)?;
         if indices.is_empty() {
             return crate::autograd::formulas::views::alias_if_same(result, self);
         }

@@ -142,8 +142,17 @@ impl Formula for CopySlices {
         let res = self.f.formula.apply(&fg, &saved)?;
         let r0 = match res.first().cloned().flatten() {
             // PyTorch copies the view's gradient into the view's window of the base's
-            // gradient: `copy_` refuses an overlapping (expanded) window
-            Some(_) if overlapping(&self.view) => {
+            // gradient: `copy_` refuses a window with internal overlap that is certain (a
+            // stride 0 on a dim of size > 1: `has_internal_overlap` is `Yes`; an `unfold`
+            // window is "too hard" and passes)
+            Some(_)
+                if self
+                    .view
+                    .sizes
+                    .iter()
+                    .zip(&self.view.strides)
+                    .any(|(&n, &s)| s == 0 && n > 1) =>
+            {
                 return Err(crate::error::Error::runtime(
                     "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
                 ));
@@ -301,7 +310,9 @@ pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<T
 /// `x[...]` (nothing applied): a new tensor object (`AliasBackward0`) rather than `x` itself.
 pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
     match (out.autograd.get(), x.autograd.get()) {
-        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => view("AliasBackward0", out.detached(), x),
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+            view_replay("AliasBackward0", out.detached(), x, |ids| Ok(ids.alias()))
+        }
         _ => Ok(out),
     }
 }
