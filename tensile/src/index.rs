@@ -261,7 +261,10 @@ impl Tensor {
         if let [TensorIndex::Int(i)] = items {
             return apply_select(self, 0, *i, 0);
         }
-        let (result, indices) = apply_slicing(self, items)?;
+        // PyTorch skips the full slices of a tuple index: `x[:, :]` and `x[(slice(None),)]`
+        // are `x` itself, returned as an alias (`AliasBackward0`). (Only a bare slice object,
+        // `x[:]`, is not optimized; `items` is always a tuple here, as in the corpus.)
+        let (result, indices) = apply_slicing(self, items, true)?;
         if indices.is_empty() {
             return crate::autograd::formulas::views::alias_if_same(result, self);
         }
@@ -295,10 +298,13 @@ fn bool_index(b: bool) -> Tensor {
 
 /// PyTorch's `applySlicing`: applies the basic items of `items` to `t` (a view) and collects
 /// the advanced ones as a list of optional index tensors aligned with the view's dims
-/// (empty when there is none; trailing `None`s dropped).
+/// (empty when there is none; trailing `None`s dropped). With `skip_full`, a full slice
+/// (start `None`/0, stop `None`/≥ the size, step `None`/1) is not applied (PyTorch's
+/// `applySlice` optimization, disabled only for a lone slice in `__getitem__`).
 pub(crate) fn apply_slicing(
     t: &Tensor,
     items: &[TensorIndex],
+    skip_full: bool,
 ) -> Result<(Tensor, Vec<Option<Tensor>>)> {
     let ndim = t.dim();
     let specified: usize = items.iter().map(consumed).sum();
@@ -338,7 +344,12 @@ pub(crate) fn apply_slicing(
                 if dim >= result.dim() {
                     return Err(too_many(ndim));
                 }
-                result = result.slice(dim as i64, *start, *stop, step)?;
+                let full = matches!(start, None | Some(0))
+                    && step == 1
+                    && stop.is_none_or(|s| s >= result.size()[dim] as i64);
+                if !(skip_full && full) {
+                    result = result.slice(dim as i64, *start, *stop, step)?;
+                }
                 dim += 1;
                 if !out.is_empty() {
                     out.push(None);

@@ -614,7 +614,10 @@ impl Tensor {
             shape.extend_from_slice(&self.sizes[d + 1..]);
             self.view_sizes(&shape)
         })()?;
-        crate::autograd::formulas::views::view("ViewBackward0", __out, self)
+        let shape = __out.size().to_vec();
+        crate::autograd::formulas::views::view_replay("ViewBackward0", __out, self, |ids| {
+            ids.reshape(&shape[..])
+        })
     }
 
     /// `self.squeeze()`: every size-1 dim removed (`(1,3,1)` → `(3,)`, `(1,1)` → 0-d); the
@@ -648,7 +651,10 @@ impl Tensor {
             let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
             self.checked_view(sz, st, self.offset)
         })()?;
-        crate::autograd::formulas::views::view("SqueezeBackward1", __out, self)
+        let shape = __out.size().to_vec();
+        crate::autograd::formulas::views::view_replay("SqueezeBackward1", __out, self, |ids| {
+            ids.reshape(&shape[..])
+        })
     }
 
     /// `self.unsqueeze(dim)`: a size-1 dim inserted at `dim` (wrapped against `ndim+1`), with
@@ -1172,6 +1178,7 @@ impl Tensor {
         split_size_or_sections: impl SplitSizes,
         dim: impl Int,
     ) -> Result<Vec<Tensor>> {
+        let mut geo: Option<(usize, Vec<usize>)> = None;
         let __out = (|| -> Result<Vec<Tensor>> {
             let dim = dim.to_i64();
             let split_size = match split_size_or_sections.into_split() {
@@ -1190,9 +1197,12 @@ impl Tensor {
             }
             let d = wrap_dim(dim, self.dim())?;
             let lengths = split_lengths(self.sizes[d], split_size)?;
-            self.pieces(d, &lengths)
+            {
+                geo = Some((d, lengths.to_vec()));
+                self.pieces(d, &lengths)
+            }
         })()?;
-        crate::autograd::formulas::views::views("SplitBackward0", __out, self)
+        crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
     }
 
     /// `torch.split_with_sizes(self, split_sizes, dim)`: consecutive views along `dim` of
@@ -1207,6 +1217,7 @@ impl Tensor {
         split_sizes: impl IntoShape,
         dim: impl Int,
     ) -> Result<Vec<Tensor>> {
+        let mut geo: Option<(usize, Vec<usize>)> = None;
         let __out = (|| -> Result<Vec<Tensor>> {
             let sizes = split_sizes.into_shape();
             let dim = dim.to_i64();
@@ -1231,9 +1242,12 @@ impl Tensor {
                 )));
             }
             let lengths: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
-            self.pieces(d, &lengths)
+            {
+                geo = Some((d, lengths.to_vec()));
+                self.pieces(d, &lengths)
+            }
         })()?;
-        crate::autograd::formulas::views::views("SplitWithSizesBackward0", __out, self)
+        crate::autograd::formulas::views::pieces("SplitWithSizesBackward0", __out, self, geo)
     }
 
     /// Consecutive `narrow`s of the given lengths along (wrapped) dim `d`.
@@ -1269,6 +1283,7 @@ impl Tensor {
 
     /// `self.chunk(chunks, dim)`: as [`Tensor::chunk`] along `dim`.
     pub fn chunk_with(&self, chunks: impl Int, dim: impl Int) -> Result<Vec<Tensor>> {
+        let mut geo: Option<(usize, Vec<usize>)> = None;
         let __out = (|| -> Result<Vec<Tensor>> {
             let chunks = chunks.to_i64();
             let dim = dim.to_i64();
@@ -1292,12 +1307,18 @@ impl Tensor {
                     .try_reserve(n)
                     .map_err(|_| Error::runtime("too many pieces"))?;
                 lengths.resize(n, 0);
-                return self.pieces(d, &lengths);
+                return {
+                    geo = Some((d, lengths.to_vec()));
+                    self.pieces(d, &lengths)
+                };
             }
             let lengths = split_lengths(size, split as i64)?;
-            self.pieces(d, &lengths)
+            {
+                geo = Some((d, lengths.to_vec()));
+                self.pieces(d, &lengths)
+            }
         })()?;
-        crate::autograd::formulas::views::views("SplitBackward0", __out, self)
+        crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
     }
 
     /// `self.unbind()` (dim 0; [`Tensor::unbind_with`] takes a dim): the `size(dim)` slices `select(dim, i)`, each with `dim` removed.

@@ -189,3 +189,5 @@ pub fn grad(
     }
     Ok(r)
 }
+#[cfg(test)]
+mod sem_tests;

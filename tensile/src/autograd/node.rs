@@ -46,6 +46,10 @@ pub struct SavedTensor {
     pub(crate) version: u64,
     pub(crate) is_output: bool,
     pub(crate) output_nr: usize,
+    /// For the output of an in-place op on a view (PyTorch's `is_inplace_on_view`): the
+    /// view's node when saved (its regenerated `AsStridedBackward0`), weakly held; the
+    /// version error names it while it is alive, else the running node.
+    pub(crate) view_fn: Option<Weak<Node>>,
 }
 
 /// What a formula asks `record` to save: an input tensor, or output `k` of the op.
@@ -125,6 +129,15 @@ impl Node {
         self.formula.release();
     }
 
+    /// Marks the saved outputs as saved from a view modified in place whose node is `f`.
+    pub(crate) fn set_view_fn(&self, f: &Arc<Node>) {
+        if let Some(v) = &mut *self.saved.lock().unwrap_or_else(|e| e.into_inner()) {
+            for s in v.iter_mut().filter(|s| s.is_output) {
+                s.view_fn = Some(Arc::downgrade(f));
+            }
+        }
+    }
+
     /// Re-points saved outputs at `t` (an in-place op's `self`, which now holds the output).
     pub(crate) fn resave_outputs(&self, t: &Tensor) {
         if let Some(v) = &mut *self.saved.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -193,6 +206,7 @@ impl SavedTensor {
             version: t.version(),
             is_output: false,
             output_nr: 0,
+            view_fn: None,
         }
     }
 
@@ -202,6 +216,7 @@ impl SavedTensor {
             version: t.version(),
             is_output: true,
             output_nr: nr,
+            view_fn: None,
         }
     }
 
@@ -210,7 +225,10 @@ impl SavedTensor {
         if cur != self.version {
             let t = &self.data;
             let node = if self.is_output {
-                Some(running.to_string())
+                match self.view_fn.as_ref().and_then(|w| w.upgrade()) {
+                    Some(n) => Some(n.name().to_string()),
+                    None => Some(running.to_string()),
+                }
             } else {
                 super::api::current_grad_fn(t)?.map(|n| n.name().to_string())
             };

@@ -354,11 +354,17 @@ pub(crate) fn inplace(
             1,
             Vec::new(),
         );
-        let m = base.meta();
-        let mut g = m.lock();
-        g.grad_fn = Some(cs.clone());
-        g.output_nr = 0;
-        move_retained(&g, Some(&cs), m);
+        {
+            let m = base.meta();
+            let mut g = m.lock();
+            g.grad_fn = Some(cs.clone());
+            g.output_nr = 0;
+            move_retained(&g, Some(&cs), m);
+        }
+        // the saved result is the view: its error names the view's (regenerated) node
+        if let Some(vf) = current_grad_fn(self_)? {
+            f.set_view_fn(&vf);
+        }
     } else {
         f.resave_outputs(self_);
         let m = self_.meta();

@@ -677,7 +677,7 @@ impl Tensor {
         let (sliced, idx) = if let [TensorIndex::Int(_)] = items {
             (self.index(items)?, Vec::new())
         } else {
-            apply_slicing(self, items)?
+            apply_slicing(self, items, true)?
         };
         if idx.is_empty() {
             copy_to(&sliced, value)?;

@@ -44,6 +44,24 @@ pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensil
         "amin" => reduction!(args, keepdim, amin, amin_dim),
         "all" => reduction!(args, keepdim, all, all_dim),
         "any" => reduction!(args, keepdim, any, any_dim),
+        "std" | "var" if kwargs.get("correction").is_some_and(|c| c.is_number()) => {
+            let opts = tensile::VarOpts {
+                dim: match form(args) {
+                    Form::All => None,
+                    Form::Dim(d) => Some(std::iter::once(d).collect()),
+                    Form::Dims(ds) => Some(ds.iter().copied().collect()),
+                },
+                correction: kwargs["correction"].as_f64().unwrap(),
+                keepdim,
+            };
+            let t = args[0].tensor();
+            if op == "std" {
+                t.std_with(opts)
+            } else {
+                t.var_with(opts)
+            }
+            .map(Out::Tensor)
+        }
         "std" => reduction!(args, keepdim, std, std_dim),
         "var" => reduction!(args, keepdim, var, var_dim),
         "logsumexp" => reduction!(args, keepdim, logsumexp, logsumexp_dim),

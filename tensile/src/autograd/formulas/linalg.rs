@@ -14,11 +14,22 @@ fn mt(t: &Tensor) -> Result<Tensor> {
 /// `BmmBackward0`, and `name` for the other (batched, broadcast) cases.
 pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) -> Result<Tensor> {
     let (ra, rb) = (a.requires_grad(), b.requires_grad());
+    // saved in PyTorch's unpack order (the first one changed in place is the one reported):
+    // `self` first for `dot` and `mv`, `mat2` first for `mm`, `bmm` (Functions.h)
+    let self_first = matches!(name, "DotBackward0" | "MvBackward0");
     record(out, &[a, b], || {
+        let saves = if self_first {
+            vec![Save::Input(a.alias()), Save::Input(b.alias())]
+        } else {
+            vec![Save::Input(b.alias()), Save::Input(a.alias())]
+        };
         node_saving(
             lam(name, move |g, s| {
-                // saved in PyTorch's unpack order: `mat2` first
-                let (a, b) = (&s[1], &s[0]);
+                let (a, b) = if self_first {
+                    (&s[0], &s[1])
+                } else {
+                    (&s[1], &s[0])
+                };
                 let (da, db) = (a.dim(), b.dim());
                 let (ga, gb) = match (da, db) {
                     (1, 1) => (g.mul(b)?, g.mul(a)?),
@@ -37,7 +48,7 @@ pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) ->
                 };
                 Ok(vec![ra.then_some(ga), rb.then_some(gb)])
             }),
-            vec![Save::Input(b.alias()), Save::Input(a.alias())],
+            saves,
         )
     })
 }

@@ -141,6 +141,22 @@ impl Formula for CopySlices {
         fg[0] = Some(slice);
         let res = self.f.formula.apply(&fg, &saved)?;
         let r0 = match res.first().cloned().flatten() {
+            // PyTorch copies the view's gradient into the view's window of the base's
+            // gradient: `copy_` refuses a window with internal overlap that is certain (a
+            // stride 0 on a dim of size > 1: `has_internal_overlap` is `Yes`; an `unfold`
+            // window is "too hard" and passes)
+            Some(_)
+                if self
+                    .view
+                    .sizes
+                    .iter()
+                    .zip(&self.view.strides)
+                    .any(|(&n, &s)| s == 0 && n > 1) =>
+            {
+                return Err(crate::error::Error::runtime(
+                    "unsupported operation: more than one element of the written-to tensor refers to a single memory location. Please clone() the tensor before performing the operation.",
+                ));
+            }
             Some(r) => {
                 let r = if r.size() != &self.view.sizes[..] {
                     sum_to(&r, &self.view.sizes)?
@@ -192,6 +208,76 @@ pub(crate) fn views(name: &'static str, outs: Vec<Tensor>, x: &Tensor) -> Result
     })
 }
 
+/// The backward of a multi-output view op whose input overlaps (an expanded leaf): output
+/// `o`'s element `k` is the input's logical element `maps[o][k]`; the gradients of all
+/// outputs are summed there (storage aliasing plays no part, as in PyTorch, whose view
+/// backwards work on the logical layout).
+pub(crate) struct PiecesBackward {
+    pub name: &'static str,
+    pub sizes: Vec<usize>,
+    pub maps: Vec<Vec<usize>>,
+}
+
+impl Formula for PiecesBackward {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        let dtype = grads
+            .iter()
+            .flatten()
+            .next()
+            .map(|g| g.dtype())
+            .unwrap_or(DType::Float32);
+        let mut buf = vec![0f64; self.sizes.iter().product()];
+        for (map, g) in self.maps.iter().zip(grads) {
+            if let Some(g) = g {
+                for (k, v) in g.try_to_vec::<f64>()?.into_iter().enumerate() {
+                    buf[map[k]] += v;
+                }
+            }
+        }
+        Ok(vec![Some(
+            Tensor::from_vec(buf, &self.sizes[..])?.to(dtype)?,
+        )])
+    }
+}
+
+/// Records `split` / `split_with_sizes` / `chunk` (consecutive `narrow`s of `lengths` along
+/// dim `d`, given as `geo`; `None` when the op returned another op's recorded result): as
+/// [`views`], exact also when `x` overlaps (an expanded leaf).
+pub(crate) fn pieces(
+    name: &'static str,
+    outs: Vec<Tensor>,
+    x: &Tensor,
+    geo: Option<(usize, Vec<usize>)>,
+) -> Result<Vec<Tensor>> {
+    let Some((d, lengths)) = geo else {
+        return Ok(outs);
+    };
+    if x.autograd.get().is_none() || !overlapping(&Geometry::of(x)) {
+        return views(name, outs, x);
+    }
+    let sizes = x.size().to_vec();
+    let ids = super::index::ids_like(x, 0)?;
+    let mut maps = Vec::with_capacity(lengths.len());
+    let mut start = 0usize;
+    for &len in &lengths {
+        let piece = ids.narrow(d as i64, start as i64, len as i64)?;
+        maps.push(
+            piece
+                .try_to_vec::<i64>()?
+                .into_iter()
+                .map(|v| v as usize)
+                .collect(),
+        );
+        start += len;
+    }
+    super::super::record::record_view_multi(outs, x, |_| {
+        super::super::record::node(PiecesBackward { name, sizes, maps })
+    })
+}
+
 /// `reshape`: `ViewBackward0` when it returned a view of `x`, else `UnsafeViewBackward0`.
 pub(crate) fn reshape(out: Tensor, x: &Tensor) -> Result<Tensor> {
     if out.shares_storage(x) {
@@ -224,7 +310,9 @@ pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<T
 /// `x[...]` (nothing applied): a new tensor object (`AliasBackward0`) rather than `x` itself.
 pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
     match (out.autograd.get(), x.autograd.get()) {
-        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => view("AliasBackward0", out.detached(), x),
+        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+            view_replay("AliasBackward0", out.detached(), x, |ids| Ok(ids.alias()))
+        }
         _ => Ok(out),
     }
 }
