@@ -482,8 +482,8 @@ pub(crate) fn ctc(out: Tensor, log_probs: &Tensor, d: CtcData) -> Result<Tensor>
                 let nll = s[1].try_to_vec::<f64>()?;
                 let gr = g.try_to_vec::<f64>()?;
                 let mut grad = vec![0.0; lp.len()];
-                for b in 0..d.tnc.1 {
-                    d.sample(&lp, nll[b], gr[b], b, &mut grad);
+                for (b, (&l, &gb)) in nll.iter().zip(&gr).enumerate() {
+                    d.sample(&lp, l, gb, b, &mut grad);
                 }
                 Ok(vec![Some(
                     Tensor::from_vec(grad, s[0].size())?.to(g.dtype())?,
