@@ -264,7 +264,8 @@ pub fn check(row: &Row, variant: Variant, seed: u64) -> std::result::Result<(), 
                 .sum::<f64>()
                 / (2.0 * EPS);
             let a = analytic[j];
-            if !((a - n).abs() <= ATOL + RTOL * n.abs()) {
+            let close = (a - n).abs() <= ATOL + RTOL * n.abs(); // false for NaN
+            if !close {
                 return Err(format!(
                     "{tag}: wrong gradient for input {i} element {j}: analytic {a:.8e}, numerical {n:.8e}"
                 ));
