@@ -6,11 +6,16 @@
 //! and may return gradients in the broadcast shape or another float dtype: the engine reduces
 //! them with [`sum_to`] and casts them.
 
+pub(crate) mod attention;
+pub(crate) mod distance;
+pub(crate) mod embedding;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod loss;
+pub(crate) mod norm;
 pub(crate) mod pointwise;
 pub(crate) mod reduce;
+pub(crate) mod rnn;
 pub(crate) mod views;
 
 use crate::error::Result;
