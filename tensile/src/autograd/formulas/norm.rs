@@ -320,7 +320,11 @@ mod tests {
             p[i] += 1e-6;
             m[i] -= 1e-6;
             let fd = (obj(&p) - obj(&m)) / 2e-6;
-            assert!((fd - got[i]).abs() < 1e-5 * (1.0 + fd.abs()), "{i}: {fd} vs {}", got[i]);
+            assert!(
+                (fd - got[i]).abs() < 1e-5 * (1.0 + fd.abs()),
+                "{i}: {fd} vs {}",
+                got[i]
+            );
         }
     }
 
@@ -336,7 +340,9 @@ mod tests {
     #[test]
     fn batch_and_group_norm_gradients_match_finite_differences() {
         let x = t(
-            &[0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 0.3, 0.9, -2.0, 1.0, 0.0, 0.6],
+            &[
+                0.5, -1.0, 2.0, 0.25, 1.5, -0.75, 0.3, 0.9, -2.0, 1.0, 0.0, 0.6,
+            ],
             &[2, 2, 3],
         );
         let w = t(&[1.5, -0.5], &[2]);
@@ -379,8 +385,7 @@ mod tests {
         h.add_(1.0).unwrap();
         let e = y.sum().unwrap().backward().unwrap_err();
         assert!(
-            e.message()
-                .contains("modified by an inplace operation"),
+            e.message().contains("modified by an inplace operation"),
             "{}",
             e.message()
         );
