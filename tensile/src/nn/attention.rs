@@ -219,6 +219,23 @@ pub fn scaled_dot_product_attention_with<'a>(
             )
         }));
     }
+    let mut grad_inputs = vec![q, k, v];
+    grad_inputs.extend(o.attn_mask.filter(|m| m.dtype().is_floating_point()));
+    if crate::autograd::api::any_requires_grad(&grad_inputs) {
+        // recording: PyTorch takes the math path, a composite of recorded ops
+        let e = q.size()[q.dim() - 1];
+        let scale = o.scale.unwrap_or(1.0 / (e as f64).sqrt());
+        return crate::autograd::formulas::attention::sdpa_math(
+            q,
+            k,
+            v,
+            o.attn_mask,
+            o.is_causal,
+            scale,
+            shapes.rep_k,
+            shapes.rep_v,
+        );
+    }
     let out_strides = if flash {
         preserve_format_strides(q.size(), q.stride())
     } else {

@@ -264,7 +264,8 @@ pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) 
     }
     let mut shape = batch.clone();
     shape.extend([r1, r2]);
-    Tensor::from_vec(out, &shape[..])?.to(dtype)
+    let r = Tensor::from_vec(out, &shape[..])?.to(dtype)?;
+    crate::autograd::formulas::distance::cdist(r, x1, x2, p)
 }
 
 /// `F.pdist(input)` (`p=2`); see [`pdist_with`].
@@ -299,5 +300,6 @@ pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
         }
     }
     let len = out.len();
-    Tensor::from_vec(out, [len])?.to(input.dtype)
+    let r = Tensor::from_vec(out, [len])?.to(input.dtype)?;
+    crate::autograd::formulas::distance::pdist(r, input, p)
 }

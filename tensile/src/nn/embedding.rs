@@ -39,6 +39,14 @@ pub fn embedding_with(
                 "Padding_idx must be within num_embeddings",
             ));
         }
+        if crate::autograd::api::any_requires_grad(&[weight]) {
+            // the padding row gets no gradient: its own node
+            let out = {
+                let _ng = crate::autograd::no_grad();
+                crate::ops::nn::embedding(input, weight)?
+            };
+            return crate::autograd::formulas::embedding::embedding_padded(out, input, weight, p);
+        }
     }
     crate::ops::nn::embedding(input, weight)
 }
@@ -252,5 +260,29 @@ pub fn embedding_bag_with<'a>(
             }
         }
     }
-    Tensor::from_vec(out, [bags, dim])?.to(weight.dtype)
+    let r = Tensor::from_vec(out, [bags, dim])?.to(weight.dtype)?;
+    crate::autograd::formulas::embedding::embedding_bag(r, weight, o.per_sample_weights, || {
+        let ranges = (0..bags)
+            .map(|b| {
+                let start = offs[b].max(0) as usize;
+                let end = if b + 1 < offs.len() {
+                    offs[b + 1].max(0) as usize
+                } else {
+                    idx.len()
+                }
+                .min(idx.len());
+                (start.min(end), end)
+            })
+            .collect();
+        crate::autograd::formulas::embedding::Bags {
+            idx,
+            ranges,
+            pad,
+            mode: match mode {
+                "max" => "max",
+                "mean" => "mean",
+                _ => "sum",
+            },
+        }
+    })
 }

@@ -299,6 +299,11 @@ pub fn rms_norm_with<'a>(
         DType::Float32 => eps as f32 as f64,
         _ => eps,
     };
+    let mut operands = vec![input];
+    operands.extend(weight);
+    if crate::autograd::api::any_requires_grad(&operands) {
+        return crate::autograd::formulas::norm::rms_norm_composite(input, kd, weight, eps);
+    }
     // PyTorch computes `input * rsqrt(mean(input², dims, keepdim) + eps)` (then `* weight`):
     // the result has the layout TensorIterator gives those two products.
     let rshape: Vec<usize> = (0..nd)
@@ -503,7 +508,16 @@ pub fn group_norm_with<'a>(
             beta[i * c + ch] = b[ch] - mean * rstd * w[ch];
         }
     }
-    affine(input, &strides, &alpha, &beta, true)
+    let out = affine(input, &strides, &alpha, &beta, true)?;
+    crate::autograd::formulas::norm::channel_norm(
+        out,
+        input,
+        weight,
+        bias,
+        eps,
+        || Ok(crate::autograd::formulas::norm::Stats::Group(gu)),
+        "NativeGroupNormBackward0",
+    )
 }
 
 // ---------------------------------------------------------------- batch_norm
@@ -701,7 +715,23 @@ pub fn batch_norm_with<'r, 'a>(
         };
         (alpha[ch], beta[ch]) = linear_terms(mean[ch], stat, w[ch], b[ch], eps, f32);
     }
-    affine(input, &strides, &alpha, &beta, false)
+    let out = affine(input, &strides, &alpha, &beta, false)?;
+    let stats = move || {
+        Ok(if training {
+            crate::autograd::formulas::norm::Stats::Batch
+        } else {
+            crate::autograd::formulas::norm::Stats::Running { mean, var }
+        })
+    };
+    crate::autograd::formulas::norm::channel_norm(
+        out,
+        input,
+        weight,
+        bias,
+        eps,
+        stats,
+        "NativeBatchNormBackward0",
+    )
 }
 
 /// `batch_norm_cpu`'s output layout: with every operand contiguous (the input in either
@@ -880,7 +910,19 @@ pub fn instance_norm_with<'a>(
         }
     }
     let x = input.try_contiguous()?;
-    affine(&x, &strides, &alpha, &beta, true)
+    let out = affine(&x, &strides, &alpha, &beta, true)?;
+    use crate::autograd::formulas::norm::{Stats, channel_norm};
+    let stats = || {
+        Ok(if o.use_input_stats {
+            Stats::Group(c)
+        } else {
+            Stats::Running {
+                mean: param(o.running_mean, c, 0.0)?,
+                var: param(o.running_var, c, 1.0)?,
+            }
+        })
+    };
+    channel_norm(out, input, o.weight, o.bias, o.eps, stats, "ViewBackward0")
 }
 
 // ---------------------------------------------------------------- local_response_norm
@@ -976,8 +1018,26 @@ pub fn local_response_norm_with(
         )));
     }
     let (n, c, s) = ncs(input);
-    let v = sq.try_to_vec::<f64>()?;
     let (lo, hi) = ((size / 2) as usize, ((size - 1) / 2) as usize);
+    if crate::autograd::api::any_requires_grad(&[input]) {
+        // recording: the channel window sums as a product with a band matrix, with recorded
+        // ops (PyTorch's composite pads and average-pools; its `grad_fn` is `DivBackward0`)
+        let mut band = vec![0.0; c * c];
+        for ch in 0..c {
+            for cc in ch.saturating_sub(lo)..=(ch + hi).min(c - 1) {
+                band[ch * c + cc] = 1.0;
+            }
+        }
+        let band = Tensor::from_vec(band, [c, c])?.to(input.dtype)?;
+        let sums = band.matmul(&sq.reshape([n as i64, c as i64, s as i64])?)?;
+        let div = sums
+            .mul(alpha / size as f64)?
+            .add(k)?
+            .pow(beta)?
+            .reshape(input.sizes.iter().map(|&d| d as i64).collect::<Vec<_>>())?;
+        return input.div(&div);
+    }
+    let v = sq.try_to_vec::<f64>()?;
     let mut div = crate::kernels::cast::try_filled(0.0, n * c * s)?;
     for i in 0..n {
         for ch in 0..c {

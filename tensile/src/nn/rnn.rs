@@ -435,6 +435,15 @@ fn cell(
         b.expand([n, gh])?;
     }
     let dt = input.dtype();
+    let mut operands = vec![input, w_ih, w_hh];
+    operands.extend(hx.iter().copied());
+    operands.extend(biases.iter().copied());
+    if crate::autograd::api::any_requires_grad(&operands) && dt.is_floating_point() {
+        // recording: PyTorch's composite cell, with recorded ops
+        return crate::autograd::formulas::rnn::cell_composite(
+            kind, input, hx, w_ih, w_hh, opts.b_ih, opts.b_hh,
+        );
+    }
     let out = match work_dtype(dt, op_name(kind, true))? {
         DType::Float64 => cell_typed::<f64>(kind, input, hx, w_ih, w_hh, opts, hidden)?,
         _ => cell_typed::<f32>(kind, input, hx, w_ih, w_hh, opts, hidden)?,
@@ -767,6 +776,25 @@ fn sequence(
         }
     }
     let dt = input.dtype();
+    let operands: Vec<&Tensor> = std::iter::once(input)
+        .chain(hx.iter().copied())
+        .chain(params.iter().copied())
+        .collect();
+    if crate::autograd::api::any_requires_grad(&operands) && dt.is_floating_point() {
+        // recording: PyTorch's composite, one recorded cell per step
+        let cw: Vec<_> = cells
+            .iter()
+            .map(|c| (c.w_ih, c.w_hh, c.b_ih, c.b_hh))
+            .collect();
+        let (out, h_n, c_n) =
+            crate::autograd::formulas::rnn::sequence_composite(kind, &x, hx, &cw, dirs)?;
+        let out = if o.batch_first {
+            out.transpose(0, 1)?
+        } else {
+            out
+        };
+        return Ok((out, h_n, c_n));
+    }
     let (out, h_n, c_n) = match work_dtype(dt, op_name(kind, false))? {
         DType::Float64 => sequence_typed::<f64>(kind, &x, hx, &cells, dirs, hid)?,
         _ => sequence_typed::<f32>(kind, &x, hx, &cells, dirs, hid)?,

@@ -254,7 +254,7 @@ impl Tensor {
             }
             _ => run!(f32, f32),
         }
-        Ok(y)
+        crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
     }
 
     /// `torch.clamp(self, min, max)`: `min(max(self, min), max)` elementwise; NaN stays NaN;
@@ -323,8 +323,10 @@ impl Tensor {
     /// `x.normalize_with(2)` (p), `(2, -1)` (p, dim), `(2, -1, 1e-12)`, or [`NormalizeOpts`].
     pub fn normalize_with(&self, opts: impl Into<NormalizeOpts>) -> Result<Tensor> {
         let NormalizeOpts { p, dim, eps } = opts.into();
+        // PyTorch's composite: `input / norm(p, dim, keepdim).clamp_min(eps).expand_as(input)`
+        // (grad_fn `DivBackward0`; the gradient flows through the norm)
         let norm = crate::ops::reduce::vector_norm(self, p, &[dim], true)?;
-        let denom = norm.maximum(eps)?;
+        let denom = norm.clamp_min(eps)?.expand_as(self)?;
         self.div(&denom)
     }
 }

@@ -587,7 +587,8 @@ pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Re
         )));
     }
     let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
-    dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape))
+    let r = dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape))?;
+    crate::autograd::formulas::norm::vector_norm(r, t, p, dims, keepdim)
 }
 
 #[cfg(test)]

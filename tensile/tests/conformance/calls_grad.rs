@@ -34,7 +34,8 @@ pub fn grad_arg(a: &Value) -> Arg {
         );
     }
     if a.get("none").is_some() {
-        // Python `None` for an optional tensor (conv2d's bias): no tensor, no gradient
+        // Python `None` (an optional argument given positionally, e.g. conv2d's bias): no
+        // tensor, no gradient; read by the call forms
         return Arg::Str("None".into());
     }
     build_arg(a).0
@@ -242,6 +243,25 @@ pub fn run(case: &Value) -> Result<(), String> {
                         min: opt(1),
                         max: opt(2),
                     })
+                    .map(Out::Tensor),
+            )
+        }
+        ("layer_norm", Some(Arg::Shape(v) | Arg::Ints(v))) => {
+            let opt = |i: usize| match args.get(i) {
+                Some(Arg::Tensor(t)) => Some(t),
+                _ => None,
+            };
+            Some(
+                args[0]
+                    .tensor()
+                    .layer_norm_with(
+                        v.clone(),
+                        tensile::LayerNormOpts {
+                            weight: opt(2),
+                            bias: opt(3),
+                            eps: kw.get("eps").and_then(|v| v.as_f64()).unwrap_or(1e-5),
+                        },
+                    )
                     .map(Out::Tensor),
             )
         }

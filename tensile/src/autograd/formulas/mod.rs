@@ -7,14 +7,19 @@
 //! them with [`sum_to`] and casts them.
 
 pub(crate) mod activation;
+pub(crate) mod attention;
 pub(crate) mod conv;
+pub(crate) mod distance;
+pub(crate) mod embedding;
 pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod loss;
+pub(crate) mod norm;
 pub(crate) mod pointwise;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
+pub(crate) mod rnn;
 pub(crate) mod views;
 
 use crate::error::Result;
