@@ -1231,6 +1231,11 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
         let out = input.mean_dim([-1i64, -2], true)?;
         if suggests_cl(input) {
             let (n, c) = (input.size()[0], input.size()[1]);
+            if crate::autograd::api::any_requires_grad(&[input]) {
+                // PyTorch's `as_strided_` on the mean (`AsStridedBackward1` there; the
+                // out-of-place view here records `AsStridedBackward0`, same gradient)
+                return out.as_strided_with([n, c, 1, 1], [c, 1, c, c], out.storage_offset());
+            }
             return Ok(out.view_with(vec![n, c, 1, 1], vec![c, 1, c, c], out.storage_offset()));
         }
         return Ok(out);

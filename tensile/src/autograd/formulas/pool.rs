@@ -175,7 +175,6 @@ pub(crate) mod fd {
             t.transpose(d - 2, d - 1)
                 .unwrap()
                 .contiguous()
-                .unwrap()
                 .transpose(d - 2, d - 1)
                 .unwrap()
         } else {
@@ -199,13 +198,8 @@ pub(crate) mod fd {
         y.backward_with(Some(&g), false).unwrap();
         let eps = 1e-6;
         for (k, x) in xs.iter().enumerate() {
-            let an = leaves[k]
-                .grad()
-                .unwrap()
-                .contiguous()
-                .unwrap()
-                .to_vec::<f64>();
-            let base = x.contiguous().unwrap().to_vec::<f64>();
+            let an = leaves[k].grad().unwrap().contiguous().to_vec::<f64>();
+            let base = x.contiguous().to_vec::<f64>();
             for i in 0..base.len() {
                 let at = |d: f64| {
                     let mut v = base.clone();
@@ -214,7 +208,7 @@ pub(crate) mod fd {
                     ins[k] = Tensor::from_vec(v, x.size()).unwrap();
                     let _ng = crate::no_grad();
                     let y = f(&ins).unwrap();
-                    y.mul(&g).unwrap().sum().unwrap().item::<f64>()
+                    y.mul(&g).unwrap().sum().unwrap().item::<f64>().unwrap()
                 };
                 let num = (at(eps) - at(-eps)) / (2.0 * eps);
                 assert!(
