@@ -696,7 +696,7 @@ fn conformance() {
     // would also print every such panic (with a backtrace) to stderr.
     std::panic::set_hook(Box::new(|_| {}));
     // How many failures to print per family (`TENSILE_SHOW`, default 8); unsupported ops are
-    // counted, not listed.
+    // listed once each with their count.
     let show_max: usize = std::env::var("TENSILE_SHOW")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -721,6 +721,8 @@ fn conformance() {
         let text = std::fs::read_to_string(f).unwrap();
         let (mut pass, mut fail) = (0usize, 0usize);
         let mut shown = Vec::new();
+        // unsupported ops: counted as failed, and named with their counts below
+        let mut unsupported = std::collections::BTreeMap::<String, usize>::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let case: Value = serde_json::from_str(line).expect("corpus: JSON");
             let outcome =
@@ -737,7 +739,9 @@ fn conformance() {
                 Ok(()) => pass += 1,
                 Err(m) => {
                     fail += 1;
-                    if shown.len() < show_max && !m.contains("not supported") {
+                    if m.contains("not supported") {
+                        *unsupported.entry(m.clone()).or_default() += 1;
+                    } else if shown.len() < show_max {
                         shown.push(format!(
                             "  {} {}: {m}",
                             case["id"].as_str().unwrap(),
@@ -754,6 +758,9 @@ fn conformance() {
         );
         for s in &shown {
             println!("{s}");
+        }
+        for (m, n) in &unsupported {
+            println!("  {n} × {m}");
         }
         if fail > 0 && !pending {
             required_failures.push(format!("{family} ({fail} failed)"));
