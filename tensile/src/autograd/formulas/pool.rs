@@ -229,10 +229,10 @@ mod tests {
     #[test]
     fn max_pool_scatters_to_argmax_and_names_nodes() {
         let x = vals(&[2, 2, 5, 4], 0.0, true);
-        check(&[x.clone()], |v| {
+        check(std::slice::from_ref(&x), |v| {
             F::max_pool2d_with(&v[0], 2, (1, 1, 1, true))
         });
-        check(&[x.clone()], |v| {
+        check(std::slice::from_ref(&x), |v| {
             F::max_pool2d_with(&v[0], [3, 2], ([2, 1], [1, 0], [1, 2]))
         });
         let l = x.detach();
@@ -265,7 +265,9 @@ mod tests {
                 count_include_pad: incl,
                 divisor_override: div,
             };
-            check(&[x.clone()], |v| F::avg_pool2d_with(&v[0], 3, o.clone()));
+            check(std::slice::from_ref(&x), |v| {
+                F::avg_pool2d_with(&v[0], 3, o.clone())
+            });
         }
         check(&[vals(&[2, 3, 7], 1.0, false)], |v| {
             F::avg_pool1d_with(&v[0], 3, (2, 1, true))
@@ -278,8 +280,12 @@ mod tests {
     #[test]
     fn adaptive_pools_and_unpool() {
         let x = vals(&[2, 2, 5, 7], 0.0, true);
-        check(&[x.clone()], |v| F::adaptive_avg_pool2d(&v[0], [3, 4]));
-        check(&[x.clone()], |v| F::adaptive_max_pool2d(&v[0], [2, 3]));
+        check(std::slice::from_ref(&x), |v| {
+            F::adaptive_avg_pool2d(&v[0], [3, 4])
+        });
+        check(std::slice::from_ref(&x), |v| {
+            F::adaptive_max_pool2d(&v[0], [2, 3])
+        });
         check(&[vals(&[2, 7], 1.0, false)], |v| {
             F::adaptive_avg_pool1d(&v[0], 3)
         });

@@ -149,7 +149,9 @@ mod tests {
                     align_corners: align,
                     ..Default::default()
                 };
-                check(&[x.clone()], |v| F::interpolate_with(&v[0], o.clone()));
+                check(std::slice::from_ref(&x), |v| {
+                    F::interpolate_with(&v[0], o.clone())
+                });
             }
         }
         let o = F::InterpolateOpts {
@@ -174,9 +176,11 @@ mod tests {
     #[test]
     fn pad_modes() {
         let x = vals(&[1, 2, 4, 5], 0.0, true);
-        check(&[x.clone()], |v| F::pad(&v[0], [1, 2, -1, 1]));
+        check(std::slice::from_ref(&x), |v| F::pad(&v[0], [1, 2, -1, 1]));
         for mode in ["reflect", "replicate", "circular"] {
-            check(&[x.clone()], |v| F::pad_with(&v[0], [2, 1, 3, 1], mode));
+            check(std::slice::from_ref(&x), |v| {
+                F::pad_with(&v[0], [2, 1, 3, 1], mode)
+            });
         }
         let l = x.detach();
         l.requires_grad_(true).unwrap();
@@ -187,7 +191,7 @@ mod tests {
     #[test]
     fn pixel_shuffle_roundtrip() {
         let x = vals(&[1, 8, 2, 3], 0.0, true);
-        check(&[x.clone()], |v| F::pixel_shuffle(&v[0], 2));
+        check(std::slice::from_ref(&x), |v| F::pixel_shuffle(&v[0], 2));
         check(&[vals(&[2, 4, 6], 0.0, false)], |v| {
             F::pixel_unshuffle(&v[0], 2)
         });
