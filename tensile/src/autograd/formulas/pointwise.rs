@@ -905,6 +905,23 @@ mod tests {
         );
     }
 
+    /// `clamp_min`/`clamp_max` with a number: their own node names (not `ClampBackward1`)
+    /// and the strict rule: no gradient at the bound (PyTorch 2.15: `[0, 0, 1]` for
+    /// `clamp_min([0, 1, 2], 1.0)`).
+    #[test]
+    fn clamp_min_max_names_and_strict_bound() {
+        let x = leaf(&[0.0, 1.0, 2.0]);
+        let y = x.clamp_min(1.0).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMinBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![0.0, 0.0, 1.0]);
+        let x = leaf(&[0.0, 1.0, 2.0]);
+        let y = x.clamp_max(1.0).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMaxBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![1.0, 0.0, 0.0]);
+    }
+
     #[test]
     fn mul_backward_and_version_counter() {
         let a = leaf(&[1.0, 2.0, 3.0]);
