@@ -217,6 +217,21 @@ pub(crate) fn clamp_any(
     crate::autograd::formulas::pointwise::clamp(r, x, min, max)
 }
 
+/// `torch.clamp_min` / `clamp_max` (not in place): as [`clamp_any`], with number bounds
+/// recorded as `name` (`ClampMinBackward0` / `ClampMaxBackward0`).
+pub(crate) fn clamp_one(
+    x: &Tensor,
+    min: Option<Operand<'_>>,
+    max: Option<Operand<'_>>,
+    name: &'static str,
+) -> Result<Tensor> {
+    if matches!(min.or(max), Some(Operand::Tensor(_))) {
+        return clamp_any(x, min, max, false);
+    }
+    let r = clamp_raw(x, min, max, false)?;
+    crate::autograd::formulas::pointwise::clamp_named(r, x, min, max, name)
+}
+
 fn clamp_raw(
     x: &Tensor,
     min: Option<Operand<'_>>,

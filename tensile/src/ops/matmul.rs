@@ -423,7 +423,8 @@ impl Tensor {
     /// Shapes: `self` `(*, in)`, `weight` `(out, in)` (or `(in,)`, giving no `out` dim),
     /// `bias` broadcastable to `(*, out)` → `(*, out)`. A 2-D input with a bias (and a
     /// contiguous 3-D input, or any contiguous input with a 1-D bias, flattened to 2-D) runs
-    /// as one `addmm` with the bias as the accumulator; anything else is `matmul` then `add_`.
+    /// as one `addmm` with the bias as the accumulator (a contiguous bias only, as PyTorch 2.15);
+    /// anything else is `matmul` then `add_`.
     ///
     /// Errors: `both arguments to linear need to be at least 1D, but they are 0D and 2D`;
     /// `t() expects a tensor with <= 2 dimensions, but self is 3D`; `addmm`'s
@@ -449,19 +450,27 @@ impl Tensor {
                 "t() expects a tensor with <= 2 dimensions, but self is {dw}D"
             )));
         }
-        let wt = if dw == 2 { mt(weight) } else { weight.alias() };
+        // `weight.t()` recorded (PyTorch's `TBackward0`) so the weight's gradient flows
+        let wt = if dw == 2 {
+            weight.transpose(0, 1)?
+        } else {
+            weight.alias()
+        };
         if let Some(b) = bias {
             if di == 2 {
-                return addmm(b, self, &wt);
+                let r = addmm(b, self, &wt)?;
+                return crate::autograd::formulas::linalg::addmm(r, b, self, &wt, 1.0, 1.0);
             }
-            if self.is_contiguous() && (di == 3 || b.dim() == 1) {
+            if self.is_contiguous() && b.is_contiguous() && (di == 3 || b.dim() == 1) {
                 let k = self.sizes[di - 1];
                 let rows: usize = self.sizes[..di - 1].iter().product();
-                let flat = self.view_with(vec![rows, k], vec![k, 1], self.offset);
+                let flat = self.reshape(vec![rows as i64, k as i64])?;
                 let r = addmm(b, &flat, &wt)?;
+                let r = crate::autograd::formulas::linalg::addmm(r, b, &flat, &wt, 1.0, 1.0)?;
                 let mut shape = self.sizes[..di - 1].to_vec();
                 shape.push(r.sizes[1]);
-                return Ok(as_shape(r, &shape));
+                let out = as_shape(r.alias(), &shape);
+                return crate::autograd::formulas::views::unsafe_view(out, &r);
             }
         }
         let out = self.matmul(&wt)?;

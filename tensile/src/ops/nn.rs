@@ -281,11 +281,11 @@ impl Tensor {
     }
     /// `torch.clamp_min(self, min)` = `torch.clamp(self, min=min)`; see [`Tensor::clamp`].
     pub fn clamp_min<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, Some(min.into()), None, false)
+        crate::ops::math_ternary::clamp_one(self, Some(min.into()), None, "ClampMinBackward0")
     }
     /// `torch.clamp_max(self, max)` = `torch.clamp(self, max=max)`; see [`Tensor::clamp`].
     pub fn clamp_max<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, None, Some(max.into()), false)
+        crate::ops::math_ternary::clamp_one(self, None, Some(max.into()), "ClampMaxBackward0")
     }
     /// `torch.clamp(self, min=…, max=…)` with either bound optional (`None`), as PyTorch's
     /// keywords: `x.clamp_with(ClampOpts { min: Some(0.into()), max: None })`. Errors as

@@ -53,9 +53,7 @@ pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) ->
     })
 }
 
-/// `addmm(m, a, b, beta, alpha)` (`AddmmBackward0`), also `linear` with a bias (not hooked
-/// yet: `addmm` records through its parts).
-#[allow(dead_code)]
+/// `addmm(m, a, b, beta, alpha)` (`AddmmBackward0`), also `linear` with a bias.
 pub(crate) fn addmm(
     out: Tensor,
     m: &Tensor,

@@ -454,14 +454,25 @@ pub(crate) fn clamp(
     min: Option<Operand<'_>>,
     max: Option<Operand<'_>>,
 ) -> Result<Tensor> {
+    clamp_named(out, x, min, max, "ClampBackward1")
+}
+
+/// [`clamp`] with the number-bounds node named `name`: `clamp_min(x, number)`
+/// (`ClampMinBackward0`) and `clamp_max(x, number)` (`ClampMaxBackward0`) have the same
+/// strict rule (`g` where `x > min`, resp. `x < max`).
+pub(crate) fn clamp_named(
+    out: Tensor,
+    x: &Tensor,
+    min: Option<Operand<'_>>,
+    max: Option<Operand<'_>>,
+    name: &'static str,
+) -> Result<Tensor> {
     let (tlo, thi) = (opt_tensor(min), opt_tensor(max));
     if tlo.is_none() && thi.is_none() {
         let lo = opt_scalar(min).unwrap_or(f64::NEG_INFINITY);
         let hi = opt_scalar(max).unwrap_or(f64::INFINITY);
         return record(out, &[x], || {
-            in1("ClampBackward1", x, move |v| {
-                if v > lo && v < hi { 1.0 } else { 0.0 }
-            })
+            in1(name, x, move |v| if v > lo && v < hi { 1.0 } else { 0.0 })
         });
     }
     let slo = opt_scalar(min);
@@ -892,6 +903,23 @@ mod tests {
             x.lgamma().unwrap().grad_fn().unwrap().name(),
             "LgammaBackward0"
         );
+    }
+
+    /// `clamp_min`/`clamp_max` with a number: their own node names (not `ClampBackward1`)
+    /// and the strict rule: no gradient at the bound (PyTorch 2.15: `[0, 0, 1]` for
+    /// `clamp_min([0, 1, 2], 1.0)`).
+    #[test]
+    fn clamp_min_max_names_and_strict_bound() {
+        let x = leaf(&[0.0, 1.0, 2.0]);
+        let y = x.clamp_min(1.0).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMinBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![0.0, 0.0, 1.0]);
+        let x = leaf(&[0.0, 1.0, 2.0]);
+        let y = x.clamp_max(1.0).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "ClampMaxBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), vec![1.0, 0.0, 0.0]);
     }
 
     #[test]

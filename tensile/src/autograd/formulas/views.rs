@@ -297,6 +297,19 @@ pub(crate) fn reshape(out: Tensor, x: &Tensor) -> Result<Tensor> {
     })
 }
 
+/// `_unsafe_view(x, shape)` (`UnsafeViewBackward0`): `out` is `x` reshaped (sharing its
+/// storage, but not a view for autograd, as PyTorch's `_unsafe_view` after `addmm` in
+/// `linear`); the gradient is reshaped back.
+pub(crate) fn unsafe_view(out: Tensor, x: &Tensor) -> Result<Tensor> {
+    let sizes = x.size().to_vec();
+    super::super::record::record(out, &[x], || {
+        super::super::record::node(ReshapeBackward {
+            name: "UnsafeViewBackward0",
+            sizes,
+        })
+    })
+}
+
 /// `clone()` / a copying `contiguous()` (`CloneBackward0`), `to(dtype)` (`ToCopyBackward0`):
 /// the gradient passes through (cast back by the engine).
 pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<Tensor> {
