@@ -449,19 +449,24 @@ impl Tensor {
                 "t() expects a tensor with <= 2 dimensions, but self is {dw}D"
             )));
         }
-        let wt = if dw == 2 { mt(weight) } else { weight.alias() };
+        // `weight.t()` is recorded (`TBackward0`), so every path below records as PyTorch's
+        let wt = if dw == 2 { weight.t()? } else { weight.alias() };
         if let Some(b) = bias {
             if di == 2 {
-                return addmm(b, self, &wt);
+                let r = addmm(b, self, &wt)?;
+                return crate::autograd::formulas::linalg::addmm(r, b, self, &wt, 1.0, 1.0);
             }
             if self.is_contiguous() && (di == 3 || b.dim() == 1) {
                 let k = self.sizes[di - 1];
                 let rows: usize = self.sizes[..di - 1].iter().product();
                 let flat = self.view_with(vec![rows, k], vec![k, 1], self.offset);
+                let flat = crate::autograd::formulas::views::view("ViewBackward0", flat, self)?;
                 let r = addmm(b, &flat, &wt)?;
+                let r = crate::autograd::formulas::linalg::addmm(r, b, &flat, &wt, 1.0, 1.0)?;
                 let mut shape = self.sizes[..di - 1].to_vec();
                 shape.push(r.sizes[1]);
-                return Ok(as_shape(r, &shape));
+                let out = as_shape(r.alias(), &shape);
+                return crate::autograd::formulas::views::view("UnsafeViewBackward0", out, &r);
             }
         }
         let out = self.matmul(&wt)?;
