@@ -572,7 +572,8 @@ impl Tensor {
     pub fn ravel(&self) -> Result<Tensor> {
         let c = self.try_contiguous()?;
         let n = c.numel();
-        c.view_sizes(&[n])
+        let r = c.view_sizes(&[n])?;
+        crate::autograd::formulas::views::view("ViewBackward0", r, &c)
     }
 
     /// `self.unflatten(dim, sizes)`: dim `dim` split into `sizes` (one entry may be `-1`),
@@ -1140,7 +1141,8 @@ impl Tensor {
     /// of a size-0 or size-1 dim is clamped to `i64::MAX / itemsize`.
     pub fn as_strided(&self, size: impl IntoShape, stride: impl IntoShape) -> Result<Tensor> {
         let offset = self.offset as i64;
-        self.as_strided_i64(&size.into_shape(), &stride.into_shape(), offset)
+        let r = self.as_strided_i64(&size.into_shape(), &stride.into_shape(), offset)?;
+        crate::autograd::formulas::views::view("AsStridedBackward0", r, self)
     }
 
     /// `self.as_strided(size, stride, storage_offset)`: as [`Tensor::as_strided`] with an

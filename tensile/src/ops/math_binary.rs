@@ -297,20 +297,26 @@ impl Tensor {
     /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
     /// inputs: `"logaddexp_cpu" not implemented for 'Long'` (NotImplementedError).
     pub fn logaddexp<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        math2(MathOp::Logaddexp, self, other.into(), false)
+        let other = other.into();
+        let r = math2(MathOp::Logaddexp, self, other, false)?;
+        crate::autograd::formulas::pointwise::math2("logaddexp", r, Operand::Tensor(self), other)
     }
     /// `torch.logaddexp2(self, other)`: `log2(2**self + 2**other)` without overflow.
     ///
     /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
     /// inputs: `"logaddexp2_cpu" not implemented for 'Long'` (NotImplementedError).
     pub fn logaddexp2<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        math2(MathOp::Logaddexp2, self, other.into(), false)
+        let other = other.into();
+        let r = math2(MathOp::Logaddexp2, self, other, false)?;
+        crate::autograd::formulas::pointwise::math2("logaddexp2", r, Operand::Tensor(self), other)
     }
 
     /// `torch.true_divide(self, other)` = `torch.div(self, other)`: true division; integer
     /// and bool inputs give float32. Shapes broadcast. See [`Tensor::div`].
     pub fn true_divide<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        binary(BinaryOp::Div, self, other.into(), false)
+        let other = other.into();
+        let r = binary(BinaryOp::Div, self, other, false)?;
+        crate::autograd::formulas::pointwise::binary(BinaryOp::Div, r, self, other)
     }
     /// `self.true_divide_(other)`: in place; an integer `self` fails with `result type Float
     /// can't be cast to the desired output type Long`. See [`Tensor::div_`].
@@ -564,7 +570,9 @@ pub fn float_power<'a, 'b>(
     input: impl Into<Operand<'a>>,
     exponent: impl Into<Operand<'b>>,
 ) -> Result<Tensor> {
-    with_number_input(FloatPower, input.into(), exponent.into(), "float_power")
+    let (a, b) = (input.into(), exponent.into());
+    let r = with_number_input(FloatPower, a, b, "float_power")?;
+    crate::autograd::formulas::pointwise::math2("float_power", r, a, b)
 }
 
 /// `torch.special`: the special functions of this crate.

@@ -489,7 +489,7 @@ impl Tensor {
     /// addcdiv is no longer supported, and in a future  release addcdiv will perform a true
     /// division of tensor1 and tensor2. …`; the broadcast error.
     pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, Scalar::Int(1), true, false)
+        self.addcdiv_with(tensor1, tensor2, 1)
     }
     /// `torch.addcdiv(self, tensor1, tensor2, value=v)`: `self + v * tensor1 / tensor2`.
     pub fn addcdiv_with(
@@ -498,7 +498,9 @@ impl Tensor {
         tensor2: &Tensor,
         value: impl Into<Scalar>,
     ) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, value.into(), true, false)
+        let value = value.into();
+        let r = addc_impl(self, tensor1, tensor2, value, true, false)?;
+        crate::autograd::formulas::binary_math::addcdiv(r, self, tensor1, tensor2, value.to_f64())
     }
     /// `self.addcdiv_(tensor1, tensor2)`: in place. Returns `self`.
     pub fn addcdiv_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {

@@ -294,7 +294,10 @@ impl Tensor {
     /// Shape and dtype: `self`'s, with `empty_like(self)`'s strides (a dense `self`'s own,
     /// else dense in its dim order). Never fails but for allocation.
     pub fn nan_to_num_with(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
-        let o = opts.into();
+        let r = self.nan_to_num_impl(opts.into())?;
+        crate::autograd::formulas::binary_math::nan_to_num(r, self)
+    }
+    fn nan_to_num_impl(&self, o: NanToNumOpts) -> Result<Tensor> {
         let dt = self.dtype;
         if !dt.is_floating_point() {
             return map::<i64, i64>(self, dt, false, Layout::Preserve, |x| x);

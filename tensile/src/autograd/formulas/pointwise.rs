@@ -809,7 +809,7 @@ pub(crate) fn math2(name: &str, out: Tensor, a: Operand<'_>, b: Operand<'_>) -> 
             b,
             d_xlogy,
         ),
-        _ => Ok(out),
+        _ => super::binary_math::math2(name, out, a, b),
     }
 }
 
