@@ -149,14 +149,6 @@ fn op_of(row_name: &str) -> &str {
 /// run and their failures printed, but they do not fail the test; a pending op whose rows all
 /// pass fails the test until it is taken off this list, so the list only shrinks.
 const PENDING: &[&str] = &[
-    "nan_to_num",
-    "copysign",
-    "float_power",
-    "nextafter",
-    "logaddexp",
-    "logaddexp2",
-    "true_divide",
-    "addcdiv",
     "masked_scatter",
     "median",
     "median_dim",
@@ -166,9 +158,6 @@ const PENDING: &[&str] = &[
     "cummax",
     "cummin",
     "logcumsumexp",
-    "ravel",
-    "as_strided",
-    "contiguous_channels_last",
     "tril",
     "triu",
     "narrow_copy",
@@ -185,7 +174,6 @@ const PENDING: &[&str] = &[
     "scatter",
     "scatter_reduce",
     "take",
-    "linear",
 ];
 
 #[test]
