@@ -60,6 +60,16 @@ fn read(buf: &[f64], g: &Geometry, dtype: DType) -> Result<Tensor> {
     Tensor::from_vec(v, &g.sizes[..])?.to(dtype)
 }
 
+/// The dtype of a multi-output view node's gradients: that of the first one present.
+fn grads_dtype(grads: &[Option<Tensor>]) -> DType {
+    grads
+        .iter()
+        .flatten()
+        .next()
+        .map(|g| g.dtype())
+        .unwrap_or(DType::Float32)
+}
+
 /// The backward of every view op (`ViewBackward0`, `SelectBackward0`, `ExpandBackward0`,
 /// `AsStridedBackward0`, `SplitBackward0`, …): `input` is the viewed tensor's geometry,
 /// `outputs` the views' (one per output). Saves nothing.
@@ -74,12 +84,7 @@ impl Formula for StridedViewBackward {
         self.name
     }
     fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
-        let dtype = grads
-            .iter()
-            .flatten()
-            .next()
-            .map(|g| g.dtype())
-            .unwrap_or(DType::Float32);
+        let dtype = grads_dtype(grads);
         let mut all: Vec<&Geometry> = self.outputs.iter().collect();
         all.push(&self.input);
         let mut buf = vec![0f64; extent(&all)];
@@ -223,12 +228,7 @@ impl Formula for PiecesBackward {
         self.name
     }
     fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
-        let dtype = grads
-            .iter()
-            .flatten()
-            .next()
-            .map(|g| g.dtype())
-            .unwrap_or(DType::Float32);
+        let dtype = grads_dtype(grads);
         let mut buf = vec![0f64; self.sizes.iter().product()];
         for (map, g) in self.maps.iter().zip(grads) {
             if let Some(g) = g {
