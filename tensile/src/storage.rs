@@ -37,7 +37,12 @@ const ALIGN: usize = 64;
 /// transparent huge pages, and recycled through [`POOL`] when freed.
 const LARGE: usize = 1 << 20;
 const HUGE: usize = 2 << 20;
-/// At most this many bytes of freed large buffers are kept for reuse.
+/// Buffers of at least this many bytes (and below [`LARGE`]) are "medium": rounded up to a
+/// power of two and recycled through [`POOL`] too. glibc serves them from the heap top or
+/// from `mmap`, and gives the pages back on free, so a training step that allocates and frees
+/// the same activations every iteration would fault every page in again each time.
+const MEDIUM: usize = 64 << 10;
+/// At most this many bytes of freed large and medium buffers are kept for reuse.
 const POOL_LIMIT: usize = 1 << 30;
 
 /// Freed large buffers, kept for reuse: writing into fresh memory costs a page fault per 4 KiB
@@ -85,6 +90,8 @@ unsafe impl Sync for Storage {}
 fn capacity_for(bytes: usize) -> usize {
     if bytes >= LARGE {
         bytes.div_ceil(HUGE) * HUGE
+    } else if bytes >= MEDIUM {
+        bytes.next_power_of_two()
     } else {
         bytes.max(16)
     }
@@ -127,7 +134,11 @@ impl Storage {
             return Ok(s);
         }
         let cap = capacity_for(bytes);
-        let pooled = if cap >= LARGE { take_pooled(cap) } else { None };
+        let pooled = if cap >= MEDIUM {
+            take_pooled(cap)
+        } else {
+            None
+        };
         let ptr = match pooled {
             Some(p) => {
                 if zeroed {
@@ -226,7 +237,7 @@ impl Drop for Storage {
         if self.cap == 0 {
             return;
         }
-        if self.cap >= LARGE {
+        if self.cap >= MEDIUM {
             let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
             if pool.bytes + self.cap <= POOL_LIMIT {
                 pool.bytes += self.cap;

@@ -41,6 +41,15 @@ pub(crate) fn accumulate(leaf: &Tensor, g: &Tensor) -> Result<()> {
             old.add_(g)?;
         }
         None => {
+            // PyTorch steals a gradient nobody else holds when it already obeys the layout
+            // contract (no copy; `AccumulateGrad::accumulateGrad`'s `use_count` test).
+            if !super::mode::is_grad_enabled()
+                && Arc::strong_count(&g.storage) == 1
+                && obeys_layout_contract(leaf, g)
+            {
+                meta.lock().grad = Some(g.view_with(g.sizes.clone(), g.strides.clone(), g.offset));
+                return Ok(());
+            }
             let new = if leaf.is_non_overlapping_and_dense() {
                 let t = Tensor::try_alloc(&leaf.sizes, &leaf.strides, g.dtype)?;
                 t.copy_raw_(g)?;
@@ -54,6 +63,22 @@ pub(crate) fn accumulate(leaf: &Tensor, g: &Tensor) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// PyTorch's `obeys_layout_contract`: a gradient for a non-overlapping and dense leaf has
+/// the leaf's strides (on dims of size > 1); for any other leaf it is contiguous.
+fn obeys_layout_contract(leaf: &Tensor, g: &Tensor) -> bool {
+    if g.sizes != leaf.sizes || !g.is_non_overlapping_and_dense() {
+        return false;
+    }
+    if leaf.is_non_overlapping_and_dense() {
+        leaf.sizes
+            .iter()
+            .zip(leaf.strides.iter().zip(&g.strides))
+            .all(|(&n, (a, b))| n == 1 || a == b)
+    } else {
+        g.is_contiguous()
+    }
 }
 
 struct Ready(Arc<Node>);
@@ -179,7 +204,12 @@ pub(crate) fn run_backward(
                 if let (Some(m), Some(Some(g))) = (m.upgrade(), grads.get(nr)) {
                     let old = m.lock().grad.as_ref().map(|t| t.alias());
                     let new = match old {
-                        None => g.clone(),
+                        // PyTorch's hook: `grad.clone(at::MemoryFormat::Contiguous)`
+                        None => {
+                            let c = Tensor::try_alloc_contiguous(&g.sizes, g.dtype)?;
+                            c.copy_raw_(g)?;
+                            c
+                        }
                         Some(o) => o.add(g)?,
                     };
                     m.lock().grad = Some(new);

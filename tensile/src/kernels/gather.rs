@@ -3,6 +3,7 @@
 
 use rayon::prelude::*;
 
+use crate::dtype::DType;
 use crate::element::Element;
 use crate::iter::lock_operands;
 use crate::kernels::loops::GRAIN;
@@ -101,6 +102,44 @@ pub(crate) fn layer_norm_f32<T, P>(
         let bs = b.map(|t| std::slice::from_raw_parts(base(t).get() as *const P, n));
         crate::kernels::norm::layer_norm_rows(xs, ys, n, ws, bs, eps);
     }
+}
+
+/// The float32 backward of `layer_norm` over rows of `n` elements
+/// ([`crate::kernels::norm::layer_norm_backward_rows`]): `x`, `g` contiguous float32 with
+/// `rows·n` elements, `w` (when given) contiguous float32 with `n`. Returns `(dx, x̂)`, both
+/// contiguous with `x`'s sizes.
+pub(crate) fn layer_norm_backward_f32(
+    x: &Tensor,
+    g: &Tensor,
+    w: Option<&Tensor>,
+    n: usize,
+    eps: f64,
+) -> crate::error::Result<(Tensor, Tensor)> {
+    let st = crate::layout::contiguous_strides(&x.sizes);
+    let dx = Tensor::try_alloc(&x.sizes, &st, DType::Float32)?;
+    let xh = Tensor::try_alloc(&x.sizes, &st, DType::Float32)?;
+    let total = x.numel();
+    if total == 0 {
+        return Ok((dx, xh));
+    }
+    let mut ops: Vec<&Tensor> = vec![&dx, &xh, x, g];
+    ops.extend(w.iter().copied());
+    let _guard = lock_operands(&ops, 2);
+    // SAFETY: x and g are contiguous float32 with `total` elements, w contiguous float32 with
+    // n; dx and xh are fresh (no overlap with anything) with `total` elements; the locks are
+    // held for the whole call.
+    unsafe {
+        let xs = std::slice::from_raw_parts(base(x).get() as *const f32, total);
+        let gs = std::slice::from_raw_parts(base(g).get() as *const f32, total);
+        let ws = match w {
+            Some(t) => std::slice::from_raw_parts(base(t).get() as *const f32, n),
+            None => &[][..],
+        };
+        let d = std::slice::from_raw_parts_mut(base(&dx).get() as *mut f32, total);
+        let h = std::slice::from_raw_parts_mut(base(&xh).get() as *mut f32, total);
+        crate::kernels::norm::layer_norm_backward_rows(xs, gs, ws, n, eps, d, h);
+    }
+    Ok((dx, xh))
 }
 
 /// `layer_norm` over the last `n` elements of each of `rows` rows: `y = (x - mean) /

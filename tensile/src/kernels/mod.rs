@@ -27,6 +27,7 @@ pub(crate) mod gather;
 pub(crate) mod gemm;
 pub(crate) mod loops;
 pub(crate) mod loss;
+pub(crate) mod map;
 pub(crate) mod math;
 pub(crate) mod mm;
 pub(crate) mod norm;

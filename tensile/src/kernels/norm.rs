@@ -156,6 +156,67 @@ pub(crate) fn layer_norm_rows<T: SoftElem, P: SoftElem>(
     });
 }
 
+/// One row of [`layer_norm_backward_rows`]: statistics as the forward (float64 sums), then
+/// `x̂`, `Σ gx̂`, `Σ gx̂·x̂` and `dx` in float64, rounded once.
+#[inline(always)]
+fn ln_backward_body(xs: &[f32], gs: &[f32], w: &[f32], eps: f64, dx: &mut [f32], xh: &mut [f32]) {
+    let n = xs.len();
+    let mean = row_sum(xs, 0.0, false) / n as f64;
+    let var = row_sum(xs, mean, true) / n as f64;
+    let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+    let (mut a, mut b) = (0f64, 0f64);
+    for i in 0..n {
+        let h = (xs[i] as f64 - mean) * rstd;
+        let gh = gs[i] as f64 * if w.is_empty() { 1.0 } else { w[i] as f64 };
+        a += gh;
+        b += gh * h;
+        xh[i] = h as f32;
+    }
+    let (a, b) = (a / n as f64, b / n as f64);
+    for i in 0..n {
+        let h = (xs[i] as f64 - mean) * rstd;
+        let gh = gs[i] as f64 * if w.is_empty() { 1.0 } else { w[i] as f64 };
+        dx[i] = (rstd * (gh - a - h * b)) as f32;
+    }
+}
+multiversion!(fn ln_backward_row = ln_backward_body(xs: &[f32], gs: &[f32], w: &[f32], eps: f64, dx: &mut [f32], xh: &mut [f32]));
+
+/// The backward of [`layer_norm_rows`] for float32 (PyTorch's `LayerNormBackwardKernel`):
+/// for each row of `n` elements of `x` and its output gradient `g`, the input gradient
+/// `dx = rstd · (gx̂ - mean(gx̂) - x̂ · mean(gx̂ · x̂))` with `gx̂ = g · w` (`w` empty: no
+/// weight), and `x̂ = (x - mean) · rstd` into `xhat` (the weight's gradient is `Σ_rows g · x̂`).
+/// Parallel over rows above the grain.
+pub(crate) fn layer_norm_backward_rows(
+    x: &[f32],
+    g: &[f32],
+    w: &[f32],
+    n: usize,
+    eps: f64,
+    dx: &mut [f32],
+    xhat: &mut [f32],
+) {
+    if n == 0 {
+        return;
+    }
+    let one = |(((xs, gs), d), h): (((&[f32], &[f32]), &mut [f32]), &mut [f32])| {
+        ln_backward_row(xs, gs, w, eps, d, h)
+    };
+    if x.len() >= 2 * GRAIN && rayon::current_num_threads() > 1 {
+        x.par_chunks(n)
+            .zip(g.par_chunks(n))
+            .zip(dx.par_chunks_mut(n))
+            .zip(xhat.par_chunks_mut(n))
+            .with_min_len((GRAIN / n).max(1))
+            .for_each(one);
+    } else {
+        x.chunks(n)
+            .zip(g.chunks(n))
+            .zip(dx.chunks_mut(n))
+            .zip(xhat.chunks_mut(n))
+            .for_each(one);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

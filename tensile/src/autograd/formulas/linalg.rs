@@ -10,6 +10,40 @@ fn mt(t: &Tensor) -> Result<Tensor> {
     t.transpose(-2, -1)
 }
 
+/// PyTorch's `maybe_multiply`: `t * s`, skipped when `s` is 1.
+fn times(t: Tensor, s: f64) -> Result<Tensor> {
+    if s == 1.0 { Ok(t) } else { t.mul(s) }
+}
+
+/// A 2-d matrix stored column-major (PyTorch's test: `strides[0] == 1 && strides[1] ==
+/// sizes[0]`), e.g. a weight seen through `.t()`.
+fn col_major(m: &Tensor) -> bool {
+    m.dim() == 2 && m.stride()[0] == 1 && m.stride()[1] == m.size()[0]
+}
+
+/// PyTorch's `mm_mat1_backward`: the gradient of `mat1` in `mat1 @ mat2` (2-d), computed
+/// column-major when `mat1` is, so that it has `mat1`'s layout.
+fn mm_mat1_backward(g: &Tensor, mat2: &Tensor, mat1: &Tensor, alpha: f64) -> Result<Tensor> {
+    let r = if col_major(mat1) {
+        mat2.matmul(&g.t()?)?.t()?
+    } else {
+        g.matmul(&mat2.t()?)?
+    };
+    times(r, alpha)
+}
+
+/// PyTorch's `mm_mat2_backward`: the gradient of `mat2` in `mat1 @ mat2` (2-d), computed
+/// column-major when `mat2` is (a `linear` weight: the gradient of `weight.t()` then comes
+/// out with the weight's own layout and `AccumulateGrad` keeps it without a copy).
+fn mm_mat2_backward(g: &Tensor, mat1: &Tensor, mat2: &Tensor, alpha: f64) -> Result<Tensor> {
+    let r = if col_major(mat2) {
+        g.t()?.matmul(mat1)?.t()?
+    } else {
+        mat1.t()?.matmul(g)?
+    };
+    times(r, alpha)
+}
+
 /// `a @ b` for every operand rank: `MmBackward0` (2-d @ 2-d), `MvBackward0`, `DotBackward0`,
 /// `BmmBackward0`, and `name` for the other (batched, broadcast) cases.
 pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) -> Result<Tensor> {
@@ -44,6 +78,18 @@ pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) ->
                             a.unsqueeze(-1)?.matmul(&gu)?,
                         )
                     }
+                    (2, 2) => (
+                        if ra {
+                            mm_mat1_backward(g, b, a, 1.0)?
+                        } else {
+                            g.alias()
+                        },
+                        if rb {
+                            mm_mat2_backward(g, a, b, 1.0)?
+                        } else {
+                            g.alias()
+                        },
+                    ),
                     _ => (g.matmul(&mt(b)?)?, mt(a)?.matmul(g)?),
                 };
                 Ok(vec![ra.then_some(ga), rb.then_some(gb)])
@@ -62,13 +108,18 @@ pub(crate) fn addmm(
     beta: f64,
     alpha: f64,
 ) -> Result<Tensor> {
+    let needs = [m.requires_grad(), a.requires_grad(), b.requires_grad()];
     record(out, &[m, a, b], || {
         node_saving(
             lam("AddmmBackward0", move |g, s| {
-                let gm = if beta == 1.0 { g.alias() } else { g.mul(beta)? };
-                let ga = g.matmul(&mt(&s[1])?)?.mul(alpha)?;
-                let gb = mt(&s[0])?.matmul(g)?.mul(alpha)?;
-                Ok(vec![Some(gm), Some(ga), Some(gb)])
+                let gm = needs[0].then(|| times(g.alias(), beta)).transpose()?;
+                let ga = needs[1]
+                    .then(|| mm_mat1_backward(g, &s[1], &s[0], alpha))
+                    .transpose()?;
+                let gb = needs[2]
+                    .then(|| mm_mat2_backward(g, &s[0], &s[1], alpha))
+                    .transpose()?;
+                Ok(vec![gm, ga, gb])
             }),
             vec![Save::Input(a.alias()), Save::Input(b.alias())],
         )

@@ -68,6 +68,9 @@ pub(crate) fn layer_norm(
         }
         node_saving(
             lam("NativeLayerNormBackward0", move |g, s| {
+                if let Some(r) = layer_norm_f32(g, s, &rg, has_w, has_b, &lead, eps)? {
+                    return Ok(r);
+                }
                 let g64 = f64_of(g)?;
                 let (xhat, rstd) = standardize(&s[0], &dims, eps)?;
                 let sum_lead = |t: Tensor| {
@@ -103,6 +106,56 @@ pub(crate) fn layer_norm(
             saved,
         )
     })
+}
+
+/// The float32 form of `NativeLayerNormBackward0` on the row kernel (PyTorch's
+/// `LayerNormBackwardKernel`; statistics recomputed as the forward computes them): `None` when
+/// an operand is not float32 (the float64 composite then runs).
+fn layer_norm_f32(
+    g: &Tensor,
+    s: &[Tensor],
+    rg: &[bool],
+    has_w: bool,
+    has_b: bool,
+    lead: &[i64],
+    eps: f64,
+) -> Result<Option<Vec<Option<Tensor>>>> {
+    let f32 = |t: &Tensor| t.dtype() == DType::Float32;
+    if !f32(g) || !f32(&s[0]) || (has_w && !f32(&s[1])) {
+        return Ok(None);
+    }
+    let x = s[0].try_contiguous()?;
+    let gc = g.try_contiguous()?;
+    let w = if has_w {
+        Some(s[1].try_contiguous()?)
+    } else {
+        None
+    };
+    let n = x.size()[lead.len()..].iter().product::<usize>();
+    let (dx, xhat) = crate::kernels::gather::layer_norm_backward_f32(&x, &gc, w.as_ref(), n, eps)?;
+    let sum_lead = |t: Tensor| {
+        if lead.is_empty() {
+            Ok(t)
+        } else {
+            t.sum_dim(lead.to_vec(), false)
+        }
+    };
+    let mut r = vec![rg[0].then_some(dx)];
+    if has_w {
+        r.push(if rg[1] {
+            Some(sum_lead(gc.mul(&xhat)?)?)
+        } else {
+            None
+        });
+    }
+    if has_b {
+        r.push(if rg[r.len()] {
+            Some(sum_lead(gc.alias())?)
+        } else {
+            None
+        });
+    }
+    Ok(Some(r))
 }
 
 /// `linalg.vector_norm(x, p, dims, keepdim)` (`LinalgVectorNormBackward0`): `g · sgn(x)` for

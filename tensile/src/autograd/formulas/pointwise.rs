@@ -42,26 +42,22 @@ pub(crate) fn lam(
 }
 
 /// `f` applied elementwise (in float64) to `ts` broadcast together; the result in `dtype`.
-pub(crate) fn map_n(ts: &[&Tensor], dtype: DType, f: impl Fn(&[f64]) -> f64) -> Result<Tensor> {
-    let shape = crate::broadcast::infer_size_all(ts.iter().map(|t| t.size()))?;
-    let vals = ts
-        .iter()
-        .map(|t| t.expand(&shape[..])?.try_to_vec::<f64>())
-        .collect::<Result<Vec<_>>>()?;
-    let n: usize = shape.iter().product();
-    let mut out = Vec::with_capacity(n);
-    let mut buf = vec![0f64; ts.len()];
-    for i in 0..n {
-        for (k, v) in vals.iter().enumerate() {
-            buf[k] = v[i];
-        }
-        out.push(f(&buf));
-    }
-    Tensor::from_vec(out, &shape[..])?.to(dtype)
+/// Runs on the pointwise engine (TensorIterator's broadcast and output layout; operands are
+/// converted to float64 in small blocks, the result rounded once to `dtype`).
+pub(crate) fn map_n(
+    ts: &[&Tensor],
+    dtype: DType,
+    f: impl Fn(&[f64]) -> f64 + Sync,
+) -> Result<Tensor> {
+    crate::ops::map::map_f64(ts, dtype, &f)
 }
 
 /// `g * d` with `d = f(saved…)` elementwise.
-fn chain(g: &Tensor, s: &[&Tensor], f: impl Fn(&[f64]) -> f64) -> Result<Vec<Option<Tensor>>> {
+fn chain(
+    g: &Tensor,
+    s: &[&Tensor],
+    f: impl Fn(&[f64]) -> f64 + Sync,
+) -> Result<Vec<Option<Tensor>>> {
     let mut ts = vec![g];
     ts.extend_from_slice(s);
     Ok(vec![Some(map_n(&ts, g.dtype(), |v| v[0] * f(&v[1..]))?)])

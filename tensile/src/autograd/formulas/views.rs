@@ -84,6 +84,9 @@ impl Formula for StridedViewBackward {
         self.name
     }
     fn apply(&self, grads: &[Option<Tensor>], _: &[Tensor]) -> Result<Vec<Option<Tensor>>> {
+        if let Some(r) = fast_view_backward(&self.input, &self.outputs, grads)? {
+            return Ok(vec![Some(r)]);
+        }
         let dtype = grads_dtype(grads);
         let mut all: Vec<&Geometry> = self.outputs.iter().collect();
         all.push(&self.input);
@@ -100,6 +103,137 @@ impl Formula for StridedViewBackward {
         }
         Ok(vec![Some(read(&buf, &self.input, dtype)?)])
     }
+}
+
+/// The fast, exact forms of a view's backward, tried before the element-by-element scatter
+/// (`None` when none applies). They compute in the gradient's dtype with tensile's own
+/// kernels, as PyTorch's per-op view backwards do:
+/// 1. the view only permutes the input's dims, adds or drops size-1 dims (`t`, `transpose`,
+///    `permute`, `squeeze`, `unsqueeze`, an identity `view`): the gradient is the same
+///    permutation of `g`'s dims, a view of `g` (PyTorch's `TBackward0` is `grad.t()`);
+/// 2. input and view both row-major contiguous at the same offset (`view`/`reshape` that
+///    split or merge dims): `g` reshaped;
+/// 3. the input does not overlap itself and each view's overlap comes only from stride-0 dims
+///    (`expand`): `g` summed over those dims, then copied (added, for several views) into a
+///    zero buffer laid out as the storage, which is read back in the input's geometry.
+fn fast_view_backward(
+    input: &Geometry,
+    outputs: &[Geometry],
+    grads: &[Option<Tensor>],
+) -> Result<Option<Tensor>> {
+    if overlapping(input) {
+        return Ok(None);
+    }
+    let present: Vec<(&Geometry, &Tensor)> = outputs
+        .iter()
+        .zip(grads)
+        .filter_map(|(o, g)| g.as_ref().map(|g| (o, g)))
+        .collect();
+    let numel = |g: &Geometry| g.sizes.iter().product::<usize>();
+    if let [(out, g)] = present[..] {
+        if outputs.len() == 1 && out.offset == input.offset && numel(out) == numel(input) {
+            if let Some(r) = permuted(input, out, g) {
+                return Ok(Some(r));
+            }
+            if row_major(input) && row_major(out) {
+                return Ok(Some(g.reshape(&input.sizes[..])?));
+            }
+        }
+    }
+    let mut pieces = Vec::with_capacity(present.len());
+    for (out, g) in present {
+        // Sum the broadcast (stride-0) dims away: the rest must not overlap.
+        let zero: Vec<i64> = (0..out.sizes.len())
+            .filter(|&d| out.strides[d] == 0 && out.sizes[d] > 1)
+            .map(|d| d as i64)
+            .collect();
+        let (g, out) = if zero.is_empty() {
+            (g.alias(), out.clone())
+        } else {
+            let mut o = out.clone();
+            for &d in &zero {
+                o.sizes[d as usize] = 1;
+            }
+            (g.sum_dim(zero, true)?, o)
+        };
+        if overlapping(&out) {
+            return Ok(None);
+        }
+        pieces.push((out, g));
+    }
+    let Some(dtype) = grads.iter().flatten().next().map(|g| g.dtype()) else {
+        return Ok(None);
+    };
+    let mut all: Vec<&Geometry> = pieces.iter().map(|(o, _)| o).collect();
+    all.push(input);
+    let base = all
+        .iter()
+        .filter(|g| !g.sizes.contains(&0))
+        .map(|g| g.offset)
+        .min()
+        .unwrap_or(0);
+    let len = extent(&all).saturating_sub(base);
+    let buf = Tensor::zeros_with([len], dtype)?;
+    let at = |g: &Geometry| {
+        buf.view_with(
+            g.sizes.clone(),
+            g.strides.clone(),
+            g.offset.saturating_sub(base),
+        )
+    };
+    let several = pieces.len() > 1;
+    for (out, g) in &pieces {
+        if numel(out) == 0 {
+            continue;
+        }
+        let dst = at(out);
+        if several {
+            dst.add_(g)?;
+        } else {
+            dst.copy_raw_(g)?;
+        }
+    }
+    let r = at(input);
+    Ok(Some(if r.is_contiguous() {
+        r
+    } else {
+        r.try_contiguous()?
+    }))
+}
+
+/// Case 1 of [`fast_view_backward`]: every dim of size > 1 of `out` is one of `input`'s
+/// (same size and stride); then `g` (laid out as `out`) is returned as a view with
+/// `input`'s dims.
+fn permuted(input: &Geometry, out: &Geometry, g: &Tensor) -> Option<Tensor> {
+    let big = |geo: &Geometry| geo.sizes.iter().filter(|&&n| n > 1).count();
+    if big(input) != big(out) {
+        return None;
+    }
+    let mut strides = Vec::with_capacity(input.sizes.len());
+    for (&n, &s) in input.sizes.iter().zip(&input.strides) {
+        if n <= 1 {
+            strides.push(1);
+            continue;
+        }
+        let j = (0..out.sizes.len()).find(|&j| out.sizes[j] == n && out.strides[j] == s)?;
+        strides.push(g.strides[j]);
+    }
+    Some(g.view_with(input.sizes.clone(), strides, g.offset))
+}
+
+/// Row-major contiguous, ignoring dims of size 1.
+fn row_major(g: &Geometry) -> bool {
+    let mut expect = 1;
+    for (&n, &s) in g.sizes.iter().zip(&g.strides).rev() {
+        if n == 1 {
+            continue;
+        }
+        if s != expect {
+            return false;
+        }
+        expect *= n;
+    }
+    true
 }
 
 /// `reshape` that copied (`UnsafeViewBackward0`), `view` of a non-viewable layout handled as

@@ -1,0 +1,49 @@
+//! `map_f64`: a float64 function applied elementwise to N broadcast operands, on the pointwise
+//! engine. The backward formulas' elementwise derivatives are written this way
+//! (`autograd::formulas::pointwise::map_n`); it is not a public op.
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::iter::{TensorIter, lock_operands};
+use crate::kernels::map;
+use crate::tensor::Tensor;
+
+/// `f` applied to the elements of `ts` broadcast together (TensorIterator's shape and output
+/// layout), each operand read as float64, the result rounded once to `dtype`. 1 to 5
+/// operands; errors: the broadcast error of the operands' shapes.
+pub(crate) fn map_f64(
+    ts: &[&Tensor],
+    dtype: DType,
+    f: &(dyn Fn(&[f64]) -> f64 + Sync),
+) -> Result<Tensor> {
+    match ts.len() {
+        1 => run::<2>(ts, dtype, f),
+        2 => run::<3>(ts, dtype, f),
+        3 => run::<4>(ts, dtype, f),
+        4 => run::<5>(ts, dtype, f),
+        5 => run::<6>(ts, dtype, f),
+        n => Err(Error::runtime(format!(
+            "internal error: map_f64 of {n} operands"
+        ))),
+    }
+}
+
+fn run<const N: usize>(
+    ts: &[&Tensor],
+    dtype: DType,
+    f: &(dyn Fn(&[f64]) -> f64 + Sync),
+) -> Result<Tensor> {
+    let it = TensorIter::new(None, ts)?;
+    let (out, lp) = it.finish::<N>(dtype)?;
+    let guard = lock_operands(ts, 0);
+    // SAFETY: the iterator checked the shapes and built `lp` from these operands, whose
+    // geometries lie inside their storages; the new output is written by nobody else; the
+    // locks are held; the loop presents every operand as float64, the kernel's pointer type.
+    unsafe {
+        lp.run([DType::Float64; N], 1, &|p, s, n| {
+            map::map_f64::<N>(p, s, n, f)
+        });
+    }
+    drop(guard);
+    Ok(out)
+}
