@@ -191,6 +191,8 @@ pub(crate) fn binary_into(
     if op == Pow {
         pow_scalar_check(a, b)?;
     }
+    // `pow(Tensor, Scalar)` is a unary op in PyTorch: the number takes no part in the layout
+    let unary_layout = op == Pow && matches!(b, Operand::Scalar(_));
     let b = b.as_tensor();
     let b: &Tensor = &b;
     if op == Sub {
@@ -212,6 +214,9 @@ pub(crate) fn binary_into(
         Dest::InPlace => TensorIter::new(Some(a), &[a, b])?,
         Dest::Out(o) => TensorIter::new_out(o, &[a, b])?,
     };
+    if unary_layout {
+        it.layout_from_first(1);
+    }
     let out_given = match dest {
         Dest::Out(o) => it.keeps_out().then_some(o.dtype),
         _ => None,
