@@ -699,4 +699,22 @@ mod tests {
             "\"lshift_cpu\" not implemented for 'Bool'"
         );
     }
+
+    /// `rsub(input, other, alpha)` is `other - alpha * input`, with `other` the first
+    /// operand of the broadcast (its size is tensor a's in the error).
+    #[test]
+    fn rsub_is_swapped_sub() {
+        let a = Tensor::from_vec(vec![1.0f64, 2.0], [2]).unwrap();
+        let b = Tensor::from_vec(vec![10.0f64, 20.0], [2]).unwrap();
+        assert_eq!(
+            rsub_with(&a, &b, 2).unwrap().to_vec::<f64>(),
+            vec![8.0, 16.0]
+        );
+        assert_eq!(rsub(&a, 1.5).unwrap().to_vec::<f64>(), vec![0.5, -0.5]);
+        let c = Tensor::zeros_with([2, 3], DType::Float64).unwrap();
+        assert_eq!(
+            rsub(&c, &a).unwrap_err().message(),
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
+        );
+    }
 }

@@ -1108,4 +1108,72 @@ mod tests {
         let want = naive(&a.contiguous(), &col(&v), &[2, 3]);
         assert_eq!(got.to_vec::<f64>(), want);
     }
+
+    /// PyTorch folds `1-D @ N-D` into an `mv` when the 1-D operand requires grad, even when
+    /// the big operand's dims do not fold as a view: the error is `mv`'s, not `bmm`'s.
+    #[test]
+    fn fold_when_small_operand_requires_grad() {
+        let big = Tensor::zeros_with([2, 3, 3, 3], DType::Float64)
+            .unwrap()
+            .permute([1, 0, 3, 2])
+            .unwrap();
+        let v = Tensor::zeros_with([1], DType::Float64).unwrap();
+        let e = v.matmul(&big).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("Expected size for first two dimensions")
+        );
+        v.requires_grad_(true).unwrap();
+        let e = v.matmul(&big).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "size mismatch, got input (18), mat (18x3), vec (1)"
+        );
+        // a 2-D left operand requiring grad: mm on the transposed fold, then transposed back
+        let a = Tensor::from_vec((0..6).map(f64::from).collect::<Vec<_>>(), [2, 3]).unwrap();
+        let b = Tensor::from_vec((0..36).map(f64::from).collect::<Vec<_>>(), [2, 3, 6])
+            .unwrap()
+            .transpose(0, 1)
+            .unwrap()
+            .contiguous()
+            .transpose(0, 1)
+            .unwrap();
+        let want = a.matmul(&b).unwrap().to_vec::<f64>();
+        let ag = a.detach().requires_grad_(true).unwrap();
+        let r = ag.matmul(&b).unwrap();
+        assert_eq!(r.to_vec::<f64>(), want);
+        assert!(r.is_contiguous());
+        assert_eq!(r.grad_fn().unwrap().name(), "CloneBackward0");
+        let e = ag
+            .matmul(&Tensor::zeros_with([4, 5, 6], DType::Float64).unwrap())
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "mm: mat1 and mat2 shapes cannot be multiplied (24x5 and 3x2)"
+        );
+    }
+
+    /// `addmm` with `beta = 0` ignores the input (NaNs included); integer dtypes truncate the
+    /// scalars; mat1 that is not a matrix is reported as "self".
+    #[test]
+    fn addmm_scalars_and_errors() {
+        let m = Tensor::ones_with([2, 2], DType::Float64).unwrap();
+        let nan = Tensor::full_with([2, 2], f64::NAN, DType::Float64).unwrap();
+        let r = addmm_with(&nan, &m, &m, (0.0, 1.0)).unwrap();
+        assert_eq!(r.to_vec::<f64>(), vec![2.0; 4]);
+        let i = Tensor::ones_with([2, 2], DType::Int64).unwrap();
+        let r = addmm_with(&i, &i, &i, (1.0, 0.5)).unwrap();
+        assert_eq!(r.to_vec::<i64>(), vec![1; 4]);
+        let v = Tensor::ones_with([2], DType::Float64).unwrap();
+        assert_eq!(
+            addmm(&m, &v, &m).unwrap_err().message(),
+            "addmm: self must be a matrix, got 1-D tensor"
+        );
+        let e = baddbmm(
+            &m,
+            &m,
+            &Tensor::ones_with([2, 2, 2], DType::Float64).unwrap(),
+        );
+        assert_eq!(e.unwrap_err().message(), "batch1 must be a 3D tensor");
+    }
 }

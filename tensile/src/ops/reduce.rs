@@ -1268,4 +1268,48 @@ mod tests {
             )
         );
     }
+
+    /// `Tensor.norm`: `'fro'` over at most two dims is the vector 2-norm; over more, and
+    /// `'nuc'`, it is `linalg.matrix_norm` with its errors; the empty-input rule of `inf`.
+    #[test]
+    fn norm_paths_and_errors() {
+        let x = t64(vec![3.0, 4.0, 0.0, 0.0, 0.0, 0.0], &[2, 3]);
+        assert_eq!(x.norm().unwrap().to_vec::<f64>(), vec![5.0]);
+        let r = x.norm_with(NormOpts {
+            p: NormP::Num(1.0),
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        });
+        assert_eq!(r.unwrap().to_vec::<f64>(), vec![7.0, 0.0]);
+        let fro3 = NormOpts {
+            dim: Some([0i64, 1, 1].into_iter().collect()),
+            ..Default::default()
+        };
+        assert_eq!(
+            x.norm_with(fro3).unwrap_err().message(),
+            "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 1"
+        );
+        let v = t64(vec![1.0], &[1]);
+        assert_eq!(
+            v.norm_with(NormP::Nuc).unwrap_err().message(),
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        );
+        let e = Tensor::zeros_with([0, 3], DType::Float64).unwrap();
+        assert_eq!(
+            e.norm_with(f64::INFINITY).unwrap_err().message(),
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an identity"
+        );
+        let l = Tensor::from_vec(vec![1i64, 2], [2]).unwrap();
+        assert_eq!(l.norm().unwrap_err().kind(), ErrorKind::NotImplementedError);
+    }
+
+    /// `nansum` counts NaN as zero; integers sum to int64.
+    #[test]
+    fn nansum_skips_nan() {
+        let x = t64(vec![1.0, f64::NAN, 2.0], &[3]);
+        assert_eq!(x.nansum().unwrap().to_vec::<f64>(), vec![3.0]);
+        let i = Tensor::from_vec(vec![1i32, 2], [2]).unwrap();
+        assert_eq!(i.nansum().unwrap().dtype(), DType::Int64);
+    }
 }
