@@ -25,6 +25,8 @@ pub(crate) struct TensorIter<'a> {
     perm: Dims,
     /// Strides for a new output, when the op allocates one.
     out_strides: Dims,
+    /// How many leading inputs are TensorIterator operands (the others only feed the kernel).
+    layout_k: usize,
 }
 
 /// Broadcast strides of `t` against `shape` (right-aligned; missing or stretched dims → 0).
@@ -286,7 +288,26 @@ impl<'a> TensorIter<'a> {
             shape,
             perm,
             out_strides,
+            layout_k: inputs.len(),
         })
+    }
+
+    /// Lays a new output out from the first `k` inputs alone: PyTorch builds some ops with
+    /// fewer operands than the kernel reads — `pow(Tensor, Scalar)` is a unary TensorIterator
+    /// op whose number exponent is no operand, so a contiguous base gives a contiguous output
+    /// (the fast setup) where `pow(Tensor, 0-d Tensor)` keeps the base's strides.
+    pub(crate) fn layout_from_first(&mut self, k: usize) {
+        self.layout_k = k.min(self.inputs.len());
+        if self.out.is_some() {
+            return;
+        }
+        let geoms: SmallVec<[Geom<'_>; 3]> = self.inputs[..self.layout_k]
+            .iter()
+            .map(|t| (&t.sizes[..], &t.strides[..]))
+            .collect();
+        let (perm, out_strides) = plan_layout(&self.shape, None, &geoms);
+        self.perm = perm;
+        self.out_strides = out_strides;
     }
 
     /// `compute_types`' input promotion on CPU, for ops that compute in one `common` dtype
@@ -302,8 +323,7 @@ impl<'a> TensorIter<'a> {
         if self.out.is_some() || self.inputs.iter().all(|t| t.dtype == common) {
             return;
         }
-        let converted: SmallVec<[Vec<usize>; 3]> = self
-            .inputs
+        let converted: SmallVec<[Vec<usize>; 3]> = self.inputs[..self.layout_k]
             .iter()
             .map(|t| {
                 if t.dtype == common {
@@ -313,8 +333,7 @@ impl<'a> TensorIter<'a> {
                 }
             })
             .collect();
-        let geoms: SmallVec<[Geom<'_>; 3]> = self
-            .inputs
+        let geoms: SmallVec<[Geom<'_>; 3]> = self.inputs[..self.layout_k]
             .iter()
             .zip(&converted)
             .map(|(t, st)| (&t.sizes[..], &st[..]))

@@ -75,8 +75,13 @@ pub use ops::masked::where_cond_only;
 pub use ops::math_binary::{
     AddOpts, DivOpts, bitwise_left_shift, bitwise_right_shift, float_power, special, xlogy,
 };
+pub use ops::math_binary::{rsub, rsub_with};
+pub use ops::matmul::{AddmmOpts, addmm, addmm_with, baddbmm, baddbmm_with};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
+pub use ops::reduce::{
+    NansumOpts, NormOpts, NormP, std_mean, std_mean_with, var_mean, var_mean_with,
+};
 pub use ops::scan::DiffOpts;
 pub use ops::shape::{
     CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,

@@ -191,6 +191,8 @@ pub(crate) fn binary_into(
     if op == Pow {
         pow_scalar_check(a, b)?;
     }
+    // `pow(Tensor, Scalar)` is a unary op in PyTorch: the number takes no part in the layout
+    let unary_layout = op == Pow && matches!(b, Operand::Scalar(_));
     let b = b.as_tensor();
     let b: &Tensor = &b;
     if op == Sub {
@@ -212,6 +214,9 @@ pub(crate) fn binary_into(
         Dest::InPlace => TensorIter::new(Some(a), &[a, b])?,
         Dest::Out(o) => TensorIter::new_out(o, &[a, b])?,
     };
+    if unary_layout {
+        it.layout_from_first(1);
+    }
     let out_given = match dest {
         Dest::Out(o) => it.keeps_out().then_some(o.dtype),
         _ => None,
@@ -474,5 +479,21 @@ mod tests {
         let f = Tensor::from_vec(vec![2.0f32], [1]).unwrap();
         assert_eq!(f.pow(-1).unwrap().to_vec::<f64>(), [0.5]);
         assert_eq!(r(ints(&[2, 3], DType::Int64).pow(0)), [1, 1]);
+    }
+
+    /// `pow(Tensor, Scalar)` is a unary TensorIterator op in PyTorch: a contiguous base with
+    /// odd size-1 strides gives a contiguous output, while `mul` by a number (a wrapped 0-d
+    /// operand) and `pow` by a 0-d tensor keep the base's strides.
+    #[test]
+    fn pow_number_exponent_lays_out_as_unary() {
+        let x = Tensor::from_vec(vec![0.5f64; 8], [8])
+            .unwrap()
+            .as_strided([1, 2, 4], [4, 4, 1])
+            .unwrap();
+        assert_eq!(x.pow(3).unwrap().stride(), &[8, 4, 1]);
+        assert_eq!(x.pow(1.5).unwrap().stride(), &[8, 4, 1]);
+        assert_eq!(x.mul(3).unwrap().stride(), &[4, 4, 1]);
+        let e = Tensor::scalar_tensor(3.0).unwrap();
+        assert_eq!(x.pow(&e).unwrap().stride(), &[4, 4, 1]);
     }
 }

@@ -476,6 +476,45 @@ impl<'m> From<Option<&'m str>> for DivOpts<'m> {
     }
 }
 
+/// `torch.rsub(input, other)`: `other - input` (`other` a tensor or a number); see
+/// [`rsub_with`].
+pub fn rsub<'a>(input: &Tensor, other: impl Into<Operand<'a>>) -> Result<Tensor> {
+    rsub_with(input, other, AddOpts::default())
+}
+
+/// `torch.rsub(input, other, alpha=…)`: `other - alpha · input`, i.e. PyTorch's
+/// `sub(other, input, alpha)` (a number `other` becomes a wrapped 0-d tensor, the first
+/// operand): shapes broadcast, dtypes promote, errors and their order are
+/// [`Tensor::sub_with`]'s with the operands swapped (`The size of tensor a (2) must match the
+/// size of tensor b (3) at non-singleton dimension 1` names `other` as `a`; ``Subtraction, the
+/// `-` operator, with a bool tensor is not supported. …``; `For integral input tensors,
+/// argument alpha must not be a floating point number.`; `Boolean alpha only supported for
+/// Boolean results.`). Gradient: `RsubBackward0` (tensor `other`), `RsubBackward1` (number).
+pub fn rsub_with<'a>(
+    input: &Tensor,
+    other: impl Into<Operand<'a>>,
+    opts: impl Into<AddOpts>,
+) -> Result<Tensor> {
+    let (other, alpha) = (other.into(), opts.into().alpha);
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        match other {
+            Operand::Tensor(o) => sub_alpha(o, Operand::Tensor(input), alpha, false)?,
+            Operand::Scalar(v) => sub_alpha(
+                &Tensor::wrapped_scalar(v),
+                Operand::Tensor(input),
+                alpha,
+                false,
+            )?,
+        }
+    };
+    let o = match other {
+        Operand::Tensor(o) => Some(o),
+        Operand::Scalar(_) => None,
+    };
+    crate::autograd::formulas::rsub::rsub(r, input, o, alpha.to_f64())
+}
+
 /// `torch.add`/`torch.sub`'s optional argument (`alpha=1`), for [`Tensor::add_with`]: any
 /// number, or the struct.
 #[derive(Clone, Copy, Debug)]
@@ -658,6 +697,24 @@ mod tests {
                 .unwrap_err()
                 .to_string(),
             "\"lshift_cpu\" not implemented for 'Bool'"
+        );
+    }
+
+    /// `rsub(input, other, alpha)` is `other - alpha * input`, with `other` the first
+    /// operand of the broadcast (its size is tensor a's in the error).
+    #[test]
+    fn rsub_is_swapped_sub() {
+        let a = Tensor::from_vec(vec![1.0f64, 2.0], [2]).unwrap();
+        let b = Tensor::from_vec(vec![10.0f64, 20.0], [2]).unwrap();
+        assert_eq!(
+            rsub_with(&a, &b, 2).unwrap().to_vec::<f64>(),
+            vec![8.0, 16.0]
+        );
+        assert_eq!(rsub(&a, 1.5).unwrap().to_vec::<f64>(), vec![0.5, -0.5]);
+        let c = Tensor::zeros_with([2, 3], DType::Float64).unwrap();
+        assert_eq!(
+            rsub(&c, &a).unwrap_err().message(),
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1"
         );
     }
 }

@@ -180,18 +180,39 @@ fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
 /// their strides are arbitrary and they never stop a fold (PyTorch 2.15 folds a
 /// `(5, 1, 1, 5)` operand with strides `(18, 12, 6, 1)`: its `mm` reports `5x5`); each other
 /// leading dim's stride must be the next such dim's stride times its size.
+///
+/// With autograd: when the smaller operand requires grad, PyTorch always folds (copying the
+/// big operand if its dims do not fold as a view), so the small operand's gradient is one
+/// `mm` rather than a large batched product — this decides the path, hence the error texts
+/// (`size mismatch, got input (18), mat (18x3), vec (1)` rather than `bmm`'s).
 fn should_fold(t1: &Tensor, t2: &Tensor) -> bool {
     let (d1, d2) = (t1.dim(), t2.dim());
     let larger = d1 >= d2;
     let (dim_big, dim_small) = if larger { (d1, d2) } else { (d2, d1) };
-    if !(dim_big >= 3 && dim_small <= 2) || d1 == 2 {
+    if !(dim_big >= 3 && dim_small <= 2) {
+        return false;
+    }
+    let small_requires_grad = if larger {
+        t2.requires_grad()
+    } else {
+        t1.requires_grad()
+    };
+    if small_requires_grad {
+        return true;
+    }
+    if d1 == 2 {
         return false;
     }
     let big = if larger { t1.alias() } else { mt(t2) };
+    folds_as_view(&big)
+}
+
+/// Whether the leading dims of `big` (all but the last) fold into one without a copy.
+fn folds_as_view(big: &Tensor) -> bool {
     if big.numel() == 0 {
         return true;
     }
-    let lead: Vec<usize> = (0..dim_big - 1).filter(|&i| big.sizes[i] != 1).collect();
+    let lead: Vec<usize> = (0..big.dim() - 1).filter(|&i| big.sizes[i] != 1).collect();
     lead.windows(2)
         .all(|w| big.strides[w[0]] == big.strides[w[1]] * big.sizes[w[1]])
 }
@@ -232,7 +253,18 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
     if should_fold(t1, t2) {
         let transpose = d2 > d1;
         let big = if transpose { mt(t2) } else { t1.alias() };
-        let small = if transpose { t1.alias() } else { t2.alias() };
+        // a 2-D left operand multiplies from the right transposed: (t2ᵀ · t1ᵀ)ᵀ
+        let small = match (transpose, d1) {
+            (true, 2) => mt(t1),
+            (true, _) => t1.alias(),
+            _ => t2.alias(),
+        };
+        // PyTorch's `reshape`: a copy when the dims do not fold as a view
+        let big = if folds_as_view(&big) {
+            big
+        } else {
+            copy_with_strides(&big, &contiguous_strides(&big.sizes), big.dtype)?
+        };
         let nd = big.dim();
         let mut out_shape: Vec<usize> = big.sizes[..nd - 1].to_vec();
         let folded: usize = out_shape.iter().product();
@@ -249,7 +281,13 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
         );
         return if small.dim() == 2 {
             out_shape.push(small.sizes[1]);
-            Ok(as_shape(mm(&folded_t, &small)?, &out_shape))
+            let r = as_shape(mm(&folded_t, &small)?, &out_shape);
+            if transpose {
+                let rt = mt(&r);
+                copy_with_strides(&rt, &contiguous_strides(&rt.sizes), rt.dtype)
+            } else {
+                Ok(r)
+            }
         } else {
             Ok(as_shape(mv(&folded_t, &small)?, &out_shape))
         };
@@ -306,7 +344,13 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
 }
 
 /// `torch.addmm(bias, mat1, mat2)` with `beta = alpha = 1`, as `F.linear` calls it.
-fn addmm(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+fn addmm_raw(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+    addmm_check(bias, mat1, mat2)?;
+    product(mat1, mat2, Some(bias), "addmm_impl_cpu_")
+}
+
+/// `addmm`'s checks, in PyTorch's order.
+fn addmm_check(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<()> {
     if bias.dtype != mat2.dtype {
         return Err(Error::runtime(format!(
             "self and mat2 must have the same dtype, but got {} and {}",
@@ -319,6 +363,13 @@ fn addmm(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
             "mat1 and mat2 must have the same dtype, but got {} and {}",
             mat1.dtype.scalar_type_name(),
             mat2.dtype.scalar_type_name()
+        )));
+    }
+    // PyTorch 2.15 names `mat1` "self" here
+    if mat1.dim() != 2 {
+        return Err(Error::runtime(format!(
+            "addmm: self must be a matrix, got {}-D tensor",
+            mat1.dim()
         )));
     }
     if mat2.dim() != 2 {
@@ -334,8 +385,167 @@ fn addmm(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
         )));
     }
     let target = [mat1.sizes[0], mat2.sizes[1]];
-    check_expand(bias, &target)?;
-    product(mat1, mat2, Some(bias), "addmm_impl_cpu_")
+    check_expand(bias, &target)
+}
+
+/// `beta · input + alpha · prod` for a fresh product `prod` (input broadcast to it; ignored
+/// when `beta = 0`, so its NaNs do not propagate, as BLAS's). Integer dtypes take `beta` and
+/// `alpha` truncated to integers, as PyTorch's integer kernels do.
+fn scale_add(prod: Tensor, input: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+    let _ng = crate::autograd::no_grad();
+    let float = prod.dtype.is_floating_point();
+    let num = |v: f64| {
+        if float {
+            crate::tensor::Scalar::Float(v)
+        } else {
+            crate::tensor::Scalar::Int(v as i64)
+        }
+    };
+    let p = if alpha == 1.0 {
+        prod
+    } else {
+        prod.mul(num(alpha))?
+    };
+    if beta == 0.0 {
+        return Ok(p);
+    }
+    let b = if beta == 1.0 {
+        input.alias()
+    } else {
+        input.mul(num(beta))?
+    };
+    p.add(&b)
+}
+
+/// `torch.baddbmm`'s checks and product, in PyTorch's order (`baddbmm`'s meta function:
+/// `input` expanded to `(b, n, m)` first, then the dtypes, the ranks, the batch sizes).
+fn baddbmm_impl(input: &Tensor, b1: &Tensor, b2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+    let target = [b1.size_of(0)?, b1.size_of(1)?, b2.size_of(2)?];
+    check_expand(input, &target)?;
+    if input.dtype != b1.dtype {
+        return Err(Error::runtime(format!(
+            "Input dtypes must be the same, got: input {}, batch1: {}, batch2: {}",
+            type_meta_name(input.dtype),
+            type_meta_name(b1.dtype),
+            type_meta_name(b2.dtype)
+        )));
+    }
+    if b1.dim() != 3 {
+        return Err(Error::runtime("batch1 must be a 3D tensor"));
+    }
+    if b2.dim() != 3 {
+        return Err(Error::runtime("batch2 must be a 3D tensor"));
+    }
+    let (b, k) = (b1.sizes[0], b1.sizes[2]);
+    if b2.sizes[0] != b || b2.sizes[1] != k {
+        return Err(Error::runtime(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
+            b2.sizes[0], b2.sizes[1]
+        )));
+    }
+    if b1.dtype == DType::Bool {
+        return Err(not_implemented("baddbmm", DType::Bool));
+    }
+    if b1.dtype != b2.dtype {
+        return Err(Error::runtime(format!(
+            "expected scalar type {} but found {}",
+            b1.dtype.scalar_type_name(),
+            b2.dtype.scalar_type_name()
+        )));
+    }
+    if beta == 1.0 && alpha == 1.0 {
+        return product(b1, b2, Some(input), "baddbmm");
+    }
+    scale_add(product(b1, b2, None, "baddbmm")?, input, beta, alpha)
+}
+
+/// `torch.addmm` / `torch.baddbmm`'s scalars (`beta=1, alpha=1`): the result is
+/// `beta · input + alpha · (mat1 @ mat2)`. A pair is `(beta, alpha)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AddmmOpts {
+    /// The factor of `input` (0: `input` is ignored, NaNs included).
+    pub beta: f64,
+    /// The factor of the product.
+    pub alpha: f64,
+}
+impl Default for AddmmOpts {
+    fn default() -> Self {
+        AddmmOpts {
+            beta: 1.0,
+            alpha: 1.0,
+        }
+    }
+}
+impl From<(f64, f64)> for AddmmOpts {
+    fn from((beta, alpha): (f64, f64)) -> Self {
+        AddmmOpts { beta, alpha }
+    }
+}
+
+/// `torch.addmm(input, mat1, mat2)`: `input + mat1 @ mat2`, see [`addmm_with`].
+pub fn addmm(input: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+    addmm_with(input, mat1, mat2, AddmmOpts::default())
+}
+
+/// `torch.addmm(input, mat1, mat2, beta=b, alpha=a)`: `b · input + a · (mat1 @ mat2)`
+/// (`AddmmBackward0`).
+///
+/// Shapes: `mat1` `(n, k)`, `mat2` `(k, m)`, `input` broadcastable to `(n, m)` → `(n, m)`,
+/// fresh and contiguous. dtype: the operands' (all three must match); integer dtypes truncate
+/// `beta` and `alpha`.
+///
+/// Errors (RuntimeError), in order: `self and mat2 must have the same dtype, but got Float and
+/// Double`; `mat1 and mat2 must have the same dtype, but got Float and Double`; `addmm: self
+/// must be a matrix, got 1-D tensor` (PyTorch's name for `mat1`); `addmm: mat2 must be a
+/// matrix, got 1-D tensor`; `addmm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)`;
+/// `input` not broadcastable: `The expanded size of the tensor (2) must match the existing
+/// size (3) at non-singleton dimension 0.  Target sizes: [2, 2].  Tensor sizes: [3, 2]`;
+/// bool: `"addmm_impl_cpu_" not implemented for 'Bool'` (NotImplementedError).
+pub fn addmm_with(
+    input: &Tensor,
+    mat1: &Tensor,
+    mat2: &Tensor,
+    opts: impl Into<AddmmOpts>,
+) -> Result<Tensor> {
+    let AddmmOpts { beta, alpha } = opts.into();
+    let r = if beta == 1.0 && alpha == 1.0 {
+        addmm_raw(input, mat1, mat2)?
+    } else {
+        addmm_check(input, mat1, mat2)?;
+        let p = product(mat1, mat2, None, "addmm_impl_cpu_")?;
+        scale_add(p, input, beta, alpha)?
+    };
+    crate::autograd::formulas::linalg::addmm(r, input, mat1, mat2, beta, alpha)
+}
+
+/// `torch.baddbmm(input, batch1, batch2)`: `input + batch1 @ batch2`, see [`baddbmm_with`].
+pub fn baddbmm(input: &Tensor, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
+    baddbmm_with(input, batch1, batch2, AddmmOpts::default())
+}
+
+/// `torch.baddbmm(input, batch1, batch2, beta=b, alpha=a)`: `b · input + a · (batch1 @
+/// batch2)` per batch (`BaddbmmBackward0`).
+///
+/// Shapes: `batch1` `(b, n, k)`, `batch2` `(b, k, m)`, `input` broadcastable to `(b, n, m)` →
+/// `(b, n, m)`, fresh and contiguous. dtype: the operands' (all three must match).
+///
+/// Errors, in PyTorch's order: a `batch1` or `batch2` too small for `input`'s target shape:
+/// `Dimension out of range (expected to be in range of [-2, 1], but got 2)` (IndexError);
+/// `input` not broadcastable to `(b, n, m)`: `The expanded size of the tensor …`; `Input
+/// dtypes must be the same, got: input float, batch1: double, batch2: double`; `batch1 must
+/// be a 3D tensor`; `batch2 must be a 3D tensor`; `Expected size for first two dimensions of
+/// batch2 tensor to be: [2, 3] but got: [2, 4].`; bool: `"baddbmm" not implemented for
+/// 'Bool'` (NotImplementedError); `expected scalar type Double but found Float` (`batch2`'s
+/// dtype).
+pub fn baddbmm_with(
+    input: &Tensor,
+    batch1: &Tensor,
+    batch2: &Tensor,
+    opts: impl Into<AddmmOpts>,
+) -> Result<Tensor> {
+    let AddmmOpts { beta, alpha } = opts.into();
+    let r = baddbmm_impl(input, batch1, batch2, beta, alpha)?;
+    crate::autograd::formulas::linalg_batch::baddbmm(r, input, batch1, batch2, beta, alpha)
 }
 
 /// `expand_size`'s check that `t` broadcasts to `target` (right-aligned).
@@ -397,9 +607,11 @@ impl Tensor {
             (2, 1) => "MvBackward0",
             (1, 2) => "SqueezeBackward4",
             (2, 2) => "MmBackward0",
-            // only `self`'s batch dims expanded: PyTorch's matmul ends with a copy
+            // only `self`'s batch dims expanded and `self` requiring grad: PyTorch's matmul
+            // ends with a copy (for a 2-D `self`, the folded product transposed back)
             (a, b)
-                if a >= 2
+                if self.requires_grad()
+                    && a >= 2
                     && b >= 3
                     && self.size()[..a - 2] != r.size()[..r.dim() - 2]
                     && other.size()[..b - 2] == r.size()[..r.dim() - 2] =>
@@ -458,14 +670,14 @@ impl Tensor {
         };
         if let Some(b) = bias {
             if di == 2 {
-                let r = addmm(b, self, &wt)?;
+                let r = addmm_raw(b, self, &wt)?;
                 return crate::autograd::formulas::linalg::addmm(r, b, self, &wt, 1.0, 1.0);
             }
             if self.is_contiguous() && b.is_contiguous() && (di == 3 || b.dim() == 1) {
                 let k = self.sizes[di - 1];
                 let rows: usize = self.sizes[..di - 1].iter().product();
                 let flat = self.reshape(vec![rows as i64, k as i64])?;
-                let r = addmm(b, &flat, &wt)?;
+                let r = addmm_raw(b, &flat, &wt)?;
                 let r = crate::autograd::formulas::linalg::addmm(r, b, &flat, &wt, 1.0, 1.0)?;
                 let mut shape = self.sizes[..di - 1].to_vec();
                 shape.push(r.sizes[1]);
@@ -895,5 +1107,73 @@ mod tests {
         let got = a.matmul(&v).unwrap();
         let want = naive(&a.contiguous(), &col(&v), &[2, 3]);
         assert_eq!(got.to_vec::<f64>(), want);
+    }
+
+    /// PyTorch folds `1-D @ N-D` into an `mv` when the 1-D operand requires grad, even when
+    /// the big operand's dims do not fold as a view: the error is `mv`'s, not `bmm`'s.
+    #[test]
+    fn fold_when_small_operand_requires_grad() {
+        let big = Tensor::zeros_with([2, 3, 3, 3], DType::Float64)
+            .unwrap()
+            .permute([1, 0, 3, 2])
+            .unwrap();
+        let v = Tensor::zeros_with([1], DType::Float64).unwrap();
+        let e = v.matmul(&big).unwrap_err();
+        assert!(
+            e.message()
+                .starts_with("Expected size for first two dimensions")
+        );
+        v.requires_grad_(true).unwrap();
+        let e = v.matmul(&big).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "size mismatch, got input (18), mat (18x3), vec (1)"
+        );
+        // a 2-D left operand requiring grad: mm on the transposed fold, then transposed back
+        let a = Tensor::from_vec((0..6).map(f64::from).collect::<Vec<_>>(), [2, 3]).unwrap();
+        let b = Tensor::from_vec((0..36).map(f64::from).collect::<Vec<_>>(), [2, 3, 6])
+            .unwrap()
+            .transpose(0, 1)
+            .unwrap()
+            .contiguous()
+            .transpose(0, 1)
+            .unwrap();
+        let want = a.matmul(&b).unwrap().to_vec::<f64>();
+        let ag = a.detach().requires_grad_(true).unwrap();
+        let r = ag.matmul(&b).unwrap();
+        assert_eq!(r.to_vec::<f64>(), want);
+        assert!(r.is_contiguous());
+        assert_eq!(r.grad_fn().unwrap().name(), "CloneBackward0");
+        let e = ag
+            .matmul(&Tensor::zeros_with([4, 5, 6], DType::Float64).unwrap())
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "mm: mat1 and mat2 shapes cannot be multiplied (24x5 and 3x2)"
+        );
+    }
+
+    /// `addmm` with `beta = 0` ignores the input (NaNs included); integer dtypes truncate the
+    /// scalars; mat1 that is not a matrix is reported as "self".
+    #[test]
+    fn addmm_scalars_and_errors() {
+        let m = Tensor::ones_with([2, 2], DType::Float64).unwrap();
+        let nan = Tensor::full_with([2, 2], f64::NAN, DType::Float64).unwrap();
+        let r = addmm_with(&nan, &m, &m, (0.0, 1.0)).unwrap();
+        assert_eq!(r.to_vec::<f64>(), vec![2.0; 4]);
+        let i = Tensor::ones_with([2, 2], DType::Int64).unwrap();
+        let r = addmm_with(&i, &i, &i, (1.0, 0.5)).unwrap();
+        assert_eq!(r.to_vec::<i64>(), vec![1; 4]);
+        let v = Tensor::ones_with([2], DType::Float64).unwrap();
+        assert_eq!(
+            addmm(&m, &v, &m).unwrap_err().message(),
+            "addmm: self must be a matrix, got 1-D tensor"
+        );
+        let e = baddbmm(
+            &m,
+            &m,
+            &Tensor::ones_with([2, 2, 2], DType::Float64).unwrap(),
+        );
+        assert_eq!(e.unwrap_err().message(), "batch1 must be a 3D tensor");
     }
 }

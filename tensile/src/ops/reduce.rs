@@ -268,10 +268,23 @@ fn var_raw(
     correction: f64,
     sqrt: bool,
 ) -> Result<Tensor> {
+    var_raw_named(t, dims, keepdim, correction, sqrt, None)
+}
+
+/// [`var_raw`] for `var_mean` / `std_mean` (`name`: their error and warning texts).
+fn var_raw_named(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    correction: f64,
+    sqrt: bool,
+    name: Option<&str>,
+) -> Result<Tensor> {
     if !t.dtype.is_floating_point() {
-        return Err(Error::not_implemented(
-            "std and var only support floating point and complex dtypes",
-        ));
+        return Err(Error::not_implemented(match name {
+            Some(n) => format!("{n} only support floating point and complex dtypes"),
+            None => "std and var only support floating point and complex dtypes".into(),
+        }));
     }
     let (mask, shape) = reduction_shape(t, dims, keepdim)?;
     let n_out: usize = shape.iter().product();
@@ -281,7 +294,7 @@ fn var_raw(
         reduced_count(t, &mask)
     };
     if n as f64 - correction <= 0.0 {
-        let name = if sqrt { "std" } else { "var" };
+        let name = name.unwrap_or(if sqrt { "std" } else { "var" });
         crate::warnings::warn(&format!(
             "{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor (input numel divided by output numel)."
         ));
@@ -580,15 +593,342 @@ impl Default for VarOpts {
 /// Error for other dtypes (NotImplementedError): `linalg.vector_norm: Expected a floating point
 /// or complex tensor as input. Got Long`.
 pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    vector_norm_full(t, p, Some(dims), keepdim, None)
+}
+
+/// How PyTorch prints a norm order in its messages (`2`, `-1`, `1.5`, `inf`).
+fn fmt_ord(p: f64) -> String {
+    if p.is_infinite() {
+        (if p > 0.0 { "inf" } else { "-inf" }).into()
+    } else if p.fract() == 0.0 && p.abs() < 1e15 {
+        format!("{}", p as i64)
+    } else {
+        format!("{p}")
+    }
+}
+
+/// `torch.linalg.vector_norm(t, p, dim, keepdim, dtype=dtype)`, checks in PyTorch's order
+/// (`linalg_vector_norm`'s meta function): the input dtype, an empty input with a norm that
+/// has no identity (`p < 0` or `inf`), the `dtype` argument, then the dims.
+fn vector_norm_full(
+    t: &Tensor,
+    p: f64,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
     if !t.dtype.is_floating_point() {
         return Err(Error::not_implemented(format!(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got {}",
             t.dtype.scalar_type_name()
         )));
     }
-    let (mask, shape) = reduction_shape(t, Some(dims), keepdim)?;
-    let r = dispatch!(t.dtype, T => run_values(&NormR::<T>::new(p), t, &mask, &shape))?;
+    if t.numel() == 0 && (p < 0.0 || p == f64::INFINITY) {
+        let what = |w: &str| {
+            Error::runtime(format!(
+                "linalg.vector_norm cannot compute the {} norm on an empty {w} because the operation does not have an identity",
+                fmt_ord(p)
+            ))
+        };
+        match dims {
+            None | Some([]) => return Err(what("tensor")),
+            Some(ds) => {
+                for &d in ds {
+                    if t.size_of(d)? == 0 {
+                        return Err(what("dimension"));
+                    }
+                }
+            }
+        }
+    }
+    check_norm_dtype(dtype, t.dtype, "linalg.vector_norm")?;
+    let x = match dtype {
+        Some(dt) if dt != t.dtype => {
+            let _ng = crate::autograd::no_grad();
+            t.to(dt)?
+        }
+        _ => t.alias(),
+    };
+    let dims = dims.unwrap_or(&[]);
+    let (mask, shape) = reduction_shape(&x, Some(dims), keepdim)?;
+    let r = dispatch!(x.dtype, T => run_values(&NormR::<T>::new(p), &x, &mask, &shape))?;
     crate::autograd::formulas::norm::vector_norm(r, t, p, dims, keepdim)
+}
+
+/// PyTorch's `check_linalg_norm_dtype`: a `dtype=` argument must be floating and at least as
+/// wide as the input's.
+fn check_norm_dtype(dtype: Option<DType>, input: DType, name: &str) -> Result<()> {
+    if let Some(dt) = dtype {
+        if !dt.is_floating_point() {
+            return Err(Error::runtime(format!(
+                "{name}: dtype should be floating point or complex, but got {}",
+                dt.scalar_type_name()
+            )));
+        }
+        if crate::dtype::promote_types(input, dt) != dt {
+            return Err(Error::runtime(format!(
+                "{name}: the dtype of the input ({}) should be convertible without narrowing to the specified dtype ({})",
+                input.scalar_type_name(),
+                dt.scalar_type_name()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `torch.linalg.matrix_norm(t, ord, dim)`'s checks for a string order (`'fro'` with more
+/// than two dims, `'nuc'`), in PyTorch's order. A valid nuclear norm needs an SVD, which
+/// tensile does not have: NotImplementedError.
+fn matrix_norm_str(t: &Tensor, ord: &str, dims: &[i64], dtype: Option<DType>) -> Result<Tensor> {
+    if t.dim() < 2 {
+        return Err(Error::runtime(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.",
+        ));
+    }
+    if !t.dtype.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {}",
+            t.dtype.scalar_type_name()
+        )));
+    }
+    if ord == "nuc" && matches!(t.dtype, DType::Float16 | DType::BFloat16) {
+        return Err(Error::runtime(format!(
+            "linalg.matrix_norm: Low precision dtypes not supported. Got {}",
+            t.dtype.scalar_type_name()
+        )));
+    }
+    if dims.len() != 2 {
+        let got: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+        return Err(Error::runtime(format!(
+            "linalg.matrix_norm: dim must be a 2-tuple. Got {}",
+            got.join(" ")
+        )));
+    }
+    // each dim wrapped on its own (PyTorch's `maybe_wrap_dims`), the first bad one reported
+    let w = dims
+        .iter()
+        .map(|&d| wrap_dim(d, t.dim()))
+        .collect::<Result<Vec<_>>>()?;
+    if w[0] == w[1] {
+        return Err(Error::runtime(format!(
+            "linalg.matrix_norm: dims must be different. Got ({}, {})",
+            w[0], w[1]
+        )));
+    }
+    check_norm_dtype(dtype, t.dtype, "linalg.matrix_norm")?;
+    Err(Error::not_implemented(
+        "linalg.matrix_norm: ord='nuc' (the nuclear norm) needs a singular value decomposition, which tensile does not implement",
+    ))
+}
+
+/// The order `p` of [`Tensor::norm_with`]: a number, or PyTorch's `'fro'` / `'nuc'`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum NormP {
+    /// A vector p-norm (`inf`, `-inf`, `0` included).
+    Num(f64),
+    /// `'fro'`: the 2-norm over the dims (at most two of them).
+    Fro,
+    /// `'nuc'`: the nuclear norm of matrices (not implemented: needs an SVD).
+    Nuc,
+}
+impl From<f64> for NormP {
+    fn from(p: f64) -> Self {
+        NormP::Num(p)
+    }
+}
+impl From<i32> for NormP {
+    fn from(p: i32) -> Self {
+        NormP::Num(p as f64)
+    }
+}
+
+/// `Tensor.norm`'s optional arguments (`p='fro', dim=None, keepdim=False, dtype=None`), for
+/// [`Tensor::norm_with`]; a number or a [`NormP`] alone is `p`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NormOpts {
+    /// The order (default `'fro'`).
+    pub p: NormP,
+    /// Dims to reduce (`None`: every dim).
+    pub dim: Option<crate::args::IntList>,
+    /// Keep reduced dims as size 1.
+    pub keepdim: bool,
+    /// Compute in (and return) this float dtype (at least as wide as the input's).
+    pub dtype: Option<DType>,
+}
+impl Default for NormOpts {
+    fn default() -> Self {
+        NormOpts {
+            p: NormP::Fro,
+            dim: None,
+            keepdim: false,
+            dtype: None,
+        }
+    }
+}
+impl From<NormP> for NormOpts {
+    fn from(p: NormP) -> Self {
+        NormOpts {
+            p,
+            ..Default::default()
+        }
+    }
+}
+impl From<f64> for NormOpts {
+    fn from(p: f64) -> Self {
+        NormP::from(p).into()
+    }
+}
+impl From<i32> for NormOpts {
+    fn from(p: i32) -> Self {
+        NormP::from(p).into()
+    }
+}
+
+/// `nansum`'s optional arguments (`dim=None, keepdim=False, dtype=None`), for
+/// [`Tensor::nansum_with`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NansumOpts {
+    /// Dims to reduce (`None` or an empty list: every dim).
+    pub dim: Option<crate::args::IntList>,
+    /// Keep reduced dims as size 1.
+    pub keepdim: bool,
+    /// Cast the input to this dtype first (the result's dtype).
+    pub dtype: Option<DType>,
+}
+
+fn nansum_impl(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    dtype: Option<DType>,
+) -> Result<Tensor> {
+    let r = {
+        let _ng = crate::autograd::no_grad();
+        let x = match dtype {
+            Some(dt) if dt != t.dtype => t.to(dt)?,
+            _ => t.alias(),
+        };
+        let x = if x.dtype.is_floating_point() {
+            crate::where_cond(&x.isnan()?, 0.0, &x)?
+        } else {
+            x
+        };
+        let r = sum_impl(&x, dims, keepdim)?;
+        match dtype {
+            Some(dt) if r.dtype != dt => r.to(dt)?,
+            _ => r,
+        }
+    };
+    crate::autograd::formulas::reduce::sum(r, t, dims.map(|d| (d, keepdim)), true)
+}
+
+impl Tensor {
+    /// `torch.norm(self)` / `self.norm()`: the Frobenius (2-) norm of every element, 0-d, same
+    /// float dtype (`linalg.vector_norm(self, 2)`, `LinalgVectorNormBackward0`).
+    ///
+    /// Error for a non-float input (NotImplementedError): `linalg.vector_norm: Expected a
+    /// floating point or complex tensor as input. Got Long`.
+    pub fn norm(&self) -> Result<Tensor> {
+        self.norm_with(NormOpts::default())
+    }
+
+    /// `self.norm(p, dim, keepdim, dtype=…)` ([`NormOpts`]; a number alone is `p`). As
+    /// PyTorch's `torch.norm`: a number `p`, or `'fro'` with no dim or at most two dims, is
+    /// `torch.linalg.vector_norm(self, p, dim, keepdim, dtype=dtype)` (`'fro'` is `p = 2`);
+    /// otherwise `torch.linalg.matrix_norm` (`'nuc'`; `'fro'` over 3+ dims only errors).
+    ///
+    /// Shapes: `dim` reduced (kept as size 1 with `keepdim`); dtype: the input's, or `dtype`.
+    /// Errors, in order (vector norms): `linalg.vector_norm: Expected a floating point or
+    /// complex tensor as input. Got Long` (NotImplementedError); on an empty input with
+    /// `p < 0` or `inf`: `linalg.vector_norm cannot compute the inf norm on an empty tensor
+    /// because the operation does not have an identity` (`… on an empty dimension …` when a
+    /// reduced dim has size 0); `linalg.vector_norm: the dtype of the input (Double) should be
+    /// convertible without narrowing to the specified dtype (Float)`; the dim errors of this
+    /// module. Matrix norms: `linalg.matrix_norm: The input tensor A must have at least 2
+    /// dimensions.`, `linalg.matrix_norm: Expected a floating point or complex tensor as
+    /// input. Got Long`, `linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2`,
+    /// `linalg.matrix_norm: dims must be different. Got (0, 0)`; a valid `'nuc'` gives
+    /// NotImplementedError (tensile has no SVD).
+    pub fn norm_with(&self, opts: impl Into<NormOpts>) -> Result<Tensor> {
+        let NormOpts {
+            p,
+            dim,
+            keepdim,
+            dtype,
+        } = opts.into();
+        match p {
+            NormP::Num(p) => vector_norm_full(self, p, dim.as_deref(), keepdim, dtype),
+            NormP::Fro if dim.as_ref().is_none_or(|d| d.len() <= 2) => {
+                vector_norm_full(self, 2.0, dim.as_deref(), keepdim, dtype)
+            }
+            _ => {
+                let dims: Vec<i64> = match dim {
+                    Some(d) => d.to_vec(),
+                    None => (0..self.dim() as i64).collect(),
+                };
+                let ord = if p == NormP::Nuc { "nuc" } else { "fro" };
+                matrix_norm_str(self, ord, &dims, dtype)
+            }
+        }
+    }
+
+    /// `torch.nansum(self)`: the sum of every element, NaNs counted as zero (0-d). dtype as
+    /// [`Tensor::sum`] (integers and bool give int64). Gradient: `NansumBackward0` (zero where
+    /// the input is NaN).
+    pub fn nansum(&self) -> Result<Tensor> {
+        nansum_impl(self, None, false, None)
+    }
+    /// `torch.nansum(self, dim, keepdim)`: [`Tensor::nansum`] over `dims`; shapes and dim
+    /// errors as [`Tensor::sum_dim`].
+    pub fn nansum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
+        let dims = dims.into_shape();
+        nansum_impl(self, Some(&dims[..]), keepdim, None)
+    }
+    /// `torch.nansum(self, dim=…, keepdim=…, dtype=…)` ([`NansumOpts`]): with `dtype`, the
+    /// input is cast to it first and the result has it.
+    pub fn nansum_with(&self, opts: NansumOpts) -> Result<Tensor> {
+        nansum_impl(self, opts.dim.as_deref(), opts.keepdim, opts.dtype)
+    }
+}
+
+fn var_mean_impl(t: &Tensor, opts: VarOpts, sqrt: bool) -> Result<(Tensor, Tensor)> {
+    let name = if sqrt { "std_mean" } else { "var_mean" };
+    let VarOpts {
+        dim,
+        correction,
+        keepdim,
+    } = opts;
+    let dims = dim.as_deref();
+    let (v, m) = {
+        let _ng = crate::autograd::no_grad();
+        let v = var_raw_named(t, dims, keepdim, correction, sqrt, Some(name))?;
+        (v, mean_impl(t, dims, keepdim)?)
+    };
+    crate::autograd::formulas::moments::var_mean(v, m, t, dims, keepdim, correction, sqrt)
+}
+
+/// `torch.var_mean(input)`: `(var, mean)` of every element (`correction=1`), two 0-d tensors
+/// of `input`'s float dtype; one `VarMeanBackward0` node (gradients flow from both).
+///
+/// Errors: non-float input (NotImplementedError) `var_mean only support floating point and
+/// complex dtypes`; `N <= correction` warns `var_mean(): degrees of freedom is <= 0. …` and
+/// gives NaN.
+pub fn var_mean(input: &Tensor) -> Result<(Tensor, Tensor)> {
+    var_mean_impl(input, VarOpts::default(), false)
+}
+/// `torch.var_mean(input, dim, correction=c, keepdim=k)` ([`VarOpts`]): shapes as
+/// [`Tensor::var_with`], errors as [`var_mean`] then the dim errors.
+pub fn var_mean_with(input: &Tensor, opts: impl Into<VarOpts>) -> Result<(Tensor, Tensor)> {
+    var_mean_impl(input, opts.into(), false)
+}
+/// `torch.std_mean(input)`: `(std, mean)`, as [`var_mean`] with the square root
+/// (`StdMeanBackward0`; `std_mean only support floating point and complex dtypes`).
+pub fn std_mean(input: &Tensor) -> Result<(Tensor, Tensor)> {
+    var_mean_impl(input, VarOpts::default(), true)
+}
+/// `torch.std_mean(input, dim, correction=c, keepdim=k)` ([`VarOpts`]).
+pub fn std_mean_with(input: &Tensor, opts: impl Into<VarOpts>) -> Result<(Tensor, Tensor)> {
+    var_mean_impl(input, opts.into(), true)
 }
 
 #[cfg(test)]
@@ -927,5 +1267,49 @@ mod tests {
                 "Dimension out of range (expected to be in range of [-2, 1], but got 2)".into()
             )
         );
+    }
+
+    /// `Tensor.norm`: `'fro'` over at most two dims is the vector 2-norm; over more, and
+    /// `'nuc'`, it is `linalg.matrix_norm` with its errors; the empty-input rule of `inf`.
+    #[test]
+    fn norm_paths_and_errors() {
+        let x = t64(vec![3.0, 4.0, 0.0, 0.0, 0.0, 0.0], &[2, 3]);
+        assert_eq!(x.norm().unwrap().to_vec::<f64>(), vec![5.0]);
+        let r = x.norm_with(NormOpts {
+            p: NormP::Num(1.0),
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        });
+        assert_eq!(r.unwrap().to_vec::<f64>(), vec![7.0, 0.0]);
+        let fro3 = NormOpts {
+            dim: Some([0i64, 1, 1].into_iter().collect()),
+            ..Default::default()
+        };
+        assert_eq!(
+            x.norm_with(fro3).unwrap_err().message(),
+            "linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 1"
+        );
+        let v = t64(vec![1.0], &[1]);
+        assert_eq!(
+            v.norm_with(NormP::Nuc).unwrap_err().message(),
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        );
+        let e = Tensor::zeros_with([0, 3], DType::Float64).unwrap();
+        assert_eq!(
+            e.norm_with(f64::INFINITY).unwrap_err().message(),
+            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an identity"
+        );
+        let l = Tensor::from_vec(vec![1i64, 2], [2]).unwrap();
+        assert_eq!(l.norm().unwrap_err().kind(), ErrorKind::NotImplementedError);
+    }
+
+    /// `nansum` counts NaN as zero; integers sum to int64.
+    #[test]
+    fn nansum_skips_nan() {
+        let x = t64(vec![1.0, f64::NAN, 2.0], &[3]);
+        assert_eq!(x.nansum().unwrap().to_vec::<f64>(), vec![3.0]);
+        let i = Tensor::from_vec(vec![1i32, 2], [2]).unwrap();
+        assert_eq!(i.nansum().unwrap().dtype(), DType::Int64);
     }
 }

@@ -371,6 +371,8 @@ fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>
     let t = |i: usize| args.get(i).map(|a| a.tensor());
     let keepdim = kw.get("keepdim").and_then(|v| v.as_bool()) == Some(true);
     let one = |r: tensile::Result<Tensor>| Some(r.map(Out::Tensor));
+    // a plain number or one wrapped by `norm_kwargs`
+    let num = |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v["scalar"].as_f64()));
     let two = |r: tensile::Result<(Tensor, Tensor)>| Some(r.map(|(a, b)| Out::Tensors(vec![a, b])));
     match (op, args.get(1)) {
         ("mm", Some(Arg::Tensor(b))) => one(t(0)?.mm(b)),
@@ -383,6 +385,32 @@ fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>
                 _ => None,
             };
             one(tensile::nn::functional::linear_with(t(0)?, w, bias))
+        }
+        ("addmm" | "baddbmm", Some(Arg::Tensor(m1))) => {
+            let m2 = t(2)?;
+            let o = tensile::AddmmOpts {
+                beta: num(kw.get("beta")).unwrap_or(1.0),
+                alpha: num(kw.get("alpha")).unwrap_or(1.0),
+            };
+            if op == "addmm" {
+                one(tensile::addmm_with(t(0)?, m1, m2, o))
+            } else {
+                one(tensile::baddbmm_with(t(0)?, m1, m2, o))
+            }
+        }
+        ("rsub", Some(other @ (Arg::Tensor(_) | Arg::Scalar(_)))) => {
+            let alpha = match kw.get("alpha") {
+                Some(a) if a["kind"].as_str() == Some("int") => {
+                    tensile::Scalar::Int(a["scalar"].as_i64().unwrap())
+                }
+                Some(a) => tensile::Scalar::Float(a["scalar"].as_f64().unwrap()),
+                None => tensile::Scalar::Int(1),
+            };
+            one(tensile::rsub_with(
+                t(0)?,
+                other.operand(),
+                tensile::AddOpts { alpha },
+            ))
         }
         ("max", None) => one(t(0)?.max()),
         ("min", None) => one(t(0)?.min()),

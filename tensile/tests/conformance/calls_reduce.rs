@@ -62,6 +62,56 @@ pub fn call(op: &str, args: &[Arg], kwargs: &serde_json::Value) -> Option<tensil
             }
             .map(Out::Tensor)
         }
+        "norm" => {
+            let p = match kwargs.get("p") {
+                Some(v) if v.as_str() == Some("fro") => tensile::NormP::Fro,
+                Some(v) if v.as_str() == Some("nuc") => tensile::NormP::Nuc,
+                Some(v) if v.is_number() => tensile::NormP::Num(v.as_f64().unwrap()),
+                _ => tensile::NormP::Fro,
+            };
+            let dim = match kwargs.get("dim") {
+                Some(v) if v.is_i64() => Some(std::iter::once(v.as_i64().unwrap()).collect()),
+                Some(v) if v.is_array() => Some(
+                    v.as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|d| d.as_i64().unwrap())
+                        .collect(),
+                ),
+                _ => None,
+            };
+            args[0]
+                .tensor()
+                .norm_with(tensile::NormOpts {
+                    p,
+                    dim,
+                    keepdim,
+                    dtype: None,
+                })
+                .map(Out::Tensor)
+        }
+        "nansum" => reduction!(args, keepdim, nansum, nansum_dim),
+        "var_mean" | "std_mean" => {
+            let opts = tensile::VarOpts {
+                dim: match form(args) {
+                    Form::All => None,
+                    Form::Dim(d) => Some(std::iter::once(d).collect()),
+                    Form::Dims(ds) => Some(ds.iter().copied().collect()),
+                },
+                correction: kwargs
+                    .get("correction")
+                    .and_then(|c| c.as_f64())
+                    .unwrap_or(1.0),
+                keepdim,
+            };
+            let t = args[0].tensor();
+            if op == "std_mean" {
+                tensile::std_mean_with(t, opts)
+            } else {
+                tensile::var_mean_with(t, opts)
+            }
+            .map(|(a, b)| Out::Tensors(vec![a, b]))
+        }
         "std" => reduction!(args, keepdim, std, std_dim),
         "var" => reduction!(args, keepdim, var, var_dim),
         "logsumexp" => reduction!(args, keepdim, logsumexp, logsumexp_dim),

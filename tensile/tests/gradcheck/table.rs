@@ -83,6 +83,21 @@ pub fn table() -> Vec<Row> {
         .bcast(&[&[3, 1], &[4]]),
     );
     t.push(
+        row("rsub", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::rsub(&a[0], &a[1])
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(
+        row("rsub_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::rsub_with(&a[0], &a[1], 2.5)
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(row("rsub_with (tensor, number)", &[x(&[2, 3])], |a| {
+        tensile::rsub_with(&a[0], 1.5, -2)
+    }));
+    t.push(
         row("div_with", &[x(&[2, 3]), pos(&[2, 3])], |a| {
             a[0].div_with(&a[1], "trunc")
         })
@@ -180,6 +195,56 @@ pub fn table() -> Vec<Row> {
     t.push(row("var_dim", &[x(&[2, 3])], |a| a[0].var_dim(1, false)));
     t.push(row("std", &[x(&[2, 3])], |a| a[0].std()));
     t.push(row("std_dim", &[x(&[2, 3])], |a| a[0].std_dim(0, true)));
+    t.push(row("norm", &[x(&[2, 3])], |a| a[0].norm()));
+    t.push(row("norm_with", &[x(&[2, 3])], |a| {
+        a[0].norm_with(tensile::NormOpts {
+            p: tensile::NormP::Num(3.0),
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        })
+    }));
+    t.push(row("nansum", &[x(&[2, 3])], |a| a[0].nansum()));
+    t.push(row("nansum_dim", &[x(&[2, 3, 2])], |a| {
+        a[0].nansum_dim([0, 2], false)
+    }));
+    t.push(row("nansum_with", &[x(&[2, 3])], |a| {
+        a[0].nansum_with(tensile::NansumOpts {
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        })
+    }));
+    t.push(row("var_mean", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::var_mean(&a[0])?;
+        combine(&[v, m])
+    }));
+    t.push(row("var_mean_with", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::var_mean_with(
+            &a[0],
+            tensile::VarOpts {
+                dim: Some([1i64].into_iter().collect()),
+                correction: 0.0,
+                keepdim: false,
+            },
+        )?;
+        combine(&[v, m])
+    }));
+    t.push(row("std_mean", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::std_mean(&a[0])?;
+        combine(&[v, m])
+    }));
+    t.push(row("std_mean_with", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::std_mean_with(
+            &a[0],
+            tensile::VarOpts {
+                dim: Some([0i64].into_iter().collect()),
+                correction: 1.0,
+                keepdim: true,
+            },
+        )?;
+        combine(&[v, m])
+    }));
     t.push(row("logsumexp", &[x(&[2, 3])], |a| a[0].logsumexp()));
     t.push(row("logsumexp_dim", &[x(&[2, 3])], |a| {
         a[0].logsumexp_dim(1, false)
@@ -420,6 +485,34 @@ pub fn table() -> Vec<Row> {
         a[0].matmul(&a[1])
     }));
     t.push(row("mm", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].mm(&a[1])));
+    t.push(
+        row("addmm", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
+            tensile::addmm(&a[0], &a[1], &a[2])
+        })
+        .bcast(&[&[2], &[2, 3], &[3, 2]]),
+    );
+    t.push(
+        row("addmm_with", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
+            tensile::addmm_with(&a[0], &a[1], &a[2], (0.5, -2.0))
+        })
+        .bcast(&[&[1, 2], &[2, 3], &[3, 2]]),
+    );
+    t.push(
+        row(
+            "baddbmm",
+            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
+            |a| tensile::baddbmm(&a[0], &a[1], &a[2]),
+        )
+        .bcast(&[&[2, 2], &[2, 2, 3], &[2, 3, 2]]),
+    );
+    t.push(
+        row(
+            "baddbmm_with",
+            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
+            |a| tensile::baddbmm_with(&a[0], &a[1], &a[2], (2.0, 0.5)),
+        )
+        .bcast(&[&[1, 1, 2], &[2, 2, 3], &[2, 3, 2]]),
+    );
     t.push(row("bmm", &[x(&[2, 2, 3]), x(&[2, 3, 2])], |a| {
         a[0].bmm(&a[1])
     }));

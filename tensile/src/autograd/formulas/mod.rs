@@ -14,13 +14,16 @@ pub(crate) mod distance;
 pub(crate) mod embedding;
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub(crate) mod linalg_batch;
 pub(crate) mod loss;
+pub(crate) mod moments;
 pub(crate) mod norm;
 pub(crate) mod pointwise;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod rnn;
+pub(crate) mod rsub;
 pub(crate) mod views;
 
 use crate::error::Result;
