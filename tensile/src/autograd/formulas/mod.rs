@@ -21,6 +21,8 @@ pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod rnn;
+pub(crate) mod scan;
+pub(crate) mod shape;
 pub(crate) mod views;
 
 use crate::error::Result;

@@ -1,7 +1,7 @@
 //! Reductions (spec §9.3): the gradient expanded back over the reduced dims.
 
 use super::super::node::Save;
-use super::super::record::{node, node_saving, record};
+use super::super::record::{node, node_saving, record, record_multi};
 use super::pointwise::{lam, map_n};
 #[allow(unused_imports)]
 use crate::dtype::DType;
@@ -240,6 +240,65 @@ pub(crate) fn extremum(
             vec![Save::Input(x.alias()), Save::Output(0)],
         )
     })
+}
+
+/// `median()` (`MedianBackward0`), `nanmedian()` (`NanmedianBackward0`), PyTorch's
+/// `evenly_distribute_backward`: `g / count` on the elements equal to the result (a NaN
+/// result: on the NaN elements), zero elsewhere. Saves `x` and the result.
+pub(crate) fn evenly_distribute(out: Tensor, x: &Tensor, name: &'static str) -> Result<Tensor> {
+    record(out, &[x], || {
+        node_saving(
+            lam(name, |g, s| {
+                let (x, r) = (&s[0], &s[1]);
+                let mask = if r.isnan()?.item::<bool>()? {
+                    x.isnan()?
+                } else {
+                    x.eq(r)?
+                };
+                let share = g.div(&mask.sum()?)?;
+                let z = Tensor::zeros_with(x.size(), g.dtype())?;
+                Ok(vec![Some(z.masked_fill(&mask, &share)?)])
+            }),
+            vec![Save::Input(x.alias()), Save::Output(0)],
+        )
+    })
+}
+
+/// `median(dim)` (`MedianBackward1`), `nanmedian(dim)` (`NanmedianBackward1`), `kthvalue`
+/// (`KthvalueBackward0`), PyTorch's `value_selecting_reduction_backward`: all of `g` to the
+/// returned index, `zeros(x.shape).scatter(dim, indices, g)` (`g` and the indices unsqueezed
+/// at `dim` without `keepdim`). `dim` is wrapped. Saves the indices (output 1); the indices
+/// output is integer, so not differentiable.
+pub(crate) fn value_selecting(
+    name: &'static str,
+    (values, indices): (Tensor, Tensor),
+    x: &Tensor,
+    dim: usize,
+    keepdim: bool,
+) -> Result<(Tensor, Tensor)> {
+    let sizes = x.size().to_vec();
+    let mut v = record_multi(vec![values, indices], &[x], || {
+        node_saving(
+            lam(name, move |g, s| {
+                if sizes.is_empty() {
+                    // a 0-d input: the value is the input itself
+                    return Ok(vec![Some(g.reshape(Vec::<i64>::new())?)]);
+                }
+                let d = dim as i64;
+                let (g, idx) = if keepdim {
+                    (g.alias(), s[0].alias())
+                } else {
+                    (g.unsqueeze(d)?, s[0].unsqueeze(d)?)
+                };
+                let z = Tensor::zeros_with(&sizes[..], g.dtype())?;
+                Ok(vec![Some(z.scatter(d, &idx, &g)?)])
+            }),
+            vec![Save::Output(1)],
+        )
+    })?;
+    let i = v.pop().expect("two outputs");
+    let val = v.pop().expect("two outputs");
+    Ok((val, i))
 }
 
 /// `logsumexp(dims)` (`LogsumexpBackward0`): `g·exp(x - r)`.
