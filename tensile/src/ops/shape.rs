@@ -674,6 +674,41 @@ impl Tensor {
         self.triangle(diagonal.to_i64(), false)
     }
 
+    /// `self.tril_()`: `tril_with_(0)`.
+    pub fn tril_(&self) -> Result<Tensor> {
+        self.tril_with_(0)
+    }
+
+    /// `self.tril_(diagonal)`: [`Tensor::tril_with`] in place (through views into the base);
+    /// returns `self`. Autograd: `TrilBackward0` rebased onto `self` (`CopySlices` on a
+    /// view's base). Errors as [`Tensor::tril_with`], after the in-place autograd checks.
+    pub fn tril_with_(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle_(diagonal.to_i64(), true)
+    }
+
+    /// `self.triu_()`: `triu_with_(0)`.
+    pub fn triu_(&self) -> Result<Tensor> {
+        self.triu_with_(0)
+    }
+
+    /// `self.triu_(diagonal)`: [`Tensor::triu_with`] in place; as [`Tensor::tril_with_`]
+    /// (`TriuBackward0`).
+    pub fn triu_with_(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle_(diagonal.to_i64(), false)
+    }
+
+    fn triangle_(&self, k: i64, lower: bool) -> Result<Tensor> {
+        crate::autograd::inplace(
+            self,
+            &[],
+            || {
+                let r = self.detached().triangle(k, lower)?;
+                self.copy_(&r)
+            },
+            |old| old.triangle(k, lower),
+        )
+    }
+
     fn triangle(&self, k: i64, lower: bool) -> Result<Tensor> {
         if self.dim() < 2 {
             return Err(Error::runtime(format!(

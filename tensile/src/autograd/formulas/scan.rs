@@ -76,3 +76,63 @@ pub(crate) fn logcumsumexp(out: Tensor, x: &Tensor, dim: usize) -> Result<Tensor
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Tensor;
+
+    fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), shape).unwrap();
+        t.requires_grad_(true).unwrap();
+        t
+    }
+
+    /// A position that held the running extremum for several outputs collects all their
+    /// gradients (`scatter_add`); ties go to the later index (checked with torch 2.15).
+    #[test]
+    fn cummax_cummin_accumulate_at_the_indices() {
+        let x = leaf(&[1.0, 3.0, 2.0, 3.0, 0.0], &[5]);
+        let (v, i) = x.cummax(0).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "CummaxBackward0");
+        assert!(i.grad_fn().is_none() && !i.requires_grad());
+        v.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), [1.0, 2.0, 0.0, 2.0, 0.0]);
+        let x = leaf(&[1.0, 3.0, 2.0, 3.0, 0.0], &[5]);
+        let (v, _) = x.cummin(-1).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "CumminBackward0");
+        v.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f64>(), [4.0, 0.0, 0.0, 0.0, 1.0]);
+    }
+
+    /// `cummax` saves its input: modifying it in place makes backward fail (torch's text).
+    #[test]
+    fn cummax_checks_its_saved_input() {
+        let x = leaf(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        let y = x.mul(1.0).unwrap();
+        let (v, _) = y.cummax(1).unwrap();
+        y.add_(1.0).unwrap();
+        let e = v.sum().unwrap().backward().unwrap_err();
+        assert!(
+            e.message().starts_with(
+                "one of the variables needed for gradient computation has been modified by an inplace operation: [torch.DoubleTensor [2, 2]], which is output 0 of Add, is at version 1; expected version 0 instead."
+            ),
+            "{}",
+            e.message()
+        );
+    }
+
+    /// The sign-split formula is exact where `exp(x - r)` alone would overflow, and a negative
+    /// gradient contributes negatively (torch: `[1.5, 0.5, 0.0]`).
+    #[test]
+    fn logcumsumexp_backward_is_stable_and_signed() {
+        let x = leaf(&[1000.0, 1000.0, -1000.0], &[3]);
+        let r = x.logcumsumexp(0).unwrap();
+        assert_eq!(r.grad_fn().unwrap().name(), "LogcumsumexpBackward0");
+        let g = Tensor::from_vec(vec![1.0, -1.0, 2.0], [3]).unwrap();
+        r.backward_with(Some(&g), false).unwrap();
+        let got = x.grad().unwrap().to_vec::<f64>();
+        for (a, b) in got.iter().zip([1.5, 0.5, 0.0]) {
+            assert!((a - b).abs() < 1e-12, "{got:?}");
+        }
+    }
+}

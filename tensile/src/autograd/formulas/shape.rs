@@ -113,3 +113,98 @@ pub(crate) fn block_diag(out: Tensor, xs: &[&Tensor]) -> Result<Tensor> {
         }))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::Tensor;
+
+    fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), shape).unwrap();
+        t.requires_grad_(true).unwrap();
+        t
+    }
+
+    fn name(t: &Tensor) -> String {
+        t.grad_fn().unwrap().name().to_string()
+    }
+
+    /// The nodes PyTorch 2.15 records: `diag` of a vector is `diag_embed`, of a matrix
+    /// `diagonal_copy` (`DiagonalBackward0_copy`); `diagflat` is `contiguous().view(-1)`
+    /// then `diag`, so a non-contiguous input gives DiagEmbed → View → Clone.
+    #[test]
+    fn diag_family_node_names() {
+        let v = leaf(&[1.0, 2.0, 3.0], &[3]);
+        assert_eq!(name(&v.diag().unwrap()), "DiagEmbedBackward0");
+        let m = leaf(&[1.0; 12], &[3, 4]);
+        assert_eq!(name(&m.diag_with(1).unwrap()), "DiagonalBackward0_copy");
+        assert_eq!(name(&m.diag_embed().unwrap()), "DiagEmbedBackward0");
+        let f = m.t().unwrap().diagflat().unwrap();
+        assert_eq!(name(&f), "DiagEmbedBackward0");
+        let view = f.grad_fn().unwrap().next_functions()[0].clone().unwrap().0;
+        assert_eq!(view.name(), "ViewBackward0");
+        let clone = view.next_functions()[0].clone().unwrap().0;
+        assert_eq!(clone.name(), "CloneBackward0");
+        assert_eq!(
+            name(&m.narrow_copy(1, 1, 2).unwrap()),
+            "NarrowCopyBackward0"
+        );
+    }
+
+    /// `block_diag`'s gradient: each input's block, 1-d inputs from a `(1, n)` block, 0-d
+    /// from a `(1, 1)` one, an empty 1-d input (a `(1, 0)` block: one more row) an empty
+    /// gradient (torch 2.15's values).
+    #[test]
+    fn block_diag_splits_the_gradient_by_block() {
+        let a = leaf(&[1.0, 2.0, 3.0, 4.0], &[2, 2]);
+        let b = leaf(&[5.0, 6.0], &[2]);
+        let c = leaf(&[7.0], &[]);
+        let d = leaf(&[], &[0]);
+        let r = crate::block_diag(&[&a, &b, &c, &d]).unwrap();
+        assert_eq!(name(&r), "BlockDiagBackward0");
+        assert_eq!(r.size(), &[5, 5]);
+        let g = Tensor::arange(25.0).unwrap().reshape([5, 5]).unwrap();
+        r.backward_with(Some(&g), false).unwrap();
+        assert_eq!(a.grad().unwrap().to_vec::<f64>(), [0.0, 1.0, 5.0, 6.0]);
+        assert_eq!(b.grad().unwrap().to_vec::<f64>(), [12.0, 13.0]);
+        assert_eq!(c.grad().unwrap().to_vec::<f64>(), [19.0]);
+        assert_eq!(c.grad().unwrap().size(), &[] as &[usize]);
+        assert_eq!(d.grad().unwrap().size(), &[0]);
+    }
+
+    /// `triu_` through a view of a non-leaf: the base gets `CopySlices`, the view its
+    /// regenerated `AsStridedBackward0`; the gradient is `g.triu(k)` on the view's window.
+    #[test]
+    fn triu_in_place_through_a_view() {
+        let x = leaf(&[1.0; 9], &[3, 3]);
+        let y = x.mul(1.0).unwrap();
+        let v = y.narrow(0, 1, 2).unwrap();
+        v.triu_with_(1).unwrap();
+        assert_eq!(name(&y), "CopySlices");
+        assert_eq!(name(&v), "AsStridedBackward0");
+        assert_eq!(y.version(), 1);
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0]
+        );
+        let z = x.mul(1.0).unwrap();
+        z.tril_().unwrap();
+        assert_eq!(name(&z), "TrilBackward0");
+        let e = x
+            .mul(1.0)
+            .unwrap()
+            .reshape([9])
+            .unwrap()
+            .tril_()
+            .unwrap_err();
+        assert_eq!(
+            e.message(),
+            "tril: input tensor must have at least 2 dimensions"
+        );
+        let e = x.tril_().unwrap_err();
+        assert_eq!(
+            e.message(),
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        );
+    }
+}
