@@ -301,76 +301,6 @@ pub(crate) fn value_selecting(
     Ok((val, i))
 }
 
-#[cfg(test)]
-mod median_tests {
-    use crate::Tensor;
-
-    fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
-        let t = Tensor::from_vec(v.to_vec(), shape).unwrap();
-        t.requires_grad_(true).unwrap();
-        t
-    }
-
-    /// Full `median`/`nanmedian`: `g` split evenly among the elements equal to the result;
-    /// a NaN result splits it among the NaNs (torch 2.15's values).
-    #[test]
-    fn full_median_splits_evenly() {
-        let nan = f64::NAN;
-        let cases: [(&[f64], bool, &[f64]); 3] = [
-            (
-                &[1.0, 3.0, 2.0, 2.0, 5.0],
-                false,
-                &[0.0, 0.0, 0.5, 0.5, 0.0],
-            ),
-            (&[1.0, nan, 3.0, nan], false, &[0.0, 0.5, 0.0, 0.5]),
-            (&[1.0, nan, 2.0, 2.0, nan], true, &[0.0, 0.0, 0.5, 0.5, 0.0]),
-        ];
-        for (v, nan_aware, want) in cases {
-            let x = leaf(v, &[v.len()]);
-            let m = if nan_aware { x.nanmedian() } else { x.median() }.unwrap();
-            let n = if nan_aware {
-                "NanmedianBackward0"
-            } else {
-                "MedianBackward0"
-            };
-            assert_eq!(m.grad_fn().unwrap().name(), n);
-            m.backward().unwrap();
-            assert_eq!(x.grad().unwrap().to_vec::<f64>(), want);
-        }
-    }
-
-    /// `median(dim)` / `kthvalue`: all of `g` to the returned index, with and without
-    /// `keepdim` (torch: `[4,1,3,2]`'s lower median is 2 at index 3).
-    #[test]
-    fn value_selecting_scatters_to_the_index() {
-        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
-        let (v, i) = x.median_dim(1, false).unwrap();
-        assert_eq!(v.grad_fn().unwrap().name(), "MedianBackward1");
-        assert_eq!(i.to_vec::<i64>(), [3, 3]);
-        let g = Tensor::from_vec(vec![1.0, 2.0], [2]).unwrap();
-        v.backward_with(Some(&g), false).unwrap();
-        assert_eq!(
-            x.grad().unwrap().to_vec::<f64>(),
-            [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0]
-        );
-        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
-        let (v, _) = x.kthvalue_with(2, (0, true)).unwrap();
-        assert_eq!(v.grad_fn().unwrap().name(), "KthvalueBackward0");
-        v.backward_with(
-            Some(&Tensor::ones_like(&v).unwrap().mul(3.0).unwrap()),
-            false,
-        )
-        .unwrap();
-        assert_eq!(
-            x.grad().unwrap().to_vec::<f64>(),
-            [3.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0, 0.0]
-        );
-        let x = leaf(&[1.0, f64::NAN, 2.0], &[3]);
-        let (v, _) = x.nanmedian_dim(0, true).unwrap();
-        assert_eq!(v.grad_fn().unwrap().name(), "NanmedianBackward1");
-    }
-}
-
 /// `logsumexp(dims)` (`LogsumexpBackward0`): `g·exp(x - r)`.
 pub(crate) fn logsumexp(out: Tensor, x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     if !crate::autograd::api::any_requires_grad(&[x]) {
@@ -535,4 +465,74 @@ pub(crate) fn cum(out: Tensor, x: &Tensor, dim: i64, prod: bool) -> Result<Tenso
             vec![Save::Input(x.alias())],
         )
     })
+}
+
+#[cfg(test)]
+mod median_tests {
+    use crate::Tensor;
+
+    fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), shape).unwrap();
+        t.requires_grad_(true).unwrap();
+        t
+    }
+
+    /// Full `median`/`nanmedian`: `g` split evenly among the elements equal to the result;
+    /// a NaN result splits it among the NaNs (torch 2.15's values).
+    #[test]
+    fn full_median_splits_evenly() {
+        let nan = f64::NAN;
+        let cases: [(&[f64], bool, &[f64]); 3] = [
+            (
+                &[1.0, 3.0, 2.0, 2.0, 5.0],
+                false,
+                &[0.0, 0.0, 0.5, 0.5, 0.0],
+            ),
+            (&[1.0, nan, 3.0, nan], false, &[0.0, 0.5, 0.0, 0.5]),
+            (&[1.0, nan, 2.0, 2.0, nan], true, &[0.0, 0.0, 0.5, 0.5, 0.0]),
+        ];
+        for (v, nan_aware, want) in cases {
+            let x = leaf(v, &[v.len()]);
+            let m = if nan_aware { x.nanmedian() } else { x.median() }.unwrap();
+            let n = if nan_aware {
+                "NanmedianBackward0"
+            } else {
+                "MedianBackward0"
+            };
+            assert_eq!(m.grad_fn().unwrap().name(), n);
+            m.backward().unwrap();
+            assert_eq!(x.grad().unwrap().to_vec::<f64>(), want);
+        }
+    }
+
+    /// `median(dim)` / `kthvalue`: all of `g` to the returned index, with and without
+    /// `keepdim` (torch: `[4,1,3,2]`'s lower median is 2 at index 3).
+    #[test]
+    fn value_selecting_scatters_to_the_index() {
+        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
+        let (v, i) = x.median_dim(1, false).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "MedianBackward1");
+        assert_eq!(i.to_vec::<i64>(), [3, 3]);
+        let g = Tensor::from_vec(vec![1.0, 2.0], [2]).unwrap();
+        v.backward_with(Some(&g), false).unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0]
+        );
+        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
+        let (v, _) = x.kthvalue_with(2, (0, true)).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "KthvalueBackward0");
+        v.backward_with(
+            Some(&Tensor::ones_like(&v).unwrap().mul(3.0).unwrap()),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [3.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0, 0.0]
+        );
+        let x = leaf(&[1.0, f64::NAN, 2.0], &[3]);
+        let (v, _) = x.nanmedian_dim(0, true).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "NanmedianBackward1");
+    }
 }
