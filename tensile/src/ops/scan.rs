@@ -260,11 +260,15 @@ impl Tensor {
     /// [`Tensor::cumsum`], except that a 0-d `self` with a dim other than 0/-1 gives
     /// `cummax(): Expected reduction dim -1 or 0 for scalar but got 2` (IndexError).
     pub fn cummax(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
-        cum_extreme(self, dim.to_i64(), true)
+        let r = cum_extreme(self, dim.to_i64(), true)?;
+        let d = wrap_dim(dim.to_i64(), self.dim())?;
+        crate::autograd::formulas::scan::cummaxmin("CummaxBackward0", r, self, d)
     }
     /// `torch.cummin(self, dim)`: as [`Tensor::cummax`] for the running minimum.
     pub fn cummin(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
-        cum_extreme(self, dim.to_i64(), false)
+        let r = cum_extreme(self, dim.to_i64(), false)?;
+        let d = wrap_dim(dim.to_i64(), self.dim())?;
+        crate::autograd::formulas::scan::cummaxmin("CumminBackward0", r, self, d)
     }
     /// `torch.logcumsumexp(self, dim)`: `log(cumsum(exp(self)))` computed stably (PyTorch's
     /// pairwise `log_add_exp`, accumulated in double, float for the half types). Floats only:
@@ -289,7 +293,8 @@ impl Tensor {
             }
         }
         let out = Tensor::from_vec(v, [moved.numel()])?.to(self.dtype())?;
-        unrows(out, &moved, self, d)
+        let out = unrows(out, &moved, self, d)?;
+        crate::autograd::formulas::scan::logcumsumexp(out, self, d)
     }
 
     /// `torch.diff(self)`: the first difference along the last dim; see [`Tensor::diff_with`].

@@ -674,6 +674,41 @@ impl Tensor {
         self.triangle(diagonal.to_i64(), false)
     }
 
+    /// `self.tril_()`: `tril_with_(0)`.
+    pub fn tril_(&self) -> Result<Tensor> {
+        self.tril_with_(0)
+    }
+
+    /// `self.tril_(diagonal)`: [`Tensor::tril_with`] in place (through views into the base);
+    /// returns `self`. Autograd: `TrilBackward0` rebased onto `self` (`CopySlices` on a
+    /// view's base). Errors as [`Tensor::tril_with`], after the in-place autograd checks.
+    pub fn tril_with_(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle_(diagonal.to_i64(), true)
+    }
+
+    /// `self.triu_()`: `triu_with_(0)`.
+    pub fn triu_(&self) -> Result<Tensor> {
+        self.triu_with_(0)
+    }
+
+    /// `self.triu_(diagonal)`: [`Tensor::triu_with`] in place; as [`Tensor::tril_with_`]
+    /// (`TriuBackward0`).
+    pub fn triu_with_(&self, diagonal: impl Int) -> Result<Tensor> {
+        self.triangle_(diagonal.to_i64(), false)
+    }
+
+    fn triangle_(&self, k: i64, lower: bool) -> Result<Tensor> {
+        crate::autograd::inplace(
+            self,
+            &[],
+            || {
+                let r = self.detached().triangle(k, lower)?;
+                self.copy_(&r)
+            },
+            |old| old.triangle(k, lower),
+        )
+    }
+
     fn triangle(&self, k: i64, lower: bool) -> Result<Tensor> {
         if self.dim() < 2 {
             return Err(Error::runtime(format!(
@@ -687,7 +722,7 @@ impl Tensor {
         // an empty one needs no mask (whose r * c may then be anything)
         let out = fresh_contiguous(self)?;
         if out.numel() == 0 {
-            return Ok(out);
+            return crate::autograd::formulas::shape::triangle(out, self, k, lower);
         }
         let mut drop = crate::kernels::cast::try_vec(r * c)?;
         for i in 0..r as i64 {
@@ -698,13 +733,20 @@ impl Tensor {
         }
         let mask = Tensor::from_vec(drop, [r, c])?;
         out.masked_fill_(&mask, zero_of(self))?;
-        Ok(out)
+        crate::autograd::formulas::shape::triangle(out, self, k, lower)
     }
 
     /// `torch.narrow_copy(self, dim, start, length)`: a fresh contiguous copy of
     /// [`Tensor::narrow`]; its errors.
     pub fn narrow_copy(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
-        fresh_contiguous(&self.narrow(dim, start, length)?)
+        let out = fresh_contiguous(&self.detached().narrow(dim, start, length)?)?;
+        crate::autograd::formulas::shape::narrow_copy(
+            out,
+            self,
+            dim.to_i64(),
+            start.to_i64(),
+            length.to_i64(),
+        )
     }
 
     /// `torch.tensor_split(self, indices_or_sections)` along dim 0; see
@@ -920,7 +962,10 @@ impl Tensor {
         let k = diagonal.to_i64();
         match self.dim() {
             1 => self.diag_embed_with((k, 0, 1)),
-            2 => fresh_contiguous(&self.diagonal_with(k)?),
+            2 => {
+                let out = fresh_contiguous(&self.detached().diagonal_with(k)?)?;
+                crate::autograd::formulas::shape::diagonal_copy(out, self, k)
+            }
             n => Err(Error::runtime(format!(
                 "diag(): Supports 1D or 2D tensors. Got {n}D"
             ))),
@@ -966,8 +1011,8 @@ impl Tensor {
         sizes.insert(d1.max(d2), n);
         let out = Tensor::zeros_with(&sizes[..], self.dtype())?;
         let diag = out.diagonal_with((o.offset, d1 as i64, d2 as i64))?;
-        crate::ops::copy::copy_unchecked(&diag, &self.expand(diag.size())?);
-        Ok(out)
+        crate::ops::copy::copy_unchecked(&diag, &self.detached().expand(diag.size())?);
+        crate::autograd::formulas::shape::diag_embed(out, self, o.offset, d1 as i64, d2 as i64)
     }
 
     /// `torch.diagflat(self)`: `diagflat_with(0)`.
@@ -1122,15 +1167,18 @@ pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
         blocks.push(b);
     }
     let out = Tensor::zeros_with([r, c], dtype)?;
-    let (mut i, mut j) = (0i64, 0i64);
-    for b in &blocks {
-        let (h, w) = (b.size()[0] as i64, b.size()[1] as i64);
-        let part = out.narrow(0, i, h)?.narrow(1, j, w)?;
-        part.copy_(b)?;
-        i += h;
-        j += w;
+    {
+        let _ng = crate::autograd::no_grad();
+        let (mut i, mut j) = (0i64, 0i64);
+        for b in &blocks {
+            let (h, w) = (b.size()[0] as i64, b.size()[1] as i64);
+            let part = out.narrow(0, i, h)?.narrow(1, j, w)?;
+            part.copy_(b)?;
+            i += h;
+            j += w;
+        }
     }
-    Ok(out)
+    crate::autograd::formulas::shape::block_diag(out, &ts)
 }
 
 /// `torch.cartesian_prod(*tensors)`: for 1-d tensors of sizes `n1..nk`, the `(n1*…*nk, k)`

@@ -313,7 +313,13 @@ fn median_dim_impl(
     let d = wrap_dim(dim, t.dim())?;
     zero_numel_check(t, d, "median()")?;
     refuse_bool(t, "median_out")?;
-    pick_per_lane(t, d, keepdim, |_| PickRule::Median { ignore_nan })
+    let r = pick_per_lane(t, d, keepdim, |_| PickRule::Median { ignore_nan })?;
+    let name = if ignore_nan {
+        "NanmedianBackward1"
+    } else {
+        "MedianBackward1"
+    };
+    crate::autograd::formulas::reduce::value_selecting(name, r, t, d, keepdim)
 }
 
 impl Tensor {
@@ -408,7 +414,8 @@ impl Tensor {
         if self.dim() > 0 {
             refuse_bool(self, "kthvalue_cpu")?;
         }
-        pick_per_lane(self, d, keepdim, |_| PickRule::Kth(k as usize - 1))
+        let r = pick_per_lane(self, d, keepdim, |_| PickRule::Kth(k as usize - 1))?;
+        crate::autograd::formulas::reduce::value_selecting("KthvalueBackward0", r, self, d, keepdim)
     }
 
     /// `torch.median(self)`: the lower median of all elements (the `(n-1)/2`-th smallest), 0-d,
@@ -417,7 +424,8 @@ impl Tensor {
     ///
     /// Error: `"median_cpu" not implemented for 'Bool'` (NotImplementedError).
     pub fn median(&self) -> Result<Tensor> {
-        median_all(self, false)
+        let r = median_all(self, false)?;
+        crate::autograd::formulas::reduce::evenly_distribute(r, self, "MedianBackward0")
     }
 
     /// `torch.median(self, dim, keepdim)`: `(values, indices)`, the lower median of every lane
@@ -433,7 +441,8 @@ impl Tensor {
     /// `torch.nanmedian(self)`: as [`Tensor::median`], ignoring NaNs (NaN only when every
     /// element is NaN).
     pub fn nanmedian(&self) -> Result<Tensor> {
-        median_all(self, true)
+        let r = median_all(self, true)?;
+        crate::autograd::formulas::reduce::evenly_distribute(r, self, "NanmedianBackward0")
     }
 
     /// `torch.nanmedian(self, dim, keepdim)`: as [`Tensor::median_dim`], the lower median of

@@ -571,6 +571,14 @@ pub fn table() -> Vec<Row> {
             &a[1],
         )
     }));
+    t.push(row("tril_", &[x(&[3, 3])], |a| {
+        a[0].mul(1.0)?.tril_with_(-1)
+    }));
+    t.push(row("triu_ (through a view)", &[x(&[3, 4])], |a| {
+        let y = a[0].mul(1.0)?;
+        y.narrow(0, 1, 2)?.triu_()?;
+        Ok(y)
+    }));
     t.push(row("masked_fill_ (through a view)", &[x(&[2, 3])], |a| {
         let y = a[0].mul(1.0)?;
         y.t()?.masked_fill_(&bt(&[true, false], &[2]), 0.25)?;

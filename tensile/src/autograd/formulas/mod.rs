@@ -24,6 +24,8 @@ pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod rnn;
 pub(crate) mod rsub;
+pub(crate) mod scan;
+pub(crate) mod shape;
 pub(crate) mod views;
 
 use crate::error::Result;

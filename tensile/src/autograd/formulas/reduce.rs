@@ -1,7 +1,7 @@
 //! Reductions (spec §9.3): the gradient expanded back over the reduced dims.
 
 use super::super::node::Save;
-use super::super::record::{node, node_saving, record};
+use super::super::record::{node, node_saving, record, record_multi};
 use super::pointwise::{lam, map_n};
 #[allow(unused_imports)]
 use crate::dtype::DType;
@@ -242,6 +242,65 @@ pub(crate) fn extremum(
     })
 }
 
+/// `median()` (`MedianBackward0`), `nanmedian()` (`NanmedianBackward0`), PyTorch's
+/// `evenly_distribute_backward`: `g / count` on the elements equal to the result (a NaN
+/// result: on the NaN elements), zero elsewhere. Saves `x` and the result.
+pub(crate) fn evenly_distribute(out: Tensor, x: &Tensor, name: &'static str) -> Result<Tensor> {
+    record(out, &[x], || {
+        node_saving(
+            lam(name, |g, s| {
+                let (x, r) = (&s[0], &s[1]);
+                let mask = if r.isnan()?.item::<bool>()? {
+                    x.isnan()?
+                } else {
+                    x.eq(r)?
+                };
+                let share = g.div(&mask.sum()?)?;
+                let z = Tensor::zeros_with(x.size(), g.dtype())?;
+                Ok(vec![Some(z.masked_fill(&mask, &share)?)])
+            }),
+            vec![Save::Input(x.alias()), Save::Output(0)],
+        )
+    })
+}
+
+/// `median(dim)` (`MedianBackward1`), `nanmedian(dim)` (`NanmedianBackward1`), `kthvalue`
+/// (`KthvalueBackward0`), PyTorch's `value_selecting_reduction_backward`: all of `g` to the
+/// returned index, `zeros(x.shape).scatter(dim, indices, g)` (`g` and the indices unsqueezed
+/// at `dim` without `keepdim`). `dim` is wrapped. Saves the indices (output 1); the indices
+/// output is integer, so not differentiable.
+pub(crate) fn value_selecting(
+    name: &'static str,
+    (values, indices): (Tensor, Tensor),
+    x: &Tensor,
+    dim: usize,
+    keepdim: bool,
+) -> Result<(Tensor, Tensor)> {
+    let sizes = x.size().to_vec();
+    let mut v = record_multi(vec![values, indices], &[x], || {
+        node_saving(
+            lam(name, move |g, s| {
+                if sizes.is_empty() {
+                    // a 0-d input: the value is the input itself
+                    return Ok(vec![Some(g.reshape(Vec::<i64>::new())?)]);
+                }
+                let d = dim as i64;
+                let (g, idx) = if keepdim {
+                    (g.alias(), s[0].alias())
+                } else {
+                    (g.unsqueeze(d)?, s[0].unsqueeze(d)?)
+                };
+                let z = Tensor::zeros_with(&sizes[..], g.dtype())?;
+                Ok(vec![Some(z.scatter(d, &idx, &g)?)])
+            }),
+            vec![Save::Output(1)],
+        )
+    })?;
+    let i = v.pop().expect("two outputs");
+    let val = v.pop().expect("two outputs");
+    Ok((val, i))
+}
+
 /// `logsumexp(dims)` (`LogsumexpBackward0`): `g·exp(x - r)`.
 pub(crate) fn logsumexp(out: Tensor, x: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     if !crate::autograd::api::any_requires_grad(&[x]) {
@@ -406,4 +465,74 @@ pub(crate) fn cum(out: Tensor, x: &Tensor, dim: i64, prod: bool) -> Result<Tenso
             vec![Save::Input(x.alias())],
         )
     })
+}
+
+#[cfg(test)]
+mod median_tests {
+    use crate::Tensor;
+
+    fn leaf(v: &[f64], shape: &[usize]) -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), shape).unwrap();
+        t.requires_grad_(true).unwrap();
+        t
+    }
+
+    /// Full `median`/`nanmedian`: `g` split evenly among the elements equal to the result;
+    /// a NaN result splits it among the NaNs (torch 2.15's values).
+    #[test]
+    fn full_median_splits_evenly() {
+        let nan = f64::NAN;
+        let cases: [(&[f64], bool, &[f64]); 3] = [
+            (
+                &[1.0, 3.0, 2.0, 2.0, 5.0],
+                false,
+                &[0.0, 0.0, 0.5, 0.5, 0.0],
+            ),
+            (&[1.0, nan, 3.0, nan], false, &[0.0, 0.5, 0.0, 0.5]),
+            (&[1.0, nan, 2.0, 2.0, nan], true, &[0.0, 0.0, 0.5, 0.5, 0.0]),
+        ];
+        for (v, nan_aware, want) in cases {
+            let x = leaf(v, &[v.len()]);
+            let m = if nan_aware { x.nanmedian() } else { x.median() }.unwrap();
+            let n = if nan_aware {
+                "NanmedianBackward0"
+            } else {
+                "MedianBackward0"
+            };
+            assert_eq!(m.grad_fn().unwrap().name(), n);
+            m.backward().unwrap();
+            assert_eq!(x.grad().unwrap().to_vec::<f64>(), want);
+        }
+    }
+
+    /// `median(dim)` / `kthvalue`: all of `g` to the returned index, with and without
+    /// `keepdim` (torch: `[4,1,3,2]`'s lower median is 2 at index 3).
+    #[test]
+    fn value_selecting_scatters_to_the_index() {
+        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
+        let (v, i) = x.median_dim(1, false).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "MedianBackward1");
+        assert_eq!(i.to_vec::<i64>(), [3, 3]);
+        let g = Tensor::from_vec(vec![1.0, 2.0], [2]).unwrap();
+        v.backward_with(Some(&g), false).unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 2.0]
+        );
+        let x = leaf(&[4.0, 1.0, 3.0, 2.0, 0.0, 5.0, 5.0, 1.0], &[2, 4]);
+        let (v, _) = x.kthvalue_with(2, (0, true)).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "KthvalueBackward0");
+        v.backward_with(
+            Some(&Tensor::ones_like(&v).unwrap().mul(3.0).unwrap()),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [3.0, 0.0, 0.0, 3.0, 0.0, 3.0, 3.0, 0.0]
+        );
+        let x = leaf(&[1.0, f64::NAN, 2.0], &[3]);
+        let (v, _) = x.nanmedian_dim(0, true).unwrap();
+        assert_eq!(v.grad_fn().unwrap().name(), "NanmedianBackward1");
+    }
 }
