@@ -149,7 +149,6 @@ fn op_of(row_name: &str) -> &str {
 /// run and their failures printed, but they do not fail the test; a pending op whose rows all
 /// pass fails the test until it is taken off this list, so the list only shrinks.
 const PENDING: &[&str] = &[
-    "masked_scatter",
     "median",
     "median_dim",
     "nanmedian",
@@ -165,15 +164,6 @@ const PENDING: &[&str] = &[
     "diag_embed",
     "diagflat",
     "block_diag",
-    "index_copy",
-    "index_fill",
-    "index_reduce",
-    "index_put",
-    "index_put_",
-    "index_set_",
-    "scatter",
-    "scatter_reduce",
-    "take",
 ];
 
 #[test]
