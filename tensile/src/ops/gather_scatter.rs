@@ -507,8 +507,19 @@ impl Tensor {
 
     /// `self.scatter_add_(dim, index, src)`: [`Tensor::scatter_add`] in place; returns `self`.
     pub fn scatter_add_(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let r = self.scatter_add(dim, index, src)?;
-        self.copy_(&r)
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[src],
+            || {
+                let r = scatter_impl(self, dim, index, Src::Tensor(src), || {
+                    Ok((Reduce::Sum, true))
+                })?;
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.scatter_add(dim, index, src),
+        )
     }
 
     /// `torch.scatter_reduce(self, dim, index, src, reduce)` (`include_self=True`): every

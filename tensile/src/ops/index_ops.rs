@@ -374,8 +374,21 @@ impl Tensor {
         source: &Tensor,
         opts: impl Into<IndexAddOpts>,
     ) -> Result<Tensor> {
-        let r = self.index_add_with(dim, index, source, opts)?;
-        self.copy_(&r)
+        let opts = opts.into();
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[source],
+            || {
+                let r = {
+                    let _ng = crate::autograd::no_grad();
+                    self.index_add_with(dim, index, source, opts)?
+                };
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.index_add_with(dim, index, source, opts),
+        )
     }
 
     /// `torch.index_copy(self, dim, index, source)`: a copy of `self` with

@@ -518,6 +518,58 @@ mod tests {
         assert_eq!(grad(&v), [10.0]);
     }
 
+    /// The in-place forms on a non-leaf rebase it onto the op's own node (PyTorch:
+    /// `ScatterBackward0`, `IndexCopyBackward0`, `IndexAddBackward0`, `ScatterAddBackward0`,
+    /// `IndexPutBackward0`, `MaskedScatterBackward0`), bump the version once, and are refused
+    /// on a leaf that requires grad.
+    #[test]
+    fn inplace_forms_record_their_node() {
+        let a = leaf(&[1.0; 6], &[2, 3]);
+        let s = leaf(&[2.0; 6], &[2, 3]);
+        let i2 = Tensor::from_vec(vec![0i64, 2], [1, 2]).unwrap();
+        type Op<'a> = Box<dyn Fn(&Tensor) -> crate::Result<Tensor> + 'a>;
+        let cases: Vec<(&str, Op)> = vec![
+            (
+                "ScatterBackward0",
+                Box::new(|x| x.scatter_(1, &i2, &s.narrow(1, 0, 2)?)),
+            ),
+            (
+                "ScatterAddBackward0",
+                Box::new(|x| x.scatter_add_(1, &i2, &s.narrow(1, 0, 2)?)),
+            ),
+            (
+                "IndexCopyBackward0",
+                Box::new(|x| x.index_copy_(1, &it(&[2, 0]), &s.narrow(1, 0, 2)?)),
+            ),
+            (
+                "IndexAddBackward0",
+                Box::new(|x| x.index_add_(1, &it(&[2, 0]), &s.narrow(1, 0, 2)?)),
+            ),
+            (
+                "IndexPutBackward0",
+                Box::new(|x| x.index_put_([&it(&[1])], &s.select(0, 0)?)),
+            ),
+            (
+                "MaskedScatterBackward0",
+                Box::new(|x| {
+                    x.masked_scatter_(&Tensor::from_vec(vec![true, false, true], [3])?, &s)
+                }),
+            ),
+        ];
+        for (node, f) in &cases {
+            let x = a.mul(1.0).unwrap();
+            let v = x.version();
+            f(&x).unwrap();
+            assert_eq!(name(&x), *node);
+            assert_eq!(x.version(), v + 1, "{node}");
+            let e = f(&a).unwrap_err();
+            assert_eq!(
+                e.message(),
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            );
+        }
+    }
+
     /// A saved `self` of `scatter_reduce` modified in place makes backward fail (spec §3.4).
     #[test]
     fn scatter_reduce_checks_saved_versions() {
