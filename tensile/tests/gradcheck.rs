@@ -149,16 +149,6 @@ fn op_of(row_name: &str) -> &str {
 /// run and their failures printed, but they do not fail the test; a pending op whose rows all
 /// pass fails the test until it is taken off this list, so the list only shrinks.
 const PENDING: &[&str] = &[
-    "masked_scatter",
-    "index_copy",
-    "index_fill",
-    "index_reduce",
-    "index_put",
-    "index_put_",
-    "index_set_",
-    "scatter",
-    "scatter_reduce",
-    "take",
 ];
 
 #[test]

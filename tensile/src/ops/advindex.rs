@@ -622,7 +622,7 @@ impl Tensor {
         opts: impl Into<IndexPutOpts>,
     ) -> Result<Tensor> {
         let indices = indices.index_list();
-        put_impl(self, &indices, values, opts.into().accumulate)?;
+        put_recorded(self, &indices, values, opts.into().accumulate)?;
         Ok(self.alias())
     }
 
@@ -641,10 +641,11 @@ impl Tensor {
         values: &Tensor,
         opts: impl Into<IndexPutOpts>,
     ) -> Result<Tensor> {
-        let out = self.try_clone()?;
+        let accumulate = opts.into().accumulate;
+        let out = crate::ops::copy::clone_preserve(self)?;
         let indices = indices.index_list();
-        put_impl(&out, &indices, values, opts.into().accumulate)?;
-        Ok(out)
+        put_impl(&out, &indices, values, accumulate)?;
+        crate::autograd::formulas::index_write::index_put(out, self, &indices, values, accumulate)
     }
 
     /// Python's `self[items] = value` (`Tensor.__setitem__`), in place; returns an alias of
@@ -692,21 +693,44 @@ impl Tensor {
                     .collect();
                 if let [(d, t)] = defined[..] {
                     if is_mask(t) {
-                        check_mask(&sliced, t, d)?;
-                        masked_fill_shortcut(&sliced, d, t, s)?;
+                        // `masked_fill_(mask, value)`: MaskedFillBackward0
+                        crate::autograd::inplace(
+                            &sliced,
+                            &[],
+                            || {
+                                check_mask(&sliced, t, d)?;
+                                masked_fill_shortcut(&sliced, d, t, s)?;
+                                Ok(sliced.alias())
+                            },
+                            |old| {
+                                // the mask covers dims d.., the trailing dims broadcast
+                                let mut shape = t.size().to_vec();
+                                shape.resize(old.dim() - d, 1);
+                                old.masked_fill(&t.reshape(&shape[..])?, s)
+                            },
+                        )?;
                         return Ok(self.alias());
                     }
                     if t.dtype() == DType::Int64 && (t.dim() == 1 || t.is_contiguous()) {
-                        index_fill_shortcut(&sliced, d, t, s)?;
+                        // `index_fill_(d, index, value)`: IndexFillBackward0
+                        crate::autograd::inplace(
+                            &sliced,
+                            &[],
+                            || {
+                                index_fill_shortcut(&sliced, d, t, s)?;
+                                Ok(sliced.alias())
+                            },
+                            |old| old.index_fill(d as i64, &t.reshape(-1)?, s),
+                        )?;
                         return Ok(self.alias());
                     }
                 }
                 let v = scalar_as(self.dtype(), s)?;
-                put_impl(&sliced, &idx, &v, false)?;
+                put_recorded(&sliced, &idx, &v, false)?;
             }
             Operand::Tensor(v) => {
                 let v = strip_leading_ones(v)?;
-                put_impl(&sliced, &idx, &v, false)?;
+                put_recorded(&sliced, &idx, &v, false)?;
             }
         }
         Ok(self.alias())
@@ -750,6 +774,26 @@ fn copy_to(dst: &Tensor, value: Operand<'_>) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// `index_put_` through autograd (spec §4): [`put_impl`] in place, recorded as
+/// `IndexPutBackward0` of the out-of-place `index_put` on `t`'s previous value.
+fn put_recorded(
+    t: &Tensor,
+    indices: &[Option<Tensor>],
+    values: &Tensor,
+    accumulate: bool,
+) -> Result<()> {
+    crate::autograd::inplace(
+        t,
+        &[values],
+        || {
+            put_impl(t, indices, values, accumulate)?;
+            Ok(t.alias())
+        },
+        |old| old.index_put_with(indices, values, accumulate),
+    )?;
     Ok(())
 }
 

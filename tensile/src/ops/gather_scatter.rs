@@ -442,9 +442,21 @@ impl Tensor {
     ) -> Result<Tensor> {
         let src = src.into();
         let reduce = opts.into().reduce;
-        scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
+        let r = scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
             legacy_reduce(reduce)
-        })
+        })?;
+        let st = match &src {
+            Operand::Tensor(t) => Some(*t),
+            Operand::Scalar(_) => None,
+        };
+        crate::autograd::formulas::index_write::scatter(
+            r,
+            self,
+            dim.to_i64(),
+            index,
+            st,
+            reduce.is_some(),
+        )
     }
 
     /// `self.scatter_(dim, index, src)` (or `value`): [`Tensor::scatter`] in place (`self`
@@ -467,8 +479,20 @@ impl Tensor {
         src: impl Into<Operand<'a>>,
         opts: impl Into<ScatterOpts<'o>>,
     ) -> Result<Tensor> {
-        let r = self.scatter_with(dim, index, src, opts)?;
-        self.copy_(&r)
+        let (src, opts) = (src.into(), opts.into());
+        let st = src.as_tensor();
+        crate::autograd::inplace(
+            self,
+            &[&st],
+            || {
+                let r = scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
+                    legacy_reduce(opts.reduce)
+                })?;
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.scatter_with(dim.to_i64(), index, src, opts),
+        )
     }
 
     /// `torch.scatter_add(self, dim, index, src)`: a copy of `self` with `out[i][index[i][j]]
@@ -483,8 +507,19 @@ impl Tensor {
 
     /// `self.scatter_add_(dim, index, src)`: [`Tensor::scatter_add`] in place; returns `self`.
     pub fn scatter_add_(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let r = self.scatter_add(dim, index, src)?;
-        self.copy_(&r)
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[src],
+            || {
+                let r = scatter_impl(self, dim, index, Src::Tensor(src), || {
+                    Ok((Reduce::Sum, true))
+                })?;
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.scatter_add(dim, index, src),
+        )
     }
 
     /// `torch.scatter_reduce(self, dim, index, src, reduce)` (`include_self=True`): every
@@ -517,9 +552,15 @@ impl Tensor {
         opts: impl Into<ScatterReduceOpts>,
     ) -> Result<Tensor> {
         let include_self = opts.into().include_self;
-        scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
+        let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
             Ok((new_reduce(reduce)?, include_self))
-        })
+        })?;
+        let ax = crate::autograd::formulas::index_write::Axis {
+            slices: false,
+            dim: dim.to_i64(),
+            index: index.alias(),
+        };
+        crate::autograd::formulas::index_write::reduce_op(r, self, ax, src, reduce, include_self)
     }
 
     /// `self.scatter_reduce_(dim, index, src, reduce)`: [`Tensor::scatter_reduce`] in place.
@@ -542,8 +583,19 @@ impl Tensor {
         reduce: &str,
         opts: impl Into<ScatterReduceOpts>,
     ) -> Result<Tensor> {
-        let r = self.scatter_reduce_with(dim, index, src, reduce, opts)?;
-        self.copy_(&r)
+        let include_self = opts.into().include_self;
+        crate::autograd::inplace(
+            self,
+            &[src],
+            || {
+                let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
+                    Ok((new_reduce(reduce)?, include_self))
+                })?;
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.scatter_reduce_with(dim.to_i64(), index, src, reduce, include_self),
+        )
     }
 
     /// `torch.take(self, index)`: `self` read as if flattened (row-major, whatever its
@@ -578,10 +630,11 @@ impl Tensor {
                 }
             })
             .collect::<Result<_>>()?;
-        crate::dispatch!(self.dtype, T => {
+        let r = crate::dispatch!(self.dtype, T => {
             let v = self.try_to_vec::<T>()?;
             Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
-        })
+        })?;
+        crate::autograd::formulas::index_write::take(r, self, index)
     }
 
     /// `torch.take_along_dim(self, indices)` (`dim=None`): `self` flattened, gathered at

@@ -374,8 +374,21 @@ impl Tensor {
         source: &Tensor,
         opts: impl Into<IndexAddOpts>,
     ) -> Result<Tensor> {
-        let r = self.index_add_with(dim, index, source, opts)?;
-        self.copy_(&r)
+        let opts = opts.into();
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[source],
+            || {
+                let r = {
+                    let _ng = crate::autograd::no_grad();
+                    self.index_add_with(dim, index, source, opts)?
+                };
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.index_add_with(dim, index, source, opts),
+        )
     }
 
     /// `torch.index_copy(self, dim, index, source)`: a copy of `self` with
@@ -466,14 +479,27 @@ impl Tensor {
             })
             .collect::<Result<_>>()?;
         let pairs = slice_pairs(&shape, d, &idx);
-        reduce_pairs(self, source, &pairs, Reduce::Assign, true, None)
+        let r = reduce_pairs(self, source, &pairs, Reduce::Assign, true, None)?;
+        crate::autograd::formulas::index_write::index_copy(r, self, d as i64, index, source)
     }
 
     /// `self.index_copy_(dim, index, source)`: [`Tensor::index_copy`] in place; returns
     /// `self`.
     pub fn index_copy_(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let r = self.index_copy(dim, index, source)?;
-        self.copy_(&r)
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[source],
+            || {
+                let r = {
+                    let _ng = crate::autograd::no_grad();
+                    self.index_copy(dim, index, source)?
+                };
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.index_copy(dim, index, source),
+        )
     }
 
     /// `torch.index_fill(self, dim, index, value)`: a copy of `self` (keeping its memory
@@ -493,11 +519,16 @@ impl Tensor {
         index: &Tensor,
         value: impl Into<Operand<'a>>,
     ) -> Result<Tensor> {
-        let v = fill_value(value.into())?;
+        let value = value.into();
+        let v = fill_value(value)?;
         let r = index_fill_values(self, dim.to_i64(), index, v)?;
         let out = clone_preserve(self)?;
         copy_unchecked(&out, &r);
-        Ok(out)
+        let vt = match value {
+            Operand::Tensor(t) => Some(t),
+            Operand::Scalar(_) => None,
+        };
+        crate::autograd::formulas::index_write::index_fill(out, self, dim.to_i64(), index, vt)
     }
 
     /// `self.index_fill_(dim, index, value)`: [`Tensor::index_fill`] in place; returns `self`.
@@ -507,9 +538,20 @@ impl Tensor {
         index: &Tensor,
         value: impl Into<Operand<'a>>,
     ) -> Result<Tensor> {
-        let v = fill_value(value.into())?;
-        let r = index_fill_values(self, dim.to_i64(), index, v)?;
-        self.copy_(&r)
+        let value = value.into();
+        let vt = value.as_tensor();
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[&vt],
+            || {
+                let v = fill_value(value)?;
+                let r = index_fill_values(self, dim, index, v)?;
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.index_fill(dim, index, value),
+        )
     }
 
     /// `torch.index_reduce(self, dim, index, source, reduce)` (`include_self=True`): each
@@ -612,7 +654,20 @@ impl Tensor {
             return bool_err("div_floor_cpu");
         }
         let pairs = slice_pairs(&shape, d, &idx);
-        reduce_pairs(self, source, &pairs, r, include_self, None)
+        let out = reduce_pairs(self, source, &pairs, r, include_self, None)?;
+        let ax = crate::autograd::formulas::index_write::Axis {
+            slices: true,
+            dim: d as i64,
+            index: index.alias(),
+        };
+        crate::autograd::formulas::index_write::reduce_op(
+            out,
+            self,
+            ax,
+            source,
+            reduce,
+            include_self,
+        )
     }
 
     /// `self.index_reduce_(dim, index, source, reduce)`: [`Tensor::index_reduce`] in place.
@@ -635,8 +690,21 @@ impl Tensor {
         reduce: &str,
         opts: impl Into<IndexReduceOpts>,
     ) -> Result<Tensor> {
-        let r = self.index_reduce_with(dim, index, source, reduce, opts)?;
-        self.copy_(&r)
+        let include_self = opts.into().include_self;
+        let dim = dim.to_i64();
+        crate::autograd::inplace(
+            self,
+            &[source],
+            || {
+                let r = {
+                    let _ng = crate::autograd::no_grad();
+                    self.index_reduce_with(dim, index, source, reduce, include_self)?
+                };
+                self.copy_raw_(&r)?;
+                Ok(self.alias())
+            },
+            |old| old.index_reduce_with(dim, index, source, reduce, include_self),
+        )
     }
 }
 

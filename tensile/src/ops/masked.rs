@@ -220,10 +220,14 @@ impl Tensor {
     /// result); output contiguous, `self`'s dtype. Errors as [`Tensor::masked_scatter_`],
     /// after the broadcast error.
     pub fn masked_scatter(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let shape = infer_size(&mask.sizes, &self.sizes)?;
-        let out = self.expand(shape.clone())?.contiguous_copy()?;
-        out.masked_scatter_(&mask.expand(shape)?, source)?;
-        Ok(out)
+        let out = {
+            let _ng = crate::autograd::no_grad();
+            let shape = infer_size(&mask.sizes, &self.sizes)?;
+            let out = self.detach().expand(shape.clone())?.contiguous_copy()?;
+            out.masked_scatter_raw_(&mask.expand(shape)?, source)?;
+            out
+        };
+        crate::autograd::formulas::index_write::masked_scatter(out, self, mask, source)
     }
 
     /// `self.masked_scatter_(mask, source)`: [`Tensor::masked_scatter`] in place; `mask` must
@@ -235,6 +239,16 @@ impl Tensor {
     /// of sizes provided (1) must be greater or equal to the number of dimensions in the tensor
     /// (2)`); `Number of elements of source < number of ones in mask`.
     pub fn masked_scatter_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+        crate::autograd::inplace(
+            self,
+            &[source],
+            || self.masked_scatter_raw_(mask, source),
+            |old| old.masked_scatter(mask, source),
+        )
+    }
+
+    /// [`Tensor::masked_scatter_`] without autograd.
+    fn masked_scatter_raw_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
         crate::iter::check_overlap(self, &[])?;
         if self.dtype != source.dtype {
             return Err(Error::runtime(format!(
@@ -273,7 +287,8 @@ impl Tensor {
             }
             Tensor::from_vec(v, self.sizes.to_vec())?
         });
-        self.copy_(&new)
+        self.copy_raw_(&new)?;
+        Ok(self.alias())
     }
 
     /// `torch.nonzero(self)`: the coordinates of the non-zero elements (`!= 0`: NaN counts,

@@ -13,6 +13,7 @@ pub(crate) mod conv;
 pub(crate) mod distance;
 pub(crate) mod embedding;
 pub(crate) mod index;
+pub(crate) mod index_write;
 pub(crate) mod linalg;
 pub(crate) mod linalg_batch;
 pub(crate) mod loss;
