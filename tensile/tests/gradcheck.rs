@@ -148,8 +148,7 @@ fn op_of(row_name: &str) -> &str {
 /// Ops whose backward formula is still missing or wrong (issue 13 is open): their rows are
 /// run and their failures printed, but they do not fail the test; a pending op whose rows all
 /// pass fails the test until it is taken off this list, so the list only shrinks.
-const PENDING: &[&str] = &[
-];
+const PENDING: &[&str] = &[];
 
 #[test]
 fn gradcheck_every_op() {

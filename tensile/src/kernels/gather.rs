@@ -124,7 +124,7 @@ pub(crate) fn layer_norm_backward_f32(
     }
     let mut ops: Vec<&Tensor> = vec![&dx, &xh, x, g];
     ops.extend(w.iter().copied());
-    let _guard = lock_operands(&ops, 2);
+    let guard = lock_operands(&ops, 2);
     // SAFETY: x and g are contiguous float32 with `total` elements, w contiguous float32 with
     // n; dx and xh are fresh (no overlap with anything) with `total` elements; the locks are
     // held for the whole call.
@@ -139,6 +139,8 @@ pub(crate) fn layer_norm_backward_f32(
         let h = std::slice::from_raw_parts_mut(base(&xh).get() as *mut f32, total);
         crate::kernels::norm::layer_norm_backward_rows(xs, gs, ws, n, eps, d, h);
     }
+    drop(guard);
+    drop(ops);
     Ok((dx, xh))
 }
 
