@@ -912,7 +912,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         55 if ca => {
             let dims = r.dims();
             let kd = r.bool();
-            let t = match r.below(16) {
+            let t = match r.below(21) {
                 0 => a.sum(),
                 1 => a.sum_dim(dims.as_slice(), kd),
                 2 => a.mean_dim(dims.as_slice(), kd),
@@ -932,6 +932,24 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                     keepdim: kd,
                 }),
                 14 => a.logsumexp_dim(dims.as_slice(), kd),
+                15 => a.nansum_dim(dims.as_slice(), kd),
+                16 => a.norm_with(tensile::NormOpts {
+                    p: tensile::NormP::Num(r.float()),
+                    dim: Some(dims.iter().copied().collect()),
+                    keepdim: kd,
+                    dtype: None,
+                }),
+                17 => a.norm(),
+                18 => tensile::var_mean(a).map(|x| x.0),
+                19 => tensile::std_mean_with(
+                    a,
+                    tensile::VarOpts {
+                        dim: None,
+                        correction: r.float(),
+                        keepdim: kd,
+                    },
+                )
+                .map(|x| x.1),
                 _ => a.mean(),
             };
             push(pool, r, t)
@@ -951,7 +969,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             if numel128(a.size()).saturating_mul(numel128(b.size())) > WORK_LIMIT * 16 {
                 return;
             }
-            let t = match r.below(9) {
+            let t = match r.below(12) {
                 0 => a.matmul(b),
                 1 => a.mm(b),
                 2 => a.bmm(b),
@@ -960,6 +978,9 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 5 => a.outer(b),
                 6 => a.kron(b),
                 7 => a.linear(b),
+                8 => tensile::addmm_with(a, a, b, (r.float(), r.float())),
+                9 => tensile::baddbmm(a, a, b),
+                10 => tensile::rsub(a, b),
                 _ => tensile::tensordot(a, b, r.int()),
             };
             push(pool, r, t)

@@ -47,3 +47,17 @@ fn run<const N: usize>(
     drop(guard);
     Ok(out)
 }
+
+/// `f(a, b)` elementwise in float32 over `a` and `b` broadcast (both float32; the caller
+/// checks): the formulas' fast path for float32 gradients, computed as PyTorch's float kernels
+/// compute them (in float32, vectorised).
+pub(crate) fn map2_f32(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> Result<Tensor> {
+    let it = TensorIter::new(None, &[a, b])?;
+    let (out, lp) = it.finish::<3>(DType::Float32)?;
+    crate::ops::math_binary::run2::<f32, f32>(&out, &lp, [a, b], false, f);
+    Ok(out)
+}

@@ -63,6 +63,19 @@ fn chain(
     Ok(vec![Some(map_n(&ts, g.dtype(), |v| v[0] * f(&v[1..]))?)])
 }
 
+/// `f(g, s)` in float32 on the pointwise engine when both are float32 (PyTorch computes
+/// float gradients in float); `None` otherwise (the float64 [`chain`] then runs).
+fn f32_chain(
+    g: &Tensor,
+    s: &Tensor,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> Result<Option<Vec<Option<Tensor>>>> {
+    if g.dtype() != DType::Float32 || s.dtype() != DType::Float32 {
+        return Ok(None);
+    }
+    Ok(Some(vec![Some(crate::ops::map::map2_f32(g, s, f)?)]))
+}
+
 fn zeros_like(g: &Tensor) -> Result<Vec<Option<Tensor>>> {
     Ok(vec![Some(Tensor::zeros_like(g)?)])
 }
@@ -107,12 +120,43 @@ pub(crate) fn unary(op: UnaryOp, out: Tensor, x: &Tensor) -> Result<Tensor> {
         Cos => in1("CosBackward0", x, |x| -x.sin()),
         Tanh => out1("TanhBackward0", |r| 1.0 - r * r),
         Sigmoid => out1("SigmoidBackward0", |r| r * (1.0 - r)),
-        Relu => out1("ReluBackward0", |r| if r > 0.0 { 1.0 } else { 0.0 }),
-        Gelu => in1("GeluBackward0", x, |x| {
-            let cdf = 0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
-            let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
-            cdf + x * pdf
-        }),
+        Relu => node_saving(
+            lam("ReluBackward0", |g, s| {
+                // PyTorch's `threshold_backward(grad, result, 0)`: `result <= 0 ? 0 : grad`
+                if let Some(r) = f32_chain(g, &s[0], |g, r| if r <= 0.0 { 0.0 } else { g })? {
+                    return Ok(r);
+                }
+                let t = map_n(
+                    &[g, &s[0]],
+                    g.dtype(),
+                    |v| if v[1] <= 0.0 { 0.0 } else { v[0] },
+                )?;
+                Ok(vec![Some(t)])
+            }),
+            vec![Save::Output(0)],
+        ),
+        Gelu => node_saving(
+            lam("GeluBackward0", |g, s| {
+                // PyTorch's `GeluBackwardKernelImpl` (float: vectorised erf and exp)
+                if let Some(r) = f32_chain(g, &s[0], |g, x| {
+                    use crate::kernels::vmath::{erf_f32, exp_f32};
+                    const ALPHA: f32 =
+                        std::f32::consts::FRAC_2_SQRT_PI * std::f32::consts::FRAC_1_SQRT_2 * 0.5;
+                    let cdf = 0.5 * (1.0 + erf_f32(x * std::f32::consts::FRAC_1_SQRT_2));
+                    let pdf = ALPHA * exp_f32(x * x * -0.5);
+                    g * (cdf + x * pdf)
+                })? {
+                    return Ok(r);
+                }
+                chain(g, &[&s[0]], |v| {
+                    let x = v[0];
+                    let cdf = 0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
+                    let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                    cdf + x * pdf
+                })
+            }),
+            vec![Save::Input(x.alias())],
+        ),
         Silu => in1("SiluBackward0", x, |x| {
             let s = 1.0 / (1.0 + (-x).exp());
             s * (1.0 + x * (1.0 - s))

@@ -351,6 +351,15 @@ pub(crate) fn softmax(out: Tensor, x: &Tensor, dim: i64, log: bool) -> Result<Te
                             t.sum_dim(d, true)
                         }
                     };
+                    if g.dtype() == DType::Float32 && r.dtype() == DType::Float32 {
+                        // float32 as PyTorch's `(log_)softmax_backward_data` kernels: in float
+                        let res = if log {
+                            g.sub(&r.exp()?.mul(&sum(g)?)?)?
+                        } else {
+                            r.mul(&g.sub(&sum(&g.mul(r)?)?)?)?
+                        };
+                        return Ok(vec![Some(res)]);
+                    }
                     let res = if log {
                         let sg = sum(g)?;
                         map_n(&[g, r, &sg], g.dtype(), |v| v[0] - v[1].exp() * v[2])?

@@ -193,8 +193,11 @@ fn fast_view_backward(
             dst.copy_raw_(g)?;
         }
     }
+    // A dense window of the buffer is returned as it is (laid out as the input's storage;
+    // e.g. the heads of a permuted QKV projection come back contiguous after the permute's
+    // own backward); a window with gaps is compacted.
     let r = at(input);
-    Ok(Some(if r.is_contiguous() {
+    Ok(Some(if r.is_non_overlapping_and_dense() {
         r
     } else {
         r.try_contiguous()?
