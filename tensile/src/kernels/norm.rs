@@ -198,9 +198,8 @@ pub(crate) fn layer_norm_backward_rows(
     if n == 0 {
         return;
     }
-    let one = |(((xs, gs), d), h): (((&[f32], &[f32]), &mut [f32]), &mut [f32])| {
-        ln_backward_row(xs, gs, w, eps, d, h)
-    };
+    type Row<'a> = (((&'a [f32], &'a [f32]), &'a mut [f32]), &'a mut [f32]);
+    let one = |(((xs, gs), d), h): Row<'_>| ln_backward_row(xs, gs, w, eps, d, h);
     if x.len() >= 2 * GRAIN && rayon::current_num_threads() > 1 {
         x.par_chunks(n)
             .zip(g.par_chunks(n))
@@ -226,6 +225,34 @@ mod tests {
         (0..rows * n)
             .map(|i| ((i * 7919 % 1000) as f32) * 0.003 + 0.5)
             .collect()
+    }
+
+    #[test]
+    fn layer_norm_backward_matches_double() {
+        // dx = rstd·(g·w - mean(g·w) - x̂·mean(g·w·x̂)), computed here directly in float64
+        let (rows, n) = (3, 37);
+        let x = data(rows, n);
+        let g: Vec<f32> = (0..rows * n)
+            .map(|i| ((i * 31 % 17) as f32) * 0.1 - 0.8)
+            .collect();
+        let w: Vec<f32> = (0..n).map(|i| 1.0 + i as f32 * 0.01).collect();
+        let (mut dx, mut xh) = (vec![0f32; rows * n], vec![0f32; rows * n]);
+        layer_norm_backward_rows(&x, &g, &w, n, 1e-5, &mut dx, &mut xh);
+        for r in 0..rows {
+            let xs: Vec<f64> = x[r * n..(r + 1) * n].iter().map(|&v| v as f64).collect();
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let var = xs.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+            let rstd = 1.0 / (var + 1e-5).sqrt();
+            let h: Vec<f64> = xs.iter().map(|v| (v - mean) * rstd).collect();
+            let gh: Vec<f64> = (0..n).map(|i| g[r * n + i] as f64 * w[i] as f64).collect();
+            let a = gh.iter().sum::<f64>() / n as f64;
+            let b = gh.iter().zip(&h).map(|(p, q)| p * q).sum::<f64>() / n as f64;
+            for i in 0..n {
+                let want = rstd * (gh[i] - a - h[i] * b);
+                assert!((dx[r * n + i] as f64 - want).abs() <= 1e-5 * (1.0 + want.abs()));
+                assert!((xh[r * n + i] as f64 - h[i]).abs() <= 1e-6 * (1.0 + h[i].abs()));
+            }
+        }
     }
 
     #[test]

@@ -180,6 +180,54 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
 
 multiversion!(pub(crate) fn map_f32 = map_body(op: VOp, xs: &[f32], ys: &mut [f32]));
 
+/// `g · (Φ(x) + x·φ(x))`, the input gradient of exact `gelu` (PyTorch's
+/// `GeluBackwardKernelImpl` for float: `cdf = 0.5·(1 + erf(x/√2))`, `pdf = α·e^{-x²/2}`,
+/// `α = 2/√π · 1/√2 · 1/2`).
+#[inline(always)]
+pub(crate) fn gelu_backward_f32(g: f32, x: f32) -> f32 {
+    const ALPHA: f32 = std::f32::consts::FRAC_2_SQRT_PI * std::f32::consts::FRAC_1_SQRT_2 * 0.5;
+    let cdf = 0.5 * (1.0 + erf_f32(x * std::f32::consts::FRAC_1_SQRT_2));
+    let pdf = ALPHA * exp_f32(x * x * -0.5);
+    g * (cdf + x * pdf)
+}
+
+#[inline(always)]
+fn gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]) {
+    for ((y, &g), &x) in ys.iter_mut().zip(gs).zip(xs) {
+        *y = gelu_backward_f32(g, x);
+    }
+}
+multiversion!(fn gelu_backward_slices = gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]));
+
+/// A kernel for [`super::loops::Loop::run`]: `out = gelu_backward(g, x)` over one run of
+/// float32 (vectorised when the run is contiguous).
+///
+/// # Safety
+/// `p` holds a float32 output and two float32 inputs valid for `n` elements at the element
+/// strides `s`; the output is fresh (or a conversion buffer); the caller holds the locks.
+pub(crate) unsafe fn gelu_backward_run(p: &[*mut u8; 3], s: &[isize; 3], n: usize) {
+    let (o, g, x) = (p[0] as *mut f32, p[1] as *const f32, p[2] as *const f32);
+    if s[0] == 1 && s[1] == 1 && s[2] == 1 {
+        // SAFETY: the caller's contract: n contiguous elements each; the output does not
+        // overlap the inputs.
+        let (gs, xs, ys) = unsafe {
+            (
+                std::slice::from_raw_parts(g, n),
+                std::slice::from_raw_parts(x, n),
+                std::slice::from_raw_parts_mut(o, n),
+            )
+        };
+        gelu_backward_slices(gs, xs, ys);
+        return;
+    }
+    for i in 0..n as isize {
+        // SAFETY: element i of each operand lies in its run (caller's contract).
+        unsafe {
+            *o.offset(i * s[0]) = gelu_backward_f32(*g.offset(i * s[1]), *x.offset(i * s[2]))
+        };
+    }
+}
+
 /// A kernel for [`super::loops::Loop::run`]: `out = op(a)` over one run of float32.
 ///
 /// # Safety
@@ -208,6 +256,20 @@ pub(crate) unsafe fn unary_run(op: VOp, p: &[*mut u8; 2], s: &[isize; 2], n: usi
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn gelu_backward_matches_double() {
+        for k in -400..400 {
+            let x = k as f32 * 0.02;
+            let xd = x as f64;
+            let cdf = 0.5 * (1.0 + libm::erf(xd / std::f64::consts::SQRT_2));
+            let pdf = (-0.5 * xd * xd).exp() / (2.0 * std::f64::consts::PI).sqrt();
+            let want = 1.5 * (cdf + xd * pdf);
+            let got = super::gelu_backward_f32(1.5, x) as f64;
+            assert!((got - want).abs() <= 1e-6, "x={x}: {got} vs {want}");
+        }
+    }
+
     use super::*;
 
     fn grid() -> Vec<f32> {

@@ -61,3 +61,21 @@ pub(crate) fn map2_f32(
     crate::ops::math_binary::run2::<f32, f32>(&out, &lp, [a, b], false, f);
     Ok(out)
 }
+
+/// `gelu`'s input gradient for float32 `g` and `x` (broadcast), on the vectorised kernel of
+/// `kernels::vmath` (PyTorch's `GeluBackwardKernelImpl`).
+pub(crate) fn gelu_backward_f32(g: &Tensor, x: &Tensor) -> Result<Tensor> {
+    let it = TensorIter::new(None, &[g, x])?;
+    let (out, lp) = it.finish::<3>(DType::Float32)?;
+    let guard = lock_operands(&[g, x], 0);
+    // SAFETY: the iterator checked the shapes and built `lp` from these operands, whose
+    // geometries lie inside their storages; the new output is written by nobody else; the
+    // locks are held; every operand is presented as float32, the kernel's pointer type.
+    unsafe {
+        lp.run([DType::Float32; 3], 1, &|p, s, n| {
+            crate::kernels::vmath::gelu_backward_run(p, s, n)
+        });
+    }
+    drop(guard);
+    Ok(out)
+}

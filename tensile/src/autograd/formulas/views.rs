@@ -130,14 +130,16 @@ fn fast_view_backward(
         .filter_map(|(o, g)| g.as_ref().map(|g| (o, g)))
         .collect();
     let numel = |g: &Geometry| g.sizes.iter().product::<usize>();
-    if let [(out, g)] = present[..] {
-        if outputs.len() == 1 && out.offset == input.offset && numel(out) == numel(input) {
-            if let Some(r) = permuted(input, out, g) {
-                return Ok(Some(r));
-            }
-            if row_major(input) && row_major(out) {
-                return Ok(Some(g.reshape(&input.sizes[..])?));
-            }
+    if let [(out, g)] = present[..]
+        && outputs.len() == 1
+        && out.offset == input.offset
+        && numel(out) == numel(input)
+    {
+        if let Some(r) = permuted(input, out, g) {
+            return Ok(Some(r));
+        }
+        if row_major(input) && row_major(out) {
+            return Ok(Some(g.reshape(&input.sizes[..])?));
         }
     }
     let mut pieces = Vec::with_capacity(present.len());
