@@ -73,13 +73,6 @@ pub(crate) fn layer_norm(
                 }
                 let g64 = f64_of(g)?;
                 let (xhat, rstd) = standardize(&s[0], &dims, eps)?;
-                let sum_lead = |t: Tensor| {
-                    if lead.is_empty() {
-                        Ok(t)
-                    } else {
-                        t.sum_dim(lead.clone(), false)
-                    }
-                };
                 let mut r = Vec::new();
                 r.push(if rg[0] {
                     let gxhat = if has_w { g64.mul(&s[1])? } else { g64.alias() };
@@ -87,25 +80,47 @@ pub(crate) fn layer_norm(
                 } else {
                     None
                 });
-                if has_w {
-                    r.push(if rg[1] {
-                        Some(sum_lead(g64.mul(&xhat)?)?)
-                    } else {
-                        None
-                    });
-                }
-                if has_b {
-                    r.push(if rg[r.len()] {
-                        Some(sum_lead(g64.alias())?)
-                    } else {
-                        None
-                    });
-                }
+                push_affine_grads(&mut r, &g64, &xhat, &rg, has_w, has_b, &lead)?;
                 Ok(r)
             }),
             saved,
         )
     })
+}
+
+/// Appends `layer_norm`'s weight and bias gradients (those present; `None` where not
+/// required) after the input's: `Σ_lead g·x̂` and `Σ_lead g`.
+fn push_affine_grads(
+    r: &mut Vec<Option<Tensor>>,
+    g: &Tensor,
+    xhat: &Tensor,
+    rg: &[bool],
+    has_w: bool,
+    has_b: bool,
+    lead: &[i64],
+) -> Result<()> {
+    let sum_lead = |t: Tensor| {
+        if lead.is_empty() {
+            Ok(t)
+        } else {
+            t.sum_dim(lead.to_vec(), false)
+        }
+    };
+    if has_w {
+        r.push(if rg[1] {
+            Some(sum_lead(g.mul(xhat)?)?)
+        } else {
+            None
+        });
+    }
+    if has_b {
+        r.push(if rg[r.len()] {
+            Some(sum_lead(g.alias())?)
+        } else {
+            None
+        });
+    }
+    Ok(())
 }
 
 /// The float32 form of `NativeLayerNormBackward0` on the row kernel (PyTorch's
@@ -133,28 +148,8 @@ fn layer_norm_f32(
     };
     let n = x.size()[lead.len()..].iter().product::<usize>();
     let (dx, xhat) = crate::kernels::gather::layer_norm_backward_f32(&x, &gc, w.as_ref(), n, eps)?;
-    let sum_lead = |t: Tensor| {
-        if lead.is_empty() {
-            Ok(t)
-        } else {
-            t.sum_dim(lead.to_vec(), false)
-        }
-    };
     let mut r = vec![rg[0].then_some(dx)];
-    if has_w {
-        r.push(if rg[1] {
-            Some(sum_lead(gc.mul(&xhat)?)?)
-        } else {
-            None
-        });
-    }
-    if has_b {
-        r.push(if rg[r.len()] {
-            Some(sum_lead(gc.alias())?)
-        } else {
-            None
-        });
-    }
+    push_affine_grads(&mut r, &gc, &xhat, rg, has_w, has_b, lead)?;
     Ok(Some(r))
 }
 
