@@ -59,11 +59,6 @@ pub(crate) fn io_err(path: &Path, e: &std::io::Error) -> Error {
     }
 }
 
-/// Reads a whole file.
-pub(crate) fn read_all(path: &Path) -> Result<Vec<u8>> {
-    std::fs::read(path).map_err(|e| io_err(path, &e))
-}
-
 /// Writes a whole file.
 pub(crate) fn write_all(path: &Path, data: &[u8]) -> Result<()> {
     std::fs::write(path, data).map_err(|e| io_err(path, &e))
