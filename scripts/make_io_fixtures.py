@@ -30,8 +30,13 @@ def describe(t):
         "shape": list(t.shape),
         "stride": list(t.stride()),
         "offset": t.storage_offset(),
-        "values": [float(v) if isinstance(v, float) else (int(v) if not isinstance(v, bool) else int(v)) for v in vals],
+        "values": [num(v) for v in vals],
     }
+
+
+def num(v):
+    """An int as a JSON int; a float as its repr string (exact: JSON readers may round)."""
+    return repr(float(v)) if isinstance(v, float) else int(v)
 
 
 def all_dtypes():
@@ -83,7 +88,7 @@ torch.save(ckpt, p("checkpoint.pt"))
 expected["checkpoint.pt"] = {
     "exp_avg": describe(osd["state"][0]["exp_avg"]),
     "step": describe(osd["state"][0]["step"]),
-    "lr": osd["param_groups"][0]["lr"],
+    "lr": repr(osd["param_groups"][0]["lr"]),
     "betas": list(osd["param_groups"][0]["betas"]),
     "params": osd["param_groups"][0]["params"],
 }
@@ -120,7 +125,7 @@ for k, v in ad.items():
 f = np.asfortranarray(np.arange(24, dtype=np.float64).reshape(2, 3, 4) / 7)
 np.save(p("fortran.npy"), f)
 npys["fortran.npy"] = {"dtype": "float64", "shape": [2, 3, 4], "stride": [1, 2, 6], "offset": 0,
-                       "values": f.flatten().tolist()}
+                       "values": [num(v) for v in f.flatten().tolist()]}
 be = np.arange(6, dtype=">i4").reshape(2, 3) - 2
 np.save(p("big_endian.npy"), be)
 npys["big_endian.npy"] = {"dtype": "int32", "shape": [2, 3], "stride": [3, 1], "offset": 0,
@@ -132,7 +137,7 @@ arrays = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "mask": np.array([T
 np.savez(p("arrays.npz"), **arrays)
 np.savez_compressed(p("compressed.npz"), **arrays)
 expected["npz"] = {k: {"dtype": str(v.dtype).replace("bool", "bool"), "shape": list(v.shape),
-                       "values": [float(x) if isinstance(x, float) else int(x) for x in v.flatten().tolist()]}
+                       "values": [num(x) for x in v.flatten().tolist()]}
                    for k, v in arrays.items()}
 expected["npz.order"] = list(arrays.keys())
 

@@ -146,7 +146,11 @@ struct Unpickler<'a, 'l> {
 
 /// Unpickles `data` (the `data.pkl` of a torch zip file `file`), loading storages through
 /// `load_storage`, and converts the result to a [`Value`].
-pub(crate) fn unpickle(data: &[u8], file: &str, load_storage: &mut StorageLoader<'_>) -> Result<Value> {
+pub(crate) fn unpickle(
+    data: &[u8],
+    file: &str,
+    load_storage: &mut StorageLoader<'_>,
+) -> Result<Value> {
     let mut u = Unpickler {
         b: data,
         i: 0,
@@ -180,15 +184,23 @@ pub(crate) fn unpickle(data: &[u8], file: &str, load_storage: &mut StorageLoader
 
 fn to_value(pv: &PV, depth: usize, budget: &mut usize, file: &str) -> Result<Value> {
     if *budget == 0 {
-        return Err(ferr(file, format!("pickle expands to more than {MAX_VALUES} values")));
+        return Err(ferr(
+            file,
+            format!("pickle expands to more than {MAX_VALUES} values"),
+        ));
     }
     *budget -= 1;
     if depth > MAX_DEPTH {
-        return Err(ferr(file, format!("pickle nests containers deeper than {MAX_DEPTH}")));
+        return Err(ferr(
+            file,
+            format!("pickle nests containers deeper than {MAX_DEPTH}"),
+        ));
     }
     let items = |c: &Rc<Cell>, budget: &mut usize| -> Result<Vec<Value>> {
         let v = c.0.borrow();
-        v.iter().map(|x| to_value(x, depth + 1, budget, file)).collect()
+        v.iter()
+            .map(|x| to_value(x, depth + 1, budget, file))
+            .collect()
     };
     Ok(match pv {
         PV::None => Value::None,
@@ -209,7 +221,12 @@ fn to_value(pv: &PV, depth: usize, budget: &mut usize, file: &str) -> Result<Val
             Value::Dict(out)
         }
         PV::Tensor(t) => Value::Tensor(t.alias()),
-        PV::Global(g) => return Err(ferr(file, format!("the pickle holds a bare global ({g:?}), not data"))),
+        PV::Global(g) => {
+            return Err(ferr(
+                file,
+                format!("the pickle holds a bare global ({g:?}), not data"),
+            ));
+        }
         PV::Storage(..) => return Err(ferr(file, "the pickle holds a bare storage, not a tensor")),
     })
 }
@@ -260,7 +277,12 @@ impl Unpickler<'_, '_> {
             .i
             .checked_add(n)
             .filter(|&e| e <= self.b.len())
-            .ok_or_else(|| self.err(format!("truncated pickle data (needs {n} more bytes at byte {})", self.i)))?;
+            .ok_or_else(|| {
+                self.err(format!(
+                    "truncated pickle data (needs {n} more bytes at byte {})",
+                    self.i
+                ))
+            })?;
         let s = &self.b[self.i..end];
         self.i = end;
         Ok(s)
@@ -305,7 +327,8 @@ impl Unpickler<'_, '_> {
     fn string(&mut self, n: usize) -> Result<PV> {
         let file = self.file;
         let b = self.take(n)?;
-        let s = std::str::from_utf8(b).map_err(|_| ferr(file, "bad pickle: a string is not UTF-8"))?;
+        let s =
+            std::str::from_utf8(b).map_err(|_| ferr(file, "bad pickle: a string is not UTF-8"))?;
         Ok(PV::Str(Rc::from(s)))
     }
     fn len_u64(&mut self, n: u64) -> Result<usize> {
@@ -347,7 +370,10 @@ impl Unpickler<'_, '_> {
 
     fn dict_set(&self, d: &Rc<Cell>, k: PV, v: PV) -> Result<()> {
         if matches!(k, PV::List(_) | PV::Dict(_)) {
-            return Err(self.err(format!("bad pickle: unhashable dict key of type {}", k.kind())));
+            return Err(self.err(format!(
+                "bad pickle: unhashable dict key of type {}",
+                k.kind()
+            )));
         }
         let mut c = d.0.borrow_mut();
         let mut idx = d.1.borrow_mut();
@@ -381,12 +407,17 @@ impl Unpickler<'_, '_> {
         match v {
             PV::Int(i) if *i >= 0 => Ok(*i as usize),
             PV::Bool(b) => Ok(*b as usize),
-            _ => Err(self.err(format!("bad tensor: {what} is not a non-negative int ({})", v.kind()))),
+            _ => Err(self.err(format!(
+                "bad tensor: {what} is not a non-negative int ({})",
+                v.kind()
+            ))),
         }
     }
     fn ints(&self, v: &PV, what: &str) -> Result<Vec<usize>> {
         match v {
-            PV::Tuple(c) | PV::List(c) => c.0.borrow().iter().map(|x| self.int_arg(x, what)).collect(),
+            PV::Tuple(c) | PV::List(c) => {
+                c.0.borrow().iter().map(|x| self.int_arg(x, what)).collect()
+            }
             _ => Err(self.err(format!("bad tensor: {what} is not a tuple ({})", v.kind()))),
         }
     }
@@ -394,13 +425,22 @@ impl Unpickler<'_, '_> {
     fn persistent_load(&mut self, pid: PV) -> Result<PV> {
         let items: Vec<PV> = match &pid {
             PV::Tuple(c) => c.0.borrow().clone(),
-            _ => return Err(self.err(format!("bad pickle: persistent id is a {}, not a tuple", pid.kind()))),
+            _ => {
+                return Err(self.err(format!(
+                    "bad pickle: persistent id is a {}, not a tuple",
+                    pid.kind()
+                )));
+            }
         };
         drain(vec![pid]);
         match items.as_slice() {
-            [PV::Str(tag), PV::Global(Global::StorageType(dtype)), PV::Str(key), _location, numel]
-                if &**tag == "storage" =>
-            {
+            [
+                PV::Str(tag),
+                PV::Global(Global::StorageType(dtype)),
+                PV::Str(key),
+                _location,
+                numel,
+            ] if &**tag == "storage" => {
                 let numel = self.int_arg(numel, "a storage's size")?;
                 if let Some(s) = self.storages.get(&**key) {
                     return Ok(s.clone());
@@ -411,17 +451,26 @@ impl Unpickler<'_, '_> {
                 drain(items);
                 Ok(pv)
             }
-            _ => Err(self.err("bad pickle: persistent id is not ('storage', type, key, location, size)")),
+            _ => {
+                Err(self
+                    .err("bad pickle: persistent id is not ('storage', type, key, location, size)"))
+            }
         }
     }
 
     fn rebuild_tensor(&self, args: &[PV]) -> Result<Tensor> {
         let (st, dtype, numel) = match args.first() {
             Some(PV::Storage(s, d, n)) => (s.clone(), *d, *n),
-            _ => return Err(self.err("bad tensor: _rebuild_tensor's first argument is not a storage")),
+            _ => {
+                return Err(
+                    self.err("bad tensor: _rebuild_tensor's first argument is not a storage")
+                );
+            }
         };
         if args.len() < 4 {
-            return Err(self.err("bad tensor: _rebuild_tensor takes (storage, offset, size, stride, …)"));
+            return Err(
+                self.err("bad tensor: _rebuild_tensor takes (storage, offset, size, stride, …)")
+            );
         }
         let offset = self.int_arg(&args[1], "the storage offset")?;
         let sizes = self.ints(&args[2], "the size")?;
@@ -461,7 +510,9 @@ impl Unpickler<'_, '_> {
                                 let p = p.0.borrow();
                                 self.dict_set(&d, p[0].clone(), p[1].clone())?;
                             }
-                            _ => return Err(self.err("bad pickle: OrderedDict items are not pairs")),
+                            _ => {
+                                return Err(self.err("bad pickle: OrderedDict items are not pairs"));
+                            }
                         }
                     }
                 }
@@ -479,7 +530,11 @@ impl Unpickler<'_, '_> {
             Global::RebuildParameter | Global::RebuildParameterWithState => {
                 let t = match a.first() {
                     Some(PV::Tensor(t)) => t.alias(),
-                    _ => return Err(self.err("bad tensor: _rebuild_parameter's data is not a tensor")),
+                    _ => {
+                        return Err(
+                            self.err("bad tensor: _rebuild_parameter's data is not a tensor")
+                        );
+                    }
                 };
                 if let Some(PV::Bool(rg)) = a.get(1) {
                     t.requires_grad_(*rg).map_err(|e| self.err(e))?;
@@ -498,7 +553,9 @@ impl Unpickler<'_, '_> {
                     for ch in s.chars() {
                         let c = ch as u32;
                         if c > 255 {
-                            return Err(self.err("bad pickle: _codecs.encode of a non-latin1 string"));
+                            return Err(
+                                self.err("bad pickle: _codecs.encode of a non-latin1 string")
+                            );
                         }
                         v.push(c as u8);
                     }
@@ -550,7 +607,8 @@ impl Unpickler<'_, '_> {
                         self.u8()? as usize
                     } else {
                         let n = i32::from_le_bytes(self.arr()?);
-                        usize::try_from(n).map_err(|_| self.err("bad pickle: negative LONG4 length"))?
+                        usize::try_from(n)
+                            .map_err(|_| self.err("bad pickle: negative LONG4 length"))?
                     };
                     let b = self.take(n)?;
                     if n > 8 {
@@ -693,12 +751,16 @@ impl Unpickler<'_, '_> {
                     self.put(k)?
                 }
                 0x94 => {
-                    let k = u32::try_from(self.memo.len()).map_err(|_| self.err("bad pickle: memo too large"))?;
+                    let k = u32::try_from(self.memo.len())
+                        .map_err(|_| self.err("bad pickle: memo too large"))?;
                     self.put(k)?
                 }
                 b'p' => {
                     let l = self.line()?;
-                    let k = l.trim().parse::<u32>().map_err(|_| self.err("bad pickle: bad PUT key"))?;
+                    let k = l
+                        .trim()
+                        .parse::<u32>()
+                        .map_err(|_| self.err("bad pickle: bad PUT key"))?;
                     self.put(k)?
                 }
                 b'h' => {
@@ -711,7 +773,10 @@ impl Unpickler<'_, '_> {
                 }
                 b'g' => {
                     let l = self.line()?;
-                    let k = l.trim().parse::<u32>().map_err(|_| self.err("bad pickle: bad GET key"))?;
+                    let k = l
+                        .trim()
+                        .parse::<u32>()
+                        .map_err(|_| self.err("bad pickle: bad GET key"))?;
                     self.get(k)?
                 }
                 b'c' => {
@@ -762,7 +827,9 @@ impl Unpickler<'_, '_> {
                         0x92 => "NEWOBJ_EX",
                         0x82..=0x84 => "EXT",
                         b'P' => "PERSID",
-                        b'I' | b'L' | b'F' | b'S' | b'V' | b'U' | b'T' => "a protocol-0/1 text opcode",
+                        b'I' | b'L' | b'F' | b'S' | b'V' | b'U' | b'T' => {
+                            "a protocol-0/1 text opcode"
+                        }
                         0x8f | 0x90 | 0x91 => "a set opcode",
                         0x96..=0x98 => "an out-of-band buffer opcode",
                         _ => "an unknown opcode",

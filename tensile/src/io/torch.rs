@@ -181,20 +181,33 @@ pub fn load_state_dict_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
 fn state_dict_of(v: Value, file: &str) -> Result<Vec<(String, Tensor)>> {
     let d = match v {
         Value::Dict(d) => d,
-        other => return Err(ferr(file, format!("not a state dict: the file holds a {}", other.kind()))),
+        other => {
+            return Err(ferr(
+                file,
+                format!("not a state dict: the file holds a {}", other.kind()),
+            ));
+        }
     };
     let mut out = Vec::with_capacity(d.len());
     for (k, v) in d {
         let k = match k {
             Value::Str(s) => s,
-            other => return Err(ferr(file, format!("not a state dict: a key is a {}, not a str", other.kind()))),
+            other => {
+                return Err(ferr(
+                    file,
+                    format!("not a state dict: a key is a {}, not a str", other.kind()),
+                ));
+            }
         };
         match v {
             Value::Tensor(t) => out.push((k, t)),
             other => {
                 return Err(ferr(
                     file,
-                    format!("not a state dict: the value of '{k}' is a {}, not a tensor", other.kind()),
+                    format!(
+                        "not a state dict: the value of '{k}' is a {}, not a tensor",
+                        other.kind()
+                    ),
                 ));
             }
         }
@@ -213,27 +226,38 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Valu
     let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
     // The pickle: `<archive>/data.pkl`, the archive folder named by torch.save.
     let pkl = (0..z.len())
-        .filter_map(|i| z.name_for_index(i).and_then(|n| n.ok()).map(|n| (i, n.to_string())))
+        .filter_map(|i| {
+            z.name_for_index(i)
+                .and_then(|n| n.ok())
+                .map(|n| (i, n.to_string()))
+        })
         .find(|(_, n)| {
-            n.strip_suffix("data.pkl")
-                .is_some_and(|p| p.is_empty() || (p.ends_with('/') && !p[..p.len() - 1].contains('/')))
+            n.strip_suffix("data.pkl").is_some_and(|p| {
+                p.is_empty() || (p.ends_with('/') && !p[..p.len() - 1].contains('/'))
+            })
         })
         .ok_or_else(|| ferr(file, "no data.pkl in the archive"))?;
     let prefix = pkl.1[..pkl.1.len() - "data.pkl".len()].to_string();
-    let read_entry = |z: &mut zip::ZipArchive<Cursor<&[u8]>>, i: usize, name: &str| -> Result<Vec<u8>> {
-        let mut f = z.by_index(i).map_err(corrupt)?;
-        let mut v = Vec::new();
-        f.read_to_end(&mut v)
-            .map_err(|e| ferr(file, format!("corrupt zip archive: member '{name}': {e}")))?;
-        Ok(v)
-    };
+    let read_entry =
+        |z: &mut zip::ZipArchive<Cursor<&[u8]>>, i: usize, name: &str| -> Result<Vec<u8>> {
+            let mut f = z.by_index(i).map_err(corrupt)?;
+            let mut v = Vec::new();
+            f.read_to_end(&mut v)
+                .map_err(|e| ferr(file, format!("corrupt zip archive: member '{name}': {e}")))?;
+            Ok(v)
+        };
     let big_endian = match z.index_for_name(&format!("{prefix}byteorder")) {
         Some(i) => {
             let b = read_entry(&mut z, i, "byteorder")?;
             match &b[..] {
                 b"little" => false,
                 b"big" => true,
-                _ => return Err(ferr(file, "bad byteorder record (expected 'little' or 'big')")),
+                _ => {
+                    return Err(ferr(
+                        file,
+                        "bad byteorder record (expected 'little' or 'big')",
+                    ));
+                }
             }
         }
         None => false,
