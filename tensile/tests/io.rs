@@ -818,3 +818,31 @@ fn ndarray_round_trips() {
     let h: ArrayD<half::bf16> = t.to(DType::BFloat16).unwrap().to_ndarray().unwrap();
     assert_eq!(h[[1, 2]], half::bf16::from_f32(6.0));
 }
+
+/// Writes tensile's outputs for `scripts/check_io_outputs.py` to read back with PyTorch,
+/// safetensors and NumPy (run by hand: `TENSILE_IO_OUT=/tmp/tio cargo test --test io -- --ignored`).
+#[test]
+#[ignore]
+fn write_outputs_for_python() {
+    let dir = PathBuf::from(std::env::var("TENSILE_IO_OUT").expect("TENSILE_IO_OUT"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut all = every_dtype();
+    all.extend(non_contiguous());
+    st::save(&all, dir.join("all.safetensors")).unwrap();
+    let np: Vec<(String, Tensor)> = all
+        .into_iter()
+        .filter(|(_, t)| t.dtype() != DType::BFloat16)
+        .collect();
+    npz::write(dir.join("all.npz"), &np).unwrap();
+    npz::write_compressed(dir.join("all_compressed.npz"), &np).unwrap();
+    for (k, t) in &np {
+        npy::write(dir.join(format!("{k}.npy")), t).unwrap();
+    }
+    // The state dict PyTorch wrote, re-saved by tensile: PyTorch's load_state_dict must take it.
+    let sd = pt::load_state_dict(data("state_dict.pt")).unwrap();
+    let sd: Vec<(String, Tensor)> = sd
+        .into_iter()
+        .filter(|(k, _)| !k.starts_with("extra."))
+        .collect();
+    st::save(&sd, dir.join("model.safetensors")).unwrap();
+}
