@@ -196,6 +196,34 @@ fn torch_state_dict_from_pytorch() {
 }
 
 #[test]
+fn storages_are_mapped_without_a_copy() {
+    // torch.save aligns each storage to 64 bytes in the file and the mapping starts on a page:
+    // every zero-copy tensor's data is 64-byte aligned. A copy of these small tensors would
+    // live inline in its storage (16-byte aligned), so all 12 being aligned is no accident.
+    let v = pt::load(data("all_dtypes.pt")).unwrap();
+    for (k, t) in v.as_dict().unwrap() {
+        let t = t.as_tensor().unwrap();
+        if t.numel() > 0 {
+            assert_eq!(t.data_ptr() % 64, 0, "{k:?}");
+        }
+    }
+    // NumPy aligns the data to 64 bytes too.
+    for f in [
+        "np_float32.npy",
+        "np_int64.npy",
+        "np_bool.npy",
+        "fortran.npy",
+    ] {
+        assert_eq!(npy::read(data(f)).unwrap().data_ptr() % 64, 0, "{f}");
+    }
+    // Read from bytes, they are copies: writes to them can't reach anything else.
+    let b = std::fs::read(data("np_float32.npy")).unwrap();
+    let t = npy::read_bytes(&b).unwrap();
+    t.fill_(0.0).unwrap();
+    assert_eq!(std::fs::read(data("np_float32.npy")).unwrap(), b);
+}
+
+#[test]
 fn torch_every_dtype_from_pytorch() {
     let e = expected();
     let v = pt::load(data("all_dtypes.pt")).unwrap();
@@ -360,6 +388,15 @@ fn torch_hostile_pickles_are_errors() {
     pk.extend(std::iter::repeat_n(b']', 100_000));
     pk.extend(std::iter::repeat_n(b'a', 99_999));
     pk.push(b'.');
+    assert_eq!(run(pk), "<bytes>: pickle nests containers deeper than 100");
+    // Deeply nested tuples used twice as dict keys: no unbounded recursion comparing them.
+    let mut pk = b"\x80\x02}(".to_vec();
+    for _ in 0..2 {
+        pk.extend(b")");
+        pk.extend(std::iter::repeat_n(0x85u8, 100_000));
+        pk.extend(b"N");
+    }
+    pk.extend(b"u.");
     assert_eq!(run(pk), "<bytes>: pickle nests containers deeper than 100");
     // A list that contains itself.
     assert_eq!(
@@ -721,6 +758,27 @@ fn missing_files_name_the_path() {
     assert_eq!(npz::read(&p).unwrap_err().to_string(), want);
     assert_eq!(pt::load(&p).unwrap_err().to_string(), want);
     assert_eq!(pt::load_state_dict(&p).unwrap_err().to_string(), want);
+    // Empty files: errors naming the file.
+    let e = tmp("empty.bin");
+    std::fs::write(&e, b"").unwrap();
+    let name = e.display().to_string();
+    assert!(st::load(&e).unwrap_err().to_string().starts_with(&name));
+    assert_eq!(
+        npy::read(&e).unwrap_err().to_string(),
+        format!("{name}: truncated file: the magic string is cut short")
+    );
+    assert!(
+        npz::read(&e)
+            .unwrap_err()
+            .to_string()
+            .starts_with(&format!("{name}: corrupt zip archive"))
+    );
+    assert!(
+        pt::load(&e)
+            .unwrap_err()
+            .to_string()
+            .starts_with(&format!("{name}: not a zip archive"))
+    );
     let x = Tensor::ones([1]).unwrap();
     let q = data("no_such_dir/x.npy");
     assert_eq!(

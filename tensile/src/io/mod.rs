@@ -74,13 +74,11 @@ pub(crate) fn storage_for(
     file: &str,
 ) -> Result<Arc<Storage>> {
     check_bool(data, dtype, file)?;
-    if let Some(m) = map {
-        if cfg!(target_endian = "little") {
-            let base = m.bytes().as_ptr() as usize;
-            let start = (data.as_ptr() as usize).wrapping_sub(base);
-            if let Some(s) = m.storage(start, data.len(), dtype.itemsize()) {
-                return Ok(s);
-            }
+    if let Some(m) = map.filter(|_| cfg!(target_endian = "little")) {
+        let base = m.bytes().as_ptr() as usize;
+        let start = (data.as_ptr() as usize).wrapping_sub(base);
+        if let Some(s) = m.storage(start, data.len(), dtype.itemsize()) {
+            return Ok(s);
         }
     }
     storage_from_le(data, dtype)
@@ -94,13 +92,15 @@ pub(crate) fn map_file(path: &Path) -> Result<Arc<Mapped>> {
 
 /// The bytes of bool data must be 0 or 1 (tensile reads them as Rust `bool`).
 pub(crate) fn check_bool(data: &[u8], dtype: DType, file: &str) -> Result<()> {
-    if dtype == DType::Bool {
-        if let Some(b) = data.iter().find(|&&b| b > 1) {
-            return Err(ferr(
-                file,
-                format!("invalid bool value {b} in the data (expected 0 or 1)"),
-            ));
-        }
+    let bad = match dtype {
+        DType::Bool => data.iter().find(|&&b| b > 1),
+        _ => None,
+    };
+    if let Some(b) = bad {
+        return Err(ferr(
+            file,
+            format!("invalid bool value {b} in the data (expected 0 or 1)"),
+        ));
     }
     Ok(())
 }

@@ -231,8 +231,17 @@ fn to_value(pv: &PV, depth: usize, budget: &mut usize, file: &str) -> Result<Val
     })
 }
 
-/// A key usable for Python's dict semantics (a later `SETITEM` of an equal key replaces).
+/// Python's `==` on dict keys (a later `SETITEM` of an equal key replaces). Tuples nested
+/// deeper than [`MAX_DEPTH`] compare unequal (such a value is refused on conversion anyway),
+/// so a hostile key can't recurse without bound.
 fn key_eq(a: &PV, b: &PV) -> bool {
+    key_eq_at(a, b, 0)
+}
+
+fn key_eq_at(a: &PV, b: &PV, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
     match (a, b) {
         (PV::Str(x), PV::Str(y)) => x == y,
         (PV::Int(x), PV::Int(y)) => x == y,
@@ -244,7 +253,10 @@ fn key_eq(a: &PV, b: &PV) -> bool {
         (PV::Tuple(x), PV::Tuple(y)) => {
             Rc::ptr_eq(x, y) || {
                 let (x, y) = (x.0.borrow(), y.0.borrow());
-                x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| key_eq(a, b))
+                x.len() == y.len()
+                    && x.iter()
+                        .zip(y.iter())
+                        .all(|(a, b)| key_eq_at(a, b, depth + 1))
             }
         }
         _ => false,
@@ -520,10 +532,8 @@ impl Unpickler<'_, '_> {
             }
             Global::RebuildTensor | Global::RebuildTensorV2 => {
                 let t = self.rebuild_tensor(&a)?;
-                if let Some(PV::Bool(true)) = a.get(4) {
-                    if g == Global::RebuildTensorV2 {
-                        t.requires_grad_(true).map_err(|e| self.err(e))?;
-                    }
+                if let (Some(PV::Bool(true)), Global::RebuildTensorV2) = (a.get(4), g) {
+                    t.requires_grad_(true).map_err(|e| self.err(e))?;
                 }
                 PV::Tensor(Rc::new(t))
             }
@@ -830,7 +840,7 @@ impl Unpickler<'_, '_> {
                         b'I' | b'L' | b'F' | b'S' | b'V' | b'U' | b'T' => {
                             "a protocol-0/1 text opcode"
                         }
-                        0x8f | 0x90 | 0x91 => "a set opcode",
+                        0x8f..=0x91 => "a set opcode",
                         0x96..=0x98 => "an out-of-band buffer opcode",
                         _ => "an unknown opcode",
                     };
