@@ -15,6 +15,25 @@
 //! `w.npy: dtype not supported: '<u2'`,
 //! `w.pt: unsupported pickle global 'os.system'`, `w.npy: data holds 20 bytes but the header's shape (2, 3) of dtype '<f4' needs 24`.
 //! No input, however corrupt, makes these functions panic.
+//!
+//! ```
+//! use tensile::{io, DType, Tensor};
+//! let dir = std::env::temp_dir().join(format!("tensile_io_doc_{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let w = Tensor::arange(6)?.to(DType::Float32)?.view([2, 3])?;
+//! // safetensors.torch.save_file({"w": w, "wt": w.t()}, path); load_file(path)
+//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?)], dir.join("m.safetensors"))?;
+//! let sd = io::safetensors::load(dir.join("m.safetensors"))?;
+//! assert_eq!(sd[1].0, "wt");
+//! assert_eq!(sd[1].1.size(), [3, 2]);
+//! // numpy.save / numpy.load
+//! io::npy::write(dir.join("w.npy"), &w)?;
+//! assert_eq!(io::npy::read(dir.join("w.npy"))?.to_vec::<f32>(), w.to_vec::<f32>());
+//! // torch.load(path, weights_only=True) of a saved state dict: missing files are errors.
+//! let e = io::torch::load_state_dict(dir.join("nope.pt")).unwrap_err();
+//! assert!(e.to_string().starts_with("[Errno 2] No such file or directory: '"));
+//! # Ok::<(), tensile::Error>(())
+//! ```
 
 use std::path::Path;
 use std::sync::Arc;
