@@ -26,6 +26,7 @@ pub mod dtype;
 pub mod element;
 pub mod error;
 pub mod explain;
+pub mod io;
 pub mod layout;
 pub mod linalg;
 pub mod warnings;

@@ -78,6 +78,11 @@ pub(crate) struct Storage {
     /// PyTorch's version counter (`t._version`), shared by every tensor viewing this storage
     /// (views, aliases, `detach()`): +1 per in-place op call (see `crate::autograd`).
     version: std::sync::atomic::AtomicU64,
+    /// For a storage over memory it does not own (a memory-mapped file, see
+    /// [`Storage::from_external`]): what keeps that memory alive. `None` for every buffer
+    /// allocated here. An external storage is never freed nor pooled by `Drop`; dropping the
+    /// owner (after the last tensor viewing it) releases the memory.
+    owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
     inline: Inline,
 }
 
@@ -185,6 +190,7 @@ impl Storage {
             std::ptr::addr_of_mut!((*m).cap).write(cap);
             std::ptr::addr_of_mut!((*m).lock).write(RwLock::new(()));
             std::ptr::addr_of_mut!((*m).version).write(std::sync::atomic::AtomicU64::new(0));
+            std::ptr::addr_of_mut!((*m).owner).write(None);
             a.assume_init()
         }
     }
@@ -196,6 +202,26 @@ impl Storage {
         // SAFETY: `s` is a fresh allocation of at least data.len() bytes, not shared yet.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), s.ptr(), data.len()) };
         Ok(s)
+    }
+
+    /// A storage over `bytes` bytes at `ptr` that it does not own (zero-copy loading from a
+    /// memory-mapped file, `crate::io`): `owner` keeps the memory alive for as long as a tensor
+    /// views it and is dropped with the storage; nothing is freed or pooled here.
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` must stay valid for reads and writes (kernels write in place through
+    /// any storage) for as long as `owner` lives, must not be reached by anything but tensors
+    /// of this storage (a private, copy-on-write mapping satisfies this), and `ptr` must be
+    /// aligned for the element type of every tensor made over it.
+    pub(crate) unsafe fn from_external(
+        ptr: NonNull<u8>,
+        bytes: usize,
+        owner: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> Arc<Storage> {
+        // `cap` non-zero marks the buffer as not inline; `owner` marks it as not ours.
+        let mut s = Storage::in_arc(ptr, bytes, bytes.max(1));
+        Arc::get_mut(&mut s).expect("a new Arc is unique").owner = Some(owner);
+        s
     }
 
     /// Size in bytes.
@@ -234,7 +260,7 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if self.cap == 0 {
+        if self.cap == 0 || self.owner.is_some() {
             return;
         }
         if self.cap >= MEDIUM {

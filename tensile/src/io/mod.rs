@@ -1,0 +1,204 @@
+//! Checkpoint and array I/O: the file formats a PyTorch user's tensors live in.
+//!
+//! | format | read | write | module |
+//! |---|---|---|---|
+//! | safetensors (`safetensors.torch.save_file` / `load_file`) | [`safetensors::load`] (memory-mapped, zero-copy), [`safetensors::load_bytes`] | [`safetensors::save`], [`safetensors::save_bytes`] | [`safetensors`] |
+//! | NumPy `.npy` (`numpy.save` / `numpy.load`) | [`npy::read`], [`npy::read_bytes`] | [`npy::write`], [`npy::to_bytes`] | [`npy`] |
+//! | NumPy `.npz` (`numpy.savez`, `savez_compressed` / `numpy.load`) | [`npz::read`] | [`npz::write`] | [`npz`] |
+//! | PyTorch `torch.save` zip files (`.pt`, `.bin`, torch ≥ 1.6) | [`torch::load`], [`torch::load_state_dict`] | — | [`torch`] |
+//! | `ndarray` arrays (cargo feature `ndarray`, on by default) | [`Tensor::from_ndarray`](crate::Tensor::from_ndarray) | [`Tensor::to_ndarray`](crate::Tensor::to_ndarray) | `ndarray` |
+//!
+//! Every error is a `RuntimeError` whose text starts with the file's path (or `<bytes>` for
+//! an in-memory buffer) and says what is wrong:
+//! `[Errno 2] No such file or directory: 'w.pt'` (Python's text for a missing file),
+//! `w.safetensors: truncated file: …`, `w.npy: bad header: …`, `w.pt: corrupt zip archive: …`,
+//! `w.npy: dtype not supported: '<u2'`,
+//! `w.pt: unsupported pickle global 'os.system'`, `w.npy: data holds 20 bytes but the header's shape (2, 3) of dtype '<f4' needs 24`.
+//! No input, however corrupt, makes these functions panic.
+//!
+//! ```
+//! use tensile::{io, DType, Tensor};
+//! let dir = std::env::temp_dir().join(format!("tensile_io_doc_{}", std::process::id()));
+//! std::fs::create_dir_all(&dir).unwrap();
+//! let w = Tensor::arange(6)?.to(DType::Float32)?.view([2, 3])?;
+//! // safetensors.torch.save_file({"w": w, "wt": w.t()}, path); load_file(path)
+//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?)], dir.join("m.safetensors"))?;
+//! let sd = io::safetensors::load(dir.join("m.safetensors"))?;
+//! assert_eq!(sd[1].0, "wt");
+//! assert_eq!(sd[1].1.size(), [3, 2]);
+//! // numpy.save / numpy.load
+//! io::npy::write(dir.join("w.npy"), &w)?;
+//! assert_eq!(io::npy::read(dir.join("w.npy"))?.to_vec::<f32>(), w.to_vec::<f32>());
+//! // torch.load(path, weights_only=True) of a saved state dict: missing files are errors.
+//! let e = io::torch::load_state_dict(dir.join("nope.pt")).unwrap_err();
+//! assert!(e.to_string().starts_with("[Errno 2] No such file or directory: '"));
+//! # Ok::<(), tensile::Error>(())
+//! ```
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+pub(crate) use crate::kernels::mmap::Mapped;
+use crate::storage::Storage;
+use crate::tensor::{Dims, Tensor};
+
+pub mod npy;
+pub mod npz;
+pub(crate) mod pickle;
+pub mod safetensors;
+pub mod torch;
+
+#[cfg(feature = "ndarray")]
+pub mod ndarray;
+
+/// The label errors start with: the path as given.
+pub(crate) fn label(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// `"{file}: {msg}"`, a `RuntimeError`.
+pub(crate) fn ferr(file: &str, msg: impl std::fmt::Display) -> Error {
+    Error::runtime(format!("{file}: {msg}"))
+}
+
+/// An I/O error on `path`, in Python's words where Python has them
+/// (`[Errno 2] No such file or directory: 'w.pt'`).
+pub(crate) fn io_err(path: &Path, e: &std::io::Error) -> Error {
+    let p = label(path);
+    match e.kind() {
+        std::io::ErrorKind::NotFound => {
+            Error::runtime(format!("[Errno 2] No such file or directory: '{p}'"))
+        }
+        std::io::ErrorKind::PermissionDenied => {
+            Error::runtime(format!("[Errno 13] Permission denied: '{p}'"))
+        }
+        _ => Error::runtime(format!("{p}: {e}")),
+    }
+}
+
+/// Writes a whole file.
+pub(crate) fn write_all(path: &Path, data: &[u8]) -> Result<()> {
+    std::fs::write(path, data).map_err(|e| io_err(path, &e))
+}
+
+/// A storage holding `data` (little-endian values of `dtype`, all of them valid: bools
+/// checked): over `map` without a copy when `data` lies in it at an address aligned for
+/// `dtype` on a little-endian host, else a copy.
+pub(crate) fn storage_for(
+    map: Option<&Arc<Mapped>>,
+    data: &[u8],
+    dtype: DType,
+    file: &str,
+) -> Result<Arc<Storage>> {
+    check_bool(data, dtype, file)?;
+    if let Some(m) = map.filter(|_| cfg!(target_endian = "little")) {
+        let base = m.bytes().as_ptr() as usize;
+        let start = (data.as_ptr() as usize).wrapping_sub(base);
+        if let Some(s) = m.storage(start, data.len(), dtype.itemsize()) {
+            return Ok(s);
+        }
+    }
+    storage_from_le(data, dtype)
+}
+
+/// Maps `path` privately (see [`Mapped`]).
+pub(crate) fn map_file(path: &Path) -> Result<Arc<Mapped>> {
+    let f = std::fs::File::open(path).map_err(|e| io_err(path, &e))?;
+    Mapped::open(&f).map_err(|e| io_err(path, &e))
+}
+
+/// The bytes of bool data must be 0 or 1 (tensile reads them as Rust `bool`).
+pub(crate) fn check_bool(data: &[u8], dtype: DType, file: &str) -> Result<()> {
+    let bad = match dtype {
+        DType::Bool => data.iter().find(|&&b| b > 1),
+        _ => None,
+    };
+    if let Some(b) = bad {
+        return Err(ferr(
+            file,
+            format!("invalid bool value {b} in the data (expected 0 or 1)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A new storage holding little-endian `data` of `dtype` in native byte order.
+pub(crate) fn storage_from_le(data: &[u8], dtype: DType) -> Result<Arc<Storage>> {
+    if cfg!(target_endian = "big") && dtype.itemsize() > 1 {
+        let mut v = data.to_vec();
+        for c in v.chunks_exact_mut(dtype.itemsize()) {
+            c.reverse();
+        }
+        return Storage::try_from_bytes(&v);
+    }
+    Storage::try_from_bytes(data)
+}
+
+/// A new storage holding big-endian `data` of `dtype` in native byte order.
+pub(crate) fn storage_from_be(data: &[u8], dtype: DType) -> Result<Arc<Storage>> {
+    if cfg!(target_endian = "little") && dtype.itemsize() > 1 {
+        let mut v = data.to_vec();
+        for c in v.chunks_exact_mut(dtype.itemsize()) {
+            c.reverse();
+        }
+        return Storage::try_from_bytes(&v);
+    }
+    Storage::try_from_bytes(data)
+}
+
+/// A tensor over `storage` (no checks: the caller checked that the geometry fits).
+pub(crate) fn tensor_over(
+    storage: Arc<Storage>,
+    dtype: DType,
+    sizes: &[usize],
+    strides: &[usize],
+    offset: usize,
+) -> Tensor {
+    Tensor {
+        storage,
+        sizes: Dims::from_slice(sizes),
+        strides: Dims::from_slice(strides),
+        offset,
+        dtype,
+        wrapped: false,
+        autograd: std::sync::OnceLock::new(),
+    }
+}
+
+/// The number of elements a geometry reaches (`offset + 1 + Σ (size-1)·stride`, 0 when empty),
+/// `None` on overflow.
+pub(crate) fn extent(sizes: &[usize], strides: &[usize], offset: usize) -> Option<usize> {
+    if sizes.contains(&0) {
+        return Some(0);
+    }
+    let mut last = offset;
+    for (&n, &s) in sizes.iter().zip(strides) {
+        last = last.checked_add((n - 1).checked_mul(s)?)?;
+    }
+    last.checked_add(1)
+}
+
+/// The contiguous little-endian bytes of `t` in row-major order (a copy; a non-contiguous
+/// tensor is made contiguous first).
+pub(crate) fn contiguous_le_bytes(t: &Tensor) -> Result<Vec<u8>> {
+    let c = t.try_contiguous()?;
+    let isz = c.dtype.itemsize();
+    let n = c.numel() * isz;
+    let mut out = crate::kernels::mmap::copy_out(&c.storage, c.offset * isz, n)
+        .ok_or_else(|| Error::runtime("contiguous tensor outside its storage"))?;
+    if cfg!(target_endian = "big") && isz > 1 {
+        for ch in out.chunks_exact_mut(isz) {
+            ch.reverse();
+        }
+    }
+    Ok(out)
+}
+
+/// The product of `sizes` as a byte count for `dtype`, `None` on overflow.
+pub(crate) fn nbytes_of(sizes: &[usize], dtype: DType) -> Option<usize> {
+    sizes
+        .iter()
+        .try_fold(dtype.itemsize(), |a, &n| a.checked_mul(n))
+}

@@ -1,0 +1,129 @@
+//! NumPy's `.npz` format (`numpy.savez`, `numpy.savez_compressed` / `numpy.load`): a zip
+//! archive of `.npy` files, one per array, named `<name>.npy`. Arrays as in [`super::npy`].
+
+use std::io::{Cursor, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use zip::CompressionMethod;
+use zip::write::SimpleFileOptions;
+
+use super::{Mapped, ferr, label, map_file};
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// `numpy.load(path)` of a `.npz` file: every array as `(name, tensor)` in the archive's
+/// order (NumPy's `NpzFile.files`), the name without its `.npy` suffix. Arrays are read as by
+/// [`super::npy::read`]: an uncompressed member (`numpy.savez`) is viewed in the privately
+/// memory-mapped file without a copy when aligned; a deflated one (`numpy.savez_compressed`)
+/// is decompressed. As with any memory map, the file must not be truncated or rewritten by
+/// another process while tensors view it.
+///
+/// Errors (RuntimeError, starting with the path): `[Errno 2] No such file or directory:
+/// 'a.npz'`; `a.npz: corrupt zip archive: …` (a truncated file, a bad central directory, a
+/// CRC mismatch in a compressed member); `a.npz: unsupported zip compression in member 'x.npy'`;
+/// the errors of [`super::npy::read`] for a member, starting with `a.npz/x.npy` (bad header,
+/// dtype not supported, size mismatch).
+pub fn read(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
+    let path = path.as_ref();
+    let map = map_file(path)?;
+    read_impl(Some(&map), map.bytes(), &label(path))
+}
+
+/// [`read`] from bytes in memory; the data is copied. Errors as [`read`], starting with
+/// `<bytes>`.
+pub fn read_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
+    read_impl(None, data, "<bytes>")
+}
+
+fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<(String, Tensor)>> {
+    let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
+    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
+    let mut out = Vec::with_capacity(z.len());
+    for i in 0..z.len() {
+        let mut f = z.by_index(i).map_err(corrupt)?;
+        let name = f.name().map_err(corrupt)?.into_owned();
+        if f.is_dir() {
+            continue;
+        }
+        let member = format!("{file}/{name}");
+        let key = name.strip_suffix(".npy").unwrap_or(&name).to_string();
+        let stored = f.compression() == CompressionMethod::Stored && !f.encrypted();
+        let range = f.data_start().and_then(|s| {
+            let s = usize::try_from(s).ok()?;
+            let e = s.checked_add(usize::try_from(f.size()).ok()?)?;
+            (stored && f.compressed_size() == f.size() && e <= bytes.len()).then_some(s..e)
+        });
+        let t = match range {
+            Some(r) => {
+                // Stored: read the member in place (its CRC is checked by `read`, below, only
+                // for members that are copied; PyTorch and NumPy's mmap mode skip it too).
+                super::npy::read_impl(map, &bytes[r], &member)?
+            }
+            None => {
+                let mut v = Vec::new();
+                f.read_to_end(&mut v).map_err(|e| match e.kind() {
+                    std::io::ErrorKind::Unsupported => ferr(
+                        file,
+                        format!("unsupported zip compression in member '{name}'"),
+                    ),
+                    _ => ferr(file, format!("corrupt zip archive: member '{name}': {e}")),
+                })?;
+                super::npy::read_impl(None, &v, &member)?
+            }
+        };
+        out.push((key, t));
+    }
+    Ok(out)
+}
+
+/// `numpy.savez(path, **{name: t.numpy()})`: writes `(name, tensor)` pairs as an uncompressed
+/// zip of `<name>.npy` members (each as [`super::npy::write`] writes it), in the given order.
+/// Accepts any slice of pairs (`&[("w", &w)]`, the `Vec<(String, Tensor)>` that [`read`]
+/// returns).
+///
+/// Errors (RuntimeError, starting with the path): `a.npz: duplicate array name 'x'`; the
+/// errors of [`super::npy::write`] (bfloat16 refused); an I/O error.
+pub fn write<K: AsRef<str>, T: AsRef<Tensor>>(
+    path: impl AsRef<Path>,
+    arrays: &[(K, T)],
+) -> Result<()> {
+    let path = path.as_ref();
+    let bytes = write_impl(arrays, &label(path), CompressionMethod::Stored)?;
+    super::write_all(path, &bytes)
+}
+
+/// `numpy.savez_compressed(path, …)`: as [`write`] with deflated members.
+pub fn write_compressed<K: AsRef<str>, T: AsRef<Tensor>>(
+    path: impl AsRef<Path>,
+    arrays: &[(K, T)],
+) -> Result<()> {
+    let path = path.as_ref();
+    let bytes = write_impl(arrays, &label(path), CompressionMethod::Deflated)?;
+    super::write_all(path, &bytes)
+}
+
+fn write_impl<K: AsRef<str>, T: AsRef<Tensor>>(
+    arrays: &[(K, T)],
+    file: &str,
+    method: CompressionMethod,
+) -> Result<Vec<u8>> {
+    let zerr = |e: zip::result::ZipError| ferr(file, format!("cannot write zip archive: {e}"));
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let mut seen = std::collections::HashSet::new();
+    for (k, t) in arrays {
+        let (k, t) = (k.as_ref(), t.as_ref());
+        if !seen.insert(k) {
+            return Err(ferr(file, format!("duplicate array name '{k}'")));
+        }
+        let member = format!("{k}.npy");
+        let data = super::npy::to_bytes_impl(t, &format!("{file}/{member}"))?;
+        let opts = SimpleFileOptions::default()
+            .compression_method(method)
+            .large_file(data.len() as u64 >= u32::MAX as u64);
+        w.start_file(member, opts).map_err(zerr)?;
+        w.write_all(&data)
+            .map_err(|e| ferr(file, format!("cannot write zip archive: {e}")))?;
+    }
+    Ok(w.finish().map_err(zerr)?.into_inner())
+}

@@ -1,0 +1,193 @@
+//! The safetensors format (`safetensors.torch.save_file` / `load_file`), through the
+//! `safetensors` crate: an 8-byte little-endian header length, a JSON header naming each
+//! tensor's dtype, shape and byte range, then the raw little-endian data.
+//!
+//! dtypes: `BOOL`, `U8`, `I8`, `I16`, `I32`, `I64`, `F16`, `BF16`, `F32`, `F64` ↔ tensile's
+//! bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64. The format's
+//! other dtypes (`U16`, `U32`, `U64`, the 8-, 6- and 4-bit floats) are refused on load:
+//! `w.safetensors: dtype not supported: U16 (tensor 'x')`.
+
+use std::borrow::Cow;
+use std::path::Path;
+use std::sync::Arc;
+
+use safetensors::tensor::{Dtype, SafeTensors, View};
+
+use super::{Mapped, ferr, label, map_file, storage_for, tensor_over};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::tensor::Tensor;
+
+/// The tensile dtype of a safetensors dtype, `None` for the ones tensile lacks.
+fn from_st(d: Dtype) -> Option<DType> {
+    Some(match d {
+        Dtype::BOOL => DType::Bool,
+        Dtype::U8 => DType::UInt8,
+        Dtype::I8 => DType::Int8,
+        Dtype::I16 => DType::Int16,
+        Dtype::I32 => DType::Int32,
+        Dtype::I64 => DType::Int64,
+        Dtype::F16 => DType::Float16,
+        Dtype::BF16 => DType::BFloat16,
+        Dtype::F32 => DType::Float32,
+        Dtype::F64 => DType::Float64,
+        _ => return None,
+    })
+}
+
+fn to_st(d: DType) -> Dtype {
+    match d {
+        DType::Bool => Dtype::BOOL,
+        DType::UInt8 => Dtype::U8,
+        DType::Int8 => Dtype::I8,
+        DType::Int16 => Dtype::I16,
+        DType::Int32 => Dtype::I32,
+        DType::Int64 => Dtype::I64,
+        DType::Float16 => Dtype::F16,
+        DType::BFloat16 => Dtype::BF16,
+        DType::Float32 => Dtype::F32,
+        DType::Float64 => Dtype::F64,
+    }
+}
+
+/// `safetensors.torch.load_file(path)`: every tensor of a safetensors file, sorted by name
+/// (the order of `safe_open(path).keys()`).
+///
+/// The file is memory-mapped privately (copy-on-write): a tensor whose data starts at an
+/// address aligned for its dtype (every tensor of a file written by the `safetensors`
+/// library, which aligns the data section to 8 bytes) views the mapping without a copy, and
+/// in-place ops on it never write to the file; other tensors are copied. Each tensor has its
+/// own storage. As with any memory map (PyTorch's `mmap=True`, safetensors' `safe_open`), the
+/// file must not be truncated or rewritten by another process while tensors view it.
+///
+/// Errors (RuntimeError, each starting with the path): `[Errno 2] No such file or directory:
+/// 'w.safetensors'`; `w.safetensors: invalid safetensors file: …` with the crate's reason for
+/// a truncated file or a bad header (`header too small`, `invalid JSON in header: …`,
+/// `metadata incomplete buffer`, the size of a tensor not matching its shape and dtype …);
+/// `w.safetensors: dtype not supported: U16 (tensor 'x')`; `w.safetensors: invalid bool
+/// value 2 in the data (expected 0 or 1)`.
+pub fn load(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
+    let path = path.as_ref();
+    let map = map_file(path)?;
+    load_impl(Some(&map), map.bytes(), &label(path))
+}
+
+/// [`load`] from bytes in memory (`safetensors.torch.load(data)`); the data is copied. Errors
+/// as [`load`], starting with `<bytes>`.
+pub fn load_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
+    load_impl(None, data, "<bytes>")
+}
+
+fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<(String, Tensor)>> {
+    let st = SafeTensors::deserialize(bytes)
+        .map_err(|e| ferr(file, format!("invalid safetensors file: {e}")))?;
+    let mut views = st.tensors();
+    views.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::with_capacity(views.len());
+    for (name, v) in views {
+        let dtype = from_st(v.dtype()).ok_or_else(|| {
+            ferr(
+                file,
+                format!("dtype not supported: {:?} (tensor '{name}')", v.dtype()),
+            )
+        })?;
+        let sizes = v.shape().to_vec();
+        // The crate checked that the byte range matches the shape and dtype.
+        let n = super::nbytes_of(&sizes, dtype);
+        if n != Some(v.data().len()) {
+            return Err(ferr(
+                file,
+                format!(
+                    "tensor '{name}' holds {} bytes but its shape {:?} of dtype {:?} needs {:?}",
+                    v.data().len(),
+                    sizes,
+                    v.dtype(),
+                    n
+                ),
+            ));
+        }
+        let storage = storage_for(map, v.data(), dtype, file)?;
+        let strides = crate::layout::contiguous_strides(&sizes);
+        out.push((name, tensor_over(storage, dtype, &sizes, &strides, 0)));
+    }
+    Ok(out)
+}
+
+/// One tensor's contiguous bytes, for the crate's serializer.
+struct Entry {
+    dtype: Dtype,
+    shape: Vec<usize>,
+    data: Vec<u8>,
+}
+
+impl View for &Entry {
+    fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+    fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn data(&self) -> Cow<'_, [u8]> {
+        Cow::Borrowed(&self.data)
+    }
+    fn data_len(&self) -> usize {
+        self.data.len()
+    }
+}
+
+fn entries<K: AsRef<str>, T: AsRef<Tensor>>(
+    tensors: &[(K, T)],
+    file: &str,
+) -> Result<Vec<(String, Entry)>> {
+    let mut out: Vec<(String, Entry)> = Vec::with_capacity(tensors.len());
+    let mut seen = std::collections::HashSet::new();
+    for (k, t) in tensors {
+        let (k, t) = (k.as_ref(), t.as_ref());
+        if !seen.insert(k) {
+            return Err(ferr(file, format!("duplicate tensor name '{k}'")));
+        }
+        out.push((
+            k.to_string(),
+            Entry {
+                dtype: to_st(t.dtype()),
+                shape: t.size().to_vec(),
+                data: super::contiguous_le_bytes(t)?,
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// `safetensors.torch.save_file(tensors, path)`: writes `(name, tensor)` pairs to a
+/// safetensors file (the `safetensors` crate lays them out: by dtype alignment, then name).
+/// Every tensile dtype is supported; a non-contiguous tensor is written as its contiguous
+/// copy; tensors sharing storage are each written in full (PyTorch's `save_file` refuses
+/// shared tensors instead). No `__metadata__` is written, as `save_file(…, metadata=None)`.
+///
+/// Accepts any slice of pairs: `&[("w", &w), ("b", &b)]`, or the `Vec<(String, Tensor)>`
+/// that [`load`] returns.
+///
+/// Errors (RuntimeError): `w.safetensors: duplicate tensor name 'x'`; an I/O error starting
+/// with the path (`[Errno 2] No such file or directory: 'no/dir/w.safetensors'` for a missing
+/// directory); the allocator's error when the contiguous copy can't be had.
+pub fn save<K: AsRef<str>, T: AsRef<Tensor>>(
+    tensors: &[(K, T)],
+    path: impl AsRef<Path>,
+) -> Result<()> {
+    let path = path.as_ref();
+    let file = label(path);
+    let bytes = save_impl(tensors, &file)?;
+    super::write_all(path, &bytes)
+}
+
+/// [`save`] to bytes in memory (`safetensors.torch.save(tensors)`). Errors as [`save`],
+/// starting with `<bytes>`.
+pub fn save_bytes<K: AsRef<str>, T: AsRef<Tensor>>(tensors: &[(K, T)]) -> Result<Vec<u8>> {
+    save_impl(tensors, "<bytes>")
+}
+
+fn save_impl<K: AsRef<str>, T: AsRef<Tensor>>(tensors: &[(K, T)], file: &str) -> Result<Vec<u8>> {
+    let es = entries(tensors, file)?;
+    safetensors::tensor::serialize(es.iter().map(|(k, e)| (k.as_str(), e)), None)
+        .map_err(|e| ferr(file, format!("cannot serialize: {e}")))
+}

@@ -1,0 +1,310 @@
+//! PyTorch's `torch.save` files (`.pt`, `.pth`, `.bin`): the zip format of torch ≥ 1.6. The
+//! archive holds `<archive>/data.pkl` (a pickle of the saved object whose tensors refer to
+//! storages by persistent id), `<archive>/data/<key>` (each storage's raw bytes, stored
+//! uncompressed and 64-byte aligned), `<archive>/byteorder` (`little` or `big`) and
+//! `<archive>/version`.
+//!
+//! The pickle is read by a restricted unpickler that never executes code (see
+//! `io/pickle.rs`): only tensors, dicts (`dict`, `OrderedDict`), lists, tuples (and
+//! `torch.Size`), ints, floats, bools, strings, bytes and `None` are built, as PyTorch's
+//! `torch.load(path, weights_only=True)` does; any other global is an error naming it.
+//!
+//! Storage dtypes: `torch.FloatStorage`, `DoubleStorage`, `HalfStorage`, `BFloat16Storage`,
+//! `LongStorage`, `IntStorage`, `ShortStorage`, `CharStorage`, `ByteStorage`, `BoolStorage`.
+//! Others (complex, quantized, float8, unsigned 16/32/64-bit) are refused:
+//! `w.pt: dtype not supported: torch.ComplexFloatStorage`.
+
+use std::io::{Cursor, Read};
+use std::path::Path;
+use std::sync::Arc;
+
+use zip::CompressionMethod;
+
+use super::{Mapped, ferr, label, map_file, storage_for};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::storage::Storage;
+use crate::tensor::Tensor;
+
+/// A value loaded from a `torch.save` file: the Python objects a state dict, an optimizer
+/// state dict or a checkpoint dict are made of.
+#[derive(Debug)]
+pub enum Value {
+    /// Python `None`.
+    None,
+    /// Python `bool`.
+    Bool(bool),
+    /// Python `int` (one that fits in 64 bits; a larger one is an error).
+    Int(i64),
+    /// Python `float`.
+    Float(f64),
+    /// Python `str`.
+    Str(String),
+    /// Python `bytes`.
+    Bytes(Vec<u8>),
+    /// A tensor (or `nn.Parameter`, loaded with its `requires_grad`). Tensors that shared a
+    /// storage in PyTorch (views, `t()` of a weight) share one in tensile.
+    Tensor(Tensor),
+    /// Python `list`.
+    List(Vec<Value>),
+    /// Python `tuple` or `torch.Size`.
+    Tuple(Vec<Value>),
+    /// Python `dict` or `collections.OrderedDict`, in insertion order (keys may be any value:
+    /// an optimizer's `state` is keyed by int).
+    Dict(Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The tensor, if this is one, by value.
+    pub fn into_tensor(self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The int, if this is one.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+    /// The float (an int widened), if this is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Float(f) => Some(*f),
+            Value::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The items of a list or tuple.
+    pub fn as_seq(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(v) | Value::Tuple(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The entries of a dict.
+    pub fn as_dict(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+    /// `d[key]` for a dict with a string key `key` (`None` when absent or not a dict).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_dict()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+    /// The Python type name (`"dict"`, `"tensor"`, …), for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::None => "None",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Bytes(_) => "bytes",
+            Value::Tensor(_) => "Tensor",
+            Value::List(_) => "list",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) => "dict",
+        }
+    }
+}
+
+/// `torch.load(path, weights_only=True)` of a zip-format `torch.save` file: the saved object
+/// as a [`Value`] tree.
+///
+/// The file is memory-mapped privately (copy-on-write): a storage stored uncompressed at an
+/// address aligned for its dtype (as `torch.save` writes them) becomes a tensile storage
+/// viewing the mapping without a copy, shared by every tensor that shared it in PyTorch, and
+/// in-place ops never write to the file; others are copied (and byte-swapped for a
+/// big-endian file). As with any memory map (PyTorch's `mmap=True`), the file must not be
+/// truncated or rewritten by another process while tensors view it.
+///
+/// Errors (RuntimeError, starting with the path): `[Errno 2] No such file or directory:
+/// 'w.pt'`; `w.pt: not a zip archive: only the zip format of torch.save (torch ≥ 1.6) is
+/// supported` (the legacy format, empty or foreign files); `w.pt: corrupt zip archive: …`
+/// (truncated, bad central directory, CRC mismatch); `w.pt: no data.pkl in the archive`;
+/// `w.pt: unsupported pickle global 'os.system'`; `w.pt: unsupported pickle opcode 0x81
+/// (NEWOBJ) at byte 12`; `w.pt: truncated pickle data (…)`; `w.pt: dtype not supported:
+/// torch.ComplexFloatStorage`; `w.pt: missing storage 'archive/data/3'`; `w.pt: storage
+/// 'archive/data/0' holds 20 bytes but its persistent id says 6 elements of torch.float32
+/// (24 bytes)`; `w.pt: tensor of size [3, 2], stride [1, 3] and storage offset 1 does not fit
+/// in its storage of 6 elements`; `w.pt: pickle nests containers deeper than 100`.
+pub fn load(path: impl AsRef<Path>) -> Result<Value> {
+    let path = path.as_ref();
+    let map = map_file(path)?;
+    load_impl(Some(&map), map.bytes(), &label(path))
+}
+
+/// [`load`] from bytes in memory (`torch.load(io.BytesIO(data), weights_only=True)`); the
+/// storages are copied. Errors as [`load`], starting with `<bytes>`.
+pub fn load_bytes(data: &[u8]) -> Result<Value> {
+    load_impl(None, data, "<bytes>")
+}
+
+/// `torch.load(path, weights_only=True)` of a saved `model.state_dict()`: its `(name, tensor)`
+/// entries in the file's order (PyTorch's dotted names, `0.weight`, `1.running_mean`, …). The
+/// `_metadata` that PyTorch attaches to a state dict is dropped.
+///
+/// Errors: those of [`load`], and `w.pt: not a state dict: the file holds a list` /
+/// `w.pt: not a state dict: the value of 'step' is a int, not a tensor` /
+/// `w.pt: not a state dict: a key is a int, not a str`.
+pub fn load_state_dict(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
+    let path = path.as_ref();
+    state_dict_of(load(path)?, &label(path))
+}
+
+/// [`load_state_dict`] from bytes in memory.
+pub fn load_state_dict_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
+    state_dict_of(load_bytes(data)?, "<bytes>")
+}
+
+fn state_dict_of(v: Value, file: &str) -> Result<Vec<(String, Tensor)>> {
+    let d = match v {
+        Value::Dict(d) => d,
+        other => {
+            return Err(ferr(
+                file,
+                format!("not a state dict: the file holds a {}", other.kind()),
+            ));
+        }
+    };
+    let mut out = Vec::with_capacity(d.len());
+    for (k, v) in d {
+        let k = match k {
+            Value::Str(s) => s,
+            other => {
+                return Err(ferr(
+                    file,
+                    format!("not a state dict: a key is a {}, not a str", other.kind()),
+                ));
+            }
+        };
+        match v {
+            Value::Tensor(t) => out.push((k, t)),
+            other => {
+                return Err(ferr(
+                    file,
+                    format!(
+                        "not a state dict: the value of '{k}' is a {}, not a tensor",
+                        other.kind()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Value> {
+    if !bytes.starts_with(b"PK\x03\x04") {
+        return Err(ferr(
+            file,
+            "not a zip archive: only the zip format of torch.save (torch ≥ 1.6) is supported",
+        ));
+    }
+    let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
+    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
+    // The pickle: `<archive>/data.pkl`, the archive folder named by torch.save.
+    let pkl = (0..z.len())
+        .filter_map(|i| {
+            z.name_for_index(i)
+                .and_then(|n| n.ok())
+                .map(|n| (i, n.to_string()))
+        })
+        .find(|(_, n)| {
+            n.strip_suffix("data.pkl").is_some_and(|p| {
+                p.is_empty() || (p.ends_with('/') && !p[..p.len() - 1].contains('/'))
+            })
+        })
+        .ok_or_else(|| ferr(file, "no data.pkl in the archive"))?;
+    let prefix = pkl.1[..pkl.1.len() - "data.pkl".len()].to_string();
+    let read_entry =
+        |z: &mut zip::ZipArchive<Cursor<&[u8]>>, i: usize, name: &str| -> Result<Vec<u8>> {
+            let mut f = z.by_index(i).map_err(corrupt)?;
+            let mut v = Vec::new();
+            f.read_to_end(&mut v)
+                .map_err(|e| ferr(file, format!("corrupt zip archive: member '{name}': {e}")))?;
+            Ok(v)
+        };
+    let big_endian = match z.index_for_name(&format!("{prefix}byteorder")) {
+        Some(i) => {
+            let b = read_entry(&mut z, i, "byteorder")?;
+            match &b[..] {
+                b"little" => false,
+                b"big" => true,
+                _ => {
+                    return Err(ferr(
+                        file,
+                        "bad byteorder record (expected 'little' or 'big')",
+                    ));
+                }
+            }
+        }
+        None => false,
+    };
+    let data = read_entry(&mut z, pkl.0, &pkl.1)?;
+    let mut loader = |key: &str, dtype: DType, numel: usize| -> Result<Arc<Storage>> {
+        let name = format!("{prefix}data/{key}");
+        let i = z
+            .index_for_name(&name)
+            .ok_or_else(|| ferr(file, format!("missing storage '{name}'")))?;
+        let want = numel.checked_mul(dtype.itemsize());
+        let (size, range) = {
+            let f = z.by_index_raw(i).map_err(corrupt)?;
+            let size = f.size();
+            let range = f.data_start().and_then(|s| {
+                let s = usize::try_from(s).ok()?;
+                let e = s.checked_add(usize::try_from(size).ok()?)?;
+                (f.compression() == CompressionMethod::Stored
+                    && !f.encrypted()
+                    && f.compressed_size() == size
+                    && e <= bytes.len())
+                .then_some(s..e)
+            });
+            (size, range)
+        };
+        if want.map(|w| w as u64) != Some(size) {
+            return Err(ferr(
+                file,
+                format!(
+                    "storage '{name}' holds {size} bytes but its persistent id says {numel} elements of {dtype} ({} bytes)",
+                    want.map_or("too many".to_string(), |w| w.to_string())
+                ),
+            ));
+        }
+        let owned;
+        let data: &[u8] = match &range {
+            Some(r) => &bytes[r.clone()],
+            None => {
+                owned = read_entry(&mut z, i, &name)?;
+                &owned
+            }
+        };
+        if big_endian {
+            super::check_bool(data, dtype, file)?;
+            return super::storage_from_be(data, dtype);
+        }
+        storage_for(if range.is_some() { map } else { None }, data, dtype, file)
+    };
+    super::pickle::unpickle(&data, file, &mut loader)
+}
