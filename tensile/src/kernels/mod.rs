@@ -32,6 +32,7 @@ pub(crate) mod math;
 pub(crate) mod mm;
 pub(crate) mod norm;
 pub(crate) mod normalize;
+pub(crate) mod optim;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;
