@@ -121,10 +121,10 @@ impl AdamOpts {
     /// 1: -0.5`, `Invalid weight_decay value: -0.01`.
     pub fn validate(&self) -> Result<()> {
         let bad = |what: &str, x: f64| Err(Error::value(format!("{what}: {}", py_float(x))));
-        if !(0.0 <= self.lr) {
+        if !(0.0..).contains(&self.lr) {
             return bad("Invalid learning rate", self.lr);
         }
-        if !(0.0 <= self.eps) {
+        if !(0.0..).contains(&self.eps) {
             return bad("Invalid epsilon value", self.eps);
         }
         if !(0.0 <= self.betas.0 && self.betas.0 < 1.0) {
@@ -133,7 +133,7 @@ impl AdamOpts {
         if !(0.0 <= self.betas.1 && self.betas.1 < 1.0) {
             return bad("Invalid beta parameter at index 1", self.betas.1);
         }
-        if !(0.0 <= self.weight_decay) {
+        if !(0.0..).contains(&self.weight_decay) {
             return bad("Invalid weight_decay value", self.weight_decay);
         }
         Ok(())

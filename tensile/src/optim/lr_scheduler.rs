@@ -353,6 +353,8 @@ impl LinearLR {
                 "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.",
             ));
         }
+        // Python's comparisons, so that NaN passes as it does in PyTorch
+        #[allow(clippy::manual_range_contains)]
         if end_factor > 1.0 || end_factor < 0.0 {
             return Err(Error::value(
                 "Ending multiplicative factor expected to be between 0 and 1.",
