@@ -4,7 +4,9 @@ schedulers' learning rates, computed by PyTorch (run with /tmp/tv/bin/python).
 Writes tensile/tests/data/optim/{steps_float32.json, steps_float64.json, schedulers.json}.
 Tensors are stored as the bit patterns of their elements (u32 for float32, u64 for float64,
 flattened in row-major order), learning rates as the u64 bit patterns of Python floats, so that
-the tests can compare bit for bit.
+the tests can compare bit for bit. Adam/AdamW cases also hold `ieee_sqrt`: the elements (as
+`[index, bits]`) where the same run with a correctly rounded `Tensor.sqrt` differs (see
+`IeeeSqrt`), which tensile must match exactly.
 """
 
 import itertools
