@@ -32,6 +32,7 @@ pub mod linalg;
 pub mod warnings;
 
 pub mod nn;
+pub mod optim;
 
 mod index;
 mod iter;

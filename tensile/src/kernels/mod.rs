@@ -33,6 +33,7 @@ pub(crate) mod mm;
 pub(crate) mod mmap;
 pub(crate) mod norm;
 pub(crate) mod normalize;
+pub(crate) mod optim;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;

@@ -1,0 +1,519 @@
+//! `torch.optim.Adam` and `torch.optim.AdamW` (Adam with decoupled weight decay): one
+//! implementation, as in PyTorch 2.x where `AdamW` is `Adam(decoupled_weight_decay=True)`.
+
+use super::{
+    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
+    check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, saved_indices,
+    write_param,
+};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::optim::{AdamScalars, adam};
+use crate::tensor::Tensor;
+use std::collections::BTreeMap;
+
+/// `torch.optim.Adam`'s hyperparameters (`Adam(params, lr=1e-3, betas=(0.9, 0.999),
+/// eps=1e-8, weight_decay=0, amsgrad=False, *, maximize=False, …,
+/// decoupled_weight_decay=False)`); `Default` gives PyTorch's defaults, and a number converts
+/// to the options with that `lr`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdamOpts {
+    /// Learning rate (default `1e-3`).
+    pub lr: f64,
+    /// The running averages' coefficients (default `(0.9, 0.999)`).
+    pub betas: (f64, f64),
+    /// Added to the denominator (default `1e-8`).
+    pub eps: f64,
+    /// Weight decay (default 0): an L2 penalty added to the gradient, or with
+    /// `decoupled_weight_decay` the parameter scaled by `1 - lr * weight_decay` (AdamW).
+    pub weight_decay: f64,
+    /// The AMSGrad variant (default false).
+    pub amsgrad: bool,
+    /// Maximise the objective (default false).
+    pub maximize: bool,
+    /// AdamW's decoupled weight decay (default false).
+    pub decoupled_weight_decay: bool,
+}
+
+impl Default for AdamOpts {
+    fn default() -> AdamOpts {
+        AdamOpts {
+            lr: 1e-3,
+            betas: (0.9, 0.999),
+            eps: 1e-8,
+            weight_decay: 0.0,
+            amsgrad: false,
+            maximize: false,
+            decoupled_weight_decay: false,
+        }
+    }
+}
+
+impl From<f64> for AdamOpts {
+    fn from(lr: f64) -> AdamOpts {
+        AdamOpts {
+            lr,
+            ..AdamOpts::default()
+        }
+    }
+}
+
+/// `torch.optim.AdamW`'s hyperparameters (`AdamW(params, lr=1e-3, betas=(0.9, 0.999),
+/// eps=1e-8, weight_decay=1e-2, amsgrad=False, *, maximize=False)`); `Default` gives
+/// PyTorch's defaults (note `weight_decay = 0.01`), and a number converts to the options
+/// with that `lr`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AdamWOpts {
+    /// Learning rate (default `1e-3`).
+    pub lr: f64,
+    /// The running averages' coefficients (default `(0.9, 0.999)`).
+    pub betas: (f64, f64),
+    /// Added to the denominator (default `1e-8`).
+    pub eps: f64,
+    /// Decoupled weight decay (default `0.01`): `p *= 1 - lr * weight_decay` each step.
+    pub weight_decay: f64,
+    /// The AMSGrad variant (default false).
+    pub amsgrad: bool,
+    /// Maximise the objective (default false).
+    pub maximize: bool,
+}
+
+impl Default for AdamWOpts {
+    fn default() -> AdamWOpts {
+        AdamWOpts {
+            lr: 1e-3,
+            betas: (0.9, 0.999),
+            eps: 1e-8,
+            weight_decay: 1e-2,
+            amsgrad: false,
+            maximize: false,
+        }
+    }
+}
+
+impl From<f64> for AdamWOpts {
+    fn from(lr: f64) -> AdamWOpts {
+        AdamWOpts {
+            lr,
+            ..AdamWOpts::default()
+        }
+    }
+}
+
+impl From<AdamWOpts> for AdamOpts {
+    fn from(o: AdamWOpts) -> AdamOpts {
+        AdamOpts {
+            lr: o.lr,
+            betas: o.betas,
+            eps: o.eps,
+            weight_decay: o.weight_decay,
+            amsgrad: o.amsgrad,
+            maximize: o.maximize,
+            decoupled_weight_decay: true,
+        }
+    }
+}
+
+impl AdamOpts {
+    /// `Adam.__init__`'s checks, in its order (ValueError): `Invalid learning rate: -1.0`
+    /// (unless `0 <= lr`: NaN fails), `Invalid epsilon value: -1e-08`, `Invalid beta
+    /// parameter at index 0: 1.0` (unless `0 <= beta < 1`), `Invalid beta parameter at index
+    /// 1: -0.5`, `Invalid weight_decay value: -0.01`.
+    pub fn validate(&self) -> Result<()> {
+        let bad = |what: &str, x: f64| Err(Error::value(format!("{what}: {}", py_float(x))));
+        if !(0.0..).contains(&self.lr) {
+            return bad("Invalid learning rate", self.lr);
+        }
+        if !(0.0..).contains(&self.eps) {
+            return bad("Invalid epsilon value", self.eps);
+        }
+        if !(0.0 <= self.betas.0 && self.betas.0 < 1.0) {
+            return bad("Invalid beta parameter at index 0", self.betas.0);
+        }
+        if !(0.0 <= self.betas.1 && self.betas.1 < 1.0) {
+            return bad("Invalid beta parameter at index 1", self.betas.1);
+        }
+        if !(0.0..).contains(&self.weight_decay) {
+            return bad("Invalid weight_decay value", self.weight_decay);
+        }
+        Ok(())
+    }
+}
+
+/// One parameter's state.
+#[derive(Clone, Debug)]
+struct AdamState {
+    /// `state["step"]`: a float32 counter, as PyTorch's 0-d float32 tensor (it stops
+    /// increasing above 2^24).
+    step: f32,
+    exp_avg: Buf,
+    exp_avg_sq: Buf,
+    max_exp_avg_sq: Option<Buf>,
+}
+
+/// `torch.optim.Adam` (PyTorch's single-tensor update, spec §10.3, in this order):
+/// ```text
+/// g = -p.grad if maximize else p.grad
+/// step += 1                                   (float32; t = step as a double)
+/// if weight_decay != 0:
+///     decoupled: p *= 1 - lr * weight_decay   (AdamW)
+///     else:      g = g + weight_decay * p
+/// exp_avg = lerp(exp_avg, g, 1 - beta1)
+/// exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * g * g
+/// step_size = lr / (1 - beta1**t);  bc2_sqrt = (1 - beta2**t) ** 0.5      (doubles)
+/// v = max_exp_avg_sq = maximum(max_exp_avg_sq, exp_avg_sq) if amsgrad else exp_avg_sq
+/// p += -step_size * exp_avg / (sqrt(v) / bc2_sqrt + eps)                   (in place)
+/// ```
+/// State per parameter: `step`, `exp_avg`, `exp_avg_sq`, and `max_exp_avg_sq` with
+/// amsgrad. See [`Optimizer`] for `step`, `zero_grad` and the state dict.
+#[derive(Debug)]
+pub struct Adam {
+    groups: Vec<ParamGroup<AdamOpts>>,
+    state: Vec<Option<AdamState>>,
+    name: &'static str,
+}
+
+impl Adam {
+    /// `Adam(params)` with PyTorch's defaults. Errors as [`Adam::from_groups`].
+    pub fn new(params: impl IntoIterator<Item = Tensor>) -> Result<Adam> {
+        Adam::new_with(params, AdamOpts::default())
+    }
+
+    /// `Adam(params, lr=…, betas=…, …)`: one param group; `opts` is an [`AdamOpts`] or a
+    /// learning rate. Errors as [`Adam::from_groups`].
+    pub fn new_with(
+        params: impl IntoIterator<Item = Tensor>,
+        opts: impl Into<AdamOpts>,
+    ) -> Result<Adam> {
+        let opts = opts.into();
+        opts.validate()?;
+        let params: Vec<Tensor> = params.into_iter().collect();
+        let groups = if params.is_empty() {
+            vec![]
+        } else {
+            vec![ParamGroup::new(params, opts)]
+        };
+        Adam::from_groups(groups)
+    }
+
+    /// `Adam([{"params": …, "lr": …}, …])`: several param groups with their own options.
+    ///
+    /// Errors (ValueError), in order: each group's [`AdamOpts::validate`] (PyTorch checks
+    /// only the defaults; every group is checked here), `optimizer got an empty parameter
+    /// list`, `can't optimize a non-leaf Tensor`, `some parameters appear in more than one
+    /// parameter group`.
+    pub fn from_groups(groups: Vec<ParamGroup<AdamOpts>>) -> Result<Adam> {
+        for g in &groups {
+            g.options.validate()?;
+        }
+        check_param_groups(&groups)?;
+        let n = groups.iter().map(|g| g.params.len()).sum();
+        Ok(Adam {
+            groups,
+            state: vec![None; n],
+            name: "Adam",
+        })
+    }
+
+    /// `optimizer.param_groups`.
+    pub fn param_groups(&self) -> &[ParamGroup<AdamOpts>] {
+        &self.groups
+    }
+
+    /// `optimizer.param_groups`, to change a group's options (not validated, as in PyTorch).
+    pub fn param_groups_mut(&mut self) -> &mut [ParamGroup<AdamOpts>] {
+        &mut self.groups
+    }
+
+    fn step_one<T: BufElem>(
+        p: &Tensor,
+        g: &Tensor,
+        slot: &mut Option<AdamState>,
+        o: &AdamOpts,
+    ) -> Result<()> {
+        let gv = grad_values::<T>(p, g)?;
+        let mut pv = p.try_to_vec::<T>()?;
+        let n = pv.len();
+        let st = slot.get_or_insert_with(|| AdamState {
+            step: 0.0,
+            exp_avg: T::wrap(vec![T::ZERO; n]),
+            exp_avg_sq: T::wrap(vec![T::ZERO; n]),
+            max_exp_avg_sq: None,
+        });
+        if o.amsgrad && st.max_exp_avg_sq.is_none() {
+            st.max_exp_avg_sq = Some(T::wrap(vec![T::ZERO; n]));
+        }
+        st.step += 1.0;
+        let t = st.step as f64;
+        let (b1, b2) = o.betas;
+        let bc1 = 1.0 - b1.powf(t);
+        let bc2 = 1.0 - b2.powf(t);
+        let s = AdamScalars {
+            lr: o.lr,
+            beta1: b1,
+            beta2: b2,
+            eps: o.eps,
+            weight_decay: o.weight_decay,
+            maximize: o.maximize,
+            decoupled: o.decoupled_weight_decay,
+            step_size: o.lr / bc1,
+            bc2_sqrt: bc2.powf(0.5),
+        };
+        let vmax = if o.amsgrad {
+            st.max_exp_avg_sq.as_mut().map(T::slice_mut)
+        } else {
+            None
+        };
+        adam(
+            &mut pv,
+            &gv,
+            T::slice_mut(&mut st.exp_avg),
+            T::slice_mut(&mut st.exp_avg_sq),
+            vmax,
+            &s,
+        );
+        let bumps = if o.decoupled_weight_decay && o.weight_decay != 0.0 {
+            2 // param.mul_ and param.addcdiv_
+        } else {
+            1
+        };
+        write_param(p, pv, bumps)
+    }
+}
+
+impl Optimizer for Adam {
+    fn step(&mut self) -> Result<()> {
+        let mut idx = 0;
+        for group in &self.groups {
+            for p in &group.params {
+                let i = idx;
+                idx += 1;
+                let Some(g) = p.grad() else { continue };
+                check_dtype(self.name, p)?;
+                let slot = &mut self.state[i];
+                if p.dtype() == DType::Float64 {
+                    Adam::step_one::<f64>(p, &g, slot, &group.options)?;
+                } else {
+                    Adam::step_one::<f32>(p, &g, slot, &group.options)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn num_param_groups(&self) -> usize {
+        self.groups.len()
+    }
+    fn params(&self, group: usize) -> &[Tensor] {
+        &self.groups[group].params
+    }
+    fn lr(&self, group: usize) -> f64 {
+        self.groups[group].options.lr
+    }
+    fn set_lr(&mut self, group: usize, lr: f64) {
+        self.groups[group].options.lr = lr;
+    }
+    fn initial_lr(&self, group: usize) -> Option<f64> {
+        self.groups[group].initial_lr
+    }
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) {
+        self.groups[group].initial_lr = lr;
+    }
+
+    fn state_dict(&self) -> Result<OptimizerStateDict> {
+        let mut state = BTreeMap::new();
+        let mut param_groups = Vec::new();
+        let mut idx = 0;
+        for g in &self.groups {
+            let o = &g.options;
+            let mut options = vec![
+                ("lr".to_string(), HyperValue::Float(o.lr)),
+                ("betas".to_string(), HyperValue::Pair(o.betas.0, o.betas.1)),
+                ("eps".to_string(), HyperValue::Float(o.eps)),
+                (
+                    "weight_decay".to_string(),
+                    HyperValue::Float(o.weight_decay),
+                ),
+                ("amsgrad".to_string(), HyperValue::Bool(o.amsgrad)),
+                ("maximize".to_string(), HyperValue::Bool(o.maximize)),
+                ("foreach".to_string(), HyperValue::None),
+                ("capturable".to_string(), HyperValue::Bool(false)),
+                ("differentiable".to_string(), HyperValue::Bool(false)),
+                ("fused".to_string(), HyperValue::None),
+                (
+                    "decoupled_weight_decay".to_string(),
+                    HyperValue::Bool(o.decoupled_weight_decay),
+                ),
+            ];
+            if let Some(l) = g.initial_lr {
+                options.push(("initial_lr".to_string(), HyperValue::Float(l)));
+            }
+            let mut params = Vec::new();
+            for p in &g.params {
+                if let Some(st) = &self.state[idx] {
+                    let shape = p.size();
+                    let mut entries = vec![
+                        ("step".to_string(), Tensor::from_vec(vec![st.step], ())?),
+                        ("exp_avg".to_string(), st.exp_avg.to_tensor(shape)?),
+                        ("exp_avg_sq".to_string(), st.exp_avg_sq.to_tensor(shape)?),
+                    ];
+                    if let Some(m) = &st.max_exp_avg_sq {
+                        entries.push(("max_exp_avg_sq".to_string(), m.to_tensor(shape)?));
+                    }
+                    state.insert(idx, entries);
+                }
+                params.push(idx);
+                idx += 1;
+            }
+            param_groups.push(ParamGroupState { options, params });
+        }
+        Ok(OptimizerStateDict {
+            state,
+            param_groups,
+        })
+    }
+
+    fn load_state_dict(&mut self, sd: &OptimizerStateDict) -> Result<()> {
+        let sizes: Vec<usize> = self.groups.iter().map(|g| g.params.len()).collect();
+        check_groups(&sizes, sd)?;
+        let saved = saved_indices(sd);
+        let mut new_state = Vec::with_capacity(self.state.len());
+        let params = self.groups.iter().flat_map(|g| g.params.iter());
+        for (i, (p, &si)) in params.zip(&saved).enumerate() {
+            if !sd.state.contains_key(&si) {
+                new_state.push(None);
+                continue;
+            }
+            let get = |name: &str| -> Result<Option<Buf>> {
+                sd.state_tensor(si, name)
+                    .map(|t| load_buf(i, name, t, p))
+                    .transpose()
+            };
+            let missing = |name: &str| {
+                Error::value(format!(
+                    "loaded state dict: the state of parameter {si} has no {name}"
+                ))
+            };
+            let step = match sd.state_tensor(si, "step") {
+                Some(t) => t.item::<f32>()?,
+                None => return Err(missing("step")),
+            };
+            new_state.push(Some(AdamState {
+                step,
+                exp_avg: get("exp_avg")?.ok_or_else(|| missing("exp_avg"))?,
+                exp_avg_sq: get("exp_avg_sq")?.ok_or_else(|| missing("exp_avg_sq"))?,
+                max_exp_avg_sq: get("max_exp_avg_sq")?,
+            }));
+        }
+        let mut opts = Vec::with_capacity(self.groups.len());
+        for (i, (g, s)) in self.groups.iter().zip(&sd.param_groups).enumerate() {
+            let o = &g.options;
+            opts.push((
+                AdamOpts {
+                    lr: s.float(i, "lr", o.lr)?,
+                    betas: s.pair(i, "betas", o.betas)?,
+                    eps: s.float(i, "eps", o.eps)?,
+                    weight_decay: s.float(i, "weight_decay", o.weight_decay)?,
+                    amsgrad: s.bool(i, "amsgrad", o.amsgrad)?,
+                    maximize: s.bool(i, "maximize", o.maximize)?,
+                    decoupled_weight_decay: s.bool(
+                        i,
+                        "decoupled_weight_decay",
+                        o.decoupled_weight_decay,
+                    )?,
+                },
+                s.opt_float(i, "initial_lr", g.initial_lr)?,
+            ));
+        }
+        for (g, (o, l)) in self.groups.iter_mut().zip(opts) {
+            g.options = o;
+            g.initial_lr = l;
+        }
+        self.state = new_state;
+        Ok(())
+    }
+}
+
+/// `torch.optim.AdamW`: [`Adam`] with decoupled weight decay (`p *= 1 - lr * weight_decay`
+/// before the moments) and a default `weight_decay` of 0.01. It dereferences to the
+/// [`Adam`] it is (for `param_groups`).
+#[derive(Debug)]
+pub struct AdamW(Adam);
+
+impl AdamW {
+    /// `AdamW(params)` with PyTorch's defaults (`lr=1e-3, weight_decay=1e-2`). Errors as
+    /// [`Adam::from_groups`].
+    pub fn new(params: impl IntoIterator<Item = Tensor>) -> Result<AdamW> {
+        AdamW::new_with(params, AdamWOpts::default())
+    }
+
+    /// `AdamW(params, lr=…, …)`: one param group; `opts` is an [`AdamWOpts`] or a learning
+    /// rate. Errors as [`Adam::from_groups`].
+    pub fn new_with(
+        params: impl IntoIterator<Item = Tensor>,
+        opts: impl Into<AdamWOpts>,
+    ) -> Result<AdamW> {
+        let mut a = Adam::new_with(params, AdamOpts::from(opts.into()))?;
+        a.name = "AdamW";
+        Ok(AdamW(a))
+    }
+
+    /// `AdamW([{"params": …, "lr": …}, …])`: several param groups with their own options.
+    /// Errors as [`Adam::from_groups`].
+    pub fn from_groups(groups: Vec<ParamGroup<AdamWOpts>>) -> Result<AdamW> {
+        let groups = groups
+            .into_iter()
+            .map(|g| ParamGroup {
+                params: g.params,
+                options: AdamOpts::from(g.options),
+                initial_lr: g.initial_lr,
+            })
+            .collect();
+        let mut a = Adam::from_groups(groups)?;
+        a.name = "AdamW";
+        Ok(AdamW(a))
+    }
+}
+
+impl std::ops::Deref for AdamW {
+    type Target = Adam;
+    fn deref(&self) -> &Adam {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for AdamW {
+    fn deref_mut(&mut self) -> &mut Adam {
+        &mut self.0
+    }
+}
+
+impl Optimizer for AdamW {
+    fn step(&mut self) -> Result<()> {
+        self.0.step()
+    }
+    fn num_param_groups(&self) -> usize {
+        self.0.num_param_groups()
+    }
+    fn params(&self, group: usize) -> &[Tensor] {
+        self.0.params(group)
+    }
+    fn lr(&self, group: usize) -> f64 {
+        self.0.lr(group)
+    }
+    fn set_lr(&mut self, group: usize, lr: f64) {
+        self.0.set_lr(group, lr)
+    }
+    fn initial_lr(&self, group: usize) -> Option<f64> {
+        self.0.initial_lr(group)
+    }
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) {
+        self.0.set_initial_lr(group, lr)
+    }
+    fn state_dict(&self) -> Result<OptimizerStateDict> {
+        self.0.state_dict()
+    }
+    fn load_state_dict(&mut self, sd: &OptimizerStateDict) -> Result<()> {
+        self.0.load_state_dict(sd)
+    }
+}

@@ -1,0 +1,457 @@
+//! `torch.optim`: the optimizers [`SGD`], [`Adam`] and [`AdamW`] behind the [`Optimizer`]
+//! trait, and the learning-rate schedulers of [`lr_scheduler`].
+//!
+//! ```
+//! use tensile::Tensor;
+//! use tensile::optim::{Optimizer, SGD, SgdOpts};
+//! let w = Tensor::ones([3])?.requires_grad_(true)?;
+//! let mut opt = SGD::new_with([w.alias()], SgdOpts { lr: 0.1, momentum: 0.9, ..Default::default() })?;
+//! w.mul(&w)?.sum()?.backward()?;          // w.grad = 2w
+//! opt.step()?;                             // w -= 0.1 * 2w, in place
+//! opt.zero_grad()?;                        // w.grad = None
+//! assert_eq!(w.to_vec::<f32>(), vec![0.8, 0.8, 0.8]);
+//! # Ok::<(), tensile::Error>(())
+//! ```
+//!
+//! # How it follows PyTorch
+//! * The update is PyTorch's CPU default, the single-tensor for-loop implementation
+//!   (`foreach` and `fused` resolve to off on CPU), with its order of operations and its
+//!   roundings, in `kernels/optim.rs`: SGD equals PyTorch's bit for bit; Adam/AdamW equal
+//!   PyTorch's order of operations run with a correctly rounded `sqrt` bit for bit, and
+//!   PyTorch's real results except where its vectorised `sqrt` (Adam's denominator) is not
+//!   correctly rounded: 27 of 4,788 float32 elements after 5 steps in `tests/optim.rs`, each
+//!   off by an ulp of the update (at most 1.2e-7 with lr 0.5).
+//! * Parameters are the caller's tensors ([`Tensor::alias`] shares storage): the optimizer
+//!   writes the new values into them in place, under `no_grad`, bumping their version counter
+//!   as PyTorch's in-place ops do (SGD and Adam +1 per step, AdamW with `weight_decay != 0`
+//!   +2).
+//! * Parameters whose `.grad` is `None` are skipped (no state is created for them).
+//! * Float32 and float64 parameters are supported (PyTorch also takes float16/bfloat16 and
+//!   complex; those give an error here).
+//!
+//! # State dicts
+//! [`Optimizer::state_dict`] returns an [`OptimizerStateDict`] with PyTorch's structure:
+//! `state` keyed by the parameter's index (its position over all groups in order), holding
+//! `step` (a 0-d float32 tensor), `exp_avg`, `exp_avg_sq`, `max_exp_avg_sq` (Adam) or
+//! `momentum_buffer` (SGD with momentum); `param_groups` with each group's hyperparameters
+//! under PyTorch's keys, in PyTorch's order, and `params` (index lists). Unlike PyTorch's,
+//! whose tensors are the live state, the tensors returned are copies (a snapshot).
+//! [`Optimizer::load_state_dict`] takes one back (see there for the errors).
+
+pub(crate) mod adam;
+pub mod lr_scheduler;
+pub(crate) mod sgd;
+
+pub use adam::{Adam, AdamOpts, AdamW, AdamWOpts};
+pub use lr_scheduler::{
+    CosineAnnealingLR, LRScheduler, LambdaLR, LinearLR, SchedulerStateDict, StepLR,
+};
+pub use sgd::{SGD, SgdOpts};
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::optim::OptFloat;
+use crate::tensor::Tensor;
+use std::collections::BTreeMap;
+
+/// `torch.optim.Optimizer`: what every optimizer offers (object safe, so a training loop may
+/// hold a `Box<dyn Optimizer>`).
+pub trait Optimizer {
+    /// `optimizer.step()`: one update of every parameter that has a `.grad`, in place, under
+    /// `no_grad`. Errors: a parameter whose dtype is not float32 or float64 (`SGD: parameters
+    /// of dtype float16 are not supported (float32 and float64 are)`); a gradient whose number
+    /// of elements differs from its parameter's.
+    fn step(&mut self) -> Result<()>;
+
+    /// `optimizer.zero_grad()` (`set_to_none=True`): every parameter's `.grad` becomes `None`.
+    fn zero_grad(&mut self) -> Result<()> {
+        self.zero_grad_with(true)
+    }
+
+    /// `optimizer.zero_grad(set_to_none)`: with `false`, each existing `.grad` is detached
+    /// (`detach_()` if it has a `grad_fn`, else `requires_grad_(False)`) and zeroed in place
+    /// (the same tensor survives).
+    fn zero_grad_with(&mut self, set_to_none: bool) -> Result<()> {
+        for group in 0..self.num_param_groups() {
+            for p in self.params(group) {
+                zero_grad_one(p, set_to_none)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `len(optimizer.param_groups)`.
+    fn num_param_groups(&self) -> usize;
+
+    /// `optimizer.param_groups[group]["params"]` (the caller's tensors, shared).
+    /// Panics if `group >= num_param_groups()`, like indexing a `Vec`.
+    fn params(&self, group: usize) -> &[Tensor];
+
+    /// `optimizer.param_groups[group]["lr"]`. Panics if `group` is out of range.
+    fn lr(&self, group: usize) -> f64;
+
+    /// `optimizer.param_groups[group]["lr"] = lr` (what schedulers do; not validated, as in
+    /// PyTorch). Panics if `group` is out of range.
+    fn set_lr(&mut self, group: usize, lr: f64);
+
+    /// `optimizer.param_groups[group].get("initial_lr")`: set by the first scheduler made on
+    /// this optimizer.
+    fn initial_lr(&self, group: usize) -> Option<f64>;
+
+    /// `optimizer.param_groups[group]["initial_lr"] = lr`.
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>);
+
+    /// `optimizer.state_dict()`: a snapshot of the state and the groups' hyperparameters
+    /// (see the [module docs](self)).
+    fn state_dict(&self) -> Result<OptimizerStateDict>;
+
+    /// `optimizer.load_state_dict(sd)`: the groups take `sd`'s hyperparameters (keeping
+    /// their own parameters), and each parameter the state saved at its index (copied, cast
+    /// to the parameter's dtype except `step`).
+    ///
+    /// Errors (ValueError, PyTorch's): `loaded state dict has a different number of parameter
+    /// groups`; `loaded state dict contains a parameter group that doesn't match the size of
+    /// optimizer's group`. Errors of tensile's own (PyTorch would fail later, in `step`): a
+    /// state tensor whose number of elements differs from its parameter's
+    /// (`loaded state dict: exp_avg of parameter 0 has 4 elements, the parameter 3`), a
+    /// hyperparameter of the wrong kind (`loaded state dict: param_groups[0]["lr"] must be a
+    /// float`).
+    fn load_state_dict(&mut self, state_dict: &OptimizerStateDict) -> Result<()>;
+}
+
+/// One `zero_grad` of one parameter (spec §10.1).
+fn zero_grad_one(p: &Tensor, set_to_none: bool) -> Result<()> {
+    let Some(g) = p.grad() else {
+        return Ok(());
+    };
+    if set_to_none {
+        p.set_grad(None);
+        return Ok(());
+    }
+    if g.grad_fn().is_some() {
+        g.detach_()?;
+    } else {
+        g.requires_grad_(false)?;
+    }
+    let _guard = crate::autograd::no_grad();
+    g.zero_()?;
+    Ok(())
+}
+
+/// A value of a param group's dict in a state dict: what PyTorch's hyperparameters are.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HyperValue {
+    /// A Python float (`lr`, `eps`, `momentum`, …).
+    Float(f64),
+    /// A Python bool (`nesterov`, `amsgrad`, `maximize`, …).
+    Bool(bool),
+    /// A pair of floats (`betas`).
+    Pair(f64, f64),
+    /// `None` (`foreach`, `fused`).
+    None,
+}
+
+/// One entry of `state_dict["param_groups"]`: the hyperparameters in PyTorch's key order,
+/// and `params`, the indices of the group's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamGroupState {
+    /// `(key, value)` in PyTorch's order (`lr`, `momentum`, …; `initial_lr` last when a
+    /// scheduler set it).
+    pub options: Vec<(String, HyperValue)>,
+    /// `group["params"]`: indices over all groups, in order.
+    pub params: Vec<usize>,
+}
+
+impl ParamGroupState {
+    /// The value under `key`.
+    pub fn get(&self, key: &str) -> Option<&HyperValue> {
+        self.options.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    fn float(&self, i: usize, key: &str, current: f64) -> Result<f64> {
+        match self.get(key) {
+            None => Ok(current),
+            Some(HyperValue::Float(x)) => Ok(*x),
+            Some(_) => Err(bad_kind(i, key, "a float")),
+        }
+    }
+    fn opt_float(&self, i: usize, key: &str, current: Option<f64>) -> Result<Option<f64>> {
+        match self.get(key) {
+            None => Ok(current),
+            Some(HyperValue::Float(x)) => Ok(Some(*x)),
+            Some(HyperValue::None) => Ok(None),
+            Some(_) => Err(bad_kind(i, key, "a float")),
+        }
+    }
+    fn bool(&self, i: usize, key: &str, current: bool) -> Result<bool> {
+        match self.get(key) {
+            None => Ok(current),
+            Some(HyperValue::Bool(x)) => Ok(*x),
+            Some(_) => Err(bad_kind(i, key, "a bool")),
+        }
+    }
+    fn pair(&self, i: usize, key: &str, current: (f64, f64)) -> Result<(f64, f64)> {
+        match self.get(key) {
+            None => Ok(current),
+            Some(HyperValue::Pair(a, b)) => Ok((*a, *b)),
+            Some(_) => Err(bad_kind(i, key, "a pair of floats")),
+        }
+    }
+}
+
+fn bad_kind(i: usize, key: &str, what: &str) -> Error {
+    Error::value(format!(
+        "loaded state dict: param_groups[{i}][\"{key}\"] must be {what}"
+    ))
+}
+
+/// `optimizer.state_dict()`: PyTorch's `{"state": {index: {name: tensor}}, "param_groups":
+/// [...]}`.
+#[derive(Clone, Debug)]
+pub struct OptimizerStateDict {
+    /// Per parameter index, its state tensors in PyTorch's order (`step`, `exp_avg`,
+    /// `exp_avg_sq`, `max_exp_avg_sq`; or `momentum_buffer`). Parameters without state are
+    /// absent.
+    pub state: BTreeMap<usize, Vec<(String, Tensor)>>,
+    /// One entry per param group.
+    pub param_groups: Vec<ParamGroupState>,
+}
+
+impl OptimizerStateDict {
+    /// `state_dict["state"][index][name]`.
+    pub fn state_tensor(&self, index: usize, name: &str) -> Option<&Tensor> {
+        self.state
+            .get(&index)?
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, t)| t)
+    }
+}
+
+/// A parameter's group layout check shared by `load_state_dict` (PyTorch's two ValueErrors).
+fn check_groups(groups: &[usize], sd: &OptimizerStateDict) -> Result<()> {
+    if groups.len() != sd.param_groups.len() {
+        return Err(Error::value(
+            "loaded state dict has a different number of parameter groups",
+        ));
+    }
+    if groups
+        .iter()
+        .zip(&sd.param_groups)
+        .any(|(&n, g)| n != g.params.len())
+    {
+        return Err(Error::value(
+            "loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+        ));
+    }
+    Ok(())
+}
+
+/// For each parameter (in order over the groups), the saved index whose state it takes.
+fn saved_indices(sd: &OptimizerStateDict) -> Vec<usize> {
+    sd.param_groups
+        .iter()
+        .flat_map(|g| g.params.iter().copied())
+        .collect()
+}
+
+/// A state buffer (`exp_avg`, `momentum_buffer`, …): the values of a tensor shaped as its
+/// parameter, in row-major order, in the parameter's dtype.
+#[derive(Clone, Debug)]
+pub(crate) enum Buf {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// The element types with a [`Buf`] variant.
+pub(crate) trait BufElem: OptFloat + crate::element::Element {
+    fn slice_mut(b: &mut Buf) -> &mut [Self];
+    fn wrap(v: Vec<Self>) -> Buf;
+}
+impl BufElem for f32 {
+    fn slice_mut(b: &mut Buf) -> &mut [f32] {
+        match b {
+            Buf::F32(v) => v,
+            // `Buf`s are made in their parameter's dtype (`step_one`, `Buf::from_tensor`)
+            Buf::F64(_) => unreachable!("a float64 state buffer for a float32 parameter"),
+        }
+    }
+    fn wrap(v: Vec<f32>) -> Buf {
+        Buf::F32(v)
+    }
+}
+impl BufElem for f64 {
+    fn slice_mut(b: &mut Buf) -> &mut [f64] {
+        match b {
+            Buf::F64(v) => v,
+            Buf::F32(_) => unreachable!("a float32 state buffer for a float64 parameter"),
+        }
+    }
+    fn wrap(v: Vec<f64>) -> Buf {
+        Buf::F64(v)
+    }
+}
+
+impl Buf {
+    /// A copy of `t`'s values cast to `dtype` (float32 or float64).
+    pub(crate) fn from_tensor(t: &Tensor, dtype: DType) -> Result<Buf> {
+        Ok(match dtype {
+            DType::Float64 => Buf::F64(t.try_to_vec::<f64>()?),
+            _ => Buf::F32(t.try_to_vec::<f32>()?),
+        })
+    }
+    /// A new tensor of shape `shape` holding these values.
+    pub(crate) fn to_tensor(&self, shape: &[usize]) -> Result<Tensor> {
+        match self {
+            Buf::F32(v) => Tensor::from_slice(v, shape),
+            Buf::F64(v) => Tensor::from_slice(v, shape),
+        }
+    }
+}
+
+/// The dtype check of `step()`: float32 and float64 parameters only.
+pub(crate) fn check_dtype(name: &str, p: &Tensor) -> Result<()> {
+    match p.dtype() {
+        DType::Float32 | DType::Float64 => Ok(()),
+        dt => Err(Error::type_error(format!(
+            "{name}: parameters of dtype {} are not supported (float32 and float64 are)",
+            dt.name()
+        ))),
+    }
+}
+
+/// A parameter's gradient as values of `T` (cast like `.to()` if its dtype differs), checked
+/// against the parameter's number of elements.
+pub(crate) fn grad_values<T: BufElem>(p: &Tensor, g: &Tensor) -> Result<Vec<T>> {
+    if g.numel() != p.numel() {
+        return Err(Error::runtime(format!(
+            "the gradient of a parameter of shape {:?} has shape {:?}",
+            p.size(),
+            g.size()
+        )));
+    }
+    g.try_to_vec::<T>()
+}
+
+/// Writes `values` (row-major) into the parameter `p` in place under `no_grad`, with
+/// `bumps` version increments in all (PyTorch's number of in-place ops on `p`).
+pub(crate) fn write_param<T: BufElem>(p: &Tensor, values: Vec<T>, bumps: u32) -> Result<()> {
+    let src = Tensor::from_vec(values, p.size())?;
+    {
+        let _guard = crate::autograd::no_grad();
+        p.copy_(&src)?; // +1
+    }
+    for _ in 1..bumps {
+        p.storage.bump_version();
+    }
+    Ok(())
+}
+
+/// A Python float as `str(x)` / f-strings print it: the shortest round-trip digits,
+/// positional for exponents in `[-4, 16)` with at least one decimal (`1.0`, `-0.1`),
+/// otherwise scientific with a signed two-digit exponent (`1e-08`, `1.5e+16`); `nan`, `inf`.
+pub(crate) fn py_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let sci = format!("{x:e}"); // shortest digits: "-1.5e-7"
+    let (mant, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
+    if (-4..16).contains(&exp) {
+        let s = format!("{x}");
+        if s.contains('.') { s } else { format!("{s}.0") }
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_float;
+
+    #[test]
+    fn floats_print_as_python_prints_them() {
+        assert_eq!(py_float(-0.1), "-0.1");
+        assert_eq!(py_float(-1.0), "-1.0");
+        assert_eq!(py_float(-1e-8), "-1e-08");
+        assert_eq!(py_float(-1e-5), "-1e-05");
+        assert_eq!(py_float(1e-4), "0.0001");
+        assert_eq!(py_float(1.5e16), "1.5e+16");
+        assert_eq!(py_float(1e15), "1000000000000000.0");
+        assert_eq!(py_float(f64::NAN), "nan");
+        assert_eq!(py_float(-0.0), "-0.0");
+        assert_eq!(py_float(-2.5e-7), "-2.5e-07");
+    }
+}
+
+/// One of `optimizer.param_groups`: its parameters (the caller's tensors, shared through
+/// [`Tensor::alias`]) and its hyperparameters `O` ([`SgdOpts`], [`AdamOpts`], …).
+#[derive(Debug)]
+pub struct ParamGroup<O> {
+    /// `group["params"]`.
+    pub params: Vec<Tensor>,
+    /// The group's hyperparameters (`group["lr"]`, …).
+    pub options: O,
+    /// `group["initial_lr"]`, set by the first LR scheduler made on the optimizer.
+    pub initial_lr: Option<f64>,
+}
+
+impl<O> ParamGroup<O> {
+    /// `{"params": params, **options}`.
+    pub fn new(params: impl IntoIterator<Item = Tensor>, options: O) -> ParamGroup<O> {
+        ParamGroup {
+            params: params.into_iter().collect(),
+            options,
+            initial_lr: None,
+        }
+    }
+}
+
+/// Whether `a` and `b` are the same autograd variable (Python's `a is b` for parameters).
+fn same_variable(a: &Tensor, b: &Tensor) -> bool {
+    match (a.autograd.get(), b.autograd.get()) {
+        (Some(x), Some(y)) => std::sync::Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// `Optimizer.__init__`'s and `add_param_group`'s checks, in PyTorch's order (after the
+/// optimizer's own hyperparameter checks): `optimizer got an empty parameter list`; `can't
+/// optimize a non-leaf Tensor`; `some parameters appear in more than one parameter group`
+/// (all ValueError).
+pub(crate) fn check_param_groups<O>(groups: &[ParamGroup<O>]) -> Result<()> {
+    if groups.is_empty() {
+        return Err(Error::value("optimizer got an empty parameter list"));
+    }
+    for (gi, g) in groups.iter().enumerate() {
+        if g.params.iter().any(|p| !(p.is_leaf() || p.retains_grad())) {
+            return Err(Error::value("can't optimize a non-leaf Tensor"));
+        }
+        for earlier in &groups[..gi] {
+            if g.params
+                .iter()
+                .any(|p| earlier.params.iter().any(|q| same_variable(p, q)))
+            {
+                return Err(Error::value(
+                    "some parameters appear in more than one parameter group",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A saved state tensor `name` of parameter `i` as a buffer in `p`'s dtype (a copy).
+pub(crate) fn load_buf(i: usize, name: &str, t: &Tensor, p: &Tensor) -> Result<Buf> {
+    if t.numel() != p.numel() {
+        return Err(Error::value(format!(
+            "loaded state dict: {name} of parameter {i} has {} elements, the parameter {}",
+            t.numel(),
+            p.numel()
+        )));
+    }
+    Buf::from_tensor(t, p.dtype())
+}

@@ -1,0 +1,306 @@
+//! `torch.optim.SGD`.
+
+use super::{
+    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
+    check_dtype, check_groups, check_param_groups, grad_values, py_float, saved_indices,
+    write_param,
+};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::optim::{SgdScalars, sgd};
+use crate::tensor::Tensor;
+use std::collections::BTreeMap;
+
+/// `torch.optim.SGD`'s hyperparameters (`SGD(params, lr=1e-3, momentum=0, dampening=0,
+/// weight_decay=0, nesterov=False, *, maximize=False)`); `Default` gives PyTorch's defaults,
+/// and a number converts to the options with that `lr`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SgdOpts {
+    /// Learning rate (default `1e-3`).
+    pub lr: f64,
+    /// Momentum factor (default 0: no momentum buffer).
+    pub momentum: f64,
+    /// Dampening of the momentum (default 0).
+    pub dampening: f64,
+    /// L2 penalty added to the gradient (default 0).
+    pub weight_decay: f64,
+    /// Nesterov momentum (default false).
+    pub nesterov: bool,
+    /// Maximise the objective (the gradient is negated first; default false).
+    pub maximize: bool,
+}
+
+impl Default for SgdOpts {
+    fn default() -> SgdOpts {
+        SgdOpts {
+            lr: 1e-3,
+            momentum: 0.0,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+            maximize: false,
+        }
+    }
+}
+
+impl From<f64> for SgdOpts {
+    fn from(lr: f64) -> SgdOpts {
+        SgdOpts {
+            lr,
+            ..SgdOpts::default()
+        }
+    }
+}
+
+impl SgdOpts {
+    /// `SGD.__init__`'s checks, in its order (ValueError): `Invalid learning rate: -0.1`
+    /// (`lr < 0`; NaN passes, as in PyTorch), `Invalid momentum value: -0.5`, `Invalid
+    /// weight_decay value: -1e-05`, `Nesterov momentum requires a momentum and zero
+    /// dampening`.
+    pub fn validate(&self) -> Result<()> {
+        if self.lr < 0.0 {
+            return Err(Error::value(format!(
+                "Invalid learning rate: {}",
+                py_float(self.lr)
+            )));
+        }
+        if self.momentum < 0.0 {
+            return Err(Error::value(format!(
+                "Invalid momentum value: {}",
+                py_float(self.momentum)
+            )));
+        }
+        if self.weight_decay < 0.0 {
+            return Err(Error::value(format!(
+                "Invalid weight_decay value: {}",
+                py_float(self.weight_decay)
+            )));
+        }
+        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
+            return Err(Error::value(
+                "Nesterov momentum requires a momentum and zero dampening",
+            ));
+        }
+        Ok(())
+    }
+
+    fn scalars(&self) -> SgdScalars {
+        SgdScalars {
+            lr: self.lr,
+            momentum: self.momentum,
+            dampening: self.dampening,
+            weight_decay: self.weight_decay,
+            nesterov: self.nesterov,
+            maximize: self.maximize,
+        }
+    }
+}
+
+/// `torch.optim.SGD`: stochastic gradient descent with optional momentum (PyTorch's
+/// single-tensor update, spec §10.2):
+/// ```text
+/// g = -p.grad if maximize else p.grad
+/// if weight_decay != 0: g = g + weight_decay * p
+/// if momentum != 0:
+///     buf = g.clone() on the first step, else buf * momentum + (1 - dampening) * g
+///     g = g + momentum * buf if nesterov else buf
+/// p -= lr * g                                   (in place)
+/// ```
+/// State per parameter: `momentum_buffer` once `momentum != 0`. See [`Optimizer`] for
+/// `step`, `zero_grad` and the state dict.
+#[allow(clippy::upper_case_acronyms)]
+#[derive(Debug)]
+pub struct SGD {
+    groups: Vec<ParamGroup<SgdOpts>>,
+    /// `momentum_buffer` per parameter index (over all groups).
+    state: Vec<Option<Buf>>,
+}
+
+impl SGD {
+    /// `SGD(params)` with PyTorch's defaults (`lr=1e-3`). Errors as [`SGD::from_groups`].
+    pub fn new(params: impl IntoIterator<Item = Tensor>) -> Result<SGD> {
+        SGD::new_with(params, SgdOpts::default())
+    }
+
+    /// `SGD(params, lr=…, momentum=…, …)`: one param group; `opts` is an [`SgdOpts`] or a
+    /// learning rate. Errors as [`SGD::from_groups`].
+    pub fn new_with(
+        params: impl IntoIterator<Item = Tensor>,
+        opts: impl Into<SgdOpts>,
+    ) -> Result<SGD> {
+        let opts = opts.into();
+        opts.validate()?;
+        let params: Vec<Tensor> = params.into_iter().collect();
+        let groups = if params.is_empty() {
+            vec![]
+        } else {
+            vec![ParamGroup::new(params, opts)]
+        };
+        SGD::from_groups(groups)
+    }
+
+    /// `SGD([{"params": …, "lr": …}, …])`: several param groups, each with its own
+    /// options.
+    ///
+    /// Errors (ValueError), in order: each group's [`SgdOpts::validate`] (PyTorch checks only
+    /// the defaults; every group is checked here), `optimizer got an empty parameter list`,
+    /// `can't optimize a non-leaf Tensor`, `some parameters appear in more than one parameter
+    /// group`.
+    pub fn from_groups(groups: Vec<ParamGroup<SgdOpts>>) -> Result<SGD> {
+        for g in &groups {
+            g.options.validate()?;
+        }
+        check_param_groups(&groups)?;
+        let n = groups.iter().map(|g| g.params.len()).sum();
+        Ok(SGD {
+            groups,
+            state: vec![None; n],
+        })
+    }
+
+    /// `optimizer.param_groups`.
+    pub fn param_groups(&self) -> &[ParamGroup<SgdOpts>] {
+        &self.groups
+    }
+
+    /// `optimizer.param_groups`, to change a group's options (not validated, as in PyTorch).
+    pub fn param_groups_mut(&mut self) -> &mut [ParamGroup<SgdOpts>] {
+        &mut self.groups
+    }
+
+    fn step_one<T: BufElem>(
+        p: &Tensor,
+        g: &Tensor,
+        buf: &mut Option<Buf>,
+        opts: &SgdOpts,
+    ) -> Result<()> {
+        let gv = grad_values::<T>(p, g)?;
+        let mut pv = p.try_to_vec::<T>()?;
+        let s = opts.scalars();
+        if opts.momentum != 0.0 {
+            let first = buf.is_none();
+            let b = buf.get_or_insert_with(|| T::wrap(vec![T::ZERO; pv.len()]));
+            sgd(&mut pv, &gv, Some(T::slice_mut(b)), first, &s);
+        } else {
+            sgd(&mut pv, &gv, None, false, &s);
+        }
+        write_param(p, pv, 1)
+    }
+}
+
+impl Optimizer for SGD {
+    fn step(&mut self) -> Result<()> {
+        let mut idx = 0;
+        for group in &self.groups {
+            for p in &group.params {
+                let i = idx;
+                idx += 1;
+                let Some(g) = p.grad() else { continue };
+                check_dtype("SGD", p)?;
+                let buf = &mut self.state[i];
+                if p.dtype() == DType::Float64 {
+                    SGD::step_one::<f64>(p, &g, buf, &group.options)?;
+                } else {
+                    SGD::step_one::<f32>(p, &g, buf, &group.options)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn num_param_groups(&self) -> usize {
+        self.groups.len()
+    }
+    fn params(&self, group: usize) -> &[Tensor] {
+        &self.groups[group].params
+    }
+    fn lr(&self, group: usize) -> f64 {
+        self.groups[group].options.lr
+    }
+    fn set_lr(&mut self, group: usize, lr: f64) {
+        self.groups[group].options.lr = lr;
+    }
+    fn initial_lr(&self, group: usize) -> Option<f64> {
+        self.groups[group].initial_lr
+    }
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) {
+        self.groups[group].initial_lr = lr;
+    }
+
+    fn state_dict(&self) -> Result<OptimizerStateDict> {
+        let mut state = BTreeMap::new();
+        let mut param_groups = Vec::new();
+        let mut idx = 0;
+        for g in &self.groups {
+            let o = &g.options;
+            let mut options = vec![
+                ("lr".to_string(), HyperValue::Float(o.lr)),
+                ("momentum".to_string(), HyperValue::Float(o.momentum)),
+                ("dampening".to_string(), HyperValue::Float(o.dampening)),
+                (
+                    "weight_decay".to_string(),
+                    HyperValue::Float(o.weight_decay),
+                ),
+                ("nesterov".to_string(), HyperValue::Bool(o.nesterov)),
+                ("maximize".to_string(), HyperValue::Bool(o.maximize)),
+                ("foreach".to_string(), HyperValue::None),
+                ("differentiable".to_string(), HyperValue::Bool(false)),
+                ("fused".to_string(), HyperValue::None),
+            ];
+            if let Some(l) = g.initial_lr {
+                options.push(("initial_lr".to_string(), HyperValue::Float(l)));
+            }
+            let mut params = Vec::new();
+            for p in &g.params {
+                if let Some(b) = &self.state[idx] {
+                    state.insert(
+                        idx,
+                        vec![("momentum_buffer".to_string(), b.to_tensor(p.size())?)],
+                    );
+                }
+                params.push(idx);
+                idx += 1;
+            }
+            param_groups.push(ParamGroupState { options, params });
+        }
+        Ok(OptimizerStateDict {
+            state,
+            param_groups,
+        })
+    }
+
+    fn load_state_dict(&mut self, sd: &OptimizerStateDict) -> Result<()> {
+        let sizes: Vec<usize> = self.groups.iter().map(|g| g.params.len()).collect();
+        check_groups(&sizes, sd)?;
+        let saved = saved_indices(sd);
+        let mut new_state = Vec::with_capacity(self.state.len());
+        let params = self.groups.iter().flat_map(|g| g.params.iter());
+        for (i, (p, &si)) in params.zip(&saved).enumerate() {
+            new_state.push(match sd.state_tensor(si, "momentum_buffer") {
+                Some(t) => Some(super::load_buf(i, "momentum_buffer", t, p)?),
+                None => None,
+            });
+        }
+        let mut opts = Vec::with_capacity(self.groups.len());
+        for (i, (g, s)) in self.groups.iter().zip(&sd.param_groups).enumerate() {
+            let o = &g.options;
+            opts.push((
+                SgdOpts {
+                    lr: s.float(i, "lr", o.lr)?,
+                    momentum: s.float(i, "momentum", o.momentum)?,
+                    dampening: s.float(i, "dampening", o.dampening)?,
+                    weight_decay: s.float(i, "weight_decay", o.weight_decay)?,
+                    nesterov: s.bool(i, "nesterov", o.nesterov)?,
+                    maximize: s.bool(i, "maximize", o.maximize)?,
+                },
+                s.opt_float(i, "initial_lr", g.initial_lr)?,
+            ));
+        }
+        for (g, (o, l)) in self.groups.iter_mut().zip(opts) {
+            g.options = o;
+            g.initial_lr = l;
+        }
+        self.state = new_state;
+        Ok(())
+    }
+}

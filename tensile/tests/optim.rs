@@ -1,0 +1,821 @@
+//! `tensile::optim` against PyTorch 2.15: parameters and state after 5 steps of SGD, Adam and
+//! AdamW on the same parameters and gradients (bit for bit, apart from PyTorch's sqrt, see
+//! `adam_and_adamw_match_pytorch`), the validation errors, the LR schedulers' sequences
+//! (exact float64), and state-dict round trips. Fixtures: `scripts/make_optim_fixtures.py`.
+
+use serde_json::Value;
+use tensile::optim::{
+    Adam, AdamOpts, AdamW, AdamWOpts, CosineAnnealingLR, HyperValue, LRScheduler, LambdaLR,
+    LinearLR, Optimizer, ParamGroup, SGD, SgdOpts, StepLR,
+};
+use tensile::{DType, Tensor};
+
+fn load(name: &str) -> Value {
+    let path = format!("{}/tests/data/optim/{name}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn shapes(d: &Value) -> Vec<Vec<usize>> {
+    d["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            s.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap() as usize)
+                .collect()
+        })
+        .collect()
+}
+
+fn u64s(v: &Value) -> Vec<u64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect()
+}
+
+/// A tensor from bit patterns of `dtype`.
+fn from_bits(bits: &[u64], shape: &[usize], dtype: DType) -> Tensor {
+    match dtype {
+        DType::Float32 => Tensor::from_vec(
+            bits.iter()
+                .map(|&b| f32::from_bits(b as u32))
+                .collect::<Vec<_>>(),
+            shape,
+        ),
+        _ => Tensor::from_vec(
+            bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(),
+            shape,
+        ),
+    }
+    .unwrap()
+}
+
+/// The bit patterns of a tensor's elements (row-major).
+fn bits_of(t: &Tensor) -> Vec<u64> {
+    match t.dtype() {
+        DType::Float32 => t
+            .to_vec::<f32>()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        _ => t.to_vec::<f64>().iter().map(|x| x.to_bits()).collect(),
+    }
+}
+
+fn f(kw: &Value, key: &str, default: f64) -> f64 {
+    kw.get(key).and_then(|v| v.as_f64()).unwrap_or(default)
+}
+fn b(kw: &Value, key: &str) -> bool {
+    kw.get(key).and_then(|v| v.as_bool()).unwrap_or(false)
+}
+
+fn sgd_opts(kw: &Value) -> SgdOpts {
+    SgdOpts {
+        lr: f(kw, "lr", 1e-3),
+        momentum: f(kw, "momentum", 0.0),
+        dampening: f(kw, "dampening", 0.0),
+        weight_decay: f(kw, "weight_decay", 0.0),
+        nesterov: b(kw, "nesterov"),
+        maximize: b(kw, "maximize"),
+    }
+}
+
+fn betas(kw: &Value) -> (f64, f64) {
+    match kw.get("betas") {
+        Some(v) => (v[0].as_f64().unwrap(), v[1].as_f64().unwrap()),
+        None => (0.9, 0.999),
+    }
+}
+
+fn adam_opts(kw: &Value) -> AdamOpts {
+    AdamOpts {
+        lr: f(kw, "lr", 1e-3),
+        betas: betas(kw),
+        eps: f(kw, "eps", 1e-8),
+        weight_decay: f(kw, "weight_decay", 0.0),
+        amsgrad: b(kw, "amsgrad"),
+        maximize: b(kw, "maximize"),
+        decoupled_weight_decay: false,
+    }
+}
+
+fn adamw_opts(kw: &Value) -> AdamWOpts {
+    AdamWOpts {
+        lr: f(kw, "lr", 1e-3),
+        betas: betas(kw),
+        eps: f(kw, "eps", 1e-8),
+        weight_decay: f(kw, "weight_decay", 1e-2),
+        amsgrad: b(kw, "amsgrad"),
+        maximize: b(kw, "maximize"),
+    }
+}
+
+/// The optimizer of a fixture case on `params`: one group, or (`groups`) param 0 alone with
+/// half the lr and the others with the case's options.
+fn make_optimizer(case: &Value, params: &[Tensor]) -> Box<dyn Optimizer> {
+    let kw = &case["kwargs"];
+    let groups = case["groups"].as_bool().unwrap();
+    let ps = || params.iter().map(|p| p.alias());
+    let split = |lr: f64| {
+        (
+            vec![params[0].alias()],
+            params[1..].iter().map(|p| p.alias()).collect::<Vec<_>>(),
+            lr / 2.0,
+        )
+    };
+    match case["optimizer"].as_str().unwrap() {
+        "sgd" => {
+            let o = sgd_opts(kw);
+            if groups {
+                let (a, rest, half) = split(o.lr);
+                Box::new(
+                    SGD::from_groups(vec![
+                        ParamGroup::new(a, SgdOpts { lr: half, ..o }),
+                        ParamGroup::new(rest, o),
+                    ])
+                    .unwrap(),
+                )
+            } else {
+                Box::new(SGD::new_with(ps(), o).unwrap())
+            }
+        }
+        "adam" => {
+            let o = adam_opts(kw);
+            if groups {
+                let (a, rest, half) = split(o.lr);
+                Box::new(
+                    Adam::from_groups(vec![
+                        ParamGroup::new(a, AdamOpts { lr: half, ..o }),
+                        ParamGroup::new(rest, o),
+                    ])
+                    .unwrap(),
+                )
+            } else {
+                Box::new(Adam::new_with(ps(), o).unwrap())
+            }
+        }
+        "adamw" => {
+            let o = adamw_opts(kw);
+            if groups {
+                let (a, rest, half) = split(o.lr);
+                Box::new(
+                    AdamW::from_groups(vec![
+                        ParamGroup::new(a, AdamWOpts { lr: half, ..o }),
+                        ParamGroup::new(rest, o),
+                    ])
+                    .unwrap(),
+                )
+            } else {
+                Box::new(AdamW::new_with(ps(), o).unwrap())
+            }
+        }
+        other => panic!("unknown optimizer {other}"),
+    }
+}
+
+struct Fixture {
+    d: Value,
+    dtype: DType,
+    shapes: Vec<Vec<usize>>,
+}
+
+impl Fixture {
+    fn new(name: &str) -> Fixture {
+        let d = load(name);
+        let dtype = DType::from_name(d["dtype"].as_str().unwrap()).unwrap();
+        let shapes = shapes(&d);
+        Fixture { d, dtype, shapes }
+    }
+
+    fn params(&self) -> Vec<Tensor> {
+        self.d["init"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(&self.shapes)
+            .map(|(v, s)| {
+                from_bits(&u64s(v), s, self.dtype)
+                    .requires_grad_(true)
+                    .unwrap()
+            })
+            .collect()
+    }
+
+    /// Sets the gradients of step `s` (the last parameter has none at step 2).
+    fn set_grads(&self, params: &[Tensor], s: usize) {
+        for (i, p) in params.iter().enumerate() {
+            if s == 2 && i == params.len() - 1 {
+                p.set_grad(None);
+            } else {
+                let g = &self.d["grads"][s][i];
+                p.set_grad(Some(from_bits(&u64s(g), &self.shapes[i], self.dtype)));
+            }
+        }
+    }
+
+    fn run(&self, steps: std::ops::Range<usize>, params: &[Tensor], opt: &mut dyn Optimizer) {
+        for s in steps {
+            self.set_grads(params, s);
+            opt.step().unwrap();
+        }
+    }
+}
+
+/// Elements that differ from PyTorch's: (count, largest difference in ulps).
+fn diff(got: &[u64], want: &[u64]) -> (usize, u64) {
+    assert_eq!(got.len(), want.len());
+    let mut n = 0;
+    let mut worst = 0;
+    for (&g, &w) in got.iter().zip(want) {
+        if g != w {
+            n += 1;
+            worst = worst.max((g as i64 - w as i64).unsigned_abs());
+        }
+    }
+    (n, worst)
+}
+
+/// `want` with the case's IEEE-sqrt patches applied (`[[index, bits], ...]`; none for SGD).
+fn patched(want: Vec<u64>, patch: Option<&Value>) -> Vec<u64> {
+    let mut w = want;
+    if let Some(p) = patch {
+        for e in p.as_array().unwrap() {
+            w[e[0].as_u64().unwrap() as usize] = e[1].as_u64().unwrap();
+        }
+    }
+    w
+}
+
+/// Totals of a comparison: elements compared, elements differing from PyTorch's, elements
+/// differing from PyTorch's order of operations with an IEEE sqrt, worst ulps from PyTorch's.
+#[derive(Default, Debug)]
+struct Tally {
+    n: usize,
+    vs_torch: usize,
+    vs_ieee: usize,
+    worst: u64,
+    cases: usize,
+}
+
+/// Compares the parameters and the state after the case's 5 steps.
+fn check_case(case: &Value, params: &[Tensor], opt: &dyn Optimizer, t: &mut Tally) {
+    let name = format!("{} {}", case["optimizer"], case["kwargs"]);
+    let ieee = case.get("ieee_sqrt");
+    let mut add = |label: String, got: Vec<u64>, want: Vec<u64>, patch: Option<&Value>| {
+        let (n, w) = diff(&got, &want);
+        let (ni, _) = diff(&got, &patched(want, patch));
+        if ni > 0 {
+            eprintln!(
+                "{label}: {ni} of {} elements differ from PyTorch's with an IEEE sqrt",
+                got.len()
+            );
+        }
+        t.n += got.len();
+        t.vs_torch += n;
+        t.vs_ieee += ni;
+        t.worst = t.worst.max(w);
+    };
+    for (i, p) in params.iter().enumerate() {
+        let patch = ieee.map(|v| &v["params"][i]);
+        add(
+            format!("{name} param {i}"),
+            bits_of(p),
+            u64s(&case["params"][i]),
+            patch,
+        );
+    }
+    let sd = opt.state_dict().unwrap();
+    let want_state = case["state"].as_object().unwrap();
+    assert_eq!(
+        sd.state.len(),
+        want_state.len(),
+        "{name}: parameters with state"
+    );
+    for (idx, entries) in want_state {
+        let i: usize = idx.parse().unwrap();
+        let got = &sd.state[&i];
+        let mut keys: Vec<&str> = got.iter().map(|(k, _)| k.as_str()).collect();
+        keys.sort();
+        let want_keys: Vec<&str> = entries
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys, want_keys, "{name}: state keys of {idx}");
+        for (k, st) in got {
+            if k == "step" {
+                assert_eq!(st.dtype(), DType::Float32);
+                assert_eq!(st.dim(), 0);
+                assert_eq!(bits_of(st), u64s(&entries[k]), "{name}: step of {idx}");
+            } else {
+                assert_eq!(st.size(), params[i].size());
+                let patch = ieee.map(|v| &v["state"][idx][k]);
+                add(
+                    format!("{name} {k} of {idx}"),
+                    bits_of(st),
+                    u64s(&entries[k]),
+                    patch,
+                );
+            }
+        }
+    }
+    let versions: Vec<u64> = params.iter().map(|p| p.version()).collect();
+    assert_eq!(
+        versions,
+        u64s(&case["versions"]),
+        "{name}: version counters"
+    );
+    t.cases += 1;
+}
+
+fn run_all(file: &str, which: &[&str]) -> Tally {
+    let fx = Fixture::new(file);
+    let mut t = Tally::default();
+    for case in fx.d["cases"].as_array().unwrap() {
+        if !which.contains(&case["optimizer"].as_str().unwrap()) {
+            continue;
+        }
+        let params = fx.params();
+        let mut opt = make_optimizer(case, &params);
+        fx.run(0..5, &params, opt.as_mut());
+        check_case(case, &params, opt.as_ref(), &mut t);
+    }
+    t
+}
+
+#[test]
+fn sgd_matches_pytorch_bit_for_bit() {
+    let t = run_all("steps_float32.json", &["sgd"]);
+    assert_eq!(t.cases, 17);
+    assert!(t.n > 1000);
+    assert_eq!(
+        t.vs_torch, 0,
+        "SGD elements differing from PyTorch's: {t:?}"
+    );
+}
+
+/// Adam's denominator takes `sqrt`, which PyTorch computes with its vectorised sqrt; that
+/// one is not correctly rounded in this PyTorch build (about 1 result in 5 is an ulp off on
+/// random inputs) while tensile's is IEEE's. So: (1) bit equality with PyTorch's optimizer
+/// run with a correctly rounded `Tensor.sqrt` (the fixture script patches it; every other
+/// operation is PyTorch's own), and (2) the elements that differ from PyTorch's real
+/// results are counted (27 of 4,788 here: a 1-ulp change in the denominator moves the update
+/// by an ulp of the update, which shows in the parameter only now and then).
+#[test]
+fn adam_and_adamw_match_pytorch() {
+    let t = run_all("steps_float32.json", &["adam", "adamw"]);
+    assert_eq!(t.cases, 22);
+    eprintln!(
+        "Adam/AdamW float32: {} of {} elements differ from PyTorch's (at most {} ulp), {} from PyTorch's with an IEEE sqrt",
+        t.vs_torch, t.n, t.worst, t.vs_ieee
+    );
+    assert_eq!(t.vs_ieee, 0, "{t:?}");
+    assert!(t.vs_torch * 100 <= t.n, "{t:?}");
+}
+
+#[test]
+fn float64_parameters() {
+    let t = run_all("steps_float64.json", &["sgd"]);
+    assert_eq!((t.cases, t.vs_torch), (2, 0), "{t:?}");
+    let t = run_all("steps_float64.json", &["adam", "adamw"]);
+    assert_eq!(t.cases, 3);
+    eprintln!(
+        "Adam/AdamW float64: {} of {} elements differ from PyTorch's",
+        t.vs_torch, t.n
+    );
+    assert_eq!(t.vs_ieee, 0, "{t:?}");
+}
+
+/// A state dict taken after 3 steps, loaded into a new optimizer on copies of the
+/// parameters, continues exactly as the original does for the last 2 steps.
+#[test]
+fn state_dict_round_trip_continues_identically() {
+    let fx = Fixture::new("steps_float32.json");
+    for case in fx.d["cases"].as_array().unwrap() {
+        let params = fx.params();
+        let mut opt = make_optimizer(case, &params);
+        fx.run(0..3, &params, opt.as_mut());
+        let sd = opt.state_dict().unwrap();
+        // a fresh optimizer on fresh parameters holding the same values
+        let copies: Vec<Tensor> = params
+            .iter()
+            .map(|p| p.detach().clone().requires_grad_(true).unwrap())
+            .collect();
+        let mut opt2 = make_optimizer(case, &copies);
+        opt2.load_state_dict(&sd).unwrap();
+        fx.run(3..5, &params, opt.as_mut());
+        fx.run(3..5, &copies, opt2.as_mut());
+        for (p, q) in params.iter().zip(&copies) {
+            assert_eq!(bits_of(p), bits_of(q), "{}", case["kwargs"]);
+        }
+        let (a, b2) = (opt.state_dict().unwrap(), opt2.state_dict().unwrap());
+        assert_eq!(a.param_groups, b2.param_groups);
+        for (k, entries) in &a.state {
+            for ((n1, t1), (n2, t2)) in entries.iter().zip(&b2.state[k]) {
+                assert_eq!(n1, n2);
+                assert_eq!(bits_of(t1), bits_of(t2));
+            }
+        }
+    }
+}
+
+#[test]
+fn state_dict_has_pytorchs_structure() {
+    let p = Tensor::ones([3]).unwrap().requires_grad_(true).unwrap();
+    let q = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+    let mut opt = AdamW::from_groups(vec![
+        ParamGroup::new(
+            [p.alias()],
+            AdamWOpts {
+                amsgrad: true,
+                ..Default::default()
+            },
+        ),
+        ParamGroup::new(
+            [q.alias()],
+            AdamWOpts {
+                lr: 0.5,
+                amsgrad: true,
+                ..Default::default()
+            },
+        ),
+    ])
+    .unwrap();
+    p.set_grad(Some(Tensor::ones([3]).unwrap()));
+    opt.step().unwrap();
+    let sd = opt.state_dict().unwrap();
+    // only p had a gradient: q has no state
+    assert_eq!(sd.state.keys().copied().collect::<Vec<_>>(), vec![0]);
+    let names: Vec<&str> = sd.state[&0].iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(names, ["step", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"]);
+    assert_eq!(
+        sd.state_tensor(0, "step").unwrap().item::<f32>().unwrap(),
+        1.0
+    );
+    let keys: Vec<&str> = sd.param_groups[0]
+        .options
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "lr",
+            "betas",
+            "eps",
+            "weight_decay",
+            "amsgrad",
+            "maximize",
+            "foreach",
+            "capturable",
+            "differentiable",
+            "fused",
+            "decoupled_weight_decay"
+        ]
+    );
+    assert_eq!(sd.param_groups[0].params, vec![0]);
+    assert_eq!(sd.param_groups[1].params, vec![1]);
+    assert_eq!(sd.param_groups[1].get("lr"), Some(&HyperValue::Float(0.5)));
+    assert_eq!(
+        sd.param_groups[0].get("betas"),
+        Some(&HyperValue::Pair(0.9, 0.999))
+    );
+    assert_eq!(
+        sd.param_groups[0].get("decoupled_weight_decay"),
+        Some(&HyperValue::Bool(true))
+    );
+    // the state dict is a snapshot
+    let before = bits_of(sd.state_tensor(0, "exp_avg").unwrap());
+    opt.step().unwrap();
+    assert_eq!(bits_of(sd.state_tensor(0, "exp_avg").unwrap()), before);
+
+    // SGD without momentum has no state
+    let mut sgd = SGD::new_with([p.alias()], 0.1).unwrap();
+    sgd.step().unwrap();
+    let sd = sgd.state_dict().unwrap();
+    assert!(sd.state.is_empty());
+    let keys: Vec<&str> = sd.param_groups[0]
+        .options
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "lr",
+            "momentum",
+            "dampening",
+            "weight_decay",
+            "nesterov",
+            "maximize",
+            "foreach",
+            "differentiable",
+            "fused"
+        ]
+    );
+}
+
+#[test]
+fn load_state_dict_errors() {
+    let p = Tensor::ones([3]).unwrap().requires_grad_(true).unwrap();
+    let q = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+    let one = SGD::new_with([p.alias(), q.alias()], 0.1).unwrap();
+    let sd = one.state_dict().unwrap();
+    let mut two = SGD::from_groups(vec![
+        ParamGroup::new([p.alias()], SgdOpts::from(0.1)),
+        ParamGroup::new([q.alias()], SgdOpts::from(0.1)),
+    ])
+    .unwrap();
+    let e = two.load_state_dict(&sd).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "loaded state dict has a different number of parameter groups"
+    );
+    assert_eq!(e.kind(), tensile::ErrorKind::ValueError);
+    let mut small = SGD::new_with([p.alias()], 0.1).unwrap();
+    assert_eq!(
+        small.load_state_dict(&sd).unwrap_err().to_string(),
+        "loaded state dict contains a parameter group that doesn't match the size of optimizer's group"
+    );
+    // hyperparameters are taken from the state dict
+    let mut other = SGD::new_with([p.alias(), q.alias()], 0.7).unwrap();
+    other.load_state_dict(&sd).unwrap();
+    assert_eq!(other.lr(0), 0.1);
+}
+
+fn err<T: std::fmt::Debug>(r: tensile::Result<T>) -> String {
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), tensile::ErrorKind::ValueError, "{e}");
+    e.to_string()
+}
+
+#[test]
+fn validation_errors_are_pytorchs() {
+    let p = || vec![Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap()];
+    let sgd = |o: SgdOpts| err(SGD::new_with(p(), o));
+    let d = SgdOpts::from(0.1);
+    assert_eq!(
+        sgd(SgdOpts { lr: -0.1, ..d }),
+        "Invalid learning rate: -0.1"
+    );
+    assert_eq!(
+        sgd(SgdOpts {
+            momentum: -0.5,
+            ..d
+        }),
+        "Invalid momentum value: -0.5"
+    );
+    assert_eq!(
+        sgd(SgdOpts {
+            weight_decay: -1e-5,
+            ..d
+        }),
+        "Invalid weight_decay value: -1e-05"
+    );
+    assert_eq!(
+        sgd(SgdOpts {
+            nesterov: true,
+            ..d
+        }),
+        "Nesterov momentum requires a momentum and zero dampening"
+    );
+    assert_eq!(
+        sgd(SgdOpts {
+            nesterov: true,
+            momentum: 0.9,
+            dampening: 0.1,
+            ..d
+        }),
+        "Nesterov momentum requires a momentum and zero dampening"
+    );
+    // NaN passes SGD's `lr < 0` (as in PyTorch) but not Adam's `0 <= lr`
+    assert!(SGD::new_with(p(), f64::NAN).is_ok());
+    let adam = |o: AdamOpts| err(Adam::new_with(p(), o));
+    let d = AdamOpts::default();
+    assert_eq!(
+        adam(AdamOpts { lr: -1.0, ..d }),
+        "Invalid learning rate: -1.0"
+    );
+    assert_eq!(
+        adam(AdamOpts { lr: f64::NAN, ..d }),
+        "Invalid learning rate: nan"
+    );
+    assert_eq!(
+        adam(AdamOpts { eps: -1e-8, ..d }),
+        "Invalid epsilon value: -1e-08"
+    );
+    assert_eq!(
+        adam(AdamOpts {
+            betas: (1.0, 0.999),
+            ..d
+        }),
+        "Invalid beta parameter at index 0: 1.0"
+    );
+    assert_eq!(
+        adam(AdamOpts {
+            betas: (0.9, -0.5),
+            ..d
+        }),
+        "Invalid beta parameter at index 1: -0.5"
+    );
+    assert_eq!(
+        err(AdamW::new_with(
+            p(),
+            AdamWOpts {
+                weight_decay: -0.01,
+                ..Default::default()
+            }
+        )),
+        "Invalid weight_decay value: -0.01"
+    );
+    // the hyperparameters are checked before the parameter list
+    assert_eq!(
+        err(Adam::new_with(
+            Vec::<Tensor>::new(),
+            AdamOpts { lr: -1.0, ..d }
+        )),
+        "Invalid learning rate: -1.0"
+    );
+    assert_eq!(
+        err(SGD::new(Vec::<Tensor>::new())),
+        "optimizer got an empty parameter list"
+    );
+    let leaf = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+    let nonleaf = leaf.mul(&leaf).unwrap();
+    assert_eq!(
+        err(Adam::new([nonleaf])),
+        "can't optimize a non-leaf Tensor"
+    );
+    assert_eq!(
+        err(SGD::from_groups(vec![
+            ParamGroup::new([leaf.alias()], SgdOpts::default()),
+            ParamGroup::new([leaf.alias()], SgdOpts::default()),
+        ])),
+        "some parameters appear in more than one parameter group"
+    );
+    let mut opt = SGD::new(p()).unwrap();
+    assert_eq!(
+        err(LinearLR::new(&mut opt, 0.0, 1.0, 5)),
+        "Starting multiplicative factor expected to be greater than 0 and less or equal to 1."
+    );
+    assert_eq!(
+        err(LinearLR::new(&mut opt, 0.5, 1.5, 5)),
+        "Ending multiplicative factor expected to be between 0 and 1."
+    );
+    let e = SGD::new([Tensor::zeros_with([2], DType::Float16).unwrap()])
+        .and_then(|mut o| {
+            o.params(0)[0].set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()));
+            o.step()
+        })
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "SGD: parameters of dtype float16 are not supported (float32 and float64 are)"
+    );
+}
+
+#[test]
+fn zero_grad_sets_none_or_zeroes_in_place() {
+    let p = Tensor::ones([3]).unwrap().requires_grad_(true).unwrap();
+    let mut opt = SGD::new_with([p.alias()], 0.1).unwrap();
+    p.mul(&p).unwrap().sum().unwrap().backward().unwrap();
+    let g = p.grad().unwrap();
+    opt.zero_grad_with(false).unwrap();
+    // the same tensor, zeroed
+    assert!(p.grad().unwrap().shares_storage(&g));
+    assert_eq!(g.to_vec::<f32>(), vec![0.0; 3]);
+    opt.zero_grad().unwrap();
+    assert!(p.grad().is_none());
+    // a parameter without a gradient is skipped
+    let v = p.version();
+    opt.step().unwrap();
+    assert_eq!(p.version(), v);
+}
+
+/// The optimizer writes into the caller's tensors (shared storage), in place.
+#[test]
+fn parameters_are_updated_in_place() {
+    let w = Tensor::ones([2, 2]).unwrap().requires_grad_(true).unwrap();
+    let view = w.detach();
+    let mut opt = Adam::new_with([w.alias()], 0.1).unwrap();
+    w.set_grad(Some(Tensor::ones([2, 2]).unwrap()));
+    opt.step().unwrap();
+    // PyTorch: 1 - 0.1 * 0.1 / (sqrt(0.001) / sqrt(0.001) + 1e-8) / 0.1 = 0.90000004 (bits 1063675495)
+    assert_eq!(view.to_vec::<f32>(), vec![f32::from_bits(1063675495); 4]);
+    assert!(w.requires_grad() && w.is_leaf() && w.grad_fn().is_none());
+    assert_eq!(w.version(), 1);
+}
+
+fn seq_of(v: &Value) -> Vec<Vec<u64>> {
+    v.as_array().unwrap().iter().map(u64s).collect()
+}
+
+fn lrs_of(make: &dyn Fn(&mut SGD) -> Box<dyn LRScheduler>, n: usize) -> Vec<Vec<u64>> {
+    let p = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
+    let q = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
+    let mut opt = SGD::from_groups(vec![
+        ParamGroup::new([p], SgdOpts::from(0.1)),
+        ParamGroup::new([q], SgdOpts::from(0.03)),
+    ])
+    .unwrap();
+    let mut s = make(&mut opt);
+    let bits = |l: &[f64]| l.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let mut out = vec![bits(s.get_last_lr())];
+    for _ in 0..n {
+        opt.step().unwrap();
+        s.step(&mut opt).unwrap();
+        assert_eq!(s.get_last_lr(), &[opt.lr(0), opt.lr(1)]);
+        out.push(bits(s.get_last_lr()));
+    }
+    assert_eq!(s.last_epoch(), n as i64);
+    out
+}
+
+#[test]
+fn schedulers_match_pytorch_exactly() {
+    let d = load("schedulers.json");
+    let seqs = &d["sequences"];
+    type Make = Box<dyn Fn(&mut SGD) -> Box<dyn LRScheduler>>;
+    let cases: Vec<(&str, Make)> = vec![
+        (
+            "StepLR(7, 0.5)",
+            Box::new(|o| Box::new(StepLR::new(o, 7, 0.5).unwrap())),
+        ),
+        (
+            "StepLR(3)",
+            Box::new(|o| Box::new(StepLR::new(o, 3, 0.1).unwrap())),
+        ),
+        (
+            "CosineAnnealingLR(10, 0.001)",
+            Box::new(|o| Box::new(CosineAnnealingLR::new(o, 10, 0.001).unwrap())),
+        ),
+        (
+            "CosineAnnealingLR(7)",
+            Box::new(|o| Box::new(CosineAnnealingLR::new(o, 7, 0.0).unwrap())),
+        ),
+        (
+            "LinearLR(0.25, 1.0, 8)",
+            Box::new(|o| Box::new(LinearLR::new(o, 0.25, 1.0, 8).unwrap())),
+        ),
+        (
+            "LinearLR()",
+            Box::new(|o| Box::new(LinearLR::new_default(o).unwrap())),
+        ),
+        (
+            "LinearLR(1.0, 0.1, 5)",
+            Box::new(|o| Box::new(LinearLR::new(o, 1.0, 0.1, 5).unwrap())),
+        ),
+        (
+            "LambdaLR(0.95 ** e)",
+            Box::new(|o| Box::new(LambdaLR::new(o, |e| 0.95f64.powf(e as f64)).unwrap())),
+        ),
+        (
+            "LambdaLR(1 / (e + 1))",
+            Box::new(|o| Box::new(LambdaLR::new(o, |e| 1.0 / (e + 1) as f64).unwrap())),
+        ),
+    ];
+    assert_eq!(cases.len(), seqs.as_object().unwrap().len());
+    for (name, make) in &cases {
+        let want = seq_of(&seqs[*name]);
+        let got = lrs_of(make.as_ref(), want.len() - 1);
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[test]
+fn scheduler_sets_initial_lr_and_resumes_from_its_state_dict() {
+    let p = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
+    let mut opt = SGD::new_with([p.alias()], 0.1).unwrap();
+    let mut s = CosineAnnealingLR::new(&mut opt, 10, 0.0).unwrap();
+    assert_eq!(opt.initial_lr(0), Some(0.1));
+    assert_eq!(
+        opt.state_dict().unwrap().param_groups[0].get("initial_lr"),
+        Some(&HyperValue::Float(0.1))
+    );
+    for _ in 0..4 {
+        s.step(&mut opt).unwrap();
+    }
+    let sd = s.state_dict();
+    let osd = opt.state_dict().unwrap();
+    let mut opt2 = SGD::new_with([p.alias()], 0.1).unwrap();
+    let mut s2 = CosineAnnealingLR::new(&mut opt2, 10, 0.0).unwrap();
+    opt2.load_state_dict(&osd).unwrap();
+    s2.load_state_dict(&sd);
+    for _ in 0..8 {
+        s.step(&mut opt).unwrap();
+        s2.step(&mut opt2).unwrap();
+        assert_eq!(s.get_last_lr(), s2.get_last_lr());
+    }
+    // a second scheduler keeps the first's initial_lr
+    let _ = StepLR::new(&mut opt, 2, 0.5).unwrap();
+    assert_eq!(opt.initial_lr(0), Some(0.1));
+    // LambdaLR with one function per group
+    let e = LambdaLR::new_per_group(&mut opt, vec![]).unwrap_err();
+    assert_eq!(e.to_string(), "Expected 1 lr_lambdas, but got 0");
+}
