@@ -3,7 +3,8 @@
 //! [`Generator`] is PyTorch's `CPUGeneratorImpl`: a 32-bit Mersenne Twister (`mt19937`) seeded
 //! with the low 32 bits of the seed, plus the cached second Box–Muller sample. `uniform_`
 //! reproduces PyTorch's `uniform_` bit for bit for float32 and float64 (float32 takes the low 24
-//! bits of one draw, float64 the low 53 bits of two draws, then `x * (to - from) + from`), so
+//! bits of one draw, float64 the low 53 bits of two draws, then `fma(x, to - from, from)` as
+//! PyTorch's vectorised-build kernel contracts it), so
 //! `manual_seed(s)` followed by `Linear::new(64, 128)` gives PyTorch's weights exactly. `normal_`
 //! follows PyTorch's two paths (16-element Box–Muller blocks for contiguous tensors of 16 or
 //! more elements, the cached scalar Box–Muller otherwise) and consumes the same draws; float32
@@ -131,23 +132,17 @@ impl Generator {
         (hi << 32) | lo
     }
 
-    /// PyTorch's `uniform_real_distribution<float>(from, to)`.
+    /// PyTorch's `uniform_real_distribution<float>(from, to)`: `x * (to - from) + from` in
+    /// float, which PyTorch's AVX2/AVX512 kernel builds contract into one fused multiply-add.
     fn uniform_f32(&mut self, from: f32, to: f32) -> f32 {
         let x = (self.random() & ((1 << 24) - 1)) as f32 * (1.0f32 / (1 << 24) as f32);
-        x * (to - from) + from
+        x.mul_add(to - from, from)
     }
 
-    /// PyTorch's `uniform_real_distribution<double>(from, to)`.
+    /// PyTorch's `uniform_real_distribution<double>(from, to)` (fused as the float one).
     fn uniform_f64(&mut self, from: f64, to: f64) -> f64 {
         let x = (self.random64() & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64);
-        x * (to - from) + from
-    }
-
-    /// PyTorch's `uniform_real_distribution<Half/BFloat16>`: `digits` mantissa bits of one
-    /// draw, computed in float.
-    fn uniform_low(&mut self, digits: u32, from: f32, to: f32) -> f32 {
-        let x = (self.random() & ((1 << digits) - 1)) as f32 * (1.0f32 / (1u32 << digits) as f32);
-        x * (to - from) + from
+        x.mul_add(to - from, from)
     }
 
     /// PyTorch's `normal_distribution<double>(mean, std)`: Box–Muller with the second sample
@@ -238,26 +233,39 @@ fn fill_uniform(t: &Tensor, a: f64, b: f64, g: &mut Generator) -> Result<Tensor>
         )));
     }
     let n = t.numel();
+    // a value that rounds up to `to` in the tensor's dtype becomes `from` (PyTorch's clamp)
+    let fix = |v: f64, from: f64, to: f64| if v == to { from } else { v };
     match t.dtype() {
-        DType::Float64 => write_f64(t, (0..n).map(|_| g.uniform_f64(a, b)).collect()),
-        DType::Float16 => {
-            let (f, to) = (
-                half::f16::from_f64(a).to_f32(),
-                half::f16::from_f64(b).to_f32(),
-            );
-            write_f32(t, (0..n).map(|_| g.uniform_low(11, f, to)).collect())
+        DType::Float64 => write_f64(t, (0..n).map(|_| fix(g.uniform_f64(a, b), a, b)).collect()),
+        DType::Float32 => {
+            let (f, to) = (a as f32, b as f32);
+            write_f32(
+                t,
+                (0..n)
+                    .map(|_| {
+                        let v = g.uniform_f32(f, to);
+                        if v == to { f } else { v }
+                    })
+                    .collect(),
+            )
         }
-        DType::BFloat16 => {
-            let (f, to) = (
-                half::bf16::from_f64(a).to_f32(),
-                half::bf16::from_f64(b).to_f32(),
-            );
-            write_f32(t, (0..n).map(|_| g.uniform_low(8, f, to)).collect())
+        dt => {
+            // float16 / bfloat16: drawn in float (their opmath type), rounded, clamped
+            let round = |v: f32| -> f64 {
+                if dt == DType::Float16 {
+                    half::f16::from_f32(v).to_f64()
+                } else {
+                    half::bf16::from_f32(v).to_f64()
+                }
+            };
+            let (fs, ts) = (round(a as f32), round(b as f32));
+            write_f64(
+                t,
+                (0..n)
+                    .map(|_| fix(round(g.uniform_f32(a as f32, b as f32)), fs, ts))
+                    .collect(),
+            )
         }
-        _ => write_f32(
-            t,
-            (0..n).map(|_| g.uniform_f32(a as f32, b as f32)).collect(),
-        ),
     }
 }
 

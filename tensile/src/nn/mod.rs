@@ -23,6 +23,7 @@ pub use modules::{
     AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BatchNormConfig, Conv1d, Conv2d,
     ConvConfig, Dropout, Embedding, EmbeddingConfig, Flatten, GELU, GRU, GroupNorm,
     GroupNormConfig, Identity, IncompatibleKeys, LSTM, LayerNorm, LayerNormConfig, Linear,
-    LinearConfig, MaxPool2d, Module, ModuleList, RMSNorm, RMSNormConfig, ReLU, RnnConfig,
-    Sequential, SiLU, Sigmoid, StateDict, Tanh, Training, parameter,
+    LinearConfig, MaxPool2d, MhaForwardOpts, Module, ModuleList, MultiheadAttention,
+    MultiheadAttentionConfig, RMSNorm, RMSNormConfig, ReLU, RnnConfig, Sequential, SiLU, Sigmoid,
+    StateDict, Tanh, Training, parameter,
 };

@@ -21,6 +21,7 @@ pub mod pool;
 pub mod rnn;
 
 pub use activation::{Dropout, Flatten, GELU, ReLU, SiLU, Sigmoid, Tanh};
+pub use attention::{MhaForwardOpts, MultiheadAttention, MultiheadAttentionConfig};
 
 pub use container::{ModuleList, Sequential};
 pub use conv::{Conv1d, Conv2d, ConvConfig};
