@@ -369,3 +369,42 @@ save_file(tensors, os.path.join(OUT, "tensors.safetensors"))
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(cases, f, indent=1, sort_keys=True)
 print(len(tensors), "tensors;", os.path.getsize(os.path.join(OUT, "tensors.safetensors")), "bytes")
+
+# ---------------------------------------------------------------- constructor and forward errors
+layer_errors = {}
+
+
+def layer_err(name, fn):
+    try:
+        fn()
+        raise SystemExit(f"{name}: no error")
+    except (ValueError, RuntimeError, AssertionError) as e:
+        layer_errors[name] = [type(e).__name__, str(e)]
+
+
+layer_err("conv_groups_in", lambda: nn.Conv2d(3, 4, 3, groups=2))
+layer_err("conv_groups_out", lambda: nn.Conv2d(4, 3, 3, groups=2))
+layer_err("conv_groups_zero", lambda: nn.Conv2d(4, 4, 3, groups=0))
+layer_err("conv_same_strided", lambda: nn.Conv2d(4, 4, 3, stride=2, padding="same"))
+layer_err("conv_padding_mode", lambda: nn.Conv2d(4, 4, 3, padding_mode="mirror"))
+layer_err("groupnorm_div", lambda: nn.GroupNorm(3, 4))
+layer_err("dropout_p", lambda: nn.Dropout(1.5))
+layer_err("mha_div", lambda: nn.MultiheadAttention(6, 4))
+layer_err("mha_zero", lambda: nn.MultiheadAttention(0, 2))
+layer_err("embedding_pad", lambda: nn.Embedding(5, 2, padding_idx=5))
+layer_err("lstm_hidden", lambda: nn.LSTM(3, 0))
+layer_err("lstm_layers", lambda: nn.LSTM(3, 2, num_layers=0))
+layer_err("lstm_dropout", lambda: nn.LSTM(3, 2, dropout=2.0))
+layer_err("bn1d_dim", lambda: nn.BatchNorm1d(3)(torch.zeros(2, 3, 4, 5)))
+layer_err("bn2d_dim", lambda: nn.BatchNorm2d(3)(torch.zeros(2, 3, 4)))
+layer_err("bn_one_value", lambda: nn.BatchNorm1d(3)(torch.zeros(1, 3)))
+layer_err("lstm_input_dim", lambda: nn.LSTM(3, 2)(torch.zeros(2, 3, 4, 5)))
+layer_err("lstm_input_size", lambda: nn.LSTM(3, 2)(torch.zeros(4, 2, 5)))
+layer_err("lstm_hidden_size", lambda: nn.LSTM(3, 2, num_layers=2)(torch.zeros(4, 2, 3), (torch.zeros(1, 2, 2), torch.zeros(2, 2, 2))))
+layer_err("gru_hidden_size", lambda: nn.GRU(3, 2)(torch.zeros(4, 2, 3), torch.zeros(1, 3, 2)))
+layer_err("gru_input_dim", lambda: nn.GRU(3, 2)(torch.zeros(3)))
+layer_err("mha_embed", lambda: nn.MultiheadAttention(8, 2)(torch.zeros(3, 2, 6), torch.zeros(3, 2, 6), torch.zeros(3, 2, 6)))
+layer_err("linear_shape", lambda: nn.Linear(3, 2)(torch.zeros(4, 5)))
+cases["layer_errors"] = layer_errors
+with open(os.path.join(OUT, "cases.json"), "w") as f:
+    json.dump(cases, f, indent=1, sort_keys=True)

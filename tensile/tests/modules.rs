@@ -845,3 +845,159 @@ fn clip_grad_norm_matches_pytorch() {
         "The total norm of order 2.0 for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`"
     );
 }
+
+#[test]
+fn constructor_and_forward_errors_match_pytorch() {
+    let errs = cases()["layer_errors"].as_object().unwrap();
+    let z = |s: &[usize]| Tensor::zeros(s).unwrap();
+    let e = |r: tensile::Result<()>| r.unwrap_err();
+    let conv = |i, o, c: ConvConfig| Conv2d::with(i, o, 3, c).map(|_| ());
+    let got: Vec<(&str, tensile::Error)> = vec![
+        (
+            "conv_groups_in",
+            e(conv(
+                3,
+                4,
+                ConvConfig {
+                    groups: 2,
+                    ..Default::default()
+                },
+            )),
+        ),
+        (
+            "conv_groups_out",
+            e(conv(
+                4,
+                3,
+                ConvConfig {
+                    groups: 2,
+                    ..Default::default()
+                },
+            )),
+        ),
+        (
+            "conv_groups_zero",
+            e(conv(
+                4,
+                4,
+                ConvConfig {
+                    groups: 0,
+                    ..Default::default()
+                },
+            )),
+        ),
+        ("conv_same_strided", e(conv(4, 4, (2, "same").into()))),
+        (
+            "conv_padding_mode",
+            e(conv(
+                4,
+                4,
+                ConvConfig {
+                    padding_mode: "mirror",
+                    ..Default::default()
+                },
+            )),
+        ),
+        ("groupnorm_div", e(GroupNorm::new(3, 4).map(|_| ()))),
+        ("dropout_p", e(Dropout::with(1.5, false).map(|_| ()))),
+        ("mha_div", e(MultiheadAttention::new(6, 4).map(|_| ()))),
+        ("mha_zero", e(MultiheadAttention::new(0, 2).map(|_| ()))),
+        ("embedding_pad", e(Embedding::with(5, 2, 5).map(|_| ()))),
+        ("lstm_hidden", e(LSTM::new(3, 0).map(|_| ()))),
+        ("lstm_layers", e(LSTM::with(3, 2, 0).map(|_| ()))),
+        (
+            "lstm_dropout",
+            e(LSTM::with(
+                3,
+                2,
+                RnnConfig {
+                    dropout: 2.0,
+                    ..Default::default()
+                },
+            )
+            .map(|_| ())),
+        ),
+        (
+            "bn1d_dim",
+            e(BatchNorm1d::new(3)
+                .unwrap()
+                .forward(&z(&[2, 3, 4, 5]))
+                .map(|_| ())),
+        ),
+        (
+            "bn2d_dim",
+            e(BatchNorm2d::new(3)
+                .unwrap()
+                .forward(&z(&[2, 3, 4]))
+                .map(|_| ())),
+        ),
+        (
+            "bn_one_value",
+            e(BatchNorm1d::new(3)
+                .unwrap()
+                .forward(&z(&[1, 3]))
+                .map(|_| ())),
+        ),
+        (
+            "lstm_input_dim",
+            e(LSTM::new(3, 2)
+                .unwrap()
+                .forward(&z(&[2, 3, 4, 5]))
+                .map(|_| ())),
+        ),
+        (
+            "lstm_input_size",
+            e(LSTM::new(3, 2).unwrap().forward(&z(&[4, 2, 5])).map(|_| ())),
+        ),
+        (
+            "lstm_hidden_size",
+            e(LSTM::with(3, 2, 2)
+                .unwrap()
+                .forward_with(&z(&[4, 2, 3]), Some((&z(&[1, 2, 2]), &z(&[2, 2, 2]))))
+                .map(|_| ())),
+        ),
+        (
+            "gru_hidden_size",
+            e(GRU::new(3, 2)
+                .unwrap()
+                .forward_with(&z(&[4, 2, 3]), Some(&z(&[1, 3, 2])))
+                .map(|_| ())),
+        ),
+        (
+            "gru_input_dim",
+            e(GRU::new(3, 2).unwrap().forward(&z(&[3])).map(|_| ())),
+        ),
+        (
+            "mha_embed",
+            e(MultiheadAttention::new(8, 2)
+                .unwrap()
+                .forward_qkv(&z(&[3, 2, 6]), &z(&[3, 2, 6]), &z(&[3, 2, 6]))
+                .map(|_| ())),
+        ),
+        (
+            "linear_shape",
+            e(Linear::new(3, 2).unwrap().forward(&z(&[4, 5])).map(|_| ())),
+        ),
+    ];
+    assert_eq!(got.len(), errs.len());
+    for (name, err) in got {
+        let want = &errs[name];
+        assert_eq!(
+            err.kind().name(),
+            want[0].as_str().unwrap(),
+            "{name}: class"
+        );
+        let text = want[1].as_str().unwrap();
+        if name == "conv_padding_mode" {
+            // PyTorch prints a Python set: its order changes from run to run
+            let s = err.to_string();
+            assert!(
+                s.starts_with("padding_mode must be one of {")
+                    && s.ends_with("but got padding_mode='mirror'"),
+                "{s}"
+            );
+        } else {
+            assert_eq!(err.to_string(), text, "{name}");
+        }
+    }
+}

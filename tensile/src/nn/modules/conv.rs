@@ -117,7 +117,7 @@ impl ConvCore {
         }
         if !["zeros", "reflect", "replicate", "circular"].contains(&c.padding_mode) {
             return Err(Error::value(format!(
-                "padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got padding_mode='{}'",
+                "padding_mode must be one of {{'zeros', 'circular', 'replicate', 'reflect'}}, but got padding_mode='{}'",
                 c.padding_mode
             )));
         }
@@ -211,8 +211,9 @@ macro_rules! conv_module {
         /// `in_channels must be divisible by groups`, `out_channels must be divisible by
         /// groups`, `padding='same' is not supported for strided convolutions`,
         /// `Invalid padding string 'foo', should be one of {'valid', 'same'}`, `padding_mode
-        /// must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got
-        /// padding_mode='foo'`.
+        /// must be one of {'zeros', 'circular', 'replicate', 'reflect'}, but got
+        /// padding_mode='foo'` (PyTorch prints a Python set there: its order varies between
+        /// runs).
         #[derive(Debug)]
         pub struct $name {
             core: ConvCore,

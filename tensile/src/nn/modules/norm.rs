@@ -502,7 +502,7 @@ impl From<f64> for GroupNormConfig {
 ///
 /// Parameters `weight` (ones) and `bias` (zeros) `(num_channels,)`. Forward: `(N, C, *)` →
 /// same shape; errors those of `F.group_norm`. Constructor error: ValueError
-/// `num_channels must be divisible by num_groups`.
+/// `num_channels (4) must be divisible by num_groups (3)`.
 #[derive(Debug)]
 pub struct GroupNorm {
     /// `(C,)` ones, or `None` without `affine`.
@@ -531,7 +531,9 @@ impl GroupNorm {
     ) -> Result<GroupNorm> {
         let c = config.into();
         if num_groups == 0 || num_channels % num_groups != 0 {
-            return Err(Error::value("num_channels must be divisible by num_groups"));
+            return Err(Error::value(format!(
+                "num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )));
         }
         let (weight, bias) = if c.affine {
             (
