@@ -390,20 +390,20 @@ fn every_layer_matches_pytorch() {
 
 fn mlp() -> Sequential {
     Sequential::new()
-        .add(Linear::new(64, 128).unwrap())
-        .add(ReLU::new())
-        .add(Linear::new(128, 10).unwrap())
+        .append(Linear::new(64, 128).unwrap())
+        .append(ReLU::new())
+        .append(Linear::new(128, 10).unwrap())
 }
 
 fn cnn() -> Sequential {
     Sequential::new()
-        .add(Conv2d::with(1, 16, 3, 1).unwrap())
-        .add(ReLU::new())
-        .add(MaxPool2d::new(2))
-        .add(Conv2d::with(16, 32, 3, 1).unwrap())
-        .add(ReLU::new())
-        .add(Flatten::new())
-        .add(Linear::new(512, 10).unwrap())
+        .append(Conv2d::with(1, 16, 3, 1).unwrap())
+        .append(ReLU::new())
+        .append(MaxPool2d::new(2))
+        .append(Conv2d::with(16, 32, 3, 1).unwrap())
+        .append(ReLU::new())
+        .append(Flatten::new())
+        .append(Linear::new(512, 10).unwrap())
 }
 
 #[test]
@@ -494,10 +494,10 @@ fn load_error_model(name: &str) -> Box<dyn Module> {
     match name {
         "bn_no_count" | "bn_missing_mean" => Box::new(
             Sequential::new()
-                .add(Conv2d::new(1, 2, 3).unwrap())
-                .add(BatchNorm2d::new(2).unwrap())
-                .add(ReLU::new())
-                .add(Linear::new(3, 2).unwrap()),
+                .append(Conv2d::new(1, 2, 3).unwrap())
+                .append(BatchNorm2d::new(2).unwrap())
+                .append(ReLU::new())
+                .append(Linear::new(3, 2).unwrap()),
         ),
         "linear_alone" => Box::new(Linear::new(3, 2).unwrap()),
         "lstm_missing" => Box::new(LSTM::with(3, 2, 2).unwrap()),
@@ -616,9 +616,9 @@ fn load_state_dict_copies_in_place_and_keeps_aliases() {
 #[test]
 fn train_eval_change_dropout_and_batchnorm() {
     let m = Sequential::new()
-        .add(Linear::new(4, 6).unwrap())
-        .add(BatchNorm1d::new(6).unwrap())
-        .add(Dropout::with(0.5, false).unwrap());
+        .append(Linear::new(4, 6).unwrap())
+        .append(BatchNorm1d::new(6).unwrap())
+        .append(Dropout::with(0.5, false).unwrap());
     assert!(m.is_training() && m.get(1).unwrap().is_training());
     let x = Tensor::randn([8, 4], 3).unwrap();
     let y1 = m.forward(&x).unwrap();
@@ -643,10 +643,10 @@ fn train_eval_change_dropout_and_batchnorm() {
 
 #[test]
 fn module_list_and_named_modules() {
-    let ml = ModuleList::new().add(Linear::new(2, 3).unwrap()).add(
+    let ml = ModuleList::new().append(Linear::new(2, 3).unwrap()).append(
         Sequential::new()
-            .add(ReLU::new())
-            .add(Linear::with(3, 1, false).unwrap()),
+            .append(ReLU::new())
+            .append(Linear::with(3, 1, false).unwrap()),
     );
     assert_eq!(ml.state_dict().keys(), ["0.weight", "0.bias", "1.1.weight"]);
     let names: Vec<String> = ml.named_modules().into_iter().map(|(n, _)| n).collect();

@@ -133,7 +133,7 @@ impl MultiheadAttention {
                 "embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and num_heads={num_heads} instead"
             )));
         }
-        if embed_dim % num_heads != 0 {
+        if !embed_dim.is_multiple_of(num_heads) {
             return Err(Error::assertion("embed_dim must be divisible by num_heads"));
         }
         let w = empty(&[3 * embed_dim, embed_dim], c.dtype)?;

@@ -11,9 +11,9 @@ use crate::tensor::Tensor;
 /// ```
 /// use tensile::nn::{Linear, Module, ReLU, Sequential};
 /// let m = Sequential::new()
-///     .add(Linear::new(64, 128)?)
-///     .add(ReLU::new())
-///     .add(Linear::new(128, 10)?);
+///     .append(Linear::new(64, 128)?)
+///     .append(ReLU::new())
+///     .append(Linear::new(128, 10)?);
 /// assert_eq!(m.state_dict().keys(), ["0.weight", "0.bias", "2.weight", "2.bias"]);
 /// # Ok::<(), tensile::Error>(())
 /// ```
@@ -54,13 +54,14 @@ impl Sequential {
         }
     }
 
-    /// Builder form of `append`: `Sequential::new().add(a).add(b)`.
-    pub fn add<M: Module + 'static>(mut self, module: M) -> Sequential {
+    /// `seq.append(module)`, which returns the sequential as PyTorch's does:
+    /// `Sequential::new().append(a).append(b)`.
+    pub fn append<M: Module + 'static>(mut self, module: M) -> Sequential {
         self.push(module);
         self
     }
 
-    /// `seq.append(module)`: the next index as its name.
+    /// `seq.append(module)` on a `&mut` (the next index as its name).
     pub fn push<M: Module + 'static>(&mut self, module: M) {
         self.push_boxed(Box::new(module));
     }
@@ -133,12 +134,12 @@ impl ModuleList {
             training: Training::default(),
         }
     }
-    /// `ml.append(module)`.
+    /// `ml.append(module)` on a `&mut`.
     pub fn push<M: Module + 'static>(&mut self, module: M) {
         self.modules.push(Box::new(module));
     }
-    /// Builder form of `append`.
-    pub fn add<M: Module + 'static>(mut self, module: M) -> ModuleList {
+    /// `ml.append(module)`, returning the list as PyTorch's does.
+    pub fn append<M: Module + 'static>(mut self, module: M) -> ModuleList {
         self.push(module);
         self
     }

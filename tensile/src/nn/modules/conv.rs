@@ -92,10 +92,10 @@ impl ConvCore {
             return Err(Error::value("groups must be a positive integer"));
         }
         let g = c.groups as usize;
-        if in_channels % g != 0 {
+        if !in_channels.is_multiple_of(g) {
             return Err(Error::value("in_channels must be divisible by groups"));
         }
-        if out_channels % g != 0 {
+        if !out_channels.is_multiple_of(g) {
             return Err(Error::value("out_channels must be divisible by groups"));
         }
         c.stride = expand(&c.stride, nd);

@@ -398,11 +398,9 @@ fn collect_modules<'a>(m: &'a dyn Module, prefix: &str, out: &mut Vec<(String, &
 
 /// Visits `m` and its descendants in pre-order with their key prefixes (`""`, `"0."`, …),
 /// handing `f` each module's own parameters and buffers.
-fn walk<M: Module + ?Sized>(
-    m: &M,
-    prefix: &str,
-    f: &mut dyn FnMut(&str, Vec<(String, Tensor)>, Vec<(String, Tensor)>),
-) {
+type Named = Vec<(String, Tensor)>;
+
+fn walk<M: Module + ?Sized>(m: &M, prefix: &str, f: &mut dyn FnMut(&str, Named, Named)) {
     f(prefix, m.local_parameters(), m.local_buffers());
     for (n, c) in m.children() {
         walk::<dyn Module>(c, &format!("{prefix}{n}."), f);
@@ -433,10 +431,12 @@ fn load_rec<M: Module + ?Sized>(
             continue;
         };
         let mut input = input.alias();
-        if param.dim() == 0 && input.dim() == 1 && input.size()[0] == 1 {
-            if let Ok(i) = input.select(0, 0) {
-                input = i;
-            }
+        if param.dim() == 0
+            && input.dim() == 1
+            && input.size()[0] == 1
+            && let Ok(i) = input.select(0, 0)
+        {
+            input = i;
         }
         if input.size() != param.size() {
             errors.push(format!(

@@ -110,15 +110,16 @@ impl BatchNormCore {
         let c = &self.config;
         let training = self.training.get();
         let mut eaf = c.momentum.unwrap_or(0.0);
-        if training && c.track_running_stats {
-            if let Some(n) = &self.num_batches_tracked {
-                let _g = no_grad();
-                n.add_(&Tensor::scalar_tensor_with(1, DType::Int64)?)?;
-                eaf = match c.momentum {
-                    None => 1.0 / n.item::<i64>()? as f64,
-                    Some(m) => m,
-                };
-            }
+        if training
+            && c.track_running_stats
+            && let Some(n) = &self.num_batches_tracked
+        {
+            let _g = no_grad();
+            n.add_(&Tensor::scalar_tensor_with(1, DType::Int64)?)?;
+            eaf = match c.momentum {
+                None => 1.0 / n.item::<i64>()? as f64,
+                Some(m) => m,
+            };
         }
         let bn_training = training || (self.running_mean.is_none() && self.running_var.is_none());
         let use_stats = !training || c.track_running_stats;
@@ -530,7 +531,7 @@ impl GroupNorm {
         config: impl Into<GroupNormConfig>,
     ) -> Result<GroupNorm> {
         let c = config.into();
-        if num_groups == 0 || num_channels % num_groups != 0 {
+        if num_groups == 0 || !num_channels.is_multiple_of(num_groups) {
             return Err(Error::value(format!(
                 "num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
             )));
