@@ -56,6 +56,7 @@ pub use nn::conv::{
     conv3d_with,
 };
 pub use nn::distance::{CdistOpts, cdist, cdist_with};
+pub use nn::init::manual_seed;
 pub use nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
 pub use nn::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,

@@ -6,13 +6,24 @@ pub(crate) mod distance;
 pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub mod functional;
+pub mod init;
 pub(crate) mod interpolate;
 pub(crate) mod loss;
 pub(crate) mod loss_class;
 pub(crate) mod loss_fast;
 pub mod loss_opts;
+pub mod modules;
 pub(crate) mod norm;
 pub(crate) mod pad;
 pub(crate) mod pixel_shuffle;
 pub(crate) mod pool;
 pub(crate) mod rnn;
+pub mod utils;
+pub use modules::{
+    AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BatchNormConfig, Conv1d, Conv2d,
+    ConvConfig, Dropout, Embedding, EmbeddingConfig, Flatten, GELU, GRU, GroupNorm,
+    GroupNormConfig, Identity, IncompatibleKeys, LSTM, LayerNorm, LayerNormConfig, Linear,
+    LinearConfig, MaxPool2d, MhaForwardOpts, Module, ModuleList, MultiheadAttention,
+    MultiheadAttentionConfig, RMSNorm, RMSNormConfig, ReLU, RnnConfig, Sequential, SiLU, Sigmoid,
+    StateDict, Tanh, Training, parameter,
+};
