@@ -31,6 +31,36 @@ use tensile::Tensor;
 /// In-place (`x_`), `_with`, `_with_` and `out=` (`x_out`) forms of a checked op are covered
 /// by its row (they share its formula; a few in-place forms have rows of their own).
 const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
+    // nn.init: in-place fills under no_grad, as torch.nn.init does; the generator
+    ("calculate_fan_in_and_fan_out", "init: shape arithmetic"),
+    ("calculate_gain", "init: a number"),
+    ("constant_", "init: fill under no_grad"),
+    ("kaiming_normal_", "init: fill under no_grad"),
+    ("kaiming_uniform_", "init: fill under no_grad"),
+    ("normal_", "init: fill under no_grad"),
+    ("uniform_", "init: fill under no_grad"),
+    ("xavier_normal_", "init: fill under no_grad"),
+    ("xavier_uniform_", "init: fill under no_grad"),
+    ("kaiming_normal_with_", "init: fill under no_grad"),
+    ("kaiming_uniform_with_", "init: fill under no_grad"),
+    ("normal_with_", "init: fill under no_grad"),
+    ("uniform_with_", "init: fill under no_grad"),
+    ("xavier_normal_with_", "init: fill under no_grad"),
+    ("xavier_uniform_with_", "init: fill under no_grad"),
+    ("manual_seed", "random generator"),
+    ("initial_seed", "random generator"),
+    ("default_generator", "random generator"),
+    // nn.utils and modules: they act on .grad / make leaves, under no_grad
+    ("clip_grad_norm_", "scales .grad in place under no_grad"),
+    ("clip_grad_value_", "clamps .grad in place under no_grad"),
+    (
+        "clip_grad_norm_with_",
+        "scales .grad in place under no_grad",
+    ),
+    ("parameter", "makes a leaf requiring grad"),
+    // data out of and into tensile (copies, like .numpy() / from_numpy)
+    ("to_ndarray", "data I/O"),
+    ("from_ndarray", "data I/O (a new leaf)"),
     // autograd API and tensor metadata
     ("backward", "autograd"),
     ("detach", "autograd"),
