@@ -339,17 +339,17 @@ pub fn compute_stride(old_sz: &[usize], old_st: &[usize], new_sz: &[usize]) -> O
 /// The last storage element a layout reaches, plus one (0 for an empty tensor): the storage
 /// must hold `offset + extent` elements.
 ///
-/// Unchecked, for existing tensors (whose extent was checked when they were made); see
-/// [`checked_extent`].
+/// Unchecked, for existing tensors (whose extent was checked when they were made): it wraps
+/// instead of failing for a layout no tensor can have; see [`checked_extent`].
 pub fn extent(sizes: &[usize], strides: &[usize]) -> usize {
     if sizes.contains(&0) {
         return 0;
     }
-    1 + sizes
+    sizes
         .iter()
         .zip(strides)
         .map(|(&s, &st)| (s - 1).wrapping_mul(st))
-        .fold(0usize, |a, x| a.wrapping_add(x))
+        .fold(1usize, |a, x| a.wrapping_add(x))
 }
 
 #[cfg(test)]

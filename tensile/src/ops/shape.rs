@@ -394,7 +394,10 @@ impl Tensor {
             reserve_output(self.size(), self.dtype())?;
             let mut maps = identity_maps(self)?;
             for d in ds {
-                maps[d].reverse();
+                // a 0-d tensor accepts dim 0 / -1 and has no axis to reverse
+                if let Some(m) = maps.get_mut(d) {
+                    m.reverse();
+                }
             }
             preserve_like(gather_axes(self, &maps)?, self)
         })()?;
