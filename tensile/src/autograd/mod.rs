@@ -73,7 +73,8 @@ use crate::tensor::Tensor;
 use api::gradient_edge;
 use node::Edge;
 
-fn size_repr(s: &[usize]) -> String {
+/// PyTorch's `repr` of a size: `torch.Size([2, 3])`.
+pub(crate) fn size_repr(s: &[usize]) -> String {
     format!(
         "torch.Size([{}])",
         s.iter()

@@ -147,16 +147,6 @@ pub struct IncompatibleKeys {
     pub unexpected_keys: Vec<String>,
 }
 
-fn torch_size(s: &[usize]) -> String {
-    format!(
-        "torch.Size([{}])",
-        s.iter()
-            .map(|x| x.to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
-}
-
 /// Python's `repr` of a one-string tuple, `('message',)`.
 fn py_args_repr(msg: &str) -> String {
     let q = if msg.contains('\'') && !msg.contains('"') {
@@ -441,8 +431,8 @@ fn load_rec<M: Module + ?Sized>(
         if input.size() != param.size() {
             errors.push(format!(
                 "size mismatch for {key}: copying a param with shape {} from checkpoint, the shape in current model is {}.",
-                torch_size(input.size()),
-                torch_size(param.size())
+                crate::autograd::size_repr(input.size()),
+                crate::autograd::size_repr(param.size())
             ));
             continue;
         }
@@ -453,8 +443,8 @@ fn load_rec<M: Module + ?Sized>(
         if let Err(e) = r {
             errors.push(format!(
                 "While copying the parameter named \"{key}\", whose dimensions in the model are {} and whose dimensions in the checkpoint are {}, an exception occurred : {}.",
-                torch_size(param.size()),
-                torch_size(input.size()),
+                crate::autograd::size_repr(param.size()),
+                crate::autograd::size_repr(input.size()),
                 py_args_repr(&e.to_string())
             ));
         }
