@@ -124,6 +124,30 @@ fn contiguous_in_order(
     true
 }
 
+/// The fewest dims that walk the same elements in the same order as `(sizes, strides)`
+/// (strides in elements): size-1 dims dropped, and each dim merged into the one before it
+/// when `stride[d] == stride[d + 1] * size[d + 1]`. A contiguous tensor gives one dim; a 0-d
+/// or one-element tensor gives none. Used to copy a tensor out in as few runs as possible.
+pub fn coalesced(sizes: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
+    let (mut sz, mut st): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (&n, &s) in sizes.iter().zip(strides) {
+        if n == 1 {
+            continue;
+        }
+        match (sz.last_mut(), st.last()) {
+            (Some(pn), Some(&ps)) if Some(ps) == s.checked_mul(n) => {
+                *pn = pn.saturating_mul(n);
+                *st.last_mut().expect("same length") = s;
+            }
+            _ => {
+                sz.push(n);
+                st.push(s);
+            }
+        }
+    }
+    (sz, st)
+}
+
 /// `is_contiguous()`: walking dims from last to first and skipping size-1 dims, each stride is
 /// the product of the sizes to its right. Any tensor with a 0-size dim is contiguous.
 pub fn is_contiguous(sizes: &[usize], strides: &[usize]) -> bool {
@@ -355,6 +379,19 @@ pub fn extent(sizes: &[usize], strides: &[usize]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn coalesced_merges_what_walks_in_order() {
+        assert_eq!(coalesced(&[2, 3, 4], &[12, 4, 1]), (vec![24], vec![1]));
+        assert_eq!(coalesced(&[2, 1, 4], &[4, 99, 1]), (vec![8], vec![1]));
+        assert_eq!(
+            coalesced(&[2, 3, 4], &[24, 4, 1]),
+            (vec![2, 12], vec![24, 1])
+        );
+        assert_eq!(coalesced(&[3, 4], &[1, 3]), (vec![3, 4], vec![1, 3]));
+        assert_eq!(coalesced(&[], &[]), (vec![], vec![]));
+        assert_eq!(coalesced(&[1, 1], &[5, 7]), (vec![], vec![]));
+        assert_eq!(coalesced(&[5, 2], &[0, 0]), (vec![10], vec![0]));
+    }
 
     #[test]
     fn default_strides() {

@@ -139,20 +139,18 @@ pub(crate) fn try_gather<T: Element>(t: &Tensor) -> crate::error::Result<Vec<T>>
         return Ok(out);
     }
     let _g = t.storage.read();
-    let nd = t.dim();
+    // as few runs as the layout allows (a contiguous tensor is one run)
+    let (sizes, strides) = crate::layout::coalesced(&t.sizes, &t.strides);
+    let nd = sizes.len();
     let mut idx = vec![0usize; nd];
     let base = t.storage.ptr().wrapping_add(t.offset * t.element_size());
-    let inner_size = if nd == 0 { 1 } else { t.sizes[nd - 1] };
-    let inner_stride = if nd == 0 {
-        0
-    } else {
-        t.strides[nd - 1] as isize
-    };
+    let inner_size = if nd == 0 { 1 } else { sizes[nd - 1] };
+    let inner_stride = if nd == 0 { 0 } else { strides[nd - 1] as isize };
     let dst = out.as_mut_ptr();
     let mut written = 0usize;
     loop {
         let mut off = 0isize;
-        for (i, st) in idx.iter().zip(&t.strides).take(nd.saturating_sub(1)) {
+        for (i, st) in idx.iter().zip(&strides).take(nd.saturating_sub(1)) {
             off += (i * st * t.element_size()) as isize;
         }
         let p = base.wrapping_offset(off);
@@ -181,7 +179,7 @@ pub(crate) fn try_gather<T: Element>(t: &Tensor) -> crate::error::Result<Vec<T>>
             }
             d -= 1;
             idx[d] += 1;
-            if idx[d] < t.sizes[d] {
+            if idx[d] < sizes[d] {
                 break;
             }
             idx[d] = 0;
