@@ -68,19 +68,84 @@ fn pos(b: usize, s: usize, koff: usize, p: usize, n: usize) -> Option<usize> {
     (q < n).then_some(q)
 }
 
+/// For a window whose rows of output positions are narrow (fewer than 16: small images), the
+/// input element each tap reads: `tab[κ·P + b]` is the in-plane index that kernel offset `κ`
+/// reads for output position `b`, or `u32::MAX` where the tap falls in the padding. With it
+/// im2col is one branch-free gather per element; without it (wide rows) each row of output
+/// positions is a `memcpy` between two `memset`s, which for rows of 3 or 4 elements costs
+/// far more than the copy.
+pub(crate) struct Taps(Vec<u32>);
+
+impl Taps {
+    /// The table of `w`, when its rows are narrow and the table small (≤ 2^16 entries).
+    pub(crate) fn of(w: &Window) -> Option<Taps> {
+        let (pb, kl) = (w.blk_len(), w.k_len());
+        if w.blk[2] >= 16 || kl.saturating_mul(pb) > 1 << 16 || w.img_len() >= u32::MAX as usize {
+            return None;
+        }
+        let [_, ih_n, iw_n] = w.img;
+        let mut tab = Vec::with_capacity(kl * pb);
+        for kd in 0..w.k[0] {
+            for kh in 0..w.k[1] {
+                for kw in 0..w.k[2] {
+                    for bd in 0..w.blk[0] {
+                        let id = pos(bd, w.stride[0], kd * w.dil[0], w.pad[0], w.img[0]);
+                        for bh in 0..w.blk[1] {
+                            let ih = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n);
+                            for bw in 0..w.blk[2] {
+                                let iw = pos(bw, w.stride[2], kw * w.dil[2], w.pad[2], iw_n);
+                                tab.push(match (id, ih, iw) {
+                                    (Some(d), Some(h), Some(x)) => {
+                                        ((d * ih_n + h) * iw_n + x) as u32
+                                    }
+                                    _ => u32::MAX,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(Taps(tab))
+    }
+}
+
 /// im2col of `ch` NCHW channels: `col[(c, kd, kh, kw), b]`, zeros where a tap falls in the
-/// padding. `img` holds `ch` planes, `col` `ch·K·P` elements.
-pub(crate) fn im2col_nchw<T: Copy + Default>(img: &[T], ch: usize, w: &Window, col: &mut [T]) {
+/// padding; `img` holds `ch` planes, `col` `ch·K` rows of `P` elements, `pitch ≥ P` elements apart (row `r` is
+/// `col[r·pitch..r·pitch + P]`; the rest of each pitch is left alone), so the cols of several
+/// images can sit side by side in one matrix; `taps` is `w`'s [`Taps`] when it has one.
+pub(crate) fn im2col_nchw_pitched<T: Copy + Default>(
+    img: &[T],
+    ch: usize,
+    w: &Window,
+    col: &mut [T],
+    pitch: usize,
+    taps: Option<&Taps>,
+) {
     let (pin, pb) = (w.img_len(), w.blk_len());
+    if let Some(Taps(tab)) = taps {
+        let kl = w.k_len();
+        for c in 0..ch {
+            let plane = &img[c * pin..(c + 1) * pin];
+            for (k, t) in tab.chunks_exact(pb.max(1)).enumerate().take(kl) {
+                let row = &mut col[(c * kl + k) * pitch..][..pb];
+                for (o, &i) in row.iter_mut().zip(t) {
+                    *o = plane.get(i as usize).copied().unwrap_or_default();
+                }
+            }
+        }
+        return;
+    }
     let [_, ih_n, iw_n] = w.img;
     let [bd_n, bh_n, bw_n] = w.blk;
-    let mut rows = col.chunks_exact_mut(pb);
+    let mut r = 0;
     for c in 0..ch {
         let plane = &img[c * pin..(c + 1) * pin];
         for kd in 0..w.k[0] {
             for kh in 0..w.k[1] {
                 for kw in 0..w.k[2] {
-                    let row = rows.next().expect("col holds ch·K rows");
+                    let row = &mut col[r * pitch..r * pitch + pb];
+                    r += 1;
                     let koff = kw * w.dil[2];
                     let (lo, hi) = valid_range(bw_n, iw_n, w.stride[2], w.pad[2], koff);
                     for bd in 0..bd_n {
@@ -89,7 +154,9 @@ pub(crate) fn im2col_nchw<T: Copy + Default>(img: &[T], ch: usize, w: &Window, c
                             let out = &mut row[(bd * bh_n + bh) * bw_n..][..bw_n];
                             let ih = pos(bh, w.stride[1], kh * w.dil[1], w.pad[1], ih_n);
                             let (Some(id), Some(ih)) = (id, ih) else {
-                                out.fill(T::default());
+                                for o in out.iter_mut() {
+                                    *o = T::default();
+                                }
                                 continue;
                             };
                             let src = &plane[(id * ih_n + ih) * iw_n..][..iw_n];
@@ -117,7 +184,8 @@ pub(crate) fn im2col_nchw<T: Copy + Default>(img: &[T], ch: usize, w: &Window, c
 }
 
 /// col2im: adds `col[(c, kd, kh, kw), b]` into the NCHW image of `ch` channels (taps in the
-/// padding are dropped). The inverse data movement of [`im2col_nchw`], summing overlaps.
+/// padding are dropped). The inverse data movement of [`im2col_nchw_pitched`], summing
+/// overlaps.
 ///
 /// With `round`, each addition is rounded as PyTorch's `col2im` rounds when it accumulates in
 /// a reduced dtype (the additions to one image element happen in PyTorch's order: channel,
@@ -128,8 +196,31 @@ pub(crate) fn col2im_nchw<T: ConvElem>(
     w: &Window,
     img: &mut [T],
     round: Option<Round>,
+    taps: Option<&Taps>,
 ) {
     let (pin, pb) = (w.img_len(), w.blk_len());
+    if let Some(Taps(tab)) = taps {
+        // the same additions in the same order: per image element, by channel, then by
+        // kernel offset (one output position per offset reaches a given element)
+        let kl = w.k_len();
+        let mut rows = col.chunks_exact(pb.max(1));
+        for c in 0..ch {
+            let plane = &mut img[c * pin..(c + 1) * pin];
+            for t in tab.chunks_exact(pb.max(1)).take(kl) {
+                let row = rows.next().expect("col holds ch·K rows");
+                for (&v, &i) in row.iter().zip(t) {
+                    if let Some(o) = plane.get_mut(i as usize) {
+                        *o = if round.is_some() {
+                            (*o + v).rounded(round)
+                        } else {
+                            *o + v
+                        };
+                    }
+                }
+            }
+        }
+        return;
+    }
     let [_, ih_n, iw_n] = w.img;
     let [bd_n, bh_n, bw_n] = w.blk;
     let mut rows = col.chunks_exact(pb);
@@ -387,6 +478,7 @@ fn forward_nchw<T: ConvElem>(
     y: &mut [T],
     g: &ConvGeom,
     threads: usize,
+    taps: Option<&Taps>,
 ) {
     let w = &g.win;
     let (pin, p, kl) = (w.img_len(), w.blk_len(), w.k_len());
@@ -427,7 +519,7 @@ fn forward_nchw<T: ConvElem>(
             }
         } else {
             T::with_scratch(cg * kl * p, |col| {
-                im2col_nchw(xg, cg, w, col);
+                im2col_nchw_pitched(xg, cg, w, col, p, taps);
                 // SAFETY: yg is og×p, wg og×(cg·K), col (cg·K)×p, all inside their slices;
                 // col is this call's own scratch.
                 unsafe {
@@ -528,6 +620,7 @@ fn transposed_nchw<T: ConvElem>(
     y: &mut [T],
     g: &ConvGeom,
     threads: usize,
+    taps: Option<&Taps>,
 ) {
     let w = &g.win;
     let (pin, pout, kl) = (w.blk_len(), w.img_len(), w.k_len());
@@ -566,7 +659,7 @@ fn transposed_nchw<T: ConvElem>(
             if g.round.is_some() {
                 col.iter_mut().for_each(|v| *v = v.rounded(g.round));
             }
-            col2im_nchw(col, og, w, yg, g.round);
+            col2im_nchw(col, og, w, yg, g.round, taps);
         });
     }
     if let (Some(_), Some(b)) = (g.round, bias) {
@@ -624,14 +717,157 @@ pub(crate) unsafe fn conv<T: ConvElem>(
     };
     let work = g.n * pout.max(pin) * g.o * (g.c / g.groups.max(1)).max(1) * kl;
     let img_in = g.c * pin;
+    let taps = if kind != ConvKind::Nhwc && !g.win.is_pointwise() {
+        Taps::of(&g.win)
+    } else {
+        None
+    };
     over_images(y, g.o * pout, work, |i, yi, threads| {
         let xi = &x[i * img_in..(i + 1) * img_in];
         match kind {
-            ConvKind::Nchw => forward_nchw(xi, w, bias, yi, g, threads),
+            ConvKind::Nchw => forward_nchw(xi, w, bias, yi, g, threads, taps.as_ref()),
             ConvKind::Nhwc => forward_nhwc(xi, w, bias, yi, g, threads),
-            ConvKind::Transposed => transposed_nchw(xi, w, bias, yi, g, threads),
+            ConvKind::Transposed => transposed_nchw(xi, w, bias, yi, g, threads, taps.as_ref()),
         }
     });
+}
+
+/// The cols of at most this many elements are built at once by [`weight_grad`].
+const WGRAD_COLS: usize = 1 << 20;
+
+/// The weight gradient of a forward NCHW convolution `g` (`geom.o` output channels):
+/// `gw[o, (c, κ)] = Σ_n Σ_b grad[n, o, b] · col_n[(c, κ), b]`, `col_n` the im2col of image
+/// `n`'s channels of `o`'s group. Images are taken in chunks whose cols fit in
+/// [`WGRAD_COLS`] elements, side by side (`(C/G·K) × (chunk·P)`), with the gradient's rows
+/// gathered to match; each chunk is one product `grad_chunk · col_chunkᵀ`, added up in chunk
+/// order. (One product per chunk instead of one per image: for small images a product per
+/// image is mostly call overhead.)
+///
+/// # Safety
+/// `x` addresses `n·c·P_in` elements and `grad` `n·o·P` elements, both dense NCHW; `gw`
+/// addresses `o·(c/groups)·K` elements that nothing else reads or writes during the call; all
+/// live for the call.
+pub(crate) unsafe fn weight_grad<T: ConvElem>(
+    x: *const T,
+    grad: *const T,
+    gw: *mut T,
+    geom: &ConvGeom,
+) {
+    let w = &geom.win;
+    let (pin, p, kl) = (w.img_len(), w.blk_len(), w.k_len());
+    let groups = geom.groups.max(1);
+    let (cg, og) = (geom.c / groups, geom.o / groups);
+    let rows = cg * kl;
+    // SAFETY: lengths as the caller guarantees; gw is exclusive to this call.
+    let (x, grad, gw) = unsafe {
+        (
+            std::slice::from_raw_parts(x, geom.n * geom.c * pin),
+            std::slice::from_raw_parts(grad, geom.n * geom.o * p),
+            std::slice::from_raw_parts_mut(gw, geom.o * rows),
+        )
+    };
+    if gw.is_empty() {
+        return;
+    }
+    if p == 0 || geom.n == 0 {
+        gw.fill(T::default());
+        return;
+    }
+    let chunk = (WGRAD_COLS / (rows * p).max(1)).clamp(1, geom.n);
+    let taps = Taps::of(w);
+    for gi in 0..groups {
+        let gwg = &mut gw[gi * og * rows..(gi + 1) * og * rows];
+        for (ci, n0) in (0..geom.n).step_by(chunk).enumerate() {
+            let m = chunk.min(geom.n - n0);
+            let width = m * p;
+            let threads = if og * rows * width >= PAR_WORK {
+                rayon::current_num_threads()
+            } else {
+                1
+            };
+            if let Some(Taps(tab)) = &taps {
+                // small images: both operands built transposed, `gradᵀ` (width × og) and
+                // `colᵀ` (width × rows), which are the layouts the product reads without
+                // repacking them
+                T::with_scratch(rows * width + og * width, |buf| {
+                    let (colt, gbt) = buf.split_at_mut(rows * width);
+                    for j in 0..m {
+                        let img = &x[(n0 + j) * geom.c * pin + gi * cg * pin..][..cg * pin];
+                        for b in 0..p {
+                            let dst = &mut colt[(j * p + b) * rows..][..rows];
+                            for (c, dc) in dst.chunks_exact_mut(kl).enumerate() {
+                                let plane = &img[c * pin..(c + 1) * pin];
+                                for (k, o) in dc.iter_mut().enumerate() {
+                                    let at = tab[k * p + b] as usize;
+                                    *o = plane.get(at).copied().unwrap_or_default();
+                                }
+                            }
+                        }
+                        for oi in 0..og {
+                            let src = &grad[((n0 + j) * geom.o + gi * og + oi) * p..][..p];
+                            for (b, &v) in src.iter().enumerate() {
+                                gbt[(j * p + b) * og + oi] = v;
+                            }
+                        }
+                    }
+                    // SAFETY: gwg is og×rows (row stride rows); gbtᵀ is og×width (gbt is
+                    // width×og, row stride og); colt is width×rows (row stride rows); all
+                    // inside their slices, colt and gbt this call's own scratch.
+                    unsafe {
+                        mm::<T>(
+                            og,
+                            rows,
+                            width,
+                            gwg.as_mut_ptr(),
+                            rows as isize,
+                            1,
+                            ci > 0,
+                            gbt.as_ptr(),
+                            1,
+                            og as isize,
+                            colt.as_ptr(),
+                            rows as isize,
+                            1,
+                            threads,
+                        )
+                    }
+                });
+                continue;
+            }
+            T::with_scratch(rows * width + og * width, |buf| {
+                let (col, gb) = buf.split_at_mut(rows * width);
+                for j in 0..m {
+                    let img = &x[(n0 + j) * geom.c * pin + gi * cg * pin..][..cg * pin];
+                    im2col_nchw_pitched(img, cg, w, &mut col[j * p..], width, None);
+                    for oi in 0..og {
+                        let src = &grad[((n0 + j) * geom.o + gi * og + oi) * p..][..p];
+                        gb[oi * width + j * p..][..p].copy_from_slice(src);
+                    }
+                }
+                // SAFETY: gwg is og×rows (row stride rows); gb is og×width (row stride
+                // width); colᵀ is width×rows (col is rows×width, row stride width); all
+                // inside their slices, col and gb this call's own scratch.
+                unsafe {
+                    mm::<T>(
+                        og,
+                        rows,
+                        width,
+                        gwg.as_mut_ptr(),
+                        rows as isize,
+                        1,
+                        ci > 0,
+                        gb.as_ptr(),
+                        width as isize,
+                        1,
+                        col.as_ptr(),
+                        1,
+                        width as isize,
+                        threads,
+                    )
+                }
+            });
+        }
+    }
 }
 
 /// `F.unfold`: im2col of `n` NCHW images of `c` channels (`x`: `n·c·P_img`) into `y`
@@ -651,9 +887,17 @@ pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: us
     if po == 0 {
         return;
     }
-    y.par_chunks_mut(po)
-        .enumerate()
-        .for_each(|(i, yi)| im2col_nchw(&x[i * pi..(i + 1) * pi], c, w, yi));
+    let taps = Taps::of(w);
+    y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
+        im2col_nchw_pitched(
+            &x[i * pi..(i + 1) * pi],
+            c,
+            w,
+            yi,
+            w.blk_len(),
+            taps.as_ref(),
+        )
+    });
 }
 
 /// `F.fold`: col2im of `n` columns (`x`: `n·c·K·P_blk`) into `n` NCHW images of `c` channels
@@ -673,9 +917,10 @@ pub(crate) unsafe fn fold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usiz
     if po == 0 {
         return;
     }
+    let taps = Taps::of(w);
     y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
         yi.fill(T::default());
-        col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi, None)
+        col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi, None, taps.as_ref())
     });
 }
 
@@ -720,11 +965,53 @@ mod tests {
         let x: Vec<f64> = (0..2 * 20).map(|i| (i * 7 % 11) as f64).collect();
         let c: Vec<f64> = (0..2 * 4 * 6).map(|i| (i * 5 % 13) as f64).collect();
         let mut col = vec![0.0; c.len()];
-        im2col_nchw(&x, 2, &w, &mut col);
+        im2col_nchw_pitched(&x, 2, &w, &mut col, w.blk_len(), None);
         let mut img = vec![0.0; x.len()];
-        col2im_nchw(&c, 2, &w, &mut img, None);
+        col2im_nchw(&c, 2, &w, &mut img, None, None);
         let a: f64 = col.iter().zip(&c).map(|(a, b)| a * b).sum();
         let b: f64 = x.iter().zip(&img).map(|(a, b)| a * b).sum();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn the_tap_table_gives_the_row_copies_result() {
+        // every window shape of small images: padding, stride, dilation, 1-3 spatial dims;
+        // with a pitch wider than P (the weight gradient's side-by-side cols)
+        for (img, k, stride, pad, dil) in [
+            ([1, 4, 4], [1, 3, 3], [1, 1, 1], [0, 1, 1], [1, 1, 1]),
+            ([1, 8, 8], [1, 3, 3], [1, 2, 2], [0, 1, 1], [1, 1, 1]),
+            ([1, 5, 7], [1, 2, 3], [1, 1, 2], [0, 2, 0], [1, 2, 1]),
+            ([1, 1, 9], [1, 1, 4], [1, 1, 3], [0, 0, 3], [1, 1, 1]),
+            ([3, 4, 5], [2, 2, 2], [1, 2, 1], [1, 0, 1], [2, 1, 1]),
+        ] {
+            let blk: [usize; 3] = std::array::from_fn(|i| {
+                (img[i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) / stride[i] + 1
+            });
+            let w = Window {
+                img,
+                blk,
+                k,
+                stride,
+                pad,
+                dil,
+            };
+            let ch = 3;
+            let x: Vec<f32> = (0..ch * w.img_len()).map(|i| i as f32 + 1.0).collect();
+            let (rows, pb) = (ch * w.k_len(), w.blk_len());
+            let pitch = pb + 5;
+            let mut a = vec![-1f32; rows * pitch];
+            let mut b = a.clone();
+            let taps = Taps::of(&w).expect("a narrow window");
+            im2col_nchw_pitched(&x, ch, &w, &mut a, pitch, None);
+            im2col_nchw_pitched(&x, ch, &w, &mut b, pitch, Some(&taps));
+            assert_eq!(a, b, "{w:?}");
+            // and col2im through the table adds the same values in the same order
+            let col: Vec<f32> = (0..rows * pb).map(|i| (i % 7) as f32 * 0.1 + 0.3).collect();
+            let mut ia = vec![0.5f32; ch * w.img_len()];
+            let mut ib = ia.clone();
+            col2im_nchw(&col, ch, &w, &mut ia, None, None);
+            col2im_nchw(&col, ch, &w, &mut ib, None, Some(&taps));
+            assert_eq!(ia, ib, "{w:?}");
+        }
     }
 }

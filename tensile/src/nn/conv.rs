@@ -1100,6 +1100,79 @@ fn compute(
     }
 }
 
+/// The weight gradient of a (non-transposed) convolution `y = conv{1,2,3}d(x, w)` with
+/// these `stride`/`padding`/`dilation`/`groups`, for the output gradient `g`: `x` `(N, C, …)`,
+/// `g` `(N, O, …)` (the output's sizes), result `(O, C/groups, k…)` = `w_sizes`, contiguous,
+/// in `x`'s dtype. Computed directly (im2col + one product per chunk of images, in
+/// `kernels::conv::weight_grad`) for float32 and float64; `None` for other dtypes, whose
+/// gradient goes through a convolution of tensile's own (`formulas::conv::weight_grad`),
+/// rounding as PyTorch's reduced-precision kernels do. Errors: only the allocator's.
+pub(crate) fn conv_weight_grad(
+    x: &Tensor,
+    g: &Tensor,
+    w_sizes: &[usize],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    groups: i64,
+) -> Result<Option<Tensor>> {
+    let dt = x.dtype();
+    let nsp = x.dim().saturating_sub(2);
+    if !matches!(dt, DType::Float32 | DType::Float64)
+        || g.dtype() != dt
+        || !(1..=3).contains(&nsp)
+        || g.dim() != x.dim()
+        || w_sizes.len() != x.dim()
+        || groups < 1
+    {
+        return Ok(None);
+    }
+    let u = |v: &[i64]| -> Vec<usize> { v.iter().map(|&a| a.max(0) as usize).collect() };
+    let win = Window {
+        img: pad3(&x.size()[2..], 1),
+        blk: pad3(&g.size()[2..], 1),
+        k: pad3(&w_sizes[2..], 1),
+        stride: pad3(&u(stride), 1),
+        pad: pad3(&u(padding), 0),
+        dil: pad3(&u(dilation), 1),
+    };
+    let geom = ConvGeom {
+        n: x.size()[0],
+        c: x.size()[1],
+        o: g.size()[1],
+        groups: groups as usize,
+        win,
+        round: None,
+    };
+    let xc = dense_as(x, &contiguous_strides(x.size()), dt)?;
+    let gc = dense_as(g, &contiguous_strides(g.size()), dt)?;
+    let gw = Tensor::try_alloc(w_sizes, &contiguous_strides(w_sizes), dt)?;
+    if gw.numel() != 0 {
+        let _guard = crate::iter::lock_operands(&[&gw, &xc, &gc], 1);
+        macro_rules! run {
+            ($t:ty) => {
+                // SAFETY: xc and gc are dense NCHW (made so above) with the sizes `geom`
+                // describes; gw is fresh, of w_sizes = (o, c/groups, k…), written only here;
+                // the storages are locked for the call.
+                unsafe {
+                    crate::kernels::conv::weight_grad::<$t>(
+                        xc.elem_ptr() as *const $t,
+                        gc.elem_ptr() as *const $t,
+                        gw.elem_ptr() as *mut $t,
+                        &geom,
+                    )
+                }
+            };
+        }
+        if dt == DType::Float64 {
+            run!(f64)
+        } else {
+            run!(f32)
+        }
+    }
+    Ok(Some(gw))
+}
+
 // ------------------------------------------------------------------ unfold / fold
 
 /// `F.unfold`'s optional arguments (`dilation=1, padding=0, stride=1`), for [`unfold_with`];

@@ -199,15 +199,11 @@ pub(crate) fn convolution(
                         a.groups,
                     )?)
                 } else {
-                    Some(weight_grad(
-                        x,
-                        g,
-                        w.size(),
-                        &a.stride,
-                        &a.padding,
-                        &a.dilation,
-                        a.groups,
-                    )?)
+                    let (st, pa, di) = (&a.stride, &a.padding, &a.dilation);
+                    match c::conv_weight_grad(x, g, w.size(), st, pa, di, a.groups)? {
+                        Some(gw) => Some(gw),
+                        None => Some(weight_grad(x, g, w.size(), st, pa, di, a.groups)?),
+                    }
                 };
                 let mut r = vec![gx, gw];
                 if has_b {
