@@ -149,9 +149,14 @@ pub(crate) fn pool<T: PoolFloat>(
     if !g.cl {
         // one task per plane group
         let per = (MIN_TASK / (op * 4).max(1)).max(1);
+        let two = matches!(r, Reduce::Max) && all_2x2(g);
         let plane = |p: usize, o: &mut [T], ix: Option<&mut [i64]>| {
             let xs = &x[p * ip..(p + 1) * ip];
-            plane_pool(xs, o, ix, g, r);
+            if two {
+                plane_max_2x2(xs, o, ix, g);
+            } else {
+                plane_pool(xs, o, ix, g, r);
+            }
         };
         match idx {
             Some(idx) => {
@@ -236,6 +241,49 @@ fn divisor(r: Reduce, wd: &Win, wh: &Win, ww: &Win) -> usize {
     }
 }
 
+/// Whether every window of `g` is a full 2×2 block of a 2-D plane (`MaxPool2d(2)`, the most
+/// common pooling: kernel 2, stride 2, no padding or dilation, or any geometry whose windows
+/// all come out so).
+fn all_2x2(g: &Geo) -> bool {
+    g.ins[0] == 1
+        && g.outs[0] == 1
+        && g.wins[0].first().is_some_and(|w| w.len() == 1)
+        && (1..3).all(|k| {
+            g.wins[k]
+                .iter()
+                .take(g.outs[k])
+                .all(|w| w.step == 1 && w.hi == w.lo + 2)
+        })
+}
+
+/// Max pooling of one plane whose windows are all 2×2 blocks ([`all_2x2`]): the four values
+/// are compared in the general loop's order (row by row), with selects instead of branches.
+fn plane_max_2x2<T: PoolFloat>(x: &[T], out: &mut [T], mut idx: Option<&mut [i64]>, g: &Geo) {
+    let iw = g.ins[2];
+    let ow = g.outs[2];
+    for (oh, wh) in g.wins[1].iter().take(g.outs[1]).enumerate() {
+        let (r0, r1) = (wh.lo * iw, (wh.lo + 1) * iw);
+        for (oc, ww) in g.wins[2].iter().take(ow).enumerate() {
+            let c = ww.lo;
+            let mut best = x[r0 + c];
+            let mut bi = r0 + c;
+            for at in [r0 + c + 1, r1 + c, r1 + c + 1] {
+                let v = x[at];
+                let take = (v > best) | v.nan();
+                best = if take { v } else { best };
+                bi = if take { at } else { bi };
+            }
+            // the general loop starts from -inf and takes the first value unless it is -inf
+            // (then keeping its index anyway): the same winner and index
+            let o = oh * ow + oc;
+            out[o] = best;
+            if let Some(ix) = idx.as_deref_mut() {
+                ix[o] = bi as i64;
+            }
+        }
+    }
+}
+
 /// One contiguous plane.
 fn plane_pool<T: PoolFloat>(
     x: &[T],
@@ -262,10 +310,11 @@ fn plane_pool<T: PoolFloat>(
                                 let mut w = ww.lo;
                                 while w < ww.hi {
                                     let v = x[row + w];
-                                    if v > best || v.nan() {
-                                        best = v;
-                                        bi = row + w;
-                                    }
+                                    // `|` not `||`, and selects: a data-dependent branch
+                                    // here mispredicts about every other element
+                                    let take = (v > best) | v.nan();
+                                    best = if take { v } else { best };
+                                    bi = if take { row + w } else { bi };
                                     w += ww.step;
                                 }
                                 h += wh.step;
