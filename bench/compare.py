@@ -5,7 +5,7 @@ machine, and print the ratio tensile/PyTorch per case (>1 means tensile is faste
 Usage: python3 bench/compare.py [--threads 1,2] [--rounds 3] [--only a,b]
 
 PyTorch is installed from PyPI into a virtualenv at .cache/venv the first time
-(`python3 -m venv .cache/venv && .cache/venv/bin/pip install torch numpy`); set
+(`python3 -m venv .cache/venv && .cache/venv/bin/pip install torch numpy safetensors`); set
 TORCH_PYTHON to use another interpreter that has torch. Each case's value is the median over
 rounds of each program's own median. For the latency cases (ns per op) the ratio is
 torch_ns / tensile_ns; for the others tensile / torch.
@@ -31,11 +31,11 @@ def torch_python():
         return py
     venv = os.path.join(ROOT, ".cache", "venv")
     py = os.path.join(venv, "bin", "python")
-    ok = os.path.exists(py) and subprocess.run([py, "-c", "import torch, numpy"], capture_output=True).returncode == 0
+    ok = os.path.exists(py) and subprocess.run([py, "-c", "import torch, numpy, safetensors"], capture_output=True).returncode == 0
     if not ok:
-        print("# installing torch and numpy into .cache/venv (first run only)", file=sys.stderr)
+        print("# installing torch, numpy and safetensors into .cache/venv (first run only)", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
-        subprocess.run([py, "-m", "pip", "install", "-q", "torch", "numpy"], check=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "torch", "numpy", "safetensors"], check=True)
     return py
 
 
@@ -45,7 +45,9 @@ def table_units():
     from ops import read_table
     units = {name: unit for name, unit, _op, _a, _k in read_table()}
     # the autograd cases (bench/train.py) report a time per op, in µs or ns: lower is better
-    units.update({"mlp_fwd_bwd": "us", "bert_layer_fwd_bwd": "us", "autograd_add_chain": "ns"})
+    units.update({"mlp_fwd_bwd": "us", "bert_layer_fwd_bwd": "us", "autograd_add_chain": "ns",
+                  "cnn_module_fwd_bwd": "us", "adamw_step": "us", "sgd_momentum_step": "us",
+                  "safetensors_roundtrip": "us"})
     return units
 
 

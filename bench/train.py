@@ -14,6 +14,15 @@ better (bench/compare.py reports PyTorch's time over tensile's).
   + LayerNorm; loss `out.square().mean()`, then `backward()`.
 * `autograd_add_chain`: 100 additions `y = y + c` of 3-element float32 tensors starting from a
   leaf that requires grad (each one records a node); ns per addition.
+* `cnn_module_fwd_bwd`: the `train_digits` example's CNN as `nn.Sequential` (Conv2d(1,16,3,
+  padding=1), ReLU, MaxPool2d(2), Conv2d(16,32,3,padding=1), ReLU, Flatten, Linear(512,10),
+  initialised under `manual_seed(0)`) on a (32, 1, 8, 8) batch: `zero_grad()`, forward,
+  `cross_entropy`, `backward()`; µs per step.
+* `adamw_step`, `sgd_momentum_step`: one `optimizer.step()` over the MLP's six parameters
+  (3 × (512×512 + 512) float32, gradients set once): AdamW(lr=1e-3, weight_decay=0.01) and
+  SGD(lr=0.05, momentum=0.9), PyTorch's default (for-loop) implementation on CPU; µs per step.
+* `safetensors_roundtrip`: `safetensors.torch.save` of the MLP's six parameters (3 MiB) to bytes
+  in memory, then `safetensors.torch.load` of those bytes; µs per round trip.
 """
 
 
@@ -79,8 +88,42 @@ def train_cases(torch):
             y = y + c
         return y
 
+    # ---- the digits CNN as modules ----
+    nn = torch.nn
+    torch.manual_seed(0)
+    cnn = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(512, 10),
+    )
+    xc = rnd(32, 1, 8, 8) + 0.5
+    yc = (torch.arange(32) * 7) % 10
+
+    def cnn_step():
+        cnn.zero_grad()
+        loss = F.cross_entropy(cnn(xc), yc)
+        loss.backward()
+        return loss
+
+    # ---- optimizers over the MLP's parameters ----
+    opt_params = [p.detach().clone().requires_grad_() for p in mlp_params]
+    for p in opt_params:
+        p.grad = rnd(*p.shape, scale=0.01)
+    adamw = torch.optim.AdamW(opt_params, lr=1e-3, weight_decay=0.01)
+    sgd = torch.optim.SGD(opt_params, lr=0.05, momentum=0.9)
+
+    # ---- checkpoint bytes ----
+    from safetensors.torch import load as st_load, save as st_save
+    named = {f"p{i}": p.detach() for i, p in enumerate(mlp_params)}
+
+    def st_roundtrip():
+        return st_load(st_save(named))
+
     return {
         "mlp_fwd_bwd": (mlp_step, 1, "us"),
         "bert_layer_fwd_bwd": (bert_step, 1, "us"),
         "autograd_add_chain": (chain, 100, "ns"),
+        "cnn_module_fwd_bwd": (cnn_step, 1, "us"),
+        "adamw_step": (adamw.step, 1, "us"),
+        "sgd_momentum_step": (sgd.step, 1, "us"),
+        "safetensors_roundtrip": (st_roundtrip, 1, "us"),
     }

@@ -15,7 +15,9 @@ runs when the file is missing). Writes into tensile/tests/data/train_digits/:
   steps (the value of the step's forward, before its update) of training from those weights
   with `--no-shuffle` semantics: rows 0-1499 in order in batches of 32 (the last batch of an
   epoch is smaller), features divided by 16, `F.cross_entropy` (mean), `zero_grad`,
-  `backward`, `step`; AdamW(lr=1e-3, weight_decay=0.01) and SGD(lr=0.05, momentum=0.9).
+  `backward`, `step`; AdamW(lr=1e-3, weight_decay=0.01) and SGD(lr=0.05, momentum=0.9);
+  and under `randperm`, the example's shuffled order of the first two epochs:
+  `torch.randperm(1500, generator=g)` twice, `g = torch.Generator().manual_seed(SEED)`.
 """
 
 import hashlib
@@ -108,6 +110,8 @@ def main():
                 seq.append(loss.item())
             losses[f"{name}/{opt_name}"] = seq
             print(f"{name}/{opt_name}: {seq[0]:.6f} -> {seq[-1]:.6f}")
+    g = torch.Generator().manual_seed(SEED)
+    perms = [torch.randperm(TRAIN_ROWS, generator=g).tolist() for _ in range(2)]
     ref = {
         "torch": torch.__version__,
         "threads": 1,
@@ -118,6 +122,7 @@ def main():
         "train_rows": TRAIN_ROWS,
         "optimizers": {"adamw": {"lr": 1e-3, "weight_decay": 0.01}, "sgd": {"lr": 0.05, "momentum": 0.9}},
         "losses": losses,
+        "randperm": {"seed": SEED, "n": TRAIN_ROWS, "epochs": perms},
     }
     with open(os.path.join(OUT, "reference_losses.json"), "w") as f:
         json.dump(ref, f, indent=1)

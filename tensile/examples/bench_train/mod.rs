@@ -1,8 +1,12 @@
 //! The autograd cases of the benchmark suite (mirrors `bench/train.py`, which documents them):
 //! a training step's forward + backward (`mlp_fwd_bwd`, `bert_layer_fwd_bwd`, in µs per step)
-//! and the cost of recording one op (`autograd_add_chain`, in ns per addition).
+//! and the cost of recording one op (`autograd_add_chain`, in ns per addition); the digits
+//! CNN through `nn` modules (`cnn_module_fwd_bwd`), one optimizer step (`adamw_step`,
+//! `sgd_momentum_step`) and a safetensors round trip in memory (`safetensors_roundtrip`), in µs.
 
 use tensile::nn::functional::{self as f, ScaledDotProductAttentionOpts};
+use tensile::nn::{Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential};
+use tensile::optim::{AdamW, AdamWOpts, Optimizer, SGD, SgdOpts};
 use tensile::{DType, Result, Tensor};
 
 /// One case: a step to time, the number of ops a call makes, the unit of the reported value.
@@ -14,7 +18,15 @@ pub struct Case {
 }
 
 /// The case names, in report order.
-pub const NAMES: [&str; 3] = ["mlp_fwd_bwd", "bert_layer_fwd_bwd", "autograd_add_chain"];
+pub const NAMES: [&str; 7] = [
+    "mlp_fwd_bwd",
+    "bert_layer_fwd_bwd",
+    "autograd_add_chain",
+    "cnn_module_fwd_bwd",
+    "adamw_step",
+    "sgd_momentum_step",
+    "safetensors_roundtrip",
+];
 
 /// Uniform in `[-scale/2, scale/2)`, float32, optionally a leaf requiring grad.
 fn rnd(shape: &[usize], seed: u64, scale: f64, grad: bool) -> Result<Tensor> {
@@ -134,11 +146,111 @@ fn add_chain() -> Result<Case> {
     })
 }
 
+fn cnn_module() -> Result<Case> {
+    tensile::manual_seed(0);
+    let cnn = Sequential::new()
+        .append(Conv2d::with(1, 16, 3, 1)?)
+        .append(ReLU::new())
+        .append(MaxPool2d::new(2))
+        .append(Conv2d::with(16, 32, 3, 1)?)
+        .append(ReLU::new())
+        .append(Flatten::new())
+        .append(Linear::new(512, 10)?);
+    let x = rnd(&[32, 1, 8, 8], 5, 1.0, false)?.add(0.5)?;
+    let y = Tensor::arange(32i64)?.mul(7)?.remainder(10)?;
+    let step = move || -> Result<Tensor> {
+        cnn.zero_grad()?;
+        let loss = f::cross_entropy(&cnn.forward(&x)?, &y)?;
+        loss.backward()?;
+        Ok(loss)
+    };
+    Ok(Case {
+        name: "cnn_module_fwd_bwd",
+        step: Box::new(step),
+        ops_per_call: 1,
+        unit: "us",
+    })
+}
+
+/// The MLP's parameter shapes, as leaves with a gradient set.
+fn mlp_params_with_grads() -> Result<Vec<Tensor>> {
+    let mut out = Vec::new();
+    for i in 0..3u64 {
+        for shape in [&[512usize, 512][..], &[512][..]] {
+            let p = rnd(shape, 30 + i, 0.1, true)?;
+            p.set_grad(Some(rnd(shape, 40 + i, 0.01, false)?));
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+fn optimizer_step(name: &'static str) -> Result<Case> {
+    let params = mlp_params_with_grads()?;
+    let first = params[0].alias();
+    let ps = params.iter().map(|p| p.alias());
+    let mut opt: Box<dyn Optimizer> = if name == "adamw_step" {
+        Box::new(AdamW::new_with(
+            ps,
+            AdamWOpts {
+                lr: 1e-3,
+                weight_decay: 0.01,
+                ..Default::default()
+            },
+        )?)
+    } else {
+        Box::new(SGD::new_with(
+            ps,
+            SgdOpts {
+                lr: 0.05,
+                momentum: 0.9,
+                ..Default::default()
+            },
+        )?)
+    };
+    let step = move || -> Result<Tensor> {
+        opt.step()?;
+        Ok(first.alias())
+    };
+    Ok(Case {
+        name,
+        step: Box::new(step),
+        ops_per_call: 1,
+        unit: "us",
+    })
+}
+
+fn safetensors_roundtrip() -> Result<Case> {
+    let named: Vec<(String, Tensor)> = mlp_params_with_grads()?
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| (format!("p{i}"), p.detach()))
+        .collect();
+    let step = move || -> Result<Tensor> {
+        let bytes = tensile::io::safetensors::save_bytes(&named)?;
+        let mut back = tensile::io::safetensors::load_bytes(&bytes)?;
+        Ok(back.swap_remove(0).1)
+    };
+    Ok(Case {
+        name: "safetensors_roundtrip",
+        step: Box::new(step),
+        ops_per_call: 1,
+        unit: "us",
+    })
+}
+
 /// Builds the case `name` (one of [`NAMES`]).
 pub fn build(name: &str) -> Result<Case> {
     match name {
         "mlp_fwd_bwd" => mlp(),
         "bert_layer_fwd_bwd" => bert_layer(),
+        "cnn_module_fwd_bwd" => cnn_module(),
+        "adamw_step" | "sgd_momentum_step" => optimizer_step(if name == "adamw_step" {
+            "adamw_step"
+        } else {
+            "sgd_momentum_step"
+        }),
+        "safetensors_roundtrip" => safetensors_roundtrip(),
         _ => add_chain(),
     }
 }
