@@ -4,7 +4,7 @@
 use super::{
     Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
     check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, saved_indices,
-    write_param,
+    update_param,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -231,9 +231,10 @@ impl Adam {
         slot: &mut Option<AdamState>,
         o: &AdamOpts,
     ) -> Result<()> {
-        let gv = grad_values::<T>(p, g)?;
-        let mut pv = p.try_to_vec::<T>()?;
-        let n = pv.len();
+        if g.numel() != p.numel() {
+            grad_values::<T>(p, g)?; // its error
+        }
+        let n = p.numel();
         let st = slot.get_or_insert_with(|| AdamState {
             step: 0.0,
             exp_avg: T::wrap(vec![T::ZERO; n]),
@@ -264,20 +265,15 @@ impl Adam {
         } else {
             None
         };
-        adam(
-            &mut pv,
-            &gv,
-            T::slice_mut(&mut st.exp_avg),
-            T::slice_mut(&mut st.exp_avg_sq),
-            vmax,
-            &s,
-        );
         let bumps = if o.decoupled_weight_decay && o.weight_decay != 0.0 {
             2 // param.mul_ and param.addcdiv_
         } else {
             1
         };
-        write_param(p, pv, bumps)
+        let (m, v) = (&mut st.exp_avg, &mut st.exp_avg_sq);
+        update_param::<T>(p, g, bumps, |pv, gv| {
+            adam(pv, gv, T::slice_mut(m), T::slice_mut(v), vmax, &s)
+        })
     }
 }
 

@@ -332,6 +332,49 @@ pub(crate) fn grad_values<T: BufElem>(p: &Tensor, g: &Tensor) -> Result<Vec<T>> 
     g.try_to_vec::<T>()
 }
 
+/// Runs an update `f(param values, gradient values)` (row-major) on the parameter `p` with
+/// `bumps` version increments in all (PyTorch's number of in-place ops on `p`). In place,
+/// without copies, when `p` and `g` are contiguous, of `T`'s dtype, of the same sizes and in
+/// different storages (the usual case); otherwise on copies written back as [`write_param`]
+/// does. Errors: [`grad_values`]'s; the allocator's for the copies.
+pub(crate) fn update_param<T: BufElem>(
+    p: &Tensor,
+    g: &Tensor,
+    bumps: u32,
+    f: impl FnOnce(&mut [T], &[T]),
+) -> Result<()> {
+    let direct = p.dtype() == T::DTYPE
+        && g.dtype() == T::DTYPE
+        && p.size() == g.size()
+        && p.is_contiguous()
+        && g.is_contiguous()
+        && !p.shares_storage(g);
+    if direct {
+        {
+            let _guard = crate::iter::lock_operands(&[p, g], 1);
+            // SAFETY: p and g are contiguous with numel elements of T from their element
+            // pointers, in different storages (so the slices do not alias), locked for
+            // writing (p) and reading (g) for the call.
+            unsafe {
+                crate::kernels::optim::in_place(
+                    p.elem_ptr() as *mut T,
+                    g.elem_ptr() as *const T,
+                    p.numel(),
+                    f,
+                )
+            };
+        }
+        for _ in 0..bumps {
+            p.storage.bump_version();
+        }
+        return Ok(());
+    }
+    let gv = grad_values::<T>(p, g)?;
+    let mut pv = p.try_to_vec::<T>()?;
+    f(&mut pv, &gv);
+    write_param(p, pv, bumps)
+}
+
 /// Writes `values` (row-major) into the parameter `p` in place under `no_grad`, with
 /// `bumps` version increments in all (PyTorch's number of in-place ops on `p`).
 pub(crate) fn write_param<T: BufElem>(p: &Tensor, values: Vec<T>, bumps: u32) -> Result<()> {

@@ -3,7 +3,7 @@
 use super::{
     Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
     check_dtype, check_groups, check_param_groups, grad_values, py_float, saved_indices,
-    write_param,
+    update_param,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -174,17 +174,19 @@ impl SGD {
         buf: &mut Option<Buf>,
         opts: &SgdOpts,
     ) -> Result<()> {
-        let gv = grad_values::<T>(p, g)?;
-        let mut pv = p.try_to_vec::<T>()?;
+        if g.numel() != p.numel() {
+            grad_values::<T>(p, g)?; // its error
+        }
         let s = opts.scalars();
         if opts.momentum != 0.0 {
             let first = buf.is_none();
-            let b = buf.get_or_insert_with(|| T::wrap(vec![T::ZERO; pv.len()]));
-            sgd(&mut pv, &gv, Some(T::slice_mut(b)), first, &s);
+            let b = buf.get_or_insert_with(|| T::wrap(vec![T::ZERO; p.numel()]));
+            update_param::<T>(p, g, 1, |pv, gv| {
+                sgd(pv, gv, Some(T::slice_mut(b)), first, &s)
+            })
         } else {
-            sgd(&mut pv, &gv, None, false, &s);
+            update_param::<T>(p, g, 1, |pv, gv| sgd(pv, gv, None, false, &s))
         }
-        write_param(p, pv, 1)
     }
 }
 
