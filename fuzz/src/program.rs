@@ -1194,7 +1194,13 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 11 => F::margin_ranking_loss(a, b, c),
                 12 => F::cosine_embedding_loss(a, b, c),
                 13 => F::multi_margin_loss(a, b),
-                14 => F::multilabel_margin_loss(a, b),
+                // O(N·C²) (as PyTorch's): guard the work, not just the size
+                14 if numel128(a.size()).saturating_mul(*a.size().last().unwrap_or(&1) as u128)
+                    <= WORK_LIMIT =>
+                {
+                    F::multilabel_margin_loss(a, b)
+                }
+                14 => return,
                 _ => F::triplet_margin_loss(a, b, c),
             };
             push(pool, r, t)
