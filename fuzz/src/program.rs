@@ -1650,7 +1650,9 @@ fn make_optimizer(r: &mut Rd, params: Vec<Tensor>) -> Option<Box<dyn Optimizer>>
     let split = r.below(params.len() + 1);
     let two = r.bool() && split > 0 && split < params.len();
     let (p0, p1) = if two {
-        (params[..split].to_vec(), params[split..].to_vec())
+        // aliases: `Tensor::clone` is torch's `clone()`, a copy that is not a leaf
+        let al = |ts: &[Tensor]| ts.iter().map(|t| t.alias()).collect::<Vec<_>>();
+        (al(&params[..split]), al(&params[split..]))
     } else {
         (params, Vec::new())
     };
@@ -1888,7 +1890,8 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                 }
                 _ => {}
             }
-            let Some(mut opt) = make_optimizer(r, params.clone()) else {
+            let aliases = params.iter().map(|t| t.alias()).collect();
+            let Some(mut opt) = make_optimizer(r, aliases) else {
                 return;
             };
             let mut sched = if r.bool() {
