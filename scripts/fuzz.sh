@@ -2,12 +2,16 @@
 # scripts/fuzz.sh [SECONDS]: builds the cargo-fuzz targets (fuzz/) in release and runs each
 # for a bounded time, then prints per target the executions and the crashes.
 #
-#   SECONDS            total time budget, split evenly between the two targets (default 60)
+#   SECONDS            total time budget, split evenly between the targets (default 60)
 #   OVERFLOW_CHECKS=1  build with integer-overflow checks (and debug assertions) on;
 #                      otherwise off, as a default release build
 #   FUZZ_MEM_MB        address-space limit for each run (ulimit -v, default 8192): allocations
 #                      beyond it FAIL, and tensile must return its allocator error
-#   TARGETS            which targets (default "api layout")
+#   TARGETS            which targets (default "api layout io"): `api` random programs over the
+#                      public API (ops, nn modules, init, optimizers, schedulers), `layout` the
+#                      shape functions, `io` the checkpoint/array loaders and save→load round
+#                      trips. An empty fuzz/corpus/io is first seeded from the committed
+#                      fixtures tensile/tests/data/io/* (one byte picking the loader + the file).
 #
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); runs on the stable toolchain through
 # RUSTC_BOOTSTRAP=1. No sanitizer (`-s none`), for speed. Crashing inputs are written to
@@ -18,7 +22,7 @@ set -uo pipefail
 
 SECS=${1:-60}
 MEM_MB=${FUZZ_MEM_MB:-8192}
-TARGETS=${TARGETS:-api layout}
+TARGETS=${TARGETS:-api layout io}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT/fuzz" || exit 2
 export RUSTC_BOOTSTRAP=1
@@ -50,10 +54,33 @@ cargo fuzz build -s none "${FLAGS[@]}" --target-dir "$TDIR" || exit 2
 TRIPLE=$(rustc -vV | sed -n 's/^host: //p')
 BIN_DIR="$TDIR/$TRIPLE/release"
 
+# Seeds io's corpus from the fixtures: the first byte picks the loader (see `run_io`).
+seed_io() {
+    local f b
+    for f in "$ROOT"/tensile/tests/data/io/*; do
+        case "$f" in
+            *.safetensors) b='\x00' ;;
+            *.npy) b='\x01' ;;
+            *.npz) b='\x02' ;;
+            *.pt) b='\x03' ;;
+            *) continue ;;
+        esac
+        { printf "$b"; cat "$f"; } >"corpus/io/seed-$(basename "$f")"
+        # torch files also through load_state_dict
+        [ "$b" = '\x03' ] && { printf '\x04'; cat "$f"; } >"corpus/io/seed-sd-$(basename "$f")"
+    done
+}
+
 status=0
 summary=""
 for t in $TARGETS; do
     mkdir -p "corpus/$t" "artifacts/$t"
+    if [ "$t" = io ] && [ -z "$(ls -A corpus/io)" ]; then
+        seed_io
+    fi
+    # io's inputs are files: room for the fixtures (a few KiB)
+    max_len=512
+    [ "$t" = io ] && max_len=8192
     before=$(ls "artifacts/$t" | grep -c '^crash-' || true)
     log="artifacts/$t/last_run-$TAG.log"
     echo "== fuzzing $t for ${PER}s ($MODE, ulimit -v ${MEM_MB} MB)"
@@ -67,7 +94,7 @@ for t in $TARGETS; do
             -rss_limit_mb=$(( MEM_MB * 2 )) \
             -malloc_limit_mb=$(( MEM_MB * 2 )) \
             -timeout=60 \
-            -max_len=512 \
+            -max_len=$max_len \
             -print_final_stats=1
     ) >"$log" 2>&1
     rc=$?

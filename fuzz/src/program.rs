@@ -1194,7 +1194,13 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 11 => F::margin_ranking_loss(a, b, c),
                 12 => F::cosine_embedding_loss(a, b, c),
                 13 => F::multi_margin_loss(a, b),
-                14 => F::multilabel_margin_loss(a, b),
+                // O(N·C²) (as PyTorch's): guard the work, not just the size
+                14 if numel128(a.size()).saturating_mul(*a.size().last().unwrap_or(&1) as u128)
+                    <= WORK_LIMIT =>
+                {
+                    F::multilabel_margin_loss(a, b)
+                }
+                14 => return,
                 _ => F::triplet_margin_loss(a, b, c),
             };
             push(pool, r, t)
@@ -1242,6 +1248,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             };
             push(pool, r, t)
         }
+        73..=77 => step_nn(r, pool, op, a, b, c),
         _ => {}
     }
 }
@@ -1309,6 +1316,904 @@ pub fn run_layout(data: &[u8]) {
             _ => drop(std::hint::black_box(tensile::backcompat::changes_meaning(
                 &sizes, &other,
             ))),
+        }
+    }
+}
+
+// ------------------------------------------------------------------ nn modules, optimizers
+
+use tensile::nn::Module;
+use tensile::optim::{LRScheduler, Optimizer};
+
+const NONLINEARITIES: [&str; 8] = [
+    "linear",
+    "relu",
+    "leaky_relu",
+    "tanh",
+    "sigmoid",
+    "selu",
+    "conv2d",
+    "foo",
+];
+const FAN_MODES: [&str; 3] = ["fan_in", "fan_out", "fan_foo"];
+const PAD_MODES: [&str; 5] = ["zeros", "reflect", "replicate", "circular", "foo"];
+
+/// A float dtype mostly, sometimes any dtype (a module's parameters).
+fn param_dtype(r: &mut Rd) -> DType {
+    match r.below(8) {
+        0 => r.dtype(),
+        1..=3 => DType::Float64,
+        _ => DType::Float32,
+    }
+}
+
+/// A small int list (a kernel size, stride, …): 0 to 2 entries of -1..=3.
+fn small_ints(r: &mut Rd) -> Vec<i64> {
+    let n = r.below(3);
+    (0..n).map(|_| r.small() as i64 - 1).collect()
+}
+
+/// A module with a small random config (every size from [`Rd::small`]), and the shape of an
+/// input it takes (its own sizes, a small batch).
+fn make_module(r: &mut Rd, depth: usize) -> Option<(Box<dyn Module>, Vec<usize>)> {
+    use tensile::nn::*;
+    let n = 1 + r.small();
+    let (m, shape): (Box<dyn Module>, Vec<usize>) = match r.below(16) {
+        0 => {
+            let (i, o) = (r.small(), r.small());
+            let cfg = LinearConfig {
+                bias: r.bool(),
+                dtype: param_dtype(r),
+            };
+            (Box::new(Linear::with(i, o, cfg).ok()?), vec![n, i])
+        }
+        1 | 2 => {
+            let two = r.bool();
+            let (i, o) = (r.small(), r.small());
+            let k = small_ints(r);
+            let cfg = ConvConfig {
+                stride: small_ints(r).into_iter().collect(),
+                padding: match r.below(4) {
+                    0 => F::ConvPadding::Str("same"),
+                    1 => F::ConvPadding::Str("valid"),
+                    2 => F::ConvPadding::Str("foo"),
+                    _ => F::ConvPadding::Ints(small_ints(r).into_iter().collect()),
+                },
+                dilation: small_ints(r).into_iter().collect(),
+                groups: r.small() as i64 - 1,
+                bias: r.bool(),
+                padding_mode: PAD_MODES[r.below(5)],
+                dtype: param_dtype(r),
+            };
+            let l = r.small() + 1;
+            if two {
+                (
+                    Box::new(Conv2d::with(i, o, k.as_slice(), cfg).ok()?),
+                    vec![n, i, l, r.small() + 1],
+                )
+            } else {
+                (
+                    Box::new(Conv1d::with(i, o, k.as_slice(), cfg).ok()?),
+                    vec![n, i, l],
+                )
+            }
+        }
+        3 | 4 => {
+            let f = r.small();
+            let cfg = BatchNormConfig {
+                eps: r.float(),
+                momentum: if r.bool() { Some(r.float()) } else { None },
+                affine: r.bool(),
+                track_running_stats: r.bool(),
+                dtype: param_dtype(r),
+            };
+            if r.bool() {
+                (
+                    Box::new(BatchNorm2d::with(f, cfg).ok()?),
+                    vec![n, f, r.small(), r.small()],
+                )
+            } else {
+                (Box::new(BatchNorm1d::with(f, cfg).ok()?), vec![n, f])
+            }
+        }
+        5 => {
+            let s: Vec<usize> = (0..r.below(3)).map(|_| r.small()).collect();
+            let cfg = LayerNormConfig {
+                eps: r.float(),
+                elementwise_affine: r.bool(),
+                bias: r.bool(),
+                dtype: param_dtype(r),
+            };
+            let mut shape = vec![n];
+            shape.extend(&s);
+            (Box::new(LayerNorm::with(s.as_slice(), cfg).ok()?), shape)
+        }
+        6 => {
+            let s: Vec<usize> = (0..r.below(3)).map(|_| r.small()).collect();
+            let cfg = RMSNormConfig {
+                eps: if r.bool() { Some(r.float()) } else { None },
+                elementwise_affine: r.bool(),
+                dtype: param_dtype(r),
+            };
+            let mut shape = vec![n];
+            shape.extend(&s);
+            (Box::new(RMSNorm::with(s.as_slice(), cfg).ok()?), shape)
+        }
+        7 => {
+            let (g, c) = (r.small(), r.small());
+            let cfg = GroupNormConfig {
+                eps: r.float(),
+                affine: r.bool(),
+                dtype: param_dtype(r),
+            };
+            (
+                Box::new(GroupNorm::with(g, c, cfg).ok()?),
+                vec![n, c, r.small()],
+            )
+        }
+        8 => {
+            let (ne, d) = (r.small(), r.small());
+            let cfg = EmbeddingConfig {
+                padding_idx: r.opt_int(),
+                dtype: param_dtype(r),
+            };
+            // The input is made by `module_input` from this shape (indices).
+            (
+                Box::new(Embedding::with(ne, d, cfg).ok()?),
+                vec![n, 1 + r.small()],
+            )
+        }
+        9 => (
+            Box::new(Dropout::with(r.float(), r.bool()).ok()?),
+            vec![n, r.small()],
+        ),
+        10 => {
+            let m: Box<dyn Module> = match r.below(7) {
+                0 => Box::new(ReLU::new()),
+                1 => Box::new(GELU::with(["none", "tanh", "foo"][r.below(3)])),
+                2 => Box::new(SiLU::new()),
+                3 => Box::new(Sigmoid::new()),
+                4 => Box::new(Tanh::new()),
+                5 => Box::new(Identity::new()),
+                _ => Box::new(Flatten::with(r.dim(), r.dim())),
+            };
+            (m, vec![n, r.small(), r.small()])
+        }
+        11 => {
+            let k = small_ints(r);
+            let m: Box<dyn Module> = match r.below(3) {
+                0 => Box::new(MaxPool2d::with(
+                    k.as_slice(),
+                    F::MaxPoolOpts {
+                        stride: if r.bool() {
+                            Some(small_ints(r).into_iter().collect())
+                        } else {
+                            None
+                        },
+                        padding: small_ints(r).into_iter().collect(),
+                        dilation: small_ints(r).into_iter().collect(),
+                        ceil_mode: r.bool(),
+                    },
+                )),
+                1 => Box::new(AvgPool2d::with(
+                    k.as_slice(),
+                    F::AvgPoolOpts {
+                        stride: if r.bool() {
+                            Some(small_ints(r).into_iter().collect())
+                        } else {
+                            None
+                        },
+                        padding: small_ints(r).into_iter().collect(),
+                        ceil_mode: r.bool(),
+                        count_include_pad: r.bool(),
+                        divisor_override: r.opt_int(),
+                    },
+                )),
+                _ => Box::new(AdaptiveAvgPool2d::new(k.as_slice())),
+            };
+            (m, vec![n, r.small(), r.small() + 1, r.small() + 1])
+        }
+        12 => {
+            let (e, h) = (r.small(), r.small());
+            let cfg = MultiheadAttentionConfig {
+                dropout: r.float(),
+                bias: r.bool(),
+                batch_first: r.bool(),
+                dtype: param_dtype(r),
+            };
+            (
+                Box::new(MultiheadAttention::with(e, h, cfg).ok()?),
+                vec![r.small() + 1, n, e],
+            )
+        }
+        13 | 14 => {
+            let (i, h) = (r.small(), r.small());
+            let cfg = RnnConfig {
+                num_layers: r.small(),
+                bias: r.bool(),
+                batch_first: r.bool(),
+                dropout: r.float(),
+                bidirectional: r.bool(),
+                dtype: param_dtype(r),
+            };
+            let shape = vec![r.small() + 1, n, i];
+            if r.bool() {
+                (Box::new(LSTM::with(i, h, cfg).ok()?), shape)
+            } else {
+                (Box::new(GRU::with(i, h, cfg).ok()?), shape)
+            }
+        }
+        _ => {
+            if depth >= 2 {
+                return None;
+            }
+            let mut ms: Vec<Box<dyn Module>> = Vec::new();
+            let mut shape = vec![n, r.small()];
+            for _ in 0..r.below(4) {
+                if let Some((m, s)) = make_module(r, depth + 1) {
+                    if ms.is_empty() {
+                        shape = s;
+                    }
+                    ms.push(m);
+                }
+            }
+            if r.bool() {
+                (Box::new(Sequential::from_modules(ms)), shape)
+            } else {
+                (Box::new(ModuleList::from_modules(ms)), shape)
+            }
+        }
+    };
+    if r.u8() < 64 {
+        m.eval();
+    }
+    Some((m, shape))
+}
+
+/// An input for a module: of the shape it takes (random values; indices for an embedding are
+/// random ints, in range or not), or one of the pool's tensors.
+fn module_input(r: &mut Rd, shape: &[usize], a: &Tensor) -> Option<Tensor> {
+    match r.below(4) {
+        0 if a.numel() <= 4096 => Some(a.alias()),
+        1 => {
+            let n = numel128(shape) as usize;
+            let v: Vec<i64> = (0..n).map(|_| r.int()).collect();
+            Tensor::from_vec(v, shape).ok()
+        }
+        _ => {
+            let seed = r.u8() as u64;
+            let dt = param_dtype(r);
+            Tensor::randn_with(shape, seed, dt).ok()
+        }
+    }
+}
+
+/// A float leaf that requires grad, from a pool tensor (`None` when it is too big, or not
+/// convertible).
+fn leaf_of(r: &mut Rd, t: &Tensor) -> Option<Tensor> {
+    if t.numel() > 4096 {
+        return None;
+    }
+    let dt = param_dtype(r);
+    let p = t.to(dt).ok()?.detach();
+    let p = if r.u8() < 32 { p } else { p.contiguous() };
+    p.requires_grad_(true).ok()
+}
+
+/// Gives the parameters gradients: a backward through a small loss, or pool tensors set as
+/// `.grad` directly (mismatched shapes and dtypes included: `set_grad` does not check).
+fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
+    for p in params {
+        match r.below(4) {
+            0 => {}
+            1 => {
+                let g = &pool[r.below(pool.len())];
+                if g.numel() <= 4096 {
+                    p.set_grad(Some(g.alias()));
+                }
+            }
+            _ => {
+                if let Ok(l) = p.mul(p).and_then(|x| x.sum()) {
+                    let _ = l.backward();
+                }
+            }
+        }
+    }
+}
+
+fn sgd_opts(r: &mut Rd) -> tensile::optim::SgdOpts {
+    tensile::optim::SgdOpts {
+        lr: r.float(),
+        momentum: r.float(),
+        dampening: r.float(),
+        weight_decay: r.float(),
+        nesterov: r.bool(),
+        maximize: r.bool(),
+    }
+}
+
+fn adam_opts(r: &mut Rd) -> tensile::optim::AdamOpts {
+    tensile::optim::AdamOpts {
+        lr: r.float(),
+        betas: (r.float(), r.float()),
+        eps: r.float(),
+        weight_decay: r.float(),
+        amsgrad: r.bool(),
+        maximize: r.bool(),
+        decoupled_weight_decay: r.bool(),
+    }
+}
+
+/// An optimizer over `params`, in one or two param groups.
+fn make_optimizer(r: &mut Rd, params: Vec<Tensor>) -> Option<Box<dyn Optimizer>> {
+    use tensile::optim::*;
+    let split = r.below(params.len() + 1);
+    let two = r.bool() && split > 0 && split < params.len();
+    let (p0, p1) = if two {
+        // aliases: `Tensor::clone` is torch's `clone()`, a copy that is not a leaf
+        let al = |ts: &[Tensor]| ts.iter().map(|t| t.alias()).collect::<Vec<_>>();
+        (al(&params[..split]), al(&params[split..]))
+    } else {
+        (params, Vec::new())
+    };
+    Some(match r.below(3) {
+        0 => {
+            let mut g = vec![ParamGroup::new(p0, sgd_opts(r))];
+            if two {
+                g.push(ParamGroup::new(p1, sgd_opts(r)));
+            }
+            Box::new(SGD::from_groups(g).ok()?)
+        }
+        1 => {
+            let mut g = vec![ParamGroup::new(p0, adam_opts(r))];
+            if two {
+                g.push(ParamGroup::new(p1, adam_opts(r)));
+            }
+            Box::new(Adam::from_groups(g).ok()?)
+        }
+        _ => {
+            let o = adam_opts(r);
+            let o = AdamWOpts {
+                lr: o.lr,
+                betas: o.betas,
+                eps: o.eps,
+                weight_decay: o.weight_decay,
+                amsgrad: o.amsgrad,
+                maximize: o.maximize,
+            };
+            let mut g = vec![ParamGroup::new(p0, o)];
+            if two {
+                g.push(ParamGroup::new(p1, o));
+            }
+            Box::new(AdamW::from_groups(g).ok()?)
+        }
+    })
+}
+
+fn make_scheduler(r: &mut Rd, opt: &mut dyn Optimizer) -> Option<Box<dyn LRScheduler>> {
+    use tensile::optim::*;
+    Some(match r.below(5) {
+        0 => Box::new(StepLR::new(opt, r.int(), r.float()).ok()?),
+        1 => Box::new(CosineAnnealingLR::new(opt, r.int(), r.float()).ok()?),
+        2 => Box::new(LinearLR::new(opt, r.float(), r.float(), r.int()).ok()?),
+        3 => {
+            let v = r.float();
+            let k = r.int();
+            Box::new(LambdaLR::new(opt, move |e| if e % 2 == 0 { v } else { k as f64 }).ok()?)
+        }
+        _ => {
+            let n = r.below(3);
+            let fs: Vec<tensile::optim::lr_scheduler::LrLambda> = (0..n)
+                .map(|_| {
+                    let v = r.float();
+                    Box::new(move |e: i64| v * e as f64) as tensile::optim::lr_scheduler::LrLambda
+                })
+                .collect();
+            Box::new(LambdaLR::new_per_group(opt, fs).ok()?)
+        }
+    })
+}
+
+/// Module, init, clipping, optimizer and scheduler ops (`step`'s arms 73 to 77).
+fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &Tensor) {
+    use tensile::nn::init;
+    match op {
+        // a module's forward (and sometimes a backward and an optimizer step over it)
+        73 => {
+            let Some((m, shape)) = make_module(r, 0) else {
+                return;
+            };
+            let Some(x) = module_input(r, &shape, a) else {
+                return;
+            };
+            let y = m.forward(&x);
+            if r.bool() {
+                if let Ok(y) = &y {
+                    if let Ok(l) = y.sum() {
+                        let _ = l.backward();
+                    }
+                }
+                let params = m.parameters();
+                if let Some(mut o) = make_optimizer(r, params) {
+                    let _ = o.step();
+                    let _ = o.zero_grad_with(r.bool());
+                }
+            }
+            drop(format!(
+                "{:?}",
+                (
+                    m.named_parameters().len(),
+                    m.named_buffers().len(),
+                    m.state_dict().len(),
+                    m.is_training()
+                )
+            ));
+            push(pool, r, y)
+        }
+        // the layers with their own forward signatures
+        74 => {
+            let (e, h) = (r.small(), r.small());
+            let batch_first = r.bool();
+            if r.bool() {
+                let Ok(m) = tensile::nn::MultiheadAttention::with(e, h, batch_first) else {
+                    return;
+                };
+                if !cheap_all(&[a, b, c]) || a.numel() > 4096 || b.numel() > 4096 {
+                    return;
+                }
+                let opts = tensile::nn::MhaForwardOpts {
+                    key_padding_mask: if r.bool() { Some(c) } else { None },
+                    need_weights: r.bool(),
+                    attn_mask: if r.bool() { Some(c) } else { None },
+                    average_attn_weights: r.bool(),
+                };
+                let t = m.forward_with(a, b, b, opts).map(|(o, _)| o);
+                push(pool, r, t)
+            } else {
+                let cfg = tensile::nn::RnnConfig {
+                    num_layers: r.small(),
+                    bidirectional: r.bool(),
+                    batch_first,
+                    ..Default::default()
+                };
+                if a.numel() > 4096 || b.numel() > 4096 || c.numel() > 4096 {
+                    return;
+                }
+                let t = if r.bool() {
+                    let Ok(m) = tensile::nn::LSTM::with(e, h, cfg) else {
+                        return;
+                    };
+                    let hx = if r.bool() { Some((b, c)) } else { None };
+                    m.forward_with(a, hx).map(|(o, _)| o)
+                } else {
+                    let Ok(m) = tensile::nn::GRU::with(e, h, cfg) else {
+                        return;
+                    };
+                    m.forward_with(a, if r.bool() { Some(b) } else { None })
+                        .map(|(o, _)| o)
+                };
+                push(pool, r, t)
+            }
+        }
+        // load_state_dict with another module's state dict, edited
+        75 => {
+            let Some((m, _)) = make_module(r, 0) else {
+                return;
+            };
+            let mut sd = if r.bool() {
+                m.state_dict()
+            } else {
+                match make_module(r, 0) {
+                    Some((m2, _)) => m2.state_dict(),
+                    None => tensile::nn::StateDict::new(),
+                }
+            };
+            for _ in 0..r.below(4) {
+                let keys: Vec<String> = sd.keys().iter().map(|s| s.to_string()).collect();
+                let key = if keys.is_empty() || r.u8() < 40 {
+                    ["weight", "0.bias", "running_mean", "", "1.weight_ih_l0"][r.below(5)]
+                        .to_string()
+                } else {
+                    keys[r.below(keys.len())].clone()
+                };
+                match r.below(3) {
+                    0 => {
+                        sd.remove(&key);
+                    }
+                    _ => {
+                        let t = [a, b, c][r.below(3)];
+                        if t.numel() <= 4096 {
+                            sd.insert(key, t.alias());
+                        }
+                    }
+                }
+            }
+            let _ = m.load_state_dict(&sd, r.bool());
+            if let Some(x) = module_input(r, &[1, 2], a) {
+                let _ = m.forward(&x);
+            }
+        }
+        // nn.init on a pool tensor
+        76 if cheap(a) => {
+            let mut g = init::Generator::with_seed(r.u8() as u64);
+            let gn = if r.bool() { Some(&mut g) } else { None };
+            let t = match r.below(12) {
+                0 => init::uniform_(a, r.float(), r.float()),
+                1 => init::normal_(a, r.float(), r.float()),
+                2 => init::constant_(a, r.float()),
+                3 => init::zeros_(a),
+                4 => init::ones_(a),
+                5 | 6 => {
+                    let o = init::KaimingOpts {
+                        a: r.float(),
+                        mode: FAN_MODES[r.below(3)],
+                        nonlinearity: NONLINEARITIES[r.below(8)],
+                    };
+                    if r.bool() {
+                        init::kaiming_uniform_with_(a, o, gn)
+                    } else {
+                        init::kaiming_normal_with_(a, o, gn)
+                    }
+                }
+                7 => init::xavier_uniform_with_(a, r.float(), gn),
+                8 => init::xavier_normal_with_(a, r.float(), gn),
+                9 => init::uniform_with_(a, r.float(), r.float(), &mut g),
+                10 => init::normal_with_(a, r.float(), r.float(), &mut g),
+                _ => {
+                    let _ = init::calculate_fan_in_and_fan_out(a);
+                    let p = if r.bool() { Some(r.float()) } else { None };
+                    let _ = init::calculate_gain(NONLINEARITIES[r.below(8)], p);
+                    return;
+                }
+            };
+            push(pool, r, t)
+        }
+        // clip_grad_* and an optimizer (and a scheduler) over leaves made from pool tensors
+        77 => {
+            let params: Vec<Tensor> = [a, b, c]
+                .iter()
+                .take(1 + r.below(3))
+                .filter_map(|t| leaf_of(r, t))
+                .collect();
+            give_grads(r, &params, pool);
+            match r.below(3) {
+                0 => {
+                    let _ = tensile::nn::utils::clip_grad_norm_with_(
+                        &params,
+                        r.float(),
+                        r.float(),
+                        r.bool(),
+                    );
+                }
+                1 => {
+                    let _ = tensile::nn::utils::clip_grad_value_(&params, r.float());
+                }
+                _ => {}
+            }
+            let aliases = params.iter().map(|t| t.alias()).collect();
+            let Some(mut opt) = make_optimizer(r, aliases) else {
+                return;
+            };
+            let mut sched = if r.bool() {
+                make_scheduler(r, opt.as_mut())
+            } else {
+                None
+            };
+            for _ in 0..1 + r.below(4) {
+                match r.below(8) {
+                    0 => {
+                        let _ = opt.zero_grad_with(r.bool());
+                    }
+                    1 => give_grads(r, &params, pool),
+                    2 => {
+                        let n = opt.num_param_groups();
+                        if n > 0 {
+                            let g = r.below(n);
+                            opt.set_lr(g, r.float());
+                        }
+                    }
+                    3 => {
+                        // another optimizer's state dict (other params, kind, groups)
+                        let other: Vec<Tensor> =
+                            [b, a].iter().filter_map(|t| leaf_of(r, t)).collect();
+                        give_grads(r, &other, pool);
+                        if let Some(mut o2) = make_optimizer(r, other) {
+                            let _ = o2.step();
+                            if let Ok(sd) = o2.state_dict() {
+                                let _ = opt.load_state_dict(&sd);
+                            }
+                        }
+                    }
+                    4 => {
+                        // our own state dict, its tensors swapped for pool tensors
+                        if let Ok(mut sd) = opt.state_dict() {
+                            for st in sd.state.values_mut() {
+                                for (_, t) in st.iter_mut() {
+                                    if r.u8() < 80 {
+                                        let p = &pool[r.below(pool.len())];
+                                        if p.numel() <= 4096 {
+                                            *t = p.alias();
+                                        }
+                                    }
+                                }
+                            }
+                            for g in sd.param_groups.iter_mut() {
+                                if r.bool() && !g.options.is_empty() {
+                                    let i = r.below(g.options.len());
+                                    g.options[i].1 = match r.below(4) {
+                                        0 => tensile::optim::HyperValue::Float(r.float()),
+                                        1 => tensile::optim::HyperValue::Bool(r.bool()),
+                                        2 => tensile::optim::HyperValue::Pair(r.float(), r.float()),
+                                        _ => tensile::optim::HyperValue::None,
+                                    };
+                                }
+                                if r.u8() < 40 {
+                                    g.params.push(r.small());
+                                }
+                            }
+                            let _ = opt.load_state_dict(&sd);
+                        }
+                    }
+                    5 => {
+                        if let Some(s) = sched.as_mut() {
+                            let mut sd = s.state_dict();
+                            match r.below(4) {
+                                0 => sd.last_epoch = r.int(),
+                                1 => sd.step_count = r.int(),
+                                2 => sd.base_lrs = (0..r.below(4)).map(|_| r.float()).collect(),
+                                _ => sd.last_lr = (0..r.below(4)).map(|_| r.float()).collect(),
+                            }
+                            s.load_state_dict(&sd);
+                            let _ = s.get_last_lr().len();
+                        }
+                    }
+                    _ => {
+                        let _ = opt.step();
+                        if let Some(s) = sched.as_mut() {
+                            let _ = s.step(opt.as_mut());
+                            let _ = s.last_epoch();
+                        }
+                    }
+                }
+            }
+            if let Some(p) = params.into_iter().next() {
+                push(pool, r, Ok(p.detach()))
+            }
+        }
+        _ => {}
+    }
+}
+
+// ------------------------------------------------------------------ checkpoint and array I/O
+
+/// Reads every element of a loaded tensor (a view that claims more than its storage holds
+/// would read out of bounds here).
+fn touch(t: &Tensor) {
+    if cheap(t) {
+        drop(std::hint::black_box(t.contiguous()));
+        drop(std::hint::black_box(t.to(DType::Float64).map(|x| x.sum())));
+    }
+}
+
+fn touch_value(v: &tensile::io::torch::Value) {
+    if let Some(t) = v.as_tensor() {
+        touch(t);
+    }
+    if let Some(s) = v.as_seq() {
+        s.iter().for_each(touch_value);
+    }
+    if let Some(d) = v.as_dict() {
+        for (k, v) in d {
+            touch_value(k);
+            touch_value(v);
+        }
+    }
+    let _ = std::hint::black_box((v.kind(), v.as_int(), v.as_f64(), v.as_str()));
+}
+
+/// A file name of this process and thread, for the path forms.
+fn tmp_path(ext: &str) -> std::path::PathBuf {
+    let id = format!("{:?}", std::thread::current().id());
+    let id: String = id.chars().filter(|c| c.is_ascii_digit()).collect();
+    std::env::temp_dir().join(format!("tensile_fuzz_io_{}_{id}.{ext}", std::process::id()))
+}
+
+/// Each loader that takes this format, on the bytes: the in-memory form and (with `files`)
+/// the path form (memory-mapped, zero-copy).
+fn load_all(kind: usize, bytes: &[u8], files: bool) {
+    use tensile::io::*;
+    let ts = |r: tensile::Result<Vec<(String, Tensor)>>| {
+        if let Ok(v) = r {
+            v.iter().for_each(|(_, t)| touch(t));
+        }
+    };
+    let ext = ["safetensors", "npy", "npz", "pt", "pt"][kind % 5];
+    let path = tmp_path(ext);
+    let files = files && std::fs::write(&path, bytes).is_ok();
+    match kind % 5 {
+        0 => {
+            ts(safetensors::load_bytes(bytes));
+            if files {
+                ts(safetensors::load(&path));
+            }
+        }
+        1 => {
+            if let Ok(t) = npy::read_bytes(bytes) {
+                touch(&t);
+            }
+            if files {
+                if let Ok(t) = npy::read(&path) {
+                    touch(&t);
+                }
+            }
+        }
+        2 => {
+            ts(npz::read_bytes(bytes));
+            if files {
+                ts(npz::read(&path));
+            }
+        }
+        3 => {
+            if let Ok(v) = torch::load_bytes(bytes) {
+                touch_value(&v);
+            }
+            if files {
+                if let Ok(v) = torch::load(&path) {
+                    touch_value(&v);
+                }
+            }
+        }
+        _ => {
+            ts(torch::load_state_dict_bytes(bytes));
+            if files {
+                ts(torch::load_state_dict(&path));
+            }
+        }
+    }
+    if files {
+        let _ = std::fs::remove_file(&path);
+    }
+}
+
+/// The bits of every element (NaN payloads and -0.0 included), `None` when they cannot be
+/// gathered.
+fn bits(t: &Tensor) -> Option<Vec<u64>> {
+    macro_rules! b {
+        ($T:ty, $f:expr) => {
+            t.try_to_vec::<$T>().ok()?.into_iter().map($f).collect()
+        };
+    }
+    Some(match t.dtype() {
+        DType::Bool => b!(bool, |x| x as u64),
+        DType::UInt8 => b!(u8, |x| x as u64),
+        DType::Int8 => b!(i8, |x| x as u8 as u64),
+        DType::Int16 => b!(i16, |x| x as u16 as u64),
+        DType::Int32 => b!(i32, |x| x as u32 as u64),
+        DType::Int64 => b!(i64, |x| x as u64),
+        DType::Float16 => b!(half::f16, |x| x.to_bits() as u64),
+        DType::BFloat16 => b!(half::bf16, |x| x.to_bits() as u64),
+        DType::Float32 => b!(f32, |x| x.to_bits() as u64),
+        DType::Float64 => b!(f64, |x| x.to_bits()),
+    })
+}
+
+/// A loaded tensor equals the one saved: dtype, shape and every element's bits.
+fn assert_same(what: &str, saved: &Tensor, loaded: &Tensor) {
+    assert_eq!(saved.dtype(), loaded.dtype(), "{what}: dtype changed");
+    assert_eq!(saved.size(), loaded.size(), "{what}: shape changed");
+    if let (Some(x), Some(y)) = (bits(saved), bits(loaded)) {
+        assert!(x == y, "{what}: values changed: saved {x:?}, loaded {y:?}");
+    }
+}
+
+/// save → load of small tensors in each format; the tensors must come back equal.
+/// Returns the files written, with their kind (0 safetensors, 1 npy, 2 npz).
+fn round_trip(r: &mut Rd) -> Option<Vec<(usize, Vec<u8>)>> {
+    use tensile::io::*;
+    let mut ts: Vec<Tensor> = Vec::new();
+    for _ in 0..1 + r.below(3) {
+        if let Some(t) = construct(r) {
+            if t.numel() <= 4096 {
+                ts.push(t);
+            }
+        }
+    }
+    let names: Vec<String> = (0..ts.len())
+        .map(|i| match r.below(4) {
+            0 => String::new(),
+            1 => format!("layer.{i}.weight"),
+            2 => "w".to_string(),
+            _ => format!("t{i}\u{e9}\"'\\"),
+        })
+        .collect();
+    let named: Vec<(&str, &Tensor)> = names.iter().map(|n| n.as_str()).zip(ts.iter()).collect();
+    let mut files = Vec::new();
+    // safetensors: keys are unique and sorted by the format; compare by name
+    if let Ok(bytes) = safetensors::save_bytes(&named) {
+        let loaded = safetensors::load_bytes(&bytes);
+        let loaded =
+            loaded.unwrap_or_else(|e| panic!("safetensors: saved file does not load: {e}"));
+        for (n, t) in &loaded {
+            let saved = named.iter().rev().find(|(k, _)| k == n);
+            let saved = saved.unwrap_or_else(|| panic!("safetensors: key {n:?} was not saved"));
+            assert_same("safetensors", saved.1, t);
+        }
+        files.push((0, bytes));
+    }
+    // npy: one tensor
+    if let Some(t) = ts.first() {
+        if let Ok(bytes) = npy::to_bytes(t) {
+            let loaded = npy::read_bytes(&bytes);
+            let loaded = loaded.unwrap_or_else(|e| panic!("npy: saved file does not load: {e}"));
+            assert_same("npy", t, &loaded);
+            files.push((1, bytes));
+        }
+    }
+    // npz (a file: it has no bytes form)
+    if r.u8() < 64 && !ts.is_empty() {
+        let path = tmp_path("npz");
+        let w = if r.bool() {
+            npz::write(&path, &named)
+        } else {
+            npz::write_compressed(&path, &named)
+        };
+        if w.is_ok() {
+            let loaded = npz::read(&path);
+            let loaded = loaded.unwrap_or_else(|e| panic!("npz: saved file does not load: {e}"));
+            for (n, t) in &loaded {
+                let saved = named.iter().rev().find(|(k, _)| k == n);
+                let saved = saved.unwrap_or_else(|| panic!("npz: key {n:?} was not saved"));
+                assert_same("npz", saved.1, t);
+            }
+            if let Ok(b) = std::fs::read(&path) {
+                files.push((2, b));
+            }
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+    Some(files)
+}
+
+/// Checkpoint and array loaders on arbitrary bytes, and save → load round trips.
+///
+/// The first byte picks: `0..=4` one loader (safetensors, npy, npz, torch `load`, torch
+/// `load_state_dict`) on the rest of the input, in memory and from a file; `5` every loader on
+/// the rest; `6` a round trip of small tensors decoded from the rest; `7` a round trip whose
+/// files are then corrupted at positions from the input and loaded again.
+pub fn run_io(data: &[u8]) {
+    let Some((&k, rest)) = data.split_first() else {
+        return;
+    };
+    match k % 8 {
+        kind @ 0..=4 => load_all(kind as usize, rest, k < 128),
+        5 => (0..5).for_each(|kind| load_all(kind, rest, false)),
+        6 => drop(round_trip(&mut Rd::new(rest))),
+        _ => {
+            let mut r = Rd::new(rest);
+            let Some(files) = round_trip(&mut r) else {
+                return;
+            };
+            for (kind, mut f) in files {
+                if f.is_empty() {
+                    continue;
+                }
+                for _ in 0..1 + r.below(4) {
+                    let pos = (r.u64() as usize) % f.len();
+                    match r.below(4) {
+                        0 => f[pos] = r.u8(),
+                        1 => f[pos] ^= 1 << r.below(8),
+                        2 => f.truncate(pos),
+                        _ => {
+                            let b = r.u8();
+                            f.insert(pos, b)
+                        }
+                    }
+                    if f.is_empty() {
+                        break;
+                    }
+                }
+                load_all(kind, &f, false);
+            }
         }
     }
 }

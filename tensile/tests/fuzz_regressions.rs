@@ -53,6 +53,12 @@ fn layout_regressions() {
     eprintln!("{ran} layout inputs replayed");
 }
 
+#[test]
+fn io_regressions() {
+    let ran = replay("io", program::run_io);
+    eprintln!("{ran} io inputs replayed");
+}
+
 /// Every `KNOWN` entry names a file that exists (so a renamed input is not silently skipped).
 #[test]
 fn known_entries_exist() {
@@ -81,5 +87,6 @@ fn smoke_programs() {
             .collect();
         program::run_api(&data);
         program::run_layout(&data);
+        program::run_io(&data);
     }
 }

@@ -196,8 +196,12 @@ pub(crate) fn contiguous_le_bytes(t: &Tensor) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The product of `sizes` as a byte count for `dtype`, `None` on overflow.
+/// The product of `sizes` as a byte count for `dtype`, `None` on overflow. A zero size makes
+/// it 0 whatever the other sizes (`[2^63, 0]` holds no element, and saves as such).
 pub(crate) fn nbytes_of(sizes: &[usize], dtype: DType) -> Option<usize> {
+    if sizes.contains(&0) {
+        return Some(0);
+    }
     sizes
         .iter()
         .try_fold(dtype.itemsize(), |a, &n| a.checked_mul(n))

@@ -98,11 +98,11 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<
             return Err(ferr(
                 file,
                 format!(
-                    "tensor '{name}' holds {} bytes but its shape {:?} of dtype {:?} needs {:?}",
+                    "tensor '{name}' holds {} bytes but its shape {:?} of dtype {:?} needs {}",
                     v.data().len(),
                     sizes,
                     v.dtype(),
-                    n
+                    n.map_or("more than 2^64".to_string(), |n| n.to_string())
                 ),
             ));
         }

@@ -532,7 +532,8 @@ impl Tensor {
     ///
     /// Errors (RuntimeError): `Number of dimensions of repeat dims can not be smaller than
     /// number of dimensions of tensor`; `Trying to create tensor with negative dimension -3:
-    /// [-3, 4]`.
+    /// [-3, 4]`; the allocator's `DefaultCPUAllocator: can't allocate memory: …` for a
+    /// result too large to allocate.
     pub fn repeat(&self, sizes: impl IntoShape) -> Result<Tensor> {
         let sizes = sizes.into_shape();
         let __out = (|| -> Result<Tensor> {
@@ -552,15 +553,27 @@ impl Tensor {
                 .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
                 .collect::<Result<_>>()?;
             let target = new_sizes(&target)?;
-            if reps.contains(&0) {
+            if target.contains(&0) {
                 return Tensor::try_alloc_contiguous(&target, self.dtype());
             }
+            // The result must be allocatable before its per-axis index maps are built (an
+            // axis of 2^32 in a result of 2^40 elements would otherwise abort on the map).
+            drop(Tensor::try_alloc_contiguous(&target, self.dtype())?);
             let x = self.expand(&padded)?;
+            // One index map per axis, as long as the result's axis: allocated fallibly (an
+            // axis of 2^32 would abort), the allocator's error if it can't be had.
             let maps: Vec<Vec<usize>> = target
                 .iter()
                 .zip(&padded)
-                .map(|(&t, &p)| (0..t).map(|i| i % p as usize).collect())
-                .collect();
+                .map(|(&t, &p)| {
+                    let mut v: Vec<usize> = Vec::new();
+                    v.try_reserve_exact(t).map_err(|_| {
+                        Error::alloc(t as u128 * std::mem::size_of::<usize>() as u128)
+                    })?;
+                    v.extend((0..t).map(|i| i % p as usize));
+                    Ok(v)
+                })
+                .collect::<Result<_>>()?;
             gather_axes(&x, &maps)
         })()?;
         crate::autograd::formulas::index::gathered("RepeatBackward0", __out, self, |ids| {

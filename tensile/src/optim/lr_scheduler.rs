@@ -34,7 +34,10 @@ pub trait LRScheduler {
     /// Errors: the optimizer has another number of param groups than when the scheduler was
     /// made (ValueError, Python's strict `zip`: `zip() argument 2 is shorter than argument
     /// 1`); `StepLR` with `step_size = 0` and `CosineAnnealingLR` with `T_max = 0`
-    /// (`integer modulo by zero`, Python's ZeroDivisionError, here a RuntimeError).
+    /// (`integer modulo by zero`, Python's ZeroDivisionError, here a RuntimeError); a loaded
+    /// state dict whose `last_epoch` or `step_count` is `i64::MAX` (RuntimeError of tensile's
+    /// own, `scheduler step: last_epoch … or _step_count … is the largest 64-bit int`: Python's
+    /// ints do not overflow).
     fn step(&mut self, optimizer: &mut dyn Optimizer) -> Result<()>;
     /// `scheduler.get_last_lr()`: the learning rates the last step set, one per group.
     fn get_last_lr(&self) -> &[f64];
@@ -102,8 +105,19 @@ impl Base {
         opt: &mut dyn Optimizer,
         rule: impl FnOnce(&Base, &dyn Optimizer) -> Result<Vec<f64>>,
     ) -> Result<()> {
-        self.step_count += 1;
-        self.last_epoch += 1;
+        // Python's ints do not overflow; ours stop at i64::MAX (reachable only through a
+        // loaded state dict) with an error instead of wrapping.
+        let (Some(count), Some(epoch)) = (
+            self.step_count.checked_add(1),
+            self.last_epoch.checked_add(1),
+        ) else {
+            return Err(Error::runtime(format!(
+                "scheduler step: last_epoch {} or _step_count {} is the largest 64-bit int",
+                self.last_epoch, self.step_count
+            )));
+        };
+        self.step_count = count;
+        self.last_epoch = epoch;
         let values = rule(self, opt)?;
         let n = opt.num_param_groups();
         if values.len() != n {
@@ -162,8 +176,9 @@ impl Base {
     }
 }
 
-/// Python's `a % b` for ints (the sign of `b`), with its ZeroDivisionError text.
-fn py_mod(a: i64, b: i64) -> Result<i64> {
+/// Python's `a % b` for ints (the sign of `b`), with its ZeroDivisionError text. In `i128`,
+/// so that sums of two `i64`s (`last_epoch - 1 - T_max`, `2 * T_max`) are exact, as Python's.
+fn py_mod(a: i128, b: i128) -> Result<i128> {
     if b == 0 {
         return Err(Error::runtime("integer modulo by zero"));
     }
@@ -222,7 +237,7 @@ impl StepLR {
 
     fn rule(b: &Base, o: &dyn Optimizer, step_size: i64, gamma: f64) -> Result<Vec<f64>> {
         let lrs = Base::lrs(o);
-        if b.last_epoch == 0 || py_mod(b.last_epoch, step_size)? != 0 {
+        if b.last_epoch == 0 || py_mod(b.last_epoch.into(), step_size.into())? != 0 {
             return Ok(lrs);
         }
         Ok(lrs.into_iter().map(|lr| lr * gamma).collect())
@@ -288,7 +303,11 @@ impl CosineAnnealingLR {
                 })
                 .collect());
         }
-        if py_mod(le - 1 - t_max, 2 * t_max)? == 0 {
+        if py_mod(
+            i128::from(le) - 1 - i128::from(t_max),
+            2 * i128::from(t_max),
+        )? == 0
+        {
             return Ok(lrs
                 .iter()
                 .zip(&b.base_lrs)
@@ -298,7 +317,8 @@ impl CosineAnnealingLR {
         Ok(lrs
             .iter()
             .map(|&lr| {
-                (1.0 + (PI * le as f64 / tm).cos()) / (1.0 + (PI * (le - 1) as f64 / tm).cos())
+                (1.0 + (PI * le as f64 / tm).cos())
+                    / (1.0 + (PI * ((i128::from(le) - 1) as f64) / tm).cos())
                     * (lr - eta_min)
                     + eta_min
             })
@@ -384,7 +404,8 @@ impl LinearLR {
         lrs.into_iter()
             .map(|lr| {
                 lr * (1.0
-                    + (end - start) / (total as f64 * start + (le - 1) as f64 * (end - start)))
+                    + (end - start)
+                        / (total as f64 * start + ((i128::from(le) - 1) as f64) * (end - start)))
             })
             .collect()
     }
@@ -481,7 +502,37 @@ impl LRScheduler for LambdaLR {
 
 #[cfg(test)]
 mod tests {
-    use super::py_mod;
+    use super::*;
+    use crate::optim::SGD;
+    use crate::tensor::Tensor;
+
+    /// Epoch counters at the ends of i64 (from a loaded state dict), and `T_max` at them: an
+    /// error or Python's value, never an overflow.
+    #[test]
+    fn extreme_epochs_and_periods_do_not_overflow() {
+        let w = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+        let mut opt = SGD::new_with([w.alias()], 0.1).unwrap();
+        let mut s = StepLR::new(&mut opt, 1, 0.5).unwrap();
+        let mut sd = s.state_dict();
+        sd.last_epoch = i64::MAX;
+        s.load_state_dict(&sd);
+        let e = s.step(&mut opt).unwrap_err();
+        assert!(e.to_string().contains("largest 64-bit int"), "{e}");
+        for t_max in [i64::MAX, i64::MIN, -1] {
+            for epoch in [i64::MIN, i64::MAX - 1, -2] {
+                let mut c = CosineAnnealingLR::new(&mut opt, t_max, 0.0).unwrap();
+                let mut sd = c.state_dict();
+                sd.last_epoch = epoch;
+                c.load_state_dict(&sd);
+                c.step(&mut opt).unwrap();
+            }
+        }
+        let mut l = LinearLR::new(&mut opt, 0.5, 1.0, i64::MIN).unwrap();
+        let mut sd = l.state_dict();
+        sd.last_epoch = i64::MIN;
+        l.load_state_dict(&sd);
+        l.step(&mut opt).unwrap();
+    }
 
     #[test]
     fn modulo_takes_the_divisors_sign() {

@@ -88,8 +88,9 @@ impl Default for MhaForwardOpts<'_> {
 /// Errors: constructor AssertionError `embed_dim must be divisible by num_heads`, ValueError
 /// `embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2 instead`;
 /// forward AssertionError `was expecting embedding dimension of 8, but got 6`,
-/// `query should be unbatched 2D or batched 3D tensor but received 4-D query tensor`, then
-/// those of the ops.
+/// `query should be unbatched 2D or batched 3D tensor but received 4-D query tensor`,
+/// ``For batched (3-D) `query`, expected `key` and `value` to be 3-D but found 0-D and 3-D
+/// tensors respectively``, then those of the ops.
 #[derive(Debug)]
 pub struct MultiheadAttention {
     /// `(3E, E)`: the query, key and value projections stacked.
@@ -195,6 +196,15 @@ impl MultiheadAttention {
             )));
         }
         let unbatched = qd == 2;
+        // `_mha_shape_check`
+        if key.dim() != qd || value.dim() != qd {
+            return Err(Error::assertion(format!(
+                "For {} ({qd}-D) `query`, expected `key` and `value` to be {qd}-D but found {}-D and {}-D tensors respectively",
+                if unbatched { "unbatched" } else { "batched" },
+                key.dim(),
+                value.dim()
+            )));
+        }
         let (mut q, mut k, mut v) = (query.alias(), key.alias(), value.alias());
         if self.config.batch_first && !unbatched {
             q = q.transpose(1, 0)?;
