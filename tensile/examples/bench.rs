@@ -19,6 +19,9 @@ use std::time::Instant;
 mod bench_ops;
 #[path = "bench_train/mod.rs"]
 mod bench_train;
+#[allow(dead_code)] // the bench uses the example's model builder only
+#[path = "train_digits/train.rs"]
+mod train_digits;
 
 use tensile::{DType, Tensor};
 

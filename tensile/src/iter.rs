@@ -137,7 +137,9 @@ fn strides_from_perm(shape: &[usize], perm: &[usize]) -> Dims {
     let mut acc = 1usize;
     for &d in perm {
         st[d] = acc;
-        acc *= shape[d];
+        // saturating: only a shape with a 0 elsewhere (no elements) gets this far with a
+        // product past usize::MAX, and its strides address nothing
+        acc = acc.saturating_mul(shape[d]);
     }
     st
 }

@@ -111,15 +111,16 @@ fn contiguous_in_order(
     strides: &[usize],
     order: impl Iterator<Item = usize>,
 ) -> bool {
-    let mut expected = 1usize;
+    // `None` once the product of the sizes walked passes usize::MAX: no stride equals it
+    let mut expected = Some(1usize);
     for d in order {
         if sizes[d] == 1 {
             continue;
         }
-        if strides[d] != expected {
+        if Some(strides[d]) != expected {
             return false;
         }
-        expected *= sizes[d];
+        expected = expected.and_then(|e| e.checked_mul(sizes[d]));
     }
     true
 }

@@ -4,8 +4,8 @@
 //! CNN through `nn` modules (`cnn_module_fwd_bwd`), one optimizer step (`adamw_step`,
 //! `sgd_momentum_step`) and a safetensors round trip in memory (`safetensors_roundtrip`), in µs.
 
+use tensile::nn::Module;
 use tensile::nn::functional::{self as f, ScaledDotProductAttentionOpts};
-use tensile::nn::{Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential};
 use tensile::optim::{AdamW, AdamWOpts, Optimizer, SGD, SgdOpts};
 use tensile::{DType, Result, Tensor};
 
@@ -148,14 +148,7 @@ fn add_chain() -> Result<Case> {
 
 fn cnn_module() -> Result<Case> {
     tensile::manual_seed(0);
-    let cnn = Sequential::new()
-        .append(Conv2d::with(1, 16, 3, 1)?)
-        .append(ReLU::new())
-        .append(MaxPool2d::new(2))
-        .append(Conv2d::with(16, 32, 3, 1)?)
-        .append(ReLU::new())
-        .append(Flatten::new())
-        .append(Linear::new(512, 10)?);
+    let cnn = crate::train_digits::build_model(crate::train_digits::ModelKind::Cnn)?;
     let x = rnd(&[32, 1, 8, 8], 5, 1.0, false)?.add(0.5)?;
     let y = Tensor::arange(32i64)?.mul(7)?.remainder(10)?;
     let step = move || -> Result<Tensor> {

@@ -68,11 +68,13 @@ pub(crate) fn result_shape(src: &[usize], before: usize, k: usize, b: &[usize]) 
 }
 
 /// Element offsets of every position of `sizes` in row-major order, for the given strides.
-fn row_major_offsets(sizes: &[usize], strides: &[usize], base: usize) -> Vec<usize> {
-    let n: usize = sizes.iter().product();
-    let mut out = Vec::with_capacity(n);
+/// Errors: the allocator's, when the positions can't be counted or held (callers return
+/// before this for an empty result, whose outer dims may still be huge).
+fn row_major_offsets(sizes: &[usize], strides: &[usize], base: usize) -> Result<Vec<usize>> {
+    let n = crate::layout::checked_numel(sizes)?;
+    let mut out = crate::kernels::cast::try_vec(n)?;
     if n == 0 {
-        return out;
+        return Ok(out);
     }
     let nd = sizes.len();
     let mut pos = vec![0usize; nd];
@@ -89,7 +91,7 @@ fn row_major_offsets(sizes: &[usize], strides: &[usize], base: usize) -> Vec<usi
             pos[d] = 0;
         }
     }
-    out
+    Ok(out)
 }
 
 fn is_mask(t: &Tensor) -> bool {
@@ -154,8 +156,8 @@ impl Info {
         let bc = crate::layout::contiguous_strides(&self.b);
         bst[before..before + self.b.len()].copy_from_slice(&bc);
         let keep = nr - drop;
-        let base = row_major_offsets(&r[..keep], &st[..keep], src.storage_offset());
-        let bpos = row_major_offsets(&r[..keep], &bst[..keep], 0);
+        let base = row_major_offsets(&r[..keep], &st[..keep], src.storage_offset())?;
+        let bpos = row_major_offsets(&r[..keep], &bst[..keep], 0)?;
         Ok(base.iter().zip(&bpos).map(|(a, &p)| a + boff[p]).collect())
     }
 }
@@ -326,8 +328,12 @@ pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tenso
     let drop = packed_tail(&r[r.len() - after..], &st[r.len() - after..], out.stride());
     let inner: usize = r[r.len() - drop..].iter().product();
     let keep = r.len() - drop;
+    if r.contains(&0) {
+        // nothing to move (and no index is checked: PyTorch's kernel visits no element)
+        return Ok(out);
+    }
     let src_offs = info.offsets_outer(drop)?;
-    let dst_offs = row_major_offsets(&r[..keep], &out.stride()[..keep], out.storage_offset());
+    let dst_offs = row_major_offsets(&r[..keep], &out.stride()[..keep], out.storage_offset())?;
     move_rows_or_fail(&out, &dst_offs, s, &src_offs, inner, false, true)?;
     Ok(out)
 }
@@ -480,7 +486,10 @@ fn put_unchecked(
     let drop = packed_tail(&r[n - after..], info.src.stride(), v.stride());
     let inner: usize = r[n - drop..].iter().product();
     let dst_offs = info.offsets_outer(drop)?;
-    let src_offs = row_major_offsets(&r[..n - drop], &v.stride()[..n - drop], v.storage_offset());
+    if r.contains(&0) {
+        return move_rows_or_fail(t, &[], &v, &[], inner, accumulate, false);
+    }
+    let src_offs = row_major_offsets(&r[..n - drop], &v.stride()[..n - drop], v.storage_offset())?;
     move_rows_or_fail(t, &dst_offs, &v, &src_offs, inner, accumulate, false)
 }
 
@@ -855,7 +864,10 @@ mod tests {
         assert_eq!(front_permutation(&[false, true, false, true]), [1, 3, 0, 2]);
         assert_eq!(placement(&[false, true, true, false]), (1, 2));
         assert_eq!(result_shape(&[2, 3, 4, 5], 1, 2, &[7, 8]), [2, 7, 8, 5]);
-        assert_eq!(row_major_offsets(&[2, 2], &[1, 3], 1), [1, 4, 2, 5]);
+        assert_eq!(
+            row_major_offsets(&[2, 2], &[1, 3], 1).unwrap(),
+            [1, 4, 2, 5]
+        );
     }
 
     #[test]
