@@ -128,7 +128,8 @@ fn contiguous_in_order(
 /// The fewest dims that walk the same elements in the same order as `(sizes, strides)`
 /// (strides in elements): size-1 dims dropped, and each dim merged into the one before it
 /// when `stride[d] == stride[d + 1] * size[d + 1]`. A contiguous tensor gives one dim; a 0-d
-/// or one-element tensor gives none. Used to copy a tensor out in as few runs as possible.
+/// or one-element tensor gives none (TensorIterator's `coalesce_dimensions` for one operand).
+/// Used to copy a tensor out in as few runs as possible.
 pub fn coalesced(sizes: &[usize], strides: &[usize]) -> (Vec<usize>, Vec<usize>) {
     let (mut sz, mut st): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     for (&n, &s) in sizes.iter().zip(strides) {

@@ -1326,7 +1326,8 @@ impl Tensor {
     /// `self.unbind()` (dim 0; [`Tensor::unbind_with`] takes a dim): the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
     ///
     /// Errors: IndexError `Dimension out of range (…)`;
-    /// IndexError `Dimension specified as 0 but tensor has no dimensions` (0-d input).
+    /// IndexError `Dimension specified as 0 but tensor has no dimensions` (0-d input); the
+    /// allocator's error when the list of `size(dim)` views can't be held.
     pub fn unbind(&self) -> Result<Vec<Tensor>> {
         self.unbind_with(0)
     }
@@ -1337,7 +1338,13 @@ impl Tensor {
             let dim = dim.to_i64();
             let d = wrap_dim(dim, self.dim())?;
             let size = self.size_of(d as i64)?;
-            (0..size).map(|i| self.select(d as i64, i as i64)).collect()
+            // one view per index: the list itself is allocated fallibly (an expanded dim can
+            // name far more views than memory holds)
+            let mut out: Vec<Tensor> = crate::kernels::cast::try_vec(size)?;
+            for i in 0..size {
+                out.push(self.select(d as i64, i as i64)?);
+            }
+            Ok(out)
         })()?;
         crate::autograd::formulas::views::views("UnbindBackward0", __out, self)
     }

@@ -125,7 +125,8 @@ pub fn embedding_bag(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
 /// GitHub.`; RuntimeError `offsets[0] has to be 0, i.e., the first sequence in the
 /// mini-batch has to start from position 0. However, got 1`; `offsets[-1] can not be greater
 /// than input's length 3, but got offsets[-1] of 4`; `embedding_bag: Expected idx >= 0 && idx
-/// < num_embeddings but found idx to be 7`.
+/// < num_embeddings but found idx to be 7`; the allocator's error when the bags of a 2-D
+/// input can't be counted in memory.
 pub fn embedding_bag_with<'a>(
     input: &Tensor,
     weight: &Tensor,
@@ -159,7 +160,10 @@ pub fn embedding_bag_with<'a>(
             }
             let (b, l) = (input.sizes[0], input.sizes[1]);
             idx = input.try_to_vec::<i64>()?;
-            offs = (0..b).map(|i| (i * l) as i64).collect();
+            // one offset per bag, allocated fallibly (an empty (2^62, 0) input has 2^62 bags)
+            let mut o: Vec<i64> = crate::kernels::cast::try_vec(b)?;
+            o.extend((0..b).map(|i| i.wrapping_mul(l) as i64));
+            offs = o;
         }
         1 => {
             let Some(off) = o.offsets else {
