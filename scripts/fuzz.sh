@@ -81,7 +81,6 @@ for t in $TARGETS; do
     # io's inputs are files: room for the fixtures (a few KiB)
     max_len=512
     [ "$t" = io ] && max_len=8192
-    before=$(ls "artifacts/$t" | grep -c '^crash-' || true)
     log="artifacts/$t/last_run-$TAG.log"
     echo "== fuzzing $t for ${PER}s ($MODE, ulimit -v ${MEM_MB} MB)"
     # -rss_limit_mb/-malloc_limit_mb above the address-space limit: a big allocation that
@@ -99,8 +98,9 @@ for t in $TARGETS; do
     ) >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-    after=$(ls "artifacts/$t" | grep -c '^crash-' || true)
-    crashes=$(( after - before ))
+    # counted from this run's own log: another run (the other build) may write into the same
+    # artifacts folder at the same time
+    crashes=$(grep -c 'Test unit written to .*/crash-' "$log" || true)
     if [ "$rc" -ne 0 ] && [ "$crashes" -eq 0 ]; then
         # a deadly signal / OOM / timeout report without a crash- file
         crashes=$(grep -cE '^==[0-9]+== ERROR: libFuzzer' "$log" || true)

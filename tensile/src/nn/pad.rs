@@ -249,7 +249,10 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
     let outs: Vec<i64> = (0..k)
         .map(|j| {
             let (l, r) = widths(pad, j);
-            input.size()[nd - 1 - j] as i64 + l + r
+            // wrapping, as PyTorch's int64 arithmetic: the checks below then reject it
+            (input.size()[nd - 1 - j] as i64)
+                .wrapping_add(l)
+                .wrapping_add(r)
         })
         .collect();
     if k == 1 {
@@ -282,13 +285,16 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
     reserve_output(&out_sizes, input.dtype())?;
     let mut maps = identity_maps(input)?;
     for (j, &out_len) in outs.iter().enumerate() {
+        // in i128: a pad may be any int64 (a negative one crops), and `2·l`, `size + l` or
+        // `-l` of such a pad overflows int64
         let (l, _) = widths(pad, j);
+        let l = l as i128;
         let d = nd - 1 - j;
-        let size = input.size()[d] as i64;
+        let size = input.size()[d] as i128;
         let i_start = (-l).max(0);
         let o_start = l.max(0);
         maps[d] = axis_map(out_len as usize, |o| {
-            let o = o as i64;
+            let o = o as i128;
             let ip = if reflect {
                 if o < l {
                     l * 2 - o
