@@ -785,68 +785,45 @@ pub(crate) unsafe fn weight_grad<T: ConvElem>(
             } else {
                 1
             };
-            if let Some(Taps(tab)) = &taps {
-                // small images: both operands built transposed, `gradᵀ` (width × og) and
-                // `colᵀ` (width × rows), which are the layouts the product reads without
-                // repacking them
-                T::with_scratch(rows * width + og * width, |buf| {
-                    let (colt, gbt) = buf.split_at_mut(rows * width);
-                    for j in 0..m {
-                        let img = &x[(n0 + j) * geom.c * pin + gi * cg * pin..][..cg * pin];
-                        for b in 0..p {
-                            let dst = &mut colt[(j * p + b) * rows..][..rows];
-                            for (c, dc) in dst.chunks_exact_mut(kl).enumerate() {
-                                let plane = &img[c * pin..(c + 1) * pin];
-                                for (k, o) in dc.iter_mut().enumerate() {
-                                    let at = tab[k * p + b] as usize;
-                                    *o = plane.get(at).copied().unwrap_or_default();
-                                }
-                            }
-                        }
-                        for oi in 0..og {
-                            let src = &grad[((n0 + j) * geom.o + gi * og + oi) * p..][..p];
-                            for (b, &v) in src.iter().enumerate() {
-                                gbt[(j * p + b) * og + oi] = v;
-                            }
-                        }
-                    }
-                    // SAFETY: gwg is og×rows (row stride rows); gbtᵀ is og×width (gbt is
-                    // width×og, row stride og); colt is width×rows (row stride rows); all
-                    // inside their slices, colt and gbt this call's own scratch.
-                    unsafe {
-                        mm::<T>(
-                            og,
-                            rows,
-                            width,
-                            gwg.as_mut_ptr(),
-                            rows as isize,
-                            1,
-                            ci > 0,
-                            gbt.as_ptr(),
-                            1,
-                            og as isize,
-                            colt.as_ptr(),
-                            rows as isize,
-                            1,
-                            threads,
-                        )
-                    }
-                });
-                continue;
-            }
+            // With a tap table (small images) both operands are built transposed, `gradᵀ`
+            // (width × og) and `colᵀ` (width × rows): the layouts the product reads without
+            // repacking them. Otherwise `grad` (og × width) and `col` (rows × width), the col
+            // by the row-copying im2col. `(a, b)`: each operand's (row, column) strides.
+            let (a, b) = if taps.is_some() {
+                ((1, og), (rows, 1))
+            } else {
+                ((width, 1), (1, width))
+            };
             T::with_scratch(rows * width + og * width, |buf| {
                 let (col, gb) = buf.split_at_mut(rows * width);
                 for j in 0..m {
                     let img = &x[(n0 + j) * geom.c * pin + gi * cg * pin..][..cg * pin];
-                    im2col_nchw_pitched(img, cg, w, &mut col[j * p..], width, None);
+                    match &taps {
+                        Some(Taps(tab)) => {
+                            for b in 0..p {
+                                let dst = &mut col[(j * p + b) * rows..][..rows];
+                                for (c, dc) in dst.chunks_exact_mut(kl).enumerate() {
+                                    let plane = &img[c * pin..(c + 1) * pin];
+                                    for (k, o) in dc.iter_mut().enumerate() {
+                                        let at = tab[k * p + b] as usize;
+                                        *o = plane.get(at).copied().unwrap_or_default();
+                                    }
+                                }
+                            }
+                        }
+                        None => im2col_nchw_pitched(img, cg, w, &mut col[j * p..], width, None),
+                    }
                     for oi in 0..og {
                         let src = &grad[((n0 + j) * geom.o + gi * og + oi) * p..][..p];
-                        gb[oi * width + j * p..][..p].copy_from_slice(src);
+                        for (q, &v) in src.iter().enumerate() {
+                            gb[oi * a.0 + (j * p + q) * a.1] = v;
+                        }
                     }
                 }
-                // SAFETY: gwg is og×rows (row stride rows); gb is og×width (row stride
-                // width); colᵀ is width×rows (col is rows×width, row stride width); all
-                // inside their slices, col and gb this call's own scratch.
+                // SAFETY: gwg is og×rows (row stride rows); the gradient operand is og×width
+                // and the col operand width×rows, each addressed through the strides `a`, `b`
+                // set above for the layout it was built in, inside its slice of this call's
+                // own scratch.
                 unsafe {
                     mm::<T>(
                         og,
@@ -857,11 +834,11 @@ pub(crate) unsafe fn weight_grad<T: ConvElem>(
                         1,
                         ci > 0,
                         gb.as_ptr(),
-                        width as isize,
-                        1,
+                        a.0 as isize,
+                        a.1 as isize,
                         col.as_ptr(),
-                        1,
-                        width as isize,
+                        b.0 as isize,
+                        b.1 as isize,
                         threads,
                     )
                 }
