@@ -186,6 +186,18 @@ impl Tensor {
             .ptr()
             .wrapping_add(self.offset * self.dtype.itemsize())
     }
+    /// The tensor's memory and geometry for a kernel ([`kernels::Strided`]). The caller holds
+    /// the storage lock (`crate::iter::lock_operands`) while the kernel runs.
+    pub(crate) fn mem(&self) -> kernels::Strided<'_> {
+        kernels::Strided {
+            base: self.storage.ptr(),
+            nbytes: self.storage.nbytes(),
+            offset: self.offset,
+            dtype: self.dtype,
+            sizes: &self.sizes,
+            strides: &self.strides,
+        }
+    }
     /// Whether `self` and `other` view the same storage (Python's
     /// `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
@@ -355,13 +367,20 @@ impl Tensor {
     /// Aborts like `Vec` when memory for `numel` values can't be had (an expanded tensor can
     /// name far more elements than its storage holds); [`Tensor::try_to_vec`] returns the error.
     pub fn to_vec<T: Element>(&self) -> Vec<T> {
-        kernels::cast::gather::<T>(self)
+        match self.try_to_vec() {
+            Ok(v) => v,
+            Err(e) => {
+                eprintln!("tensile: {e}");
+                std::process::abort()
+            }
+        }
     }
 
     /// As [`Tensor::to_vec`], with PyTorch's allocator error instead of an abort:
     /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
     pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        kernels::cast::try_gather::<T>(self)
+        let _lock = self.storage.read();
+        kernels::cast::try_gather::<T>(self.mem())
     }
 
     /// The single value of a one-element tensor, cast to `T` (`t.item()`).

@@ -5,27 +5,27 @@
 use rayon::prelude::*;
 
 use crate::dtype::DType;
-use crate::iter::lock_operands;
-use crate::tensor::Tensor;
+use crate::kernels::{Ptr, Strided};
 
 /// `dst[dst_offs[k]] = src[src_offs[k]]` (or `+=` when `accumulate`), serially in `k`
 /// order, so the last of duplicate targets wins and sums add up in index order (PyTorch's
 /// CPU `index_put_` runs its accumulating loop serially too). `dst` and `src` have one dtype;
-/// their geometries are ignored, only their storages are used.
+/// their geometries are ignored, only their storages are used. The caller holds the locks
+/// (write for `dst`, read for `src`).
 ///
 /// Returns `false` (and moves nothing) when the lists differ in length, the dtypes differ,
 /// or an offset lies outside its storage: the op computed them wrongly.
 pub(crate) fn move_elems(
-    dst: &Tensor,
+    dst: Strided,
     dst_offs: &[usize],
-    src: &Tensor,
+    src: Strided,
     src_offs: &[usize],
     accumulate: bool,
 ) -> bool {
     let dt = dst.dtype;
     let size = dt.itemsize();
-    let fits = |t: &Tensor, offs: &[usize]| {
-        let n = t.storage.nbytes() / size;
+    let fits = |t: Strided, offs: &[usize]| {
+        let n = t.nbytes / size;
         offs.iter().all(|&o| o < n)
     };
     if dst_offs.len() != src_offs.len()
@@ -38,8 +38,7 @@ pub(crate) fn move_elems(
     if dst_offs.is_empty() {
         return true;
     }
-    let _guard = lock_operands(&[dst, src], 1);
-    let (dp, sp) = (dst.storage.ptr(), src.storage.ptr());
+    let (dp, sp) = (dst.base, src.base);
     macro_rules! run {
         ($T:ty, $f:expr) => {{
             let (dp, sp) = (dp.cast::<$T>(), sp.cast::<$T>());
@@ -113,31 +112,16 @@ pub(crate) fn move_elems(
     true
 }
 
-/// A raw pointer that may cross threads; see the safety notes where it is dereferenced.
-#[derive(Clone, Copy)]
-struct Ptr(*mut u8);
-// SAFETY: the caller holds the storage locks for the whole parallel section; tasks write
-// disjoint rows of a fresh output and only read the source.
-unsafe impl Send for Ptr {}
-// SAFETY: as above.
-unsafe impl Sync for Ptr {}
-
-impl Ptr {
-    fn get(self) -> *mut u8 {
-        self.0
-    }
-}
-
 /// `move_elems` by rows: for every `k` in order, the `inner` contiguous elements starting
 /// at `dst_offs[k]` receive (or have added, for `accumulate`) the `inner` contiguous
 /// elements starting at `src_offs[k]`. Element `j` of row `k` is moved exactly as
 /// `move_elems` moves the pair `(dst_offs[k] + j, src_offs[k] + j)`, in the same order, so
 /// sums round identically. `fresh`: `dst` is a new tensor whose rows are all distinct and
-/// disjoint from `src`, so rows may be copied in parallel.
+/// disjoint from `src`, so rows may be copied in parallel. The caller holds the locks.
 pub(crate) fn move_rows(
-    dst: &Tensor,
+    dst: Strided,
     dst_offs: &[usize],
-    src: &Tensor,
+    src: Strided,
     src_offs: &[usize],
     inner: usize,
     accumulate: bool,
@@ -151,8 +135,8 @@ pub(crate) fn move_rows(
     }
     let dt = dst.dtype;
     let size = dt.itemsize();
-    let fits = |t: &Tensor, offs: &[usize]| {
-        let n = t.storage.nbytes() / size;
+    let fits = |t: Strided, offs: &[usize]| {
+        let n = t.nbytes / size;
         offs.iter()
             .all(|&o| o.checked_add(inner).is_some_and(|e| e <= n))
     };
@@ -166,8 +150,7 @@ pub(crate) fn move_rows(
     if dst_offs.is_empty() {
         return true;
     }
-    let _guard = lock_operands(&[dst, src], 1);
-    let (dp, sp) = (Ptr(dst.storage.ptr()), Ptr(src.storage.ptr()));
+    let (dp, sp) = (Ptr(dst.base), Ptr(src.base));
     if !accumulate {
         let bytes = inner * size;
         let copy_row = |(&d, &s): (&usize, &usize)| {

@@ -3,7 +3,7 @@
 use crate::dispatch;
 use crate::dtype::DType;
 use crate::element::{Element, cast};
-use crate::tensor::Tensor;
+use crate::kernels::Strided;
 
 /// The bytes of a slice of elements (every element type is plain old data).
 pub(crate) fn bytes_of<T: Element>(v: &[T]) -> &[u8] {
@@ -119,31 +119,20 @@ pub(crate) fn try_reserve_elems<T>(n: usize) -> crate::error::Result<()> {
     try_vec::<T>(n).map(drop)
 }
 
-/// The values of `t` in row-major order, cast to `T`. Aborts like `Vec` when the memory for
-/// `numel` values can't be had (see [`try_gather`]).
-pub(crate) fn gather<T: Element>(t: &Tensor) -> Vec<T> {
-    match try_gather(t) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("tensile: {e}");
-            std::process::abort()
-        }
-    }
-}
-
-/// As [`gather`], with the allocator's error ([`try_vec`]).
-pub(crate) fn try_gather<T: Element>(t: &Tensor) -> crate::error::Result<Vec<T>> {
+/// The values of `t` in row-major order, cast to `T`, or the allocator's error
+/// ([`try_vec`]). The caller holds `t`'s read lock.
+pub(crate) fn try_gather<T: Element>(t: Strided) -> crate::error::Result<Vec<T>> {
     let n = t.numel();
     let mut out: Vec<T> = try_vec(n)?;
     if n == 0 {
         return Ok(out);
     }
-    let _g = t.storage.read();
     // as few runs as the layout allows (a contiguous tensor is one run)
-    let (sizes, strides) = crate::layout::coalesced(&t.sizes, &t.strides);
+    let (sizes, strides) = crate::layout::coalesced(t.sizes, t.strides);
     let nd = sizes.len();
     let mut idx = vec![0usize; nd];
-    let base = t.storage.ptr().wrapping_add(t.offset * t.element_size());
+    let base = t.ptr();
+    let esize = t.dtype.itemsize();
     let inner_size = if nd == 0 { 1 } else { sizes[nd - 1] };
     let inner_stride = if nd == 0 { 0 } else { strides[nd - 1] as isize };
     let dst = out.as_mut_ptr();
@@ -151,7 +140,7 @@ pub(crate) fn try_gather<T: Element>(t: &Tensor) -> crate::error::Result<Vec<T>>
     loop {
         let mut off = 0isize;
         for (i, st) in idx.iter().zip(&strides).take(nd.saturating_sub(1)) {
-            off += (i * st * t.element_size()) as isize;
+            off += (i * st * esize) as isize;
         }
         let p = base.wrapping_offset(off);
         // SAFETY: p and the run of `inner_size` elements lie inside t's storage (a tensor's

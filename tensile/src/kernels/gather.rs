@@ -1,39 +1,18 @@
 //! Row gathers (`index_select`, `embedding`) and row-wise normalisation (`layer_norm`) over
-//! contiguous tensors.
+//! contiguous operands. The op holds the storage locks while these run.
 
 use rayon::prelude::*;
 
-use crate::dtype::DType;
 use crate::element::Element;
-use crate::iter::lock_operands;
+use crate::kernels::Strided;
 use crate::kernels::loops::GRAIN;
-use crate::tensor::Tensor;
-
-/// A raw pointer that may cross threads; see the safety notes where it is dereferenced.
-#[derive(Clone, Copy)]
-struct Ptr(*mut u8);
-// SAFETY: the op holds the storage locks for the whole parallel section; tasks write disjoint
-// rows of the output and only read the inputs.
-unsafe impl Send for Ptr {}
-// SAFETY: as above.
-unsafe impl Sync for Ptr {}
-
-impl Ptr {
-    fn get(self) -> *mut u8 {
-        self.0
-    }
-}
-
-fn base(t: &Tensor) -> Ptr {
-    Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()))
-}
 
 /// `out[o, j, :] = src[o, idx[j], :]` for a contiguous `src` viewed as `(outer, dim, inner)`
 /// and a fresh contiguous `out` viewed as `(outer, idx.len(), inner)`, both of one dtype.
 /// Every `idx[j] < dim` (checked by the op).
 pub(crate) fn index_select_rows(
-    src: &Tensor,
-    out: &Tensor,
+    src: Strided,
+    out: Strided,
     idx: &[usize],
     outer: usize,
     dim: usize,
@@ -45,9 +24,8 @@ pub(crate) fn index_select_rows(
     if outer * n * inner == 0 {
         return;
     }
-    let _guard = lock_operands(&[out, src], 1);
-    let bytes = inner * src.element_size();
-    let (sp, op) = (base(src), base(out));
+    let bytes = inner * src.dtype.itemsize();
+    let (sp, op) = (src.typed::<u8>(), out.typed::<u8>());
     let copy_row = |r: usize| {
         let (o, j) = (r / n, r % n);
         // SAFETY: row (o, idx[j]) of src and row (o, j) of out lie inside their storages
@@ -74,10 +52,10 @@ pub(crate) fn index_select_rows(
 /// [`layer_norm`] for float32 and the half types (parameters `P` of the same type or
 /// float32): the row kernel of [`crate::kernels::norm`], in float32.
 pub(crate) fn layer_norm_f32<T, P>(
-    x: &Tensor,
-    y: &Tensor,
-    w: Option<&Tensor>,
-    b: Option<&Tensor>,
+    x: Strided,
+    y: Strided,
+    w: Option<Strided>,
+    b: Option<Strided>,
     rows: usize,
     n: usize,
     eps: f64,
@@ -89,59 +67,48 @@ pub(crate) fn layer_norm_f32<T, P>(
     if rows * n == 0 {
         return;
     }
-    let mut ops: Vec<&Tensor> = vec![y, x];
-    ops.extend(w.iter().copied());
-    ops.extend(b.iter().copied());
-    let _guard = lock_operands(&ops, 1);
     // SAFETY: x and y are contiguous with rows·n elements of T (y fresh, so no overlap); w
     // and b are contiguous with n elements of P; the locks are held for the whole call.
     unsafe {
-        let xs = std::slice::from_raw_parts(base(x).get() as *const T, rows * n);
-        let ys = std::slice::from_raw_parts_mut(base(y).get() as *mut T, rows * n);
-        let ws = w.map(|t| std::slice::from_raw_parts(base(t).get() as *const P, n));
-        let bs = b.map(|t| std::slice::from_raw_parts(base(t).get() as *const P, n));
+        let xs = std::slice::from_raw_parts(x.ptr() as *const T, rows * n);
+        let ys = std::slice::from_raw_parts_mut(y.ptr() as *mut T, rows * n);
+        let ws = w.map(|t| std::slice::from_raw_parts(t.ptr() as *const P, n));
+        let bs = b.map(|t| std::slice::from_raw_parts(t.ptr() as *const P, n));
         crate::kernels::norm::layer_norm_rows(xs, ys, n, ws, bs, eps);
     }
 }
 
 /// The float32 backward of `layer_norm` over rows of `n` elements
 /// ([`crate::kernels::norm::layer_norm_backward_rows`]): `x`, `g` contiguous float32 with
-/// `rows·n` elements, `w` (when given) contiguous float32 with `n`. Returns `(dx, x̂)`, both
-/// contiguous with `x`'s sizes.
+/// `rows·n` elements, `w` (when given) contiguous float32 with `n`. Writes `dx` and `x̂`
+/// into `dx` and `xh`: fresh contiguous float32 with `x`'s number of elements.
 pub(crate) fn layer_norm_backward_f32(
-    x: &Tensor,
-    g: &Tensor,
-    w: Option<&Tensor>,
+    x: Strided,
+    g: Strided,
+    w: Option<Strided>,
     n: usize,
     eps: f64,
-) -> crate::error::Result<(Tensor, Tensor)> {
-    let st = crate::layout::contiguous_strides(&x.sizes);
-    let dx = Tensor::try_alloc(&x.sizes, &st, DType::Float32)?;
-    let xh = Tensor::try_alloc(&x.sizes, &st, DType::Float32)?;
+    dx: Strided,
+    xh: Strided,
+) {
     let total = x.numel();
     if total == 0 {
-        return Ok((dx, xh));
+        return;
     }
-    let mut ops: Vec<&Tensor> = vec![&dx, &xh, x, g];
-    ops.extend(w.iter().copied());
-    let guard = lock_operands(&ops, 2);
     // SAFETY: x and g are contiguous float32 with `total` elements, w contiguous float32 with
     // n; dx and xh are fresh (no overlap with anything) with `total` elements; the locks are
     // held for the whole call.
     unsafe {
-        let xs = std::slice::from_raw_parts(base(x).get() as *const f32, total);
-        let gs = std::slice::from_raw_parts(base(g).get() as *const f32, total);
+        let xs = std::slice::from_raw_parts(x.ptr() as *const f32, total);
+        let gs = std::slice::from_raw_parts(g.ptr() as *const f32, total);
         let ws = match w {
-            Some(t) => std::slice::from_raw_parts(base(t).get() as *const f32, n),
+            Some(t) => std::slice::from_raw_parts(t.ptr() as *const f32, n),
             None => &[][..],
         };
-        let d = std::slice::from_raw_parts_mut(base(&dx).get() as *mut f32, total);
-        let h = std::slice::from_raw_parts_mut(base(&xh).get() as *mut f32, total);
+        let d = std::slice::from_raw_parts_mut(dx.ptr() as *mut f32, total);
+        let h = std::slice::from_raw_parts_mut(xh.ptr() as *mut f32, total);
         crate::kernels::norm::layer_norm_backward_rows(xs, gs, ws, n, eps, d, h);
     }
-    drop(guard);
-    drop(ops);
-    Ok((dx, xh))
 }
 
 /// `layer_norm` over the last `n` elements of each of `rows` rows: `y = (x - mean) /
@@ -149,10 +116,10 @@ pub(crate) fn layer_norm_backward_f32(
 /// `T`; `w` and `b`, when given, contiguous of `n` elements of dtype `P`. Statistics and the
 /// affine map are computed in float64 and rounded once.
 pub(crate) fn layer_norm<T: Element, P: Element>(
-    x: &Tensor,
-    y: &Tensor,
-    w: Option<&Tensor>,
-    b: Option<&Tensor>,
+    x: Strided,
+    y: Strided,
+    w: Option<Strided>,
+    b: Option<Strided>,
     rows: usize,
     n: usize,
     eps: f64,
@@ -161,12 +128,8 @@ pub(crate) fn layer_norm<T: Element, P: Element>(
     if rows * n == 0 {
         return;
     }
-    let mut ops: Vec<&Tensor> = vec![y, x];
-    ops.extend(w.iter().copied());
-    ops.extend(b.iter().copied());
-    let _guard = lock_operands(&ops, 1);
-    let (xp, yp) = (base(x), base(y));
-    let (wp, bp) = (w.map(base), b.map(base));
+    let (xp, yp) = (x.typed::<u8>(), y.typed::<u8>());
+    let (wp, bp) = (w.map(|t| t.typed::<u8>()), b.map(|t| t.typed::<u8>()));
     let one_row = |r: usize| {
         // SAFETY: rows r of x and y hold n contiguous elements inside their storages; y is
         // fresh (no overlap with x) and row r is written by this task only; w and b hold n

@@ -13,13 +13,11 @@
 //! Work is split over rayon's threads: by batch elements when there are enough, otherwise
 //! inside each product (the `gemm` crate's own rayon split).
 
-use crate::kernels::Ptr;
 use rayon::prelude::*;
 
 use crate::dtype::DType;
 use crate::element::Element;
-use crate::iter::lock_operands;
-use crate::tensor::Tensor;
+use crate::kernels::Strided;
 
 /// `C[b] = A[b] · B[b]` (or `C[b] += A[b] · B[b]`) for every index `b` of the batch dims.
 /// Strides are in elements; any stride may be 0 (a broadcast operand).
@@ -149,17 +147,14 @@ fn fold(g: &Gemm) -> Gemm {
 }
 
 /// Runs `g` with `A` = `a`, `B` = `b` into `c`, a contiguous tensor of shape
-/// `batch + [m, n]`; all three of dtype `T`.
-fn run_typed<T: GemmElem>(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, acc: bool) {
+/// `batch + [m, n]`; all three of dtype `T`; the caller holds the locks.
+fn run_typed<T: GemmElem>(g: &Gemm, a: Strided, b: Strided, c: Strided, acc: bool) {
     let g = fold(g);
     let nb: usize = g.batch.iter().product();
     if nb == 0 || g.m == 0 || g.n == 0 {
         return;
     }
-    let _guard = lock_operands(&[c, a, b], 1);
-    let ap = Ptr(a.storage.ptr().wrapping_add(a.offset * a.element_size()) as *mut T);
-    let bp = Ptr(b.storage.ptr().wrapping_add(b.offset * b.element_size()) as *mut T);
-    let cp = Ptr(c.storage.ptr().wrapping_add(c.offset * c.element_size()) as *mut T);
+    let (ap, bp, cp) = (a.typed::<T>(), b.typed::<T>(), c.typed::<T>());
     let (m, k, n) = (g.m, g.k, g.n);
     if k == 0 {
         if !acc {
@@ -234,8 +229,9 @@ fn run_typed<T: GemmElem>(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, acc: boo
 
 /// Runs the product `g` of `a` by `b` into `c` (fresh or pre-filled when `accumulate`),
 /// a contiguous tensor of shape `batch + [m, n]`. `a`, `b` and `c` share one dtype: float32,
-/// float64 or an integer dtype (the op converts half types and refuses bool).
-pub(crate) fn gemm(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, accumulate: bool) {
+/// float64 or an integer dtype (the op converts half types and refuses bool). The op holds
+/// the storage locks (write for `c`, read for `a` and `b`).
+pub(crate) fn gemm(g: &Gemm, a: Strided, b: Strided, c: Strided, accumulate: bool) {
     match c.dtype {
         DType::Float32 => run_typed::<f32>(g, a, b, c, accumulate),
         DType::Float64 => run_typed::<f64>(g, a, b, c, accumulate),

@@ -7,7 +7,7 @@
 //! * [`pointwise`] turns scalar functions into inner loops specialised for contiguous and
 //!   stride-0 operands.
 //! * [`reduce`] and [`simd`] run reductions (inner and vertical walks, runtime AVX-512/AVX2
-//!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products of tensors and
+//!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products of strided operands ([`Strided`]) and
 //!   [`mm`] for the raw operands the convolution, attention and recurrent kernels build;
 //!   [`gather`] copies
 //!   rows for `index_select`/`embedding`.
@@ -47,6 +47,47 @@ pub(crate) mod special;
 pub(crate) mod stream;
 pub(crate) mod transpose;
 pub(crate) mod vmath;
+
+/// One tensor's memory as a kernel sees it. Kernels take operands, never `Tensor` (they know
+/// memory, not ownership, autograd or views): the op layer makes one with `Tensor::mem`
+/// while it holds the storage locks (`crate::iter::lock_operands`) for as long as the kernel
+/// runs, as it does for the base pointers of a [`loops::Loop`]. The geometry was checked
+/// against the storage when the tensor was made, so every element the sizes and strides name
+/// lies inside `[base, base + nbytes)`.
+#[derive(Clone, Copy)]
+pub(crate) struct Strided<'a> {
+    /// The storage's first byte (aligned for every dtype).
+    pub(crate) base: *mut u8,
+    /// The storage's length in bytes.
+    pub(crate) nbytes: usize,
+    /// Element offset of index 0 within the storage.
+    pub(crate) offset: usize,
+    /// The storage dtype.
+    pub(crate) dtype: crate::dtype::DType,
+    /// Sizes, outermost first.
+    pub(crate) sizes: &'a [usize],
+    /// Strides, in elements.
+    pub(crate) strides: &'a [usize],
+}
+
+impl Strided<'_> {
+    /// The address of the element at index 0.
+    pub(crate) fn ptr(&self) -> *mut u8 {
+        self.base.wrapping_add(self.offset * self.dtype.itemsize())
+    }
+    /// [`Strided::ptr`] as a thread-crossing pointer to `T`.
+    pub(crate) fn typed<T>(&self) -> Ptr<T> {
+        Ptr(self.ptr() as *mut T)
+    }
+    /// The number of elements the sizes name.
+    pub(crate) fn numel(&self) -> usize {
+        self.sizes.iter().product()
+    }
+    /// Row-major contiguous.
+    pub(crate) fn is_contiguous(&self) -> bool {
+        crate::layout::is_contiguous(self.sizes, self.strides)
+    }
+}
 
 /// A raw pointer that may cross threads, for parallel kernels. Only dereferenced while the op
 /// holds the storage locks (see `crate::storage`); each output element is written by exactly

@@ -23,7 +23,7 @@
 //! across rayon's threads: by outputs when there are enough of them, otherwise by slices of
 //! the reduced range whose partial accumulators are combined in order.
 
-use crate::kernels::Ptr;
+use crate::kernels::Strided;
 use std::any::TypeId;
 use std::marker::PhantomData;
 
@@ -31,11 +31,8 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use crate::element::Element;
-use crate::iter::lock_operands;
 use crate::kernels::loops::GRAIN;
 use crate::kernels::simd;
-use crate::layout;
-use crate::tensor::Tensor;
 
 /// A reduction, written once for every dtype it supports.
 pub(crate) trait Reducer: Sync {
@@ -162,8 +159,8 @@ const PAR_ELEMS: usize = 1 << 20;
 const LEVEL_ROWS: usize = 8;
 
 impl Plan {
-    fn new<A>(input: &Tensor, reduced: &[bool]) -> Plan {
-        let nd = input.dim();
+    fn new<A>(input: Strided, reduced: &[bool]) -> Plan {
+        let nd = input.sizes.len();
         // output strides: contiguous over the kept dims; index strides: row-major over the
         // reduced dims.
         let mut ost = vec![0usize; nd];
@@ -646,43 +643,36 @@ unsafe fn fold_reduced<R: Reducer>(
 
 /// Reduces `input` over the dims flagged in `reduced`, writing `finish(acc)` into `values` and
 /// `index(acc)` into `indices` (int64). Both outputs, when given, are fresh contiguous tensors
-/// whose elements are the kept dims in order (with or without size-1 reduced dims).
+/// whose elements are the kept dims in order (with or without size-1 reduced dims). The op
+/// holds the storage locks (write for the outputs, read for `input`).
 pub(crate) fn reduce<R: Reducer>(
     r: &R,
-    input: &Tensor,
+    input: Strided,
     reduced: &[bool],
-    values: Option<&Tensor>,
-    indices: Option<&Tensor>,
+    values: Option<Strided>,
+    indices: Option<Strided>,
 ) {
     debug_assert_eq!(input.dtype, R::In::DTYPE);
-    let numel_out: usize = (0..input.dim())
+    let numel_out: usize = (0..input.sizes.len())
         .filter(|&d| !reduced[d])
         .map(|d| input.sizes[d])
         .product();
     if numel_out == 0 {
         return;
     }
-    let numel_red: usize = (0..input.dim())
+    let numel_red: usize = (0..input.sizes.len())
         .filter(|&d| reduced[d])
         .map(|d| input.sizes[d])
         .product();
-    let mut ops: Vec<&Tensor> = values
-        .iter()
-        .copied()
-        .chain(indices.iter().copied())
-        .collect();
-    let n_out = ops.len();
-    ops.push(input);
-    let _guard = lock_operands(&ops, n_out);
     let vptr = values.map(|t| {
         debug_assert!(t.is_contiguous() && t.dtype == R::Out::DTYPE && t.numel() == numel_out);
-        Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()) as *mut R::Out)
+        t.typed::<R::Out>()
     });
     let iptr = indices.map(|t| {
         debug_assert!(
             t.is_contiguous() && t.dtype == crate::DType::Int64 && t.numel() == numel_out
         );
-        Ptr(t.storage.ptr().wrapping_add(t.offset * t.element_size()) as *mut i64)
+        t.typed::<i64>()
     });
     let emit = move |k: usize, acc: R::Acc| {
         // SAFETY: k < numel_out, both outputs hold numel_out contiguous elements of their
@@ -703,10 +693,7 @@ pub(crate) fn reduce<R: Reducer>(
         return;
     }
     let plan = Plan::new::<R::Acc>(input, reduced);
-    let base = Ptr(input
-        .storage
-        .ptr()
-        .wrapping_add(input.offset * input.element_size()) as *mut R::In);
+    let base = input.typed::<R::In>();
     let total = numel_out * numel_red;
     let threads = rayon::current_num_threads();
     let units = plan.units();
@@ -777,12 +764,6 @@ pub(crate) fn reduce<R: Reducer>(
     for (k, a) in acc.into_iter().enumerate() {
         emit(k, a);
     }
-}
-
-/// Allocates the contiguous outputs of a reduction (no zero fill: the engine writes every
-/// element). Error: PyTorch's `DefaultCPUAllocator: can't allocate memory: …`.
-pub(crate) fn alloc_out(shape: &[usize], dtype: crate::DType) -> crate::Result<Tensor> {
-    Tensor::try_alloc(shape, &layout::contiguous_strides(shape), dtype)
 }
 
 // ---------------------------------------------------------------------------- arithmetic

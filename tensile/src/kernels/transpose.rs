@@ -644,7 +644,6 @@ mod x86 {
 mod tests {
     use super::*;
     use crate::dtype::DType;
-    use crate::tensor::Tensor;
 
     /// Instruction sets this CPU can run.
     fn isas() -> Vec<Isa> {
@@ -819,68 +818,5 @@ mod tests {
         };
         // SAFETY: declined before any access (dtypes differ).
         assert!(!unsafe { try_copy(&lp) });
-    }
-
-    /// Values 0, 1, 2, … of `dtype` (wrapping for narrow types) in the given shape.
-    fn ramp(shape: &[usize], dtype: DType) -> Tensor {
-        let n: usize = shape.iter().product();
-        let v: Vec<f64> = (0..n)
-            .map(|i| (i % 97) as f64 + (i / 97 % 3) as f64)
-            .collect();
-        Tensor::from_vec(v, shape).unwrap().to(dtype).unwrap()
-    }
-
-    fn same(a: &Tensor, b: &Tensor) {
-        assert_eq!(a.size(), b.size());
-        assert_eq!(a.to_vec::<f64>(), b.to_vec::<f64>(), "{:?}", a.size());
-    }
-
-    #[test]
-    fn tensor_copies_through_the_kernel() {
-        let dtypes = [
-            DType::Float32,
-            DType::Float64,
-            DType::Float16,
-            DType::BFloat16,
-            DType::Int64,
-            DType::Int32,
-            DType::Bool,
-            DType::UInt8,
-        ];
-        for dt in dtypes {
-            for (r, c) in [(8, 8), (17, 33), (64, 100), (1, 40), (40, 1), (200, 190)] {
-                let a = ramp(&[r, c], dt);
-                let t = a.t().unwrap();
-                let out = t.contiguous();
-                assert!(out.is_contiguous());
-                same(&out, &t);
-                // copy_ into a transposed destination.
-                let dst = Tensor::zeros_with([c, r], dt).unwrap().t().unwrap();
-                dst.copy_(&a).unwrap();
-                same(&dst, &a);
-            }
-            // NCHW → NHWC, with a non-zero storage offset (narrow along N and C).
-            let x = ramp(&[5, 40, 9, 11], dt);
-            let v = x.narrow(0, 1, 3).unwrap().narrow(1, 2, 35).unwrap();
-            assert!(v.storage_offset() > 0);
-            let p = v.permute([0, 2, 3, 1]).unwrap();
-            same(&p.contiguous(), &p);
-            same(&v.contiguous_channels_last().unwrap(), &v);
-            // Three channels: a thin source.
-            let x = ramp(&[2, 3, 20, 21], dt).permute([0, 2, 3, 1]).unwrap();
-            same(&x.contiguous(), &x);
-            // Transposed views of non-contiguous tensors (40 of 80 columns, then every other one).
-            for step in [1, 2] {
-                let w = ramp(&[50, 80], dt)
-                    .as_strided_with([50, 40], [80, step], 1)
-                    .unwrap()
-                    .t()
-                    .unwrap();
-                same(&w.contiguous(), &w);
-            }
-            // A batched transpose through transpose(1, 2).
-            let b = ramp(&[3, 20, 30], dt).transpose(1, 2).unwrap();
-            same(&b.contiguous(), &b);
-        }
     }
 }

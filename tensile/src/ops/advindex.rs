@@ -364,7 +364,18 @@ fn move_rows_or_fail(
     accumulate: bool,
     fresh: bool,
 ) -> Result<()> {
-    if crate::kernels::advindex::move_rows(dst, dst_offs, src, src_offs, inner, accumulate, fresh) {
+    let locks = crate::iter::lock_operands(&[dst, src], 1);
+    let moved = crate::kernels::advindex::move_rows(
+        dst.mem(),
+        dst_offs,
+        src.mem(),
+        src_offs,
+        inner,
+        accumulate,
+        fresh,
+    );
+    drop(locks);
+    if moved {
         Ok(())
     } else {
         Err(Error::runtime("internal error: advanced indexing offsets"))

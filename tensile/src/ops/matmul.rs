@@ -18,7 +18,7 @@
 use crate::broadcast::infer_size;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::gemm::{Gemm, gemm};
+use crate::kernels::gemm::Gemm;
 use crate::layout::contiguous_strides;
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
 use crate::tensor::Tensor;
@@ -101,6 +101,13 @@ fn product(a: &Tensor, b: &Tensor, bias: Option<&Tensor>, kernel: &str) -> Resul
         None => gemm(&g, a, b, &out, bias.is_some()),
     }
     Ok(out)
+}
+
+/// Runs the product `g` of `a` by `b` into the contiguous `c` (see [`crate::kernels::gemm`])
+/// under the storage locks.
+fn gemm(g: &Gemm, a: &Tensor, b: &Tensor, c: &Tensor, accumulate: bool) {
+    let _locks = crate::iter::lock_operands(&[c, a, b], 1);
+    crate::kernels::gemm::gemm(g, a.mem(), b.mem(), c.mem(), accumulate);
 }
 
 /// Whether a single float product with a column-major `B` (`x @ w.t()` with few rows) costs

@@ -8,6 +8,7 @@ use crate::args::{Int, IntoShape};
 use crate::dtype::DType;
 
 use crate::error::{Error, Result, fmt_list};
+use crate::iter::lock_operands;
 use crate::kernels::gather;
 use crate::layout::contiguous_strides;
 use crate::ops::Operand;
@@ -45,7 +46,10 @@ pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tenso
     }
     let outer: usize = t.sizes[..dim].iter().product();
     let inner: usize = t.sizes[dim + 1..].iter().product();
-    gather::index_select_rows(&src, &out, idx, outer, t.sizes[dim], inner);
+    if outer * idx.len() * inner > 0 {
+        let _locks = lock_operands(&[&out, &src], 1);
+        gather::index_select_rows(src.mem(), out.mem(), idx, outer, t.sizes[dim], inner);
+    }
     Ok(out)
 }
 
@@ -239,9 +243,14 @@ impl Tensor {
             bias.map(|t| t.try_contiguous()).transpose()?,
         );
         let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
+        let mut ops: Vec<&Tensor> = vec![&y, &x];
+        ops.extend(w.iter().chain(b.iter()));
+        let locks = lock_operands(&ops, 1);
+        let (xo, yo) = (x.mem(), y.mem());
+        let (wo, bo) = (w.as_ref().map(|t| t.mem()), b.as_ref().map(|t| t.mem()));
         macro_rules! run {
             ($T:ty, $P:ty) => {
-                gather::layer_norm_f32::<$T, $P>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
+                gather::layer_norm_f32::<$T, $P>(xo, yo, wo, bo, rows, n, eps)
             };
         }
         match (self.dtype, mixed) {
@@ -249,11 +258,11 @@ impl Tensor {
             (DType::Float16, true) => run!(half::f16, f32),
             (DType::BFloat16, false) => run!(half::bf16, half::bf16),
             (DType::BFloat16, true) => run!(half::bf16, f32),
-            (DType::Float64, _) => {
-                gather::layer_norm::<f64, f64>(&x, &y, w.as_ref(), b.as_ref(), rows, n, eps)
-            }
+            (DType::Float64, _) => gather::layer_norm::<f64, f64>(xo, yo, wo, bo, rows, n, eps),
             _ => run!(f32, f32),
         }
+        drop(locks);
+        drop(ops);
         crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
     }
 

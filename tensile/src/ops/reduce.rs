@@ -64,10 +64,37 @@ fn reduced_count(t: &Tensor, mask: &[bool]) -> usize {
         .product()
 }
 
+/// Allocates the contiguous outputs of a reduction (no zero fill: the engine writes every
+/// element). Error: PyTorch's `DefaultCPUAllocator: can't allocate memory: …`.
+fn alloc_out(shape: &[usize], dtype: DType) -> Result<Tensor> {
+    Tensor::try_alloc(shape, &crate::layout::contiguous_strides(shape), dtype)
+}
+
+/// Runs the reduction engine ([`k::reduce`]) under the storage locks.
+fn reduce<R: Reducer>(
+    r: &R,
+    t: &Tensor,
+    mask: &[bool],
+    values: Option<&Tensor>,
+    indices: Option<&Tensor>,
+) {
+    let mut ops: Vec<&Tensor> = values.into_iter().chain(indices).collect();
+    let n_out = ops.len();
+    ops.push(t);
+    let _locks = crate::iter::lock_operands(&ops, n_out);
+    k::reduce(
+        r,
+        t.mem(),
+        mask,
+        values.map(Tensor::mem),
+        indices.map(Tensor::mem),
+    );
+}
+
 /// Runs `r` into a fresh value output of `shape`.
 fn run_values<R: Reducer>(r: &R, t: &Tensor, mask: &[bool], shape: &[usize]) -> Result<Tensor> {
-    let out = k::alloc_out(shape, <R::Out as Element>::DTYPE)?;
-    k::reduce(r, t, mask, Some(&out), None);
+    let out = alloc_out(shape, <R::Out as Element>::DTYPE)?;
+    reduce(r, t, mask, Some(&out), None);
     Ok(out)
 }
 
@@ -199,8 +226,8 @@ fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Res
             (vec![true; t.dim()], shape)
         }
     };
-    let idx = k::alloc_out(&shape, DType::Int64)?;
-    dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, None, Some(&idx)));
+    let idx = alloc_out(&shape, DType::Int64)?;
+    dispatch!(t.dtype, T => reduce(&ArgR::<T, MAX>::new(), t, &mask, None, Some(&idx)));
     Ok(idx)
 }
 
@@ -227,9 +254,9 @@ fn max_min_dim_raw<const MAX: bool>(
     let w = wrap_dim(dim, t.dim())?;
     zero_numel_check_dim(t, w as i64, name)?;
     let (mask, shape) = reduction_shape(t, Some(&[dim]), keepdim)?;
-    let values = k::alloc_out(&shape, t.dtype)?;
-    let idx = k::alloc_out(&shape, DType::Int64)?;
-    dispatch!(t.dtype, T => k::reduce(&ArgR::<T, MAX>::new(), t, &mask, Some(&values), Some(&idx)));
+    let values = alloc_out(&shape, t.dtype)?;
+    let idx = alloc_out(&shape, DType::Int64)?;
+    dispatch!(t.dtype, T => reduce(&ArgR::<T, MAX>::new(), t, &mask, Some(&values), Some(&idx)));
     Ok((values, idx))
 }
 

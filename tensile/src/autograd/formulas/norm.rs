@@ -147,7 +147,23 @@ fn layer_norm_f32(
         None
     };
     let n = x.size()[lead.len()..].iter().product::<usize>();
-    let (dx, xhat) = crate::kernels::gather::layer_norm_backward_f32(&x, &gc, w.as_ref(), n, eps)?;
+    let st = crate::layout::contiguous_strides(x.size());
+    let dx = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
+    let xhat = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
+    {
+        let mut ops: Vec<&Tensor> = vec![&dx, &xhat, &x, &gc];
+        ops.extend(w.iter());
+        let _locks = crate::iter::lock_operands(&ops, 2);
+        crate::kernels::gather::layer_norm_backward_f32(
+            x.mem(),
+            gc.mem(),
+            w.as_ref().map(|t| t.mem()),
+            n,
+            eps,
+            dx.mem(),
+            xhat.mem(),
+        );
+    }
     let mut r = vec![rg[0].then_some(dx)];
     push_affine_grads(&mut r, &gc, &xhat, rg, has_w, has_b, lead)?;
     Ok(Some(r))
