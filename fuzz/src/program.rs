@@ -1910,11 +1910,11 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                     }
                     1 => give_grads(r, &params, pool),
                     2 => {
-                        let n = opt.num_param_groups();
-                        if n > 0 {
-                            let g = r.below(n);
-                            opt.set_lr(g, r.float());
-                        }
+                        // any group index: past the end is an error, not a panic
+                        let g = r.below(opt.num_param_groups() + 2);
+                        let _ = opt.set_lr(g, r.float());
+                        let _ = opt.lr(g);
+                        let _ = opt.params(g);
                     }
                     3 => {
                         // another optimizer's state dict (other params, kind, groups)

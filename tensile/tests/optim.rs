@@ -546,7 +546,7 @@ fn load_state_dict_errors() {
     // hyperparameters are taken from the state dict
     let mut other = SGD::new_with([p.alias(), q.alias()], 0.7).unwrap();
     other.load_state_dict(&sd).unwrap();
-    assert_eq!(other.lr(0), 0.1);
+    assert_eq!(other.lr(0).unwrap(), 0.1);
 }
 
 fn err<T: std::fmt::Debug>(r: tensile::Result<T>) -> String {
@@ -670,7 +670,8 @@ fn validation_errors_are_pytorchs() {
     );
     let e = SGD::new([Tensor::zeros_with([2], DType::Float16).unwrap()])
         .and_then(|mut o| {
-            o.params(0)[0].set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()));
+            o.params(0).unwrap()[0]
+                .set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()));
             o.step()
         })
         .unwrap_err();
@@ -730,7 +731,7 @@ fn lrs_of(make: &dyn Fn(&mut SGD) -> Box<dyn LRScheduler>, n: usize) -> Vec<Vec<
     for _ in 0..n {
         opt.step().unwrap();
         s.step(&mut opt).unwrap();
-        assert_eq!(s.get_last_lr(), &[opt.lr(0), opt.lr(1)]);
+        assert_eq!(s.get_last_lr(), &[opt.lr(0).unwrap(), opt.lr(1).unwrap()]);
         out.push(bits(s.get_last_lr()));
     }
     assert_eq!(s.last_epoch(), n as i64);
@@ -793,7 +794,7 @@ fn scheduler_sets_initial_lr_and_resumes_from_its_state_dict() {
     let p = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
     let mut opt = SGD::new_with([p.alias()], 0.1).unwrap();
     let mut s = CosineAnnealingLR::new(&mut opt, 10, 0.0).unwrap();
-    assert_eq!(opt.initial_lr(0), Some(0.1));
+    assert_eq!(opt.initial_lr(0).unwrap(), Some(0.1));
     assert_eq!(
         opt.state_dict().unwrap().param_groups[0].get("initial_lr"),
         Some(&HyperValue::Float(0.1))
@@ -814,8 +815,32 @@ fn scheduler_sets_initial_lr_and_resumes_from_its_state_dict() {
     }
     // a second scheduler keeps the first's initial_lr
     let _ = StepLR::new(&mut opt, 2, 0.5).unwrap();
-    assert_eq!(opt.initial_lr(0), Some(0.1));
+    assert_eq!(opt.initial_lr(0).unwrap(), Some(0.1));
     // LambdaLR with one function per group
     let e = LambdaLR::new_per_group(&mut opt, vec![]).unwrap_err();
     assert_eq!(e.to_string(), "Expected 1 lr_lambdas, but got 0");
+}
+
+/// `param_groups[i]` past the end is Python's IndexError, not a panic, for every accessor.
+#[test]
+fn group_index_out_of_range_is_an_error() {
+    let w = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+    let mut opt = tensile::optim::SGD::new_with([w.alias()], 0.1).unwrap();
+    let text = |e: tensile::Error| e.to_string();
+    assert_eq!(opt.params(0).unwrap().len(), 1);
+    assert_eq!(text(opt.params(1).unwrap_err()), "list index out of range");
+    assert_eq!(text(opt.lr(1).unwrap_err()), "list index out of range");
+    assert_eq!(
+        text(opt.set_lr(1, 0.5).unwrap_err()),
+        "list index out of range"
+    );
+    assert_eq!(
+        text(opt.initial_lr(usize::MAX).unwrap_err()),
+        "list index out of range"
+    );
+    assert_eq!(
+        text(opt.set_initial_lr(1, Some(0.5)).unwrap_err()),
+        "list index out of range"
+    );
+    assert_eq!(opt.lr(0).unwrap(), 0.1);
 }

@@ -3,8 +3,8 @@
 
 use super::{
     Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
-    check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, saved_indices,
-    update_param,
+    check_dtype, check_groups, check_param_groups, grad_values, group_at, group_at_mut, load_buf,
+    py_float, saved_indices, update_param,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -300,20 +300,22 @@ impl Optimizer for Adam {
     fn num_param_groups(&self) -> usize {
         self.groups.len()
     }
-    fn params(&self, group: usize) -> &[Tensor] {
-        &self.groups[group].params
+    fn params(&self, group: usize) -> Result<&[Tensor]> {
+        Ok(&group_at(&self.groups, group)?.params)
     }
-    fn lr(&self, group: usize) -> f64 {
-        self.groups[group].options.lr
+    fn lr(&self, group: usize) -> Result<f64> {
+        Ok(group_at(&self.groups, group)?.options.lr)
     }
-    fn set_lr(&mut self, group: usize, lr: f64) {
-        self.groups[group].options.lr = lr;
+    fn set_lr(&mut self, group: usize, lr: f64) -> Result<()> {
+        group_at_mut(&mut self.groups, group)?.options.lr = lr;
+        Ok(())
     }
-    fn initial_lr(&self, group: usize) -> Option<f64> {
-        self.groups[group].initial_lr
+    fn initial_lr(&self, group: usize) -> Result<Option<f64>> {
+        Ok(group_at(&self.groups, group)?.initial_lr)
     }
-    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) {
-        self.groups[group].initial_lr = lr;
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) -> Result<()> {
+        group_at_mut(&mut self.groups, group)?.initial_lr = lr;
+        Ok(())
     }
 
     fn state_dict(&self) -> Result<OptimizerStateDict> {
@@ -491,19 +493,19 @@ impl Optimizer for AdamW {
     fn num_param_groups(&self) -> usize {
         self.0.num_param_groups()
     }
-    fn params(&self, group: usize) -> &[Tensor] {
+    fn params(&self, group: usize) -> Result<&[Tensor]> {
         self.0.params(group)
     }
-    fn lr(&self, group: usize) -> f64 {
+    fn lr(&self, group: usize) -> Result<f64> {
         self.0.lr(group)
     }
-    fn set_lr(&mut self, group: usize, lr: f64) {
+    fn set_lr(&mut self, group: usize, lr: f64) -> Result<()> {
         self.0.set_lr(group, lr)
     }
-    fn initial_lr(&self, group: usize) -> Option<f64> {
+    fn initial_lr(&self, group: usize) -> Result<Option<f64>> {
         self.0.initial_lr(group)
     }
-    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) {
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) -> Result<()> {
         self.0.set_initial_lr(group, lr)
     }
     fn state_dict(&self) -> Result<OptimizerStateDict> {

@@ -17,7 +17,7 @@
 //!     sched.step(&mut opt)?;
 //! }
 //! assert_eq!(sched.get_last_lr(), &[0.025]);
-//! assert_eq!(opt.lr(0), 0.025);
+//! assert_eq!(opt.lr(0)?, 0.025);
 //! # Ok::<(), tensile::Error>(())
 //! ```
 //! Only `last_epoch=-1` (a fresh schedule) is offered at construction; to resume, load a
@@ -77,25 +77,25 @@ struct Base {
 impl Base {
     /// `LRScheduler.__init__` up to `_initial_step`: `initial_lr` set where unset, and
     /// `base_lrs` read from it.
-    fn new(opt: &mut dyn Optimizer) -> Base {
+    fn new(opt: &mut dyn Optimizer) -> Result<Base> {
         let mut base_lrs = Vec::with_capacity(opt.num_param_groups());
         for g in 0..opt.num_param_groups() {
-            if opt.initial_lr(g).is_none() {
-                let lr = opt.lr(g);
-                opt.set_initial_lr(g, Some(lr));
+            if opt.initial_lr(g)?.is_none() {
+                let lr = opt.lr(g)?;
+                opt.set_initial_lr(g, Some(lr))?;
             }
-            base_lrs.push(opt.initial_lr(g).unwrap_or(f64::NAN));
+            base_lrs.push(opt.initial_lr(g)?.unwrap_or(f64::NAN));
         }
-        Base {
+        Ok(Base {
             base_lrs,
             last_epoch: -1,
             step_count: 0,
             last_lr: Vec::new(),
             is_initial: false,
-        }
+        })
     }
 
-    fn lrs(opt: &dyn Optimizer) -> Vec<f64> {
+    fn lrs(opt: &dyn Optimizer) -> Result<Vec<f64>> {
         (0..opt.num_param_groups()).map(|g| opt.lr(g)).collect()
     }
 
@@ -128,9 +128,9 @@ impl Base {
             }));
         }
         for (g, lr) in values.into_iter().enumerate() {
-            opt.set_lr(g, lr);
+            opt.set_lr(g, lr)?;
         }
-        self.last_lr = Base::lrs(opt);
+        self.last_lr = Base::lrs(opt)?;
         Ok(())
     }
 
@@ -225,7 +225,7 @@ impl StepLR {
     /// next [`LRScheduler::step`], as in PyTorch).
     pub fn new(optimizer: &mut dyn Optimizer, step_size: i64, gamma: f64) -> Result<StepLR> {
         let mut s = StepLR {
-            base: Base::new(optimizer),
+            base: Base::new(optimizer)?,
             step_size,
             gamma,
         };
@@ -236,7 +236,7 @@ impl StepLR {
     }
 
     fn rule(b: &Base, o: &dyn Optimizer, step_size: i64, gamma: f64) -> Result<Vec<f64>> {
-        let lrs = Base::lrs(o);
+        let lrs = Base::lrs(o)?;
         if b.last_epoch == 0 || py_mod(b.last_epoch.into(), step_size.into())? != 0 {
             return Ok(lrs);
         }
@@ -276,7 +276,7 @@ impl CosineAnnealingLR {
         eta_min: f64,
     ) -> Result<CosineAnnealingLR> {
         let mut s = CosineAnnealingLR {
-            base: Base::new(optimizer),
+            base: Base::new(optimizer)?,
             t_max,
             eta_min,
         };
@@ -288,7 +288,7 @@ impl CosineAnnealingLR {
 
     fn rule(b: &Base, o: &dyn Optimizer, t_max: i64, eta_min: f64) -> Result<Vec<f64>> {
         use std::f64::consts::PI;
-        let lrs = Base::lrs(o);
+        let lrs = Base::lrs(o)?;
         let le = b.last_epoch;
         let tm = t_max as f64;
         if b.is_initial {
@@ -381,33 +381,34 @@ impl LinearLR {
             ));
         }
         let mut s = LinearLR {
-            base: Base::new(optimizer),
+            base: Base::new(optimizer)?,
             start_factor,
             end_factor,
             total_iters,
         };
         let (a, e, n) = (start_factor, end_factor, total_iters);
         s.base
-            .initial_step(optimizer, |b, o| Ok(LinearLR::rule(b, o, a, e, n)))?;
+            .initial_step(optimizer, |b, o| LinearLR::rule(b, o, a, e, n))?;
         Ok(s)
     }
 
-    fn rule(b: &Base, o: &dyn Optimizer, start: f64, end: f64, total: i64) -> Vec<f64> {
-        let lrs = Base::lrs(o);
+    fn rule(b: &Base, o: &dyn Optimizer, start: f64, end: f64, total: i64) -> Result<Vec<f64>> {
+        let lrs = Base::lrs(o)?;
         let le = b.last_epoch;
         if le == 0 {
-            return lrs.into_iter().map(|lr| lr * start).collect();
+            return Ok(lrs.into_iter().map(|lr| lr * start).collect());
         }
         if b.is_initial || le > total {
-            return lrs;
+            return Ok(lrs);
         }
-        lrs.into_iter()
+        Ok(lrs
+            .into_iter()
             .map(|lr| {
                 lr * (1.0
                     + (end - start)
                         / (total as f64 * start + ((i128::from(le) - 1) as f64) * (end - start)))
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -416,7 +417,7 @@ impl LRScheduler for LinearLR {
         self.base.check_groups(optimizer)?;
         let (a, e, n) = (self.start_factor, self.end_factor, self.total_iters);
         self.base
-            .step(optimizer, |b, o| Ok(LinearLR::rule(b, o, a, e, n)))
+            .step(optimizer, |b, o| LinearLR::rule(b, o, a, e, n))
     }
     scheduler_common!();
 }
@@ -472,7 +473,7 @@ impl LambdaLR {
             )));
         }
         let mut s = LambdaLR {
-            base: Base::new(optimizer),
+            base: Base::new(optimizer)?,
             lambdas: lr_lambdas,
         };
         let lambdas = &s.lambdas;

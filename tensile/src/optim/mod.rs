@@ -73,7 +73,7 @@ pub trait Optimizer {
     /// (the same tensor survives).
     fn zero_grad_with(&mut self, set_to_none: bool) -> Result<()> {
         for group in 0..self.num_param_groups() {
-            for p in self.params(group) {
+            for p in self.params(group)? {
                 zero_grad_one(p, set_to_none)?;
             }
         }
@@ -84,22 +84,23 @@ pub trait Optimizer {
     fn num_param_groups(&self) -> usize;
 
     /// `optimizer.param_groups[group]["params"]` (the caller's tensors, shared).
-    /// Panics if `group >= num_param_groups()`, like indexing a `Vec`.
-    fn params(&self, group: usize) -> &[Tensor];
+    /// Error when `group >= num_param_groups()`: Python's IndexError `list index out of
+    /// range`.
+    fn params(&self, group: usize) -> Result<&[Tensor]>;
 
-    /// `optimizer.param_groups[group]["lr"]`. Panics if `group` is out of range.
-    fn lr(&self, group: usize) -> f64;
+    /// `optimizer.param_groups[group]["lr"]`. Error: as [`Optimizer::params`].
+    fn lr(&self, group: usize) -> Result<f64>;
 
     /// `optimizer.param_groups[group]["lr"] = lr` (what schedulers do; not validated, as in
-    /// PyTorch). Panics if `group` is out of range.
-    fn set_lr(&mut self, group: usize, lr: f64);
+    /// PyTorch). Error: as [`Optimizer::params`].
+    fn set_lr(&mut self, group: usize, lr: f64) -> Result<()>;
 
     /// `optimizer.param_groups[group].get("initial_lr")`: set by the first scheduler made on
-    /// this optimizer.
-    fn initial_lr(&self, group: usize) -> Option<f64>;
+    /// this optimizer. Error: as [`Optimizer::params`].
+    fn initial_lr(&self, group: usize) -> Result<Option<f64>>;
 
-    /// `optimizer.param_groups[group]["initial_lr"] = lr`.
-    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>);
+    /// `optimizer.param_groups[group]["initial_lr"] = lr`. Error: as [`Optimizer::params`].
+    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) -> Result<()>;
 
     /// `optimizer.state_dict()`: a snapshot of the state and the groups' hyperparameters
     /// (see the [module docs](self)).
@@ -451,6 +452,23 @@ impl<O> ParamGroup<O> {
             initial_lr: None,
         }
     }
+}
+
+/// `param_groups[i]`, or Python's IndexError `list index out of range`.
+pub(crate) fn group_at<O>(groups: &[ParamGroup<O>], i: usize) -> Result<&ParamGroup<O>> {
+    groups
+        .get(i)
+        .ok_or_else(|| Error::index("list index out of range"))
+}
+
+/// As [`group_at`], mutable.
+pub(crate) fn group_at_mut<O>(
+    groups: &mut [ParamGroup<O>],
+    i: usize,
+) -> Result<&mut ParamGroup<O>> {
+    groups
+        .get_mut(i)
+        .ok_or_else(|| Error::index("list index out of range"))
 }
 
 /// Whether `a` and `b` are the same autograd variable (Python's `a is b` for parameters).
