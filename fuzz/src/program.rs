@@ -231,6 +231,14 @@ fn cheap(t: &Tensor) -> bool {
     numel128(t.size()) <= WORK_LIMIT
 }
 
+/// A reduction of `t` over any dims may be computed: its result has at most the numel of
+/// `t`'s sizes with every 0 counted as 1 (summing a `(0, 2^30)` tensor over dim 0 really
+/// writes 2^30 zeros), and that bound is small or cannot be allocated.
+fn reduce_ok(t: &Tensor) -> bool {
+    let bound: Vec<usize> = t.size().iter().map(|&s| s.max(1)).collect();
+    alloc_ok(numel128(&bound))
+}
+
 /// Every operand is small enough to compute over.
 fn cheap_all(ts: &[&Tensor]) -> bool {
     ts.iter().all(|t| cheap(t))
@@ -909,7 +917,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             push(pool, r, a.contiguous_channels_last());
         }
         // ---- reductions
-        55 if ca => {
+        55 if ca && reduce_ok(a) => {
             let dims = r.dims();
             let kd = r.bool();
             let t = match r.below(21) {
