@@ -967,7 +967,13 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             let t = match r.below(3) {
                 0 => a.softmax(d),
                 1 => a.log_softmax(d),
-                _ => a.normalize(),
+                _ => {
+                    // a norm over dim 1: a reduction's result
+                    if !reduce_ok(a) {
+                        return;
+                    }
+                    a.normalize()
+                }
             };
             push(pool, r, t)
         }
@@ -1168,7 +1174,12 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             push(pool, r, t)
         }
         69 if cheap_all(&[a, b, c]) => {
-            let t = match r.below(10) {
+            let which = r.below(10);
+            // the norms compute statistics: reductions' results
+            if which <= 5 && !reduce_ok(a) {
+                return;
+            }
+            let t = match which {
                 0 => F::layer_norm(a, r.small_shape().as_slice()),
                 1 => F::rms_norm(a, r.small_shape().as_slice()),
                 2 => F::group_norm(a, r.int()),
@@ -1246,7 +1257,12 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             push(pool, r, t)
         }
         72 if cheap_all(&[a, b]) => {
-            let t = match r.below(6) {
+            let which = r.below(6);
+            // similarities and distances reduce over a dim of the broadcast operands
+            if which <= 1 && !(reduce_ok(a) && reduce_ok(b)) {
+                return;
+            }
+            let t = match which {
                 0 => F::cosine_similarity(a, b),
                 1 => F::pairwise_distance(a, b),
                 2 => F::pdist(a),
