@@ -303,3 +303,13 @@ fn rnn_cell_with_a_0d_weight() {
         "Dimension specified as 0 but tensor has no dimensions"
     );
 }
+
+#[test]
+fn block_diag_whose_summed_sizes_overflow() {
+    // audit: four (2^62, 0) blocks summed their rows past usize (overflow-check builds)
+    let t = Tensor::zeros([P62, 0]).unwrap();
+    assert_eq!(
+        err(tensile::block_diag(&[&t, &t, &t, &t])),
+        "torch.block_diag: the summed sizes [18446744073709551616, 0] overflow int64"
+    );
+}

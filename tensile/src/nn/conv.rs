@@ -270,6 +270,7 @@ macro_rules! conv_fns {
             $name_with(input, weight, $opts::default())
         }
         #[doc = $doc]
+        #[doc = "\n\nAlso (RuntimeError): `convolution: the calculated output size (…) overflows int64` when sizes near 2^62 (an expanded or empty operand) and paddings, strides or dilations near `i64::MAX` give an output length past int64, and `padding='same': the total padding dilation * (kernel_size - 1) overflows int64 …`."]
         pub fn $name_with<'a>(
             input: &Tensor,
             weight: &Tensor,
@@ -515,7 +516,14 @@ fn conv_same(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> 
         } else {
             p.dilation[i]
         };
-        let total = d * (weight.size()[i + 2] as i64 - 1);
+        let total = d
+            .checked_mul(weight.size()[i + 2] as i64 - 1)
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "padding='same': the total padding dilation * (kernel_size - 1) overflows int64 (dilation={d}, kernel_size={})",
+                    weight.size()[i + 2]
+                ))
+            })?;
         let (l, r) = (total / 2, total - total / 2);
         left.push(l);
         if l != r {
@@ -598,18 +606,21 @@ fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) 
             "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{ws}] instead"
         )));
     }
-    let bias_bad = |n: i64| bias.is_some_and(|b| b.dim() != 1 || b.size()[0] as i64 != n);
+    let bias_bad = |n: i128| bias.is_some_and(|b| b.dim() != 1 || b.size()[0] as i128 != n);
     let bias_size = || fmt_list(bias.map_or(&[][..], |b| b.size()));
+    // in i128, where sizes near 2^62 (an expanded or empty weight) and paddings near
+    // i64::MAX cannot overflow; the output sizes are checked against int64 afterwards
+    let groups128 = groups as i128;
     if !g.transposed {
-        let want = w[1] as i64 * groups;
-        if x.size()[1] as i64 != want {
+        let want = w[1] as i128 * groups128;
+        if x.size()[1] as i128 != want {
             return Err(Error::runtime(format!(
                 "Given groups={groups}, weight of size {ws}, expected input{} to have {want} channels, but got {} channels instead",
                 fmt_list(x.size()),
                 x.size()[1]
             )));
         }
-        if bias_bad(w[0] as i64) {
+        if bias_bad(w[0] as i128) {
             return Err(Error::runtime(format!(
                 "Given weight of size {ws}, expected bias to be 1-dimensional with {} elements, but got bias of size {} instead",
                 w[0],
@@ -620,8 +631,8 @@ fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) 
         let mut ins = vec![];
         let mut ks = vec![];
         for i in 2..k {
-            let a = x.size()[i] as i64 + 2 * g.padding[i - 2];
-            let b = g.dilation[i - 2] * (w[i] as i64 - 1) + 1;
+            let a = x.size()[i] as i128 + 2 * g.padding[i - 2] as i128;
+            let b = g.dilation[i - 2] as i128 * (w[i] as i128 - 1) + 1;
             ok &= a >= b;
             ins.push(a.to_string());
             ks.push(b.to_string());
@@ -642,7 +653,7 @@ fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) 
                 x.size()[1]
             )));
         }
-        let want = w[1] as i64 * groups;
+        let want = w[1] as i128 * groups128;
         if bias_bad(want) {
             return Err(Error::runtime(format!(
                 "Given transposed=1, weight of size {ws}, expected bias to be 1-dimensional with {want} elements, but got bias of size {} instead",
@@ -826,23 +837,40 @@ fn convolution_impl(
     check_shape_forward(x, weight.size(), bias, &g)?;
     let (xs, ws) = (x.size(), weight.size());
     // output sizes
-    let mut out = vec![
-        xs[0] as i64,
+    // in i128 (PyTorch's int64 arithmetic wraps for sizes near 2^62 and paddings, strides or
+    // dilations near i64::MAX); a size past int64 is refused
+    let mut out128 = vec![
+        xs[0] as i128,
         if g.transposed {
-            ws[1] as i64 * g.groups
+            ws[1] as i128 * g.groups as i128
         } else {
-            ws[0] as i64
+            ws[0] as i128
         },
     ];
     for i in 0..dim {
-        let (n, kk) = (xs[i + 2] as i64, ws[i + 2] as i64);
-        let (s, pd, d) = (g.stride[i], g.padding[i], g.dilation[i]);
-        out.push(if g.transposed {
-            (n - 1) * s - 2 * pd + d * (kk - 1) + 1 + g.output_padding[i]
+        let (n, kk) = (xs[i + 2] as i128, ws[i + 2] as i128);
+        let (s, pd, d) = (
+            g.stride[i] as i128,
+            g.padding[i] as i128,
+            g.dilation[i] as i128,
+        );
+        out128.push(if g.transposed {
+            (n - 1) * s - 2 * pd + d * (kk - 1) + 1 + g.output_padding[i] as i128
         } else {
             (n + 2 * pd - d * (kk - 1) - 1) / s + 1
         });
     }
+    let out = out128
+        .iter()
+        .map(|&v| i64::try_from(v))
+        .collect::<std::result::Result<Vec<i64>, _>>()
+        .map_err(|_| {
+            let shown: Vec<String> = out128.iter().map(|v| v.to_string()).collect();
+            Error::runtime(format!(
+                "convolution: the calculated output size ({}) overflows int64",
+                shown.join(", ")
+            ))
+        })?;
     // 1-d runs as 2-d on input.contiguous().unsqueeze(2), weight.unsqueeze(2)
     let one_d = dim == 1;
     let (x4, w4, g4) = if one_d {
@@ -1295,9 +1323,22 @@ fn check_window(k: [i64; 2], d: [i64; 2], p: [i64; 2], s: [i64; 2], fold: bool) 
     Ok(())
 }
 
-/// `div_rtn(a, b) + 1`: the number of sliding blocks along one dim (floor division).
-fn blocks(n: i64, k: i64, d: i64, p: i64, s: i64) -> i64 {
+/// `div_rtn(a, b) + 1`: the number of sliding blocks along one dim (floor division), in
+/// `i128`: PyTorch's int64 expression overflows for paddings or dilations near i64::MAX.
+fn blocks(n: i64, k: i64, d: i64, p: i64, s: i64) -> i128 {
+    let (n, k, d, p, s) = (n as i128, k as i128, d as i128, p as i128, s as i128);
     (n + 2 * p - (d * (k - 1) + 1)).div_euclid(s) + 1
+}
+
+/// The product of `i128` factors as a tensor size, or `{op}: the calculated {what} overflows
+/// int64`.
+fn fit_size(factors: &[i128], op: &str, what: &str) -> Result<usize> {
+    factors
+        .iter()
+        .try_fold(1i128, |a, &f| a.checked_mul(f))
+        .and_then(|v| i64::try_from(v).ok())
+        .map(|v| v as usize)
+        .ok_or_else(|| Error::runtime(format!("{op}: the calculated {what} overflows int64")))
 }
 
 /// `F.unfold(input, kernel_size)` with `dilation=1, padding=0, stride=1`; see [`unfold_with`].
@@ -1318,7 +1359,9 @@ pub fn unfold(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor> {
 /// other non-zero dimensions for input, but got: [1, 2, 1, 4, 3]`; `Given input with spatial
 /// size (3, 2), kernel_size=(3, 2), dilation=(2, 2), padding=(0, 0), calculated shape of the
 /// array of sliding blocks as (0, 0), but its components must be at least one.`;
-/// NotImplementedError `"im2col_out_cpu" not implemented for 'Long'`.
+/// NotImplementedError `"im2col_out_cpu" not implemented for 'Long'`; with an empty batch,
+/// `unfold: the calculated number of sliding blocks bH·bW overflows int64` (likewise
+/// `number of output rows C·kH·kW`).
 pub fn unfold_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -1374,8 +1417,13 @@ fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<
         )));
     }
     let (n, c) = (x.size()[0], x.size()[1]);
-    let kk = (k[0] * k[1]) as usize;
-    let l = (bh * bw) as usize;
+    // an empty batch leaves C·kH·kW and bH·bW unbounded by any allocation
+    let ckk = fit_size(
+        &[c as i128, k[0] as i128, k[1] as i128],
+        "unfold",
+        "number of output rows C·kH·kW",
+    )?;
+    let l = fit_size(&[bh, bw], "unfold", "number of sliding blocks bH·bW")?;
     let win = Window {
         img: [1, h as usize, w as usize],
         blk: [1, bh as usize, bw as usize],
@@ -1384,7 +1432,7 @@ fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<
         pad: [0, p[0] as usize, p[1] as usize],
         dil: [1, d[0] as usize, d[1] as usize],
     };
-    let out_sizes = [n, c * kk, l];
+    let out_sizes = [n, ckk, l];
     let cd = if dt == DType::Float64 {
         DType::Float64
     } else {
@@ -1488,7 +1536,10 @@ fn fold_impl(
         input.alias()
     };
     let (ck, l) = (x.size()[1] as i64, x.size()[2] as i64);
-    if ck % (k[0] * k[1]) != 0 {
+    // kH·kW and bH·bW in i128: kernel sizes near 2^62 (whose product passes int64) are
+    // refused by the divisibility check, not an overflow
+    let kk = k[0] as i128 * k[1] as i128;
+    if ck as i128 % kk != 0 {
         return Err(Error::runtime(format!(
             "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={ck} and kernel_size=({}, {}).",
             k[0], k[1]
@@ -1502,10 +1553,11 @@ fn fold_impl(
         "Given output_size=({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), stride=({}, {}),",
         os[0], os[1], k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]
     );
-    if l != bh * bw {
+    let nblocks = bh.checked_mul(bw);
+    if nblocks != Some(l as i128) {
         return Err(Error::runtime(format!(
             "{head} expected size of input's dimension 2 to match the calculated number of sliding blocks {bh} * {bw} = {}, but got input.size(2)={l}.",
-            bh * bw
+            nblocks.map_or("(overflow)".to_string(), |v| v.to_string())
         )));
     }
     if bh < 1 || bw < 1 {
@@ -1521,7 +1573,7 @@ fn fold_impl(
         )));
     }
     let n = x.size()[0];
-    let c = (ck / (k[0] * k[1])) as usize;
+    let c = (ck as i128 / kk) as usize;
     let win = Window {
         img: [1, os[0] as usize, os[1] as usize],
         blk: [1, bh as usize, bw as usize],
@@ -1563,4 +1615,74 @@ fn fold_impl(
     }
     let y = if cd == dt { y } else { y.to(dt)? };
     if nd == 2 { y.squeeze_dim(0) } else { Ok(y) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P62: i64 = 1 << 62;
+
+    /// Paddings, strides and dilations near i64::MAX and sizes near 2^62: the shape checks
+    /// and output sizes overflowed int64 (overflow-check builds).
+    #[test]
+    fn geometry_past_int64_is_an_error() {
+        let x = Tensor::zeros([1, 1, 4, 4]).unwrap();
+        let w = Tensor::zeros([1, 1, 1, 1]).unwrap();
+        let o = ConvOpts {
+            padding: [P62, P62].into(),
+            ..Default::default()
+        };
+        let e = conv2d_with(&x, &w, o).unwrap_err();
+        assert!(e.message().contains("overflows int64"), "{}", e.message());
+        let w3 = Tensor::zeros([1, 1, 3, 3]).unwrap();
+        let o = ConvOpts {
+            dilation: IntList::from_slice(&[i64::MAX]),
+            ..Default::default()
+        };
+        let e = conv2d_with(&x, &w3, o).unwrap_err();
+        assert!(
+            e.message().contains("Kernel size can't be greater"),
+            "{}",
+            e.message()
+        );
+        let o = ConvOpts {
+            padding: "same".into(),
+            dilation: IntList::from_slice(&[i64::MAX]),
+            ..Default::default()
+        };
+        assert!(conv2d_with(&x, &w3, o).is_err());
+        let o = ConvTransposeOpts {
+            stride: IntList::from_slice(&[P62]),
+            ..Default::default()
+        };
+        assert!(conv_transpose2d_with(&x, &w, o).is_err());
+    }
+
+    /// An empty batch leaves `bH·bW` and `C·kH·kW` unbounded.
+    #[test]
+    fn unfold_sizes_past_int64_are_errors() {
+        let x = Tensor::zeros([0usize, 1, 1 << 62, 1]).unwrap();
+        let o = UnfoldOpts {
+            padding: IntList::from_slice(&[0, 1 << 40]),
+            ..Default::default()
+        };
+        let e = unfold_with(&x, 1, o).unwrap_err();
+        assert!(e.message().contains("bH·bW"), "{}", e.message());
+        let x = Tensor::zeros([0usize, 1 << 40, 1, 1]).unwrap();
+        let o = UnfoldOpts {
+            padding: IntList::from_slice(&[1 << 40]),
+            ..Default::default()
+        };
+        assert!(unfold_with(&x, 1i64 << 41, o).is_err());
+        let o = UnfoldOpts {
+            padding: IntList::from_slice(&[i64::MAX]),
+            ..Default::default()
+        };
+        assert!(unfold_with(&x, 1, o).is_err());
+        // fold: kH·kW passes int64 → not a divisor of C·kH·kW
+        let x = Tensor::zeros([1, 4, 1]).unwrap();
+        let e = fold(&x, [1, 1], [P62, P62]).unwrap_err();
+        assert!(e.message().contains("divisible"), "{}", e.message());
+    }
 }

@@ -135,6 +135,9 @@ fn guard<T: PoolFloat>(real: T, input: usize) -> (i64, T) {
 }
 
 /// The taps of every output index of one dim for `mode`.
+///
+/// Error: PyTorch's allocator error when `output` lists of taps cannot be held (an
+/// `output` near 2^62, possible beside an empty batch).
 pub(crate) fn dim_taps<T: PoolFloat>(
     mode: &str,
     input: usize,
@@ -142,50 +145,58 @@ pub(crate) fn dim_taps<T: PoolFloat>(
     align: bool,
     scale: Option<f64>,
     shortcut: bool,
-) -> Vec<Taps<T>> {
+) -> Result<Vec<Taps<T>>> {
+    let mut v = crate::kernels::cast::try_vec(output)?;
+    fill_taps(&mut v, mode, input, output, align, scale, shortcut);
+    Ok(v)
+}
+
+fn fill_taps<T: PoolFloat>(
+    v: &mut Vec<Taps<T>>,
+    mode: &str,
+    input: usize,
+    output: usize,
+    align: bool,
+    scale: Option<f64>,
+    shortcut: bool,
+) {
     let one = T::of(1.0);
     match mode {
-        "nearest" | "nearest-exact" => (0..output)
-            .map(|o| {
-                vec![(
-                    nearest_source(o, input, output, scale, mode == "nearest-exact", shortcut),
-                    one,
-                )]
-            })
-            .collect(),
+        "nearest" | "nearest-exact" => v.extend((0..output).map(|o| {
+            vec![(
+                nearest_source(o, input, output, scale, mode == "nearest-exact", shortcut),
+                one,
+            )]
+        })),
         "bicubic" => {
             let ratio: T = area_scale(input, output, align, scale);
             let a = T::of(-0.75);
             let c1 = |x: T| ((a + T::of(2.0)) * x - (a + T::of(3.0))) * x * x + one;
             let c2 = |x: T| ((a * x - T::of(5.0) * a) * x + T::of(8.0) * a) * x - T::of(4.0) * a;
-            (0..output)
-                .map(|o| {
-                    let real = area_source(ratio, o, align, true);
-                    let (i, t) = guard(real, input);
-                    let x2 = one - t;
-                    let w = [c2(t + one), c1(t), c1(x2), c2(x2 + one)];
-                    (0..4)
-                        .map(|j| {
-                            let at = (i - 1 + j as i64).min(input as i64 - 1).max(0) as usize;
-                            (at, w[j])
-                        })
-                        .collect()
-                })
-                .collect()
+            v.extend((0..output).map(|o| {
+                let real = area_source(ratio, o, align, true);
+                let (i, t) = guard(real, input);
+                let x2 = one - t;
+                let w = [c2(t + one), c1(t), c1(x2), c2(x2 + one)];
+                (0..4)
+                    .map(|j| {
+                        let at = (i - 1 + j as i64).min(input as i64 - 1).max(0) as usize;
+                        (at, w[j])
+                    })
+                    .collect()
+            }))
         }
         _ => {
             let ratio: T = area_scale(input, output, align, scale);
-            (0..output)
-                .map(|o| {
-                    if input == output {
-                        return vec![(o, one)];
-                    }
-                    let real = area_source(ratio, o, align, false);
-                    let (i0, l1) = guard(real, input);
-                    let i1 = if i0 < input as i64 - 1 { i0 + 1 } else { i0 };
-                    vec![(i0 as usize, one - l1), (i1 as usize, l1)]
-                })
-                .collect()
+            v.extend((0..output).map(|o| {
+                if input == output {
+                    return vec![(o, one)];
+                }
+                let real = area_source(ratio, o, align, false);
+                let (i0, l1) = guard(real, input);
+                let i1 = if i0 < input as i64 - 1 { i0 + 1 } else { i0 };
+                vec![(i0 as usize, one - l1), (i1 as usize, l1)]
+            }))
         }
     }
 }
@@ -214,6 +225,9 @@ pub fn interpolate(input: &Tensor, size: impl crate::args::IntoShape) -> Result<
 /// 3D, 4D and 5D input Tensors supported (got 3D) for the modes: ... (got bicubic)`;
 /// RuntimeError `Input and output sizes should be greater than 0, but got input (H: 1, W: 1)
 /// output (H: 3, W: 0)`.
+///
+/// With an empty batch or channel dim the output is empty (no taps are made); its sizes'
+/// strides must fit int64 (`Stride calculation overflowed`).
 pub fn interpolate_with<'a>(
     input: &Tensor,
     opts: impl Into<InterpolateOpts<'a>>,
@@ -375,6 +389,11 @@ pub fn interpolate_with<'a>(
         .iter()
         .try_fold(1usize, |a, &s| a.checked_mul(s))
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    if numel == 0 {
+        // PyTorch's `empty` of the output: its strides must fit (`Stride calculation
+        // overflowed` for an empty batch beside sizes whose product passes int64)
+        Tensor::try_alloc_contiguous(&sizes, dt)?;
+    }
     let cl = crate::ops::cat::suggests_channels_last(input);
     let strides = if cl {
         channels_last_strides(&sizes)
@@ -407,6 +426,11 @@ pub fn interpolate_with<'a>(
         scales: &Option<Vec<f64>>,
         cl: bool,
     ) -> Result<Tensor> {
+        if numel == 0 {
+            // an empty batch or channel dim: no taps (an output size near 2^62 would not
+            // hold them), as PyTorch's empty result
+            return Tensor::from_vec(Vec::<T>::new(), [0usize]);
+        }
         let k = sizes.len() - 2;
         let mut taps: [Vec<Taps<T>>; 3] = [
             vec![vec![(0, T::of(1.0))]],
@@ -416,7 +440,7 @@ pub fn interpolate_with<'a>(
         for j in 0..k {
             let s = scales.as_ref().map(|f| f[j]);
             taps[3 - k + j] =
-                dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2);
+                dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2)?;
         }
         let xs = src.try_to_vec::<T>()?;
         let mut out = crate::kernels::cast::try_filled(T::ZERO, numel)?;
@@ -478,15 +502,37 @@ mod tests {
 
     #[test]
     fn linear_weights_sum_to_one() {
-        let t = dim_taps::<f32>("linear", 4, 7, false, None, true);
+        let t = dim_taps::<f32>("linear", 4, 7, false, None, true).unwrap();
         for w in &t {
             let s: f32 = w.iter().map(|x| x.1).sum();
             assert!((s - 1.0).abs() < 1e-6);
         }
-        let t = dim_taps::<f64>("bicubic", 4, 7, true, None, true);
+        let t = dim_taps::<f64>("bicubic", 4, 7, true, None, true).unwrap();
         for w in &t {
             let s: f64 = w.iter().map(|x| x.1).sum();
             assert!((s - 1.0).abs() < 1e-12);
+        }
+    }
+
+    /// Found by audit: an output size near 2^62 beside an empty batch collected 2^62 lists
+    /// of taps (capacity overflow).
+    #[test]
+    fn empty_batch_with_huge_output_size() {
+        let x = Tensor::zeros([0, 1, 1, 1]).unwrap();
+        for mode in ["nearest", "bilinear", "bicubic"] {
+            let o = InterpolateOpts {
+                size: Some(IntList::from_slice(&[1 << 62, 1])),
+                mode,
+                ..Default::default()
+            };
+            let y = interpolate_with(&x, o).unwrap();
+            assert_eq!(y.size(), &[0, 1, 1 << 62, 1]);
+            let o = InterpolateOpts {
+                size: Some(IntList::from_slice(&[1 << 62, 1 << 62])),
+                mode,
+                ..Default::default()
+            };
+            assert!(interpolate_with(&x, o).is_err());
         }
     }
 }

@@ -31,8 +31,8 @@ fn out_strides(input: &Tensor, sizes: &[usize]) -> Result<Vec<usize>> {
 /// 0`; `pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of
 /// upscale_factor, but input.size(-3)=5 is not divisible by 4`; a 5-d input with
 /// channels-last-3d strides: `Unsupported memory format. Supports only ChannelsLast,
-/// Contiguous`; tensile's own, where PyTorch's int64 product wraps: `pixel_shuffle: output
-/// height 4611686018427387904 * 4 overflows int64`.
+/// Contiguous`; `pixel_shuffle: the output height 4611686018427387904 * 2 overflows int64`
+/// (and width) for an input size near 2^62 (possible beside zero channels).
 pub fn pixel_shuffle(input: &Tensor, upscale_factor: impl Int) -> Result<Tensor> {
     let r = upscale_factor.to_i64();
     let out = pixel_shuffle_impl(input, r)?;
@@ -65,19 +65,18 @@ fn pixel_shuffle_impl(input: &Tensor, r: i64) -> Result<Tensor> {
     let r = r as usize;
     let (h, w) = (input.size()[nd - 2], input.size()[nd - 1]);
     let oc = c as usize / (r * r);
-    // PyTorch multiplies in int64 without a check (a wrapped size would then be read with
-    // the wrong geometry); here a product past int64 is an error.
-    let scaled = |x: usize, what: &str| {
-        x.checked_mul(r)
+    // H·r and W·r are bounded by no allocation (beside zero channels, H·C is no bound on H)
+    let up = |n: usize, what: &str| {
+        n.checked_mul(r)
             .filter(|&v| v <= i64::MAX as usize)
             .ok_or_else(|| {
                 Error::runtime(format!(
-                    "pixel_shuffle: output {what} {x} * {r} overflows int64"
+                    "pixel_shuffle: the output {what} {n} * {r} overflows int64"
                 ))
             })
     };
     let mut sizes = input.size()[..nd - 3].to_vec();
-    sizes.extend([oc, scaled(h, "height")?, scaled(w, "width")?]);
+    sizes.extend([oc, up(h, "height")?, up(w, "width")?]);
     let strides = out_strides(input, &sizes)?;
     let out = Tensor::try_alloc(&sizes, &strides, input.dtype())?;
     if out.numel() == 0 {
@@ -206,5 +205,17 @@ mod tests {
         assert_eq!(y.to_vec::<i64>()[1], 9);
         let z = pixel_unshuffle(&y, 2).unwrap();
         assert_eq!(z.to_vec::<i64>(), x.to_vec::<i64>());
+    }
+
+    /// Found by the fuzzer: `H·r` of an input size near 2^62 overflowed.
+    #[test]
+    fn output_sizes_past_int64_are_errors() {
+        // zero channels: 0 is divisible by r², and H·C is no bound on H
+        let x = Tensor::zeros([0usize, 1 << 62, 1]).unwrap();
+        let e = pixel_shuffle(&x, 2).unwrap_err();
+        assert_eq!(
+            e.message(),
+            "pixel_shuffle: the output height 4611686018427387904 * 2 overflows int64"
+        );
     }
 }

@@ -223,8 +223,9 @@ impl IntoOutputSize for Vec<Option<i64>> {
 
 // ------------------------------------------------------------------ geometry rules
 
-/// `div_rtn`: division rounding toward negative infinity.
-fn div_floor(a: i64, b: i64) -> i64 {
+/// `div_rtn`: division rounding toward negative infinity (in `i128`, where the pooling
+/// geometry of `i64` sizes and arguments cannot overflow).
+fn div_floor(a: i128, b: i128) -> i128 {
     let q = a / b;
     if (a % b != 0) && ((a < 0) != (b < 0)) {
         q - 1
@@ -252,8 +253,9 @@ pub(crate) fn pooling_output_shape(
             "pad must be non-negative, but got pad: {pad}"
         )));
     }
-    let eff = (k - 1)
-        .checked_mul(dilation)
+    let eff = k
+        .checked_sub(1)
+        .and_then(|km1| km1.checked_mul(dilation))
         .and_then(|x| x.checked_add(1))
         .ok_or_else(|| {
             Error::runtime(format!(
@@ -265,69 +267,95 @@ pub(crate) fn pooling_output_shape(
             "pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} and dilation={dilation}"
         )));
     }
+    // PyTorch's int64 arithmetic, here in i128: an input near 2^62 plus a padding near 2^62
+    // passes i64 (the sum is still a valid output length once divided by the stride)
+    let (input, pad, stride, eff) = (input as i128, pad as i128, stride as i128, eff as i128);
     let mut out = div_floor(
-        input + 2 * pad - dilation * (k - 1) - 1 + if ceil_mode { stride - 1 } else { 0 },
+        input + 2 * pad - eff + if ceil_mode { stride - 1 } else { 0 },
         stride,
     ) + 1;
     if ceil_mode && (out - 1) * stride >= input + pad {
         out -= 1;
     }
-    Ok(out)
+    i64::try_from(out).map_err(|_| {
+        Error::runtime(format!(
+            "pooling output size overflows int64: {out} (input size {input}, padding {pad}, stride {stride})"
+        ))
+    })
 }
 
 /// Max-pooling windows along one dim: positions `o·s - p + j·dil` inside the input.
-pub(crate) fn max_wins(input: usize, out: usize, k: i64, s: i64, p: i64, dil: i64) -> Vec<Win> {
-    (0..out as i64)
-        .map(|o| {
-            let mut start = o * s - p;
-            let end = (start + (k - 1) * dil + 1).min(input as i64);
-            while start < 0 {
-                start += dil;
-            }
-            Win {
-                lo: start as usize,
-                hi: end.max(start) as usize,
-                step: dil as usize,
-                padded: 0,
-            }
-        })
-        .collect()
+///
+/// Error: PyTorch's allocator error when `out` windows cannot be had (an `out` near 2^62
+/// with an empty batch, whose output tensor PyTorch makes without windows).
+pub(crate) fn max_wins(
+    input: usize,
+    out: usize,
+    k: i64,
+    s: i64,
+    p: i64,
+    dil: i64,
+) -> Result<Vec<Win>> {
+    let mut v = crate::kernels::cast::try_vec(out)?;
+    // in i128: `o·s - p + (k - 1)·dil` passes i64 for sizes and paddings near 2^62
+    let (k, s, p, dil) = (k as i128, s as i128, p as i128, dil as i128);
+    v.extend((0..out as i128).map(|o| {
+        let mut start = o * s - p;
+        let end = (start + (k - 1) * dil + 1).min(input as i128);
+        if start < 0 {
+            // the first tap at or after 0 (a loop of `start += dil` runs 2^61 times for a
+            // padding near 2^61)
+            start += (-start + dil - 1) / dil * dil;
+        }
+        Win {
+            lo: start as usize,
+            hi: end.max(start) as usize,
+            step: dil as usize,
+            padded: 0,
+        }
+    }));
+    Ok(v)
 }
 
 /// Average-pooling windows along one dim: `[o·s - p, o·s - p + k)` cut at `input + p`
 /// (`padded` counts that), then clipped to the input.
-pub(crate) fn avg_wins(input: usize, out: usize, k: i64, s: i64, p: i64) -> Vec<Win> {
-    let n = input as i64;
-    (0..out as i64)
-        .map(|o| {
-            let start = o * s - p;
-            let end = (start + k).min(n + p);
-            let (lo, hi) = (start.max(0), end.min(n));
-            Win {
-                lo: lo as usize,
-                hi: hi.max(lo) as usize,
-                step: 1,
-                padded: (end - start).max(0) as usize,
-            }
-        })
-        .collect()
+///
+/// Error: as [`max_wins`]'.
+pub(crate) fn avg_wins(input: usize, out: usize, k: i64, s: i64, p: i64) -> Result<Vec<Win>> {
+    let mut v = crate::kernels::cast::try_vec(out)?;
+    let (n, k, s, p) = (input as i128, k as i128, s as i128, p as i128);
+    v.extend((0..out as i128).map(|o| {
+        let start = o * s - p;
+        let end = (start + k).min(n + p);
+        let (lo, hi) = (start.max(0), end.min(n));
+        Win {
+            lo: lo as usize,
+            hi: hi.max(lo) as usize,
+            step: 1,
+            padded: (end - start).max(0) as usize,
+        }
+    }));
+    Ok(v)
 }
 
 /// Adaptive windows: output `o` of `out` covers `[⌊o·in/out⌋, ⌈(o+1)·in/out⌉)`.
-pub(crate) fn adaptive_wins(input: usize, out: usize) -> Vec<Win> {
-    let (i, n) = (input as i64, out as i64);
-    (0..n)
-        .map(|o| {
-            let lo = (o / n) * i + ((o % n) * i) / n;
-            let hi = 1 + ((o + 1) * i - 1) / n;
-            Win {
-                lo: lo as usize,
-                hi: hi as usize,
-                step: 1,
-                padded: (hi - lo) as usize,
-            }
-        })
-        .collect()
+///
+/// Error: as [`max_wins`]' (an `output_size` near 2^62 with an empty batch).
+pub(crate) fn adaptive_wins(input: usize, out: usize) -> Result<Vec<Win>> {
+    let mut v = crate::kernels::cast::try_vec(out)?;
+    // in i128: `(o + 1)·in` passes i64 for an (expanded) input near 2^62
+    let (i, n) = (input as i128, out as i128);
+    v.extend((0..n).map(|o| {
+        let lo = (o / n) * i + ((o % n) * i) / n;
+        let hi = 1 + ((o + 1) * i - 1) / n;
+        Win {
+            lo: lo as usize,
+            hi: hi as usize,
+            step: 1,
+            padded: (hi - lo) as usize,
+        }
+    }));
+    Ok(v)
 }
 
 /// A per-dim argument (`kernel_size`, `stride`, ...) expanded to `d` entries: one entry
@@ -587,9 +615,9 @@ fn max_pool_nd_impl(
     check_float(input, &format!("{name}_with_indices"))?;
     let batched = nd == d + 2;
     let x = batch(input, batched)?;
-    let wins: Vec<Vec<Win>> = (0..d)
+    let wins = (0..d)
         .map(|j| max_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j], dil[j]))
-        .collect();
+        .collect::<Result<Vec<Vec<Win>>>>()?;
     // an unbatched 3-d input runs as its batch-of-one view, in that view's format
     let cl = if d == 3 {
         suggests_cl(&x)
@@ -746,6 +774,9 @@ pub fn max_pool1d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// be at most half of kernel size, but got padding=2 and kernel_size=3`, `max_pool1d()
 /// Invalid computed output size: 0`, and the `max_pool1d() kernel_size/stride/padding/dilation
 /// must be ...` list-length errors.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn max_pool1d_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -827,7 +858,7 @@ pub fn max_pool1d_with(
     }
     let batched = nd == 3;
     let x = batch(input, batched)?;
-    let wins = vec![max_wins(l, ow as usize, k, s, p, dl)];
+    let wins = vec![max_wins(l, ow as usize, k, s, p, dl)?];
     let (out, _) = run_pool(&x, wins, Reduce::Max, false, false)?;
     unbatch(out, batched)
 }
@@ -886,6 +917,9 @@ pub fn max_pool2d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// `non-empty 3D or 4D (batch mode) tensor expected for input`; `max_pool2d: kernel_size
 /// must either be a single int, or a tuple of two ints` (and the same for stride, padding,
 /// dilation).
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn max_pool2d_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -918,6 +952,9 @@ pub fn max_pool3d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// output size: ...`, `pad should be smaller than or equal to half of kernel size, but got kT:
 /// 1 kW: 1 kH: 1 padT: 1 padW: 0 padH: 0`); a 4-d input with channels-last strides:
 /// `Unsupport memory format. Supports only ChannelsLast3d, Contiguous`.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn max_pool3d_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -1020,9 +1057,9 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         )));
     }
     let batched = nd == d + 2;
-    let wins: Vec<Vec<Win>> = (0..d)
+    let wins = (0..d)
         .map(|j| avg_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j]))
-        .collect();
+        .collect::<Result<Vec<Vec<Win>>>>()?;
     let r = Reduce::Avg {
         divisor_override: o.divisor_override,
         count_include_pad: o.count_include_pad,
@@ -1123,6 +1160,9 @@ pub fn avg_pool2d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// effective kernel size, but got pad=2, kernel_size=2 and dilation=1`; `divisor must be not
 /// zero`; `Given input size: ... Output size is too small`; `Expected 3D or 4D (batch mode)
 /// tensor with optional 0 dim batch size for input, but got:[..]`.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn avg_pool2d_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -1143,6 +1183,9 @@ pub fn avg_pool3d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// Errors (RuntimeError): as [`avg_pool2d_with`], and `input image (T: 1 H: 2 W: 2) smaller
 /// than kernel size (kT: 2 kH: 1 kW: 1)`; NotImplementedError `"avg_pool3d_out_frame" not
 /// implemented for 'BFloat16'` for a contiguous bfloat16 (or float16) input.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn avg_pool3d_with(
     input: &Tensor,
     kernel_size: impl IntoShape,
@@ -1210,6 +1253,9 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
 /// received {1, -1}`; `adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [..]`;
 /// `adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but
 /// input has sizes [1, 0, 2] with dimension 1 being empty`.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
     let os = output_size.into_output_size();
     let os = match os.len() {
@@ -1259,8 +1305,8 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
     let cl = batched && suggests_cl(input);
     let sp = &input.size()[nd - 2..];
     let wins = vec![
-        adaptive_wins(sp[0], os[0] as usize),
-        adaptive_wins(sp[1], os[1] as usize),
+        adaptive_wins(sp[0], os[0] as usize)?,
+        adaptive_wins(sp[1], os[1] as usize)?,
     ];
     let r = Reduce::Avg {
         divisor_override: None,
@@ -1343,6 +1389,9 @@ pub fn adaptive_max_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
 /// `adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but
 /// input has sizes [..] with dimension 1 being empty`; a negative size: `Trying to create
 /// tensor with negative dimension -1: [2, 3, -1, 1]`.
+///
+/// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
+/// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn adaptive_max_pool2d_with_indices(
     input: &Tensor,
     output_size: impl IntoOutputSize,
@@ -1387,8 +1436,8 @@ pub fn adaptive_max_pool2d_with_indices(
     let cl = batched && suggests_cl(input);
     let sp = &input.size()[nd - 2..];
     let wins = vec![
-        adaptive_wins(sp[0], os[0] as usize),
-        adaptive_wins(sp[1], os[1] as usize),
+        adaptive_wins(sp[0], os[0] as usize)?,
+        adaptive_wins(sp[1], os[1] as usize)?,
     ];
     let rec = crate::autograd::api::any_requires_grad(&[input]);
     let r = {
@@ -1462,7 +1511,12 @@ fn lp_pool(
     } else {
         avg_pool2d_with(&p, &ks[..], ap)?
     };
-    let area: i64 = ks.iter().product();
+    // Python multiplies the kernel sizes exactly; a product past int64 fails as PyTorch's
+    // scalar conversion does
+    let area = ks
+        .iter()
+        .try_fold(1i64, |a, &k| a.checked_mul(k))
+        .ok_or_else(|| Error::runtime("Overflow when unpacking long"))?;
     out.sign()?
         .mul(&out.abs()?.relu()?)?
         .mul(area)?
@@ -1481,6 +1535,8 @@ pub fn lp_pool1d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) ->
 ///
 /// Errors: ValueError `norm_type must be a non-zero value, but got 0.0`; those of
 /// [`avg_pool1d_with`].
+///
+/// Also `Overflow when unpacking long` (RuntimeError) when the kernel area passes int64.
 pub fn lp_pool1d_with(
     input: &Tensor,
     norm_type: f64,
@@ -1497,6 +1553,8 @@ pub fn lp_pool2d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) ->
 
 /// `F.lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode)`: as [`lp_pool1d_with`]
 /// over `kH × kW` windows (`avg_pool2d`, times `kH·kW`).
+///
+/// Also `Overflow when unpacking long` (RuntimeError) when the kernel area passes int64.
 pub fn lp_pool2d_with(
     input: &Tensor,
     norm_type: f64,
@@ -1525,11 +1583,18 @@ pub(crate) fn unpool_output_size(
         // Python's `input.size()[-len(kernel_size) + j]` on too few dims
         return Err(Error::index("tuple index out of range"));
     }
-    let default: Vec<i64> = (0..d)
-        .map(|j| (input.size()[nd - d + j] as i64 - 1) * s[j] + k[j] - 2 * p[j])
+    // Python's exact integers, here i128; a default size past int64 fails where PyTorch
+    // converts it for `max_unpool2d`
+    let default: Vec<i128> = (0..d)
+        .map(|j| {
+            (input.size()[nd - d + j] as i128 - 1) * s[j] as i128 + k[j] as i128 - 2 * p[j] as i128
+        })
         .collect();
     let Some(os) = output_size else {
-        return Ok(default);
+        return default
+            .into_iter()
+            .map(|v| i64::try_from(v).map_err(|_| Error::runtime("Overflow when unpacking long")))
+            .collect();
     };
     let os = if os.len() == d + 2 { &os[2..] } else { os };
     if os.len() != d {
@@ -1540,8 +1605,8 @@ pub(crate) fn unpool_output_size(
         )));
     }
     for j in 0..d {
-        let (lo, hi) = (default[j] - s[j], default[j] + s[j]);
-        if !(lo < os[j] && os[j] < hi) {
+        let (lo, hi) = (default[j] - s[j] as i128, default[j] + s[j] as i128);
+        if !(lo < os[j] as i128 && (os[j] as i128) < hi) {
             return Err(Error::value(format!(
                 "invalid output_size \"{}\" (dim {j} must be between {lo} and {hi})",
                 fmt_list(os)
@@ -1611,7 +1676,9 @@ fn max_unpool2d_core_impl(input: &Tensor, indices: &Tensor, os: &[i64]) -> Resul
     let cl = nd == 4 && suggests_cl(input);
     let mut sizes: Vec<usize> = input.size()[..nd - 2].to_vec();
     sizes.extend([oh as usize, ow as usize]);
-    let plane = (oh as usize) * (ow as usize);
+    // saturating: only used when the output has elements, which bounds it (an empty batch
+    // leaves `oh·ow` free to pass usize)
+    let plane = (oh as usize).saturating_mul(ow as usize);
     // (planes, in-plane positions) in the layout of the output
     let (vals, idx) = if cl {
         (
@@ -1626,7 +1693,7 @@ fn max_unpool2d_core_impl(input: &Tensor, indices: &Tensor, os: &[i64]) -> Resul
         .try_fold(1usize, |a, &s| a.checked_mul(s))
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
     let mut out = crate::kernels::cast::try_filled(0f64, numel)?;
-    let inplane = input.size()[nd - 2] * input.size()[nd - 1];
+    let inplane = input.size()[nd - 2].saturating_mul(input.size()[nd - 1]);
     let c = input.size()[nd - 3];
     for (q, (&v, &m)) in vals.iter().zip(&idx).enumerate() {
         if m < 0 || m >= plane as i64 {
@@ -1675,6 +1742,9 @@ pub fn max_unpool1d(
 /// Errors: ValueError `output_size should be a sequence containing 1 or 3 elements, but it
 /// has a length of '2'`, `invalid output_size "[8, 4]" (dim 0 must be between 1 and 5)`;
 /// RuntimeError `Found an invalid max index: 11 (output volumes are of size 2x5)`.
+///
+/// Also `Overflow when unpacking long` (RuntimeError) when the default output size
+/// `(L - 1)·stride + kernel_size - 2·padding` passes int64.
 pub fn max_unpool1d_with(
     input: &Tensor,
     indices: &Tensor,
@@ -1717,6 +1787,9 @@ pub fn max_unpool2d(
 /// RuntimeError `Found an invalid max index: 28 (output volumes are of size 5x5)`,
 /// `elements in indices should be type int64 but got: Float`, `Expected shape of indices to
 /// be same as that of the input tensor ([..]) but got indices tensor with shape: [..]`.
+///
+/// Also `Overflow when unpacking long` (RuntimeError) when a default output size
+/// `(H - 1)·stride + kernel_size - 2·padding` passes int64.
 pub fn max_unpool2d_with(
     input: &Tensor,
     indices: &Tensor,
@@ -1797,15 +1870,81 @@ mod tests {
     #[test]
     fn window_rules() {
         // avg: window cut at size + pad, divisor counts the padded part
-        let w = avg_wins(3, 2, 3, 2, 1);
+        let w = avg_wins(3, 2, 3, 2, 1).unwrap();
         assert_eq!((w[0].lo, w[0].hi, w[0].padded), (0, 2, 3));
         assert_eq!((w[1].lo, w[1].hi, w[1].padded), (1, 3, 3));
         // adaptive: [floor(o*in/out), ceil((o+1)*in/out))
-        let w = adaptive_wins(5, 3);
+        let w = adaptive_wins(5, 3).unwrap();
         let r: Vec<(usize, usize)> = w.iter().map(|w| (w.lo, w.hi)).collect();
         assert_eq!(r, vec![(0, 2), (1, 4), (3, 5)]);
         // max with dilation skips positions in the padding
-        let w = max_wins(5, 3, 3, 2, 2, 2);
+        let w = max_wins(5, 3, 3, 2, 2, 2).unwrap();
         assert_eq!((w[0].lo, w[0].hi, w[0].step), (0, 3, 2));
+    }
+
+    const P62: usize = 1 << 62;
+
+    /// Output lengths near 2^62 beside an empty batch, and paddings near 2^61: the windows
+    /// were collected infallibly (capacity overflow), the geometry overflowed i64, and a
+    /// window's first tap was found by a loop of 2^61 steps.
+    #[test]
+    fn huge_geometry_is_an_error_or_exact() {
+        // an empty batch: H = 2^62 windows cannot be held (PyTorch makes none)
+        let empty = Tensor::zeros([0, 1, P62, 1]).unwrap();
+        assert!(max_pool2d(&empty, 1).is_err());
+        assert!(avg_pool2d(&empty, 1).is_err());
+        let small = Tensor::zeros([0, 1, 1, 1]).unwrap();
+        assert!(adaptive_avg_pool2d(&small, [P62 as i64, P62 as i64]).is_err());
+        assert!(adaptive_max_pool2d(&small, [P62 as i64, P62 as i64]).is_err());
+        // the kernel area 2^124: one window in ceil mode with a stride as large
+        let x = Tensor::ones([1, 1, 1, 1]).unwrap();
+        let o = LpPoolOpts {
+            stride: Some(IntList::from_slice(&[1 << 62])),
+            ceil_mode: true,
+        };
+        let e = lp_pool2d_with(&x, 2.0, [P62 as i64, P62 as i64], o).unwrap_err();
+        assert_eq!(e.message(), "Overflow when unpacking long");
+        // input + 2·pad passes i64
+        let x = Tensor::zeros([1, 1, 1, 1])
+            .unwrap()
+            .expand([1, 1, i64::MAX, 1])
+            .unwrap();
+        let o = MaxPoolOpts {
+            padding: IntList::from_slice(&[1 << 61, 0]),
+            ..Default::default()
+        };
+        assert!(max_pool2d_with(&x, [1i64 << 62, 1], o).is_err());
+        // a padding of 2^61 before a single input position: one window, at once
+        let x = Tensor::full([1, 1, 1, 1], 3.0).unwrap();
+        let o = MaxPoolOpts {
+            padding: IntList::from_slice(&[1 << 61, 0]),
+            ..Default::default()
+        };
+        let y = max_pool2d_with(&x, [1i64 << 62, 1], o).unwrap();
+        assert_eq!(y.size(), &[1, 1, 1, 1]);
+        assert_eq!(y.to_vec::<f32>(), [3.0]);
+    }
+
+    #[test]
+    fn unpool_sizes_past_int64_are_errors() {
+        // output_size 2^40 × 2^40 with an empty batch: an empty result, as PyTorch's
+        let x = Tensor::zeros([0, 1, 1, 1]).unwrap();
+        let i = Tensor::zeros_with([0, 1, 1, 1], DType::Int64).unwrap();
+        let os = [1i64 << 40, 1 << 40];
+        let o = MaxUnpoolOpts {
+            stride: Some(IntList::from_slice(&[1 << 40])),
+            padding: IntList::from_slice(&[0]),
+            output_size: Some(IntList::from_slice(&os)),
+        };
+        let y = max_unpool2d_with(&x, &i, [1i64 << 40], o).unwrap();
+        assert_eq!(y.size(), &[0, 1, 1 << 40, 1 << 40]);
+        // the default size (1 - 1)·s + k - 2·p with k = i64::MAX and p = -2^62 passes int64
+        let o = MaxUnpoolOpts {
+            stride: Some(IntList::from_slice(&[1])),
+            padding: IntList::from_slice(&[-(1i64 << 62)]),
+            output_size: None,
+        };
+        let e = max_unpool2d_with(&x, &i, [i64::MAX], o).unwrap_err();
+        assert_eq!(e.message(), "Overflow when unpacking long");
     }
 }

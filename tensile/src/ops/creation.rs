@@ -622,7 +622,8 @@ pub fn tril_indices(row: impl Int, col: impl Int) -> Result<Tensor> {
 /// row-major order, as a contiguous (2, N) int64 tensor.
 ///
 /// Errors (RuntimeError): `row must be non-negative, got-1`, `col must be non-negative, got-1`
-/// (PyTorch's spacing).
+/// (PyTorch's spacing); the allocator's (`… DefaultCPUAllocator: can't allocate memory …`)
+/// when the coordinates cannot be held (`row`, `col` near 2^40).
 pub fn tril_indices_with(row: impl Int, col: impl Int, offset: impl Int) -> Result<Tensor> {
     tri_indices(row.to_i64(), col.to_i64(), offset.to_i64(), true)
 }
@@ -650,20 +651,50 @@ fn tri_indices(row: i64, col: i64, offset: i64, lower: bool) -> Result<Tensor> {
             "col must be non-negative, got{col}"
         )));
     }
-    let (mut rs, mut cs) = (Vec::new(), Vec::new());
-    for i in 0..row {
-        for j in 0..col {
-            let keep = if lower {
-                j - i <= offset
-            } else {
-                j - i >= offset
-            };
-            if keep {
-                rs.push(i);
-                cs.push(j);
-            }
+    // The count first, in closed form (i128): `row`, `col` near 2^62 or an offset near
+    // i64::MAX made the row-by-row walk run for 2^62 steps or grow its lists until the
+    // allocator aborted. Row `i` keeps `j < clamp(i + offset + 1, 0, col)` (lower) or
+    // `j >= clamp(i + offset, 0, col)` (upper).
+    let (r, c, o) = (row as i128, col as i128, offset as i128);
+    // sum over i in 0..row of clamp(i + shift, 0, col)
+    let clamped_sum = |shift: i128| {
+        let lo = (-shift).clamp(0, r);
+        let hi = (c - shift).clamp(lo, r);
+        let n1 = hi - lo;
+        n1 * (lo + shift) + n1 * (n1 - 1) / 2 + (r - hi) * c
+    };
+    let total = if lower {
+        clamped_sum(o + 1)
+    } else {
+        r * c - clamped_sum(o)
+    };
+    let n = usize::try_from(total)
+        .ok()
+        .filter(|&n| n <= (i64::MAX / 2) as usize)
+        .ok_or_else(|| Error::alloc((total as u128).saturating_mul(16)))?;
+    if n == 0 {
+        return Tensor::from_vec(Vec::<i64>::new(), [2, 0]);
+    }
+    let mut rs = crate::kernels::cast::try_vec::<i64>(2 * n)?;
+    let mut cs = crate::kernels::cast::try_vec::<i64>(n)?;
+    // only the rows that keep something (each keeps at least one once `n > 0`)
+    let (first, end) = if lower {
+        ((-(o + 1)).clamp(0, r) as i64, row)
+    } else {
+        (0, (c - o).clamp(0, r) as i64)
+    };
+    for i in first..end {
+        let (j0, j1) = if lower {
+            (0, (i as i128 + o + 1).clamp(0, c) as i64)
+        } else {
+            ((i as i128 + o).clamp(0, c) as i64, col)
+        };
+        for j in j0..j1 {
+            rs.push(i);
+            cs.push(j);
         }
     }
+    debug_assert_eq!(rs.len(), n);
     let n = rs.len();
     rs.extend(cs);
     Tensor::from_vec(rs, [2, n])
@@ -806,5 +837,53 @@ mod tests {
         assert_eq!((f.dtype(), f.to_vec::<i64>()), (DType::Int64, vec![7, 7]));
         assert_eq!(Tensor::full([1], true).unwrap().dtype(), DType::Bool);
         assert_eq!(Tensor::full([1], 0.5).unwrap().dtype(), DType::Float32);
+    }
+
+    /// The closed-form count and the walk over only the rows that keep something agree with
+    /// the plain row-by-row walk; sizes near 2^62 return at once (audit: they ran 2^62 steps
+    /// or grew lists until the allocator aborted).
+    #[test]
+    fn tri_indices_counts_and_huge_sizes() {
+        for row in 0..6i64 {
+            for col in 0..6i64 {
+                for off in -7..8i64 {
+                    for lower in [true, false] {
+                        let mut want = (vec![], vec![]);
+                        for i in 0..row {
+                            for j in 0..col {
+                                if (lower && j - i <= off) || (!lower && j - i >= off) {
+                                    want.0.push(i);
+                                    want.1.push(j);
+                                }
+                            }
+                        }
+                        let t = tri_indices(row, col, off, lower).unwrap();
+                        let n = want.0.len();
+                        assert_eq!(t.size(), &[2, n]);
+                        let mut flat = want.0;
+                        flat.extend(want.1);
+                        assert_eq!(t.to_vec::<i64>(), flat, "{row} {col} {off} {lower}");
+                    }
+                }
+            }
+        }
+        let big = 1i64 << 62;
+        assert_eq!(tril_indices(big, 0).unwrap().size(), &[2, 0]);
+        assert_eq!(triu_indices(0, big).unwrap().size(), &[2, 0]);
+        assert_eq!(
+            tril_indices_with(big, big, 1 - big)
+                .unwrap()
+                .to_vec::<i64>(),
+            [big - 1, 0]
+        );
+        assert_eq!(
+            triu_indices_with(big, big, big - 1)
+                .unwrap()
+                .to_vec::<i64>(),
+            [0, big - 1]
+        );
+        assert!(tril_indices(big, big).is_err());
+        assert!(triu_indices_with(i64::MAX, i64::MAX, i64::MIN).is_err());
+        assert!(tril_indices_with(i64::MAX, i64::MAX, i64::MAX).is_err());
     }
 }

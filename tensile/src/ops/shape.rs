@@ -1158,7 +1158,8 @@ pub fn column_stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
 /// promotion of all (as `torch.result_type`). No tensors give an empty `(1, 0)` float32.
 ///
 /// Error (RuntimeError): `torch.block_diag: Input tensors must have 2 or fewer dimensions.
-/// Input 0 has 3 dimensions`.
+/// Input 0 has 3 dimensions`; `torch.block_diag: the summed sizes [.., ..] overflow int64`
+/// (e.g. four `(2^62, 0)` inputs).
 pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     let ts = refs(tensors);
     if ts.is_empty() {
@@ -1166,7 +1167,7 @@ pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     }
     let dtype = crate::iter::result_type_of(&ts);
     let mut blocks = Vec::with_capacity(ts.len());
-    let (mut r, mut c) = (0usize, 0usize);
+    let (mut r128, mut c128) = (0u128, 0u128);
     for (i, t) in ts.iter().enumerate() {
         let b = match t.dim() {
             0 => t.expand([1, 1])?,
@@ -1178,10 +1179,17 @@ pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
                 )));
             }
         };
-        r += b.size()[0];
-        c += b.size()[1];
+        // summed in u128: sizes near 2^62 (beside an empty dim) pass usize after a few inputs
+        r128 += b.size()[0] as u128;
+        c128 += b.size()[1] as u128;
         blocks.push(b);
     }
+    if r128 > i64::MAX as u128 || c128 > i64::MAX as u128 {
+        return Err(Error::runtime(format!(
+            "torch.block_diag: the summed sizes [{r128}, {c128}] overflow int64"
+        )));
+    }
+    let (r, c) = (r128 as usize, c128 as usize);
     let out = Tensor::zeros_with([r, c], dtype)?;
     {
         let _ng = crate::autograd::no_grad();

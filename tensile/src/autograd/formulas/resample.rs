@@ -32,8 +32,17 @@ fn taps_matrix<T: PoolFloat>(r: &Resample, j: usize) -> Result<Tensor> {
     let k = r.ins.len();
     let (i, o) = (r.ins[j], r.outs[j]);
     let s = r.scales.as_ref().map(|f| f[j]);
-    let taps = crate::nn::interpolate::dim_taps::<T>(&r.mode, i, o, r.align, s, k == 2);
-    let mut m = vec![0f64; o * i];
+    let taps = crate::nn::interpolate::dim_taps::<T>(&r.mode, i, o, r.align, s, k == 2)?;
+    // a dense (out, in) matrix: beside an empty batch nothing bounds `o·in`
+    let n = o
+        .checked_mul(i)
+        .filter(|&n| n <= i64::MAX as usize)
+        .ok_or_else(|| {
+            crate::error::Error::runtime(format!(
+                "Storage size calculation overflowed with sizes=[{o}, {i}]"
+            ))
+        })?;
+    let mut m = crate::kernels::cast::try_filled(0f64, n)?;
     for (q, t) in taps.iter().enumerate() {
         for &(at, w) in t {
             m[q * i + at] += w.f64();
