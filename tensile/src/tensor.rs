@@ -330,8 +330,9 @@ impl Tensor {
     /// Errors (RuntimeError): `Trying to create tensor with negative dimension -1: [-1, 3]`
     /// (also for a `usize` size above `i64::MAX`, read as PyTorch's int64);
     /// `numel: integer multiplication overflow` when the sizes' product does not fit in `i64`
-    /// (`[2^62 + 1, 4]`); `shape '[2, 2]' is invalid for input of size 3` when the lengths
-    /// differ.
+    /// (`[2^62 + 1, 4]`); `Stride calculation overflowed` when a stride (the product of the
+    /// later sizes, a 0 counting as 1) does not fit in `i64` (an empty `[0, 2^62, 4]`);
+    /// `shape '[2, 2]' is invalid for input of size 3` when the lengths differ.
     pub fn from_vec<T: Element>(data: Vec<T>, size: impl IntoShape) -> Result<Tensor> {
         Tensor::from_slice(&data, size)
     }
@@ -348,10 +349,17 @@ impl Tensor {
                 data.len()
             )));
         }
+        // PyTorch's `empty` check: each stride (the product of the later sizes, a 0 counting
+        // as 1) must fit in int64; an empty `(0, 2^62, 4)` (e.g. `one_hot` of an empty
+        // `(0, 2^62)`) would otherwise carry a saturated stride
+        let strides = layout::contiguous_strides(size);
+        if strides.iter().any(|&st| st > i64::MAX as usize) {
+            return Err(Error::runtime("Stride calculation overflowed"));
+        }
         Ok(Tensor {
             storage: Storage::try_from_bytes(kernels::cast::bytes_of(data))?,
             sizes: Dims::from_slice(size),
-            strides: layout::contiguous_strides(size).into(),
+            strides: strides.into(),
             offset: 0,
             dtype: T::DTYPE,
             wrapped: false,

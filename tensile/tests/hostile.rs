@@ -313,3 +313,62 @@ fn block_diag_whose_summed_sizes_overflow() {
         "torch.block_diag: the summed sizes [18446744073709551616, 0] overflow int64"
     );
 }
+
+#[test]
+fn cat_and_stack_whose_summed_sizes_overflow() {
+    // audit: four (2^62, 0) inputs wrapped the summed size to 0 and overflowed the copy offset
+    let t = Tensor::zeros([P62, 0]).unwrap();
+    assert_eq!(
+        err(tensile::cat(&[&t, &t, &t, &t])),
+        "torch.cat: the summed sizes along dimension 0 (18446744073709551616) overflow int64"
+    );
+    assert_eq!(
+        err(tensile::cat(&[&t, &t])),
+        "Trying to create tensor with negative dimension -9223372036854775808: [-9223372036854775808, 0]"
+    );
+    // stack inserts a new dim: (2, 2^62, 0) is fine, (4, 2^62, 0) fails `empty`'s check, as
+    // in PyTorch
+    let s = tensile::stack(&[&t, &t]).unwrap();
+    assert_eq!(s.size(), &[2, P62, 0]);
+    assert_eq!(
+        err(tensile::stack(&[&t, &t, &t, &t])),
+        "Storage size calculation overflowed with sizes=[4, 4611686018427387904, 0]"
+    );
+    let s = tensile::stack_with(&[&t, &t, &t], 1).unwrap();
+    assert_eq!(s.size(), &[P62, 3, 0]);
+}
+
+#[test]
+fn repeat_interleave_whose_counts_are_huge() {
+    // audit: counts near 2^62 grew the index list until the allocator aborted
+    let r = Tensor::from_vec(vec![P62 as i64; 4], [4]).unwrap();
+    assert_eq!(
+        err(tensile::repeat_interleave(&r)),
+        "repeat_interleave: the sum of repeats (18446744073709551616) overflows int64"
+    );
+    let r = Tensor::from_vec(vec![P62 as i64; 2], [2]).unwrap();
+    assert_eq!(
+        err(tensile::repeat_interleave(&r)),
+        "Trying to create tensor with negative dimension -9223372036854775808: [-9223372036854775808]"
+    );
+    let r = Tensor::from_vec(vec![P62 as i64], [1]).unwrap();
+    assert!(err(tensile::repeat_interleave(&r)).contains("DefaultCPUAllocator"));
+    let r = Tensor::from_vec(vec![2i64, 0, 1], [3]).unwrap();
+    assert_eq!(
+        tensile::repeat_interleave(&r).unwrap().to_vec::<i64>(),
+        vec![0, 0, 2]
+    );
+}
+
+#[test]
+fn one_hot_of_an_empty_tensor_whose_strides_overflow() {
+    // audit: the (0, 2^62, 4) output carried a saturated stride
+    let t = Tensor::zeros_with([0, P62], DType::Int64).unwrap();
+    assert_eq!(
+        err(tensile::nn::functional::one_hot_with(&t, 4)),
+        "Stride calculation overflowed"
+    );
+    let t = Tensor::zeros_with([0, 3], DType::Int64).unwrap();
+    let o = tensile::nn::functional::one_hot_with(&t, 4).unwrap();
+    assert_eq!(o.size(), &[0, 3, 4]);
+}

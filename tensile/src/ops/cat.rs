@@ -88,7 +88,10 @@ fn skipped(t: &Tensor) -> bool {
 /// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
 /// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
 /// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
-/// Expected size 2 but got size 1 for tensor number 1 in the list.`
+/// Expected size 2 but got size 1 for tensor number 1 in the list.`; `Trying to create tensor
+/// with negative dimension -9223372036854775808: [-9223372036854775808, 0]` (summed sizes in
+/// `[2^63, 2^64)`, as PyTorch's wrapped int64 sum); `torch.cat: the summed sizes along
+/// dimension 0 (18446744073709551616) overflow int64` (four `(2^62, 0)` inputs).
 fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     for (i, t) in tensors.iter().enumerate() {
         if t.dim() == 0 {
@@ -117,6 +120,8 @@ fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     };
     let first = tensors[v];
     let mut total = 0usize;
+    // also summed in u128: four `(2^62, 0)` inputs wrap usize back to 0
+    let mut total128 = 0u128;
     for (i, t) in tensors.iter().enumerate() {
         if skipped(t) {
             continue;
@@ -138,9 +143,15 @@ fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         }
         // PyTorch sums in int64, which wraps: a negative total is refused as a negative size.
         total = total.wrapping_add(t.sizes[d]);
+        total128 += t.sizes[d] as u128;
     }
     let mut sizes = first.sizes.to_vec();
     sizes[d] = total;
+    if total128 > usize::MAX as u128 {
+        return Err(Error::runtime(format!(
+            "torch.cat: the summed sizes along dimension {d} ({total128}) overflow int64"
+        )));
+    }
     if total > i64::MAX as usize {
         let s: Vec<i64> = sizes.iter().map(|&x| x as i64).collect();
         return Err(Error::runtime(format!(
@@ -192,7 +203,11 @@ fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     }
     let mut result_sizes = t0.sizes.to_vec();
     result_sizes.insert(wd, tensors.len());
-    if wd < nd {
+    // joined along the existing dim only when `n * size` fits: four `(2^62, 0)` inputs stack
+    // to `(4, 2^62, 0)` as in PyTorch, though their cat along dim 0 would overflow
+    let fits = (t0.sizes.get(wd).copied().unwrap_or(1) as u128) * (tensors.len() as u128)
+        <= i64::MAX as u128;
+    if wd < nd && fits {
         let out = cat_impl(tensors, wd as i64)?;
         return Ok(
             match compute_stride(&out.sizes, &out.strides, &result_sizes) {
@@ -212,8 +227,8 @@ fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
         .iter()
         .map(|t| {
             let (mut s, mut st) = (t.sizes.to_vec(), t.strides.to_vec());
-            s.push(1);
-            st.push(1);
+            s.insert(wd, 1);
+            st.insert(wd, 1);
             t.view_with(s, st, t.offset)
         })
         .collect();
@@ -239,7 +254,9 @@ pub fn cat<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
 /// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
 /// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
 /// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
-/// Expected size 2 but got size 1 for tensor number 1 in the list.`
+/// Expected size 2 but got size 1 for tensor number 1 in the list.`; `Trying to create tensor
+/// with negative dimension …` (summed sizes in `[2^63, 2^64)`); `torch.cat: the summed sizes
+/// along dimension 0 (18446744073709551616) overflow int64` (four `(2^62, 0)` inputs).
 pub fn cat_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
     let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
     let d = dim.to_i64();

@@ -97,7 +97,8 @@ pub fn one_hot(tensor: &Tensor) -> Result<Tensor> {
 ///
 /// Errors (RuntimeError), in PyTorch's order: `one_hot is only applicable to index tensor of
 /// type LongTensor.`; `Can not infer total number of classes from empty tensor.`;
-/// `Class values must be non-negative.`; `Class values must be smaller than num_classes.`
+/// `Class values must be non-negative.`; `Class values must be smaller than num_classes.`;
+/// `Stride calculation overflowed` (an empty `(0, 2^62)` with 4 classes, as PyTorch's `empty`).
 pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
     let mut classes = num_classes.to_i64();
     if tensor.dtype != DType::Int64 {

@@ -1062,18 +1062,31 @@ fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Resul
     if output_size.is_none() && counts.iter().any(|&c| c < 0) {
         return Err(Error::runtime("repeats can not be negative"));
     }
-    let mut out: Vec<i64> = Vec::new();
-    for (i, &c) in counts.iter().enumerate() {
-        for _ in 0..c.max(0) {
-            out.push(i as i64);
-        }
-    }
-    if output_size.is_some_and(|n| n != out.len() as i64) {
+    // Summed (in i128) before anything is allocated: counts near 2^62 grew the list until
+    // the allocator aborted; a sum past int64 is refused as PyTorch's wrapped int64 total is.
+    let total: i128 = counts.iter().map(|&c| c.max(0) as i128).sum();
+    if output_size.is_some_and(|n| n as i128 != total) {
         return Err(Error::runtime(
             "allocated size does not match required size",
         ));
     }
-    let n = out.len();
+    if total > i64::MAX as i128 {
+        return Err(if total < 1i128 << 64 {
+            let wrapped = total as u64 as i64;
+            Error::runtime(format!(
+                "Trying to create tensor with negative dimension {wrapped}: [{wrapped}]"
+            ))
+        } else {
+            Error::runtime(format!(
+                "repeat_interleave: the sum of repeats ({total}) overflows int64"
+            ))
+        });
+    }
+    let n = total as usize;
+    let mut out: Vec<i64> = crate::kernels::cast::try_vec(n)?;
+    for (i, &c) in counts.iter().enumerate() {
+        out.extend(std::iter::repeat_n(i as i64, c.max(0) as usize));
+    }
     Tensor::from_vec(out, [n])?.to(repeats.dtype())
 }
 
@@ -1081,7 +1094,10 @@ fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Resul
 /// `[0]*repeats[0] + [1]*repeats[1] + …` (1-d, `repeats`' dtype).
 ///
 /// Errors (RuntimeError): `repeat_interleave only accept 1D vector as repeat`; `repeats has to
-/// be Long or Int tensor`; `repeats can not be negative`.
+/// be Long or Int tensor`; `repeats can not be negative`; `Trying to create tensor with
+/// negative dimension -9223372036854775808: [-9223372036854775808]` (a sum in
+/// `[2^63, 2^64)`, PyTorch's wrapped int64 total); `repeat_interleave: the sum of repeats
+/// (18446744073709551616) overflows int64`; the allocator's error for a sum too large to hold.
 pub fn repeat_interleave(repeats: &Tensor) -> Result<Tensor> {
     repeat_interleave_counts(repeats, None)
 }
