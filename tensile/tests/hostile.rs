@@ -372,3 +372,31 @@ fn one_hot_of_an_empty_tensor_whose_strides_overflow() {
     let o = tensile::nn::functional::one_hot_with(&t, 4).unwrap();
     assert_eq!(o.size(), &[0, 3, 4]);
 }
+
+#[test]
+fn matmul_whose_broadcast_batch_overflows() {
+    // audit: the batch product (2^62 · 2^62) overflowed before the output's size check
+    let a = Tensor::zeros([1, 1, 1, 1])
+        .unwrap()
+        .expand([P62 as i64, 1, 1, 1])
+        .unwrap();
+    let b = Tensor::zeros([1, 1, 1, 1])
+        .unwrap()
+        .expand([1, P62 as i64, 1, 1])
+        .unwrap();
+    assert!(err(a.matmul(&b)).starts_with("Storage size calculation overflowed with sizes=["));
+    // the message shows PyTorch's wrapped int64 batch product
+    let p61 = 1i64 << 61;
+    let a = Tensor::zeros([1, 1, 1, 2])
+        .unwrap()
+        .expand([p61, 1, 1, 2])
+        .unwrap();
+    let b = Tensor::zeros([1, 1, 3, 1])
+        .unwrap()
+        .expand([1, p61, 3, 1])
+        .unwrap();
+    assert_eq!(
+        err(a.matmul(&b)),
+        "Expected size for first two dimensions of batch2 tensor to be: [0, 2] but got: [0, 3]."
+    );
+}

@@ -416,7 +416,9 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
     };
     let nb2 = d2.saturating_sub(2);
     let batch = infer_size(&t1.sizes[..nb1], &t2.sizes[..nb2])?;
-    let bs: usize = batch.iter().product();
+    // only for the message, as PyTorch's int64 product (which wraps): two operands whose
+    // batch dims broadcast to `(2^62, 2^62)` overflowed a checked usize product
+    let bs = batch.iter().fold(1i64, |a, &s| a.wrapping_mul(s as i64));
     if m2 != m1 {
         return Err(Error::runtime(format!(
             "Expected size for first two dimensions of batch2 tensor to be: [{bs}, {m1}] but got: [{bs}, {m2}]."
@@ -711,6 +713,8 @@ impl Tensor {
     /// `expected m1 and m2 to have the same dtype, but got: float != double`;
     /// `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`;
     /// `Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].`;
+    /// `Storage size calculation overflowed with sizes=[…]` (a broadcast batch too large, e.g.
+    /// `(2^62, 1, 1, 1)·(1, 2^62, 1, 1)` of expanded operands);
     /// `expected scalar type Float but found Double` (batched); bool operands:
     /// `"addmm_impl_cpu_" not implemented for 'Bool'` (`"dot"`, `"addmv_impl_cpu"`, `"bmm"`).
     pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
