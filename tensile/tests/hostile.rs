@@ -400,3 +400,24 @@ fn matmul_whose_broadcast_batch_overflows() {
         "Expected size for first two dimensions of batch2 tensor to be: [0, 2] but got: [0, 3]."
     );
 }
+
+#[test]
+fn cdist_and_pdist_whose_outputs_overflow() {
+    // audit: two (1, 2^62, 0) inputs overflowed nb·r1·r2; a (2^62, 0) input overflowed
+    // n·(n-1) and then walked its pairs
+    let x = Tensor::zeros([1, P62, 0]).unwrap();
+    assert_eq!(
+        err(tensile::nn::functional::cdist(&x, &x)),
+        "Storage size calculation overflowed with sizes=[1, 4611686018427387904, 4611686018427387904]"
+    );
+    let x = Tensor::zeros([P62, 0]).unwrap();
+    assert_eq!(
+        err(tensile::nn::functional::pdist(&x)),
+        "pdist: the number of pairs 10633823966279326980924613473029062656 of 4611686018427387904 rows overflows int64"
+    );
+    let x = Tensor::zeros([3, 0]).unwrap();
+    assert_eq!(
+        tensile::nn::functional::pdist(&x).unwrap().to_vec::<f32>(),
+        vec![0.0; 3]
+    );
+}

@@ -207,7 +207,9 @@ pub fn cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
 /// Errors (RuntimeError): `cdist only supports at least 2D tensors, X1 got: 1D` (X2 alike);
 /// `X1 and X2 must have the same number of columns. X1: 3 X2: 4`; `cdist only supports
 /// non-negative p values`; `cdist only supports floating-point dtypes, X1 got: Long`; `The
-/// size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0`.
+/// size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0`;
+/// `Storage size calculation overflowed with sizes=[1, 4611686018427387904, 4611686018427387904]`
+/// (an output too large, e.g. two `(1, 2^62, 0)` inputs); the allocator's error.
 pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) -> Result<Tensor> {
     let p = opts.into().p;
     for (name, t) in [("X1", x1), ("X2", x2)] {
@@ -238,6 +240,11 @@ pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) 
     let (r1, r2) = (x1.sizes[x1.dim() - 2], x2.sizes[x2.dim() - 2]);
     let batch = crate::broadcast::infer_size(&x1.sizes[..x1.dim() - 2], &x2.sizes[..x2.dim() - 2])?;
     let dtype = crate::iter::result_type_of(&[x1, x2]);
+    // the output's size checked first, as PyTorch allocates it first: `(1, 2^62, 0)` against
+    // itself overflowed `nb * r1 * r2`
+    let mut out_shape = batch.clone();
+    out_shape.extend([r1, r2]);
+    crate::layout::storage_nbytes_contiguous(&out_shape, dtype.itemsize())?;
     let expand = |t: &Tensor, r: usize| -> Result<Vec<f64>> {
         let mut s: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
         s.extend([r as i64, m1 as i64]);
@@ -277,7 +284,9 @@ pub fn pdist(input: &Tensor) -> Result<Tensor> {
 /// row-major order of the upper triangle: shape `(N*(N-1)/2,)`, contiguous, `input`'s dtype.
 ///
 /// Errors (RuntimeError): `pdist only supports 2D tensors, got: 3D`; `pdist only supports
-/// floating-point dtypes`; `pdist only supports non-negative p values`.
+/// floating-point dtypes`; `pdist only supports non-negative p values`; `pdist: the number
+/// of pairs 10633823966279326980924613473029062656 of 4611686018427387904 rows overflows
+/// int64` (an `(2^62, 0)` input); the allocator's error.
 pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
     if input.dim() != 2 {
         return Err(Error::runtime(format!(
@@ -292,8 +301,16 @@ pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
         return Err(Error::runtime("pdist only supports non-negative p values"));
     }
     let (n, m) = (input.sizes[0], input.sizes[1]);
+    // the pair count in u128 and its buffer held fallibly: an `(2^62, 0)` input overflowed
+    // `n * (n - 1)` (and then walked ~2^123 pairs)
+    let pairs = n as u128 * (n as u128).saturating_sub(1) / 2;
+    if pairs > i64::MAX as u128 {
+        return Err(Error::runtime(format!(
+            "pdist: the number of pairs {pairs} of {n} rows overflows int64"
+        )));
+    }
     let v = input.try_to_vec::<f64>()?;
-    let mut out = Vec::with_capacity(n * n.saturating_sub(1) / 2);
+    let mut out = crate::kernels::cast::try_vec(pairs as usize)?;
     for i in 0..n {
         for j in i + 1..n {
             out.push(dist(&v[i * m..(i + 1) * m], &v[j * m..(j + 1) * m], p));
