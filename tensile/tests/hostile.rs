@@ -421,3 +421,16 @@ fn cdist_and_pdist_whose_outputs_overflow() {
         vec![0.0; 3]
     );
 }
+
+#[test]
+fn ctc_loss_whose_target_lengths_overflow() {
+    // audit: two 1-D target lengths of i64::MAX overflowed the running offset
+    let lp = Tensor::zeros([1, 2, 3]).unwrap();
+    let targets = Tensor::zeros_with([0], DType::Int64).unwrap();
+    let il = Tensor::from_vec(vec![1i64, 1], [2]).unwrap();
+    let tl = Tensor::from_vec(vec![i64::MAX, i64::MAX], [2]).unwrap();
+    assert_eq!(
+        err(tensile::nn::functional::ctc_loss(&lp, &targets, &il, &tl)),
+        "Expected tensor to have size 18446744073709551614 at dimension 0, but got size 0 for argument #2 'targets' (while checking arguments for ctc_loss_cpu)"
+    );
+}

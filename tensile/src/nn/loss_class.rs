@@ -712,7 +712,9 @@ pub fn ctc_loss(
 /// size batch_size`, `Expected tensor to have size at least 3 at dimension 1, but got size 2
 /// for argument #2 'targets' (while checking arguments for ctc_loss_cpu)`, `Expected
 /// input_lengths to have value at most 5, but got value 6 (while checking arguments for
-/// ctc_loss_cpu)`.
+/// ctc_loss_cpu)`; `Expected tensor to have size 18446744073709551614 at dimension 0, but got
+/// size 0 for argument #2 'targets' (while checking arguments for ctc_loss_cpu)` (1-D
+/// targets: the lengths' sum, taken exactly; two lengths of `i64::MAX`).
 pub fn ctc_loss_with<'a>(
     log_probs: &Tensor,
     targets: &Tensor,
@@ -761,7 +763,9 @@ pub fn ctc_loss_with<'a>(
     let mut max_tl = 0i64;
     let stride;
     if targets.dim() == 1 {
-        let mut pos = 0i64;
+        // summed in i128: lengths near i64::MAX overflowed the running offset; a sum past
+        // int64 cannot match the targets' size and is refused below
+        let mut pos = 0i128;
         for &l in &tl {
             if l < 0 {
                 return Err(Error::runtime(format!(
@@ -769,11 +773,11 @@ pub fn ctc_loss_with<'a>(
                 )));
             }
             offsets.push(pos as usize);
-            pos += l;
+            pos += l as i128;
             max_tl = max_tl.max(l);
         }
         stride = 1;
-        if ts[0] as i64 != pos {
+        if ts[0] as i128 != pos {
             return Err(Error::runtime(format!(
                 "Expected tensor to have size {pos} at dimension 0, but got size {} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)",
                 ts[0]
