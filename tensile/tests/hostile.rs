@@ -434,3 +434,16 @@ fn ctc_loss_whose_target_lengths_overflow() {
         "Expected tensor to have size 18446744073709551614 at dimension 0, but got size 0 for argument #2 'targets' (while checking arguments for ctc_loss_cpu)"
     );
 }
+
+#[test]
+fn local_response_norm_with_grad_over_huge_channels() {
+    // audit: the (C, C) band matrix of the recorded path overflowed C·C or aborted
+    let x = Tensor::zeros([1, 1, 1])
+        .unwrap()
+        .requires_grad_(true)
+        .unwrap();
+    let big = x.expand([1, 1i64 << 20, 1]).unwrap();
+    assert!(
+        err(tensile::nn::functional::local_response_norm(&big, 2)).contains("DefaultCPUAllocator")
+    );
+}

@@ -985,7 +985,9 @@ pub fn local_response_norm(input: &Tensor, size: impl Int) -> Result<Tensor> {
 /// Errors: ValueError `Expected 3D or higher dimensionality                          input (got
 /// 2 dimensions)` (PyTorch's spacing); for 4-d and larger inputs whose square cannot be
 /// viewed as `(N, 1, C, H, -1)`, PyTorch's `view` error (`view size is not compatible with
-/// input tensor's size and stride …`).
+/// input tensor's size and stride …`); for an input that requires grad, `Storage size
+/// calculation overflowed with sizes=[C, C]` or the allocator's error when the `(C, C)` band
+/// matrix is too large.
 pub fn local_response_norm_with(
     input: &Tensor,
     size: impl Int,
@@ -1022,7 +1024,17 @@ pub fn local_response_norm_with(
     if crate::autograd::api::any_requires_grad(&[input]) {
         // recording: the channel window sums as a product with a band matrix, with recorded
         // ops (PyTorch's composite pads and average-pools; its `grad_fn` is `DivBackward0`)
-        let mut band = vec![0.0; c * c];
+        // sized with a check and held fallibly: an expanded `(1, 2^20, 1)` input aborted in
+        // the allocator (`c * c` overflows from `c = 2^32`, once the square above fits)
+        let cc2 = c
+            .checked_mul(c)
+            .filter(|&v| v <= i64::MAX as usize)
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "Storage size calculation overflowed with sizes=[{c}, {c}]"
+                ))
+            })?;
+        let mut band = crate::kernels::cast::try_filled(0.0, cc2)?;
         for ch in 0..c {
             for cc in ch.saturating_sub(lo)..=(ch + hi).min(c - 1) {
                 band[ch * c + cc] = 1.0;
