@@ -255,10 +255,16 @@ impl Tensor {
     /// [`layout::storage_nbytes_contiguous`]) and the allocator's
     /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
     /// `strides` must be dense (a permutation of row-major strides), so the extent is at most
-    /// the numel checked here; the extent is checked again all the same.
+    /// the numel checked here; the extent is checked again all the same. A stride above
+    /// int64 (possible beside a size-0 dim): `Stride calculation overflowed`.
     #[inline]
     pub(crate) fn try_alloc(sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
         layout::storage_nbytes_contiguous(sizes, dtype.itemsize())?;
+        // An empty tensor's extent is 0 whatever its strides, so strides computed with
+        // saturation (sizes near 2^62 beside a 0) are refused here, as `empty`'s are.
+        if strides.iter().any(|&s| s > i64::MAX as usize) {
+            return Err(Error::runtime("Stride calculation overflowed"));
+        }
         let n = layout::checked_extent(sizes, strides).ok_or_else(|| {
             Error::runtime(format!(
                 "Storage size calculation overflowed with sizes={} and strides={}",

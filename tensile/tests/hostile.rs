@@ -447,3 +447,23 @@ fn local_response_norm_with_grad_over_huge_channels() {
         err(tensile::nn::functional::local_response_norm(&big, 2)).contains("DefaultCPUAllocator")
     );
 }
+
+#[test]
+fn results_whose_strides_overflow_int64() {
+    // An empty result's byte size is 0, but a row-major stride of 2^62 * 4 does not fit in
+    // int64: PyTorch's `empty` refuses it, and so does every allocation of a result here.
+    assert_eq!(
+        err(Tensor::zeros([0, P62, 4])),
+        "Stride calculation overflowed"
+    );
+    let x = Tensor::zeros([0, P62, 1]).unwrap();
+    // PyTorch: torch.cat([x.expand(0, 2**62, 4)]) -> Stride calculation overflowed
+    match x.expand([0, P62 as i64, 4]) {
+        Ok(e) => assert_eq!(err(tensile::cat(&[&e])), "Stride calculation overflowed"),
+        Err(e) => assert_eq!(e.kind(), ErrorKind::RuntimeError),
+    }
+    // matmul's result: PyTorch's folded product viewed back, strides (0, 4, 1)
+    let r = x.matmul(&Tensor::zeros([1, 4]).unwrap()).unwrap();
+    assert_eq!(r.size(), &[0, P62, 4]);
+    assert_eq!(r.stride(), &[0, 4, 1]);
+}

@@ -211,7 +211,11 @@ fn row_major_rhs(g: &Gemm, b: &Tensor) -> Result<Option<(Gemm, Tensor)>> {
 
 /// `t` reshaped to `shape` (same number of elements), for a fresh contiguous `t`.
 fn as_shape(t: Tensor, shape: &[usize]) -> Tensor {
-    t.view_with(shape.to_vec(), contiguous_strides(shape), t.offset)
+    // PyTorch's `_unsafe_view` strides (`computeStride`): row-major, except that an empty
+    // result's products wrap as int64 ((0, 2^62, 4) gets (0, 4, 1), not a saturated stride)
+    let st = crate::layout::compute_stride(&t.sizes, &t.strides, shape)
+        .unwrap_or_else(|| contiguous_strides(shape));
+    t.view_with(shape.to_vec(), st, t.offset)
 }
 
 /// A 1-D tensor viewed as a `(1, k)` row.
