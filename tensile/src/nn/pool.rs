@@ -1927,7 +1927,8 @@ mod tests {
 
     #[test]
     fn unpool_sizes_past_int64_are_errors() {
-        // output_size 2^40 × 2^40 with an empty batch: an empty result, as PyTorch's
+        // output_size 2^40 × 2^40 with an empty batch: its row-major strides pass int64,
+        // PyTorch's `Stride calculation overflowed`
         let x = Tensor::zeros([0, 1, 1, 1]).unwrap();
         let i = Tensor::zeros_with([0, 1, 1, 1], DType::Int64).unwrap();
         let os = [1i64 << 40, 1 << 40];
@@ -1936,8 +1937,8 @@ mod tests {
             padding: IntList::from_slice(&[0]),
             output_size: Some(IntList::from_slice(&os)),
         };
-        let y = max_unpool2d_with(&x, &i, [1i64 << 40], o).unwrap();
-        assert_eq!(y.size(), &[0, 1, 1 << 40, 1 << 40]);
+        let e = max_unpool2d_with(&x, &i, [1i64 << 40], o).unwrap_err();
+        assert_eq!(e.message(), "Stride calculation overflowed");
         // the default size (1 - 1)·s + k - 2·p with k = i64::MAX and p = -2^62 passes int64
         let o = MaxUnpoolOpts {
             stride: Some(IntList::from_slice(&[1])),
