@@ -1262,6 +1262,14 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             if which <= 1 && !(reduce_ok(a) && reduce_ok(b)) {
                 return;
             }
+            // embedding_bag of a 2-D input walks its rows (bags) and writes one weight row
+            // per bag: an empty (2^28, 0) input means 2^28 bags of real work
+            if which == 3 && a.dim() == 2 && b.dim() == 2 {
+                let work = (a.size()[0] as u128).saturating_mul(b.size()[1].max(1) as u128);
+                if !alloc_ok(work) {
+                    return;
+                }
+            }
             let t = match which {
                 0 => F::cosine_similarity(a, b),
                 1 => F::pairwise_distance(a, b),
