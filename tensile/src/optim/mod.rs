@@ -454,6 +454,34 @@ impl<O> ParamGroup<O> {
     }
 }
 
+/// [`Optimizer`]'s param-group accessors (`params`, `lr`, `set_lr`, `initial_lr`,
+/// `set_initial_lr`) for an optimizer whose `groups` field is a `Vec<ParamGroup<O>>` with an
+/// `options.lr`: written once for SGD and Adam.
+macro_rules! group_accessors {
+    () => {
+        fn params(&self, group: usize) -> Result<&[Tensor]> {
+            Ok(&$crate::optim::group_at(&self.groups, group)?.params)
+        }
+        fn lr(&self, group: usize) -> Result<f64> {
+            Ok($crate::optim::group_at(&self.groups, group)?.options.lr)
+        }
+        fn set_lr(&mut self, group: usize, lr: f64) -> Result<()> {
+            $crate::optim::group_at_mut(&mut self.groups, group)?
+                .options
+                .lr = lr;
+            Ok(())
+        }
+        fn initial_lr(&self, group: usize) -> Result<Option<f64>> {
+            Ok($crate::optim::group_at(&self.groups, group)?.initial_lr)
+        }
+        fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) -> Result<()> {
+            $crate::optim::group_at_mut(&mut self.groups, group)?.initial_lr = lr;
+            Ok(())
+        }
+    };
+}
+pub(crate) use group_accessors;
+
 /// `param_groups[i]`, or Python's IndexError `list index out of range`.
 pub(crate) fn group_at<O>(groups: &[ParamGroup<O>], i: usize) -> Result<&ParamGroup<O>> {
     groups

@@ -2,8 +2,8 @@
 
 use super::{
     Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
-    check_dtype, check_groups, check_param_groups, grad_values, group_at, group_at_mut, py_float,
-    saved_indices, update_param,
+    check_dtype, check_groups, check_param_groups, grad_values, py_float, saved_indices,
+    update_param,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -213,23 +213,7 @@ impl Optimizer for SGD {
     fn num_param_groups(&self) -> usize {
         self.groups.len()
     }
-    fn params(&self, group: usize) -> Result<&[Tensor]> {
-        Ok(&group_at(&self.groups, group)?.params)
-    }
-    fn lr(&self, group: usize) -> Result<f64> {
-        Ok(group_at(&self.groups, group)?.options.lr)
-    }
-    fn set_lr(&mut self, group: usize, lr: f64) -> Result<()> {
-        group_at_mut(&mut self.groups, group)?.options.lr = lr;
-        Ok(())
-    }
-    fn initial_lr(&self, group: usize) -> Result<Option<f64>> {
-        Ok(group_at(&self.groups, group)?.initial_lr)
-    }
-    fn set_initial_lr(&mut self, group: usize, lr: Option<f64>) -> Result<()> {
-        group_at_mut(&mut self.groups, group)?.initial_lr = lr;
-        Ok(())
-    }
+    super::group_accessors!();
 
     fn state_dict(&self) -> Result<OptimizerStateDict> {
         let mut state = BTreeMap::new();
