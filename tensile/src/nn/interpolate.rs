@@ -147,19 +147,6 @@ pub(crate) fn dim_taps<T: PoolFloat>(
     shortcut: bool,
 ) -> Result<Vec<Taps<T>>> {
     let mut v = crate::kernels::cast::try_vec(output)?;
-    fill_taps(&mut v, mode, input, output, align, scale, shortcut);
-    Ok(v)
-}
-
-fn fill_taps<T: PoolFloat>(
-    v: &mut Vec<Taps<T>>,
-    mode: &str,
-    input: usize,
-    output: usize,
-    align: bool,
-    scale: Option<f64>,
-    shortcut: bool,
-) {
     let one = T::of(1.0);
     match mode {
         "nearest" | "nearest-exact" => v.extend((0..output).map(|o| {
@@ -199,6 +186,7 @@ fn fill_taps<T: PoolFloat>(
             }))
         }
     }
+    Ok(v)
 }
 
 /// `F.interpolate(input, size=...)` with the other arguments at their defaults (nearest);
