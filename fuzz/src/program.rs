@@ -18,7 +18,7 @@
 #![allow(dead_code, clippy::all)]
 
 use tensile::nn::functional as F;
-use tensile::{DType, Operand, Scalar, Tensor, TensorIndex};
+use tensile::{DType, Generator, Operand, Scalar, Tensor, TensorIndex};
 
 /// Ops computing over more elements than this (of a valid operand or result) are skipped.
 pub const WORK_LIMIT: u128 = 1 << 20;
@@ -338,9 +338,9 @@ fn construct(r: &mut Rd) -> Option<Tensor> {
                 return None;
             }
             if r.bool() {
-                Tensor::rand_with(s.as_slice(), seed, dt).ok()
+                Tensor::rand_with(s.as_slice(), (&Generator::new().manual_seed(seed), dt)).ok()
             } else {
-                Tensor::randn_with(s.as_slice(), seed, dt).ok()
+                Tensor::randn_with(s.as_slice(), (&Generator::new().manual_seed(seed), dt)).ok()
             }
         }
         7 => {
@@ -1131,15 +1131,19 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                 8 => F::logsigmoid(a),
                 9 => F::threshold(a, r.float(), r.float()),
                 10 => F::mish_(a),
-                _ => F::dropout_with(
-                    a,
-                    F::DropoutOpts {
-                        p: 0.5,
-                        training: r.bool(),
-                        inplace: false,
-                        seed: Some(r.u8() as u64),
-                    },
-                ),
+                _ => {
+                    let training = r.bool();
+                    // the mask's generator (the default one) seeded from the input
+                    tensile::manual_seed(r.u8() as u64);
+                    F::dropout_with(
+                        a,
+                        F::DropoutOpts {
+                            p: 0.5,
+                            training,
+                            inplace: false,
+                        },
+                    )
+                }
             };
             push(pool, r, t)
         }
@@ -1619,7 +1623,7 @@ fn module_input(r: &mut Rd, shape: &[usize], a: &Tensor) -> Option<Tensor> {
         _ => {
             let seed = r.u8() as u64;
             let dt = param_dtype(r);
-            Tensor::randn_with(shape, seed, dt).ok()
+            Tensor::randn_with(shape, (&Generator::new().manual_seed(seed), dt)).ok()
         }
     }
 }
@@ -1871,8 +1875,8 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
         }
         // nn.init on a pool tensor
         76 if cheap(a) => {
-            let mut g = init::Generator::with_seed(r.u8() as u64);
-            let gn = if r.bool() { Some(&mut g) } else { None };
+            let g = Generator::new().manual_seed(r.u8() as u64);
+            let gn = if r.bool() { Some(&g) } else { None };
             let t = match r.below(12) {
                 0 => init::uniform_(a, r.float(), r.float()),
                 1 => init::normal_(a, r.float(), r.float()),
@@ -1893,8 +1897,8 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                 }
                 7 => init::xavier_uniform_with_(a, r.float(), gn),
                 8 => init::xavier_normal_with_(a, r.float(), gn),
-                9 => init::uniform_with_(a, r.float(), r.float(), &mut g),
-                10 => init::normal_with_(a, r.float(), r.float(), &mut g),
+                9 => init::uniform_with_(a, r.float(), r.float(), Some(&g)),
+                10 => init::normal_with_(a, r.float(), r.float(), Some(&g)),
                 _ => {
                     let _ = init::calculate_fan_in_and_fan_out(a);
                     let p = if r.bool() { Some(r.float()) } else { None };

@@ -23,7 +23,7 @@ mod bench_train;
 #[path = "train_digits/train.rs"]
 mod train_digits;
 
-use tensile::{DType, Tensor};
+use tensile::{DType, Generator, Tensor};
 
 const N: usize = 4096;
 const LAT_INNER: usize = 20000;
@@ -96,7 +96,7 @@ fn sci(x: f64) -> String {
 
 /// Uniform float32 in [0.5, 1.5): no denormals, no division by zero.
 fn rnd(shape: &[usize], seed: u64) -> Tensor {
-    Tensor::rand_with(shape, seed, DType::Float32)
+    Tensor::rand_with(shape, (&Generator::new().manual_seed(seed), DType::Float32))
         .and_then(|t| t.add(0.5))
         .expect("rand")
 }
@@ -118,12 +118,9 @@ fn lazy(make: impl FnOnce() -> tensile::Result<Op> + 'static) -> Op {
     })
 }
 
-/// Random int64 in `[0, hi)` of `shape`.
+/// Random int64 in `[0, hi)` of `shape`: `torch.randint(hi, shape, generator=seeded)`.
 fn randint(hi: i64, shape: &[usize], seed: u64) -> tensile::Result<Tensor> {
-    Tensor::rand_with(shape, seed, DType::Float64)?
-        .mul(hi)?
-        .floor()?
-        .to(DType::Int64)
+    Tensor::randint_with(0, hi, shape, &Generator::new().manual_seed(seed))
 }
 
 /// Issue 11's cases (`family_cases` in peers.py: same shapes and counts).
@@ -388,11 +385,13 @@ fn build_cases() -> tensile::Result<Vec<(&'static str, Case)>> {
     let img = rnd(&[64, 3, 224, 224], 12);
     let mean = rnd(&[3, 1, 1], 13);
     let std = rnd(&[3, 1, 1], 14);
-    let ai = Tensor::rand_with([N, N], 15, DType::Float64)?
-        .mul(100.0)?
-        .floor()?
-        .to(DType::Int32)?;
-    let cond = Tensor::rand_with([N, 1], 16, DType::Float32)?.lt(0.5)?;
+    let ai = Tensor::randint_with(
+        0,
+        100,
+        [N, N],
+        (&Generator::new().manual_seed(15), DType::Int32),
+    )?;
+    let cond = rnd(&[N, 1], 16).lt(1.0)?;
     let m1 = rnd(&[512, 512], 17);
     let m2 = rnd(&[512, 512], 18);
     let bx = rnd(&[8, 128, 64], 19);

@@ -346,7 +346,10 @@ fn backwards_compatibility(c: &mut Checks) {
 
     case("add(ones(4, 1), randn(4)): (4, 4) now; before broadcasting existed it was (4, 1)");
     let a = Tensor::ones_with([4, 1], DType::Float32).unwrap();
-    let b = match Tensor::randn_with([4], 0, DType::Float32) {
+    let b = match Tensor::randn_with(
+        [4],
+        (&tensile::Generator::new().manual_seed(0), DType::Float32),
+    ) {
         Ok(b) => b,
         Err(e) => return c.check(false, format!("randn failed: {e}")),
     };

@@ -14,7 +14,7 @@
 //! ```
 //!
 //! Layout of the crate: pure shape and stride algebra ([`layout`], [`broadcast`], [`dim`]),
-//! the tensor type ([`Tensor`]), the pointwise engine (`iter`, modelled on PyTorch's
+//! the tensor type ([`Tensor`]), PyTorch's random streams ([`random`]), the pointwise engine (`iter`, modelled on PyTorch's
 //! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
 
 pub mod args;
@@ -29,6 +29,7 @@ pub mod explain;
 pub mod io;
 pub mod layout;
 pub mod linalg;
+pub mod random;
 pub mod warnings;
 
 pub mod nn;
@@ -56,7 +57,6 @@ pub use nn::conv::{
     conv3d_with,
 };
 pub use nn::distance::{CdistOpts, cdist, cdist_with};
-pub use nn::init::manual_seed;
 pub use nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
 pub use nn::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
@@ -98,6 +98,12 @@ pub use ops::sort::{
 };
 pub use ops::ternary::where_cond;
 pub use ops::unary_math::{LogitOpts, NanToNumOpts};
+pub use random::{
+    BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
+    MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,
+    get_rng_state, initial_seed, manual_seed, normal, normal_with, poisson, poisson_with, seed,
+    set_rng_state,
+};
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};
 

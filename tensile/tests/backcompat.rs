@@ -22,7 +22,11 @@ fn broadcast_warning_is_captured_only_when_meaning_changed_and_switched_on() {
     let take = || std::mem::take(&mut *captured.lock().unwrap_or_else(|e| e.into_inner()));
 
     let a = Tensor::ones_with([4, 1], DType::Float32).unwrap();
-    let b = Tensor::randn_with([4], 0, DType::Float32).unwrap();
+    let b = Tensor::randn_with(
+        [4],
+        (&tensile::Generator::new().manual_seed(0), DType::Float32),
+    )
+    .unwrap();
 
     // Switch on: add(ones(4,1), randn(4)) is (4,4) now, was (4,1) before broadcasting: warns.
     set_broadcast_warning(true);

@@ -35,6 +35,8 @@ mod calls_mathu;
 mod calls_norm;
 #[path = "conformance/calls_pool.rs"]
 mod calls_pool;
+#[path = "conformance/calls_random.rs"]
+mod calls_random;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
 #[path = "conformance/calls_rnn.rs"]
@@ -57,8 +59,8 @@ use tensile::{DType, Error, ErrorKind, Scalar, Tensor};
 /// because issue 12 ended blocked on conv/00591 (oneDNN's float32 kernel differs from PyTorch's
 /// own float64 result there; see that issue's note); issue 12's other families (pool, norm,
 /// loss, attention, rnn) pass whole and are required, as are issue 13's `grad` and
-/// `autograd_semantics`.
-const PENDING: &[&str] = &["conv"];
+/// `autograd_semantics`. `random` is issue 28 (PyTorch's random streams).
+const PENDING: &[&str] = &["conv", "random"];
 
 /// An argument of a case, rebuilt from its JSON.
 #[allow(dead_code)]
@@ -514,6 +516,9 @@ fn run_case(case: &Value) -> Result<(), String> {
     }
     if op == "program" {
         return autograd_programs::run(case);
+    }
+    if op == "random" {
+        return calls_random::run(case);
     }
     let built: Vec<(Arg, Option<Tensor>)> = case["args"]
         .as_array()

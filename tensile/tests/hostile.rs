@@ -41,8 +41,8 @@ fn zeros_whose_byte_size_overflows() {
         Tensor::ones([P62 + 1, 64]),
         Tensor::empty([P62 + 1, 64]),
         Tensor::full([P62 + 1, 64], 1.0),
-        Tensor::rand([P62 + 1, 64], 0),
-        Tensor::randn([P62 + 1, 64], 0),
+        Tensor::rand([P62 + 1, 64]),
+        Tensor::randn([P62 + 1, 64]),
     ] {
         assert_eq!(
             err(r),

@@ -332,7 +332,7 @@ fn every_layer_matches_pytorch() {
         let Some(seed) = c.get("seed").and_then(|s| s.as_u64()) else {
             continue;
         };
-        init::manual_seed(seed);
+        tensile::manual_seed(seed);
         let (mha, lstm, gru);
         let mut typed = Typed::default();
         let boxed;
@@ -411,7 +411,7 @@ fn training_models_keys_init_forward_and_grads() {
     let _l = seed_lock();
     for (name, make) in [("mlp", mlp as fn() -> Sequential), ("cnn", cnn)] {
         let c = &cases()[name];
-        init::manual_seed(0);
+        tensile::manual_seed(0);
         let m = make();
         assert_eq!(m.state_dict().keys(), str_list(&c["keys"]), "{name}");
         let np: Vec<String> = m.named_parameters().into_iter().map(|(k, _)| k).collect();
@@ -615,12 +615,14 @@ fn load_state_dict_copies_in_place_and_keeps_aliases() {
 
 #[test]
 fn train_eval_change_dropout_and_batchnorm() {
+    // Linear's initialisation and the dropout mask draw from the default generator
+    let _l = seed_lock();
     let m = Sequential::new()
         .append(Linear::new(4, 6).unwrap())
         .append(BatchNorm1d::new(6).unwrap())
         .append(Dropout::with(0.5, false).unwrap());
     assert!(m.is_training() && m.get(1).unwrap().is_training());
-    let x = Tensor::randn([8, 4], 3).unwrap();
+    let x = Tensor::randn_with([8, 4], &tensile::Generator::new().manual_seed(3)).unwrap();
     let y1 = m.forward(&x).unwrap();
     let zeros = y1.eq(0.0).unwrap().sum().unwrap().item::<i64>().unwrap();
     assert!(zeros > 5, "dropout zeroes about half in training ({zeros})");
@@ -676,7 +678,7 @@ fn init_functions_match_pytorch() {
         } else {
             DType::Float32
         };
-        init::manual_seed(seed);
+        tensile::manual_seed(seed);
         let x = Tensor::zeros_with(&shape[..], dtype).unwrap();
         match name.as_str() {
             "uniform" => init::uniform_(&x, -0.3, 0.7),
@@ -737,7 +739,7 @@ fn init_functions_match_pytorch() {
 
 #[test]
 fn init_distributions_over_a_big_draw() {
-    let mut g = init::Generator::with_seed(123);
+    let g = tensile::Generator::new().manual_seed(123);
     let n = 200_000usize;
     let stats = |t: &Tensor| {
         let v = t.to(DType::Float64).unwrap().to_vec::<f64>();
@@ -750,12 +752,12 @@ fn init_distributions_over_a_big_draw() {
     };
     // kaiming_uniform_(a=√5) on (n/100, 100): U(-1/√100·…) → bound = √3·√(2/6)/10 = 0.1
     let w = Tensor::zeros([n / 100, 100]).unwrap();
-    init::kaiming_uniform_with_(&w, 5f64.sqrt(), Some(&mut g)).unwrap();
+    init::kaiming_uniform_with_(&w, 5f64.sqrt(), Some(&g)).unwrap();
     let (m, s, lo, hi) = stats(&w);
     assert!(m.abs() < 1e-3 && lo >= -0.1 && hi < 0.1 && hi > 0.0999);
     assert!((s - 0.1 / 3f64.sqrt()).abs() < 1e-3);
     // kaiming_normal_(relu, fan_in 100): std √2/10
-    init::kaiming_normal_with_(&w, (0.0, "fan_in", "relu"), Some(&mut g)).unwrap();
+    init::kaiming_normal_with_(&w, (0.0, "fan_in", "relu"), Some(&g)).unwrap();
     let (m, s, _, _) = stats(&w);
     assert!(
         m.abs() < 2e-3 && (s - 2f64.sqrt() / 10.0).abs() < 2e-3,
@@ -763,7 +765,7 @@ fn init_distributions_over_a_big_draw() {
     );
     // xavier_uniform_: a = √3·√(2/(100 + 2000))
     let x = Tensor::zeros([2000, 100]).unwrap();
-    init::xavier_uniform_with_(&x, 1.0, Some(&mut g)).unwrap();
+    init::xavier_uniform_with_(&x, 1.0, Some(&g)).unwrap();
     let a = 3f64.sqrt() * (2.0 / 2100.0f64).sqrt();
     let (m, _, lo, hi) = stats(&x);
     assert!(m.abs() < 1e-3 && lo >= -a && hi < a && hi > 0.999 * a);
@@ -772,13 +774,25 @@ fn init_distributions_over_a_big_draw() {
         .unwrap()
         .t()
         .unwrap();
-    init::normal_with_(&y, 3.0, 0.5, &mut g).unwrap();
+    init::normal_with_(&y, 3.0, 0.5, Some(&g)).unwrap();
     let (m, s, _, _) = stats(&y);
     assert!((m - 3.0).abs() < 5e-3 && (s - 0.5).abs() < 5e-3);
     // the same seed gives the same values
     let (p, q) = (Tensor::zeros([5]).unwrap(), Tensor::zeros([5]).unwrap());
-    init::uniform_with_(&p, 0.0, 1.0, &mut init::Generator::with_seed(9)).unwrap();
-    init::uniform_with_(&q, 0.0, 1.0, &mut init::Generator::with_seed(9)).unwrap();
+    init::uniform_with_(
+        &p,
+        0.0,
+        1.0,
+        Some(&tensile::Generator::new().manual_seed(9)),
+    )
+    .unwrap();
+    init::uniform_with_(
+        &q,
+        0.0,
+        1.0,
+        Some(&tensile::Generator::new().manual_seed(9)),
+    )
+    .unwrap();
     assert_exact("seeded", &p, &q);
     // ones_/zeros_/constant_ on a parameter (no_grad inside)
     let l = Linear::new(3, 2).unwrap();

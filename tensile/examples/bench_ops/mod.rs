@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use tensile::nn::functional as F;
-use tensile::{DType, Tensor};
+use tensile::{DType, Generator, Tensor};
 
 /// Ops per rep for the table's latency (`ns`) cases, at most (fewer when one op is slow: see
 /// `lat_inner`).
@@ -154,7 +154,10 @@ fn tensor(s: &str, seed: u64) -> Option<tensile::Result<Tensor>> {
                 _ => {}
             }
         }
-        let u = Tensor::rand_with(build.as_slice(), seed, DType::Float64)?;
+        let u = Tensor::rand_with(
+            build.as_slice(),
+            (&Generator::new().manual_seed(seed), DType::Float64),
+        )?;
         let mut t = match dtype {
             DType::Bool => match range {
                 None => u.lt(0.5)?,
@@ -240,11 +243,11 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
         }
         "rand" => {
             let s = kl("size");
-            Box::new(move || ok(Tensor::rand(s.as_slice(), 7)))
+            Box::new(move || ok(Tensor::rand(s.as_slice())))
         }
         "randn" => {
             let s = kl("size");
-            Box::new(move || ok(Tensor::randn(s.as_slice(), 7)))
+            Box::new(move || ok(Tensor::randn(s.as_slice())))
         }
         "T.clone" => {
             let a = t(0);

@@ -7,7 +7,7 @@
 use tensile::nn::Module;
 use tensile::nn::functional::{self as f, ScaledDotProductAttentionOpts};
 use tensile::optim::{AdamW, AdamWOpts, Optimizer, SGD, SgdOpts};
-use tensile::{DType, Result, Tensor};
+use tensile::{DType, Generator, Result, Tensor};
 
 /// One case: a step to time, the number of ops a call makes, the unit of the reported value.
 pub struct Case {
@@ -30,7 +30,7 @@ pub const NAMES: [&str; 7] = [
 
 /// Uniform in `[-scale/2, scale/2)`, float32, optionally a leaf requiring grad.
 fn rnd(shape: &[usize], seed: u64, scale: f64, grad: bool) -> Result<Tensor> {
-    let t = Tensor::rand_with(shape, seed, DType::Float32)?
+    let t = Tensor::rand_with(shape, (&Generator::new().manual_seed(seed), DType::Float32))?
         .sub(0.5)?
         .mul(scale)?;
     if grad {

@@ -24,11 +24,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use tensile::Tensor;
 use tensile::nn::functional as F;
-use tensile::nn::init::Generator;
 use tensile::nn::{Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential, StateDict};
 use tensile::optim::{AdamW, AdamWOpts, Optimizer, SGD, SgdOpts};
+use tensile::{Generator, Tensor};
 
 /// The command-line help.
 pub const USAGE: &str = "\
@@ -295,15 +294,13 @@ pub fn forward(kind: ModelKind, model: &Sequential, x: &Tensor) -> tensile::Resu
     }
 }
 
-/// `torch.randperm(n, generator=g)` on the CPU for `n` below 2^32 / 20: PyTorch's
-/// Fisher–Yates (`randperm_cpu`), swapping `r[i]` with `r[i + g.random() % (n - i)]`.
-pub fn randperm(n: usize, g: &mut Generator) -> Vec<usize> {
-    let mut r: Vec<usize> = (0..n).collect();
-    for i in 0..n.saturating_sub(1) {
-        let z = g.random() as usize % (n - i);
-        r.swap(i, i + z);
-    }
-    r
+/// An epoch's order of the `n` training rows: `torch.randperm(n, generator=g)`.
+pub fn epoch_order(n: usize, g: &Generator) -> tensile::Result<Vec<usize>> {
+    Ok(Tensor::randperm_with(n, g)?
+        .to_vec::<i64>()
+        .into_iter()
+        .map(|i| i as usize)
+        .collect())
 }
 
 /// What the loop reports as it goes.
@@ -403,7 +400,7 @@ pub fn train(
             .map_err(e)?,
         ),
     };
-    let mut shuffle = Generator::with_seed(opts.seed);
+    let shuffle = Generator::new().manual_seed(opts.seed);
     let max_steps = opts.steps.unwrap_or(usize::MAX);
     let steps_per_epoch = TRAIN_ROWS.div_ceil(opts.batch_size);
     let mut losses = Vec::new();
@@ -414,7 +411,7 @@ pub fn train(
             break;
         }
         let order: Vec<usize> = if opts.shuffle {
-            randperm(TRAIN_ROWS, &mut shuffle)
+            epoch_order(TRAIN_ROWS, &shuffle).map_err(e)?
         } else {
             (0..TRAIN_ROWS).collect()
         };

@@ -1,20 +1,16 @@
 //! The dropouts of `torch.nn.functional`: `dropout`, `dropout1d/2d/3d` (whole channels),
 //! `alpha_dropout` and `feature_alpha_dropout` (SELU-preserving). With `p = 0`,
 //! `training = false` or an empty input each returns the input itself (an alias, as PyTorch
-//! does); otherwise a mask is drawn from a seeded generator.
+//! does); otherwise the mask is drawn from the default generator, as PyTorch's `_dropout_impl`
+//! draws it (`F.dropout` takes no generator): `noise = empty_like(input).bernoulli_(1 - p)`
+//! (one uniform double per element, in memory order), or of shape `(N, C, 1, …)` for the
+//! channel forms, so `tensile::manual_seed(s)` gives PyTorch's masks.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
-/// The seed used when [`DropoutOpts::seed`] is `None`: a process-wide counter, so successive
-/// calls draw different masks (like PyTorch's global generator after `manual_seed`).
-static NEXT_SEED: AtomicU64 = AtomicU64::new(0x5eed);
-
-/// The dropouts' optional arguments (`p=0.5, training=True, inplace=False`, plus the mask's
-/// seed), for `dropout_with` and the others: `p`, a pair `(p, training)`, or the struct.
+/// The dropouts' optional arguments (`p=0.5, training=True, inplace=False`), for
+/// `dropout_with` and the others: `p`, a pair `(p, training)`, a triple, or the struct.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DropoutOpts {
     /// Probability of an element (or channel) being zeroed, in `[0, 1]` (default 0.5).
@@ -23,10 +19,6 @@ pub struct DropoutOpts {
     pub training: bool,
     /// Write the result into the input (PyTorch's `inplace=True`).
     pub inplace: bool,
-    /// Seed of the mask's generator (tensile's stand-in for PyTorch's `torch.Generator`): the
-    /// same seed gives the same mask; `None` takes the next seed of a process-wide counter.
-    /// Masks differ from PyTorch's for the same seed.
-    pub seed: Option<u64>,
 }
 impl Default for DropoutOpts {
     fn default() -> Self {
@@ -34,7 +26,6 @@ impl Default for DropoutOpts {
             p: 0.5,
             training: true,
             inplace: false,
-            seed: None,
         }
     }
 }
@@ -61,14 +52,14 @@ impl From<(f64, bool, bool)> for DropoutOpts {
             p,
             training,
             inplace,
-            seed: None,
         }
     }
 }
 
-/// PyTorch's `_dropout_impl`: identity when `p == 0`, not training or empty; else the input
-/// times a Bernoulli(1-p) mask of the input's shape (or `(N, C, 1, …)` for `feature`), scaled
-/// by `1/(1-p)` (dropout) or mapped to keep the SELU statistics (alpha dropout).
+/// PyTorch's `_dropout_impl`: identity when `p == 0`, not training or empty; `input * 0` when
+/// `p == 1` (no draws); else `noise = bernoulli_(1 - p)` of the input's layout (or a
+/// contiguous `(N, C, 1, …)` for `feature`), then `input * noise / (1 - p)` (dropout) or the
+/// affine map that keeps the SELU statistics (alpha dropout).
 fn dropout_impl(input: &Tensor, o: DropoutOpts, feature: bool, alpha: bool) -> Result<Tensor> {
     if o.p < 0.0 || o.p > 1.0 || o.p.is_nan() {
         return Err(Error::value(format!(
@@ -79,24 +70,17 @@ fn dropout_impl(input: &Tensor, o: DropoutOpts, feature: bool, alpha: bool) -> R
     if o.p == 0.0 || !o.training || input.numel() == 0 {
         return Ok(input.alias());
     }
-    if !input.dtype.is_floating_point() {
-        return Err(Error::runtime(format!(
-            "result type Float can't be cast to the desired output type {}",
-            input.dtype.scalar_type_name()
-        )));
-    }
-    let finish = |r: Tensor| -> Result<Tensor> {
+    let multiply = |noise: &Tensor| -> Result<Tensor> {
         if o.inplace {
-            input.copy_(&r)?;
-            Ok(input.alias())
+            input.mul_(noise)
         } else {
-            Ok(r)
+            input.mul(noise)
         }
     };
     if o.p == 1.0 {
-        return finish(input.mul(0.0)?);
+        return multiply(&Tensor::zeros_with((), input.dtype)?);
     }
-    let shape: Vec<usize> = if feature {
+    let noise = if feature {
         if input.dim() < 2 {
             return Err(Error::runtime(
                 "Feature dropout requires at least 2 dimensions in the input",
@@ -105,23 +89,28 @@ fn dropout_impl(input: &Tensor, o: DropoutOpts, feature: bool, alpha: bool) -> R
         let mut s = vec![1; input.dim()];
         s[0] = input.sizes[0];
         s[1] = input.sizes[1];
-        s
+        Tensor::empty_with(&s[..], input.dtype)?
     } else {
-        input.sizes.to_vec()
+        Tensor::empty_like(input)?
     };
-    let seed = o
-        .seed
-        .unwrap_or_else(|| NEXT_SEED.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed));
-    let keep = Tensor::rand_with(&shape[..], seed, DType::Float64)?
-        .lt(1.0 - o.p)?
-        .to(input.dtype)?;
-    if alpha {
-        const ALPHA: f64 = 1.7580993408473766;
-        let a = 1.0 / ((ALPHA * ALPHA * o.p + 1.0) * (1.0 - o.p)).sqrt();
-        let b = keep.sub(1.0)?.mul(ALPHA * a)?.add(ALPHA * a * o.p)?;
-        finish(input.mul(&keep.mul(a)?)?.add(&b)?)
-    } else {
-        finish(input.mul(&keep.div(1.0 - o.p)?)?)
+    let b = {
+        let _ng = crate::autograd::no_grad();
+        noise.bernoulli_with_(1.0 - o.p)?;
+        if alpha {
+            const ALPHA: f64 = 1.7580993408473766;
+            let a = 1.0 / ((ALPHA * ALPHA * o.p + 1.0) * (1.0 - o.p)).sqrt();
+            let b = noise.add(-1)?.mul_(ALPHA * a)?.add_(ALPHA * a * o.p)?;
+            noise.mul_(a)?;
+            Some(b)
+        } else {
+            noise.div_(1.0 - o.p)?;
+            None
+        }
+    };
+    let r = multiply(&noise)?;
+    match b {
+        Some(b) => r.add_(&b),
+        None => Ok(r),
     }
 }
 
@@ -132,7 +121,7 @@ pub fn dropout(input: &Tensor) -> Result<Tensor> {
 
 /// `F.dropout(input, p, training, inplace)`: each element zeroed with probability `p`, the
 /// others scaled by `1/(1-p)`; `p = 0`, `training = false` or an empty input return `input`
-/// itself (an alias). The mask comes from [`DropoutOpts::seed`].
+/// itself (an alias). The mask comes from the default generator (see the module docs).
 ///
 /// Shape, dtype and layout: `input`'s (floats when masking).
 ///

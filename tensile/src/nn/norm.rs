@@ -1108,7 +1108,7 @@ mod tests {
 
     #[test]
     fn channels_last_group_norm_stays_channels_last() {
-        let x = Tensor::rand([2, 4, 3, 3], 1)
+        let x = Tensor::rand_with([2, 4, 3, 3], &crate::Generator::new().manual_seed(1))
             .unwrap()
             .contiguous_channels_last()
             .unwrap();

@@ -1,5 +1,6 @@
 //! Factory functions: `torch.empty`, `zeros`, `ones`, `full`, the `*_like` family,
-//! `scalar_tensor`, `arange`, and the seeded `rand`/`randn`.
+//! `scalar_tensor`, `arange`, `linspace`, `logspace`, `eye`, the index grids. (The random
+//! factories are in [`crate::random`].)
 //!
 //! Each has a short form taking PyTorch's defaults (dtype float32 for `zeros`/`ones`/`empty`,
 //! inferred from the values for `full` and `arange`, the input's for `*_like`) and a `_with`
@@ -70,7 +71,7 @@ impl<A: Into<Scalar>, B: Into<Scalar>, C: Into<Scalar>> ArangeArgs for (A, B, C)
 }
 
 /// Formats a double as C++'s `operator<<` does by default (6 significant digits, `%g`).
-fn fmt_g(x: f64) -> String {
+pub(crate) fn fmt_g(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
     }
@@ -326,51 +327,6 @@ impl Tensor {
                 .collect();
             Tensor::from_vec(vals, [n])?.to(dtype)
         }
-    }
-
-    /// `torch.rand(size, generator=seeded)`: float32 uniform in [0, 1), reproducible for a
-    /// `seed` (the stream differs from PyTorch's generator). Errors as [`Tensor::empty`].
-    pub fn rand(size: impl IntoShape, seed: u64) -> Result<Tensor> {
-        Tensor::rand_with(size, seed, DType::Float32)
-    }
-    /// `torch.rand(size, generator=seeded, dtype=…)`.
-    pub fn rand_with(
-        size: impl IntoShape,
-        seed: u64,
-        opts: impl Into<TensorOptions>,
-    ) -> Result<Tensor> {
-        let sizes = new_sizes(size)?;
-        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
-        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
-        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
-        let mut rng = SplitMix64(seed);
-        let vals: Vec<f64> = (0..layout::numel(&sizes)).map(|_| rng.next_f64()).collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
-    }
-    /// `torch.randn(size, generator=seeded)`: float32 standard normal (Box–Muller),
-    /// reproducible for `seed`. Errors as [`Tensor::empty`].
-    pub fn randn(size: impl IntoShape, seed: u64) -> Result<Tensor> {
-        Tensor::randn_with(size, seed, DType::Float32)
-    }
-    /// `torch.randn(size, generator=seeded, dtype=…)`.
-    pub fn randn_with(
-        size: impl IntoShape,
-        seed: u64,
-        opts: impl Into<TensorOptions>,
-    ) -> Result<Tensor> {
-        let sizes = new_sizes(size)?;
-        let dtype = opts.into().dtype.unwrap_or(DType::Float32);
-        drop(Tensor::try_alloc_contiguous(&sizes, dtype)?);
-        crate::kernels::cast::try_reserve_elems::<f64>(layout::numel(&sizes))?;
-        let mut rng = SplitMix64(seed);
-        let vals: Vec<f64> = (0..layout::numel(&sizes))
-            .map(|_| {
-                let u1 = 1.0 - rng.next_f64();
-                let u2 = rng.next_f64();
-                (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-            })
-            .collect();
-        Tensor::from_vec(vals, &sizes[..])?.to(dtype)
     }
 }
 
@@ -749,22 +705,6 @@ pub fn meshgrid_with<T: AsRef<Tensor>>(tensors: &[T], indexing: &str) -> Result<
         out.push(t.reshape(&shape[..])?.expand(&sizes[..])?);
     }
     Ok(out)
-}
-
-/// A tiny seeded generator for `rand`/`randn` (SplitMix64).
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 #[cfg(test)]

@@ -1077,8 +1077,16 @@ mod tests {
 
     #[test]
     fn large_products_split_over_threads_match() {
-        let a = Tensor::rand_with([300, 200], 1, DType::Float64).unwrap();
-        let b = Tensor::rand_with([200, 250], 2, DType::Float64).unwrap();
+        let a = Tensor::rand_with(
+            [300, 200],
+            (&crate::Generator::new().manual_seed(1), DType::Float64),
+        )
+        .unwrap();
+        let b = Tensor::rand_with(
+            [200, 250],
+            (&crate::Generator::new().manual_seed(2), DType::Float64),
+        )
+        .unwrap();
         let got = a.matmul(&b).unwrap().to_vec::<f64>();
         let want = naive(&a, &b, &[]);
         assert!(

@@ -997,7 +997,11 @@ mod tests {
         // big enough for the parallel paths; odd sizes for remainders; transposed and expanded
         // layouts take the other walk
         let (r, c) = (1500, 1100);
-        let base = Tensor::rand_with([r, c], 7, DType::Float64).unwrap();
+        let base = Tensor::rand_with(
+            [r, c],
+            (&crate::Generator::new().manual_seed(7), DType::Float64),
+        )
+        .unwrap();
         let t = base.view_with(vec![c, r], vec![1, c], 0); // transposed view: (c, r)
         let tv = t.to_vec::<f64>();
         for x in [base.alias(), t.alias()] {

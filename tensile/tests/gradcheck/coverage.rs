@@ -1,8 +1,8 @@
 //! The crate's public op list, read from its source (no hand-kept copy that could drift):
 //! every `pub fn` of an `impl Tensor` block (anywhere under `src/`), every top-level `pub fn`
-//! of `src/ops/`, `src/nn/`, `src/views.rs` and `src/linalg.rs` (the free functions the crate
-//! root, `tensile::linalg` and `tensile::nn::functional` re-export), and every name a
-//! method-generating macro (`macro_rules!` whose body has `pub fn $…`) is invoked with.
+//! of `src/ops/`, `src/nn/`, `src/random/`, `src/views.rs` and `src/linalg.rs` (the free
+//! functions the crate root, `tensile::linalg` and `tensile::nn::functional` re-export), and
+//! every name a method-generating macro (`macro_rules!` whose body has `pub fn $…`) is invoked with.
 //! `src/kernels/`, `#[cfg(test)]` modules and `#[doc(hidden)]` `__` helpers are skipped.
 
 use std::collections::BTreeMap;
@@ -89,6 +89,7 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
     for (rel, text) in &texts {
         let free_fns = rel.starts_with("ops/")
             || rel.starts_with("nn/")
+            || rel.starts_with("random/")
             || rel == "views.rs"
             || rel == "linalg.rs";
         #[derive(PartialEq)]

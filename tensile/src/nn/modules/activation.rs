@@ -77,8 +77,8 @@ impl Module for GELU {
 }
 
 /// `nn.Dropout(p=0.5, inplace=False)`: in training mode zeroes each element with probability
-/// `p` and scales the rest by `1/(1-p)` (masks from tensile's own generator, not PyTorch's);
-/// in eval mode returns the input. Any shape in, the same shape out.
+/// `p` and scales the rest by `1/(1-p)` (masks drawn from the default generator as PyTorch
+/// draws them, see [`dropout_with`]); in eval mode returns the input. Any shape in, the same shape out.
 ///
 /// Constructor error: ValueError `dropout probability has to be between 0 and 1, but got 1.5`.
 #[derive(Debug)]
@@ -117,7 +117,6 @@ impl Module for Dropout {
                 p: self.p,
                 training: self.is_training(),
                 inplace: self.inplace,
-                seed: None,
             },
         )
     }

@@ -1,0 +1,43 @@
+//! PyTorch's CPU random streams: [`Generator`] (`torch.Generator`, an mt19937 engine with
+//! PyTorch's cached normal sample, behind a lock), the default generator behind
+//! [`manual_seed`], and every random op of PyTorch's CPU backend, drawing the same numbers
+//! as PyTorch 2.15 for the same seed.
+//!
+//! * [`Generator`], [`default_generator`], [`manual_seed`], [`seed`], [`initial_seed`],
+//!   [`get_rng_state`], [`set_rng_state`];
+//! * factories: [`Tensor::rand`], [`Tensor::randn`], [`Tensor::randint`],
+//!   [`Tensor::randperm`], [`Tensor::normal`], [`Tensor::rand_like`], [`Tensor::randn_like`],
+//!   [`Tensor::randint_like`] (each with a `_with` form taking [`RandOpts`]: `generator`,
+//!   `dtype`);
+//! * samplers: [`Tensor::bernoulli`], [`Tensor::multinomial`], [`normal`] (tensor mean or
+//!   std), [`poisson`];
+//! * in-place fills: [`Tensor::uniform_`], [`Tensor::normal_`], [`Tensor::random_`],
+//!   [`Tensor::exponential_`], [`Tensor::geometric_`], [`Tensor::cauchy_`],
+//!   [`Tensor::log_normal_`], [`Tensor::bernoulli_`].
+//!
+//! `torch.nn.init` (`crate::nn::init`) and the dropouts (`crate::nn::functional::dropout`)
+//! draw from these streams too.
+//!
+//! How each op consumes the stream (PyTorch's `TransformationHelper.h`,
+//! `DistributionsHelper.h`, `cpu/DistributionTemplates.h`): a serial kernel draws once per
+//! element in TensorIterator order (memory order for a non-contiguous target); a float
+//! uniform takes 24 bits of one 32-bit word, a double 53 bits of two (`random64()`, first
+//! word high); the transforms that PyTorch's vectorised CPU builds compile into fused
+//! multiply-adds are fused here too, and float32 `normal_` of 16 or more contiguous elements
+//! reproduces the AVX2 kernel's single-precision `log`/`sincos`.
+
+mod dist;
+mod engine;
+mod generator;
+mod mathfun;
+mod ops;
+mod stl;
+
+pub use generator::{
+    DEFAULT_SEED, Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
+    set_rng_state,
+};
+pub use ops::{
+    BernoulliOpts, CauchyOpts, ExponentialOpts, GeneratorOpts, LogNormalOpts, MultinomialOpts,
+    NormalOpts, RandOpts, RandomOpts, UniformOpts, normal, normal_with, poisson, poisson_with,
+};
