@@ -458,6 +458,225 @@ fn torch_hostile_pickles_are_errors() {
     assert_eq!(err, "<bytes>: missing storage 'archive/data/0'");
 }
 
+// ------------------------------------------------------------------------ hostile zips
+
+/// CRC-32 (IEEE), for zips written by hand.
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A stored member's local header (version 2.0, no flags, time 0), `data` following it.
+fn local_header(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut v = b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x00\x00".to_vec();
+    v.extend(crc32(data).to_le_bytes());
+    v.extend((data.len() as u32).to_le_bytes());
+    v.extend((data.len() as u32).to_le_bytes());
+    v.extend((name.len() as u16).to_le_bytes());
+    v.extend(0u16.to_le_bytes());
+    v.extend(name.as_bytes());
+    v
+}
+
+/// A zip written by hand: `body` (local headers and data, from offset 0), then a central
+/// directory of `records` `(name, data, local header offset)` and the end record.
+fn zip_by_hand(mut body: Vec<u8>, records: &[(&str, &[u8], usize)]) -> Vec<u8> {
+    let start = body.len();
+    for (name, data, offset) in records {
+        body.extend(b"PK\x01\x02\x14\x00");
+        body.extend(&local_header(name, data)[4..30]);
+        body.extend([0u8; 10]); // comment length, disk, internal and external attributes
+        body.extend((*offset as u32).to_le_bytes());
+        body.extend(name.as_bytes());
+    }
+    let size = body.len() - start;
+    body.extend(b"PK\x05\x06\x00\x00\x00\x00");
+    body.extend((records.len() as u16).to_le_bytes());
+    body.extend((records.len() as u16).to_le_bytes());
+    body.extend((size as u32).to_le_bytes());
+    body.extend((start as u32).to_le_bytes());
+    body.extend(0u16.to_le_bytes());
+    body
+}
+
+/// Where a central directory record of `name` starts (its local header offset is at +42).
+fn central_record(zip: &[u8], name: &str) -> usize {
+    let n = name.as_bytes();
+    (0..=zip.len() - 46 - n.len())
+        .rev()
+        .find(|&i| &zip[i..i + 4] == b"PK\x01\x02" && &zip[i + 46..i + 46 + n.len()] == n)
+        .unwrap()
+}
+
+fn local_offset(zip: &[u8], name: &str) -> usize {
+    let r = central_record(zip, name);
+    u32::from_le_bytes(zip[r + 42..r + 46].try_into().unwrap()) as usize
+}
+
+/// `zip` with `name`'s central record pointing at `target`'s local header.
+fn pointed_at(zip: &[u8], name: &str, target: &str) -> Vec<u8> {
+    let mut v = zip.to_vec();
+    let r = central_record(zip, name);
+    let to = local_offset(zip, target) as u32;
+    v[r + 42..r + 46].copy_from_slice(&to.to_le_bytes());
+    v
+}
+
+/// Loads `bytes` from a file and from memory; both errors, the file's naming the file.
+fn refused(
+    name: &str,
+    bytes: &[u8],
+    from_file: impl Fn(&Path) -> Result<(), tensile::Error>,
+    from_bytes: impl Fn(&[u8]) -> Result<(), tensile::Error>,
+    want: &str,
+) {
+    let p = tmp(name);
+    std::fs::write(&p, bytes).unwrap();
+    let e = from_file(&p).unwrap_err().to_string();
+    assert_eq!(e, format!("{}: {want}", p.display()), "{name} (file)");
+    let e = from_bytes(bytes).unwrap_err().to_string();
+    assert_eq!(e, format!("<bytes>: {want}"), "{name} (bytes)");
+}
+
+#[test]
+fn torch_members_sharing_bytes_are_refused() {
+    let file = std::fs::read(data("two_u8.pt")).unwrap();
+    // As PyTorch wrote it: two storages, both viewed in the mapped file, apart.
+    let v = pt::load(data("two_u8.pt")).unwrap();
+    let (a, b) = (
+        v.get("a").unwrap().as_tensor().unwrap(),
+        v.get("b").unwrap().as_tensor().unwrap(),
+    );
+    assert_eq!(a.to_vec::<u8>(), (0..8).collect::<Vec<u8>>());
+    assert_eq!(b.to_vec::<u8>(), (100..160).collect::<Vec<u8>>());
+    a.fill_(7).unwrap();
+    assert_eq!(b.to_vec::<u8>(), (100..160).collect::<Vec<u8>>());
+    let load = |p: &Path| pt::load(p).map(drop);
+    let load_bytes = |b: &[u8]| pt::load_bytes(b).map(drop);
+    // The file: data/1's central record points at data/0's local header. tensile
+    // loaded it as two storages over the same bytes (a write to `a` changed `b`, with separate
+    // version counters and locks); PyTorch copies (mmap=True: aliases), Python's zipfile
+    // refuses ("File name in directory 'two_u8/data/1' and header b'two_u8/data/0' differ.").
+    refused(
+        "mismatch.pt",
+        &pointed_at(&file, "two_u8/data/1", "two_u8/data/0"),
+        load,
+        load_bytes,
+        "corrupt zip archive: member 'two_u8/data/1': invalid Zip archive: header inconsistency detected: Local file header filename mismatch (does not match central directory)",
+    );
+    // Consistent headers, but data/0's member lies inside data/1's data.
+    let mut zf = zip::ZipArchive::new(std::io::Cursor::new(&file[..])).unwrap();
+    let mut pkl = Vec::new();
+    std::io::Read::read_to_end(&mut zf.by_name("two_u8/data.pkl").unwrap(), &mut pkl).unwrap();
+    let a_bytes: Vec<u8> = (0..8).collect();
+    let mut inner = local_header("archive/data/0", &a_bytes);
+    inner.extend(&a_bytes);
+    inner.resize(60, 0);
+    let mut body = local_header("archive/data.pkl", &pkl);
+    body.extend(&pkl);
+    let off1 = body.len();
+    body.extend(local_header("archive/data/1", &inner));
+    body.extend(&inner);
+    let records = [
+        ("archive/data.pkl", &pkl[..], 0),
+        ("archive/data/0", &a_bytes[..], off1 + 30 + 14),
+        ("archive/data/1", &inner[..], off1),
+    ];
+    let nested = zip_by_hand(body.clone(), &records);
+    refused(
+        "nested.pt",
+        &nested,
+        load,
+        load_bytes,
+        "corrupt zip archive: members 'archive/data/1' and 'archive/data/0' overlap",
+    );
+    // The same members laid apart load (the hand-made zip is a good one).
+    let mut apart = body;
+    let off0 = apart.len();
+    apart.extend(local_header("archive/data/0", &a_bytes));
+    apart.extend(&a_bytes);
+    let records = [
+        records[0],
+        ("archive/data/0", &a_bytes[..], off0),
+        records[2],
+    ];
+    let v = pt::load_bytes(&zip_by_hand(apart, &records)).unwrap();
+    assert_eq!(
+        v.get("a").unwrap().as_tensor().unwrap().to_vec::<u8>(),
+        a_bytes
+    );
+    // The last member grown (in both its headers) into the central directory.
+    let mut into_dir = file.clone();
+    let last = "two_u8/.data/serialization_id";
+    let (l, r) = (local_offset(&file, last), central_record(&file, last));
+    for at in [l + 18, l + 22, r + 20, r + 24] {
+        into_dir[at..at + 4].copy_from_slice(&240u32.to_le_bytes());
+    }
+    refused(
+        "into_dir.pt",
+        &into_dir,
+        load,
+        load_bytes,
+        "corrupt zip archive: member 'two_u8/.data/serialization_id' overlaps the central directory",
+    );
+}
+
+#[test]
+fn npz_members_sharing_bytes_are_refused() {
+    let (x, y) = (
+        Tensor::from_vec((0u8..8).collect(), [8]).unwrap(),
+        Tensor::from_vec((100u8..108).collect(), [8]).unwrap(),
+    );
+    let p = tmp("xy.npz");
+    npz::write(&p, &[("x", &x), ("y", &y)]).unwrap();
+    let file = std::fs::read(&p).unwrap();
+    let read = |p: &Path| npz::read(p).map(drop);
+    let read_bytes = |b: &[u8]| npz::read_bytes(b).map(drop);
+    // NumPy (zipfile): "File name in directory 'y.npy' and header b'x.npy' differ."
+    refused(
+        "mismatch.npz",
+        &pointed_at(&file, "y.npy", "x.npy"),
+        read,
+        read_bytes,
+        "corrupt zip archive: member 'y.npy': invalid Zip archive: header inconsistency detected: Local file header filename mismatch (does not match central directory)",
+    );
+    // x.npy (member and local header) inside the data of y.npy, a uint8 array.
+    let x_npy = npy::to_bytes(&x).unwrap();
+    let mut inner = local_header("x.npy", &x_npy);
+    inner.extend(&x_npy);
+    let y_npy = npy::to_bytes(&Tensor::from_vec(inner.clone(), [inner.len()]).unwrap()).unwrap();
+    let mut body = local_header("y.npy", &y_npy);
+    body.extend(&y_npy);
+    let at = 30 + 5 + (y_npy.len() - inner.len());
+    let nested = zip_by_hand(body, &[("x.npy", &x_npy, at), ("y.npy", &y_npy, 0)]);
+    refused(
+        "nested.npz",
+        &nested,
+        read,
+        read_bytes,
+        "corrupt zip archive: members 'y.npy' and 'x.npy' overlap",
+    );
+    // A size changed in the local header only.
+    let mut sized = file.clone();
+    let l = local_offset(&file, "x.npy");
+    sized[l + 22] ^= 1;
+    let e = npz::read_bytes(&sized).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "<bytes>: corrupt zip archive: member 'x.npy': invalid Zip archive: header inconsistency detected: uncompressed size mismatch (does not match central directory)"
+    );
+}
+
 trait ReplaceFirst {
     fn replace_first(&self, from: &[u8], to: &[u8]) -> Vec<u8>;
 }
