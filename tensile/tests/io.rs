@@ -919,9 +919,77 @@ fn npy_bad_files() {
         )),
         "<bytes>: bad header: 'descr' is not a simple dtype string (structured arrays are not supported)"
     );
+    // NumPy wants exactly the keys 'descr', 'fortran_order' and 'shape' ("Header does not
+    // contain the correct keys: [...]", the keys sorted).
     assert_eq!(
         err(&npy_with("{'descr': '<f4', 'shape': (2,), }", &[0; 8])),
-        "<bytes>: bad header: no 'fortran_order' key"
+        "<bytes>: bad header: does not contain the correct keys: ['descr', 'shape']"
+    );
+    assert_eq!(
+        err(&npy_with(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1, }",
+            &[0; 8]
+        )),
+        "<bytes>: bad header: does not contain the correct keys: ['descr', 'extra', 'fortran_order', 'shape']"
+    );
+    assert_eq!(
+        err(&npy_with(
+            "{'shape': (), 'fortran_order': False, }",
+            &[0; 8]
+        )),
+        "<bytes>: bad header: does not contain the correct keys: ['fortran_order', 'shape']"
+    );
+    // A key given twice counts once; the last value wins (a Python dict literal).
+    let t = npy::read_bytes(&npy_with(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'descr': '<f8'}",
+        &[0; 16],
+    ))
+    .unwrap();
+    assert_eq!(t.dtype(), DType::Float64);
+    // NumPy's size limit: the itemsize times the non-zero sizes fits in int64, whatever
+    // zero the shape holds ("array is too big; `arr.size * arr.dtype.itemsize` is larger than
+    // the maximum possible size.").
+    for (descr, shape) in [
+        ("<f4", "(0, 9223372036854775807)"),
+        ("<f4", "(0, 2305843009213693952)"),
+        ("<f4", "(1, 9223372036854775807)"),
+        ("|u1", "(0, 9223372036854775808)"),
+        ("<f4", "(0, 4611686018427387904, 2)"),
+        ("|u1", "(3037000500, 3037000500)"),
+    ] {
+        let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        assert_eq!(
+            err(&npy_with(&h, &[])),
+            format!("<bytes>: bad header: the shape {shape} is too large"),
+        );
+    }
+    // ... and below the limit, an empty array NumPy loads (with no data).
+    for (descr, shape, sizes) in [
+        ("<f4", "(0, 2305843009213693951)", [0, (1usize << 61) - 1]),
+        ("|u1", "(0, 9223372036854775807)", [0, i64::MAX as usize]),
+        ("|u1", "(9223372036854775807, 0)", [i64::MAX as usize, 0]),
+    ] {
+        let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let t = npy::read_bytes(&npy_with(&h, &[])).unwrap();
+        assert_eq!(t.size(), sizes);
+        assert_eq!(t.numel(), 0);
+    }
+    // Through a file, the error names it.
+    let p = tmp("too_big.npy");
+    std::fs::write(
+        &p,
+        npy_with(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807), }",
+            &[],
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        npy::read(&p).unwrap_err().to_string(),
+        format!(
+            "{}: bad header: the shape (0, 9223372036854775807) is too large",
+            p.display()
+        )
     );
     assert_eq!(
         err(&npy_with(

@@ -58,6 +58,37 @@ pub(crate) fn label(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// Python's `repr` of a `str` (for names in messages that mirror Python's): single quotes
+/// unless the text holds a `'` and no `"`, backslash escapes for the quote, `\\`, `\n`, `\r`,
+/// `\t` and other control characters.
+pub(crate) fn py_repr(s: &str) -> String {
+    let q = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
 /// `"{file}: {msg}"`, a `RuntimeError`.
 pub(crate) fn ferr(file: &str, msg: impl std::fmt::Display) -> Error {
     Error::runtime(format!("{file}: {msg}"))
