@@ -118,13 +118,19 @@ fn every_dtype() -> Vec<(String, Tensor)> {
     v
 }
 
-/// Non-contiguous inputs: a transpose, a stepped slice, an expanded tensor, an offset narrow.
+/// Non-contiguous inputs: a transpose, a stepped slice, an expanded tensor, an offset narrow
+/// (each over a storage of its own: safetensors refuses tensors that share memory).
 fn non_contiguous() -> Vec<(String, Tensor)> {
-    let base = Tensor::arange(24).unwrap().to(DType::Float32).unwrap();
-    let m = base.view([4, 6]).unwrap();
+    let m = Tensor::arange(24)
+        .unwrap()
+        .to(DType::Float32)
+        .unwrap()
+        .view([4, 6])
+        .unwrap();
+    let m = || m.clone();
     vec![
-        ("t".into(), m.t().unwrap()),
-        ("step".into(), m.slice(1, Some(0), Some(6), 2).unwrap()),
+        ("t".into(), m().t().unwrap()),
+        ("step".into(), m().slice(1, Some(0), Some(6), 2).unwrap()),
         (
             "expand".into(),
             Tensor::arange(3)
@@ -136,7 +142,7 @@ fn non_contiguous() -> Vec<(String, Tensor)> {
         ),
         (
             "narrow".into(),
-            m.narrow(0, 1, 2).unwrap().narrow(1, 2, 3).unwrap(),
+            m().narrow(0, 1, 2).unwrap().narrow(1, 2, 3).unwrap(),
         ),
     ]
 }
@@ -740,6 +746,65 @@ fn safetensors_round_trip_every_dtype_and_layout() {
         .unwrap_err()
         .to_string();
     assert_eq!(err, format!("{}: duplicate tensor name 'a'", p.display()));
+}
+
+#[test]
+fn safetensors_refuses_tensors_sharing_memory() {
+    // safetensors.torch.save_file's check (safetensors 0.8, `_find_shared_tensors`): tensors
+    // over one storage whose bytes overlap would be written twice and load unshared.
+    let w = Tensor::arange(6)
+        .unwrap()
+        .to(DType::Float32)
+        .unwrap()
+        .view([2, 3])
+        .unwrap();
+    let p = tmp("shared.safetensors");
+    let msg = |sets: &str| {
+        format!(
+            "Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: {sets}. More information at https://huggingface.co/docs/safetensors/torch_shared_tensors"
+        )
+    };
+    let err = st::save(&[("a", &w), ("b", &w)], &p)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, format!("{}: {}", p.display(), msg("[{'a', 'b'}]")));
+    assert!(!p.exists());
+    let (r0, r1) = (w.select(0, 0).unwrap(), w.select(0, 1).unwrap());
+    let c = Tensor::zeros([2]).unwrap();
+    let cases: [(&[(&str, &Tensor)], &str); 3] = [
+        (
+            &[("w", &w), ("r0", &r0), ("c", &c), ("r1", &r1)],
+            "[{'w', 'r0', 'r1'}]",
+        ),
+        (
+            &[("r0", &r0), ("x", &w.narrow(0, 0, 2).unwrap())],
+            "[{'r0', 'x'}]",
+        ),
+        (
+            &[
+                ("a", &w),
+                ("c", &c),
+                ("b", &w.view([6]).unwrap()),
+                ("c2", &c.alias()),
+            ],
+            "[{'a', 'b'}, {'c', 'c2'}]",
+        ),
+    ];
+    for (ts, sets) in cases {
+        let err = st::save_bytes(ts).unwrap_err().to_string();
+        assert_eq!(err, format!("<bytes>: {}", msg(sets)));
+    }
+    // Disjoint parts of one storage, and empty tensors, are fine (as in save_file).
+    let e = Tensor::zeros([0]).unwrap();
+    let ok: [&[(&str, &Tensor)]; 3] = [
+        &[("r0", &r0), ("r1", &r1)],
+        &[("e", &e), ("e2", &e)],
+        &[("w", &w), ("none", &w.narrow(0, 0, 0).unwrap())],
+    ];
+    for ts in ok {
+        let back = st::load_bytes(&st::save_bytes(ts).unwrap()).unwrap();
+        assert_eq!(back.len(), ts.len());
+    }
 }
 
 /// A safetensors file made by hand: `header` JSON, then `body`.
