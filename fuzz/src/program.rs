@@ -1637,7 +1637,8 @@ fn leaf_of(r: &mut Rd, t: &Tensor) -> Option<Tensor> {
 }
 
 /// Gives the parameters gradients: a backward through a small loss, or pool tensors set as
-/// `.grad` directly (mismatched shapes and dtypes included: `set_grad` does not check).
+/// `.grad` directly (mismatched shapes and dtypes are tried too: `set_grad` refuses them, as
+/// PyTorch's `x.grad = g` does, and the parameter keeps the gradient it had).
 fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
     for p in params {
         match r.below(4) {
@@ -1645,7 +1646,7 @@ fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
             1 => {
                 let g = &pool[r.below(pool.len())];
                 if g.numel() <= 4096 {
-                    p.set_grad(Some(g.alias()));
+                    let _ = p.set_grad(Some(g.alias()));
                 }
             }
             _ => {

@@ -798,7 +798,7 @@ fn clip_grad_norm_matches_pytorch() {
                     .unwrap()
                     .requires_grad_(true)
                     .unwrap();
-                p.set_grad(Some(g.clone()));
+                p.set_grad(Some(g.clone())).unwrap();
                 p
             })
             .collect();
@@ -825,8 +825,10 @@ fn clip_grad_norm_matches_pytorch() {
     // direct check: a known configuration
     let p1 = Tensor::zeros([2]).unwrap().requires_grad_(true).unwrap();
     let p2 = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
-    p1.set_grad(Some(Tensor::from_vec(vec![3.0f32, 4.0], [2]).unwrap()));
-    p2.set_grad(Some(Tensor::from_vec(vec![12.0f32], [1]).unwrap()));
+    p1.set_grad(Some(Tensor::from_vec(vec![3.0f32, 4.0], [2]).unwrap()))
+        .unwrap();
+    p2.set_grad(Some(Tensor::from_vec(vec![12.0f32], [1]).unwrap()))
+        .unwrap();
     let no_grad = Tensor::zeros([3]).unwrap().requires_grad_(true).unwrap();
     let total = clip_grad_norm_(&[&p1, &p2, &no_grad], 1.0).unwrap();
     assert_eq!(total.item::<f32>().unwrap(), 13.0);
@@ -837,7 +839,8 @@ fn clip_grad_norm_matches_pytorch() {
     clip_grad_value_(&[&p1], 0.1).unwrap();
     assert!(p1.grad().unwrap().to_vec::<f32>().iter().all(|&x| x <= 0.1));
     let inf = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
-    inf.set_grad(Some(Tensor::from_vec(vec![f32::INFINITY], [1]).unwrap()));
+    inf.set_grad(Some(Tensor::from_vec(vec![f32::INFINITY], [1]).unwrap()))
+        .unwrap();
     assert_eq!(
         clip_grad_norm_with_(&[&inf], 1.0, 2.0, true)
             .unwrap_err()
