@@ -659,6 +659,36 @@ fn module_list_and_named_modules() {
     assert_eq!(ml.num_parameters(), 2 * 3 + 3 + 3);
 }
 
+/// `nn.Linear(0, 4)`: with fan_in 0 PyTorch's bound is the int 0, so the bias is
+/// `uniform_(0, 0)`: `0.` (it was `uniform_(-0.0, 0.0)` here, which fills `-0.`, as PyTorch's
+/// own `uniform_(-0.0, 0.0)` does).
+#[test]
+fn linear_without_inputs_has_a_positive_zero_bias() {
+    let _l = seed_lock();
+    let l = Linear::new(0, 4).unwrap();
+    let b = l.bias.as_ref().unwrap().detach();
+    assert_eq!(b.to_string(), "tensor([0., 0., 0., 0.])");
+    assert!(b.to_vec::<f32>().iter().all(|x| x.to_bits() == 0));
+    assert_eq!(l.weight.size(), [4, 0]);
+    let l = Linear::with(
+        0,
+        2,
+        LinearConfig {
+            dtype: DType::Float64,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        l.bias.as_ref().unwrap().detach().to_string(),
+        "tensor([0., 0.], dtype=torch.float64)"
+    );
+    // uniform_ keeps the sign PyTorch gives: torch.empty(2).uniform_(-0.0, 0.0) is -0.
+    let t = Tensor::ones([2]).unwrap();
+    init::uniform_(&t, -0.0, 0.0).unwrap();
+    assert_eq!(t.to_string(), "tensor([-0., -0.])");
+}
+
 #[test]
 fn init_functions_match_pytorch() {
     let _l = seed_lock();
