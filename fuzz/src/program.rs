@@ -1637,7 +1637,8 @@ fn leaf_of(r: &mut Rd, t: &Tensor) -> Option<Tensor> {
 }
 
 /// Gives the parameters gradients: a backward through a small loss, or pool tensors set as
-/// `.grad` directly (mismatched shapes and dtypes included: `set_grad` does not check).
+/// `.grad` directly (mismatched shapes and dtypes are tried too: `set_grad` refuses them, as
+/// PyTorch's `x.grad = g` does, and the parameter keeps the gradient it had).
 fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
     for p in params {
         match r.below(4) {
@@ -1645,7 +1646,7 @@ fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
             1 => {
                 let g = &pool[r.below(pool.len())];
                 if g.numel() <= 4096 {
-                    p.set_grad(Some(g.alias()));
+                    let _ = p.set_grad(Some(g.alias()));
                 }
             }
             _ => {
@@ -2210,12 +2211,185 @@ fn round_trip(r: &mut Rd) -> Option<Vec<(usize, Vec<u8>)>> {
     Some(files)
 }
 
+/// `torch.save` files of PyTorch's (`scripts/make_io_fixtures.py`) for [`hostile_zips`]: two
+/// uint8 storages, and a state dict whose tensors share storages (views, `t()`).
+const TORCH_FILES: [&[u8]; 2] = [
+    include_bytes!("../../tensile/tests/data/io/two_u8.pt"),
+    include_bytes!("../../tensile/tests/data/io/state_dict.pt"),
+];
+
+fn le16(f: &[u8], at: usize) -> Option<usize> {
+    Some(u16::from_le_bytes(f.get(at..at + 2)?.try_into().ok()?) as usize)
+}
+
+fn le32(f: &[u8], at: usize) -> Option<usize> {
+    Some(u32::from_le_bytes(f.get(at..at + 4)?.try_into().ok()?) as usize)
+}
+
+fn put32(f: &mut [u8], at: usize, v: usize) {
+    if let Some(b) = f.get_mut(at..at + 4) {
+        b.copy_from_slice(&(v as u32).to_le_bytes());
+    }
+}
+
+/// A zip's end record and central directory records: `(eocd, [(record, local header)])`.
+fn zip_records(f: &[u8]) -> Option<(usize, Vec<(usize, usize)>)> {
+    let eocd = f.windows(4).rposition(|w| w == b"PK\x05\x06")?;
+    let (n, mut at) = (le16(f, eocd + 10)?, le32(f, eocd + 16)?);
+    let mut recs = Vec::new();
+    for _ in 0..n {
+        if f.get(at..at + 4)? != b"PK\x01\x02" {
+            break;
+        }
+        recs.push((at, le32(f, at + 42)?));
+        at += 46 + le16(f, at + 28)? + le16(f, at + 30)? + le16(f, at + 32)?;
+    }
+    Some((eocd, recs))
+}
+
+/// Damages a zip's structure the way a hostile file would, to make two members share bytes:
+/// a central record pointed at another member's local header or into its data, a name, size
+/// or compression method changed in one of a member's two headers, a record listed twice
+/// (under its name or a new one). `None` when the bytes hold no zip records.
+fn damage_zip(r: &mut Rd, f: &mut Vec<u8>) -> Option<()> {
+    let (eocd, recs) = zip_records(f)?;
+    if recs.is_empty() {
+        return None;
+    }
+    let (ra, la) = recs[r.below(recs.len())];
+    let (_, lb) = recs[r.below(recs.len())];
+    match r.below(6) {
+        0 => put32(f, ra + 42, lb),
+        1 => {
+            let data_b = lb + 30 + le16(f, lb + 26)? + le16(f, lb + 28)?;
+            put32(f, ra + 42, data_b + r.below(64));
+        }
+        2 => {
+            let at = la + 30 + r.below(le16(f, la + 26)?.max(1));
+            *f.get_mut(at)? ^= 1 << r.below(8);
+        }
+        3 => {
+            // The compressed or uncompressed size, in the local header or the central record.
+            let at = (if r.bool() { la + 18 } else { ra + 20 }) + 4 * r.below(2);
+            let v = le32(f, at)?;
+            put32(f, at, v.wrapping_add(r.below(3)).wrapping_sub(1));
+        }
+        4 => {
+            let at = if r.bool() { la + 8 } else { ra + 10 };
+            let m = [0u16, 8, 12, 99][r.below(4)].to_le_bytes();
+            f.get_mut(at..at + 2)?.copy_from_slice(&m);
+        }
+        _ => {
+            // The record again, at the end of the central directory (renamed or not), and
+            // the end record's counts and size updated.
+            let len = 46 + le16(f, ra + 28)? + le16(f, ra + 30)? + le16(f, ra + 32)?;
+            let mut rec = f.get(ra..ra + len)?.to_vec();
+            if r.bool() {
+                let last = 46 + le16(&rec, 28)?.max(1) - 1;
+                *rec.get_mut(last)? ^= 1;
+            }
+            f.splice(eocd..eocd, rec);
+            let e = eocd + len;
+            for at in [e + 8, e + 10] {
+                let n = le16(f, at)? + 1;
+                f.get_mut(at..at + 2)?
+                    .copy_from_slice(&(n as u16).to_le_bytes());
+            }
+            let size = le32(f, e + 12)? + len;
+            put32(f, e + 12, size);
+        }
+    }
+    Some(())
+}
+
+/// The loaded tensors' storages: two of them never cover the same bytes (a hostile zip must
+/// not make two storages over one memory range: their locks and version counters would
+/// disagree). Tensors sharing a storage (views saved together) are fine.
+fn assert_no_aliasing(what: &str, ts: &[&Tensor]) {
+    let span = |t: &Tensor| {
+        let start = t.data_ptr() - t.storage_offset() * t.dtype().itemsize();
+        (start, start + t.storage_nbytes())
+    };
+    for (i, a) in ts.iter().enumerate() {
+        for b in &ts[..i] {
+            if a.shares_storage(b) || a.storage_nbytes() == 0 || b.storage_nbytes() == 0 {
+                continue;
+            }
+            let ((s1, e1), (s2, e2)) = (span(a), span(b));
+            assert!(
+                e1 <= s2 || e2 <= s1,
+                "{what}: two storages over the same bytes ({s1:#x}..{e1:#x} and {s2:#x}..{e2:#x})"
+            );
+        }
+    }
+}
+
+fn tensors_of<'a>(v: &'a tensile::io::torch::Value, out: &mut Vec<&'a Tensor>) {
+    if let Some(t) = v.as_tensor() {
+        out.push(t);
+    }
+    if let Some(s) = v.as_seq() {
+        s.iter().for_each(|x| tensors_of(x, out));
+    }
+    if let Some(d) = v.as_dict() {
+        for (k, x) in d {
+            tensors_of(k, out);
+            tensors_of(x, out);
+        }
+    }
+}
+
+/// Zips damaged by [`damage_zip`] (an `.npz` of the round trip, or a `torch.save` file of
+/// PyTorch's), loaded in memory and from a (memory-mapped) file: an error or tensors that
+/// never alias across storages. Reads nothing when the input is exhausted (a 0 byte: none).
+fn hostile_zips(r: &mut Rd, npzs: &[Vec<u8>]) {
+    use tensile::io::*;
+    for _ in 0..r.below(4) {
+        let torch_file = r.bool();
+        let mut f = if torch_file {
+            TORCH_FILES[r.below(TORCH_FILES.len())].to_vec()
+        } else if npzs.is_empty() {
+            continue;
+        } else {
+            npzs[r.below(npzs.len())].clone()
+        };
+        for _ in 0..1 + r.below(2) {
+            let _ = damage_zip(r, &mut f);
+        }
+        let path = tmp_path(if torch_file { "pt" } else { "npz" });
+        let file = std::fs::write(&path, &f).is_ok();
+        if torch_file {
+            let loaded = [
+                Some(torch::load_bytes(&f)),
+                file.then(|| torch::load(&path)),
+            ];
+            for v in loaded.into_iter().flatten().flatten() {
+                let mut ts = Vec::new();
+                tensors_of(&v, &mut ts);
+                assert_no_aliasing("torch", &ts);
+                ts.iter().for_each(|t| touch(t));
+            }
+        } else {
+            let loaded = [Some(npz::read_bytes(&f)), file.then(|| npz::read(&path))];
+            for v in loaded.into_iter().flatten().flatten() {
+                let ts: Vec<&Tensor> = v.iter().map(|(_, t)| t).collect();
+                assert_no_aliasing("npz", &ts);
+                ts.iter().for_each(|t| touch(t));
+            }
+        }
+        if file {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
 /// Checkpoint and array loaders on arbitrary bytes, and save → load round trips.
 ///
 /// The first byte picks: `0..=4` one loader (safetensors, npy, npz, torch `load`, torch
 /// `load_state_dict`) on the rest of the input, in memory and from a file; `5` every loader on
 /// the rest; `6` a round trip of small tensors decoded from the rest; `7` a round trip whose
-/// files are then corrupted at positions from the input and loaded again.
+/// files are then corrupted at positions from the input and loaded again, then (input
+/// permitting) zips with hostile structure: see [`hostile_zips`].
 pub fn run_io(data: &[u8]) {
     let Some((&k, rest)) = data.split_first() else {
         return;
@@ -2229,6 +2403,11 @@ pub fn run_io(data: &[u8]) {
             let Some(files) = round_trip(&mut r) else {
                 return;
             };
+            let npzs: Vec<Vec<u8>> = files
+                .iter()
+                .filter(|(kind, _)| *kind == 2)
+                .map(|(_, f)| f.clone())
+                .collect();
             for (kind, mut f) in files {
                 if f.is_empty() {
                     continue;
@@ -2250,6 +2429,7 @@ pub fn run_io(data: &[u8]) {
                 }
                 load_all(kind, &f, false);
             }
+            hostile_zips(&mut r, &npzs);
         }
     }
 }

@@ -210,10 +210,11 @@ impl Fixture {
     fn set_grads(&self, params: &[Tensor], s: usize) {
         for (i, p) in params.iter().enumerate() {
             if s == 2 && i == params.len() - 1 {
-                p.set_grad(None);
+                p.set_grad(None).unwrap();
             } else {
                 let g = &self.d["grads"][s][i];
-                p.set_grad(Some(from_bits(&u64s(g), &self.shapes[i], self.dtype)));
+                p.set_grad(Some(from_bits(&u64s(g), &self.shapes[i], self.dtype)))
+                    .unwrap();
             }
         }
     }
@@ -447,7 +448,7 @@ fn state_dict_has_pytorchs_structure() {
         ),
     ])
     .unwrap();
-    p.set_grad(Some(Tensor::ones([3]).unwrap()));
+    p.set_grad(Some(Tensor::ones([3]).unwrap())).unwrap();
     opt.step().unwrap();
     let sd = opt.state_dict().unwrap();
     // only p had a gradient: q has no state
@@ -671,7 +672,7 @@ fn validation_errors_are_pytorchs() {
     let e = SGD::new([Tensor::zeros_with([2], DType::Float16).unwrap()])
         .and_then(|mut o| {
             o.params(0).unwrap()[0]
-                .set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()));
+                .set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()))?;
             o.step()
         })
         .unwrap_err();
@@ -699,13 +700,101 @@ fn zero_grad_sets_none_or_zeroes_in_place() {
     assert_eq!(p.version(), v);
 }
 
+/// `p.grad = g` is checked as PyTorch's `THPVariable_set_grad` checks it (texts of torch
+/// 2.15): an optimizer never steps a gradient of another shape or dtype into a parameter.
+#[test]
+fn set_grad_checks_dtype_and_size_as_pytorch() {
+    let p = Tensor::zeros([2, 3]).unwrap().requires_grad_(true).unwrap();
+    let err = |g: Tensor| p.set_grad(Some(g)).unwrap_err().to_string();
+    let size_msg = |g: &str| {
+        format!(
+            "attempting to assign a gradient of size '{g}' to a tensor of size '[2, 3]'. Please ensure that the gradient and the tensor are the same size"
+        )
+    };
+    let dtype_msg = |g: &str, t: &str| {
+        format!(
+            "attempting to assign a gradient with dtype '{g}' to a tensor with grad_dtype '{t}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match."
+        )
+    };
+    assert_eq!(err(Tensor::zeros([3, 2]).unwrap()), size_msg("[3, 2]"));
+    assert_eq!(err(Tensor::zeros([6]).unwrap()), size_msg("[6]"));
+    assert_eq!(
+        err(Tensor::scalar_tensor(1.0)
+            .unwrap()
+            .to(DType::Float32)
+            .unwrap()),
+        size_msg("[]")
+    );
+    assert_eq!(
+        err(Tensor::zeros_with([2, 3], DType::Float64).unwrap()),
+        dtype_msg("double", "Float")
+    );
+    // The dtype is checked before the size.
+    assert_eq!(
+        err(Tensor::zeros_with([3], DType::Float16).unwrap()),
+        dtype_msg("c10::Half", "Float")
+    );
+    assert_eq!(
+        err(Tensor::zeros_with([2, 3], DType::BFloat16).unwrap()),
+        dtype_msg("c10::BFloat16", "Float")
+    );
+    assert_eq!(
+        p.set_grad(Some(p.alias())).unwrap_err().to_string(),
+        "can't assign Variable as its own grad"
+    );
+    assert!(p.grad().is_none(), "a refused gradient is not stored");
+    // Accepted: the same size and dtype, any layout; a detached alias (another variable).
+    p.set_grad(Some(Tensor::ones([3, 2]).unwrap().t().unwrap()))
+        .unwrap();
+    let g = p.grad().unwrap();
+    assert_eq!(err(Tensor::zeros([3, 2]).unwrap()), size_msg("[3, 2]"));
+    assert!(
+        p.grad().unwrap().shares_storage(&g),
+        "the old gradient stays"
+    );
+    p.set_grad(Some(p.detach())).unwrap();
+    p.set_grad(None).unwrap();
+    assert!(p.grad().is_none());
+    // Integer tensors: a gradient of their own dtype is taken (PyTorch too); another is not.
+    let i = Tensor::zeros_with([2], DType::Int64).unwrap();
+    i.set_grad(Some(Tensor::zeros_with([2], DType::Int64).unwrap()))
+        .unwrap();
+    assert_eq!(
+        i.set_grad(Some(Tensor::zeros([2]).unwrap()))
+            .unwrap_err()
+            .to_string(),
+        dtype_msg("float", "Long")
+    );
+    let b = Tensor::zeros_with([2], DType::Bool).unwrap();
+    for (d, name) in [
+        (DType::UInt8, "unsigned char"),
+        (DType::Int8, "signed char"),
+        (DType::Int16, "short int"),
+        (DType::Int32, "int"),
+        (DType::Int64, "long int"),
+        (DType::Float32, "float"),
+    ] {
+        assert_eq!(
+            b.set_grad(Some(Tensor::zeros_with([2], d).unwrap()))
+                .unwrap_err()
+                .to_string(),
+            dtype_msg(name, "Bool")
+        );
+    }
+    // The case: a [3, 2] gradient never reaches SGD's step of a [2, 3] parameter.
+    let mut opt = SGD::new_with([p.alias()], 0.1).unwrap();
+    assert!(p.set_grad(Some(Tensor::ones([3, 2]).unwrap())).is_err());
+    opt.step().unwrap();
+    assert_eq!(p.to_vec::<f32>(), [0.0; 6]);
+}
+
 /// The optimizer writes into the caller's tensors (shared storage), in place.
 #[test]
 fn parameters_are_updated_in_place() {
     let w = Tensor::ones([2, 2]).unwrap().requires_grad_(true).unwrap();
     let view = w.detach();
     let mut opt = Adam::new_with([w.alias()], 0.1).unwrap();
-    w.set_grad(Some(Tensor::ones([2, 2]).unwrap()));
+    w.set_grad(Some(Tensor::ones([2, 2]).unwrap())).unwrap();
     opt.step().unwrap();
     // PyTorch: 1 - 0.1 * 0.1 / (sqrt(0.001) / sqrt(0.001) + 1e-8) / 0.1 = 0.90000004 (bits 1063675495)
     assert_eq!(view.to_vec::<f32>(), vec![f32::from_bits(1063675495); 4]);

@@ -126,8 +126,7 @@ fn zero_grad_one(p: &Tensor, set_to_none: bool) -> Result<()> {
         return Ok(());
     };
     if set_to_none {
-        p.set_grad(None);
-        return Ok(());
+        return p.set_grad(None);
     }
     if g.grad_fn().is_some() {
         g.detach_()?;
