@@ -1727,6 +1727,61 @@ fn make_optimizer(r: &mut Rd, params: Vec<Tensor>) -> Option<Box<dyn Optimizer>>
     })
 }
 
+/// Edits `optimizer.param_groups[g]["params"]` as Python may (the state follows each
+/// parameter's identity): pushes a new leaf or a pool tensor (any dtype, maybe not a leaf),
+/// swaps two parameters, replaces one by a tensor of another shape, repeats one, or moves one
+/// to another group; then gives gradients and steps, and takes the state dict (a replaced
+/// parameter's state makes it fail) and loads it back.
+fn edit_param_groups(r: &mut Rd, opt: &mut dyn Optimizer, pool: &[Tensor]) {
+    let ng = opt.num_param_groups();
+    let g = r.below(ng + 1); // past the end: an error
+    let i = r.below(pool.len());
+    let fresh = if r.bool() {
+        leaf_of(r, &pool[i])
+    } else if pool[i].numel() <= 4096 {
+        Some(pool[i].alias())
+    } else {
+        None
+    };
+    let choice = r.below(6);
+    let (a, b) = (r.small(), r.small());
+    let Ok(ps) = opt.params_mut(g) else {
+        return;
+    };
+    let n = ps.len();
+    match choice {
+        0 => ps.extend(fresh),
+        1 if n > 0 => ps.swap(a % n, b % n),
+        2 if n > 0 => {
+            if let Some(t) = fresh {
+                ps[a % n] = t;
+            }
+        }
+        3 if n > 0 => {
+            let t = ps[a % n].alias();
+            ps.push(t);
+        }
+        4 if n > 0 => {
+            // move a parameter to the next group
+            let t = ps.remove(a % n);
+            match opt.params_mut((g + 1) % ng.max(1)) {
+                Ok(other) => other.push(t),
+                Err(_) => return,
+            }
+        }
+        _ => {}
+    }
+    let all: Vec<Tensor> = (0..ng)
+        .filter_map(|k| opt.params(k).ok())
+        .flat_map(|ps| ps.iter().map(|t| t.alias()))
+        .collect();
+    give_grads(r, &all, pool);
+    let _ = opt.step();
+    if let Ok(sd) = opt.state_dict() {
+        let _ = opt.load_state_dict(&sd);
+    }
+}
+
 fn make_scheduler(r: &mut Rd, opt: &mut dyn Optimizer) -> Option<Box<dyn LRScheduler>> {
     use tensile::optim::*;
     Some(match r.below(5) {
@@ -1937,7 +1992,7 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                 None
             };
             for _ in 0..1 + r.below(4) {
-                match r.below(8) {
+                match r.below(9) {
                     0 => {
                         let _ = opt.zero_grad_with(r.bool());
                     }
@@ -2004,6 +2059,7 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                             let _ = s.get_last_lr().len();
                         }
                     }
+                    7 => edit_param_groups(r, opt.as_mut(), pool),
                     _ => {
                         let _ = opt.step();
                         if let Some(s) = sched.as_mut() {
