@@ -1027,11 +1027,11 @@ fn swapped_parameters_keep_their_own_state() {
     ] {
         let (p, q) = (leaf_full(2, 0.0), leaf_full(2, 0.0));
         let mut o = kind_opt(kind, &[&p, &q]);
-        p.set_grad(Some(full(2, 5.0)));
+        p.set_grad(Some(full(2, 5.0))).unwrap();
         o.step().unwrap();
         o.params_mut(0).unwrap().swap(0, 1);
-        p.set_grad(Some(full(2, 5.0)));
-        q.set_grad(Some(full(2, 0.0)));
+        p.set_grad(Some(full(2, 5.0))).unwrap();
+        q.set_grad(Some(full(2, 0.0))).unwrap();
         o.step().unwrap();
         // before: q took p's state and p started afresh (SGD: p = [-10, -10], q = [-5, -5])
         assert_eq!(values(&p), [want_p; 2], "{kind:?}");
@@ -1084,11 +1084,11 @@ fn a_pushed_parameter_gets_fresh_state_on_its_first_step() {
     ] {
         let (p, q) = (leaf_full(2, 1.0), leaf_full(3, 2.0));
         let mut o = kind_opt(kind, &[&p]);
-        p.set_grad(Some(full(2, 5.0)));
+        p.set_grad(Some(full(2, 5.0))).unwrap();
         o.step().unwrap();
         o.params_mut(0).unwrap().push(q.alias());
-        p.set_grad(Some(full(2, 3.0)));
-        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0])));
+        p.set_grad(Some(full(2, 3.0))).unwrap();
+        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0]))).unwrap();
         // before: an index out of bounds (sgd.rs:202)
         o.step().unwrap();
         assert_eq!(values(&p), [want_p; 2], "{kind:?}");
@@ -1141,10 +1141,10 @@ fn a_parameter_replaced_by_a_larger_one_starts_fresh() {
     ] {
         let (p, q) = (leaf_full(2, 1.0), leaf_full(3, 2.0));
         let mut o = kind_opt(kind, &[&p]);
-        p.set_grad(Some(full(2, 5.0)));
+        p.set_grad(Some(full(2, 5.0))).unwrap();
         o.step().unwrap();
         o.params_mut(0).unwrap()[0] = q.alias();
-        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0])));
+        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0]))).unwrap();
         // before: SGD and Adam indexed p's 2-element state with q's 3 elements (a panic)
         o.step().unwrap();
         assert_eq!(values(&p), [want_p; 2], "{kind:?}");
@@ -1168,17 +1168,17 @@ fn a_parameter_replaced_by_a_larger_one_starts_fresh() {
 fn an_alias_of_a_parameter_keeps_its_state() {
     let p = leaf_full(2, 0.0);
     let mut o = kind_opt(Kind::Sgd, &[&p]);
-    p.set_grad(Some(full(2, 5.0)));
+    p.set_grad(Some(full(2, 5.0))).unwrap();
     o.step().unwrap();
     o.params_mut(0).unwrap()[0] = p.alias();
-    p.set_grad(Some(full(2, 5.0)));
+    p.set_grad(Some(full(2, 5.0))).unwrap();
     o.step().unwrap();
     // buf = 5 + 5: p = -5 - 10
     assert_eq!(values(&p), [-15.0; 2]);
     // a detached copy is another tensor: fresh state (buf = 5), p's own stays
     let d = p.detach().requires_grad_(true).unwrap();
     o.params_mut(0).unwrap()[0] = d.alias();
-    d.set_grad(Some(full(2, 5.0)));
+    d.set_grad(Some(full(2, 5.0))).unwrap();
     o.step().unwrap();
     assert_eq!(values(&d), [-20.0; 2]);
 }
@@ -1267,14 +1267,16 @@ fn a_mismatched_momentum_buffer_fails_as_pytorchs_ops() {
             ..Default::default()
         };
         let mut o = SGD::new_with([p.alias()], opts).unwrap();
-        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()));
+        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()))
+            .unwrap();
         o.step().unwrap();
         reload_with(
             &mut o,
             "momentum_buffer",
             Tensor::full(sshape, 3.0).unwrap(),
         );
-        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()));
+        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()))
+            .unwrap();
         // before: a 3-element buffer for 2 elements panicked in the kernel; a (1, 2) one was
         // taken as (2,) and the step went through
         let e = o.step().unwrap_err();
@@ -1389,10 +1391,10 @@ fn mismatched_adam_state_fails_as_pytorchs_ops() {
             };
             Box::new(Adam::new_with([p.alias()], opts).unwrap())
         };
-        p.set_grad(Some(full(2, 2.0)));
+        p.set_grad(Some(full(2, 2.0))).unwrap();
         o.step().unwrap();
         reload_with(o.as_mut(), key, Tensor::full(sshape, 3.0).unwrap());
-        p.set_grad(Some(full(2, 2.0)));
+        p.set_grad(Some(full(2, 2.0))).unwrap();
         let e = o.step().unwrap_err();
         assert_eq!(e.to_string(), msg, "{key} {sshape:?}");
         assert_eq!(values(&p), [want_p; 2], "{key} {sshape:?}");
