@@ -23,7 +23,7 @@
 //! let w = Tensor::arange(6)?.to(DType::Float32)?.view([2, 3])?;
 //! // safetensors.torch.save_file({"w": w, "wt": w.t().contiguous()}, path); load_file(path)
 //! // (tensors sharing memory, `w` and `w.t()`, are refused as save_file refuses them)
-//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?.contiguous()?)], dir.join("m.safetensors"))?;
+//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?.contiguous())], dir.join("m.safetensors"))?;
 //! let sd = io::safetensors::load(dir.join("m.safetensors"))?;
 //! assert_eq!(sd[1].0, "wt");
 //! assert_eq!(sd[1].1.size(), [3, 2]);
