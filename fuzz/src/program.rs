@@ -1281,8 +1281,91 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             push(pool, r, t)
         }
         73..=77 => step_nn(r, pool, op, a, b, c),
+        78 | 79 if cheap_all(&[a, b]) => step_threads(r, a, b, op == 79),
         _ => {}
     }
+}
+
+/// A user's rayon pool (3 threads) for [`step_threads`], built once.
+fn user_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(3).build().ok())
+        .as_ref()
+}
+
+/// Ops run from the tasks of a user's rayon pool while another thread writes the same
+/// tensors in place (issue 27): kernels wait for their chunks while holding storage locks,
+/// and thread-local autograd state (grad mode, in-place depth) must stay with its task.
+/// `big`: the target is a fresh 2^17-element tensor (above the parallel grain) instead of
+/// `a`. Bounded: at most 16 tasks and 8 writes, each one op over at most 2^20 elements. A
+/// task that finds its grad mode off, or a backward that fails, is a crash (an `assert`).
+fn step_threads(r: &mut Rd, a: &Tensor, b: &Tensor, big: bool) {
+    let Some(pool) = user_pool() else {
+        return;
+    };
+    let target = if big {
+        match Tensor::ones_with([1 << 17], a.dtype()) {
+            Ok(t) => t,
+            Err(_) => return,
+        }
+    } else {
+        a.alias()
+    };
+    let other = b.alias();
+    // every choice decoded up front: the reader is not shared with the threads
+    let tasks: Vec<(usize, usize)> = (0..2 + r.below(15))
+        .map(|_| (r.below(8), r.u8() as usize))
+        .collect();
+    let writes: Vec<(usize, usize)> = (0..1 + r.below(8))
+        .map(|_| (r.below(4), r.u8() as usize))
+        .collect();
+    let reduce = reduce_ok(&target);
+    std::thread::scope(|s| {
+        let (t, o) = (target.alias(), other.alias());
+        let writer = s.spawn(move || {
+            for &(kind, k) in &writes {
+                match kind {
+                    0 => unary(&t, k, true),
+                    1 => binary(&t, (&o).into(), k, true),
+                    2 => drop(t.copy_(&o)),
+                    _ => drop(t.fill_(k as f64)),
+                }
+            }
+        });
+        pool.install(|| {
+            use rayon::prelude::*;
+            tasks.par_iter().for_each(|&(kind, k)| match kind {
+                0 => unary(&target, k, false),
+                1 => binary(&target, (&other).into(), k, false),
+                2 => unary(&target, k, true),
+                3 if reduce => drop(target.sum().and_then(|s| s.to(DType::Float64))),
+                4 if reduce => drop(target.to(DType::Float32).and_then(|x| x.softmax(-1))),
+                5 => {
+                    // a backward whose kernels go parallel, in a task beside the others
+                    let x = Tensor::ones([1 << 17]).and_then(|x| x.requires_grad_(true));
+                    if let Ok(x) = x {
+                        let l = x.mul(2.0).and_then(|y| y.exp()).and_then(|y| y.sum());
+                        let l = l.expect("mul/exp/sum of a float32 leaf");
+                        assert!(l.requires_grad(), "grad mode off in a user task");
+                        l.backward().expect("backward in a user task");
+                    }
+                }
+                6 => {
+                    let leaf = Tensor::ones([4]).and_then(|x| x.requires_grad_(true));
+                    if let Ok(leaf) = leaf {
+                        let y = leaf.mul(2.0).expect("mul of a float32 leaf");
+                        assert!(y.requires_grad(), "grad mode off in a user task");
+                        y.add_(1.0).expect("add_ on a non-leaf");
+                        assert_eq!(y.version(), 1, "an in-place add not counted in a user task");
+                    }
+                }
+                _ => drop(target.contiguous()),
+            });
+        });
+        if let Err(p) = writer.join() {
+            std::panic::resume_unwind(p);
+        }
+    });
 }
 
 /// The pure layout and shape functions on arbitrary sizes and strides: a panic is a crash.
