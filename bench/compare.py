@@ -2,7 +2,11 @@
 """Run tensile's bench example and PyTorch's bench/peers.py back to back, alternating, on this
 machine, and print the ratio tensile/PyTorch per case (>1 means tensile is faster).
 
-Usage: python3 bench/compare.py [--threads 1,2] [--rounds 3] [--only a,b]
+Usage: python3 bench/compare.py [--threads 1,2] [--rounds 3] [--only a,b] [--baseline EXE]
+
+`--baseline EXE` also runs another build of the bench example (say, main before a change: copy
+`target/release/examples/bench` aside first) in the same alternating rotation, and adds a column
+`vs base`: the new build's speed over the baseline's (>1 means the change made the case faster).
 
 PyTorch is installed from PyPI into a virtualenv at .cache/venv the first time
 (`python3 -m venv .cache/venv && .cache/venv/bin/pip install torch numpy safetensors`); set
@@ -22,6 +26,7 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--threads", default="1,2")
 ap.add_argument("--rounds", type=int, default=3)
 ap.add_argument("--only", default="")
+ap.add_argument("--baseline", default="")
 args = ap.parse_args()
 
 
@@ -68,12 +73,16 @@ def main():
     units = table_units()
     rows = []
     for th in [int(t) for t in args.threads.split(",")]:
-        tv, pv = {}, {}
+        tv, pv, bv = {}, {}, {}
+        order = ["torch", "tensile"] + (["base"] if args.baseline else [])
         for r in range(args.rounds):
-            for who in ("torch", "tensile") if r % 2 == 0 else ("tensile", "torch"):
+            for who in order if r % 2 == 0 else order[::-1]:
                 if who == "torch":
                     cmd = [py, os.path.join(ROOT, "bench", "peers.py"), "--lib", "torch", "--threads", str(th)] + only
                     dst = pv
+                elif who == "base":
+                    cmd = [args.baseline, "--threads", str(th)] + only
+                    dst = bv
                 else:
                     cmd = [exe, "--threads", str(th)] + only
                     dst = tv
@@ -88,15 +97,26 @@ def main():
             ratio = p / t if latency else t / p
             gflops = units.get(case) == "gflops" or (
                 case not in units and case.startswith(("matmul", "bmm", "einsum")))
-            rows.append((case, th, t, p, ratio, units.get(case, "ns") if latency else ("GFLOP/s" if gflops else "Gelem/s")))
-    print(f"{'case':<20}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}")
-    for case, th, t, p, ratio, unit in rows:
-        print(f"{case:<20}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}")
+            vs = None
+            if case in bv:
+                b = statistics.median(bv[case])
+                vs = b / t if latency else t / b
+            rows.append((case, th, t, p, ratio, units.get(case, "ns") if latency else ("GFLOP/s" if gflops else "Gelem/s"), vs))
+    base_col = f"{'vs base':>9}" if args.baseline else ""
+    print(f"{'case':<20}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}{base_col}")
+    for case, th, t, p, ratio, unit, vs in rows:
+        extra = f"{vs:>9.2f}" if vs is not None else ""
+        print(f"{case:<20}{th:>4}{t:>12.3f}{p:>12.3f}  {unit:<8}{ratio:>7.2f}{extra}")
     for th in sorted({r[1] for r in rows}):
         rs = [r for r in rows if r[1] == th]
         geo = math.exp(sum(math.log(r[4]) for r in rs) / len(rs))
         worst = min(rs, key=lambda r: r[4])
         print(f"summary threads={th}: {len(rs)} cases, geometric mean {geo:.2f}, worst {worst[0]} {worst[4]:.2f}")
+        vb = [r for r in rs if r[6] is not None]
+        if vb:
+            gb = math.exp(sum(math.log(r[6]) for r in vb) / len(vb))
+            wb = min(vb, key=lambda r: r[6])
+            print(f"summary threads={th} vs baseline: {len(vb)} cases, geometric mean {gb:.2f}, worst {wb[0]} {wb[6]:.2f}")
 
 
 if __name__ == "__main__":

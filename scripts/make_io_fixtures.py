@@ -13,7 +13,10 @@ import numpy as np
 import torch
 from safetensors.torch import save_file
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tensile", "tests", "data", "io")
+# TENSILE_IO_FIXTURES: write elsewhere (torch.save files differ from run to run in their
+# random serialization_id, so refresh only the fixtures you add).
+OUT = os.environ.get("TENSILE_IO_FIXTURES") or os.path.join(
+    os.path.dirname(__file__), "..", "tensile", "tests", "data", "io")
 os.makedirs(OUT, exist_ok=True)
 expected = {}
 
@@ -106,6 +109,10 @@ class Evil:
 torch.save({"x": torch.ones(1), "evil": Evil()}, p("evil.pt"))
 torch.save({"x": torch.ones(2)}, p("legacy.pt"), _use_new_zipfile_serialization=False)
 torch.save({"c": torch.ones(2, dtype=torch.complex64)}, p("complex.pt"))
+# Two uint8 storages (any address is aligned for them: both are mapped from the file). The
+# hostile-zip tests of io.rs rewrite its zip structure so that its members share bytes.
+torch.save({"a": torch.arange(8, dtype=torch.uint8), "b": torch.arange(100, 160, dtype=torch.uint8)},
+           p("two_u8.pt"))
 
 # ---------------------------------------------------------------- safetensors
 st = {k: v.contiguous() for k, v in ad.items()}

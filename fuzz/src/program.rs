@@ -1285,8 +1285,91 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
             push(pool, r, t)
         }
         73..=77 => step_nn(r, pool, op, a, b, c),
+        78 | 79 if cheap_all(&[a, b]) => step_threads(r, a, b, op == 79),
         _ => {}
     }
+}
+
+/// A user's rayon pool (3 threads) for [`step_threads`], built once.
+fn user_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(3).build().ok())
+        .as_ref()
+}
+
+/// Ops run from the tasks of a user's rayon pool while another thread writes the same
+/// tensors in place (issue 27): kernels wait for their chunks while holding storage locks,
+/// and thread-local autograd state (grad mode, in-place depth) must stay with its task.
+/// `big`: the target is a fresh 2^17-element tensor (above the parallel grain) instead of
+/// `a`. Bounded: at most 16 tasks and 8 writes, each one op over at most 2^20 elements. A
+/// task that finds its grad mode off, or a backward that fails, is a crash (an `assert`).
+fn step_threads(r: &mut Rd, a: &Tensor, b: &Tensor, big: bool) {
+    let Some(pool) = user_pool() else {
+        return;
+    };
+    let target = if big {
+        match Tensor::ones_with([1 << 17], a.dtype()) {
+            Ok(t) => t,
+            Err(_) => return,
+        }
+    } else {
+        a.alias()
+    };
+    let other = b.alias();
+    // every choice decoded up front: the reader is not shared with the threads
+    let tasks: Vec<(usize, usize)> = (0..2 + r.below(15))
+        .map(|_| (r.below(8), r.u8() as usize))
+        .collect();
+    let writes: Vec<(usize, usize)> = (0..1 + r.below(8))
+        .map(|_| (r.below(4), r.u8() as usize))
+        .collect();
+    let reduce = reduce_ok(&target);
+    std::thread::scope(|s| {
+        let (t, o) = (target.alias(), other.alias());
+        let writer = s.spawn(move || {
+            for &(kind, k) in &writes {
+                match kind {
+                    0 => unary(&t, k, true),
+                    1 => binary(&t, (&o).into(), k, true),
+                    2 => drop(t.copy_(&o)),
+                    _ => drop(t.fill_(k as f64)),
+                }
+            }
+        });
+        pool.install(|| {
+            use rayon::prelude::*;
+            tasks.par_iter().for_each(|&(kind, k)| match kind {
+                0 => unary(&target, k, false),
+                1 => binary(&target, (&other).into(), k, false),
+                2 => unary(&target, k, true),
+                3 if reduce => drop(target.sum().and_then(|s| s.to(DType::Float64))),
+                4 if reduce => drop(target.to(DType::Float32).and_then(|x| x.softmax(-1))),
+                5 => {
+                    // a backward whose kernels go parallel, in a task beside the others
+                    let x = Tensor::ones([1 << 17]).and_then(|x| x.requires_grad_(true));
+                    if let Ok(x) = x {
+                        let l = x.mul(2.0).and_then(|y| y.exp()).and_then(|y| y.sum());
+                        let l = l.expect("mul/exp/sum of a float32 leaf");
+                        assert!(l.requires_grad(), "grad mode off in a user task");
+                        l.backward().expect("backward in a user task");
+                    }
+                }
+                6 => {
+                    let leaf = Tensor::ones([4]).and_then(|x| x.requires_grad_(true));
+                    if let Ok(leaf) = leaf {
+                        let y = leaf.mul(2.0).expect("mul of a float32 leaf");
+                        assert!(y.requires_grad(), "grad mode off in a user task");
+                        y.add_(1.0).expect("add_ on a non-leaf");
+                        assert_eq!(y.version(), 1, "an in-place add not counted in a user task");
+                    }
+                }
+                _ => drop(target.contiguous()),
+            });
+        });
+        if let Err(p) = writer.join() {
+            std::panic::resume_unwind(p);
+        }
+    });
 }
 
 /// The pure layout and shape functions on arbitrary sizes and strides: a panic is a crash.
@@ -1641,7 +1724,8 @@ fn leaf_of(r: &mut Rd, t: &Tensor) -> Option<Tensor> {
 }
 
 /// Gives the parameters gradients: a backward through a small loss, or pool tensors set as
-/// `.grad` directly (mismatched shapes and dtypes included: `set_grad` does not check).
+/// `.grad` directly (mismatched shapes and dtypes are tried too: `set_grad` refuses them, as
+/// PyTorch's `x.grad = g` does, and the parameter keeps the gradient it had).
 fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
     for p in params {
         match r.below(4) {
@@ -1649,7 +1733,7 @@ fn give_grads(r: &mut Rd, params: &[Tensor], pool: &[Tensor]) {
             1 => {
                 let g = &pool[r.below(pool.len())];
                 if g.numel() <= 4096 {
-                    p.set_grad(Some(g.alias()));
+                    let _ = p.set_grad(Some(g.alias()));
                 }
             }
             _ => {
@@ -1728,6 +1812,61 @@ fn make_optimizer(r: &mut Rd, params: Vec<Tensor>) -> Option<Box<dyn Optimizer>>
             Box::new(AdamW::from_groups(g).ok()?)
         }
     })
+}
+
+/// Edits `optimizer.param_groups[g]["params"]` as Python may (the state follows each
+/// parameter's identity): pushes a new leaf or a pool tensor (any dtype, maybe not a leaf),
+/// swaps two parameters, replaces one by a tensor of another shape, repeats one, or moves one
+/// to another group; then gives gradients and steps, and takes the state dict (a replaced
+/// parameter's state makes it fail) and loads it back.
+fn edit_param_groups(r: &mut Rd, opt: &mut dyn Optimizer, pool: &[Tensor]) {
+    let ng = opt.num_param_groups();
+    let g = r.below(ng + 1); // past the end: an error
+    let i = r.below(pool.len());
+    let fresh = if r.bool() {
+        leaf_of(r, &pool[i])
+    } else if pool[i].numel() <= 4096 {
+        Some(pool[i].alias())
+    } else {
+        None
+    };
+    let choice = r.below(6);
+    let (a, b) = (r.small(), r.small());
+    let Ok(ps) = opt.params_mut(g) else {
+        return;
+    };
+    let n = ps.len();
+    match choice {
+        0 => ps.extend(fresh),
+        1 if n > 0 => ps.swap(a % n, b % n),
+        2 if n > 0 => {
+            if let Some(t) = fresh {
+                ps[a % n] = t;
+            }
+        }
+        3 if n > 0 => {
+            let t = ps[a % n].alias();
+            ps.push(t);
+        }
+        4 if n > 0 => {
+            // move a parameter to the next group
+            let t = ps.remove(a % n);
+            match opt.params_mut((g + 1) % ng.max(1)) {
+                Ok(other) => other.push(t),
+                Err(_) => return,
+            }
+        }
+        _ => {}
+    }
+    let all: Vec<Tensor> = (0..ng)
+        .filter_map(|k| opt.params(k).ok())
+        .flat_map(|ps| ps.iter().map(|t| t.alias()))
+        .collect();
+    give_grads(r, &all, pool);
+    let _ = opt.step();
+    if let Ok(sd) = opt.state_dict() {
+        let _ = opt.load_state_dict(&sd);
+    }
 }
 
 fn make_scheduler(r: &mut Rd, opt: &mut dyn Optimizer) -> Option<Box<dyn LRScheduler>> {
@@ -1940,7 +2079,7 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                 None
             };
             for _ in 0..1 + r.below(4) {
-                match r.below(8) {
+                match r.below(9) {
                     0 => {
                         let _ = opt.zero_grad_with(r.bool());
                     }
@@ -2007,6 +2146,7 @@ fn step_nn(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c
                             let _ = s.get_last_lr().len();
                         }
                     }
+                    7 => edit_param_groups(r, opt.as_mut(), pool),
                     _ => {
                         let _ = opt.step();
                         if let Some(s) = sched.as_mut() {
@@ -2214,12 +2354,185 @@ fn round_trip(r: &mut Rd) -> Option<Vec<(usize, Vec<u8>)>> {
     Some(files)
 }
 
+/// `torch.save` files of PyTorch's (`scripts/make_io_fixtures.py`) for [`hostile_zips`]: two
+/// uint8 storages, and a state dict whose tensors share storages (views, `t()`).
+const TORCH_FILES: [&[u8]; 2] = [
+    include_bytes!("../../tensile/tests/data/io/two_u8.pt"),
+    include_bytes!("../../tensile/tests/data/io/state_dict.pt"),
+];
+
+fn le16(f: &[u8], at: usize) -> Option<usize> {
+    Some(u16::from_le_bytes(f.get(at..at + 2)?.try_into().ok()?) as usize)
+}
+
+fn le32(f: &[u8], at: usize) -> Option<usize> {
+    Some(u32::from_le_bytes(f.get(at..at + 4)?.try_into().ok()?) as usize)
+}
+
+fn put32(f: &mut [u8], at: usize, v: usize) {
+    if let Some(b) = f.get_mut(at..at + 4) {
+        b.copy_from_slice(&(v as u32).to_le_bytes());
+    }
+}
+
+/// A zip's end record and central directory records: `(eocd, [(record, local header)])`.
+fn zip_records(f: &[u8]) -> Option<(usize, Vec<(usize, usize)>)> {
+    let eocd = f.windows(4).rposition(|w| w == b"PK\x05\x06")?;
+    let (n, mut at) = (le16(f, eocd + 10)?, le32(f, eocd + 16)?);
+    let mut recs = Vec::new();
+    for _ in 0..n {
+        if f.get(at..at + 4)? != b"PK\x01\x02" {
+            break;
+        }
+        recs.push((at, le32(f, at + 42)?));
+        at += 46 + le16(f, at + 28)? + le16(f, at + 30)? + le16(f, at + 32)?;
+    }
+    Some((eocd, recs))
+}
+
+/// Damages a zip's structure the way a hostile file would, to make two members share bytes:
+/// a central record pointed at another member's local header or into its data, a name, size
+/// or compression method changed in one of a member's two headers, a record listed twice
+/// (under its name or a new one). `None` when the bytes hold no zip records.
+fn damage_zip(r: &mut Rd, f: &mut Vec<u8>) -> Option<()> {
+    let (eocd, recs) = zip_records(f)?;
+    if recs.is_empty() {
+        return None;
+    }
+    let (ra, la) = recs[r.below(recs.len())];
+    let (_, lb) = recs[r.below(recs.len())];
+    match r.below(6) {
+        0 => put32(f, ra + 42, lb),
+        1 => {
+            let data_b = lb + 30 + le16(f, lb + 26)? + le16(f, lb + 28)?;
+            put32(f, ra + 42, data_b + r.below(64));
+        }
+        2 => {
+            let at = la + 30 + r.below(le16(f, la + 26)?.max(1));
+            *f.get_mut(at)? ^= 1 << r.below(8);
+        }
+        3 => {
+            // The compressed or uncompressed size, in the local header or the central record.
+            let at = (if r.bool() { la + 18 } else { ra + 20 }) + 4 * r.below(2);
+            let v = le32(f, at)?;
+            put32(f, at, v.wrapping_add(r.below(3)).wrapping_sub(1));
+        }
+        4 => {
+            let at = if r.bool() { la + 8 } else { ra + 10 };
+            let m = [0u16, 8, 12, 99][r.below(4)].to_le_bytes();
+            f.get_mut(at..at + 2)?.copy_from_slice(&m);
+        }
+        _ => {
+            // The record again, at the end of the central directory (renamed or not), and
+            // the end record's counts and size updated.
+            let len = 46 + le16(f, ra + 28)? + le16(f, ra + 30)? + le16(f, ra + 32)?;
+            let mut rec = f.get(ra..ra + len)?.to_vec();
+            if r.bool() {
+                let last = 46 + le16(&rec, 28)?.max(1) - 1;
+                *rec.get_mut(last)? ^= 1;
+            }
+            f.splice(eocd..eocd, rec);
+            let e = eocd + len;
+            for at in [e + 8, e + 10] {
+                let n = le16(f, at)? + 1;
+                f.get_mut(at..at + 2)?
+                    .copy_from_slice(&(n as u16).to_le_bytes());
+            }
+            let size = le32(f, e + 12)? + len;
+            put32(f, e + 12, size);
+        }
+    }
+    Some(())
+}
+
+/// The loaded tensors' storages: two of them never cover the same bytes (a hostile zip must
+/// not make two storages over one memory range: their locks and version counters would
+/// disagree). Tensors sharing a storage (views saved together) are fine.
+fn assert_no_aliasing(what: &str, ts: &[&Tensor]) {
+    let span = |t: &Tensor| {
+        let start = t.data_ptr() - t.storage_offset() * t.dtype().itemsize();
+        (start, start + t.storage_nbytes())
+    };
+    for (i, a) in ts.iter().enumerate() {
+        for b in &ts[..i] {
+            if a.shares_storage(b) || a.storage_nbytes() == 0 || b.storage_nbytes() == 0 {
+                continue;
+            }
+            let ((s1, e1), (s2, e2)) = (span(a), span(b));
+            assert!(
+                e1 <= s2 || e2 <= s1,
+                "{what}: two storages over the same bytes ({s1:#x}..{e1:#x} and {s2:#x}..{e2:#x})"
+            );
+        }
+    }
+}
+
+fn tensors_of<'a>(v: &'a tensile::io::torch::Value, out: &mut Vec<&'a Tensor>) {
+    if let Some(t) = v.as_tensor() {
+        out.push(t);
+    }
+    if let Some(s) = v.as_seq() {
+        s.iter().for_each(|x| tensors_of(x, out));
+    }
+    if let Some(d) = v.as_dict() {
+        for (k, x) in d {
+            tensors_of(k, out);
+            tensors_of(x, out);
+        }
+    }
+}
+
+/// Zips damaged by [`damage_zip`] (an `.npz` of the round trip, or a `torch.save` file of
+/// PyTorch's), loaded in memory and from a (memory-mapped) file: an error or tensors that
+/// never alias across storages. Reads nothing when the input is exhausted (a 0 byte: none).
+fn hostile_zips(r: &mut Rd, npzs: &[Vec<u8>]) {
+    use tensile::io::*;
+    for _ in 0..r.below(4) {
+        let torch_file = r.bool();
+        let mut f = if torch_file {
+            TORCH_FILES[r.below(TORCH_FILES.len())].to_vec()
+        } else if npzs.is_empty() {
+            continue;
+        } else {
+            npzs[r.below(npzs.len())].clone()
+        };
+        for _ in 0..1 + r.below(2) {
+            let _ = damage_zip(r, &mut f);
+        }
+        let path = tmp_path(if torch_file { "pt" } else { "npz" });
+        let file = std::fs::write(&path, &f).is_ok();
+        if torch_file {
+            let loaded = [
+                Some(torch::load_bytes(&f)),
+                file.then(|| torch::load(&path)),
+            ];
+            for v in loaded.into_iter().flatten().flatten() {
+                let mut ts = Vec::new();
+                tensors_of(&v, &mut ts);
+                assert_no_aliasing("torch", &ts);
+                ts.iter().for_each(|t| touch(t));
+            }
+        } else {
+            let loaded = [Some(npz::read_bytes(&f)), file.then(|| npz::read(&path))];
+            for v in loaded.into_iter().flatten().flatten() {
+                let ts: Vec<&Tensor> = v.iter().map(|(_, t)| t).collect();
+                assert_no_aliasing("npz", &ts);
+                ts.iter().for_each(|t| touch(t));
+            }
+        }
+        if file {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
 /// Checkpoint and array loaders on arbitrary bytes, and save → load round trips.
 ///
 /// The first byte picks: `0..=4` one loader (safetensors, npy, npz, torch `load`, torch
 /// `load_state_dict`) on the rest of the input, in memory and from a file; `5` every loader on
 /// the rest; `6` a round trip of small tensors decoded from the rest; `7` a round trip whose
-/// files are then corrupted at positions from the input and loaded again.
+/// files are then corrupted at positions from the input and loaded again, then (input
+/// permitting) zips with hostile structure: see [`hostile_zips`].
 pub fn run_io(data: &[u8]) {
     let Some((&k, rest)) = data.split_first() else {
         return;
@@ -2233,6 +2546,11 @@ pub fn run_io(data: &[u8]) {
             let Some(files) = round_trip(&mut r) else {
                 return;
             };
+            let npzs: Vec<Vec<u8>> = files
+                .iter()
+                .filter(|(kind, _)| *kind == 2)
+                .map(|(_, f)| f.clone())
+                .collect();
             for (kind, mut f) in files {
                 if f.is_empty() {
                     continue;
@@ -2254,6 +2572,7 @@ pub fn run_io(data: &[u8]) {
                 }
                 load_all(kind, &f, false);
             }
+            hostile_zips(&mut r, &npzs);
         }
     }
 }

@@ -28,6 +28,9 @@ pub enum ErrorKind {
     /// `AssertionError`: a Python-level `assert` of `torch.nn.functional` (`F.embedding`'s
     /// `Padding_idx must be within num_embeddings`).
     AssertionError,
+    /// `KeyError`: a missing dict key (`optimizer.state_dict()` when the state holds a
+    /// parameter that is no longer in any group).
+    KeyError,
 }
 
 impl ErrorKind {
@@ -40,6 +43,7 @@ impl ErrorKind {
             ErrorKind::NotImplementedError => "NotImplementedError",
             ErrorKind::TypeError => "TypeError",
             ErrorKind::AssertionError => "AssertionError",
+            ErrorKind::KeyError => "KeyError",
         }
     }
 }
@@ -87,6 +91,10 @@ impl Error {
     /// An `AssertionError` (a failed Python `assert` in `torch.nn.functional`).
     pub fn assertion(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::AssertionError, message)
+    }
+    /// A `KeyError` (its message is the key, as `str(e)` prints it).
+    pub fn key(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::KeyError, message)
     }
     /// A `NotImplementedError`.
     pub fn not_implemented(message: impl Into<String>) -> Error {

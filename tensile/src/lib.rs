@@ -116,20 +116,37 @@ impl std::fmt::Display for Tensor {
     }
 }
 
-/// `torch.set_num_threads(n)`: the number of threads ops may use (rayon's global pool). Call
-/// it once, before the first op; later calls return an error.
+/// `torch.set_num_threads(n)`: the number of threads an op splits its work over (intra-op
+/// parallelism), for ops called from this thread from now on and for every thread that has
+/// not yet run an op (or called [`get_num_threads`]); threads that have keep their count.
+/// This is how PyTorch behaves with its OpenMP backend (`omp_set_num_threads` sets the
+/// calling thread's count). It may be called at any time.
 ///
-/// Error: `set_num_threads: the thread pool is already running`.
-pub fn set_num_threads(n: usize) -> Result<()> {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(n)
-        .build_global()
-        .map_err(|_| Error::runtime("set_num_threads: the thread pool is already running"))
+/// Before any call, a thread's count is `RAYON_NUM_THREADS` when that is a positive integer,
+/// else the number of CPUs. The threads are tensile's own (one pool per count in use, started
+/// on first use, see `kernels/par.rs`), never rayon's global pool nor a pool the caller runs
+/// in: an op called from a rayon task blocks that task's thread while its kernels run, and
+/// that thread runs no other task meanwhile. With `n == 1` ops run on the calling thread.
+///
+/// Errors: `set_num_threads expects a positive integer` (RuntimeError, `n <= 0`; a `u64` or
+/// `usize` above `i64::MAX` is a negative int, as everywhere); `Overflow when unpacking long`
+/// (ValueError, `n` outside int32, as PyTorch's binding).
+pub fn set_num_threads(n: impl Int) -> Result<()> {
+    let n = n.to_i64();
+    if n > i32::MAX as i64 || n < i32::MIN as i64 {
+        return Err(Error::value("Overflow when unpacking long"));
+    }
+    if n <= 0 {
+        return Err(Error::runtime("set_num_threads expects a positive integer"));
+    }
+    kernels::par::set_threads(n as usize);
+    Ok(())
 }
 
-/// `torch.get_num_threads()`: the number of threads ops use.
+/// `torch.get_num_threads()`: the number of threads ops called from this thread split their
+/// work over (see [`set_num_threads`]).
 pub fn get_num_threads() -> usize {
-    rayon::current_num_threads()
+    kernels::par::threads()
 }
 
 /// The README's Rust examples, compiled and run as doctests so that the README stays true.

@@ -8,15 +8,37 @@
 //! * every op locks, for its whole duration, each distinct storage it touches: a **write**
 //!   lock on the storages of its outputs and a **read** lock on the storages of its inputs
 //!   (an input that shares its output's storage is covered by the write lock);
-//! * locks are taken in address order, so two ops never deadlock;
-//! * kernels (including those run on rayon workers) only dereference pointers while the
-//!   calling op holds those locks.
+//! * locks are taken in address order ([`lock_all`]), so two ops never wait for each other's
+//!   locks in a cycle;
+//! * kernels only dereference pointers while the calling op holds those locks. A parallel
+//!   kernel runs its chunks on tensile's intra-op pool (`crate::kernels::par`) and the op
+//!   waits for all of them before it releases its locks.
 //!
 //! So two threads may read one storage together, a writer excludes everyone else, and an
 //! in-place op through a view of a base tensor serialises with every other use of that base.
 //! Overlap *within* one op (the same memory read and written, as in `x.add_(x)`) is handled
 //! element by element with raw pointers and is refused by PyTorch's overlap checks where the
 //! result would depend on iteration order. `Tensor` is therefore `Send + Sync`.
+//!
+//! ## Locks and threads: why no op waits forever
+//! Inside an op a thread waits for storage locks and, holding them, for its kernel chunks on
+//! the intra-op pool. Both waits end:
+//! * the intra-op pool's threads run nothing but kernel chunks (closures given to
+//!   `kernels::par::run`). A chunk takes no storage lock, runs no op and no user code, and
+//!   waits only for chunks it splits off itself, so every chunk finishes whatever locks other
+//!   threads hold: an op holding locks always gets its chunks done, then releases its locks;
+//! * a thread waiting for its chunks runs nothing else meanwhile: never a user's task (the
+//!   wait is a blocking one, not rayon's work-stealing wait, also when the caller is a worker
+//!   of the user's own rayon pool; see `kernels::par`). So it never re-enters a lock it holds
+//!   (a stolen task reading the tensor it writes, queued behind itself), and the threads it
+//!   waits for are never user threads that could be blocked on its locks;
+//! * lock waits form no cycle among ops (address order), and every holder of a lock is an op
+//!   that finishes, as above.
+//!
+//! The same confinement keeps thread-local autograd state (grad mode, the in-place depth;
+//! `crate::autograd`) with the task that set it: a thread inside an op (`backward()` with
+//! grad mode off, an in-place op) never runs someone else's task. This is PyTorch's model:
+//! ATen's intra-op pool runs only `at::parallel_for` chunks.
 
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
 use std::cell::UnsafeCell;

@@ -90,3 +90,26 @@ fn smoke_programs() {
         program::run_io(&data);
     }
 }
+
+/// The `api` arms 78 and 79 (ops from the tasks of a user rayon pool while another thread
+/// writes the same tensor in place) on hand-decoded programs: one constructor
+/// (`[0, dtype, 1, 1, 5, 200]`: a 1-d `ones` of 5 elements of `DTYPES[dtype]`, no
+/// `as_strided`), then the arm (`78`: on that tensor, `79`: on a fresh 2^17-element one, above
+/// the parallel grain) with its three operand picks, 16 tasks (every task kind twice) and 8
+/// writes (every write kind twice).
+#[test]
+fn thread_arms_run_clean() {
+    for dtype in [8u8, 5, 0] {
+        for op in [78u8, 79] {
+            let mut data = vec![0, dtype, 1, 1, 5, 200, op, 0, 0, 0, 14];
+            for i in 0..16u8 {
+                data.extend([i % 8, i.wrapping_mul(37)]);
+            }
+            data.push(7);
+            for i in 0..8u8 {
+                data.extend([i % 4, i.wrapping_mul(53)]);
+            }
+            program::run_api(&data);
+        }
+    }
+}

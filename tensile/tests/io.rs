@@ -118,13 +118,19 @@ fn every_dtype() -> Vec<(String, Tensor)> {
     v
 }
 
-/// Non-contiguous inputs: a transpose, a stepped slice, an expanded tensor, an offset narrow.
+/// Non-contiguous inputs: a transpose, a stepped slice, an expanded tensor, an offset narrow
+/// (each over a storage of its own: safetensors refuses tensors that share memory).
 fn non_contiguous() -> Vec<(String, Tensor)> {
-    let base = Tensor::arange(24).unwrap().to(DType::Float32).unwrap();
-    let m = base.view([4, 6]).unwrap();
+    let m = Tensor::arange(24)
+        .unwrap()
+        .to(DType::Float32)
+        .unwrap()
+        .view([4, 6])
+        .unwrap();
+    let m = || m.clone();
     vec![
-        ("t".into(), m.t().unwrap()),
-        ("step".into(), m.slice(1, Some(0), Some(6), 2).unwrap()),
+        ("t".into(), m().t().unwrap()),
+        ("step".into(), m().slice(1, Some(0), Some(6), 2).unwrap()),
         (
             "expand".into(),
             Tensor::arange(3)
@@ -136,7 +142,7 @@ fn non_contiguous() -> Vec<(String, Tensor)> {
         ),
         (
             "narrow".into(),
-            m.narrow(0, 1, 2).unwrap().narrow(1, 2, 3).unwrap(),
+            m().narrow(0, 1, 2).unwrap().narrow(1, 2, 3).unwrap(),
         ),
     ]
 }
@@ -458,6 +464,225 @@ fn torch_hostile_pickles_are_errors() {
     assert_eq!(err, "<bytes>: missing storage 'archive/data/0'");
 }
 
+// ------------------------------------------------------------------------ hostile zips
+
+/// CRC-32 (IEEE), for zips written by hand.
+fn crc32(data: &[u8]) -> u32 {
+    let mut c = !0u32;
+    for &b in data {
+        c ^= b as u32;
+        for _ in 0..8 {
+            c = if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            };
+        }
+    }
+    !c
+}
+
+/// A stored member's local header (version 2.0, no flags, time 0), `data` following it.
+fn local_header(name: &str, data: &[u8]) -> Vec<u8> {
+    let mut v = b"PK\x03\x04\x14\x00\x00\x00\x00\x00\x00\x00\x00\x00".to_vec();
+    v.extend(crc32(data).to_le_bytes());
+    v.extend((data.len() as u32).to_le_bytes());
+    v.extend((data.len() as u32).to_le_bytes());
+    v.extend((name.len() as u16).to_le_bytes());
+    v.extend(0u16.to_le_bytes());
+    v.extend(name.as_bytes());
+    v
+}
+
+/// A zip written by hand: `body` (local headers and data, from offset 0), then a central
+/// directory of `records` `(name, data, local header offset)` and the end record.
+fn zip_by_hand(mut body: Vec<u8>, records: &[(&str, &[u8], usize)]) -> Vec<u8> {
+    let start = body.len();
+    for (name, data, offset) in records {
+        body.extend(b"PK\x01\x02\x14\x00");
+        body.extend(&local_header(name, data)[4..30]);
+        body.extend([0u8; 10]); // comment length, disk, internal and external attributes
+        body.extend((*offset as u32).to_le_bytes());
+        body.extend(name.as_bytes());
+    }
+    let size = body.len() - start;
+    body.extend(b"PK\x05\x06\x00\x00\x00\x00");
+    body.extend((records.len() as u16).to_le_bytes());
+    body.extend((records.len() as u16).to_le_bytes());
+    body.extend((size as u32).to_le_bytes());
+    body.extend((start as u32).to_le_bytes());
+    body.extend(0u16.to_le_bytes());
+    body
+}
+
+/// Where a central directory record of `name` starts (its local header offset is at +42).
+fn central_record(zip: &[u8], name: &str) -> usize {
+    let n = name.as_bytes();
+    (0..=zip.len() - 46 - n.len())
+        .rev()
+        .find(|&i| &zip[i..i + 4] == b"PK\x01\x02" && &zip[i + 46..i + 46 + n.len()] == n)
+        .unwrap()
+}
+
+fn local_offset(zip: &[u8], name: &str) -> usize {
+    let r = central_record(zip, name);
+    u32::from_le_bytes(zip[r + 42..r + 46].try_into().unwrap()) as usize
+}
+
+/// `zip` with `name`'s central record pointing at `target`'s local header.
+fn pointed_at(zip: &[u8], name: &str, target: &str) -> Vec<u8> {
+    let mut v = zip.to_vec();
+    let r = central_record(zip, name);
+    let to = local_offset(zip, target) as u32;
+    v[r + 42..r + 46].copy_from_slice(&to.to_le_bytes());
+    v
+}
+
+/// Loads `bytes` from a file and from memory; both errors, the file's naming the file.
+fn refused(
+    name: &str,
+    bytes: &[u8],
+    from_file: impl Fn(&Path) -> Result<(), tensile::Error>,
+    from_bytes: impl Fn(&[u8]) -> Result<(), tensile::Error>,
+    want: &str,
+) {
+    let p = tmp(name);
+    std::fs::write(&p, bytes).unwrap();
+    let e = from_file(&p).unwrap_err().to_string();
+    assert_eq!(e, format!("{}: {want}", p.display()), "{name} (file)");
+    let e = from_bytes(bytes).unwrap_err().to_string();
+    assert_eq!(e, format!("<bytes>: {want}"), "{name} (bytes)");
+}
+
+#[test]
+fn torch_members_sharing_bytes_are_refused() {
+    let file = std::fs::read(data("two_u8.pt")).unwrap();
+    // As PyTorch wrote it: two storages, both viewed in the mapped file, apart.
+    let v = pt::load(data("two_u8.pt")).unwrap();
+    let (a, b) = (
+        v.get("a").unwrap().as_tensor().unwrap(),
+        v.get("b").unwrap().as_tensor().unwrap(),
+    );
+    assert_eq!(a.to_vec::<u8>(), (0..8).collect::<Vec<u8>>());
+    assert_eq!(b.to_vec::<u8>(), (100..160).collect::<Vec<u8>>());
+    a.fill_(7).unwrap();
+    assert_eq!(b.to_vec::<u8>(), (100..160).collect::<Vec<u8>>());
+    let load = |p: &Path| pt::load(p).map(drop);
+    let load_bytes = |b: &[u8]| pt::load_bytes(b).map(drop);
+    // The issue's file: data/1's central record points at data/0's local header. tensile
+    // loaded it as two storages over the same bytes (a write to `a` changed `b`, with separate
+    // version counters and locks); PyTorch copies (mmap=True: aliases), Python's zipfile
+    // refuses ("File name in directory 'two_u8/data/1' and header b'two_u8/data/0' differ.").
+    refused(
+        "mismatch.pt",
+        &pointed_at(&file, "two_u8/data/1", "two_u8/data/0"),
+        load,
+        load_bytes,
+        "corrupt zip archive: member 'two_u8/data/1': invalid Zip archive: header inconsistency detected: Local file header filename mismatch (does not match central directory)",
+    );
+    // Consistent headers, but data/0's member lies inside data/1's data.
+    let mut zf = zip::ZipArchive::new(std::io::Cursor::new(&file[..])).unwrap();
+    let mut pkl = Vec::new();
+    std::io::Read::read_to_end(&mut zf.by_name("two_u8/data.pkl").unwrap(), &mut pkl).unwrap();
+    let a_bytes: Vec<u8> = (0..8).collect();
+    let mut inner = local_header("archive/data/0", &a_bytes);
+    inner.extend(&a_bytes);
+    inner.resize(60, 0);
+    let mut body = local_header("archive/data.pkl", &pkl);
+    body.extend(&pkl);
+    let off1 = body.len();
+    body.extend(local_header("archive/data/1", &inner));
+    body.extend(&inner);
+    let records = [
+        ("archive/data.pkl", &pkl[..], 0),
+        ("archive/data/0", &a_bytes[..], off1 + 30 + 14),
+        ("archive/data/1", &inner[..], off1),
+    ];
+    let nested = zip_by_hand(body.clone(), &records);
+    refused(
+        "nested.pt",
+        &nested,
+        load,
+        load_bytes,
+        "corrupt zip archive: members 'archive/data/1' and 'archive/data/0' overlap",
+    );
+    // The same members laid apart load (the hand-made zip is a good one).
+    let mut apart = body;
+    let off0 = apart.len();
+    apart.extend(local_header("archive/data/0", &a_bytes));
+    apart.extend(&a_bytes);
+    let records = [
+        records[0],
+        ("archive/data/0", &a_bytes[..], off0),
+        records[2],
+    ];
+    let v = pt::load_bytes(&zip_by_hand(apart, &records)).unwrap();
+    assert_eq!(
+        v.get("a").unwrap().as_tensor().unwrap().to_vec::<u8>(),
+        a_bytes
+    );
+    // The last member grown (in both its headers) into the central directory.
+    let mut into_dir = file.clone();
+    let last = "two_u8/.data/serialization_id";
+    let (l, r) = (local_offset(&file, last), central_record(&file, last));
+    for at in [l + 18, l + 22, r + 20, r + 24] {
+        into_dir[at..at + 4].copy_from_slice(&240u32.to_le_bytes());
+    }
+    refused(
+        "into_dir.pt",
+        &into_dir,
+        load,
+        load_bytes,
+        "corrupt zip archive: member 'two_u8/.data/serialization_id' overlaps the central directory",
+    );
+}
+
+#[test]
+fn npz_members_sharing_bytes_are_refused() {
+    let (x, y) = (
+        Tensor::from_vec((0u8..8).collect(), [8]).unwrap(),
+        Tensor::from_vec((100u8..108).collect(), [8]).unwrap(),
+    );
+    let p = tmp("xy.npz");
+    npz::write(&p, &[("x", &x), ("y", &y)]).unwrap();
+    let file = std::fs::read(&p).unwrap();
+    let read = |p: &Path| npz::read(p).map(drop);
+    let read_bytes = |b: &[u8]| npz::read_bytes(b).map(drop);
+    // NumPy (zipfile): "File name in directory 'y.npy' and header b'x.npy' differ."
+    refused(
+        "mismatch.npz",
+        &pointed_at(&file, "y.npy", "x.npy"),
+        read,
+        read_bytes,
+        "corrupt zip archive: member 'y.npy': invalid Zip archive: header inconsistency detected: Local file header filename mismatch (does not match central directory)",
+    );
+    // x.npy (member and local header) inside the data of y.npy, a uint8 array.
+    let x_npy = npy::to_bytes(&x).unwrap();
+    let mut inner = local_header("x.npy", &x_npy);
+    inner.extend(&x_npy);
+    let y_npy = npy::to_bytes(&Tensor::from_vec(inner.clone(), [inner.len()]).unwrap()).unwrap();
+    let mut body = local_header("y.npy", &y_npy);
+    body.extend(&y_npy);
+    let at = 30 + 5 + (y_npy.len() - inner.len());
+    let nested = zip_by_hand(body, &[("x.npy", &x_npy, at), ("y.npy", &y_npy, 0)]);
+    refused(
+        "nested.npz",
+        &nested,
+        read,
+        read_bytes,
+        "corrupt zip archive: members 'y.npy' and 'x.npy' overlap",
+    );
+    // A size changed in the local header only.
+    let mut sized = file.clone();
+    let l = local_offset(&file, "x.npy");
+    sized[l + 22] ^= 1;
+    let e = npz::read_bytes(&sized).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "<bytes>: corrupt zip archive: member 'x.npy': invalid Zip archive: header inconsistency detected: uncompressed size mismatch (does not match central directory)"
+    );
+}
+
 trait ReplaceFirst {
     fn replace_first(&self, from: &[u8], to: &[u8]) -> Vec<u8>;
 }
@@ -521,6 +746,65 @@ fn safetensors_round_trip_every_dtype_and_layout() {
         .unwrap_err()
         .to_string();
     assert_eq!(err, format!("{}: duplicate tensor name 'a'", p.display()));
+}
+
+#[test]
+fn safetensors_refuses_tensors_sharing_memory() {
+    // safetensors.torch.save_file's check (safetensors 0.8, `_find_shared_tensors`): tensors
+    // over one storage whose bytes overlap would be written twice and load unshared.
+    let w = Tensor::arange(6)
+        .unwrap()
+        .to(DType::Float32)
+        .unwrap()
+        .view([2, 3])
+        .unwrap();
+    let p = tmp("shared.safetensors");
+    let msg = |sets: &str| {
+        format!(
+            "Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: {sets}. More information at https://huggingface.co/docs/safetensors/torch_shared_tensors"
+        )
+    };
+    let err = st::save(&[("a", &w), ("b", &w)], &p)
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, format!("{}: {}", p.display(), msg("[{'a', 'b'}]")));
+    assert!(!p.exists());
+    let (r0, r1) = (w.select(0, 0).unwrap(), w.select(0, 1).unwrap());
+    let c = Tensor::zeros([2]).unwrap();
+    let cases: [(&[(&str, &Tensor)], &str); 3] = [
+        (
+            &[("w", &w), ("r0", &r0), ("c", &c), ("r1", &r1)],
+            "[{'w', 'r0', 'r1'}]",
+        ),
+        (
+            &[("r0", &r0), ("x", &w.narrow(0, 0, 2).unwrap())],
+            "[{'r0', 'x'}]",
+        ),
+        (
+            &[
+                ("a", &w),
+                ("c", &c),
+                ("b", &w.view([6]).unwrap()),
+                ("c2", &c.alias()),
+            ],
+            "[{'a', 'b'}, {'c', 'c2'}]",
+        ),
+    ];
+    for (ts, sets) in cases {
+        let err = st::save_bytes(ts).unwrap_err().to_string();
+        assert_eq!(err, format!("<bytes>: {}", msg(sets)));
+    }
+    // Disjoint parts of one storage, and empty tensors, are fine (as in save_file).
+    let e = Tensor::zeros([0]).unwrap();
+    let ok: [&[(&str, &Tensor)]; 3] = [
+        &[("r0", &r0), ("r1", &r1)],
+        &[("e", &e), ("e2", &e)],
+        &[("w", &w), ("none", &w.narrow(0, 0, 0).unwrap())],
+    ];
+    for ts in ok {
+        let back = st::load_bytes(&st::save_bytes(ts).unwrap()).unwrap();
+        assert_eq!(back.len(), ts.len());
+    }
 }
 
 /// A safetensors file made by hand: `header` JSON, then `body`.
@@ -700,9 +984,77 @@ fn npy_bad_files() {
         )),
         "<bytes>: bad header: 'descr' is not a simple dtype string (structured arrays are not supported)"
     );
+    // NumPy wants exactly the keys 'descr', 'fortran_order' and 'shape' ("Header does not
+    // contain the correct keys: [...]", the keys sorted).
     assert_eq!(
         err(&npy_with("{'descr': '<f4', 'shape': (2,), }", &[0; 8])),
-        "<bytes>: bad header: no 'fortran_order' key"
+        "<bytes>: bad header: does not contain the correct keys: ['descr', 'shape']"
+    );
+    assert_eq!(
+        err(&npy_with(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1, }",
+            &[0; 8]
+        )),
+        "<bytes>: bad header: does not contain the correct keys: ['descr', 'extra', 'fortran_order', 'shape']"
+    );
+    assert_eq!(
+        err(&npy_with(
+            "{'shape': (), 'fortran_order': False, }",
+            &[0; 8]
+        )),
+        "<bytes>: bad header: does not contain the correct keys: ['fortran_order', 'shape']"
+    );
+    // A key given twice counts once; the last value wins (a Python dict literal).
+    let t = npy::read_bytes(&npy_with(
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'descr': '<f8'}",
+        &[0; 16],
+    ))
+    .unwrap();
+    assert_eq!(t.dtype(), DType::Float64);
+    // NumPy's size limit: the itemsize times the non-zero sizes fits in int64, whatever
+    // zero the shape holds ("array is too big; `arr.size * arr.dtype.itemsize` is larger than
+    // the maximum possible size.").
+    for (descr, shape) in [
+        ("<f4", "(0, 9223372036854775807)"),
+        ("<f4", "(0, 2305843009213693952)"),
+        ("<f4", "(1, 9223372036854775807)"),
+        ("|u1", "(0, 9223372036854775808)"),
+        ("<f4", "(0, 4611686018427387904, 2)"),
+        ("|u1", "(3037000500, 3037000500)"),
+    ] {
+        let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        assert_eq!(
+            err(&npy_with(&h, &[])),
+            format!("<bytes>: bad header: the shape {shape} is too large"),
+        );
+    }
+    // ... and below the limit, an empty array NumPy loads (with no data).
+    for (descr, shape, sizes) in [
+        ("<f4", "(0, 2305843009213693951)", [0, (1usize << 61) - 1]),
+        ("|u1", "(0, 9223372036854775807)", [0, i64::MAX as usize]),
+        ("|u1", "(9223372036854775807, 0)", [i64::MAX as usize, 0]),
+    ] {
+        let h = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        let t = npy::read_bytes(&npy_with(&h, &[])).unwrap();
+        assert_eq!(t.size(), sizes);
+        assert_eq!(t.numel(), 0);
+    }
+    // Through a file, the error names it.
+    let p = tmp("too_big.npy");
+    std::fs::write(
+        &p,
+        npy_with(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 9223372036854775807), }",
+            &[],
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        npy::read(&p).unwrap_err().to_string(),
+        format!(
+            "{}: bad header: the shape (0, 9223372036854775807) is too large",
+            p.display()
+        )
     );
     assert_eq!(
         err(&npy_with(

@@ -661,6 +661,36 @@ fn module_list_and_named_modules() {
     assert_eq!(ml.num_parameters(), 2 * 3 + 3 + 3);
 }
 
+/// `nn.Linear(0, 4)`: with fan_in 0 PyTorch's bound is the int 0, so the bias is
+/// `uniform_(0, 0)`: `0.` (it was `uniform_(-0.0, 0.0)` here, which fills `-0.`, as PyTorch's
+/// own `uniform_(-0.0, 0.0)` does).
+#[test]
+fn linear_without_inputs_has_a_positive_zero_bias() {
+    let _l = seed_lock();
+    let l = Linear::new(0, 4).unwrap();
+    let b = l.bias.as_ref().unwrap().detach();
+    assert_eq!(b.to_string(), "tensor([0., 0., 0., 0.])");
+    assert!(b.to_vec::<f32>().iter().all(|x| x.to_bits() == 0));
+    assert_eq!(l.weight.size(), [4, 0]);
+    let l = Linear::with(
+        0,
+        2,
+        LinearConfig {
+            dtype: DType::Float64,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        l.bias.as_ref().unwrap().detach().to_string(),
+        "tensor([0., 0.], dtype=torch.float64)"
+    );
+    // uniform_ keeps the sign PyTorch gives: torch.empty(2).uniform_(-0.0, 0.0) is -0.
+    let t = Tensor::ones([2]).unwrap();
+    init::uniform_(&t, -0.0, 0.0).unwrap();
+    assert_eq!(t.to_string(), "tensor([-0., -0.])");
+}
+
 #[test]
 fn init_functions_match_pytorch() {
     let _l = seed_lock();
@@ -812,7 +842,7 @@ fn clip_grad_norm_matches_pytorch() {
                     .unwrap()
                     .requires_grad_(true)
                     .unwrap();
-                p.set_grad(Some(g.clone()));
+                p.set_grad(Some(g.clone())).unwrap();
                 p
             })
             .collect();
@@ -839,8 +869,10 @@ fn clip_grad_norm_matches_pytorch() {
     // direct check: a known configuration
     let p1 = Tensor::zeros([2]).unwrap().requires_grad_(true).unwrap();
     let p2 = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
-    p1.set_grad(Some(Tensor::from_vec(vec![3.0f32, 4.0], [2]).unwrap()));
-    p2.set_grad(Some(Tensor::from_vec(vec![12.0f32], [1]).unwrap()));
+    p1.set_grad(Some(Tensor::from_vec(vec![3.0f32, 4.0], [2]).unwrap()))
+        .unwrap();
+    p2.set_grad(Some(Tensor::from_vec(vec![12.0f32], [1]).unwrap()))
+        .unwrap();
     let no_grad = Tensor::zeros([3]).unwrap().requires_grad_(true).unwrap();
     let total = clip_grad_norm_(&[&p1, &p2, &no_grad], 1.0).unwrap();
     assert_eq!(total.item::<f32>().unwrap(), 13.0);
@@ -851,7 +883,8 @@ fn clip_grad_norm_matches_pytorch() {
     clip_grad_value_(&[&p1], 0.1).unwrap();
     assert!(p1.grad().unwrap().to_vec::<f32>().iter().all(|&x| x <= 0.1));
     let inf = Tensor::zeros([1]).unwrap().requires_grad_(true).unwrap();
-    inf.set_grad(Some(Tensor::from_vec(vec![f32::INFINITY], [1]).unwrap()));
+    inf.set_grad(Some(Tensor::from_vec(vec![f32::INFINITY], [1]).unwrap()))
+        .unwrap();
     assert_eq!(
         clip_grad_norm_with_(&[&inf], 1.0, 2.0, true)
             .unwrap_err()

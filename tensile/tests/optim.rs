@@ -210,10 +210,11 @@ impl Fixture {
     fn set_grads(&self, params: &[Tensor], s: usize) {
         for (i, p) in params.iter().enumerate() {
             if s == 2 && i == params.len() - 1 {
-                p.set_grad(None);
+                p.set_grad(None).unwrap();
             } else {
                 let g = &self.d["grads"][s][i];
-                p.set_grad(Some(from_bits(&u64s(g), &self.shapes[i], self.dtype)));
+                p.set_grad(Some(from_bits(&u64s(g), &self.shapes[i], self.dtype)))
+                    .unwrap();
             }
         }
     }
@@ -447,7 +448,7 @@ fn state_dict_has_pytorchs_structure() {
         ),
     ])
     .unwrap();
-    p.set_grad(Some(Tensor::ones([3]).unwrap()));
+    p.set_grad(Some(Tensor::ones([3]).unwrap())).unwrap();
     opt.step().unwrap();
     let sd = opt.state_dict().unwrap();
     // only p had a gradient: q has no state
@@ -671,7 +672,7 @@ fn validation_errors_are_pytorchs() {
     let e = SGD::new([Tensor::zeros_with([2], DType::Float16).unwrap()])
         .and_then(|mut o| {
             o.params(0).unwrap()[0]
-                .set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()));
+                .set_grad(Some(Tensor::zeros_with([2], DType::Float16).unwrap()))?;
             o.step()
         })
         .unwrap_err();
@@ -699,13 +700,101 @@ fn zero_grad_sets_none_or_zeroes_in_place() {
     assert_eq!(p.version(), v);
 }
 
+/// `p.grad = g` is checked as PyTorch's `THPVariable_set_grad` checks it (texts of torch
+/// 2.15): an optimizer never steps a gradient of another shape or dtype into a parameter.
+#[test]
+fn set_grad_checks_dtype_and_size_as_pytorch() {
+    let p = Tensor::zeros([2, 3]).unwrap().requires_grad_(true).unwrap();
+    let err = |g: Tensor| p.set_grad(Some(g)).unwrap_err().to_string();
+    let size_msg = |g: &str| {
+        format!(
+            "attempting to assign a gradient of size '{g}' to a tensor of size '[2, 3]'. Please ensure that the gradient and the tensor are the same size"
+        )
+    };
+    let dtype_msg = |g: &str, t: &str| {
+        format!(
+            "attempting to assign a gradient with dtype '{g}' to a tensor with grad_dtype '{t}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match."
+        )
+    };
+    assert_eq!(err(Tensor::zeros([3, 2]).unwrap()), size_msg("[3, 2]"));
+    assert_eq!(err(Tensor::zeros([6]).unwrap()), size_msg("[6]"));
+    assert_eq!(
+        err(Tensor::scalar_tensor(1.0)
+            .unwrap()
+            .to(DType::Float32)
+            .unwrap()),
+        size_msg("[]")
+    );
+    assert_eq!(
+        err(Tensor::zeros_with([2, 3], DType::Float64).unwrap()),
+        dtype_msg("double", "Float")
+    );
+    // The dtype is checked before the size.
+    assert_eq!(
+        err(Tensor::zeros_with([3], DType::Float16).unwrap()),
+        dtype_msg("c10::Half", "Float")
+    );
+    assert_eq!(
+        err(Tensor::zeros_with([2, 3], DType::BFloat16).unwrap()),
+        dtype_msg("c10::BFloat16", "Float")
+    );
+    assert_eq!(
+        p.set_grad(Some(p.alias())).unwrap_err().to_string(),
+        "can't assign Variable as its own grad"
+    );
+    assert!(p.grad().is_none(), "a refused gradient is not stored");
+    // Accepted: the same size and dtype, any layout; a detached alias (another variable).
+    p.set_grad(Some(Tensor::ones([3, 2]).unwrap().t().unwrap()))
+        .unwrap();
+    let g = p.grad().unwrap();
+    assert_eq!(err(Tensor::zeros([3, 2]).unwrap()), size_msg("[3, 2]"));
+    assert!(
+        p.grad().unwrap().shares_storage(&g),
+        "the old gradient stays"
+    );
+    p.set_grad(Some(p.detach())).unwrap();
+    p.set_grad(None).unwrap();
+    assert!(p.grad().is_none());
+    // Integer tensors: a gradient of their own dtype is taken (PyTorch too); another is not.
+    let i = Tensor::zeros_with([2], DType::Int64).unwrap();
+    i.set_grad(Some(Tensor::zeros_with([2], DType::Int64).unwrap()))
+        .unwrap();
+    assert_eq!(
+        i.set_grad(Some(Tensor::zeros([2]).unwrap()))
+            .unwrap_err()
+            .to_string(),
+        dtype_msg("float", "Long")
+    );
+    let b = Tensor::zeros_with([2], DType::Bool).unwrap();
+    for (d, name) in [
+        (DType::UInt8, "unsigned char"),
+        (DType::Int8, "signed char"),
+        (DType::Int16, "short int"),
+        (DType::Int32, "int"),
+        (DType::Int64, "long int"),
+        (DType::Float32, "float"),
+    ] {
+        assert_eq!(
+            b.set_grad(Some(Tensor::zeros_with([2], d).unwrap()))
+                .unwrap_err()
+                .to_string(),
+            dtype_msg(name, "Bool")
+        );
+    }
+    // The issue's case: a [3, 2] gradient never reaches SGD's step of a [2, 3] parameter.
+    let mut opt = SGD::new_with([p.alias()], 0.1).unwrap();
+    assert!(p.set_grad(Some(Tensor::ones([3, 2]).unwrap())).is_err());
+    opt.step().unwrap();
+    assert_eq!(p.to_vec::<f32>(), [0.0; 6]);
+}
+
 /// The optimizer writes into the caller's tensors (shared storage), in place.
 #[test]
 fn parameters_are_updated_in_place() {
     let w = Tensor::ones([2, 2]).unwrap().requires_grad_(true).unwrap();
     let view = w.detach();
     let mut opt = Adam::new_with([w.alias()], 0.1).unwrap();
-    w.set_grad(Some(Tensor::ones([2, 2]).unwrap()));
+    w.set_grad(Some(Tensor::ones([2, 2]).unwrap())).unwrap();
     opt.step().unwrap();
     // PyTorch: 1 - 0.1 * 0.1 / (sqrt(0.001) / sqrt(0.001) + 1e-8) / 0.1 = 0.90000004 (bits 1063675495)
     assert_eq!(view.to_vec::<f32>(), vec![f32::from_bits(1063675495); 4]);
@@ -829,6 +918,10 @@ fn group_index_out_of_range_is_an_error() {
     let text = |e: tensile::Error| e.to_string();
     assert_eq!(opt.params(0).unwrap().len(), 1);
     assert_eq!(text(opt.params(1).unwrap_err()), "list index out of range");
+    assert_eq!(
+        text(opt.params_mut(1).unwrap_err()),
+        "list index out of range"
+    );
     assert_eq!(text(opt.lr(1).unwrap_err()), "list index out of range");
     assert_eq!(
         text(opt.set_lr(1, 0.5).unwrap_err()),
@@ -843,4 +936,473 @@ fn group_index_out_of_range_is_an_error() {
         "list index out of range"
     );
     assert_eq!(opt.lr(0).unwrap(), 0.1);
+}
+
+// ---------------------------------------------------------------- state keyed by parameter
+//
+// PyTorch keys `optimizer.state` by the parameter tensor: editing `param_groups` moves no
+// state. Expected values from PyTorch 2.15 (issue 27, item 4):
+//
+//     def mk(n, v=0.0): return torch.full((n,), v, requires_grad=True)
+//     def make(kind, params):
+//         if kind == 'sgd': return torch.optim.SGD(params, lr=1.0, momentum=1.0)
+//         if kind == 'adam': return torch.optim.Adam(params, lr=0.1)
+//         return torch.optim.AdamW(params, lr=0.1, weight_decay=0.5)
+//     # swap
+//     p, q = mk(2), mk(2); o = make(kind, [p, q])
+//     p.grad = torch.full((2,), 5.0); o.step()
+//     g = o.param_groups[0]['params']; g[0], g[1] = g[1], g[0]
+//     p.grad = torch.full((2,), 5.0); q.grad = torch.zeros(2); o.step()
+//     # push
+//     p, q = mk(2, 1.0), mk(3, 2.0); o = make(kind, [p])
+//     p.grad = torch.full((2,), 5.0); o.step()
+//     o.param_groups[0]['params'].append(q)
+//     p.grad = torch.full((2,), 3.0); q.grad = torch.tensor([1.0, -2.0, 4.0]); o.step()
+//     # replace by a larger parameter
+//     p, q = mk(2, 1.0), mk(3, 2.0); o = make(kind, [p])
+//     p.grad = torch.full((2,), 5.0); o.step()
+//     o.param_groups[0]['params'][0] = q
+//     q.grad = torch.tensor([1.0, -2.0, 4.0]); o.step()
+//     o.state_dict()   # KeyError(id(p))
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Sgd,
+    Adam,
+    AdamW,
+}
+
+fn kind_opt(kind: Kind, params: &[&Tensor]) -> Box<dyn Optimizer> {
+    let ps = params.iter().map(|p| p.alias());
+    match kind {
+        Kind::Sgd => Box::new(
+            SGD::new_with(
+                ps,
+                SgdOpts {
+                    lr: 1.0,
+                    momentum: 1.0,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        ),
+        Kind::Adam => Box::new(Adam::new_with(ps, 0.1).unwrap()),
+        Kind::AdamW => Box::new(
+            AdamW::new_with(
+                ps,
+                AdamWOpts {
+                    lr: 0.1,
+                    weight_decay: 0.5,
+                    ..Default::default()
+                },
+            )
+            .unwrap(),
+        ),
+    }
+}
+
+fn full(n: usize, v: f64) -> Tensor {
+    Tensor::full([n], v).unwrap()
+}
+
+fn vec1(v: &[f32]) -> Tensor {
+    Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
+}
+
+fn leaf_full(n: usize, v: f64) -> Tensor {
+    full(n, v).requires_grad_(true).unwrap()
+}
+
+/// The values as doubles (Python's `tolist()` of a float32 tensor), compared exactly.
+fn values(t: &Tensor) -> Vec<f64> {
+    t.to_vec::<f32>().into_iter().map(f64::from).collect()
+}
+
+#[test]
+fn swapped_parameters_keep_their_own_state() {
+    for (kind, want_p) in [
+        (Kind::Sgd, -15.0),
+        (Kind::Adam, -0.19999998807907104),
+        (Kind::AdamW, -0.19499999284744263),
+    ] {
+        let (p, q) = (leaf_full(2, 0.0), leaf_full(2, 0.0));
+        let mut o = kind_opt(kind, &[&p, &q]);
+        p.set_grad(Some(full(2, 5.0))).unwrap();
+        o.step().unwrap();
+        o.params_mut(0).unwrap().swap(0, 1);
+        p.set_grad(Some(full(2, 5.0))).unwrap();
+        q.set_grad(Some(full(2, 0.0))).unwrap();
+        o.step().unwrap();
+        // before: q took p's state and p started afresh (SGD: p = [-10, -10], q = [-5, -5])
+        assert_eq!(values(&p), [want_p; 2], "{kind:?}");
+        assert_eq!(values(&q), [0.0; 2], "{kind:?}");
+        // state_dict indexes by position: q is 0 now
+        let sd = o.state_dict().unwrap();
+        assert_eq!(sd.param_groups[0].params, [0, 1]);
+        match kind {
+            Kind::Sgd => {
+                assert_eq!(
+                    values(sd.state_tensor(0, "momentum_buffer").unwrap()),
+                    [0.0; 2]
+                );
+                assert_eq!(
+                    values(sd.state_tensor(1, "momentum_buffer").unwrap()),
+                    [10.0; 2]
+                );
+            }
+            _ => {
+                let step = |i| sd.state_tensor(i, "step").unwrap().item::<f32>().unwrap();
+                assert_eq!((step(0), step(1)), (1.0, 2.0), "{kind:?}");
+                assert_eq!(
+                    values(sd.state_tensor(1, "exp_avg").unwrap()),
+                    [0.949999988079071; 2]
+                );
+                assert_eq!(
+                    values(sd.state_tensor(1, "exp_avg_sq").unwrap()),
+                    [0.04997500404715538; 2]
+                );
+                assert_eq!(values(sd.state_tensor(0, "exp_avg").unwrap()), [0.0; 2]);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_pushed_parameter_gets_fresh_state_on_its_first_step() {
+    for (kind, want_p, want_q) in [
+        (Kind::Sgd, -12.0, [1.0, 4.0, -2.0]),
+        (
+            Kind::Adam,
+            0.804250955581665,
+            [1.899999976158142, 2.0999999046325684, 1.899999976158142],
+        ),
+        (
+            Kind::AdamW,
+            0.7117509841918945,
+            [1.7999999523162842, 2.0, 1.7999999523162842],
+        ),
+    ] {
+        let (p, q) = (leaf_full(2, 1.0), leaf_full(3, 2.0));
+        let mut o = kind_opt(kind, &[&p]);
+        p.set_grad(Some(full(2, 5.0))).unwrap();
+        o.step().unwrap();
+        o.params_mut(0).unwrap().push(q.alias());
+        p.set_grad(Some(full(2, 3.0))).unwrap();
+        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0]))).unwrap();
+        // before: an index out of bounds (sgd.rs:202)
+        o.step().unwrap();
+        assert_eq!(values(&p), [want_p; 2], "{kind:?}");
+        assert_eq!(values(&q), want_q, "{kind:?}");
+        let sd = o.state_dict().unwrap();
+        assert_eq!(sd.param_groups[0].params, [0, 1]);
+        match kind {
+            Kind::Sgd => {
+                assert_eq!(
+                    values(sd.state_tensor(0, "momentum_buffer").unwrap()),
+                    [8.0; 2]
+                );
+                assert_eq!(
+                    values(sd.state_tensor(1, "momentum_buffer").unwrap()),
+                    [1.0, -2.0, 4.0]
+                );
+            }
+            _ => {
+                assert_eq!(
+                    sd.state_tensor(1, "step").unwrap().item::<f32>().unwrap(),
+                    1.0
+                );
+                assert_eq!(
+                    values(sd.state_tensor(1, "exp_avg_sq").unwrap()),
+                    [
+                        0.0010000000474974513,
+                        0.004000000189989805,
+                        0.01600000075995922
+                    ]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_parameter_replaced_by_a_larger_one_starts_fresh() {
+    for (kind, want_p, want_q) in [
+        (Kind::Sgd, -4.0, [1.0, 4.0, -2.0]),
+        (
+            Kind::Adam,
+            0.8999999761581421,
+            [1.899999976158142, 2.0999999046325684, 1.899999976158142],
+        ),
+        (
+            Kind::AdamW,
+            0.8500000238418579,
+            [1.7999999523162842, 2.0, 1.7999999523162842],
+        ),
+    ] {
+        let (p, q) = (leaf_full(2, 1.0), leaf_full(3, 2.0));
+        let mut o = kind_opt(kind, &[&p]);
+        p.set_grad(Some(full(2, 5.0))).unwrap();
+        o.step().unwrap();
+        o.params_mut(0).unwrap()[0] = q.alias();
+        q.set_grad(Some(vec1(&[1.0, -2.0, 4.0]))).unwrap();
+        // before: SGD and Adam indexed p's 2-element state with q's 3 elements (a panic)
+        o.step().unwrap();
+        assert_eq!(values(&p), [want_p; 2], "{kind:?}");
+        assert_eq!(values(&q), want_q, "{kind:?}");
+        // p's state stays, but p is in no group: PyTorch's KeyError(id(p))
+        let e = o.state_dict().unwrap_err();
+        assert_eq!(e.kind(), tensile::ErrorKind::KeyError);
+        assert!(
+            !e.to_string().is_empty() && e.to_string().bytes().all(|c| c.is_ascii_digit()),
+            "{e}"
+        );
+        // putting p back makes the state dict whole again
+        o.params_mut(0).unwrap().push(p.alias());
+        let sd = o.state_dict().unwrap();
+        assert_eq!(sd.state.keys().copied().collect::<Vec<_>>(), [0, 1]);
+    }
+}
+
+/// An alias of a parameter is the same parameter (Python's `b = a`): it keeps the state.
+#[test]
+fn an_alias_of_a_parameter_keeps_its_state() {
+    let p = leaf_full(2, 0.0);
+    let mut o = kind_opt(Kind::Sgd, &[&p]);
+    p.set_grad(Some(full(2, 5.0))).unwrap();
+    o.step().unwrap();
+    o.params_mut(0).unwrap()[0] = p.alias();
+    p.set_grad(Some(full(2, 5.0))).unwrap();
+    o.step().unwrap();
+    // buf = 5 + 5: p = -5 - 10
+    assert_eq!(values(&p), [-15.0; 2]);
+    // a detached copy is another tensor: fresh state (buf = 5), p's own stays
+    let d = p.detach().requires_grad_(true).unwrap();
+    o.params_mut(0).unwrap()[0] = d.alias();
+    d.set_grad(Some(full(2, 5.0))).unwrap();
+    o.step().unwrap();
+    assert_eq!(values(&d), [-20.0; 2]);
+}
+
+// A loaded state whose shape is not its parameter's: PyTorch's `load_state_dict` takes it and
+// `step` fails in the op that meets it, after the in-place changes before that op:
+//
+//     p = torch.ones(pshape, requires_grad=True)
+//     o = torch.optim.SGD([p], lr=1.0, momentum=0.5, nesterov=nesterov)
+//       # or Adam([p], lr=0.1, amsgrad=amsgrad) / AdamW([p], lr=0.1, amsgrad=amsgrad, weight_decay=0.5)
+//     p.grad = torch.full(pshape, 2.0); o.step()
+//     sd = o.state_dict(); sd['state'][0][key] = torch.full(sshape, 3.0); o.load_state_dict(sd)
+//     p.grad = torch.full(pshape, 2.0); o.step()   # RuntimeError
+//     p.tolist(), {k: v.tolist() for k, v in o.state[p].items()}
+
+fn reload_with(o: &mut dyn Optimizer, key: &str, state: Tensor) {
+    let mut sd = o.state_dict().unwrap();
+    let entry = sd.state.get_mut(&0).unwrap();
+    match entry.iter_mut().find(|(k, _)| k == key) {
+        Some((_, t)) => *t = state,
+        None => entry.push((key.to_string(), state)),
+    }
+    o.load_state_dict(&sd).unwrap();
+}
+
+/// (parameter shape, buffer shape, nesterov, error, p after, buffer after)
+type SgdMismatch = (
+    &'static [usize],
+    &'static [usize],
+    bool,
+    &'static str,
+    f64,
+    &'static [f64],
+);
+
+#[test]
+fn a_mismatched_momentum_buffer_fails_as_pytorchs_ops() {
+    let cases: [SgdMismatch; 5] = [
+        (
+            &[2],
+            &[3],
+            false,
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0",
+            -1.0,
+            &[1.5, 1.5, 1.5],
+        ),
+        (
+            &[2],
+            &[1],
+            false,
+            "output with shape [1] doesn't match the broadcast shape [2]",
+            -1.0,
+            &[1.5],
+        ),
+        (
+            &[2],
+            &[1, 2],
+            false,
+            "output with shape [2] doesn't match the broadcast shape [1, 2]",
+            -1.0,
+            &[3.5, 3.5],
+        ),
+        (
+            &[2],
+            &[1, 2],
+            true,
+            "output with shape [2] doesn't match the broadcast shape [1, 2]",
+            -2.0,
+            &[3.5, 3.5],
+        ),
+        (
+            &[2, 3],
+            &[3, 2],
+            false,
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1",
+            -1.0,
+            &[1.5; 6],
+        ),
+    ];
+    for (pshape, sshape, nesterov, msg, want_p, want_buf) in cases {
+        let p = Tensor::ones(pshape).unwrap().requires_grad_(true).unwrap();
+        let opts = SgdOpts {
+            lr: 1.0,
+            momentum: 0.5,
+            nesterov,
+            ..Default::default()
+        };
+        let mut o = SGD::new_with([p.alias()], opts).unwrap();
+        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()))
+            .unwrap();
+        o.step().unwrap();
+        reload_with(
+            &mut o,
+            "momentum_buffer",
+            Tensor::full(sshape, 3.0).unwrap(),
+        );
+        p.set_grad(Some(Tensor::full(pshape, 2.0).unwrap()))
+            .unwrap();
+        // before: a 3-element buffer for 2 elements panicked in the kernel; a (1, 2) one was
+        // taken as (2,) and the step went through
+        let e = o.step().unwrap_err();
+        assert_eq!(e.to_string(), msg);
+        assert_eq!(e.kind(), tensile::ErrorKind::RuntimeError);
+        let n = pshape.iter().product();
+        assert_eq!(values(&p.flatten().unwrap()), vec![want_p; n], "{msg}");
+        let sd = o.state_dict().unwrap();
+        let b = sd.state_tensor(0, "momentum_buffer").unwrap();
+        assert_eq!(b.size(), sshape);
+        assert_eq!(values(&b.flatten().unwrap()), want_buf, "{msg}");
+    }
+}
+
+/// (AdamW, key, state shape, error, p after, exp_avg after, exp_avg_sq after)
+type AdamMismatch = (
+    bool,
+    &'static str,
+    &'static [usize],
+    &'static str,
+    f64,
+    &'static [f64],
+    &'static [f64],
+);
+
+#[test]
+fn mismatched_adam_state_fails_as_pytorchs_ops() {
+    // (AdamW, key, state shape, error, p after, exp_avg after, exp_avg_sq after)
+    let a =
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0";
+    let cases: [AdamMismatch; 7] = [
+        (
+            false,
+            "exp_avg",
+            &[3],
+            a,
+            0.9000000357627869,
+            &[3.0; 3],
+            &[0.004000000189989805; 2],
+        ),
+        (
+            false,
+            "exp_avg",
+            &[1, 2],
+            "output with shape [2] doesn't match the broadcast shape [1, 2]",
+            0.9000000357627869,
+            &[2.9000000953674316; 2],
+            &[0.007996000349521637; 2],
+        ),
+        (
+            false,
+            "exp_avg_sq",
+            &[1],
+            "output with shape [1] doesn't match the broadcast shape [2]",
+            0.9000000357627869,
+            &[0.3799999952316284; 2],
+            &[2.996999979019165],
+        ),
+        (
+            false,
+            "max_exp_avg_sq",
+            &[3],
+            a,
+            0.9000000357627869,
+            &[0.3799999952316284; 2],
+            &[0.007996000349521637; 2],
+        ),
+        (
+            false,
+            "max_exp_avg_sq",
+            &[],
+            "output with shape [] doesn't match the broadcast shape [2]",
+            0.9000000357627869,
+            &[0.3799999952316284; 2],
+            &[0.007996000349521637; 2],
+        ),
+        (
+            true,
+            "exp_avg",
+            &[3],
+            a,
+            0.8075000047683716,
+            &[3.0; 3],
+            &[0.004000000189989805; 2],
+        ),
+        (
+            true,
+            "max_exp_avg_sq",
+            &[1, 2],
+            "output with shape [2] doesn't match the broadcast shape [1, 2]",
+            0.8075000047683716,
+            &[0.3799999952316284; 2],
+            &[0.007996000349521637; 2],
+        ),
+    ];
+    for (adamw, key, sshape, msg, want_p, want_m, want_v) in cases {
+        let p = Tensor::ones([2]).unwrap().requires_grad_(true).unwrap();
+        let amsgrad = key == "max_exp_avg_sq";
+        let mut o: Box<dyn Optimizer> = if adamw {
+            let opts = AdamWOpts {
+                lr: 0.1,
+                amsgrad,
+                weight_decay: 0.5,
+                ..Default::default()
+            };
+            Box::new(AdamW::new_with([p.alias()], opts).unwrap())
+        } else {
+            let opts = AdamOpts {
+                lr: 0.1,
+                amsgrad,
+                ..Default::default()
+            };
+            Box::new(Adam::new_with([p.alias()], opts).unwrap())
+        };
+        p.set_grad(Some(full(2, 2.0))).unwrap();
+        o.step().unwrap();
+        reload_with(o.as_mut(), key, Tensor::full(sshape, 3.0).unwrap());
+        p.set_grad(Some(full(2, 2.0))).unwrap();
+        let e = o.step().unwrap_err();
+        assert_eq!(e.to_string(), msg, "{key} {sshape:?}");
+        assert_eq!(values(&p), [want_p; 2], "{key} {sshape:?}");
+        let sd = o.state_dict().unwrap();
+        let st = |k| values(&sd.state_tensor(0, k).unwrap().flatten().unwrap());
+        assert_eq!(st("step"), [2.0], "{key} {sshape:?}");
+        assert_eq!(st("exp_avg"), want_m, "{key} {sshape:?}");
+        assert_eq!(st("exp_avg_sq"), want_v, "{key} {sshape:?}");
+        assert_eq!(sd.state_tensor(0, key).unwrap().size(), sshape);
+    }
 }

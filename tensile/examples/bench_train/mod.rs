@@ -50,8 +50,8 @@ fn mlp() -> Result<Case> {
     }
     let step = move || -> Result<Tensor> {
         for (w, b) in &params {
-            w.set_grad(None);
-            b.set_grad(None);
+            w.set_grad(None)?;
+            b.set_grad(None)?;
         }
         let mut h = x.alias();
         for (i, (w, b)) in params.iter().enumerate() {
@@ -97,7 +97,7 @@ fn bert_layer() -> Result<Case> {
         for p in [
             &qkv_w, &qkv_b, &o_w, &o_b, &ln1_w, &ln1_b, &i_w, &i_b, &f_w, &f_b, &ln2_w, &ln2_b,
         ] {
-            p.set_grad(None);
+            p.set_grad(None)?;
         }
         let qkv = xb
             .linear_with(&qkv_w, Some(&qkv_b))?
@@ -171,7 +171,7 @@ fn mlp_params_with_grads() -> Result<Vec<Tensor>> {
     for i in 0..3u64 {
         for shape in [&[512usize, 512][..], &[512][..]] {
             let p = rnd(shape, 30 + i, 0.1, true)?;
-            p.set_grad(Some(rnd(shape, 40 + i, 0.01, false)?));
+            p.set_grad(Some(rnd(shape, 40 + i, 0.01, false)?))?;
             out.push(p);
         }
     }

@@ -172,9 +172,14 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    // Before any tensile op or tokenizer call: both use the global thread pool.
+    // Before any tensile op (this thread's count, and the default of threads yet to run one)
+    // and any tokenizer call (the tokenizer's batch encoding runs on rayon's global pool,
+    // which can be sized only before its first use).
     if let Some(n) = args.threads {
         tensile::set_num_threads(n)?;
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
     }
     let dir = match &args.model {
         Some(d) => {

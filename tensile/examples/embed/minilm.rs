@@ -737,21 +737,21 @@ impl Model {
     ///
     /// A batch of fewer than [`ONE_THREAD_TOKENS`] tokens runs on one thread: its products
     /// are small enough that splitting each op over threads cost more than it saved (batch 1
-    /// measured 0.77x PyTorch on 2 threads against 1.57x on 1).
+    /// measured 0.77x PyTorch on 2 threads against 1.57x on 1). That is
+    /// `torch.set_num_threads(1)` around the call, then the previous count back.
     pub fn forward(&self, enc: &Encoded) -> Result<Tensor> {
-        if enc.batch * enc.seq_len < ONE_THREAD_TOKENS && rayon::current_num_threads() > 1 {
-            static ONE: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
-            let pool =
-                ONE.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(1).build().ok());
-            if let Some(p) = pool {
-                return p.install(|| self.forward_on_pool(enc));
-            }
+        let threads = tensile::get_num_threads();
+        if enc.batch * enc.seq_len < ONE_THREAD_TOKENS && threads > 1 {
+            tensile::set_num_threads(1)?;
+            let r = self.forward_threads(enc);
+            tensile::set_num_threads(threads)?;
+            return r;
         }
-        self.forward_on_pool(enc)
+        self.forward_threads(enc)
     }
 
-    /// [`Model::forward`] on the current thread pool.
-    fn forward_on_pool(&self, enc: &Encoded) -> Result<Tensor> {
+    /// [`Model::forward`] with this thread's thread count.
+    fn forward_threads(&self, enc: &Encoded) -> Result<Tensor> {
         let cfg = &self.cfg;
         let (b, s, h) = (enc.batch, enc.seq_len, cfg.hidden_size);
         let (nh, hd) = (cfg.num_heads, cfg.hidden_size / cfg.num_heads);

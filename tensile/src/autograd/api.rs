@@ -176,12 +176,49 @@ impl Tensor {
             .and_then(|m| m.lock().grad.as_ref().map(|g| g.alias()))
     }
 
-    /// `t.grad = g` (no checks; PyTorch's size and dtype checks are not reproduced here).
-    pub fn set_grad(&self, g: Option<Tensor>) {
-        if g.is_none() && self.autograd.get().is_none() {
-            return;
+    /// `t.grad = g` (`None`: `t.grad = None`). `g` must have `t`'s dtype and size (PyTorch
+    /// checks both at the assignment, in `THPVariable_set_grad`; there is one device and one
+    /// layout here, so its device and layout checks always pass). The gradient is stored as
+    /// given (not copied): later in-place changes to `g` show in `t.grad()`.
+    ///
+    /// Errors (RuntimeError), in PyTorch's order: `can't assign Variable as its own grad` (`g`
+    /// an alias of `t`, sharing its autograd state: `t.set_grad(Some(t.alias()))` once `t`
+    /// requires grad); `attempting to assign a gradient with dtype 'double' to a tensor with
+    /// grad_dtype 'Float'. The gradient must match the tensor's grad_dtype (defaults to the
+    /// tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or
+    /// None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor
+    /// and its gradient may break downstream systems that assume they match.` (tensile has no
+    /// `grad_dtype`: it is always the tensor's dtype); `attempting to assign a gradient of size
+    /// '[3, 2]' to a tensor of size '[2, 3]'. Please ensure that the gradient and the tensor are
+    /// the same size`. On error `t.grad()` is unchanged.
+    pub fn set_grad(&self, g: Option<Tensor>) -> Result<()> {
+        let Some(g) = g else {
+            if self.autograd.get().is_some() {
+                self.meta().lock().grad = None;
+            }
+            return Ok(());
+        };
+        if let (Some(a), Some(b)) = (self.autograd.get(), g.autograd.get())
+            && Arc::ptr_eq(a, b)
+        {
+            return Err(Error::runtime("can't assign Variable as its own grad"));
         }
-        self.meta().lock().grad = g;
+        if g.dtype != self.dtype {
+            return Err(Error::runtime(format!(
+                "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match.",
+                crate::ops::matmul::type_meta_name(g.dtype),
+                self.dtype.scalar_type_name()
+            )));
+        }
+        if g.sizes != self.sizes {
+            return Err(Error::runtime(format!(
+                "attempting to assign a gradient of size '{}' to a tensor of size '{}'. Please ensure that the gradient and the tensor are the same size",
+                crate::error::fmt_list(&g.sizes),
+                crate::error::fmt_list(&self.sizes)
+            )));
+        }
+        self.meta().lock().grad = Some(g);
+        Ok(())
     }
 
     /// `t.grad_fn`: the node that computes this tensor's gradient (`None` for a leaf).

@@ -11,9 +11,11 @@
 //! * **Graph** ([`node`]): a `Node` = a boxed [`Formula`] (name + `apply`), one next `Edge`
 //!   per differentiable input, the inputs' shapes/dtypes, and its [`SavedTensor`]s (each with
 //!   its version at save time; unpacking checks it and gives spec §3.4's error; released
-//!   after backward unless `retain_graph`).
-//! * **Engine** ([`engine`]): dependency counting from the roots, a ready queue (latest node
-//!   first, as PyTorch), input buffers summing gradients, `sum_to`/cast validation of every
+//!   after backward unless `retain_graph`). A dropped node frees the graph behind it
+//!   iteratively (its next edges, saved tensors and formula go on a thread-local stack, as
+//!   PyTorch's `deleteNode`), so a chain of 10^7 nodes is dropped on a 2 MiB stack.
+//! * **Engine** ([`engine`]): dependency counting from the roots (an explicit stack, no
+//!   recursion, whatever the graph's depth), a ready queue (latest node first, as PyTorch), input buffers summing gradients, `sum_to`/cast validation of every
 //!   gradient, `AccumulateGrad` with the layout contract, `retain_grad` hooks, and the
 //!   capture mode of [`grad`].
 //!

@@ -21,8 +21,9 @@
 //! let dir = std::env::temp_dir().join(format!("tensile_io_doc_{}", std::process::id()));
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let w = Tensor::arange(6)?.to(DType::Float32)?.view([2, 3])?;
-//! // safetensors.torch.save_file({"w": w, "wt": w.t()}, path); load_file(path)
-//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?)], dir.join("m.safetensors"))?;
+//! // safetensors.torch.save_file({"w": w, "wt": w.t().contiguous()}, path); load_file(path)
+//! // (tensors sharing memory, `w` and `w.t()`, are refused as save_file refuses them)
+//! io::safetensors::save(&[("w", &w), ("wt", &w.t()?.contiguous())], dir.join("m.safetensors"))?;
 //! let sd = io::safetensors::load(dir.join("m.safetensors"))?;
 //! assert_eq!(sd[1].0, "wt");
 //! assert_eq!(sd[1].1.size(), [3, 2]);
@@ -56,6 +57,37 @@ pub mod ndarray;
 /// The label errors start with: the path as given.
 pub(crate) fn label(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// Python's `repr` of a `str` (for names in messages that mirror Python's): single quotes
+/// unless the text holds a `'` and no `"`, backslash escapes for the quote, `\\`, `\n`, `\r`,
+/// `\t` and other control characters.
+pub(crate) fn py_repr(s: &str) -> String {
+    let q = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
 }
 
 /// `"{file}: {msg}"`, a `RuntimeError`.
@@ -101,6 +133,86 @@ pub(crate) fn storage_for(
         }
     }
     storage_from_le(data, dtype)
+}
+
+/// Opens the zip archive in `bytes` (a `torch.save` file or a `.npz`) and checks that its
+/// members are what its central directory says and lie apart, so that no two members (and no
+/// two storages made from them) share a byte:
+///
+/// * no member name listed twice (`corrupt zip archive: the central directory lists a member
+///   name twice`);
+/// * each member's local header agrees with its central directory record: the name (as
+///   Python's `zipfile` checks: `File name in directory … and header … differ`), compression
+///   method, encryption and data-descriptor flags, CRC-32 and sizes, time stamp
+///   (`corrupt zip archive: member 'x.npy': invalid Zip archive: header inconsistency
+///   detected: Local file header filename mismatch (does not match central directory)`, the
+///   `zip` crate's words after the member's name);
+/// * no two members' bytes (local header and data) overlap, and none reaches into the
+///   central directory (`corrupt zip archive: members 'a/data/0' and 'a/data/1' overlap`,
+///   `corrupt zip archive: member 'x.npy' overlaps the central directory`).
+///
+/// PyTorch's reader (miniz) checks none of this, and with `mmap=True` hands out two storages
+/// over the same bytes for such a file; NumPy (Python's `zipfile`) refuses the name mismatch.
+/// Errors start with `file`.
+pub(crate) fn open_zip<'a>(
+    bytes: &'a [u8],
+    file: &str,
+) -> Result<zip::ZipArchive<std::io::Cursor<&'a [u8]>>> {
+    let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(corrupt)?;
+    if z.has_duplicate_names() {
+        return Err(ferr(
+            file,
+            "corrupt zip archive: the central directory lists a member name twice",
+        ));
+    }
+    let names: Vec<String> = z
+        .file_names_raw()
+        .map(|n| String::from_utf8_lossy(n).into_owned())
+        .collect();
+    let dir = z.central_directory_start();
+    let mut spans = Vec::with_capacity(names.len());
+    for (i, name) in names.iter().enumerate() {
+        let member = |e: zip::result::ZipError| {
+            ferr(file, format!("corrupt zip archive: member '{name}': {e}"))
+        };
+        // Checks the local header against the central record (before any data is read).
+        let opts = zip::read::ZipReadOptions::new()
+            .enforce_header_consistency(true)
+            .ignore_encryption_flag(true);
+        let f = z.by_index_with_options(i, opts).map_err(member)?;
+        let end = f
+            .data_start()
+            .and_then(|s| s.checked_add(f.compressed_size()))
+            .ok_or_else(|| {
+                member(zip::result::ZipError::InvalidArchive(
+                    "bad data range".into(),
+                ))
+            })?;
+        spans.push((f.header_start(), end, i));
+    }
+    spans.sort_unstable();
+    for w in spans.windows(2) {
+        if w[0].1 > w[1].0 {
+            let (a, b) = (&names[w[0].2], &names[w[1].2]);
+            return Err(ferr(
+                file,
+                format!("corrupt zip archive: members '{a}' and '{b}' overlap"),
+            ));
+        }
+    }
+    if let Some(&(_, end, i)) = spans.iter().max_by_key(|s| s.1)
+        && end > dir
+    {
+        return Err(ferr(
+            file,
+            format!(
+                "corrupt zip archive: member '{}' overlaps the central directory",
+                names[i]
+            ),
+        ));
+    }
+    Ok(z)
 }
 
 /// Maps `path` privately (see [`Mapped`]).

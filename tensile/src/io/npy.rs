@@ -37,10 +37,14 @@ pub(crate) struct Header {
 ///
 /// Errors (RuntimeError, starting with the path): `[Errno 2] No such file or directory:
 /// 'a.npy'`; `a.npy: not a .npy file (bad magic)`; `a.npy: truncated file: …`;
-/// `a.npy: unsupported .npy version 4.0`; `a.npy: bad header: …` (not a dict literal, a
-/// missing or ill-typed key); `a.npy: dtype not supported: '<u2'`; `a.npy: data holds 20
-/// bytes but the header's shape (2, 3) of dtype '<f4' needs 24`; `a.npy: invalid bool value 2
-/// in the data (expected 0 or 1)`.
+/// `a.npy: unsupported .npy version 4.0`; `a.npy: bad header: …` (not a dict literal, an
+/// ill-typed value; keys other than exactly `descr`, `fortran_order` and `shape`, as NumPy
+/// refuses them: `a.npy: bad header: does not contain the correct keys: ['descr', 'extra',
+/// 'fortran_order', 'shape']`); `a.npy: bad header: the shape (0, 9223372036854775807) is too
+/// large` (NumPy's limit: the itemsize times the product of the non-zero sizes must fit in
+/// int64, else NumPy's `array is too big`); `a.npy: dtype not supported: '<u2'`; `a.npy: data
+/// holds 20 bytes but the header's shape (2, 3) of dtype '<f4' needs 24`; `a.npy: invalid
+/// bool value 2 in the data (expected 0 or 1)`.
 pub fn read(path: impl AsRef<Path>) -> Result<Tensor> {
     let path = path.as_ref();
     let map = map_file(path)?;
@@ -55,8 +59,17 @@ pub fn read_bytes(data: &[u8]) -> Result<Tensor> {
 
 pub(crate) fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Tensor> {
     let (h, start) = parse_header(bytes, file)?;
+    // NumPy's limit (`PyArray_NewFromDescr`): the itemsize times every non-zero size fits in
+    // an `npy_intp`. A zero size does not excuse the others: (0, 2^63 - 1) of '<f4' is
+    // refused ("array is too big"), while its data holds 0 bytes.
+    let fits = h
+        .shape
+        .iter()
+        .filter(|&&n| n != 0)
+        .try_fold(h.dtype.itemsize(), |a, &n| a.checked_mul(n))
+        .is_some_and(|n| n <= isize::MAX as usize);
     let need = super::nbytes_of(&h.shape, h.dtype)
-        .filter(|&n| n <= isize::MAX as usize)
+        .filter(|_| fits)
         .ok_or_else(|| {
             ferr(
                 file,
@@ -259,11 +272,13 @@ fn parse_dict(text: &str) -> std::result::Result<Header, String> {
         return Err("not a dict literal".into());
     }
     let (mut descr, mut fortran, mut shape) = (None, None, None);
+    let mut keys = std::collections::BTreeSet::new();
     loop {
         if p.eat(b'}') {
             break;
         }
         let k = p.string()?;
+        keys.insert(k.clone());
         if !p.eat(b':') {
             return Err(format!("expected ':' after '{k}'"));
         }
@@ -279,7 +294,7 @@ fn parse_dict(text: &str) -> std::result::Result<Header, String> {
             ("fortran_order", Lit::Bool(b)) => fortran = Some(b),
             ("shape", Lit::Tuple(t)) => shape = Some(t),
             ("fortran_order" | "shape", _) => return Err(format!("'{k}' has the wrong type")),
-            _ => {}
+            _ => {} // refused below, once every key is known
         }
         if !p.eat(b',') {
             if p.eat(b'}') {
@@ -288,9 +303,22 @@ fn parse_dict(text: &str) -> std::result::Result<Header, String> {
             return Err("expected ',' or '}'".into());
         }
     }
-    let descr = descr.ok_or("no 'descr' key")?;
-    let fortran = fortran.ok_or("no 'fortran_order' key")?;
-    let shape = shape.ok_or("no 'shape' key")?;
+    // NumPy: `if EXPECTED_KEYS != d.keys(): raise ValueError("Header does not contain the
+    // correct keys: …")` with the keys sorted (a key given twice counts once, the last wins).
+    if !keys
+        .iter()
+        .map(String::as_str)
+        .eq(["descr", "fortran_order", "shape"])
+    {
+        let list: Vec<String> = keys.iter().map(|k| super::py_repr(k)).collect();
+        return Err(format!(
+            "does not contain the correct keys: [{}]",
+            list.join(", ")
+        ));
+    }
+    let (Some(descr), Some(fortran), Some(shape)) = (descr, fortran, shape) else {
+        return Err("does not contain the correct keys".into());
+    };
     Ok(Header {
         dtype: DType::Bool,
         big_endian: false,

@@ -21,7 +21,12 @@ use crate::tensor::Tensor;
 ///
 /// Errors (RuntimeError, starting with the path): `[Errno 2] No such file or directory:
 /// 'a.npz'`; `a.npz: corrupt zip archive: …` (a truncated file, a bad central directory, a
-/// CRC mismatch in a compressed member); `a.npz: unsupported zip compression in member 'x.npy'`;
+/// CRC mismatch in a compressed member, a member whose local header disagrees with the
+/// central directory — `a.npz: corrupt zip archive: member 'x.npy': invalid Zip archive:
+/// header inconsistency detected: Local file header filename mismatch (does not match central
+/// directory)`, where NumPy's `zipfile` says `File name in directory 'x.npy' and header
+/// b'y.npy' differ.` —, members that overlap: `a.npz: corrupt zip archive: members 'x.npy'
+/// and 'y.npy' overlap`); `a.npz: unsupported zip compression in member 'x.npy'`;
 /// the errors of [`super::npy::read`] for a member, starting with `a.npz/x.npy` (bad header,
 /// dtype not supported, size mismatch).
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
@@ -38,7 +43,9 @@ pub fn read_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
 
 fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<(String, Tensor)>> {
     let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
-    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
+    // Members checked against the central directory and apart from each other: two arrays
+    // never view the same bytes of the file.
+    let mut z = super::open_zip(bytes, file)?;
     let mut out = Vec::with_capacity(z.len());
     for i in 0..z.len() {
         let mut f = z.by_index(i).map_err(corrupt)?;

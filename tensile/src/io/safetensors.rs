@@ -135,17 +135,98 @@ impl View for &Entry {
     }
 }
 
+/// The groups of names whose tensors share memory, as `safetensors.torch`'s
+/// `_find_shared_tensors` finds them: tensors over one storage (a storage of 0 bytes aside),
+/// sorted by `(data_ptr, end_ptr, name)`, a tensor joining the group of the one before it
+/// when it starts before that one's end. Groups of one name are left out; groups in the order
+/// of their first name in `tensors`, names in `tensors`' order.
+fn shared_groups(tensors: &[(&str, &Tensor)]) -> Vec<Vec<usize>> {
+    let mut by_storage: Vec<Vec<usize>> = Vec::new();
+    let mut slot = std::collections::HashMap::new();
+    for (i, (_, t)) in tensors.iter().enumerate() {
+        if t.storage.nbytes() == 0 {
+            continue;
+        }
+        let j = *slot.entry(Arc::as_ptr(&t.storage)).or_insert_with(|| {
+            by_storage.push(Vec::new());
+            by_storage.len() - 1
+        });
+        by_storage[j].push(i);
+    }
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for members in by_storage.into_iter().filter(|v| v.len() > 1) {
+        // `_end_ptr`: one past the last element reached (`view(-1)[-1]` of a contiguous
+        // tensor), the start for an empty one. Byte offsets within the one storage.
+        let mut areas: Vec<(usize, usize, &str, usize)> = members
+            .iter()
+            .map(|&i| {
+                let (name, t) = tensors[i];
+                let isz = t.dtype.itemsize();
+                let start = t.offset.saturating_mul(isz);
+                let end = if t.numel() == 0 {
+                    start
+                } else {
+                    super::extent(&t.sizes, &t.strides, t.offset)
+                        .map_or(usize::MAX, |e| e.saturating_mul(isz))
+                };
+                (start, end, name, i)
+            })
+            .collect();
+        areas.sort();
+        let mut last_stop = areas[0].1;
+        let mut cur = vec![areas[0].3];
+        for &(start, stop, _, i) in &areas[1..] {
+            if start >= last_stop {
+                groups.push(std::mem::replace(&mut cur, vec![i]));
+            } else {
+                cur.push(i);
+            }
+            last_stop = stop;
+        }
+        groups.push(cur);
+    }
+    groups.retain(|g| g.len() > 1);
+    for g in &mut groups {
+        g.sort_unstable();
+    }
+    groups.sort_unstable();
+    groups
+}
+
 fn entries<K: AsRef<str>, T: AsRef<Tensor>>(
     tensors: &[(K, T)],
     file: &str,
 ) -> Result<Vec<(String, Entry)>> {
     let mut out: Vec<(String, Entry)> = Vec::with_capacity(tensors.len());
     let mut seen = std::collections::HashSet::new();
-    for (k, t) in tensors {
-        let (k, t) = (k.as_ref(), t.as_ref());
+    for (k, _) in tensors {
+        let k = k.as_ref();
         if !seen.insert(k) {
             return Err(ferr(file, format!("duplicate tensor name '{k}'")));
         }
+    }
+    let named: Vec<(&str, &Tensor)> = tensors
+        .iter()
+        .map(|(k, t)| (k.as_ref(), t.as_ref()))
+        .collect();
+    let shared = shared_groups(&named);
+    if !shared.is_empty() {
+        let sets: Vec<String> = shared
+            .iter()
+            .map(|g| {
+                let names: Vec<String> = g.iter().map(|&i| super::py_repr(named[i].0)).collect();
+                format!("{{{}}}", names.join(", "))
+            })
+            .collect();
+        return Err(ferr(
+            file,
+            format!(
+                "Some tensors share memory, this will lead to duplicate memory on disk and potential differences when loading them again: [{}]. More information at https://huggingface.co/docs/safetensors/torch_shared_tensors",
+                sets.join(", ")
+            ),
+        ));
+    }
+    for (k, t) in named {
         out.push((
             k.to_string(),
             Entry {
@@ -161,13 +242,22 @@ fn entries<K: AsRef<str>, T: AsRef<Tensor>>(
 /// `safetensors.torch.save_file(tensors, path)`: writes `(name, tensor)` pairs to a
 /// safetensors file (the `safetensors` crate lays them out: by dtype alignment, then name).
 /// Every tensile dtype is supported; a non-contiguous tensor is written as its contiguous
-/// copy; tensors sharing storage are each written in full (PyTorch's `save_file` refuses
-/// shared tensors instead). No `__metadata__` is written, as `save_file(…, metadata=None)`.
+/// copy (where `save_file` refuses it). Tensors that share memory are refused, as `save_file`
+/// refuses them (they would be written twice and load as two independent tensors): two
+/// tensors over one storage whose bytes overlap, grouped as `safetensors.torch`'s
+/// `_find_shared_tensors` groups them (`w` and `w[1]`, `w` and `w.t()`; two disjoint rows of
+/// one matrix are fine, so are empty tensors): save a `clone()` of all but one of them
+/// instead. No `__metadata__` is written, as `save_file(…, metadata=None)`.
 ///
 /// Accepts any slice of pairs: `&[("w", &w), ("b", &b)]`, or the `Vec<(String, Tensor)>`
 /// that [`load`] returns.
 ///
-/// Errors (RuntimeError): `w.safetensors: duplicate tensor name 'x'`; an I/O error starting
+/// Errors (RuntimeError): `w.safetensors: duplicate tensor name 'x'`; `w.safetensors: Some
+/// tensors share memory, this will lead to duplicate memory on disk and potential differences
+/// when loading them again: [{'w', 'w_row'}]. More information at
+/// https://huggingface.co/docs/safetensors/torch_shared_tensors` (`save_file`'s text, without
+/// its advice to use `save_model`, which tensile lacks; the names of each group in the order
+/// given); an I/O error starting
 /// with the path (`[Errno 2] No such file or directory: 'no/dir/w.safetensors'` for a missing
 /// directory); the allocator's error when the contiguous copy can't be had.
 pub fn save<K: AsRef<str>, T: AsRef<Tensor>>(

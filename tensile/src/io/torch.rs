@@ -142,13 +142,23 @@ impl Value {
 /// Errors (RuntimeError, starting with the path): `[Errno 2] No such file or directory:
 /// 'w.pt'`; `w.pt: not a zip archive: only the zip format of torch.save (torch ≥ 1.6) is
 /// supported` (the legacy format, empty or foreign files); `w.pt: corrupt zip archive: …`
-/// (truncated, bad central directory, CRC mismatch); `w.pt: no data.pkl in the archive`;
+/// (truncated, bad central directory, CRC mismatch, a member whose local header disagrees
+/// with the central directory, members that overlap: see below); `w.pt: no data.pkl in the
+/// archive`;
 /// `w.pt: unsupported pickle global 'os.system'`; `w.pt: unsupported pickle opcode 0x81
 /// (NEWOBJ) at byte 12`; `w.pt: truncated pickle data (…)`; `w.pt: dtype not supported:
 /// torch.ComplexFloatStorage`; `w.pt: missing storage 'archive/data/3'`; `w.pt: storage
 /// 'archive/data/0' holds 20 bytes but its persistent id says 6 elements of torch.float32
 /// (24 bytes)`; `w.pt: tensor of size [3, 2], stride [1, 3] and storage offset 1 does not fit
 /// in its storage of 6 elements`; `w.pt: pickle nests containers deeper than 100`.
+///
+/// A hostile archive whose members share bytes (a `data/1` record pointing at `data/0`'s
+/// local header, a member inside another's data) is refused: `w.pt: corrupt zip archive:
+/// member 'archive/data/1': invalid Zip archive: header inconsistency detected: Local file
+/// header filename mismatch (does not match central directory)`, `w.pt: corrupt zip archive:
+/// members 'archive/data/1' and 'archive/data/0' overlap`. (PyTorch's default load copies
+/// each storage, and its `mmap=True` load gives two storages over the same bytes; tensile's
+/// storages never alias, so it refuses as NumPy's `zipfile` does.)
 pub fn load(path: impl AsRef<Path>) -> Result<Value> {
     let path = path.as_ref();
     let map = map_file(path)?;
@@ -223,7 +233,9 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Valu
         ));
     }
     let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
-    let mut z = zip::ZipArchive::new(Cursor::new(bytes)).map_err(corrupt)?;
+    // Members checked against the central directory and apart from each other: two storages
+    // never view the same bytes of the file.
+    let mut z = super::open_zip(bytes, file)?;
     // The pickle: `<archive>/data.pkl`, the archive folder named by torch.save.
     let pkl = (0..z.len())
         .filter_map(|i| {

@@ -162,13 +162,15 @@ pub(crate) fn move_rows(
         let n = dst_offs.len();
         if fresh
             && n * inner >= 2 * crate::kernels::loops::GRAIN
-            && rayon::current_num_threads() > 1
+            && crate::kernels::par::threads() > 1
         {
-            dst_offs
-                .par_iter()
-                .zip(src_offs.par_iter())
-                .with_min_len((crate::kernels::loops::GRAIN / inner).max(1))
-                .for_each(copy_row);
+            crate::kernels::par::run(|| {
+                dst_offs
+                    .par_iter()
+                    .zip(src_offs.par_iter())
+                    .with_min_len((crate::kernels::loops::GRAIN / inner).max(1))
+                    .for_each(copy_row)
+            });
         } else {
             dst_offs.iter().zip(src_offs).for_each(copy_row);
         }

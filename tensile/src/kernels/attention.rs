@@ -5,7 +5,7 @@
 //! whose fully masked rows give 0, then `out_blk = P · V` through `gemm` again. A causal
 //! block only multiplies against the keys its last row can see, so the upper triangle is never
 //! computed, and the `(L, S)` score matrix is never materialised beyond one block of rows.
-//! Blocks run in parallel over rayon's threads when the work is large.
+//! Blocks run in parallel over the intra-op pool's threads when the work is large.
 
 use rayon::prelude::*;
 
@@ -264,8 +264,8 @@ pub(crate) unsafe fn attention<T: AttnFloat>(
     };
     let tasks = nb * blocks;
     let flops = nb * g.l * g.s * (g.e + g.ev);
-    if tasks > 1 && flops >= PAR_FLOPS && rayon::current_num_threads() > 1 {
-        (0..tasks).into_par_iter().for_each(task);
+    if tasks > 1 && flops >= PAR_FLOPS && crate::kernels::par::threads() > 1 {
+        crate::kernels::par::run(|| (0..tasks).into_par_iter().for_each(task));
     } else {
         (0..tasks).for_each(task);
     }

@@ -13,10 +13,12 @@
 //!   which writes channels-last output in place (1×1: `x · W_gᵀ`, no col).
 //! * transposed convolution: `col (Og·K×P_in) = W_gᵀ · x_g`, then col2im adds it into `y`.
 //!
-//! Work is split over images with rayon when there are enough of them, otherwise each product
-//! splits itself. Scratch (the col buffer) is a per-thread vector reused across calls.
+//! Work is split over images on the intra-op pool ([`crate::kernels::par`]) when there are
+//! enough of them, otherwise each product splits itself. Scratch (the col buffer) is a
+//! per-thread vector reused across calls.
 
 use super::mm::{MmElem, mm};
+use super::par;
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -336,7 +338,7 @@ macro_rules! conv_elem {
         }
         impl ConvElem for $t {
             fn with_scratch<R>(len: usize, f: impl FnOnce(&mut [$t]) -> R) -> R {
-                // take the buffer out, so a nested call (rayon work stealing inside gemm)
+                // take the buffer out, so a nested call (work stealing inside gemm's split)
                 // never finds it borrowed
                 let mut buf = $tl.with(|c| std::mem::take(&mut *c.borrow_mut()));
                 if buf.len() < len {
@@ -394,20 +396,25 @@ fn over_images<T: Send>(
     if chunk == 0 {
         return;
     }
-    let threads = rayon::current_num_threads();
+    let threads = if work < PAR_WORK { 1 } else { par::threads() };
     let n = y.len() / chunk;
-    if threads <= 1 || work < PAR_WORK {
+    if threads <= 1 {
         y.chunks_mut(chunk)
             .enumerate()
             .for_each(|(i, c)| per_image(i, c, 1));
     } else if n >= threads {
-        y.par_chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(i, c)| per_image(i, c, 1));
+        par::run(|| {
+            y.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(i, c)| per_image(i, c, 1))
+        });
     } else {
-        y.chunks_mut(chunk)
-            .enumerate()
-            .for_each(|(i, c)| per_image(i, c, threads));
+        // one image after another, each product split over the pool
+        par::run(|| {
+            y.chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(i, c)| per_image(i, c, threads))
+        });
     }
 }
 
@@ -781,7 +788,7 @@ pub(crate) unsafe fn weight_grad<T: ConvElem>(
             let m = chunk.min(geom.n - n0);
             let width = m * p;
             let threads = if og * rows * width >= PAR_WORK {
-                rayon::current_num_threads()
+                par::threads()
             } else {
                 1
             };
@@ -865,7 +872,7 @@ pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: us
         return;
     }
     let taps = Taps::of(w);
-    y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
+    let one = |(i, yi): (usize, &mut [T])| {
         im2col_nchw_pitched(
             &x[i * pi..(i + 1) * pi],
             c,
@@ -874,7 +881,12 @@ pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: us
             w.blk_len(),
             taps.as_ref(),
         )
-    });
+    };
+    if n > 1 && n * po >= 2 * super::loops::GRAIN && par::threads() > 1 {
+        par::run(|| y.par_chunks_mut(po).enumerate().for_each(one));
+    } else {
+        y.chunks_mut(po).enumerate().for_each(one);
+    }
 }
 
 /// `F.fold`: col2im of `n` columns (`x`: `n·c·K·P_blk`) into `n` NCHW images of `c` channels
@@ -895,10 +907,15 @@ pub(crate) unsafe fn fold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usiz
         return;
     }
     let taps = Taps::of(w);
-    y.par_chunks_mut(po).enumerate().for_each(|(i, yi)| {
+    let one = |(i, yi): (usize, &mut [T])| {
         yi.fill(T::default());
         col2im_nchw(&x[i * pi..(i + 1) * pi], c, w, yi, None, taps.as_ref())
-    });
+    };
+    if n > 1 && n * pi >= 2 * super::loops::GRAIN && par::threads() > 1 {
+        par::run(|| y.par_chunks_mut(po).enumerate().for_each(one));
+    } else {
+        y.chunks_mut(po).enumerate().for_each(one);
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use crate::element::Element;
 use crate::kernels::Strided;
 use crate::kernels::loops::GRAIN;
+use crate::kernels::par;
 
 /// `out[o, j, :] = src[o, idx[j], :]` for a contiguous `src` viewed as `(outer, dim, inner)`
 /// and a fresh contiguous `out` viewed as `(outer, idx.len(), inner)`, both of one dtype.
@@ -39,13 +40,15 @@ pub(crate) fn index_select_rows(
             )
         }
     };
-    if outer * n * inner < 2 * GRAIN || rayon::current_num_threads() <= 1 {
+    if outer * n * inner < 2 * GRAIN || par::threads() <= 1 {
         (0..outer * n).for_each(copy_row);
     } else {
-        (0..outer * n)
-            .into_par_iter()
-            .with_min_len((GRAIN / inner.max(1)).max(1))
-            .for_each(copy_row);
+        par::run(|| {
+            (0..outer * n)
+                .into_par_iter()
+                .with_min_len((GRAIN / inner.max(1)).max(1))
+                .for_each(copy_row)
+        });
     }
 }
 
@@ -156,12 +159,14 @@ pub(crate) fn layer_norm<T: Element, P: Element>(
             *o = T::from_f64(z);
         }
     };
-    if rows * n < 2 * GRAIN || rayon::current_num_threads() <= 1 {
+    if rows * n < 2 * GRAIN || par::threads() <= 1 {
         (0..rows).for_each(one_row);
     } else {
-        (0..rows)
-            .into_par_iter()
-            .with_min_len((GRAIN / n).max(1))
-            .for_each(one_row);
+        par::run(|| {
+            (0..rows)
+                .into_par_iter()
+                .with_min_len((GRAIN / n).max(1))
+                .for_each(one_row)
+        });
     }
 }

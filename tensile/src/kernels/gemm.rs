@@ -10,14 +10,15 @@
 //! A batch whose right operand is the same matrix for every batch element (all batch strides
 //! 0) and whose left operand's batch and row dims fold into one strided dim is run as a single
 //! GEMM with `batch·m` rows, the fold PyTorch's `matmul` does for `(8,128,64) @ (64,128)`.
-//! Work is split over rayon's threads: by batch elements when there are enough, otherwise
-//! inside each product (the `gemm` crate's own rayon split).
+//! Work is split over the intra-op pool's threads ([`crate::kernels::par`]): by batch
+//! elements when there are enough, otherwise inside each product (the `gemm` crate's own
+//! rayon split, run inside the pool).
 
 use rayon::prelude::*;
 
 use crate::dtype::DType;
 use crate::element::Element;
-use crate::kernels::Strided;
+use crate::kernels::{Strided, par};
 
 /// `C[b] = A[b] · B[b]` (or `C[b] += A[b] · B[b]`) for every index `b` of the batch dims.
 /// Strides are in elements; any stride may be 0 (a broadcast operand).
@@ -47,7 +48,8 @@ const PAR_FLOPS: usize = 1 << 21;
 const PAR_FLOPS_FEW_ROWS: usize = 1 << 25;
 
 /// One product `C = A·B` (+ C) of an `m×k` by a `k×n` matrix; `C` has row stride `rsc` and
-/// column stride 1. `threads > 1` lets the product split itself over rayon's pool.
+/// column stride 1. `threads > 1` lets the product split itself over the intra-op pool (the
+/// caller is inside [`par::run`]).
 trait GemmElem: Element {
     /// # Safety
     /// The pointers address matrices of these sizes and strides inside locked storage; `c`
@@ -202,24 +204,26 @@ fn run_typed<T: GemmElem>(g: &Gemm, a: Strided, b: Strided, c: Strided, acc: boo
         }
     };
     let product = |bi: usize, threads: usize| rows(bi, 0, m, threads);
-    let threads = rayon::current_num_threads();
     let flops = nb * m * n * k;
-    if threads <= 1 || flops < PAR_FLOPS {
+    let threads = if flops < PAR_FLOPS { 1 } else { par::threads() };
+    if threads <= 1 {
         (0..nb).for_each(|bi| product(bi, 1));
     } else if nb >= threads {
-        (0..nb).into_par_iter().for_each(|bi| product(bi, 1));
+        par::run(|| (0..nb).into_par_iter().for_each(|bi| product(bi, 1)));
     } else if m >= 16 * threads {
         // Fewer products than threads: each takes its rows in one block per thread, every
         // block a single-threaded product (on this 2-core machine 1.3-1.6x the `gemm`
         // crate's own split for (1024x64)·(64x128) and 512³).
         let per = m.div_ceil(threads).next_multiple_of(16);
-        for bi in 0..nb {
-            (0..m.div_ceil(per))
-                .into_par_iter()
-                .for_each(|t| rows(bi, t * per, ((t + 1) * per).min(m), 1));
-        }
+        par::run(|| {
+            for bi in 0..nb {
+                (0..m.div_ceil(per))
+                    .into_par_iter()
+                    .for_each(|t| rows(bi, t * per, ((t + 1) * per).min(m), 1));
+            }
+        });
     } else if flops >= PAR_FLOPS_FEW_ROWS {
-        (0..nb).for_each(|bi| product(bi, threads));
+        par::run(|| (0..nb).for_each(|bi| product(bi, threads)));
     } else {
         // Few rows (a batch-1 forward: `(seq, d)·(d, 4d)`): the `gemm` crate's own split
         // costs more in thread wake-ups than it saves.

@@ -5,14 +5,15 @@
 //! in inner runs along dim 0 and calls the kernel once per run with element strides. Operands
 //! whose storage dtype differs from the kernel's dtype are converted through per-task buffers
 //! of [`BLOCK`] elements, so one generic kernel serves every dtype combination. Above
-//! [`GRAIN`] elements the linear index space is split across rayon's threads (PyTorch uses the
-//! same grain, 32768).
+//! [`GRAIN`] elements the linear index space is split across the intra-op pool's threads
+//! ([`crate::kernels::par`]; PyTorch uses the same grain, 32768).
 
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
 use crate::iter::SmallPlan;
 use crate::kernels::cast::cast_run;
+use crate::kernels::par;
 use crate::kernels::stream;
 
 /// Elements per conversion block.
@@ -121,7 +122,7 @@ impl<const N: usize> Loop<N> {
             go(0, units);
             return;
         }
-        let threads = rayon::current_num_threads();
+        let threads = par::threads();
         if threads <= 1 {
             go(0, units);
             return;
@@ -129,15 +130,17 @@ impl<const N: usize> Loop<N> {
         let tasks = (numel / GRAIN).min(threads * 4).min(units).max(1);
         let per = units.div_ceil(tasks);
         let go = &go;
-        rayon::scope(|s| {
-            for t in 0..tasks {
-                s.spawn(move |_| {
-                    let (start, end) = (t * per, ((t + 1) * per).min(units));
-                    if start < end {
-                        go(start, end);
-                    }
-                });
-            }
+        par::run(|| {
+            rayon::scope(|s| {
+                for t in 0..tasks {
+                    s.spawn(move |_| {
+                        let (start, end) = (t * per, ((t + 1) * per).min(units));
+                        if start < end {
+                            go(start, end);
+                        }
+                    });
+                }
+            })
         });
     }
 }

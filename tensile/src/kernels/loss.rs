@@ -108,7 +108,7 @@ fn rows(x: &[f32], c: usize, target: &[i64], weight: Option<&[f32]>, ignore: i64
 
 /// Per-row cross-entropy of `(n, c)` row-major float32 logits `x`: `out[i] =
 /// (logsumexp(x[i]) - x[i][t_i])·w[t_i]`, 0 where `t_i == ignore`. Every other target must be
-/// in `0..c` (the caller checks). Rows are split across rayon's threads when the work is
+/// in `0..c` (the caller checks). Rows are split across the intra-op pool when the work is
 /// large.
 pub(crate) fn cross_entropy_rows_f32(
     x: &[f32],
@@ -123,12 +123,14 @@ pub(crate) fn cross_entropy_rows_f32(
         return;
     }
     let work = n * c;
-    if work >= 2 * crate::kernels::loops::GRAIN && rayon::current_num_threads() > 1 {
+    if work >= 2 * crate::kernels::loops::GRAIN && crate::kernels::par::threads() > 1 {
         let rows_per = (2 * crate::kernels::loops::GRAIN / c).max(1);
-        out.par_chunks_mut(rows_per).enumerate().for_each(|(k, o)| {
-            let r0 = k * rows_per;
-            let r1 = r0 + o.len();
-            rows(&x[r0 * c..r1 * c], c, &target[r0..r1], weight, ignore, o);
+        crate::kernels::par::run(|| {
+            out.par_chunks_mut(rows_per).enumerate().for_each(|(k, o)| {
+                let r0 = k * rows_per;
+                let r1 = r0 + o.len();
+                rows(&x[r0 * c..r1 * c], c, &target[r0..r1], weight, ignore, o);
+            })
         });
     } else {
         rows(x, c, target, weight, ignore, out);

@@ -3,6 +3,8 @@
 //! crate, with the degenerate sizes handled here once, because `gemm` leaves `dst` untouched
 //! when `k == 0` where a product must give zeros.
 
+use crate::kernels::{Ptr, par};
+
 /// The element types [`mm`] multiplies: float32 and float64.
 pub(crate) trait MmElem: Copy + Send + Sync + 'static {
     /// `0`.
@@ -24,7 +26,7 @@ impl MmElem for f64 {
 /// `dst (m×n) = lhs (m×k) · rhs (k×n)`, or `dst += lhs · rhs` when `acc`; strides in
 /// elements (row stride `_rs`, column stride `_cs`). With `k == 0` the product is zeros (so
 /// `dst` is zero-filled unless `acc`); with `m == 0` or `n == 0` nothing is touched. Runs on
-/// `threads` rayon threads (1: the calling thread only).
+/// `threads` threads of the intra-op pool ([`par::run`]; 1: the calling thread only).
 ///
 /// # Safety
 /// The three matrices lie inside live allocations with these sizes and strides; `dst` is
@@ -60,34 +62,39 @@ pub(crate) unsafe fn mm<T: MmElem>(
         }
         return;
     }
-    let par = if threads > 1 {
-        gemm::Parallelism::Rayon(threads)
-    } else {
-        gemm::Parallelism::None
+    let (dst, lhs, rhs) = (Ptr(dst), Ptr(lhs as *mut T), Ptr(rhs as *mut T));
+    let product = move |par| {
+        // SAFETY: forwarded from the caller (who waits for this call, on whichever thread it
+        // runs). `gemm` takes (dst, column stride, row stride, read dst?) and the same for
+        // lhs and rhs, then dst = beta·lhs·rhs (+ alpha·dst when read).
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                dst.get(),
+                dst_cs,
+                dst_rs,
+                acc,
+                lhs.get() as *const T,
+                lhs_cs,
+                lhs_rs,
+                rhs.get() as *const T,
+                rhs_cs,
+                rhs_rs,
+                T::ONE,
+                T::ONE,
+                false,
+                false,
+                false,
+                par,
+            )
+        }
     };
-    // SAFETY: forwarded from the caller. `gemm` takes (dst, column stride, row stride, read
-    // dst?) and the same for lhs and rhs, then dst = beta·lhs·rhs (+ alpha·dst when read).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst,
-            dst_cs,
-            dst_rs,
-            acc,
-            lhs,
-            lhs_cs,
-            lhs_rs,
-            rhs,
-            rhs_cs,
-            rhs_rs,
-            T::ONE,
-            T::ONE,
-            false,
-            false,
-            false,
-            par,
-        )
+    if threads > 1 {
+        // `gemm` splits over the current rayon pool: the intra-op pool
+        par::run(|| product(gemm::Parallelism::Rayon(threads)));
+    } else {
+        product(gemm::Parallelism::None);
     }
 }

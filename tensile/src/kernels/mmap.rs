@@ -1,8 +1,21 @@
 //! Raw memory for `crate::io`: private file mappings that storages may view without a copy,
 //! and byte copies out of a storage.
+//!
+//! # No two storages over the same bytes
+//! Soundness of `Tensor: Sync` rests on each storage's lock guarding its bytes (see
+//! `crate::storage`): two storages over one memory range would have two locks (and two
+//! version counters) for the same bytes, so a write through one could race a read through
+//! the other, and autograd's saved-tensor version check would miss the write. A hostile
+//! file can describe exactly that (two zip members over the same bytes, a tensor table whose
+//! entries overlap), so [`Mapped::storage`] does not trust its callers on this: every range
+//! it hands out is recorded, and a range that overlaps one handed out before gets `None`
+//! (the caller then copies the bytes into a storage of their own). The loaders refuse such
+//! files with an error before they get here (`crate::io::open_zip`, the safetensors crate's
+//! contiguous offsets); this is the invariant's last line, not its only one.
 
+use std::collections::BTreeMap;
 use std::ptr::NonNull;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::storage::Storage;
 
@@ -15,11 +28,15 @@ pub(crate) struct Mapped {
     /// The mapping's start, taken through `as_mut_ptr` so that storages may write through it.
     base: *mut u8,
     len: usize,
+    /// The byte ranges handed to storages so far, `start → end`: pairwise disjoint (see the
+    /// module docs). Never shrinks: a range stays taken after its storage is dropped.
+    taken: Mutex<BTreeMap<usize, usize>>,
 }
 
 // SAFETY: the mapping is plain bytes owned by this value; reads go through `bytes()` only while
-// a loader builds its tensors (before any tensor over the mapping exists), and afterwards every
-// access goes through a `Storage`'s lock (see `crate::storage`).
+// a loader builds its tensors (before it returns any tensor over the mapping, so nothing writes
+// to it meanwhile), and afterwards every access goes through the lock of the one `Storage` that
+// covers the bytes (`storage` hands out disjoint ranges only; see `crate::storage`).
 unsafe impl Send for Mapped {}
 // SAFETY: as above.
 unsafe impl Sync for Mapped {}
@@ -38,10 +55,12 @@ impl Mapped {
             _map: map,
             base,
             len,
+            taken: Mutex::new(BTreeMap::new()),
         }))
     }
 
-    /// The mapped bytes. Only called while no tensor views the mapping yet (during a load).
+    /// The mapped bytes. Only called during a load, before the loader returns any tensor over
+    /// the mapping (storages made meanwhile are not written to until then).
     pub(crate) fn bytes(&self) -> &[u8] {
         if self.len == 0 {
             return &[];
@@ -51,9 +70,10 @@ impl Mapped {
     }
 
     /// A storage viewing `start..start + len` of the mapping without a copy, or `None` when the
-    /// range is empty, outside the mapping, or its start is not a multiple of `align` bytes.
-    /// The caller has checked that the bytes are valid values of the dtype it will use (bools
-    /// 0 or 1) and that their byte order is native.
+    /// range is empty, outside the mapping, its start is not a multiple of `align` bytes, or it
+    /// overlaps a range given to a storage before (so that no two storages ever view the same
+    /// bytes: the caller copies instead). The caller has checked that the bytes are valid
+    /// values of the dtype it will use (bools 0 or 1) and that their byte order is native.
     pub(crate) fn storage(
         self: &Arc<Mapped>,
         start: usize,
@@ -68,11 +88,25 @@ impl Mapped {
         if !(ptr as usize).is_multiple_of(align.max(1)) {
             return None;
         }
+        {
+            let mut taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+            // The ranges taken are disjoint, so only the last one starting before `end` can
+            // reach into `start..end`.
+            if taken
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, &e)| e > start)
+            {
+                return None;
+            }
+            taken.insert(start, end);
+        }
         let owner: Arc<dyn std::any::Any + Send + Sync> = self.clone();
         // SAFETY: the range lies inside the mapping (checked), which `owner` keeps alive; the
         // mapping is private and writable and, once loading is over, reached only through the
-        // storages made here; the start is aligned (checked); the bytes' validity for the dtype
-        // is the caller's documented duty.
+        // storages made here, no two of which share a byte (the range was free, now taken);
+        // the start is aligned (checked); the bytes' validity for the dtype is the caller's
+        // documented duty.
         Some(unsafe { Storage::from_external(NonNull::new(ptr)?, len, owner) })
     }
 }
@@ -92,4 +126,30 @@ pub(crate) fn copy_out(storage: &Storage, byte_offset: usize, n: usize) -> Optio
         };
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A hostile file can name the same bytes twice; the mapping hands them to one storage
+    /// only (the second request is refused and its caller copies).
+    #[test]
+    fn overlapping_ranges_get_no_second_storage() {
+        let p = std::env::temp_dir().join(format!("tensile_mmap_test_{}", std::process::id()));
+        std::fs::write(&p, [7u8; 64]).unwrap();
+        let m = Mapped::open(&std::fs::File::open(&p).unwrap()).unwrap();
+        std::fs::remove_file(&p).unwrap();
+        let a = m.storage(8, 16, 1).expect("a free range");
+        assert_eq!(a.nbytes(), 16);
+        assert!(m.storage(8, 16, 1).is_none(), "the same range twice");
+        assert!(m.storage(0, 9, 1).is_none(), "reaching into it from below");
+        assert!(m.storage(23, 4, 1).is_none(), "starting inside it");
+        assert!(m.storage(0, 64, 1).is_none(), "covering it");
+        assert!(m.storage(0, 8, 1).is_some(), "just below");
+        assert!(m.storage(24, 8, 1).is_some(), "just above");
+        assert!(m.storage(32, 0, 1).is_none(), "empty");
+        assert!(m.storage(32, 33, 1).is_none(), "past the end");
+        assert!(m.storage(32, 32, 1).is_some(), "the rest");
+    }
 }

@@ -18,6 +18,8 @@
 //! * [`norm`] runs `layer_norm` and `rms_norm` over rows, in float32.
 //! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
 //!   NCHW → NHWC) as cache-blocked register-tile transposes.
+//! * [`par`] is the intra-op thread pool: every parallel region of the crate runs through
+//!   [`par::run`] and sizes its split by [`par::threads`].
 
 pub(crate) mod advindex;
 pub(crate) mod attention;
@@ -34,6 +36,7 @@ pub(crate) mod mmap;
 pub(crate) mod norm;
 pub(crate) mod normalize;
 pub(crate) mod optim;
+pub(crate) mod par;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;

@@ -106,11 +106,13 @@ fn for_rows<T: SoftElem>(x: &[T], y: &mut [T], n: usize, f: impl Fn(&[f32], &mut
             T::store(yb, yr);
         }
     };
-    if rows * n >= 2 * GRAIN && rayon::current_num_threads() > 1 {
-        x.par_chunks(n)
-            .zip(y.par_chunks_mut(n))
-            .with_min_len((GRAIN / n).max(1))
-            .for_each_init(Vec::new, one);
+    if rows * n >= 2 * GRAIN && crate::kernels::par::threads() > 1 {
+        crate::kernels::par::run(|| {
+            x.par_chunks(n)
+                .zip(y.par_chunks_mut(n))
+                .with_min_len((GRAIN / n).max(1))
+                .for_each_init(Vec::new, one)
+        });
     } else {
         let mut buf = Vec::new();
         x.chunks(n)
@@ -200,13 +202,15 @@ pub(crate) fn layer_norm_backward_rows(
     }
     type Row<'a> = (((&'a [f32], &'a [f32]), &'a mut [f32]), &'a mut [f32]);
     let one = |(((xs, gs), d), h): Row<'_>| ln_backward_row(xs, gs, w, eps, d, h);
-    if x.len() >= 2 * GRAIN && rayon::current_num_threads() > 1 {
-        x.par_chunks(n)
-            .zip(g.par_chunks(n))
-            .zip(dx.par_chunks_mut(n))
-            .zip(xhat.par_chunks_mut(n))
-            .with_min_len((GRAIN / n).max(1))
-            .for_each(one);
+    if x.len() >= 2 * GRAIN && crate::kernels::par::threads() > 1 {
+        crate::kernels::par::run(|| {
+            x.par_chunks(n)
+                .zip(g.par_chunks(n))
+                .zip(dx.par_chunks_mut(n))
+                .zip(xhat.par_chunks_mut(n))
+                .with_min_len((GRAIN / n).max(1))
+                .for_each(one)
+        });
     } else {
         x.chunks(n)
             .zip(g.chunks(n))

@@ -5,12 +5,12 @@
 
 use rayon::prelude::*;
 
-use crate::kernels::Ptr;
 use crate::kernels::loops::GRAIN;
+use crate::kernels::{Ptr, par};
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
-    work >= 2 * GRAIN && rayon::current_num_threads() > 1
+    work >= 2 * GRAIN && par::threads() > 1
 }
 
 /// `y[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) * w` for `rows` rows of `n` elements
@@ -64,7 +64,7 @@ pub(crate) unsafe fn rms_rows_f32(
         }
     };
     if parallel(rows * n) {
-        (0..rows).into_par_iter().for_each(one);
+        par::run(|| (0..rows).into_par_iter().for_each(one));
     } else {
         (0..rows).for_each(one);
     }
@@ -100,7 +100,7 @@ pub(crate) unsafe fn plane_moments_f32(
         (mean, var)
     };
     if parallel(planes * inner) {
-        (0..planes).into_par_iter().map(one).collect()
+        par::run(|| (0..planes).into_par_iter().map(one).collect())
     } else {
         (0..planes).map(one).collect()
     }
@@ -176,7 +176,7 @@ pub(crate) unsafe fn affine_f32(
             fma_rows(xs, ys, alpha, beta);
         };
         if parallel(total) {
-            (0..outer).into_par_iter().for_each(one);
+            par::run(|| (0..outer).into_par_iter().for_each(one));
         } else {
             (0..outer).for_each(one);
         }
@@ -194,7 +194,7 @@ pub(crate) unsafe fn affine_f32(
         fma_plane(xs, ys, a, b);
     };
     if parallel(total) {
-        (0..outer * ch).into_par_iter().for_each(one);
+        par::run(|| (0..outer * ch).into_par_iter().for_each(one));
     } else {
         (0..outer * ch).for_each(one);
     }

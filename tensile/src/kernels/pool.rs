@@ -12,6 +12,8 @@ use std::ops::{Add, Div, Mul, Sub};
 
 use rayon::prelude::*;
 
+use crate::kernels::par;
+
 /// The float types the kernels compute in: `f32` (also for float16/bfloat16 data, as PyTorch's
 /// CPU `opmath_t`) and `f64`.
 pub(crate) trait PoolFloat:
@@ -145,7 +147,7 @@ pub(crate) fn pool<T: PoolFloat>(
         return;
     }
     let work = (g.n * g.c * op * 4).max(1);
-    let threads = if work >= MIN_TASK { 0 } else { usize::MAX };
+    let parallel = work >= MIN_TASK && par::threads() > 1;
     if !g.cl {
         // one task per plane group
         let per = (MIN_TASK / (op * 4).max(1)).max(1);
@@ -160,13 +162,14 @@ pub(crate) fn pool<T: PoolFloat>(
         };
         match idx {
             Some(idx) => {
-                let it = out
-                    .par_chunks_mut(op)
-                    .zip(idx.par_chunks_mut(op))
-                    .enumerate();
-                if threads == 0 {
-                    it.with_min_len(per)
-                        .for_each(|(p, (o, ix))| plane(p, o, Some(ix)));
+                if parallel {
+                    par::run(|| {
+                        out.par_chunks_mut(op)
+                            .zip(idx.par_chunks_mut(op))
+                            .enumerate()
+                            .with_min_len(per)
+                            .for_each(|(p, (o, ix))| plane(p, o, Some(ix)))
+                    });
                 } else {
                     out.chunks_mut(op)
                         .zip(idx.chunks_mut(op))
@@ -175,11 +178,13 @@ pub(crate) fn pool<T: PoolFloat>(
                 }
             }
             None => {
-                if threads == 0 {
-                    out.par_chunks_mut(op)
-                        .enumerate()
-                        .with_min_len(per)
-                        .for_each(|(p, o)| plane(p, o, None));
+                if parallel {
+                    par::run(|| {
+                        out.par_chunks_mut(op)
+                            .enumerate()
+                            .with_min_len(per)
+                            .for_each(|(p, o)| plane(p, o, None))
+                    });
                 } else {
                     out.chunks_mut(op)
                         .enumerate()
@@ -197,12 +202,14 @@ pub(crate) fn pool<T: PoolFloat>(
         };
         match idx {
             Some(idx) => {
-                if threads == 0 {
-                    out.par_chunks_mut(c)
-                        .zip(idx.par_chunks_mut(c))
-                        .enumerate()
-                        .with_min_len(per)
-                        .for_each(|(q, (o, ix))| pos(q, o, Some(ix)));
+                if parallel {
+                    par::run(|| {
+                        out.par_chunks_mut(c)
+                            .zip(idx.par_chunks_mut(c))
+                            .enumerate()
+                            .with_min_len(per)
+                            .for_each(|(q, (o, ix))| pos(q, o, Some(ix)))
+                    });
                 } else {
                     out.chunks_mut(c)
                         .zip(idx.chunks_mut(c))
@@ -211,11 +218,13 @@ pub(crate) fn pool<T: PoolFloat>(
                 }
             }
             None => {
-                if threads == 0 {
-                    out.par_chunks_mut(c)
-                        .enumerate()
-                        .with_min_len(per)
-                        .for_each(|(q, o)| pos(q, o, None));
+                if parallel {
+                    par::run(|| {
+                        out.par_chunks_mut(c)
+                            .enumerate()
+                            .with_min_len(per)
+                            .for_each(|(q, o)| pos(q, o, None))
+                    });
                 } else {
                     out.chunks_mut(c)
                         .enumerate()
@@ -441,7 +450,7 @@ pub(crate) fn resample<T: PoolFloat>(
     }
     let [_, ih, iw] = ins;
     let [_, oh, ow] = outs;
-    let big = n * c * op >= MIN_TASK;
+    let big = n * c * op >= MIN_TASK && par::threads() > 1;
     if !cl {
         let plane = |p: usize, o: &mut [T]| {
             let xs = &x[p * ip..(p + 1) * ip];
@@ -466,9 +475,11 @@ pub(crate) fn resample<T: PoolFloat>(
             }
         };
         if big {
-            out.par_chunks_mut(op)
-                .enumerate()
-                .for_each(|(p, o)| plane(p, o));
+            par::run(|| {
+                out.par_chunks_mut(op)
+                    .enumerate()
+                    .for_each(|(p, o)| plane(p, o))
+            });
         } else {
             out.chunks_mut(op)
                 .enumerate()
@@ -498,10 +509,12 @@ pub(crate) fn resample<T: PoolFloat>(
             }
         };
         if big {
-            out.par_chunks_mut(c)
-                .enumerate()
-                .with_min_len((MIN_TASK / c.max(1)).max(1))
-                .for_each(|(q, o)| pos(q, o));
+            par::run(|| {
+                out.par_chunks_mut(c)
+                    .enumerate()
+                    .with_min_len((MIN_TASK / c.max(1)).max(1))
+                    .for_each(|(q, o)| pos(q, o))
+            });
         } else {
             out.chunks_mut(c).enumerate().for_each(|(q, o)| pos(q, o));
         }

@@ -20,8 +20,9 @@
 //!
 //! The generic folds are compiled once per instruction set (AVX-512, AVX2, baseline) and
 //! picked at run time. Above a size that depends on the reducer's cost the work is split
-//! across rayon's threads: by outputs when there are enough of them, otherwise by slices of
-//! the reduced range whose partial accumulators are combined in order.
+//! across the intra-op pool's threads ([`crate::kernels::par`]): by outputs when there are
+//! enough of them, otherwise by slices of the reduced range whose partial accumulators are
+//! combined in order.
 
 use crate::kernels::Strided;
 use std::any::TypeId;
@@ -32,6 +33,7 @@ use rayon::prelude::*;
 
 use crate::element::Element;
 use crate::kernels::loops::GRAIN;
+use crate::kernels::par;
 use crate::kernels::simd;
 
 /// A reduction, written once for every dtype it supports.
@@ -57,7 +59,7 @@ pub(crate) trait Reducer: Sync {
         0
     }
     /// Rough cost of one `step` relative to a vectorised float add: the engine only splits
-    /// a reduction over threads above `PAR_ELEMS / COST` elements (waking rayon's workers
+    /// a reduction over threads above `PAR_ELEMS / COST` elements (waking the pool's workers
     /// costs more than summing a few hundred thousand floats).
     const COST: usize = 4;
     /// Whether the vertical walk may regroup a column into a cascade of short runs (sums:
@@ -695,9 +697,13 @@ pub(crate) fn reduce<R: Reducer>(
     let plan = Plan::new::<R::Acc>(input, reduced);
     let base = input.typed::<R::In>();
     let total = numel_out * numel_red;
-    let threads = rayon::current_num_threads();
     let units = plan.units();
-    if total < (PAR_ELEMS / R::COST).max(2 * GRAIN) || threads <= 1 {
+    let threads = if total < (PAR_ELEMS / R::COST).max(2 * GRAIN) {
+        1
+    } else {
+        par::threads()
+    };
+    if threads <= 1 {
         // SAFETY: the plan only reaches elements of `input` (its geometry lies inside its
         // storage); the read lock is held.
         unsafe {
@@ -719,41 +725,45 @@ pub(crate) fn reduce<R: Reducer>(
     if units >= 4 * threads || split_size < 2 {
         let tasks = max_tasks.min(units).max(1);
         let per = units.div_ceil(tasks);
-        (0..tasks).into_par_iter().for_each(|t| {
-            let (a, b) = (t * per, ((t + 1) * per).min(units));
-            if a < b {
-                // SAFETY: as above; tasks emit disjoint outputs.
-                unsafe {
-                    plan.run_units(r, base.get(), a..b, &plan.r, 0, 0, &mut |k, acc| {
-                        emit(k, acc)
-                    })
-                };
-            }
+        par::run(|| {
+            (0..tasks).into_par_iter().for_each(|t| {
+                let (a, b) = (t * per, ((t + 1) * per).min(units));
+                if a < b {
+                    // SAFETY: as above; tasks emit disjoint outputs.
+                    unsafe {
+                        plan.run_units(r, base.get(), a..b, &plan.r, 0, 0, &mut |k, acc| {
+                            emit(k, acc)
+                        })
+                    };
+                }
+            })
         });
         return;
     }
     let tasks = max_tasks.min(split_size).max(2);
     let per = split_size.div_ceil(tasks);
-    let partials: Vec<Vec<R::Acc>> = (0..tasks)
-        .into_par_iter()
-        .map(|t| {
-            let (a, b) = (t * per, ((t + 1) * per).min(split_size));
-            let mut part = vec![r.identity(); numel_out];
-            if a < b {
-                let mut rd = plan.r.clone();
-                rd[split_k].size = b - a;
-                let roff = a as isize * plan.r[split_k].st;
-                let ioff = a as i64 * plan.r[split_k].ist;
-                // SAFETY: as above, over a sub-range of the reduced dims.
-                unsafe {
-                    plan.run_units(r, base.get(), 0..units, &rd, roff, ioff, &mut |k, acc| {
-                        part[k] = acc
-                    })
-                };
-            }
-            part
-        })
-        .collect();
+    let partials: Vec<Vec<R::Acc>> = par::run(|| {
+        (0..tasks)
+            .into_par_iter()
+            .map(|t| {
+                let (a, b) = (t * per, ((t + 1) * per).min(split_size));
+                let mut part = vec![r.identity(); numel_out];
+                if a < b {
+                    let mut rd = plan.r.clone();
+                    rd[split_k].size = b - a;
+                    let roff = a as isize * plan.r[split_k].st;
+                    let ioff = a as i64 * plan.r[split_k].ist;
+                    // SAFETY: as above, over a sub-range of the reduced dims.
+                    unsafe {
+                        plan.run_units(r, base.get(), 0..units, &rd, roff, ioff, &mut |k, acc| {
+                            part[k] = acc
+                        })
+                    };
+                }
+                part
+            })
+            .collect()
+    });
     let mut it = partials.into_iter();
     let mut acc = it.next().unwrap_or_default();
     for part in it {

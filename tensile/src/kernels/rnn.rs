@@ -108,7 +108,7 @@ fn gemm_nt<T: RnnFloat>(
         "gemm_nt: output too short"
     );
     let threads = if m * n * k >= PAR_FLOPS {
-        rayon::current_num_threads()
+        crate::kernels::par::threads()
     } else {
         1
     };
@@ -283,24 +283,25 @@ fn gates<T: RnnFloat>(
         }
         gates_rows(kind, 0..rows, h, gxs, ghs, hxs, h, cxs, hb, h, cb)
     };
-    let threads = rayon::current_num_threads();
-    if threads <= 1 || n < 2 || h == 0 || n * g < PAR_GATES {
+    if n < 2 || h == 0 || n * g < PAR_GATES || crate::kernels::par::threads() <= 1 {
         run(0, n, h_out, c_out);
         return;
     }
-    let per = n.div_ceil(threads);
-    if lstm {
-        h_out
-            .par_chunks_mut(per * h)
-            .zip(c_out.par_chunks_mut(per * h))
-            .enumerate()
-            .for_each(|(b, (hb, cb))| run(b * per, hb.len() / h, hb, cb));
-    } else {
-        h_out
-            .par_chunks_mut(per * h)
-            .enumerate()
-            .for_each(|(b, hb)| run(b * per, hb.len() / h, hb, &mut []));
-    }
+    let per = n.div_ceil(crate::kernels::par::threads());
+    crate::kernels::par::run(|| {
+        if lstm {
+            h_out
+                .par_chunks_mut(per * h)
+                .zip(c_out.par_chunks_mut(per * h))
+                .enumerate()
+                .for_each(|(b, (hb, cb))| run(b * per, hb.len() / h, hb, cb));
+        } else {
+            h_out
+                .par_chunks_mut(per * h)
+                .enumerate()
+                .for_each(|(b, hb)| run(b * per, hb.len() / h, hb, &mut []));
+        }
+    });
 }
 
 /// One cell step: `h_out`/`c_out` (`N×H`, contiguous) from the input projection `gx`

@@ -5,12 +5,12 @@
 use rayon::prelude::*;
 
 use crate::element::Element;
-use crate::kernels::Ptr;
 use crate::kernels::loops::GRAIN;
+use crate::kernels::{Ptr, par};
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
-    work >= 2 * GRAIN && rayon::current_num_threads() > 1
+    work >= 2 * GRAIN && par::threads() > 1
 }
 
 /// One row of `n` elements of `T`, reversed or not.
@@ -76,10 +76,12 @@ pub(crate) unsafe fn flip_rows(
     };
     let rows = src_rows.len();
     if parallel(rows * n) {
-        (0..rows)
-            .into_par_iter()
-            .with_min_len((GRAIN / n.max(1)).max(1))
-            .for_each(one);
+        par::run(|| {
+            (0..rows)
+                .into_par_iter()
+                .with_min_len((GRAIN / n.max(1)).max(1))
+                .for_each(one)
+        });
     } else {
         (0..rows).for_each(one);
     }
@@ -138,10 +140,12 @@ pub(crate) unsafe fn cum_f64<T: Element>(
         }
     };
     if parallel(outer * len) {
-        (0..outer)
-            .into_par_iter()
-            .with_min_len((GRAIN / len.max(1)).max(1))
-            .for_each(one);
+        par::run(|| {
+            (0..outer)
+                .into_par_iter()
+                .with_min_len((GRAIN / len.max(1)).max(1))
+                .for_each(one)
+        });
     } else {
         (0..outer).for_each(one);
     }
@@ -234,7 +238,7 @@ pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b
     };
     let chunks = n.div_ceil(CHUNK);
     if parallel(n) {
-        (0..chunks).into_par_iter().for_each(one);
+        par::run(|| (0..chunks).into_par_iter().for_each(one));
     } else {
         (0..chunks).for_each(one);
     }

@@ -218,7 +218,7 @@ multiversion!(fn block = block_body(b: &mut [f32], len: usize, cw: usize, log: b
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
-    work >= 2 * GRAIN && rayon::current_num_threads() > 1
+    work >= 2 * GRAIN && crate::kernels::par::threads() > 1
 }
 
 /// `softmax` (or `log_softmax` when `log`) along the middle dim of a contiguous
@@ -277,10 +277,12 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
             }
         };
         if parallel(total) {
-            (0..outer)
-                .into_par_iter()
-                .with_min_len((GRAIN / len).max(1))
-                .for_each_init(Vec::new, one);
+            crate::kernels::par::run(|| {
+                (0..outer)
+                    .into_par_iter()
+                    .with_min_len((GRAIN / len).max(1))
+                    .for_each_init(Vec::new, one)
+            });
         } else {
             let mut scratch = Vec::new();
             (0..outer).for_each(|o| one(&mut scratch, o));
@@ -308,10 +310,12 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
     };
     let units = outer * nblk;
     if parallel(total) {
-        (0..units)
-            .into_par_iter()
-            .with_min_len((GRAIN / (len * COLS)).max(1))
-            .for_each_init(Vec::new, one);
+        crate::kernels::par::run(|| {
+            (0..units)
+                .into_par_iter()
+                .with_min_len((GRAIN / (len * COLS)).max(1))
+                .for_each_init(Vec::new, one)
+        });
     } else {
         let mut scratch = Vec::new();
         (0..units).for_each(|u| one(&mut scratch, u));

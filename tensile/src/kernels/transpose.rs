@@ -10,8 +10,8 @@
 //!
 //! How it is blocked:
 //! * the iteration space is cut into [`BLOCK_R`] × [`BLOCK_C`] blocks (source rows × source
-//!   columns) per outer (batch) index; blocks are the units rayon's threads share, split as
-//!   [`Loop::run`] splits its elements (same grain);
+//!   columns) per outer (batch) index; blocks are the units the intra-op pool's threads
+//!   share, split as [`Loop::run`] splits its elements (same grain);
 //! * inside a block, register tiles are transposed: 16 × 16 four-byte or 8 × 8 eight-byte
 //!   elements with AVX-512F (one cache line per source row and per destination row, edges
 //!   through masked loads and stores; large copies with far-apart destination rows write
@@ -163,23 +163,25 @@ pub(crate) unsafe fn try_copy_with(lp: &Loop<2>, isa: Isa) -> bool {
             unsafe { block(s, sld, d, dld, r, c, stream) };
         }
     };
-    let threads = rayon::current_num_threads();
-    if numel < 2 * GRAIN || threads <= 1 || units == 1 {
+    if numel < 2 * GRAIN || units == 1 || crate::kernels::par::threads() <= 1 {
         go(0, units);
         return true;
     }
+    let threads = crate::kernels::par::threads();
     let tasks = (numel / GRAIN).min(threads * 4).min(units).max(1);
     let per = units.div_ceil(tasks);
     let go = &go;
-    rayon::scope(|sc| {
-        for t in 0..tasks {
-            sc.spawn(move |_| {
-                let (start, end) = (t * per, ((t + 1) * per).min(units));
-                if start < end {
-                    go(start, end);
-                }
-            });
-        }
+    crate::kernels::par::run(|| {
+        rayon::scope(|sc| {
+            for t in 0..tasks {
+                sc.spawn(move |_| {
+                    let (start, end) = (t * per, ((t + 1) * per).min(units));
+                    if start < end {
+                        go(start, end);
+                    }
+                });
+            }
+        })
     });
     true
 }
@@ -776,11 +778,7 @@ mod tests {
     #[test]
     fn kernel_splits_large_copies_across_threads() {
         // Above the grain, with a pool of several threads, blocks run in parallel.
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        crate::kernels::par::with_threads(3, || {
             for isa in isas() {
                 check(
                     DType::Float32,

@@ -264,8 +264,8 @@ pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) 
             *e = dist(row, &b[(bi * r2 + j) * m..(bi * r2 + j + 1) * m], p);
         }
     };
-    if nb * r1 * r2 * m > 1 << 16 {
-        out.par_chunks_mut(r2.max(1)).enumerate().for_each(fill);
+    if nb * r1 * r2 * m > 1 << 16 && crate::kernels::par::threads() > 1 {
+        crate::kernels::par::run(|| out.par_chunks_mut(r2.max(1)).enumerate().for_each(fill));
     } else {
         out.chunks_mut(r2.max(1)).enumerate().for_each(fill);
     }

@@ -17,6 +17,7 @@ use crate::dim::{wrap_dim, wrap_dim_no_scalar};
 use crate::dtype::{DType, result_type};
 use crate::element::Element;
 use crate::error::{Error, Result, fmt_list};
+use crate::kernels::par;
 use crate::layout::{contiguous_strides, preserve_format_strides};
 use crate::ops::Operand;
 use crate::tensor::{Scalar, Tensor};
@@ -83,8 +84,8 @@ fn from_lanes<T: Element>(
     Ok(out)
 }
 
-/// Runs `f` on every lane (`vals` and `idx` cut in lanes of `n`), in parallel when there is
-/// enough work.
+/// Runs `f` on every lane (`vals` and `idx` cut in lanes of `n`), on the intra-op pool when
+/// there is work for more than one task (of at least 2^14 elements).
 fn for_lanes<T: Element, I: Send>(
     vals: &mut [T],
     idx: &mut [I],
@@ -95,10 +96,18 @@ fn for_lanes<T: Element, I: Send>(
         return;
     }
     let per_task = (1usize << 14).div_ceil(n).max(1);
-    vals.par_chunks_mut(n)
-        .zip(idx.par_chunks_mut(n))
-        .with_min_len(per_task)
-        .for_each(|(v, i)| f(v, i));
+    if vals.len() / n >= 2 * per_task && par::threads() > 1 {
+        par::run(|| {
+            vals.par_chunks_mut(n)
+                .zip(idx.par_chunks_mut(n))
+                .with_min_len(per_task)
+                .for_each(|(v, i)| f(v, i))
+        });
+    } else {
+        vals.chunks_mut(n)
+            .zip(idx.chunks_mut(n))
+            .for_each(|(v, i)| f(v, i));
+    }
 }
 
 /// The shape of a reduction over dim `d` (`keepdim` keeps it as size 1); a 0-d input gives 0-d.
@@ -163,8 +172,8 @@ fn sort_lane<T: Element>(v: &mut [T], idx: &mut [i64], descending: bool) {
             nan_last_cmp(&a.0, &b.0)
         }
     };
-    if pairs.len() >= 1 << 16 {
-        pairs.par_sort_by(cmp);
+    if pairs.len() >= 1 << 16 && par::threads() > 1 {
+        par::run(|| pairs.par_sort_by(cmp));
     } else {
         pairs.sort_by(cmp);
     }

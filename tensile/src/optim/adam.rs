@@ -2,9 +2,9 @@
 //! implementation, as in PyTorch 2.x where `AdamW` is `Adam(decoupled_weight_decay=True)`.
 
 use super::{
-    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
-    check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, saved_indices,
-    update_param,
+    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState, StateMap,
+    check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, update_param,
+    update_with_ops,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -151,6 +151,19 @@ struct AdamState {
     max_exp_avg_sq: Option<Buf>,
 }
 
+impl AdamState {
+    /// PyTorch's `_init_group` for a parameter without state: `step` 0 and zeros shaped as
+    /// `p` (`max_exp_avg_sq` too with amsgrad).
+    fn new(p: &Tensor, amsgrad: bool) -> AdamState {
+        AdamState {
+            step: 0.0,
+            exp_avg: Buf::zeros_like(p),
+            exp_avg_sq: Buf::zeros_like(p),
+            max_exp_avg_sq: amsgrad.then(|| Buf::zeros_like(p)),
+        }
+    }
+}
+
 /// `torch.optim.Adam` (PyTorch's single-tensor update, spec §10.3, in this order):
 /// ```text
 /// g = -p.grad if maximize else p.grad
@@ -169,7 +182,8 @@ struct AdamState {
 #[derive(Debug)]
 pub struct Adam {
     groups: Vec<ParamGroup<AdamOpts>>,
-    state: Vec<Option<AdamState>>,
+    /// Per parameter (by identity), its state.
+    state: StateMap<AdamState>,
     name: &'static str,
 }
 
@@ -207,10 +221,9 @@ impl Adam {
             g.options.validate()?;
         }
         check_param_groups(&groups)?;
-        let n = groups.iter().map(|g| g.params.len()).sum();
         Ok(Adam {
             groups,
-            state: vec![None; n],
+            state: StateMap::new(),
             name: "Adam",
         })
     }
@@ -220,7 +233,9 @@ impl Adam {
         &self.groups
     }
 
-    /// `optimizer.param_groups`, to change a group's options (not validated, as in PyTorch).
+    /// `optimizer.param_groups`, to change a group's options or parameters (not validated, as
+    /// in PyTorch). The state follows the parameters: a parameter moved within or between
+    /// groups keeps its state, one added or put in another's place starts without.
     pub fn param_groups_mut(&mut self) -> &mut [ParamGroup<AdamOpts>] {
         &mut self.groups
     }
@@ -228,21 +243,14 @@ impl Adam {
     fn step_one<T: BufElem>(
         p: &Tensor,
         g: &Tensor,
-        slot: &mut Option<AdamState>,
+        st: &mut AdamState,
         o: &AdamOpts,
     ) -> Result<()> {
         if g.numel() != p.numel() {
             grad_values::<T>(p, g)?; // its error
         }
-        let n = p.numel();
-        let st = slot.get_or_insert_with(|| AdamState {
-            step: 0.0,
-            exp_avg: T::wrap(vec![T::ZERO; n]),
-            exp_avg_sq: T::wrap(vec![T::ZERO; n]),
-            max_exp_avg_sq: None,
-        });
         if o.amsgrad && st.max_exp_avg_sq.is_none() {
-            st.max_exp_avg_sq = Some(T::wrap(vec![T::ZERO; n]));
+            st.max_exp_avg_sq = Some(Buf::zeros::<T>(p));
         }
         st.step += 1.0;
         let t = st.step as f64;
@@ -260,8 +268,14 @@ impl Adam {
             step_size: o.lr / bc1,
             bc2_sqrt: bc2.powf(0.5),
         };
+        let fits = st.exp_avg.fits::<T>(p)
+            && st.exp_avg_sq.fits::<T>(p)
+            && (!o.amsgrad || st.max_exp_avg_sq.as_ref().is_some_and(|b| b.fits::<T>(p)));
+        if !fits {
+            return Adam::step_with_ops(p, g, st, o, &s);
+        }
         let vmax = if o.amsgrad {
-            st.max_exp_avg_sq.as_mut().map(T::slice_mut)
+            st.max_exp_avg_sq.as_mut().and_then(T::values_mut)
         } else {
             None
         };
@@ -270,28 +284,81 @@ impl Adam {
         } else {
             1
         };
-        let (m, v) = (&mut st.exp_avg, &mut st.exp_avg_sq);
+        let m = T::values_mut(&mut st.exp_avg);
+        let v = T::values_mut(&mut st.exp_avg_sq);
         update_param::<T>(p, g, bumps, |pv, gv| {
-            adam(pv, gv, T::slice_mut(m), T::slice_mut(v), vmax, &s)
+            if let (Some(m), Some(v)) = (m, v) {
+                adam(pv, gv, m, v, vmax, &s)
+            }
+        })
+    }
+
+    /// The step after `step += 1` as PyTorch's `_single_tensor_adam` writes it, in tensile's
+    /// ops, for loaded state tensors whose shape is not the parameter's: PyTorch's ops fail
+    /// there (`exp_avg.lerp_(grad)`, `exp_avg_sq.mul_(beta2).addcmul_(grad, grad)`,
+    /// `torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)` or
+    /// `param.addcdiv_(exp_avg, denom)`: `The size of tensor a (3) must match the size of
+    /// tensor b (2) at non-singleton dimension 0`, `output with shape [1] doesn't match the
+    /// broadcast shape [2]`), after the same in-place changes.
+    fn step_with_ops(
+        p: &Tensor,
+        g: &Tensor,
+        st: &mut AdamState,
+        o: &AdamOpts,
+        s: &AdamScalars,
+    ) -> Result<()> {
+        let mut bufs = vec![&mut st.exp_avg, &mut st.exp_avg_sq];
+        if o.amsgrad
+            && let Some(b) = st.max_exp_avg_sq.as_mut()
+        {
+            bufs.push(b);
+        }
+        update_with_ops(&mut bufs, |t| {
+            let (m, v) = (&t[0], &t[1]);
+            let mut grad = if o.maximize { g.neg()? } else { g.alias() };
+            if o.weight_decay != 0.0 {
+                if o.decoupled_weight_decay {
+                    p.mul_(1.0 - o.lr * o.weight_decay)?;
+                } else {
+                    grad = grad.add_with(p, o.weight_decay)?;
+                }
+            }
+            m.lerp_(&grad, 1.0 - s.beta1)?;
+            v.mul_(s.beta2)?
+                .addcmul_with_(&grad, &grad, 1.0 - s.beta2)?;
+            let v = match t.get(2) {
+                Some(vmax) => vmax.maximum_(v)?,
+                None => v.alias(),
+            };
+            let denom = v.sqrt()?.div(s.bc2_sqrt)?.add_(s.eps)?;
+            p.addcdiv_with_(m, &denom, -s.step_size)?;
+            Ok(())
         })
     }
 }
 
 impl Optimizer for Adam {
+    /// As PyTorch's, group by group: every parameter of the group that has a gradient gets
+    /// its state (made on its first step: `step` 0 and zeros) before any is updated.
     fn step(&mut self) -> Result<()> {
-        let mut idx = 0;
         for group in &self.groups {
+            let o = &group.options;
+            let mut todo = Vec::new();
             for p in &group.params {
-                let i = idx;
-                idx += 1;
                 let Some(g) = p.grad() else { continue };
                 check_dtype(self.name, p)?;
-                let slot = &mut self.state[i];
-                if p.dtype() == DType::Float64 {
-                    Adam::step_one::<f64>(p, &g, slot, &group.options)?;
-                } else {
-                    Adam::step_one::<f32>(p, &g, slot, &group.options)?;
-                }
+                self.state.with_state(p, |s| {
+                    s.get_or_insert_with(|| AdamState::new(p, o.amsgrad));
+                    Ok(())
+                })?;
+                todo.push((p, g));
+            }
+            for (p, g) in todo {
+                self.state.with_state(p, |s| match s {
+                    Some(st) if p.dtype() == DType::Float64 => Adam::step_one::<f64>(p, &g, st, o),
+                    Some(st) => Adam::step_one::<f32>(p, &g, st, o),
+                    None => Ok(()),
+                })?;
             }
         }
         Ok(())
@@ -303,10 +370,21 @@ impl Optimizer for Adam {
     super::group_accessors!();
 
     fn state_dict(&self) -> Result<OptimizerStateDict> {
+        let (indices, states) = self.state.pack(&self.groups)?;
         let mut state = BTreeMap::new();
+        for (i, st) in states {
+            let mut entries = vec![
+                ("step".to_string(), Tensor::from_vec(vec![st.step], ())?),
+                ("exp_avg".to_string(), st.exp_avg.to_tensor()?),
+                ("exp_avg_sq".to_string(), st.exp_avg_sq.to_tensor()?),
+            ];
+            if let Some(m) = &st.max_exp_avg_sq {
+                entries.push(("max_exp_avg_sq".to_string(), m.to_tensor()?));
+            }
+            state.insert(i, entries);
+        }
         let mut param_groups = Vec::new();
-        let mut idx = 0;
-        for g in &self.groups {
+        for (g, params) in self.groups.iter().zip(indices) {
             let o = &g.options;
             let mut options = vec![
                 ("lr".to_string(), HyperValue::Float(o.lr)),
@@ -330,23 +408,6 @@ impl Optimizer for Adam {
             if let Some(l) = g.initial_lr {
                 options.push(("initial_lr".to_string(), HyperValue::Float(l)));
             }
-            let mut params = Vec::new();
-            for p in &g.params {
-                if let Some(st) = &self.state[idx] {
-                    let shape = p.size();
-                    let mut entries = vec![
-                        ("step".to_string(), Tensor::from_vec(vec![st.step], ())?),
-                        ("exp_avg".to_string(), st.exp_avg.to_tensor(shape)?),
-                        ("exp_avg_sq".to_string(), st.exp_avg_sq.to_tensor(shape)?),
-                    ];
-                    if let Some(m) = &st.max_exp_avg_sq {
-                        entries.push(("max_exp_avg_sq".to_string(), m.to_tensor(shape)?));
-                    }
-                    state.insert(idx, entries);
-                }
-                params.push(idx);
-                idx += 1;
-            }
             param_groups.push(ParamGroupState { options, params });
         }
         Ok(OptimizerStateDict {
@@ -358,17 +419,13 @@ impl Optimizer for Adam {
     fn load_state_dict(&mut self, sd: &OptimizerStateDict) -> Result<()> {
         let sizes: Vec<usize> = self.groups.iter().map(|g| g.params.len()).collect();
         check_groups(&sizes, sd)?;
-        let saved = saved_indices(sd);
-        let mut new_state = Vec::with_capacity(self.state.len());
-        let params = self.groups.iter().flat_map(|g| g.params.iter());
-        for (i, (p, &si)) in params.zip(&saved).enumerate() {
-            if !sd.state.contains_key(&si) {
-                new_state.push(None);
-                continue;
+        let new_state = StateMap::unpack(&self.groups, sd, |si, p, entries| {
+            if entries.is_empty() {
+                return Ok(None); // PyTorch's empty state: made on the next step
             }
             let get = |name: &str| -> Result<Option<Buf>> {
                 sd.state_tensor(si, name)
-                    .map(|t| load_buf(i, name, t, p))
+                    .map(|t| load_buf(t, p))
                     .transpose()
             };
             let missing = |name: &str| {
@@ -380,13 +437,13 @@ impl Optimizer for Adam {
                 Some(t) => t.item::<f32>()?,
                 None => return Err(missing("step")),
             };
-            new_state.push(Some(AdamState {
+            Ok(Some(AdamState {
                 step,
                 exp_avg: get("exp_avg")?.ok_or_else(|| missing("exp_avg"))?,
                 exp_avg_sq: get("exp_avg_sq")?.ok_or_else(|| missing("exp_avg_sq"))?,
                 max_exp_avg_sq: get("max_exp_avg_sq")?,
-            }));
-        }
+            }))
+        })?;
         let mut opts = Vec::with_capacity(self.groups.len());
         for (i, (g, s)) in self.groups.iter().zip(&sd.param_groups).enumerate() {
             let o = &g.options;
@@ -479,6 +536,9 @@ impl Optimizer for AdamW {
     }
     fn params(&self, group: usize) -> Result<&[Tensor]> {
         self.0.params(group)
+    }
+    fn params_mut(&mut self, group: usize) -> Result<&mut Vec<Tensor>> {
+        self.0.params_mut(group)
     }
     fn lr(&self, group: usize) -> Result<f64> {
         self.0.lr(group)

@@ -48,11 +48,13 @@ pub use lr_scheduler::{
 };
 pub use sgd::{SGD, SgdOpts};
 
+use crate::autograd::meta::AutogradMeta;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::optim::OptFloat;
 use crate::tensor::Tensor;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// `torch.optim.Optimizer`: what every optimizer offers (object safe, so a training loop may
 /// hold a `Box<dyn Optimizer>`).
@@ -88,6 +90,14 @@ pub trait Optimizer {
     /// range`.
     fn params(&self, group: usize) -> Result<&[Tensor]>;
 
+    /// `optimizer.param_groups[group]["params"]`, to edit: push a parameter, replace one,
+    /// reorder them (not validated, as in PyTorch). The state follows the parameters, as
+    /// PyTorch keys it by the tensor object: a parameter moved within or between groups
+    /// keeps its state, a tensor added or put in another's place starts without (made on its
+    /// first step), and the state of a parameter taken out stays (then `state_dict` fails,
+    /// as PyTorch's does: see [`Optimizer::state_dict`]). Error: as [`Optimizer::params`].
+    fn params_mut(&mut self, group: usize) -> Result<&mut Vec<Tensor>>;
+
     /// `optimizer.param_groups[group]["lr"]`. Error: as [`Optimizer::params`].
     fn lr(&self, group: usize) -> Result<f64>;
 
@@ -104,19 +114,28 @@ pub trait Optimizer {
 
     /// `optimizer.state_dict()`: a snapshot of the state and the groups' hyperparameters
     /// (see the [module docs](self)).
+    ///
+    /// Error: the state holds a parameter that is in no group any more (it was replaced in
+    /// its group through [`Optimizer::params_mut`]): PyTorch's `KeyError` with the missing
+    /// parameter's `id`, here its identity (the address of its autograd variable, as CPython's
+    /// `id` is an address): `140231666668064`.
     fn state_dict(&self) -> Result<OptimizerStateDict>;
 
     /// `optimizer.load_state_dict(sd)`: the groups take `sd`'s hyperparameters (keeping
-    /// their own parameters), and each parameter the state saved at its index (copied, cast
-    /// to the parameter's dtype except `step`).
+    /// their own parameters), and the state is replaced by `sd`'s: each parameter takes the
+    /// state saved at its index (copied, cast to the parameter's dtype except `step`, in the
+    /// saved tensor's shape). As in PyTorch, a state tensor whose shape is not its
+    /// parameter's is accepted here and makes `step` fail with the error of PyTorch's op
+    /// (`The size of tensor a (3) must match the size of tensor b (2) at non-singleton
+    /// dimension 0`, `output with shape [1] doesn't match the broadcast shape [2]`), after
+    /// PyTorch's in-place changes before that op (`step` incremented, …).
     ///
     /// Errors (ValueError, PyTorch's): `loaded state dict has a different number of parameter
     /// groups`; `loaded state dict contains a parameter group that doesn't match the size of
     /// optimizer's group`. Errors of tensile's own (PyTorch would fail later, in `step`): a
-    /// state tensor whose number of elements differs from its parameter's
-    /// (`loaded state dict: exp_avg of parameter 0 has 4 elements, the parameter 3`), a
     /// hyperparameter of the wrong kind (`loaded state dict: param_groups[0]["lr"] must be a
-    /// float`).
+    /// float`), an Adam state without one of its tensors (`loaded state dict: the state of
+    /// parameter 0 has no exp_avg`).
     fn load_state_dict(&mut self, state_dict: &OptimizerStateDict) -> Result<()>;
 }
 
@@ -126,8 +145,7 @@ fn zero_grad_one(p: &Tensor, set_to_none: bool) -> Result<()> {
         return Ok(());
     };
     if set_to_none {
-        p.set_grad(None);
-        return Ok(());
+        return p.set_grad(None);
     }
     if g.grad_fn().is_some() {
         g.detach_()?;
@@ -255,57 +273,260 @@ fn saved_indices(sd: &OptimizerStateDict) -> Vec<usize> {
         .collect()
 }
 
-/// A state buffer (`exp_avg`, `momentum_buffer`, …): the values of a tensor shaped as its
-/// parameter, in row-major order, in the parameter's dtype.
+/// A state buffer (`exp_avg`, `momentum_buffer`, …): its values in row-major order and its
+/// shape. Made in its parameter's dtype and shape; one loaded from a state dict keeps the
+/// loaded tensor's shape (PyTorch casts the loaded tensor to the parameter's dtype and keeps
+/// its shape), and `step` then fails as PyTorch's ops do when that shape is not the
+/// parameter's.
 #[derive(Clone, Debug)]
-pub(crate) enum Buf {
+pub(crate) struct Buf {
+    vals: Vals,
+    shape: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+enum Vals {
     F32(Vec<f32>),
     F64(Vec<f64>),
 }
 
 /// The element types with a [`Buf`] variant.
 pub(crate) trait BufElem: OptFloat + crate::element::Element {
-    fn slice_mut(b: &mut Buf) -> &mut [Self];
-    fn wrap(v: Vec<Self>) -> Buf;
+    /// The values, when the buffer holds this type.
+    fn values_mut(b: &mut Buf) -> Option<&mut [Self]>;
+    fn wrap(v: Vec<Self>, shape: &[usize]) -> Buf;
 }
 impl BufElem for f32 {
-    fn slice_mut(b: &mut Buf) -> &mut [f32] {
-        match b {
-            Buf::F32(v) => v,
-            // `Buf`s are made in their parameter's dtype (`step_one`, `Buf::from_tensor`)
-            Buf::F64(_) => unreachable!("a float64 state buffer for a float32 parameter"),
+    fn values_mut(b: &mut Buf) -> Option<&mut [f32]> {
+        match &mut b.vals {
+            Vals::F32(v) => Some(v),
+            Vals::F64(_) => None,
         }
     }
-    fn wrap(v: Vec<f32>) -> Buf {
-        Buf::F32(v)
+    fn wrap(v: Vec<f32>, shape: &[usize]) -> Buf {
+        Buf {
+            vals: Vals::F32(v),
+            shape: shape.to_vec(),
+        }
     }
 }
 impl BufElem for f64 {
-    fn slice_mut(b: &mut Buf) -> &mut [f64] {
-        match b {
-            Buf::F64(v) => v,
-            Buf::F32(_) => unreachable!("a float32 state buffer for a float64 parameter"),
+    fn values_mut(b: &mut Buf) -> Option<&mut [f64]> {
+        match &mut b.vals {
+            Vals::F64(v) => Some(v),
+            Vals::F32(_) => None,
         }
     }
-    fn wrap(v: Vec<f64>) -> Buf {
-        Buf::F64(v)
+    fn wrap(v: Vec<f64>, shape: &[usize]) -> Buf {
+        Buf {
+            vals: Vals::F64(v),
+            shape: shape.to_vec(),
+        }
     }
 }
 
 impl Buf {
-    /// A copy of `t`'s values cast to `dtype` (float32 or float64).
+    /// Zeros shaped as `p` (in `T`, `p`'s dtype).
+    pub(crate) fn zeros<T: BufElem>(p: &Tensor) -> Buf {
+        T::wrap(vec![T::ZERO; p.numel()], p.size())
+    }
+    /// Zeros shaped as `p`, in `p`'s dtype (float64, else float32).
+    pub(crate) fn zeros_like(p: &Tensor) -> Buf {
+        match p.dtype() {
+            DType::Float64 => Buf::zeros::<f64>(p),
+            _ => Buf::zeros::<f32>(p),
+        }
+    }
+    /// A copy of `t` (its values and shape) cast to `dtype` (float32 or float64).
     pub(crate) fn from_tensor(t: &Tensor, dtype: DType) -> Result<Buf> {
-        Ok(match dtype {
-            DType::Float64 => Buf::F64(t.try_to_vec::<f64>()?),
-            _ => Buf::F32(t.try_to_vec::<f32>()?),
+        let vals = match dtype {
+            DType::Float64 => Vals::F64(t.try_to_vec::<f64>()?),
+            _ => Vals::F32(t.try_to_vec::<f32>()?),
+        };
+        Ok(Buf {
+            vals,
+            shape: t.size().to_vec(),
         })
     }
-    /// A new tensor of shape `shape` holding these values.
-    pub(crate) fn to_tensor(&self, shape: &[usize]) -> Result<Tensor> {
-        match self {
-            Buf::F32(v) => Tensor::from_slice(v, shape),
-            Buf::F64(v) => Tensor::from_slice(v, shape),
+    /// A new tensor holding these values, in this buffer's shape.
+    pub(crate) fn to_tensor(&self) -> Result<Tensor> {
+        match &self.vals {
+            Vals::F32(v) => Tensor::from_slice(v, &self.shape[..]),
+            Vals::F64(v) => Tensor::from_slice(v, &self.shape[..]),
         }
+    }
+    /// Whether the buffer has `p`'s shape and holds `T`: what the update kernels need (any
+    /// other buffer goes through PyTorch's ops, [`update_with_ops`]).
+    pub(crate) fn fits<T: BufElem>(&self, p: &Tensor) -> bool {
+        let dtype_ok = match self.vals {
+            Vals::F32(_) => T::DTYPE == DType::Float32,
+            Vals::F64(_) => T::DTYPE == DType::Float64,
+        };
+        dtype_ok && self.shape == p.size()
+    }
+}
+
+/// Runs `f` on the buffers as tensors and stores what `f` left in them back, whether `f`
+/// succeeded or failed (PyTorch's in-place ops before the one that fails have changed the
+/// state). The step's slow path, for state buffers whose shape or dtype is not their
+/// parameter's: `f` is the step written with tensile's ops, so the failing op gives
+/// PyTorch's error after the same changes.
+pub(crate) fn update_with_ops(
+    bufs: &mut [&mut Buf],
+    f: impl FnOnce(&[Tensor]) -> Result<()>,
+) -> Result<()> {
+    let _guard = crate::autograd::no_grad();
+    let ts = bufs
+        .iter()
+        .map(|b| b.to_tensor())
+        .collect::<Result<Vec<_>>>()?;
+    let r = f(&ts);
+    for (b, t) in bufs.iter_mut().zip(&ts) {
+        let dtype = t.dtype();
+        **b = Buf::from_tensor(t, dtype)?;
+    }
+    r
+}
+
+/// `optimizer.state`: each parameter's state keyed by the parameter's identity, as PyTorch
+/// keys it by the tensor object (Python's `id(p)`). A tensor's identity is the address of its
+/// autograd variable (shared by its [`Tensor::alias`]es, as Python names share an object;
+/// made on first need): a parameter moved within or between groups keeps its state, a new
+/// tensor put in a group starts without state (made on its first step). Entries keep their
+/// insertion order (a Python dict's) and hold the variable, as PyTorch's dict holds the
+/// tensor, so an identity is not reused while its state lives.
+pub(crate) struct StateMap<S> {
+    map: HashMap<usize, StateEntry<S>>,
+    inserted: u64,
+}
+
+/// What [`StateMap::pack`] gives: each group's `params` as indices, and the states by index.
+pub(crate) type Packed<'a, S> = (Vec<Vec<usize>>, BTreeMap<usize, &'a S>);
+
+struct StateEntry<S> {
+    _variable: Arc<AutogradMeta>,
+    order: u64,
+    state: Option<S>,
+}
+
+impl<S> StateMap<S> {
+    pub(crate) fn new() -> StateMap<S> {
+        StateMap {
+            map: HashMap::new(),
+            inserted: 0,
+        }
+    }
+
+    /// Runs `f` on `p`'s state (`None` when it has none yet); a state `f` leaves behind is
+    /// kept, even when `f` fails (PyTorch creates the state before the update runs).
+    pub(crate) fn with_state<R>(
+        &mut self,
+        p: &Tensor,
+        f: impl FnOnce(&mut Option<S>) -> Result<R>,
+    ) -> Result<R> {
+        let meta = p.meta();
+        let key = Arc::as_ptr(meta) as usize;
+        let order = self.inserted;
+        let e = self.map.entry(key).or_insert_with(|| StateEntry {
+            _variable: meta.clone(),
+            order,
+            state: None,
+        });
+        if e.order == order {
+            self.inserted += 1;
+        }
+        let r = f(&mut e.state);
+        if e.state.is_none() {
+            self.map.remove(&key);
+        }
+        r
+    }
+
+    /// Sets `p`'s state.
+    pub(crate) fn insert(&mut self, p: &Tensor, s: S) {
+        let _ = self.with_state(p, |slot| {
+            *slot = Some(s);
+            Ok(())
+        });
+    }
+
+    /// The states in insertion order, with the parameter identities they belong to.
+    fn entries(&self) -> Vec<(usize, &S)> {
+        let mut v: Vec<(u64, usize, &S)> = self
+            .map
+            .iter()
+            .filter_map(|(&k, e)| e.state.as_ref().map(|s| (e.order, k, s)))
+            .collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v.into_iter().map(|(_, k, s)| (k, s)).collect()
+    }
+
+    /// `state_dict()`'s packing: each group's `params` as indices (a parameter's index is its
+    /// first position over all groups in order), and the states by index.
+    ///
+    /// Error: a state whose parameter is in no group (it was replaced in its group):
+    /// PyTorch's `KeyError` with that parameter's `id`, here its identity (an address, as
+    /// CPython's `id`): `140231666668064`.
+    pub(crate) fn pack<'a, O>(&'a self, groups: &[ParamGroup<O>]) -> Result<Packed<'a, S>> {
+        let mut mapping: HashMap<usize, usize> = HashMap::new();
+        let mut start = 0;
+        let mut params = Vec::with_capacity(groups.len());
+        for g in groups {
+            let mut idx = Vec::with_capacity(g.params.len());
+            for (i, p) in g.params.iter().enumerate() {
+                // a tensor without a variable is a distinct object with no state
+                match p.autograd.get() {
+                    Some(m) => {
+                        idx.push(*mapping.entry(Arc::as_ptr(m) as usize).or_insert(start + i))
+                    }
+                    None => idx.push(start + i),
+                }
+            }
+            start += idx.len();
+            params.push(idx);
+        }
+        let mut state = BTreeMap::new();
+        for (k, s) in self.entries() {
+            match mapping.get(&k) {
+                Some(&i) => {
+                    state.insert(i, s);
+                }
+                None => return Err(Error::key(k.to_string())),
+            }
+        }
+        Ok((params, state))
+    }
+
+    /// `load_state_dict`'s state: the saved index of each position over the groups maps to
+    /// the parameter at that position (a later position wins for a repeated index, as
+    /// PyTorch's `dict(zip(…))`), and each saved state goes to its index's parameter.
+    /// Saved states at indices no group lists are dropped. `make` builds a state (or none)
+    /// from the saved index, its parameter and the saved entries.
+    pub(crate) fn unpack<O>(
+        groups: &[ParamGroup<O>],
+        sd: &OptimizerStateDict,
+        mut make: impl FnMut(usize, &Tensor, &[(String, Tensor)]) -> Result<Option<S>>,
+    ) -> Result<StateMap<S>> {
+        let mut id_map: HashMap<usize, &Tensor> = HashMap::new();
+        let params = groups.iter().flat_map(|g| g.params.iter());
+        for (&si, p) in saved_indices(sd).iter().zip(params) {
+            id_map.insert(si, p);
+        }
+        let mut new = StateMap::new();
+        for (si, entries) in &sd.state {
+            if let Some(p) = id_map.get(si)
+                && let Some(s) = make(*si, p, entries)?
+            {
+                new.insert(p, s);
+            }
+        }
+        Ok(new)
+    }
+}
+
+impl<S: std::fmt::Debug> std::fmt::Debug for StateMap<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.entries()).finish()
     }
 }
 
@@ -454,13 +675,16 @@ impl<O> ParamGroup<O> {
     }
 }
 
-/// [`Optimizer`]'s param-group accessors (`params`, `lr`, `set_lr`, `initial_lr`,
-/// `set_initial_lr`) for an optimizer whose `groups` field is a `Vec<ParamGroup<O>>` with an
-/// `options.lr`: written once for SGD and Adam.
+/// [`Optimizer`]'s param-group accessors (`params`, `params_mut`, `lr`, `set_lr`,
+/// `initial_lr`, `set_initial_lr`) for an optimizer whose `groups` field is a
+/// `Vec<ParamGroup<O>>` with an `options.lr`: written once for SGD and Adam.
 macro_rules! group_accessors {
     () => {
         fn params(&self, group: usize) -> Result<&[Tensor]> {
             Ok(&$crate::optim::group_at(&self.groups, group)?.params)
+        }
+        fn params_mut(&mut self, group: usize) -> Result<&mut Vec<Tensor>> {
+            Ok(&mut $crate::optim::group_at_mut(&mut self.groups, group)?.params)
         }
         fn lr(&self, group: usize) -> Result<f64> {
             Ok($crate::optim::group_at(&self.groups, group)?.options.lr)
@@ -533,14 +757,9 @@ pub(crate) fn check_param_groups<O>(groups: &[ParamGroup<O>]) -> Result<()> {
     Ok(())
 }
 
-/// A saved state tensor `name` of parameter `i` as a buffer in `p`'s dtype (a copy).
-pub(crate) fn load_buf(i: usize, name: &str, t: &Tensor, p: &Tensor) -> Result<Buf> {
-    if t.numel() != p.numel() {
-        return Err(Error::value(format!(
-            "loaded state dict: {name} of parameter {i} has {} elements, the parameter {}",
-            t.numel(),
-            p.numel()
-        )));
-    }
+/// A saved state tensor as a buffer in `p`'s dtype and the saved tensor's own shape (a copy;
+/// PyTorch's `load_state_dict` casts it to the parameter's dtype and checks nothing else: a
+/// shape that is not the parameter's fails in `step`, as PyTorch's ops fail there).
+pub(crate) fn load_buf(t: &Tensor, p: &Tensor) -> Result<Buf> {
     Buf::from_tensor(t, p.dtype())
 }

@@ -1,9 +1,9 @@
 //! `torch.optim.SGD`.
 
 use super::{
-    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
-    check_dtype, check_groups, check_param_groups, grad_values, py_float, saved_indices,
-    update_param,
+    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState, StateMap,
+    check_dtype, check_groups, check_param_groups, grad_values, py_float, update_param,
+    update_with_ops,
 };
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -112,8 +112,9 @@ impl SgdOpts {
 #[derive(Debug)]
 pub struct SGD {
     groups: Vec<ParamGroup<SgdOpts>>,
-    /// `momentum_buffer` per parameter index (over all groups).
-    state: Vec<Option<Buf>>,
+    /// Per parameter (by identity), its state: its `momentum_buffer`, or `None` for an empty
+    /// state (before its first step with momentum completes, or loaded empty).
+    state: StateMap<Option<Buf>>,
 }
 
 impl SGD {
@@ -151,10 +152,9 @@ impl SGD {
             g.options.validate()?;
         }
         check_param_groups(&groups)?;
-        let n = groups.iter().map(|g| g.params.len()).sum();
         Ok(SGD {
             groups,
-            state: vec![None; n],
+            state: StateMap::new(),
         })
     }
 
@@ -163,48 +163,127 @@ impl SGD {
         &self.groups
     }
 
-    /// `optimizer.param_groups`, to change a group's options (not validated, as in PyTorch).
+    /// `optimizer.param_groups`, to change a group's options or parameters (not validated, as
+    /// in PyTorch). The state follows the parameters: a parameter moved within or between
+    /// groups keeps its momentum buffer, one added or put in another's place starts without.
     pub fn param_groups_mut(&mut self) -> &mut [ParamGroup<SgdOpts>] {
         &mut self.groups
+    }
+
+    /// One parameter's update, in `p`'s dtype. `buf`: its momentum buffer (`None`: no
+    /// momentum, or its first step with momentum). Returns the buffer a first step with
+    /// momentum makes (the gradient, after `maximize` and weight decay).
+    fn step_param(
+        p: &Tensor,
+        g: &Tensor,
+        buf: Option<&mut Buf>,
+        o: &SgdOpts,
+    ) -> Result<Option<Buf>> {
+        if p.dtype() == DType::Float64 {
+            SGD::step_one::<f64>(p, g, buf, o)
+        } else {
+            SGD::step_one::<f32>(p, g, buf, o)
+        }
     }
 
     fn step_one<T: BufElem>(
         p: &Tensor,
         g: &Tensor,
-        buf: &mut Option<Buf>,
+        buf: Option<&mut Buf>,
         opts: &SgdOpts,
-    ) -> Result<()> {
+    ) -> Result<Option<Buf>> {
         if g.numel() != p.numel() {
             grad_values::<T>(p, g)?; // its error
         }
         let s = opts.scalars();
-        if opts.momentum != 0.0 {
-            let first = buf.is_none();
-            let b = buf.get_or_insert_with(|| T::wrap(vec![T::ZERO; p.numel()]));
-            update_param::<T>(p, g, 1, |pv, gv| {
-                sgd(pv, gv, Some(T::slice_mut(b)), first, &s)
-            })
-        } else {
-            update_param::<T>(p, g, 1, |pv, gv| sgd(pv, gv, None, false, &s))
+        if opts.momentum == 0.0 {
+            update_param::<T>(p, g, 1, |pv, gv| sgd(pv, gv, None, false, &s))?;
+            return Ok(None);
         }
+        match buf {
+            None => {
+                let mut b = Buf::zeros::<T>(p);
+                update_param::<T>(p, g, 1, |pv, gv| {
+                    if let Some(bv) = T::values_mut(&mut b) {
+                        sgd(pv, gv, Some(bv), true, &s)
+                    }
+                })?;
+                Ok(Some(b))
+            }
+            Some(b) if b.fits::<T>(p) => {
+                update_param::<T>(p, g, 1, |pv, gv| {
+                    if let Some(bv) = T::values_mut(b) {
+                        sgd(pv, gv, Some(bv), false, &s)
+                    }
+                })?;
+                Ok(None)
+            }
+            Some(b) => {
+                SGD::step_with_ops(p, g, b, opts)?;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The step with momentum as PyTorch's `_single_tensor_sgd` writes it, in tensile's ops,
+    /// for a loaded `momentum_buffer` whose shape is not the parameter's: PyTorch's ops fail
+    /// there (`buf.mul_(momentum).add_(grad)`: `The size of tensor a (3) must match the size
+    /// of tensor b (2) at non-singleton dimension 0`, `output with shape [1] doesn't match the
+    /// broadcast shape [2]`; or `param.add_(buf)`), after the same in-place changes.
+    fn step_with_ops(p: &Tensor, g: &Tensor, buf: &mut Buf, o: &SgdOpts) -> Result<()> {
+        update_with_ops(&mut [buf], |b| {
+            let b = &b[0];
+            let mut grad = if o.maximize { g.neg()? } else { g.alias() };
+            if o.weight_decay != 0.0 {
+                grad = grad.add_with(p, o.weight_decay)?;
+            }
+            b.mul_(o.momentum)?.add_with_(&grad, 1.0 - o.dampening)?;
+            let grad = if o.nesterov {
+                grad.add_with(b, o.momentum)?
+            } else {
+                b.alias()
+            };
+            p.add_with_(&grad, -o.lr)?;
+            Ok(())
+        })
     }
 }
 
 impl Optimizer for SGD {
+    /// As PyTorch's, group by group: with momentum, every parameter of the group that has a
+    /// gradient gets a state (empty until its first step) before any is updated, and the
+    /// buffers made by first steps are stored once the whole group has stepped (after an
+    /// error in the group, those parameters have an empty state, as in PyTorch).
     fn step(&mut self) -> Result<()> {
-        let mut idx = 0;
         for group in &self.groups {
+            let o = &group.options;
+            let mut todo = Vec::new();
             for p in &group.params {
-                let i = idx;
-                idx += 1;
                 let Some(g) = p.grad() else { continue };
                 check_dtype("SGD", p)?;
-                let buf = &mut self.state[i];
-                if p.dtype() == DType::Float64 {
-                    SGD::step_one::<f64>(p, &g, buf, &group.options)?;
-                } else {
-                    SGD::step_one::<f32>(p, &g, buf, &group.options)?;
+                if o.momentum != 0.0 {
+                    self.state.with_state(p, |s| {
+                        s.get_or_insert(None);
+                        Ok(())
+                    })?;
                 }
+                todo.push((p, g));
+            }
+            let mut fresh = Vec::new();
+            for (p, g) in todo {
+                let made = if o.momentum == 0.0 {
+                    SGD::step_param(p, &g, None, o)?
+                } else {
+                    self.state.with_state(p, |s| {
+                        SGD::step_param(p, &g, s.as_mut().and_then(|b| b.as_mut()), o)
+                    })?
+                };
+                if let Some(b) = made {
+                    fresh.push((p, b));
+                }
+            }
+            for (p, b) in fresh {
+                self.state.insert(p, Some(b));
             }
         }
         Ok(())
@@ -216,10 +295,17 @@ impl Optimizer for SGD {
     super::group_accessors!();
 
     fn state_dict(&self) -> Result<OptimizerStateDict> {
+        let (indices, bufs) = self.state.pack(&self.groups)?;
         let mut state = BTreeMap::new();
+        for (i, b) in bufs {
+            let entries = match b {
+                Some(b) => vec![("momentum_buffer".to_string(), b.to_tensor()?)],
+                None => Vec::new(),
+            };
+            state.insert(i, entries);
+        }
         let mut param_groups = Vec::new();
-        let mut idx = 0;
-        for g in &self.groups {
+        for (g, params) in self.groups.iter().zip(indices) {
             let o = &g.options;
             let mut options = vec![
                 ("lr".to_string(), HyperValue::Float(o.lr)),
@@ -238,17 +324,6 @@ impl Optimizer for SGD {
             if let Some(l) = g.initial_lr {
                 options.push(("initial_lr".to_string(), HyperValue::Float(l)));
             }
-            let mut params = Vec::new();
-            for p in &g.params {
-                if let Some(b) = &self.state[idx] {
-                    state.insert(
-                        idx,
-                        vec![("momentum_buffer".to_string(), b.to_tensor(p.size())?)],
-                    );
-                }
-                params.push(idx);
-                idx += 1;
-            }
             param_groups.push(ParamGroupState { options, params });
         }
         Ok(OptimizerStateDict {
@@ -260,15 +335,12 @@ impl Optimizer for SGD {
     fn load_state_dict(&mut self, sd: &OptimizerStateDict) -> Result<()> {
         let sizes: Vec<usize> = self.groups.iter().map(|g| g.params.len()).collect();
         check_groups(&sizes, sd)?;
-        let saved = saved_indices(sd);
-        let mut new_state = Vec::with_capacity(self.state.len());
-        let params = self.groups.iter().flat_map(|g| g.params.iter());
-        for (i, (p, &si)) in params.zip(&saved).enumerate() {
-            new_state.push(match sd.state_tensor(si, "momentum_buffer") {
-                Some(t) => Some(super::load_buf(i, "momentum_buffer", t, p)?),
-                None => None,
-            });
-        }
+        let new_state = StateMap::unpack(&self.groups, sd, |si, p, _| {
+            match sd.state_tensor(si, "momentum_buffer") {
+                Some(t) => Ok(Some(Some(super::load_buf(t, p)?))),
+                None => Ok(Some(None)),
+            }
+        })?;
         let mut opts = Vec::with_capacity(self.groups.len());
         for (i, (g, s)) in self.groups.iter().zip(&sd.param_groups).enumerate() {
             let o = &g.options;

@@ -92,7 +92,7 @@ fn stmt(env: &mut Env, s: &Value) -> Result<(), Error> {
     } else if let Some(n) = s.get("retain_grad") {
         env.get(n.as_str().unwrap())?.retain_grad()?;
     } else if let Some(n) = s.get("set_grad_none") {
-        env.get(n.as_str().unwrap())?.set_grad(None);
+        env.get(n.as_str().unwrap())?.set_grad(None)?;
     } else if let Some(n) = s.get("requires_grad_") {
         let b = s["value"].as_bool().unwrap();
         env.get(n.as_str().unwrap())?.requires_grad_(b)?;

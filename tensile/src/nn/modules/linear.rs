@@ -36,8 +36,9 @@ impl From<bool> for LinearConfig {
 /// `nn.Linear(in_features, out_features, bias=True)`: `y = x Aᵀ + b`.
 ///
 /// Parameters: `weight` `(out_features, in_features)` from `kaiming_uniform_(a=√5)` (i.e.
-/// U(-1/√in, 1/√in)), `bias` `(out_features,)` from U(-1/√in, 1/√in) (0 bounds when
-/// `in_features` is 0), both drawn from the default generator in that order.
+/// U(-1/√in, 1/√in)), `bias` `(out_features,)` from U(-1/√in, 1/√in) (all `0.` when
+/// `in_features` is 0, as PyTorch's `uniform_(0, 0)`), both drawn from the default generator
+/// in that order.
 /// Forward: `(*, in_features)` → `(*, out_features)`; errors those of `F.linear`
 /// (`mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)`).
 #[derive(Debug)]
@@ -92,12 +93,16 @@ impl Linear {
         init::kaiming_uniform_with_(&self.weight, 5f64.sqrt(), None)?;
         if let Some(b) = &self.bias {
             let (fan_in, _) = init::calculate_fan_in_and_fan_out(&self.weight)?;
-            let bound = if fan_in > 0 {
-                1.0 / (fan_in as f64).sqrt()
+            // PyTorch: `bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0` is the int 0 when
+            // fan_in is 0, so `uniform_(-bound, bound)` is `uniform_(0, 0)`: +0.0 (a float
+            // -0.0 as `from` would fill -0.0, as `uniform_(-0.0, 0.0)` does).
+            let (from, to) = if fan_in > 0 {
+                let bound = 1.0 / (fan_in as f64).sqrt();
+                (-bound, bound)
             } else {
-                0.0
+                (0.0, 0.0)
             };
-            init::uniform_(b, -bound, bound)?;
+            init::uniform_(b, from, to)?;
         }
         Ok(())
     }

@@ -354,12 +354,12 @@ pub trait Module: Send + Sync {
     fn zero_grad_with(&self, set_to_none: bool) -> Result<()> {
         for p in self.parameters() {
             if set_to_none {
-                p.set_grad(None);
+                p.set_grad(None)?;
             } else if let Some(g) = p.grad() {
                 let g = if g.grad_fn().is_some() { g.detach() } else { g };
                 let _ng = no_grad();
                 g.zero_()?;
-                p.set_grad(Some(g));
+                p.set_grad(Some(g))?;
             }
         }
         Ok(())

@@ -1,0 +1,318 @@
+//! The intra-op thread pool, as PyTorch's: every parallel region of the crate runs through
+//! [`run`], and every split of work into tasks is sized by [`threads`].
+//!
+//! # Why a private pool
+//! Ops hold storage locks while their kernels run (see [`crate::storage`]). A thread waiting
+//! for its kernel chunks on a rayon pool that also runs user tasks (rayon's global pool, or
+//! the user's own pool when the op is called from one of its tasks) runs other tasks of that
+//! pool while it waits (rayon's work stealing). That broke two things:
+//! * **deadlock**: the waiting thread holds a storage lock; the task it steals (or every
+//!   other worker of the pool, busy with user tasks) blocks on that same lock, and the
+//!   chunks the thread waits for never run;
+//! * **thread-local leaks**: grad mode and the in-place depth counter (`crate::autograd`) are
+//!   thread-local; a user task run by a thread inside `backward()` (grad mode off) or inside
+//!   an in-place op records nothing.
+//!
+//! So kernels run on pools of their own, built here, that run nothing but the closures given
+//! to [`run`]: kernel chunks, which take no storage lock (the op took them before) and touch
+//! no autograd state. A caller waiting for them runs nothing else meanwhile:
+//! * from a thread of no rayon pool, `ThreadPool::install` blocks it until the closure has
+//!   run on the pool (rayon's `in_worker_cold`);
+//! * from a worker of another rayon pool, `install` would let it steal that pool's jobs while
+//!   it waits (`in_worker_cross`), so the closure is spawned on the pool instead and the caller
+//!   blocks on a condition variable until the closure has finished ([`run_blocking`]);
+//! * from a worker of a private pool (nested parallelism: a kernel chunk splitting further,
+//!   a `gemm` product), the closure runs right there, and its parallel iterators use that
+//!   pool (rayon's current pool; the `gemm` crate's `Parallelism::Rayon` too).
+//!
+//! Parallel iterators, `rayon::scope`/`join` and `gemm::Parallelism::Rayon` are only ever
+//! used inside [`run`]; callers check the work against their grain and `threads() > 1` first,
+//! so small ops never reach a pool.
+//!
+//! # Thread counts
+//! PyTorch's `set_num_threads`, as it behaves with its OpenMP backend: `set_num_threads(n)`
+//! sets the calling thread's count and the default of every thread that has not asked for
+//! one yet; a thread takes the default the first time it asks (its first parallel op or
+//! `get_num_threads()`). The first default is `RAYON_NUM_THREADS` when it is a positive
+//! integer, else the number of CPUs (as rayon's global pool). There is one pool per count in
+//! use, started on first use (at most [`MAX_POOLS`] are kept: an older one ends once its last
+//! parallel region has). A count of 1 uses no pool: callers stay on their thread.
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+
+use rayon::ThreadPool;
+
+thread_local! {
+    /// This thread's intra-op thread count; 0 until it first asks (then [`DEFAULT`]).
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+    /// Whether this thread is a worker of one of the private pools.
+    static WORKER: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The count a thread takes when it first asks: the last `set_num_threads`, or 0 before the
+/// first thread asked (then [`first_default`]).
+static DEFAULT: AtomicUsize = AtomicUsize::new(0);
+
+/// At most this many pools (of distinct sizes) are kept running.
+const MAX_POOLS: usize = 4;
+
+/// The pools, by thread count, oldest first.
+static POOLS: Mutex<Vec<(usize, Arc<ThreadPool>)>> = Mutex::new(Vec::new());
+
+/// rayon's default: `RAYON_NUM_THREADS` when a positive integer, else the CPU count.
+fn first_default() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// The number of threads a parallel region started on this thread uses (PyTorch's
+/// `get_num_threads()`): inside a private pool its size, else this thread's count.
+pub(crate) fn threads() -> usize {
+    if WORKER.with(Cell::get) {
+        return rayon::current_num_threads();
+    }
+    let n = COUNT.with(Cell::get);
+    if n != 0 {
+        return n;
+    }
+    let mut d = DEFAULT.load(Ordering::Relaxed);
+    if d == 0 {
+        // a racing `set_threads` wins
+        d = match DEFAULT.compare_exchange(0, first_default(), Ordering::Relaxed, Ordering::Relaxed)
+        {
+            Ok(_) => DEFAULT.load(Ordering::Relaxed),
+            Err(cur) => cur,
+        };
+    }
+    COUNT.with(|c| c.set(d));
+    d
+}
+
+/// `set_num_threads(n)` (`n > 0`): this thread's count and the default of threads that have
+/// not asked yet.
+pub(crate) fn set_threads(n: usize) {
+    debug_assert!(n > 0);
+    DEFAULT.store(n, Ordering::Relaxed);
+    COUNT.with(|c| c.set(n));
+}
+
+/// Sets this thread's count for the life of the returned guard (tests: a split over several
+/// threads whatever the machine).
+#[cfg(test)]
+pub(crate) fn with_threads<R>(n: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            COUNT.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(COUNT.with(|c| c.replace(n)));
+    f()
+}
+
+/// The pool of `n` threads, started if need be; when no thread can be started, any pool
+/// already running, else `None`.
+fn pool(n: usize) -> Option<Arc<ThreadPool>> {
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, p)) = pools.iter().find(|(k, _)| *k == n) {
+        return Some(p.clone());
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .thread_name(|i| format!("tensile-{i}"))
+        .start_handler(|_| WORKER.with(|w| w.set(true)))
+        .build();
+    match built {
+        Ok(p) => {
+            if pools.len() >= MAX_POOLS {
+                // dropped (its threads end) once the regions running on it are done
+                pools.remove(0);
+            }
+            let p = Arc::new(p);
+            pools.push((n, p.clone()));
+            Some(p)
+        }
+        Err(_) => pools.last().map(|(_, p)| p.clone()),
+    }
+}
+
+/// Runs `f` on the private pool of [`threads`] threads and returns its result (a panic in `f`
+/// is resumed here): the parallel iterators, scopes and `gemm` products inside `f` split over
+/// that pool. The calling thread blocks meanwhile and runs nothing else (see the module
+/// docs); called on a worker of a private pool, `f` runs right there. Should no thread at all
+/// be startable, `f` runs on the calling thread.
+pub(crate) fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if WORKER.with(Cell::get) {
+        return f();
+    }
+    let Some(pool) = pool(threads()) else {
+        return f();
+    };
+    if rayon::current_thread_index().is_none() {
+        // not a rayon worker: `install` blocks this thread until `f` has run on the pool
+        return pool.install(f);
+    }
+    run_blocking(&pool, f)
+}
+
+/// What [`run_blocking`]'s job leaves for the caller: `f`'s result or its panic.
+struct Done<R> {
+    result: Mutex<Option<std::thread::Result<R>>>,
+    cv: Condvar,
+}
+
+/// [`run`] from a worker of a foreign rayon pool: `f` is spawned on `pool` and this thread
+/// waits on a condition variable (not in rayon, which would run that pool's other jobs).
+fn run_blocking<R: Send, F: FnOnce() -> R + Send>(pool: &ThreadPool, f: F) -> R {
+    let done = Arc::new(Done {
+        result: Mutex::new(None),
+        cv: Condvar::new(),
+    });
+    let theirs = done.clone();
+    let job: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
+        // `f` is consumed by the call: everything it borrowed is dropped by the time the
+        // result is stored, also when it panics (dropped while unwinding)
+        let r = catch_unwind(AssertUnwindSafe(f));
+        *theirs.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
+        theirs.cv.notify_one();
+    });
+    // SAFETY: only the lifetime is changed (`'_`, the borrows of `f` and `R`, to `'static`,
+    // which `spawn` requires). This function returns only once the job has stored `f`'s
+    // result (the loop below), and the job stores it only after `f` has run and been dropped
+    // with everything it borrowed (consumed by the call, or dropped while unwinding, the
+    // panic caught), so no borrow is used after this frame ends. A job that never ran would
+    // leave this thread waiting, never returning. What the job holds afterwards is its
+    // `Arc<Done<R>>`: `R` is taken out by this thread before it returns (its own `Arc` is
+    // dropped only then), so the job's last reference, dropped late, drops an empty slot.
+    // The pool outlives the job: `run` holds an `Arc` of it until this function returns.
+    let job: Box<dyn FnOnce() + Send + 'static> = unsafe {
+        std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Box<dyn FnOnce() + Send + 'static>>(
+            job,
+        )
+    };
+    pool.spawn(job);
+    let mut slot = done.result.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        if let Some(r) = slot.take() {
+            drop(slot);
+            return match r {
+                Ok(v) => v,
+                Err(payload) => resume_unwind(payload),
+            };
+        }
+        slot = done.cv.wait(slot).unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    fn in_private_pool() -> bool {
+        WORKER.with(Cell::get)
+    }
+
+    #[test]
+    fn runs_on_a_private_worker_from_every_kind_of_thread() {
+        with_threads(3, || {
+            // a plain thread
+            assert!(run(in_private_pool));
+            assert_eq!(run(rayon::current_num_threads), 3);
+            // nested: right there
+            assert!(run(|| run(in_private_pool)));
+            assert_eq!(
+                run(|| (0..100).into_par_iter().map(|_| threads()).max()),
+                Some(3)
+            );
+        });
+        // a worker of a user pool (its own count: 2)
+        let user = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let seen: Vec<(bool, usize)> = user.install(|| {
+            (0..8)
+                .into_par_iter()
+                .map(|_| with_threads(2, || run(|| (in_private_pool(), threads()))))
+                .collect()
+        });
+        assert!(seen.iter().all(|&s| s == (true, 2)), "{seen:?}");
+    }
+
+    #[test]
+    fn a_waiting_user_worker_runs_no_other_task() {
+        // Each task of a 2-thread user pool marks its thread busy, then waits in `run`: if
+        // the thread ran another task meanwhile (as `install` from a foreign worker does),
+        // that task would find its thread busy.
+        thread_local!(static BUSY: Cell<bool> = const { Cell::new(false) });
+        let user = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let nested = user.install(|| {
+            (0..64)
+                .into_par_iter()
+                .map(|_| {
+                    let was = BUSY.with(|b| b.replace(true));
+                    with_threads(2, || {
+                        run(|| {
+                            (0..4).into_par_iter().for_each(|_| {
+                                std::thread::sleep(std::time::Duration::from_micros(200))
+                            })
+                        })
+                    });
+                    BUSY.with(|b| b.set(false));
+                    was as usize
+                })
+                .sum::<usize>()
+        });
+        assert_eq!(nested, 0);
+    }
+
+    #[test]
+    fn a_panic_in_the_pool_reaches_the_caller_after_the_borrows_end() {
+        let user = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for foreign in [false, true] {
+            let data = vec![1u32, 2, 3];
+            let call = || {
+                catch_unwind(AssertUnwindSafe(|| {
+                    with_threads(2, || {
+                        run(|| {
+                            let s: u32 = data.iter().sum();
+                            if s == 6 {
+                                panic!("kernel panic {s}");
+                            }
+                            s
+                        })
+                    })
+                }))
+            };
+            let r = if foreign { user.install(call) } else { call() };
+            let msg = r.unwrap_err().downcast::<String>().unwrap();
+            assert_eq!(*msg, "kernel panic 6");
+            assert_eq!(data, [1, 2, 3]);
+        }
+    }
+
+    #[test]
+    fn counts_are_per_thread_with_a_shared_default() {
+        with_threads(5, || {
+            assert_eq!(threads(), 5);
+            // another thread that has not asked yet takes the default, not this thread's count
+            let d = DEFAULT.load(Ordering::Relaxed);
+            let other = std::thread::spawn(threads).join().unwrap();
+            let want = if d == 0 { first_default() } else { d };
+            assert_eq!(other, want);
+        });
+    }
+}
