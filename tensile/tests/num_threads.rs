@@ -30,11 +30,31 @@ fn set_num_threads_is_per_thread_as_pytorch() {
     use tensile::{ErrorKind, get_num_threads, set_num_threads};
     // torch.set_num_threads's refusals (checked against torch 2.15)
     for (n, kind, text) in [
-        (0i64, ErrorKind::RuntimeError, "set_num_threads expects a positive integer"),
-        (-1, ErrorKind::RuntimeError, "set_num_threads expects a positive integer"),
-        (-(1 << 31), ErrorKind::RuntimeError, "set_num_threads expects a positive integer"),
-        (1 << 31, ErrorKind::ValueError, "Overflow when unpacking long"),
-        (-(1 << 31) - 1, ErrorKind::ValueError, "Overflow when unpacking long"),
+        (
+            0i64,
+            ErrorKind::RuntimeError,
+            "set_num_threads expects a positive integer",
+        ),
+        (
+            -1,
+            ErrorKind::RuntimeError,
+            "set_num_threads expects a positive integer",
+        ),
+        (
+            -(1 << 31),
+            ErrorKind::RuntimeError,
+            "set_num_threads expects a positive integer",
+        ),
+        (
+            1 << 31,
+            ErrorKind::ValueError,
+            "Overflow when unpacking long",
+        ),
+        (
+            -(1 << 31) - 1,
+            ErrorKind::ValueError,
+            "Overflow when unpacking long",
+        ),
     ] {
         let e = set_num_threads(n).unwrap_err();
         assert_eq!((e.kind(), e.to_string().as_str()), (kind, text), "n = {n}");
@@ -57,7 +77,12 @@ fn set_num_threads_is_per_thread_as_pytorch() {
             let after = get_num_threads();
             set_num_threads(1).unwrap();
             // its ops still run (serially) and give the same result
-            let s = Tensor::ones([BIG]).unwrap().sum().unwrap().item::<f32>().unwrap();
+            let s = Tensor::ones([BIG])
+                .unwrap()
+                .sum()
+                .unwrap()
+                .item::<f32>()
+                .unwrap();
             (first, after, get_num_threads(), s)
         });
         let first = asked_rx.recv().unwrap();
@@ -70,7 +95,12 @@ fn set_num_threads_is_per_thread_as_pytorch() {
             let fresh = std::thread::spawn(get_num_threads).join().unwrap();
             let mine_after = get_num_threads();
             // a split over first + 1 threads gives the same sum
-            let s2 = Tensor::ones([BIG]).unwrap().sum().unwrap().item::<f32>().unwrap();
+            let s2 = Tensor::ones([BIG])
+                .unwrap()
+                .sum()
+                .unwrap()
+                .item::<f32>()
+                .unwrap();
             set_num_threads(prev).unwrap();
             (mine, e_first, e_after, e_own, fresh, mine_after, s, s2)
         });
