@@ -55,12 +55,11 @@ use std::path::PathBuf;
 use serde_json::Value;
 use tensile::{DType, Error, ErrorKind, Scalar, Tensor};
 
-/// Families whose issue has not landed yet: run and reported, not required. `random` is issue
-/// 28 (PyTorch's random streams), `grad2` issue 32 (second-order gradients), `linalg` issue 34
-/// (`torch.linalg`). Every other family passes whole and is required (`conv` too, now that the
+/// Families whose issue has not landed yet: run and reported, not required. `grad2` is issue
+/// 32 (second-order gradients), `linalg` issue 34 (`torch.linalg`). Every other family passes whole and is required (`conv` too, now that the
 /// corpus no longer holds conv/00591, whose float32 expectation came from a oneDNN kernel bug
 /// in PyTorch itself).
-const PENDING: &[&str] = &["random", "grad2", "linalg"];
+const PENDING: &[&str] = &["grad2", "linalg"];
 
 /// An argument of a case, rebuilt from its JSON.
 #[allow(dead_code)]
