@@ -21,6 +21,7 @@ pub mod args;
 pub mod autograd;
 pub mod backcompat;
 pub mod broadcast;
+pub mod data;
 pub mod dim;
 pub mod dtype;
 pub mod element;

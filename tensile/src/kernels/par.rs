@@ -102,6 +102,13 @@ pub(crate) fn set_threads(n: usize) {
     COUNT.with(|c| c.set(n));
 }
 
+/// Sets the calling thread's count only (not the default of other threads): a data
+/// loader's worker threads run their ops on one thread, as PyTorch's worker processes.
+pub(crate) fn set_own_threads(n: usize) {
+    debug_assert!(n > 0);
+    COUNT.with(|c| c.set(n));
+}
+
 /// Sets this thread's count for the life of the returned guard (tests: a split over several
 /// threads whatever the machine).
 #[cfg(test)]

@@ -215,9 +215,28 @@ fn nondeterministic_seed() -> u64 {
 /// `torch.default_generator`: the process-wide generator that every random op without a
 /// `generator=` draws from (module constructors, `nn.init` and the dropouts included).
 /// Unseeded, it starts from [`DEFAULT_SEED`]. Returns a handle to it.
+///
+/// On a [`DataLoader`](crate::data::DataLoader) worker thread it is that worker's own
+/// generator, seeded `base_seed + worker_id` (as each PyTorch worker process reseeds its
+/// default generator).
 pub fn default_generator() -> Generator {
+    if let Some(g) = THREAD_DEFAULT.with(|d| d.borrow().clone()) {
+        return g;
+    }
     static DEFAULT: OnceLock<Generator> = OnceLock::new();
     DEFAULT.get_or_init(Generator::new).clone()
+}
+
+thread_local! {
+    /// A worker thread's own default generator (see [`default_generator`]).
+    static THREAD_DEFAULT: std::cell::RefCell<Option<Generator>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Makes `g` the calling thread's default generator (`None`: the process-wide one again);
+/// for the data loader's worker threads.
+pub(crate) fn set_thread_default_generator(g: Option<Generator>) {
+    THREAD_DEFAULT.with(|d| *d.borrow_mut() = g);
 }
 
 /// The generator an op draws from: `generator`, or the default one.

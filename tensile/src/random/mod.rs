@@ -33,6 +33,7 @@ mod mathfun;
 mod ops;
 mod stl;
 
+pub(crate) use generator::set_thread_default_generator;
 pub use generator::{
     DEFAULT_SEED, Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
     set_rng_state,
