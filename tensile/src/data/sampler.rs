@@ -513,7 +513,7 @@ impl DistributedSampler {
                 num_replicas as i64 - 1
             )));
         }
-        let num_samples = if opts.drop_last && len % num_replicas != 0 {
+        let num_samples = if opts.drop_last && !len.is_multiple_of(num_replicas) {
             // math.ceil((len - num_replicas) / num_replicas)
             let d = len as f64 - num_replicas as f64;
             (d / num_replicas as f64).ceil().max(0.0) as usize
