@@ -9,7 +9,7 @@ Outputs (tensile/tests/data/modules/):
   cases.json           state-dict key lists, error texts, scalars, init checksums
 
 Each layer case is built after torch.manual_seed(SEED), so that the Rust test can build the
-same layer after tensile::nn::init::manual_seed(SEED) and compare the initial state dict;
+same layer after tensile::manual_seed(SEED) and compare the initial state dict;
 then the forward output on the stored input is compared (the test first loads PyTorch's
 state dict, so a forward failure is not an init failure).
 """

@@ -78,6 +78,12 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("geometric_", "random"),
     ("cauchy_", "random"),
     ("log_normal_", "random"),
+    // `x_with_` reduces to `x` (not `x_`), so the in-place fills' option forms are listed
+    ("random_with_", "random"),
+    ("exponential_with_", "random"),
+    ("geometric_with_", "random"),
+    ("cauchy_with_", "random"),
+    ("log_normal_with_", "random"),
     // nn.utils and modules: they act on .grad / make leaves, under no_grad
     ("clip_grad_norm_", "scales .grad in place under no_grad"),
     ("clip_grad_value_", "clamps .grad in place under no_grad"),

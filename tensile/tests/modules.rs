@@ -70,8 +70,9 @@ fn cases() -> &'static Value {
     })
 }
 
-/// The default generator is process-wide: tests that seed it and build modules run one at a
-/// time.
+/// The default generator is process-wide: tests that seed it or draw from it (every module
+/// constructor does) run one at a time, so no test's draws land between another's
+/// `manual_seed` and its constructors.
 fn seed_lock() -> MutexGuard<'static, ()> {
     static L: Mutex<()> = Mutex::new(());
     L.lock().unwrap_or_else(|p| p.into_inner())
@@ -559,6 +560,7 @@ fn edit_state(name: &str, sd: &mut StateDict) {
 
 #[test]
 fn load_state_dict_errors_match_pytorch() {
+    let _l = seed_lock(); // builds modules: draws from the default generator
     let cases = cases()["load_errors"].as_array().unwrap();
     assert_eq!(cases.len(), 12);
     for c in cases {
@@ -585,6 +587,7 @@ fn load_state_dict_errors_match_pytorch() {
 
 #[test]
 fn load_state_dict_copies_in_place_and_keeps_aliases() {
+    let _l = seed_lock(); // builds modules: draws from the default generator
     let a = mlp();
     let b = mlp();
     let held = b.parameters(); // as an optimizer holds them
@@ -645,6 +648,7 @@ fn train_eval_change_dropout_and_batchnorm() {
 
 #[test]
 fn module_list_and_named_modules() {
+    let _l = seed_lock(); // builds modules: draws from the default generator
     let ml = ModuleList::new().append(Linear::new(2, 3).unwrap()).append(
         Sequential::new()
             .append(ReLU::new())
@@ -769,6 +773,7 @@ fn init_functions_match_pytorch() {
 
 #[test]
 fn init_distributions_over_a_big_draw() {
+    let _l = seed_lock(); // Linear::new below draws from the default generator
     let g = tensile::Generator::new().manual_seed(123);
     let n = 200_000usize;
     let stats = |t: &Tensor| {
@@ -895,6 +900,7 @@ fn clip_grad_norm_matches_pytorch() {
 
 #[test]
 fn constructor_and_forward_errors_match_pytorch() {
+    let _l = seed_lock(); // builds modules: draws from the default generator
     let errs = cases()["layer_errors"].as_object().unwrap();
     let z = |s: &[usize]| Tensor::zeros(s).unwrap();
     let e = |r: tensile::Result<()>| r.unwrap_err();

@@ -22,6 +22,14 @@ use serde_json::Value;
 use std::path::PathBuf;
 use tensile::nn::Module;
 
+/// `train::train` and `seeded_init_is_pytorchs` seed the process-wide default generator and
+/// build a model from it: one at a time, so no test's draws land between another's
+/// `manual_seed` and its constructors.
+fn seed_lock() -> std::sync::MutexGuard<'static, ()> {
+    static L: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    L.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn data_dir() -> PathBuf {
     train::repo_root().join("tensile/tests/data/train_digits")
 }
@@ -54,6 +62,7 @@ fn opts(args: &[&str]) -> train::Opts {
 
 #[test]
 fn forty_steps_match_pytorch() {
+    let _l = seed_lock();
     let Some(data) = digits() else { return };
     let reference = reference();
     for model in ["mlp", "cnn"] {
@@ -100,6 +109,7 @@ fn forty_steps_match_pytorch() {
 
 #[test]
 fn seeded_init_is_pytorchs() {
+    let _l = seed_lock();
     for (kind, name) in [
         (train::ModelKind::Mlp, "mlp"),
         (train::ModelKind::Cnn, "cnn"),
@@ -142,6 +152,7 @@ fn shuffle_is_torch_randperm() {
 
 #[test]
 fn saved_weights_have_pytorchs_keys_and_load_back() {
+    let _l = seed_lock();
     let Some(data) = digits() else { return };
     let path = std::env::temp_dir().join(format!(
         "tensile_train_digits_{}.safetensors",
@@ -185,6 +196,7 @@ fn saved_weights_have_pytorchs_keys_and_load_back() {
 
 #[test]
 fn default_cnn_run_reaches_90_percent() {
+    let _l = seed_lock();
     let Some(data) = digits() else { return };
     let report = train::train(&opts(&[]), &data, &mut |_| {}).unwrap();
     assert_eq!(report.losses.len(), 10 * 47);

@@ -1,9 +1,9 @@
 //! `torch.nn` modules: the [`Module`] trait and the layers, one file per family.
 //!
 //! Each layer has PyTorch's class name, constructor arguments, defaults, parameter and buffer
-//! names, and initialisation (drawn from the default generator of [`crate::nn::init`], so that
-//! `tensile::nn::init::manual_seed(s)` then a constructor gives PyTorch's initial weights for the
-//! uniform initialisations). Constructors: `Layer::new(required…)` takes PyTorch's defaults,
+//! names, and initialisation (drawn from the default generator, [`crate::default_generator`],
+//! as [`crate::nn::init`] draws, so that `tensile::manual_seed(s)` then a constructor gives
+//! PyTorch's initial weights). Constructors: `Layer::new(required…)` takes PyTorch's defaults,
 //! `Layer::with(required…, config)` the rest through a `<Layer>Config` struct (named `Config`
 //! so as not to clash with the functional ops' `…Opts`), or the functional op's own options
 //! where the layer only forwards them (pooling). Forwards reuse `nn::functional`.
