@@ -29,7 +29,7 @@ const N: usize = 4096;
 const LAT_INNER: usize = 20000;
 const LAT_REPS: usize = 15;
 
-const CASE_ORDER: [&str; 42] = [
+const CASE_ORDER: [&str; 43] = [
     "add_same",
     "add_same_out",
     "add_row",
@@ -72,6 +72,7 @@ const CASE_ORDER: [&str; 42] = [
     "tanh_8m",
     "layer_norm_4096",
     "matmul_1024",
+    "dataloader_epoch",
 ];
 
 fn unit(name: &str) -> &'static str {
@@ -364,6 +365,24 @@ fn family_cases() -> Vec<(&'static str, Case)> {
                     Ok(Box::new(move || ok(x.matmul(&y))) as Op)
                 }),
                 2.0 * 1024f64.powi(3),
+            ),
+        ),
+        (
+            // one shuffled epoch of a TensorDataset in batches of 64 (samples per second)
+            "dataloader_epoch",
+            (
+                lazy(move || {
+                    use tensile::data::{DataLoader, TensorDataset};
+                    let (x, y) = (rnd(&[10000, 784], 63), randint(10, &[10000], 64)?);
+                    let dl = DataLoader::new_with(TensorDataset::new(&[x, y])?, (64, true))?;
+                    Ok(Box::new(move || {
+                        for b in &dl {
+                            std::hint::black_box(b.expect("bench op"));
+                        }
+                        None
+                    }) as Op)
+                }),
+                10000.0,
             ),
         ),
     ]

@@ -249,6 +249,31 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
             let s = kl("size");
             Box::new(move || ok(Tensor::randn(s.as_slice())))
         }
+        "randint" => {
+            let (lo, hi, s) = (ki("low", 0), ki("high", 0), kl("size"));
+            Box::new(move || ok(Tensor::randint(lo, hi, s.as_slice())))
+        }
+        "randperm" => {
+            let n = ki("n", 0);
+            Box::new(move || ok(Tensor::randperm(n)))
+        }
+        "T.multinomial" => {
+            let (a, n) = (t(0), ki("num_samples", 1));
+            let r = ks("replacement") == Some("True");
+            Box::new(move || ok(a.multinomial_with(n, r)))
+        }
+        "T.normal_" => {
+            let a = t(0);
+            Box::new(move || ok(a.normal_()))
+        }
+        "T.bernoulli_" => {
+            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
+            Box::new(move || ok(a.bernoulli_with_(p)))
+        }
+        "F.dropout" => {
+            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
+            Box::new(move || ok(tensile::nn::functional::dropout_with(&a, p)))
+        }
         "T.clone" => {
             let a = t(0);
             Box::new(move || Some(a.clone()))
