@@ -59,15 +59,7 @@ pub fn read_bytes(data: &[u8]) -> Result<Tensor> {
 
 pub(crate) fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Tensor> {
     let (h, start) = parse_header(bytes, file)?;
-    // NumPy's limit (`PyArray_NewFromDescr`): the itemsize times every non-zero size fits in
-    // an `npy_intp`. A zero size does not excuse the others: (0, 2^63 - 1) of '<f4' is
-    // refused ("array is too big"), while its data holds 0 bytes.
-    let fits = h
-        .shape
-        .iter()
-        .filter(|&&n| n != 0)
-        .try_fold(h.dtype.itemsize(), |a, &n| a.checked_mul(n))
-        .is_some_and(|n| n <= isize::MAX as usize);
+    let fits = numpy_fits(&h.shape, h.dtype);
     let need = super::nbytes_of(&h.shape, h.dtype)
         .filter(|_| fits)
         .ok_or_else(|| {
@@ -373,7 +365,9 @@ fn descr_of(d: DType) -> Option<&'static str> {
 /// F-contiguous array; any other tensor is written in C order (a contiguous copy).
 ///
 /// Errors (RuntimeError, starting with the path): `a.npy: dtype not supported: torch.bfloat16
-/// (NumPy has no bfloat16)`; an I/O error (`[Errno 2] No such file or directory: 'no/dir/a.npy'`).
+/// (NumPy has no bfloat16)`; `a.npy: array is too big; `arr.size * arr.dtype.itemsize` is
+/// larger than the maximum possible size.` (a shape NumPy cannot hold, such as
+/// `(2^62 + 1, 0)`: `t.numpy()`'s error); an I/O error (`[Errno 2] No such file or directory: 'no/dir/a.npy'`).
 pub fn write(path: impl AsRef<Path>, t: &Tensor) -> Result<()> {
     let path = path.as_ref();
     let bytes = to_bytes_impl(t, &label(path))?;
@@ -385,7 +379,25 @@ pub fn to_bytes(t: &Tensor) -> Result<Vec<u8>> {
     to_bytes_impl(t, "<bytes>")
 }
 
+/// NumPy's limit on an array (`PyArray_NewFromDescr`): the itemsize times every non-zero
+/// size fits in an `npy_intp`. A zero size does not excuse the others: (0, 2^63 - 1) of '<f4'
+/// is refused ("array is too big"), while its data holds 0 bytes. PyTorch allows such a
+/// tensor (`torch.empty(2**62 + 1, 0)`), but its `.numpy()` fails, so it has no `.npy` form.
+fn numpy_fits(shape: &[usize], dtype: DType) -> bool {
+    shape
+        .iter()
+        .filter(|&&n| n != 0)
+        .try_fold(dtype.itemsize(), |a, &n| a.checked_mul(n))
+        .is_some_and(|n| n <= isize::MAX as usize)
+}
+
 pub(crate) fn to_bytes_impl(t: &Tensor, file: &str) -> Result<Vec<u8>> {
+    if !numpy_fits(t.size(), t.dtype()) {
+        return Err(ferr(
+            file,
+            "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.",
+        ));
+    }
     let descr = descr_of(t.dtype()).ok_or_else(|| {
         ferr(
             file,
