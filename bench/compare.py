@@ -61,7 +61,10 @@ def parse(out):
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 4 and not line.startswith("#"):
-            res[parts[0]] = float(parts[3])
+            # (median seconds per rep, value): throughput ratios come from the seconds (the
+            # same work on both sides; the value column has 3 decimals, too few for a slow
+            # case such as dataloader_epoch), latency ratios from the ns value
+            res[parts[0]] = (float(parts[2]), float(parts[3]))
     return res
 
 
@@ -92,15 +95,19 @@ def main():
         for case in pv:
             if case not in tv:
                 continue
-            t, p = statistics.median(tv[case]), statistics.median(pv[case])
             latency = case in ("add_small", "add_seed") or units.get(case) in ("ns", "us")
-            ratio = p / t if latency else t / p
+            t = statistics.median(v for _, v in tv[case])
+            p = statistics.median(v for _, v in pv[case])
+            ts = statistics.median(s for s, _ in tv[case])
+            ps = statistics.median(s for s, _ in pv[case])
+            ratio = p / t if latency else ps / ts
             gflops = units.get(case) == "gflops" or (
                 case not in units and case.startswith(("matmul", "bmm", "einsum")))
             vs = None
             if case in bv:
-                b = statistics.median(bv[case])
-                vs = b / t if latency else t / b
+                b = statistics.median(v for _, v in bv[case])
+                bs = statistics.median(s for s, _ in bv[case])
+                vs = b / t if latency else bs / ts
             rows.append((case, th, t, p, ratio, units.get(case, "ns") if latency else ("GFLOP/s" if gflops else "Gelem/s"), vs))
     base_col = f"{'vs base':>9}" if args.baseline else ""
     print(f"{'case':<20}{'thr':>4}{'tensile':>12}{'torch':>12}  {'unit':<8}{'ratio':>7}{base_col}")
