@@ -110,26 +110,34 @@ impl<T: Collate> Collate for Vec<T> {
     }
 }
 
-fn missing_key<K: std::fmt::Debug>(k: &K) -> Error {
-    Error::key(format!("{k:?}").replace('"', "'"))
+/// A map's batch, key by key: the first sample's keys, each taken out of every sample (KeyError
+/// `'b'` when one lacks it) and its column collated.
+fn collate_columns<K: std::fmt::Debug, T: Collate, M>(
+    samples: &mut [M],
+    keys: Vec<K>,
+    take: impl Fn(&mut M, &K) -> Option<T>,
+) -> Result<Vec<(K, T::Batch)>> {
+    keys.into_iter()
+        .map(|k| {
+            let col = samples
+                .iter_mut()
+                .map(|m| take(m, &k).ok_or_else(|| Error::key(format!("{k:?}").replace('"', "'"))))
+                .collect::<Result<Vec<T>>>()?;
+            Ok((k, T::collate(col)?))
+        })
+        .collect()
 }
 
 impl<K: Ord + Clone + Send + std::fmt::Debug + 'static, T: Collate> Collate for BTreeMap<K, T> {
     type Batch = BTreeMap<K, T::Batch>;
     /// The first sample's keys; each is looked up in every sample (KeyError when missing).
     fn collate(mut samples: Vec<BTreeMap<K, T>>) -> Result<Self::Batch> {
-        let keys: Vec<K> = samples
+        let keys = samples
             .first()
             .map_or(Vec::new(), |m| m.keys().cloned().collect());
-        let mut out = BTreeMap::new();
-        for k in keys {
-            let col = samples
-                .iter_mut()
-                .map(|m| m.remove(&k).ok_or_else(|| missing_key(&k)))
-                .collect::<Result<Vec<T>>>()?;
-            out.insert(k, T::collate(col)?);
-        }
-        Ok(out)
+        Ok(collate_columns(&mut samples, keys, |m, k| m.remove(k))?
+            .into_iter()
+            .collect())
     }
     fn convert(sample: BTreeMap<K, T>) -> Result<Self::Batch> {
         sample
@@ -145,18 +153,12 @@ impl<K: Eq + Hash + Clone + Send + std::fmt::Debug + 'static, T: Collate> Collat
     type Batch = HashMap<K, T::Batch>;
     /// The first sample's keys; each is looked up in every sample (KeyError when missing).
     fn collate(mut samples: Vec<HashMap<K, T>>) -> Result<Self::Batch> {
-        let keys: Vec<K> = samples
+        let keys = samples
             .first()
             .map_or(Vec::new(), |m| m.keys().cloned().collect());
-        let mut out = HashMap::new();
-        for k in keys {
-            let col = samples
-                .iter_mut()
-                .map(|m| m.remove(&k).ok_or_else(|| missing_key(&k)))
-                .collect::<Result<Vec<T>>>()?;
-            out.insert(k, T::collate(col)?);
-        }
-        Ok(out)
+        Ok(collate_columns(&mut samples, keys, |m, k| m.remove(k))?
+            .into_iter()
+            .collect())
     }
     fn convert(sample: HashMap<K, T>) -> Result<Self::Batch> {
         sample

@@ -18,6 +18,7 @@ use crate::layout::{
     is_channels_last_contiguous, is_contiguous,
 };
 use crate::ops::copy::copy_with_strides;
+use crate::ops::matmul::type_meta_name;
 use crate::tensor::Tensor;
 
 // ------------------------------------------------------------------ options
@@ -406,23 +407,6 @@ impl<'a> AnyConvOpts<'a> for ConvTransposeOpts<'a> {
             groups: self.groups,
             transposed: true,
         }
-    }
-}
-
-/// caffe2's TypeMeta name of a dtype (`float`, `double`, `c10::BFloat16`), as in PyTorch's
-/// bias-dtype message.
-fn type_meta_name(dt: DType) -> &'static str {
-    match dt {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
     }
 }
 

@@ -17,6 +17,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::ops::Operand;
 use crate::ops::creation::fmt_g;
+use crate::ops::matmul::type_meta_name;
 use crate::tensor::{Scalar, Tensor};
 
 // ------------------------------------------------------------------ options
@@ -394,22 +395,6 @@ with_generator!(MultinomialOpts);
 
 // ------------------------------------------------------------------ checks and names
 
-/// `caffe2::TypeMeta`'s name of a dtype, as some of PyTorch's messages print it.
-fn type_meta(dtype: DType) -> &'static str {
-    match dtype {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-    }
-}
-
 /// `std::numeric_limits<T>::lowest()` and `max()` as doubles.
 fn limits(dtype: DType) -> (f64, f64) {
     match dtype {
@@ -486,7 +471,7 @@ pub(crate) fn uniform_fill(
         return Err(not_for("check_uniform_bounds", dt));
     }
     let (min, max) = limits(dt);
-    let tm = type_meta(dt);
+    let tm = type_meta_name(dt);
     if !(from >= min && from <= max) {
         return Err(Error::runtime(format!("from is out of bounds for {tm}")));
     }
@@ -601,7 +586,7 @@ fn update_to(dt: DType, to: i64) -> i64 {
 /// `check_from_to_in_range`, with its precision warning for the float dtypes.
 fn check_from_to_in_range(dt: DType, from: i64, to_inc: i64) -> Result<()> {
     let (min, max) = limits(dt);
-    let tm = type_meta(dt);
+    let tm = type_meta_name(dt);
     for (v, name) in [(from, "from"), (to_inc, "to - 1")] {
         if !((v as f64) >= min && (v as f64) <= max) {
             return Err(Error::runtime(format!("{name} is out of bounds for {tm}")));
@@ -814,7 +799,7 @@ pub(crate) fn cauchy_fill(
     if !t.dtype().is_floating_point() {
         return Err(Error::runtime(format!(
             "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified {}",
-            type_meta(t.dtype())
+            type_meta_name(t.dtype())
         )));
     }
     if t.numel() == 0 {
