@@ -23,6 +23,7 @@ pub mod backcompat;
 pub mod broadcast;
 pub mod data;
 pub mod dim;
+pub mod distributions;
 pub mod dtype;
 pub mod element;
 pub mod error;
