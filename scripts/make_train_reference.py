@@ -16,8 +16,9 @@ runs when the file is missing). Writes into tensile/tests/data/train_digits/:
   with `--no-shuffle` semantics: rows 0-1499 in order in batches of 32 (the last batch of an
   epoch is smaller), features divided by 16, `F.cross_entropy` (mean), `zero_grad`,
   `backward`, `step`; AdamW(lr=1e-3, weight_decay=0.01) and SGD(lr=0.05, momentum=0.9);
-  and under `randperm`, the example's shuffled order of the first two epochs:
-  `torch.randperm(1500, generator=g)` twice, `g = torch.Generator().manual_seed(SEED)`.
+  and under `loader_order`, the example's shuffled order of the first two epochs: the rows
+  `DataLoader(TensorDataset(arange(1500)), batch_size=32, shuffle=True, generator=g)` yields,
+  `g = torch.Generator().manual_seed(SEED)` (each pass draws its base seed, then a randperm).
 """
 
 import hashlib
@@ -29,6 +30,7 @@ import sys
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.utils.data import DataLoader, TensorDataset
 from safetensors.torch import load_file, save_file
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -110,8 +112,9 @@ def main():
                 seq.append(loss.item())
             losses[f"{name}/{opt_name}"] = seq
             print(f"{name}/{opt_name}: {seq[0]:.6f} -> {seq[-1]:.6f}")
-    g = torch.Generator().manual_seed(SEED)
-    perms = [torch.randperm(TRAIN_ROWS, generator=g).tolist() for _ in range(2)]
+    loader = DataLoader(TensorDataset(torch.arange(TRAIN_ROWS)), batch_size=BATCH, shuffle=True,
+                        generator=torch.Generator().manual_seed(SEED))
+    orders = [torch.cat([b[0] for b in loader]).tolist() for _ in range(2)]
     ref = {
         "torch": torch.__version__,
         "threads": 1,
@@ -122,7 +125,7 @@ def main():
         "train_rows": TRAIN_ROWS,
         "optimizers": {"adamw": {"lr": 1e-3, "weight_decay": 0.01}, "sgd": {"lr": 0.05, "momentum": 0.9}},
         "losses": losses,
-        "randperm": {"seed": SEED, "n": TRAIN_ROWS, "epochs": perms},
+        "loader_order": {"seed": SEED, "n": TRAIN_ROWS, "batch_size": BATCH, "epochs": orders},
     }
     with open(os.path.join(OUT, "reference_losses.json"), "w") as f:
         json.dump(ref, f, indent=1)

@@ -6,7 +6,7 @@
 //!   (`tests/data/train_digits/`, made by `scripts/make_train_reference.py`).
 //! * Without `--init`, `manual_seed(0)` gives the very weights PyTorch's
 //!   `torch.manual_seed(0); nn.Sequential(...)` gives (bit for bit).
-//! * The shuffle is `torch.randperm(1500, generator=g)`, element for element.
+//! * The shuffle is PyTorch's `DataLoader(..., shuffle=True, generator=g)`, row for row.
 //! * `--save` writes PyTorch's state-dict keys, and the file loads back (strictly).
 //! * The default run (CNN, AdamW, 10 shuffled epochs) reaches a test accuracy of at least 90%.
 //!
@@ -130,23 +130,34 @@ fn seeded_init_is_pytorchs() {
 }
 
 #[test]
-fn shuffle_is_torch_randperm() {
+fn shuffle_is_torch_dataloader() {
+    // The example's loader over the row numbers: two passes give the orders PyTorch's
+    // DataLoader(..., shuffle=True, generator=g) gives (each pass draws its base seed, then
+    // its randperm, from g).
     let r = reference();
-    let g = tensile::Generator::new().manual_seed(r["randperm"]["seed"].as_u64().unwrap());
-    let n = r["randperm"]["n"].as_u64().unwrap() as usize;
-    for (epoch, want) in r["randperm"]["epochs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
-        let want: Vec<usize> = want
+    let o = &r["loader_order"];
+    let n = o["n"].as_u64().unwrap() as usize;
+    let rows = tensile::Tensor::arange(n as i64).unwrap();
+    let ds = tensile::data::TensorDataset::new(&[rows]).unwrap();
+    let loader = train::loader(
+        ds,
+        o["batch_size"].as_u64().unwrap() as usize,
+        true,
+        o["seed"].as_u64().unwrap(),
+    )
+    .unwrap();
+    for (epoch, want) in o["epochs"].as_array().unwrap().iter().enumerate() {
+        let want: Vec<i64> = want
             .as_array()
             .unwrap()
             .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
+            .map(|v| v.as_i64().unwrap())
             .collect();
-        assert_eq!(train::epoch_order(n, &g).unwrap(), want, "epoch {epoch}");
+        let mut got = Vec::new();
+        for b in &loader {
+            got.extend(b.unwrap()[0].to_vec::<i64>());
+        }
+        assert_eq!(got, want, "epoch {epoch}");
     }
 }
 

@@ -11,12 +11,12 @@
 //! model = nn.Sequential(...)                   # the --model's layers
 //! opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
 //! g = torch.Generator().manual_seed(seed)
+//! loader = DataLoader(TensorDataset(x[:1500], y[:1500]), batch_size=batch_size,
+//!                     shuffle=True, generator=g)   # shuffle=False with --no-shuffle
 //! for epoch in range(epochs):
-//!     order = torch.randperm(1500, generator=g)   # or range(1500) with --no-shuffle
-//!     for i in range(0, 1500, batch_size):
-//!         idx = order[i:i + batch_size]
+//!     for xb, yb in loader:
 //!         opt.zero_grad()
-//!         loss = F.cross_entropy(model(x[idx]), y[idx])
+//!         loss = F.cross_entropy(model(xb), yb)
 //!         loss.backward()
 //!         opt.step()
 //! ```
@@ -24,6 +24,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use tensile::data::{DataLoader, DataLoaderOpts, TensorDataset};
 use tensile::nn::functional as F;
 use tensile::nn::{Conv2d, Flatten, Linear, MaxPool2d, Module, ReLU, Sequential, StateDict};
 use tensile::optim::{AdamW, AdamWOpts, Optimizer, SGD, SgdOpts};
@@ -45,7 +46,7 @@ options:
   --epochs N               passes over the 1,500 training rows (default 10)
   --batch-size N           rows per step (default 32; the last batch of an epoch is smaller)
   --no-shuffle             take the batches in row order (default: a seeded shuffle each epoch,
-                           torch.randperm(1500, generator=g) with g seeded by --seed)
+                           DataLoader(..., shuffle=True, generator=g) with g seeded by --seed)
   --seed N                 seeds the initial weights (torch.manual_seed) and the shuffle
                            (default 0)
   --init FILE.safetensors  initial weights, e.g. saved from PyTorch with
@@ -294,13 +295,24 @@ pub fn forward(kind: ModelKind, model: &Sequential, x: &Tensor) -> tensile::Resu
     }
 }
 
-/// An epoch's order of the `n` training rows: `torch.randperm(n, generator=g)`.
-pub fn epoch_order(n: usize, g: &Generator) -> tensile::Result<Vec<usize>> {
-    Ok(Tensor::randperm_with(n, g)?
-        .to_vec::<i64>()
-        .into_iter()
-        .map(|i| i as usize)
-        .collect())
+/// `DataLoader(dataset, batch_size=batch_size, shuffle=shuffle, generator=g)` with `g`
+/// seeded by `seed`: PyTorch's batches, in PyTorch's order for the same seed (each pass
+/// draws its base seed from `g`, then its `torch.randperm` when shuffling).
+pub fn loader(
+    dataset: TensorDataset,
+    batch_size: usize,
+    shuffle: bool,
+    seed: u64,
+) -> tensile::Result<DataLoader<Vec<Tensor>, Vec<Tensor>>> {
+    DataLoader::new_with(
+        dataset,
+        DataLoaderOpts {
+            batch_size: Some(batch_size),
+            shuffle,
+            generator: Some(Generator::new().manual_seed(seed)),
+            ..Default::default()
+        },
+    )
 }
 
 /// What the loop reports as it goes.
@@ -400,7 +412,16 @@ pub fn train(
             .map_err(e)?,
         ),
     };
-    let shuffle = Generator::new().manual_seed(opts.seed);
+    let (x, y) = data
+        .batch(&(0..TRAIN_ROWS).collect::<Vec<_>>())
+        .map_err(e)?;
+    let batches = loader(
+        TensorDataset::new(&[x, y]).map_err(e)?,
+        opts.batch_size,
+        opts.shuffle,
+        opts.seed,
+    )
+    .map_err(e)?;
     let max_steps = opts.steps.unwrap_or(usize::MAX);
     let steps_per_epoch = TRAIN_ROWS.div_ceil(opts.batch_size);
     let mut losses = Vec::new();
@@ -410,35 +431,34 @@ pub fn train(
         if losses.len() == max_steps {
             break;
         }
-        let order: Vec<usize> = if opts.shuffle {
-            epoch_order(TRAIN_ROWS, &shuffle).map_err(e)?
-        } else {
-            (0..TRAIN_ROWS).collect()
-        };
         let steps = steps_per_epoch.min(max_steps - losses.len());
         on_event(Event::EpochStart { epoch, steps });
-        for idx in order.chunks(opts.batch_size) {
+        let mut pass = batches.iter().map_err(e)?;
+        loop {
             if losses.len() == max_steps {
                 break 'epochs;
             }
+            // the batch's assembly counts as training time, as before the loader
             let t0 = Instant::now();
-            let (x, y) = data.batch(idx).map_err(e)?;
+            let Some(batch) = pass.next() else { break };
+            let batch = batch.map_err(e)?;
+            let (x, y) = (&batch[0], &batch[1]);
             opt.zero_grad().map_err(e)?;
-            let logits = forward(opts.model, &model, &x).map_err(e)?;
-            let loss = F::cross_entropy(&logits, &y).map_err(e)?;
+            let logits = forward(opts.model, &model, x).map_err(e)?;
+            let loss = F::cross_entropy(&logits, y).map_err(e)?;
             loss.backward().map_err(e)?;
             opt.step().map_err(e)?;
             let loss = loss.item::<f32>().map_err(e)? as f64;
             train_seconds += t0.elapsed().as_secs_f64();
             let right = {
                 let _g = tensile::no_grad();
-                correct(&logits.detach(), &y).map_err(e)?
+                correct(&logits.detach(), y).map_err(e)?
             };
             losses.push(loss);
             on_event(Event::Step {
                 loss,
                 correct: right,
-                rows: idx.len(),
+                rows: y.numel(),
             });
         }
         on_event(Event::EpochEnd {
