@@ -106,6 +106,24 @@ pub(crate) fn try_vec<T>(n: usize) -> crate::error::Result<Vec<T>> {
     Ok(v)
 }
 
+/// Runs `f` on the elements of `dst` as one mutable slice, in row-major order: the one-pass
+/// write of a serial kernel (a random fill) into its output. `dst` must be contiguous and of
+/// `T`'s dtype (asserted: the op layer checks both before it calls). The caller holds `dst`'s
+/// storage write lock for the call (`crate::iter::lock_operands(&[t], 1)`).
+pub(crate) fn with_slice_mut<T: Element, R>(dst: Strided, f: impl FnOnce(&mut [T]) -> R) -> R {
+    assert!(dst.dtype == T::DTYPE && dst.is_contiguous());
+    let n = dst.numel();
+    if n == 0 {
+        return f(&mut []);
+    }
+    // SAFETY: `Strided`'s invariant puts the `n` elements from `dst.ptr()` inside the storage,
+    // which is aligned for every dtype (contiguous: they are `n` consecutive `T`s); the caller
+    // holds the storage's write lock, so no other reader or writer touches these bytes while
+    // the slice lives (it does not outlive this call).
+    let s = unsafe { std::slice::from_raw_parts_mut(dst.typed::<T>().get(), n) };
+    f(s)
+}
+
 /// `vec![value; n]` with [`try_vec`]'s error instead of an abort.
 pub(crate) fn try_filled<T: Clone>(value: T, n: usize) -> crate::error::Result<Vec<T>> {
     let mut v = try_vec(n)?;

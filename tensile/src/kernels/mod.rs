@@ -15,6 +15,8 @@
 //! * [`vmath`] holds branch-free float32 `exp`/`tanh`/`erf` and the activations on them,
 //!   run over contiguous runs with AVX-512F/AVX2 chosen at run time; [`softmax`] runs
 //!   `softmax`/`log_softmax` rows on them.
+//! * [`box_muller`] is PyTorch's float32 `normal_` transform (the AVX2 kernel's Box–Muller
+//!   with `avx_mathfun.h`'s `log`/`sincos`), FMA-compiled at run time when the CPU has it.
 //! * [`norm`] runs `layer_norm` and `rms_norm` over rows, in float32.
 //! * [`transpose`] runs same-dtype copies whose two fastest dims are swapped (`t().contiguous()`,
 //!   NCHW → NHWC) as cache-blocked register-tile transposes.
@@ -23,6 +25,7 @@
 
 pub(crate) mod advindex;
 pub(crate) mod attention;
+pub(crate) mod box_muller;
 pub(crate) mod cast;
 pub(crate) mod conv;
 pub(crate) mod gather;

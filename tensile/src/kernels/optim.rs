@@ -120,35 +120,6 @@ pub(crate) struct SgdScalars {
     pub maximize: bool,
 }
 
-/// Runs `$body` (a call of an `#[inline(always)]` loop) compiled for AVX-512F+FMA, else
-/// AVX2+FMA when the CPU has them (checked at run time), else for the baseline target. The
-/// loops' `mul_add` is then one fused instruction and the loops vectorise; on the baseline
-/// target it is a call of libm's `fma` per element (the same value, about 10× slower).
-macro_rules! with_fma {
-    ($($arg:ident: $ty:ty),* => $body:expr) => {{
-        #[cfg(target_arch = "x86_64")]
-        {
-            #[target_feature(enable = "avx512f,avx2,fma")]
-            fn k512<T: OptFloat>($($arg: $ty),*) {
-                $body
-            }
-            #[target_feature(enable = "avx2,fma")]
-            fn k256<T: OptFloat>($($arg: $ty),*) {
-                $body
-            }
-            if super::simd::has_avx512() && std::is_x86_feature_detected!("fma") {
-                // SAFETY: the CPU has AVX-512F and FMA (checked just above).
-                return unsafe { k512::<T>($($arg),*) };
-            }
-            if super::simd::has_avx2() && std::is_x86_feature_detected!("fma") {
-                // SAFETY: the CPU has AVX2 and FMA (checked just above).
-                return unsafe { k256::<T>($($arg),*) };
-            }
-        }
-        $body
-    }};
-}
-
 /// One SGD step of one parameter (`_single_tensor_sgd`'s loop body). `buf` is the momentum
 /// buffer (`Some` iff `momentum != 0`); `first` says it does not exist yet (it is then set to
 /// the gradient, without dampening).
@@ -159,7 +130,7 @@ pub(crate) fn sgd<T: OptFloat>(
     first: bool,
     s: &SgdScalars,
 ) {
-    with_fma!(p: &mut [T], g: &[T], buf: Option<&mut [T]>, first: bool, s: &SgdScalars
+    super::simd::with_fma!(<T: OptFloat> p: &mut [T], g: &[T], buf: Option<&mut [T]>, first: bool, s: &SgdScalars
         => sgd_loop(p, g, buf, first, s))
 }
 
@@ -250,7 +221,7 @@ pub(crate) fn adam<T: OptFloat>(
     vmax: Option<&mut [T]>,
     s: &AdamScalars,
 ) {
-    with_fma!(p: &mut [T], g: &[T], m: &mut [T], v: &mut [T], vmax: Option<&mut [T]>, s: &AdamScalars
+    super::simd::with_fma!(<T: OptFloat> p: &mut [T], g: &[T], m: &mut [T], v: &mut [T], vmax: Option<&mut [T]>, s: &AdamScalars
         => adam_loop(p, g, m, v, vmax, s))
 }
 

@@ -17,6 +17,38 @@ pub(crate) fn has_avx512() -> bool {
     std::is_x86_feature_detected!("avx512f")
 }
 
+/// Runs `$body` (a call of an `#[inline(always)]` loop) compiled for AVX-512F+FMA, else
+/// AVX2+FMA when the CPU has them (checked at run time), else for the baseline target, and
+/// returns its value. The loops' `mul_add` is then one fused instruction and the loops
+/// vectorise; on the baseline target it is a call of libm's `fma` per element (the same
+/// value, about 10× slower). `with_fma!(<T: Bound> a: A, b: B => body)`: the arguments
+/// (and an optional type parameter) the body uses.
+macro_rules! with_fma {
+    ($(<$g:ident: $bound:path>)? $($arg:ident: $ty:ty),* => $body:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            fn k512$(<$g: $bound>)?($($arg: $ty),*) {
+                $body
+            }
+            #[target_feature(enable = "avx2,fma")]
+            fn k256$(<$g: $bound>)?($($arg: $ty),*) {
+                $body
+            }
+            if $crate::kernels::simd::has_avx512() && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX-512F and FMA (checked just above).
+                return unsafe { k512$(::<$g>)?($($arg),*) };
+            }
+            if $crate::kernels::simd::has_avx2() && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                return unsafe { k256$(::<$g>)?($($arg),*) };
+            }
+        }
+        $body
+    }};
+}
+pub(crate) use with_fma;
+
 /// Whether the CPU has AVX2.
 #[cfg(target_arch = "x86_64")]
 pub(crate) fn has_avx2() -> bool {

@@ -3,7 +3,6 @@
 //! of `TransformationHelper.h`, and the samplers of `Distributions.h` (Poisson).
 
 use super::generator::GenState;
-use super::mathfun;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
@@ -74,6 +73,7 @@ pub(crate) fn serial<T: Element>(
 
 /// `static_cast<scalar_t>(double)` for a float `dtype`: the half types go through float
 /// (their constructor takes a float), so a double value is rounded twice.
+#[inline]
 pub(crate) fn f64_as(dtype: DType, v: f64) -> f64 {
     match dtype {
         DType::Float32 => v as f32 as f64,
@@ -84,6 +84,7 @@ pub(crate) fn f64_as(dtype: DType, v: f64) -> f64 {
 }
 
 /// A float32 value rounded to `dtype` (float16/bfloat16 from their opmath float).
+#[inline]
 pub(crate) fn f32_as(dtype: DType, v: f32) -> f32 {
     match dtype {
         DType::Float16 => half::f16::from_f32(v).to_f32(),
@@ -116,51 +117,54 @@ pub(crate) fn digits(dtype: DType) -> u32 {
 
 // ------------------------------------------------------------------ normal_fill
 
-/// `NormalFill16<double>`: Box–Muller on 8 pairs (`u1 = 1 - d[j]`, `u2 = d[j + 8]`) with libm's
-/// `log`, `cos` and `sin`, each result `fma(r·cos θ, std, mean)`.
+/// `NormalFill16<double>` on every complete block of 16: Box–Muller on 8 pairs
+/// (`u1 = 1 - d[j]`, `u2 = d[j + 8]`) with libm's `log`, `cos` and `sin`, each result
+/// `fma(r·cos θ, std, mean)`.
 fn normal_fill_16_f64(d: &mut [f64], mean: f64, std: f64) {
-    for j in 0..8 {
-        let u1 = 1.0 - d[j];
-        let u2 = d[j + 8];
-        let radius = (-2.0 * u1.ln()).sqrt();
-        let theta = 2.0 * std::f64::consts::PI * u2;
-        d[j] = (radius * theta.cos()).mul_add(std, mean);
-        d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+    for d in d.chunks_exact_mut(16) {
+        for j in 0..8 {
+            let u1 = 1.0 - d[j];
+            let u2 = d[j + 8];
+            let radius = (-2.0 * u1.ln()).sqrt();
+            let theta = 2.0 * std::f64::consts::PI * u2;
+            d[j] = (radius * theta.cos()).mul_add(std, mean);
+            d[j + 8] = (radius * theta.sin()).mul_add(std, mean);
+        }
     }
 }
 
 /// `NormalFill16<float>` of the AVX2 kernel (`log256_ps`, `sincos256_ps`, `_mm256_sqrt_ps`,
-/// `_mm256_fmadd_ps`), lane by lane.
+/// `_mm256_fmadd_ps`) on every complete block of 16 (`crate::kernels::box_muller`).
 fn normal_fill_16_f32(d: &mut [f32], mean: f32, std: f32) {
-    let two_pi = (2.0 * std::f64::consts::PI) as f32;
-    for j in 0..8 {
-        let u1 = 1.0 - d[j];
-        let u2 = d[j + 8];
-        let radius = (-2.0 * mathfun::log_ps(u1)).sqrt();
-        let theta = two_pi * u2;
-        let (s, c) = mathfun::sincos_ps(theta);
-        d[j] = (radius * c).mul_add(std, mean);
-        d[j + 8] = (radius * s).mul_add(std, mean);
-    }
+    crate::kernels::box_muller::normal_blocks_f32(d, mean, std)
 }
 
 /// `normal_fill`: a uniform [0, 1) for every element in order, Box–Muller per block of 16,
 /// and when `n` is not a multiple of 16 the last 16 elements redrawn from 16 fresh uniforms
-/// and transformed again. `n >= 16`.
-fn normal_fill<F: Copy>(
+/// and transformed again. `n >= 16`. `block` transforms every complete block of 16 of its
+/// slice.
+fn normal_fill<F: Copy + Default>(
     n: usize,
-    mut uniform: impl FnMut() -> F,
+    uniform: impl FnMut() -> F,
     block: impl Fn(&mut [F]),
 ) -> Result<Vec<F>> {
     let mut d = try_vec::<F>(n)?;
-    for _ in 0..n {
-        d.push(uniform());
+    d.resize(n, F::default());
+    normal_fill_into(&mut d, uniform, block);
+    Ok(d)
+}
+
+/// [`normal_fill`] into `d` (`d.len() >= 16`).
+fn normal_fill_into<F: Copy>(
+    d: &mut [F],
+    mut uniform: impl FnMut() -> F,
+    block: impl Fn(&mut [F]),
+) {
+    let n = d.len();
+    for v in d.iter_mut() {
+        *v = uniform();
     }
-    let mut i = 0;
-    while i + 16 <= n {
-        block(&mut d[i..i + 16]);
-        i += 16;
-    }
+    block(&mut d[..n / 16 * 16]);
     if !n.is_multiple_of(16) {
         let tail = &mut d[n - 16..];
         for v in tail.iter_mut() {
@@ -168,7 +172,26 @@ fn normal_fill<F: Copy>(
         }
         block(tail);
     }
-    Ok(d)
+}
+
+/// PyTorch's vectorised float32 `normal_` of `d.len() >= 16` contiguous elements, written
+/// into `d` (the output's memory) in one pass.
+pub(crate) fn normal_fill_f32_into(g: &mut GenState, d: &mut [f32], mean: f64, std: f64) {
+    let (m, s) = (mean as f32, std as f32);
+    normal_fill_into(
+        d,
+        || g.uniform_f32(0.0, 1.0),
+        |b| normal_fill_16_f32(b, m, s),
+    )
+}
+
+/// PyTorch's vectorised float64 `normal_` of `d.len() >= 16` contiguous elements, into `d`.
+pub(crate) fn normal_fill_f64_into(g: &mut GenState, d: &mut [f64], mean: f64, std: f64) {
+    normal_fill_into(
+        d,
+        || g.uniform_f64(0.0, 1.0),
+        |b| normal_fill_16_f64(b, mean, std),
+    )
 }
 
 /// The values of a vectorised `normal_`, in double (float64) or float (the others).

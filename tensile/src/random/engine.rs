@@ -57,6 +57,7 @@ impl Mt19937 {
     }
 
     /// `next_state`: regenerates the 624 words.
+    #[inline(never)]
     fn next_state(&mut self) {
         let s = &mut self.state;
         self.left = MT_N as i32;
@@ -70,7 +71,9 @@ impl Mt19937 {
         s[MT_N - 1] = s[MT_M - 1] ^ Self::twist(s[MT_N - 1], s[0]);
     }
 
-    /// `operator()`: the next tempered 32-bit word.
+    /// `operator()`: the next tempered 32-bit word. Inlined into the fill loops (the state
+    /// refresh, once every 624 words, is not).
+    #[inline]
     pub(crate) fn next_u32(&mut self) -> u32 {
         self.left -= 1;
         if self.left == 0 {

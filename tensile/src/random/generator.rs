@@ -50,6 +50,10 @@ impl GenState {
     #[inline]
     pub(crate) fn uniform_f32(&mut self, from: f32, to: f32) -> f32 {
         let x = (self.random() & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32);
+        if from == 0.0 && to == 1.0 {
+            // fma(x, 1, 0) is x: skip libm's `fmaf` call (the baseline target has no FMA)
+            return x;
+        }
         x.mul_add(to - from, from)
     }
 
@@ -58,6 +62,10 @@ impl GenState {
     #[inline]
     pub(crate) fn uniform_f64(&mut self, from: f64, to: f64) -> f64 {
         let x = (self.random64() & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64);
+        if from == 0.0 && to == 1.0 {
+            // fma(x, 1, 0) is x: skip libm's `fma` call
+            return x;
+        }
         x.mul_add(to - from, from)
     }
 

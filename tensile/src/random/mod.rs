@@ -29,7 +29,6 @@
 mod dist;
 mod engine;
 mod generator;
-mod mathfun;
 mod ops;
 mod stl;
 

@@ -451,6 +451,79 @@ fn no_overlap(t: &Tensor) -> Result<()> {
 }
 
 /// Writes row-major values into `t` without autograd (the caller is inside [`in_place`]).
+/// Runs `f` on `t`'s elements as one mutable slice (`t` contiguous, of `T`'s dtype), under
+/// its write lock: a serial kernel's one pass, as PyTorch's.
+fn with_out<T: crate::element::Element, R>(t: &Tensor, f: impl FnOnce(&mut [T]) -> R) -> R {
+    let _locks = crate::iter::lock_operands(&[t], 1);
+    crate::kernels::cast::with_slice_mut::<T, R>(t.mem(), f)
+}
+
+/// Writes `f(0), f(1), …` straight into a contiguous `t` of dtype `T`.
+fn direct<T: crate::element::Element>(
+    t: &Tensor,
+    mut f: impl FnMut(usize) -> Result<T>,
+) -> Result<()> {
+    with_out::<T, _>(t, |d| {
+        for (i, v) in d.iter_mut().enumerate() {
+            *v = f(i)?;
+        }
+        Ok(())
+    })
+}
+
+/// A serial kernel of float values (already rounded to `t`'s dtype) into `t`: in one pass
+/// when `t` is a contiguous float32 or float64 tensor, else through [`dist::serial`].
+fn serial_put_f64(t: &Tensor, mut f: impl FnMut(usize) -> Result<f64>) -> Result<()> {
+    if t.is_contiguous() {
+        match t.dtype() {
+            DType::Float64 => return direct::<f64>(t, f),
+            DType::Float32 => return direct::<f32>(t, |i| Ok(f(i)? as f32)),
+            _ => {}
+        }
+    }
+    let vals = dist::serial(t, f)?;
+    put(t, vals)
+}
+
+/// [`serial_put_f64`] for float values of the float kernels (float32 and the half types).
+fn serial_put_f32(t: &Tensor, f: impl FnMut(usize) -> Result<f32>) -> Result<()> {
+    if t.is_contiguous() && t.dtype() == DType::Float32 {
+        return direct::<f32>(t, f);
+    }
+    let vals = dist::serial(t, f)?;
+    put(t, vals)
+}
+
+/// [`serial_put_f64`] for int64 draws, cast as `static_cast<scalar_t>(int64_t)` ([`put_i64`]).
+fn serial_put_i64(t: &Tensor, mut f: impl FnMut(usize) -> Result<i64>) -> Result<()> {
+    if t.is_contiguous() {
+        match t.dtype() {
+            DType::Int64 => return direct::<i64>(t, f),
+            DType::Int32 => return direct::<i32>(t, |i| Ok(f(i)? as i32)),
+            DType::Float64 => return direct::<f64>(t, |i| Ok(f(i)? as f64)),
+            DType::Float32 => return direct::<f32>(t, |i| Ok(f(i)? as f32)),
+            _ => {}
+        }
+    }
+    let vals = dist::serial(t, f)?;
+    put_i64(t, vals)
+}
+
+/// [`serial_put_f64`] for 0/1 draws.
+fn serial_put_bool(t: &Tensor, mut f: impl FnMut(usize) -> Result<bool>) -> Result<()> {
+    if t.is_contiguous() {
+        match t.dtype() {
+            DType::Float32 => return direct::<f32>(t, |i| Ok(f(i)? as u8 as f32)),
+            DType::Float64 => return direct::<f64>(t, |i| Ok(f(i)? as u8 as f64)),
+            DType::Bool => return direct::<bool>(t, f),
+            DType::Int64 => return direct::<i64>(t, |i| Ok(f(i)? as i64)),
+            _ => {}
+        }
+    }
+    let vals = dist::serial(t, f)?;
+    put(t, vals)
+}
+
 fn put<T: crate::element::Element>(t: &Tensor, vals: Vec<T>) -> Result<()> {
     let src = Tensor::from_vec(vals, t.size())?;
     t.copy_raw_(&src)?;
@@ -500,23 +573,19 @@ pub(crate) fn uniform_fill(
     let rng = or_default(generator);
     let mut s = rng.lock();
     if dt == DType::Float64 {
-        let vals = dist::serial(t, |_| {
+        serial_put_f64(t, |_| {
             let v = s.uniform_f64(from, to);
             Ok(if v == to { from } else { v })
-        })?;
-        drop(s);
-        put(t, vals)
+        })
     } else {
         // opmath float; the value is cast to the dtype, and one that rounds up to `to`
         // becomes `from`
         let (f, tt) = (from as f32, to as f32);
         let (fs, ts) = (dist::f32_as(dt, f), dist::f32_as(dt, tt));
-        let vals = dist::serial(t, |_| {
+        serial_put_f32(t, |_| {
             let v = dist::f32_as(dt, s.uniform_f32(f, tt));
             Ok(if v == ts { fs } else { v })
-        })?;
-        drop(s);
-        put(t, vals)
+        })
     }
 }
 
@@ -546,6 +615,21 @@ pub(crate) fn normal_fill(
     let rng = or_default(generator);
     let mut s = rng.lock();
     if n >= 16 && t.is_contiguous() {
+        match dt {
+            DType::Float32 => {
+                return with_out::<f32, _>(t, |d| {
+                    dist::normal_fill_f32_into(&mut s, d, mean, std);
+                    Ok(())
+                });
+            }
+            DType::Float64 => {
+                return with_out::<f64, _>(t, |d| {
+                    dist::normal_fill_f64_into(&mut s, d, mean, std);
+                    Ok(())
+                });
+            }
+            _ => {}
+        }
         let filled = dist::normal_fill_dtype(&mut s, dt, n, mean, std)?;
         drop(s);
         match filled {
@@ -554,9 +638,7 @@ pub(crate) fn normal_fill(
         }
     } else {
         no_overlap(t)?;
-        let vals = dist::serial(t, |_| Ok(dist::f64_as(dt, s.normal_f64(mean, std))))?;
-        drop(s);
-        put(t, vals)
+        serial_put_f64(t, |_| Ok(dist::f64_as(dt, s.normal_f64(mean, std))))
     }
 }
 
@@ -683,9 +765,7 @@ pub(crate) fn random_from_to_fill(
         no_overlap(t)?;
         let rng = or_default(generator);
         let mut s = rng.lock();
-        let vals = dist::serial(t, |_| Ok(s.random64() as i64))?;
-        drop(s);
-        return put_i64(t, vals);
+        return serial_put_i64(t, |_| Ok(s.random64() as i64));
     };
     if t.numel() == 0 {
         return Ok(());
@@ -694,12 +774,17 @@ pub(crate) fn random_from_to_fill(
     let rng = or_default(generator);
     let mut s = rng.lock();
     let big = range >= 1 << 28;
-    let vals = dist::serial(t, |_| {
+    if !big && range <= u32::MAX as u64 {
+        // a 32-bit word modulo a range below 2^28: the same value as PyTorch's 64-bit `%`
+        let r = range as u32;
+        return serial_put_i64(t, |_| {
+            Ok(((s.random() % r) as u64).wrapping_add(from as u64) as i64)
+        });
+    }
+    serial_put_i64(t, |_| {
         let w = if big { s.random64() } else { s.random() as u64 };
         Ok((w % range).wrapping_add(from as u64) as i64)
-    })?;
-    drop(s);
-    put_i64(t, vals)
+    })
 }
 
 /// `random_impl` + `random_kernel` (`random_()` without bounds): `uniform_int_distribution`.
@@ -711,7 +796,7 @@ pub(crate) fn random_fill(t: &Tensor, generator: Option<&Generator>) -> Result<(
     let dt = t.dtype();
     let rng = or_default(generator);
     let mut s = rng.lock();
-    let vals = dist::serial(t, |_| {
+    serial_put_i64(t, |_| {
         Ok(match dt {
             DType::Int64 => (s.random64() % (1u64 << 63)) as i64,
             DType::Float64 => (s.random64() % ((1u64 << 53) + 1)) as i64,
@@ -726,9 +811,7 @@ pub(crate) fn random_fill(t: &Tensor, generator: Option<&Generator>) -> Result<(
                 (s.random() as u64 % m) as i64
             }
         })
-    })?;
-    drop(s);
-    put_i64(t, vals)
+    })
 }
 
 /// A serial kernel over one uniform double per element, `f(u)` cast to the dtype.
@@ -737,9 +820,7 @@ fn serial_f64(t: &Tensor, generator: Option<&Generator>, f: impl Fn(f64) -> f64)
     let dt = t.dtype();
     let rng = or_default(generator);
     let mut s = rng.lock();
-    let vals = dist::serial(t, |_| Ok(dist::f64_as(dt, f(s.uniform_f64(0.0, 1.0)))))?;
-    drop(s);
-    put(t, vals)
+    serial_put_f64(t, |_| Ok(dist::f64_as(dt, f(s.uniform_f64(0.0, 1.0)))))
 }
 
 /// `exponential_impl_` + `exponential_kernel`.
@@ -833,9 +914,7 @@ pub(crate) fn log_normal_fill(
     no_overlap(t)?;
     let rng = or_default(generator);
     let mut s = rng.lock();
-    let vals = dist::serial(t, |_| Ok(dist::f64_as(dt, s.normal_f64(mean, std).exp())))?;
-    drop(s);
-    put(t, vals)
+    serial_put_f64(t, |_| Ok(dist::f64_as(dt, s.normal_f64(mean, std).exp())))
 }
 
 /// `bernoulli_impl_(self, double p)`: one uniform double per element, `u < p`.
@@ -856,9 +935,7 @@ pub(crate) fn bernoulli_scalar_fill(
     no_overlap(t)?;
     let rng = or_default(generator);
     let mut s = rng.lock();
-    let vals = dist::serial(t, |_| Ok(s.uniform_f64(0.0, 1.0) < p))?;
-    drop(s);
-    put(t, vals)
+    serial_put_bool(t, |_| Ok(s.uniform_f64(0.0, 1.0) < p))
 }
 
 /// `bernoulli_impl_(self, Tensor p)`: `p` broadcast to `self`; a float64 probability draws a
@@ -884,15 +961,13 @@ pub(crate) fn bernoulli_tensor_fill(
     let double = p.dtype() == DType::Float64;
     let rng = or_default(generator);
     let mut s = rng.lock();
-    let vals = dist::serial(t, |i| {
+    serial_put_bool(t, |i| {
         Ok(if double {
             s.uniform_f64(0.0, 1.0) < pv[i]
         } else {
             s.uniform_f32(0.0, 1.0) < pv[i] as f32
         })
-    })?;
-    drop(s);
-    put(t, vals)
+    })
 }
 
 // ------------------------------------------------------------------ Tensor methods
@@ -1339,13 +1414,19 @@ fn multinomial(p: &Tensor, n: i64, o: MultinomialOpts) -> Result<Tensor> {
         return Ok(result);
     }
     if !o.replacement || n == 1 {
-        let vals = p.try_contiguous()?.try_to_vec::<f64>()?;
-        if vals.iter().any(|v| !(0.0..f64::INFINITY).contains(v)) {
-            return Err(Error::runtime(
-                "probability tensor contains either `inf`, `nan` or element < 0",
-            ));
-        }
-        if vals.chunks(k.max(1)).any(|r| r.iter().sum::<f64>() == 0.0) || k == 0 {
+        // PyTorch's checks, as reductions in the input's dtype: `max < inf & min >= 0`
+        // (a NaN fails), then no row summing to 0
+        let bad_sum = k == 0 || {
+            let _g = crate::autograd::no_grad();
+            let valid = p.max()?.lt(f64::INFINITY)?.logical_and(&p.min()?.ge(0)?)?;
+            if !valid.item::<bool>()? {
+                return Err(Error::runtime(
+                    "probability tensor contains either `inf`, `nan` or element < 0",
+                ));
+            }
+            p.sum_dim(-1, false)?.eq(0)?.any()?.item::<bool>()?
+        };
+        if bad_sum {
             return Err(Error::runtime(
                 "invalid multinomial distribution (sum of probabilities <= 0)",
             ));
