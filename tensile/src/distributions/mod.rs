@@ -190,6 +190,11 @@ pub trait Distribution: AsAny + fmt::Debug + Send + Sync {
     fn perplexity(&self) -> Result<Tensor> {
         self.entropy()?.exp()
     }
+    /// A class's own `__repr__` (`Independent(Normal(…), 1)`), when it has one; `None`:
+    /// the base class's `Name(param: …, …)`.
+    fn custom_repr(&self) -> Option<String> {
+        None
+    }
     /// `enumerate_support(expand)`: every value of a discrete support, along a new leading
     /// dim (expanded over the batch dims when `expand`). Default: NotImplementedError.
     fn enumerate_support(&self, _expand: bool) -> Result<Tensor> {
