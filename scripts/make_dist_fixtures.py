@@ -176,6 +176,8 @@ def main():
         with open(path, "w") as f:
             json.dump({"torch": torch.__version__, "cases": cases}, f, indent=0)
         print(f"{path}: {len(cases)} cases")
+        if hasattr(mods[g], "extra"):  # a group's own extra fixture files
+            mods[g].extra(OUT, enc, attempt)
 
 
 if __name__ == "__main__":

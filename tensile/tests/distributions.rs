@@ -11,6 +11,8 @@
 
 #[path = "distributions/common.rs"]
 mod common;
+#[path = "distributions/continuous.rs"]
+mod continuous;
 #[path = "distributions/core.rs"]
 mod core_dists;
 
@@ -22,7 +24,7 @@ use common::Params;
 /// The distribution a fixture names, from its decoded parameters: each group's builder in
 /// turn (`None`: not a name of that group).
 fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>> {
-    for b in [core_dists::build] {
+    for b in [core_dists::build, continuous::build] {
         if let Some(d) = b(name, p, validate) {
             return d;
         }
@@ -33,4 +35,14 @@ fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>
 #[test]
 fn core_group() {
     common::run_group("core", build);
+}
+
+#[test]
+fn continuous_group() {
+    common::run_group("continuous", build);
+}
+
+#[test]
+fn continuous_transforms() {
+    continuous::check_transforms();
 }

@@ -23,6 +23,11 @@ impl fmt::Display for Bound {
         match self {
             Bound::Float(x) => f.write_str(&crate::optim::py_float(*x)),
             Bound::Int(i) => write!(f, "{i}"),
+            // Python's f-string of a 0-d tensor is its item's (`0.0`), else the tensor.
+            Bound::Tensor(t) if t.dim() == 0 && t.dtype().is_floating_point() => {
+                let _g = crate::autograd::no_grad();
+                f.write_str(&crate::optim::py_float(t.item::<f64>().unwrap_or(f64::NAN)))
+            }
             Bound::Tensor(t) => write!(f, "{t}"),
         }
     }
@@ -156,9 +161,9 @@ impl Constraint {
             Constraint::LowerCholesky => {
                 let n = value.dim();
                 if n < 2 {
-                    return Err(Error::runtime(format!(
-                        "tril: input tensor must have at least 2 dimensions"
-                    )));
+                    return Err(Error::runtime(
+                        "tril: input tensor must have at least 2 dimensions".to_string(),
+                    ));
                 }
                 let mut flat: Vec<i64> = value.size()[..n - 2].iter().map(|&s| s as i64).collect();
                 flat.push(-1);

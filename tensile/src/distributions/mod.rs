@@ -28,13 +28,25 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 
 pub mod constraints;
+mod continuous;
+mod independent;
 mod kl;
 mod normal;
+mod transformed;
+pub mod transforms;
 mod utils;
 
 pub use constraints::{Bound, Constraint};
+pub use continuous::{Cauchy, Exponential, Laplace, Uniform};
+pub use independent::Independent;
 pub use kl::kl_divergence;
 pub use normal::Normal;
+pub use transformed::{Gumbel, HalfNormal, LogNormal, TransformedDistribution};
+pub use transforms::{
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, InverseTransform,
+    PowerTransform, SigmoidTransform, SoftmaxTransform, StickBreakingTransform, TanhTransform,
+    Transform, TransformRef,
+};
 pub use utils::broadcast_all;
 
 static VALIDATE_DEFAULT: AtomicBool = AtomicBool::new(true);
@@ -189,6 +201,11 @@ pub trait Distribution: AsAny + fmt::Debug + Send + Sync {
     /// `perplexity()`: `exp(entropy())`.
     fn perplexity(&self) -> Result<Tensor> {
         self.entropy()?.exp()
+    }
+    /// A class's own `__repr__` (`Independent(Normal(…), 1)`), when it has one; `None`:
+    /// the base class's `Name(param: …, …)`.
+    fn custom_repr(&self) -> Option<String> {
+        None
     }
     /// `enumerate_support(expand)`: every value of a discrete support, along a new leading
     /// dim (expanded over the batch dims when `expand`). Default: NotImplementedError.

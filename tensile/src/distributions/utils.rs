@@ -59,6 +59,9 @@ pub(crate) fn tuple_str(s: &[usize]) -> String {
 
 /// `repr(d)`: `Name(p: value-or-size, …)`.
 pub(crate) fn repr(d: &dyn Distribution) -> String {
+    if let Some(s) = d.custom_repr() {
+        return s;
+    }
     let parts: Vec<String> = d
         .params()
         .iter()
@@ -75,6 +78,16 @@ pub(crate) fn repr(d: &dyn Distribution) -> String {
         })
         .collect();
     format!("{}({})", d.name(), parts.join(", "))
+}
+
+/// A tensor as a Python f-string prints it: a 0-d tensor as its item (`0.0`), else the
+/// tensor's repr.
+fn fstring(t: &Tensor) -> String {
+    if t.dim() == 0 {
+        item_str(t)
+    } else {
+        t.to_string()
+    }
 }
 
 /// A 0-d tensor as Python's `format(t)` prints it: `t.item()`'s Python repr.
@@ -101,11 +114,17 @@ fn item_str(t: &Tensor) -> String {
 /// Normal(loc: torch.Size([2]), scale: torch.Size([2])) to satisfy the constraint
 /// GreaterThan(lower_bound=0.0), but found invalid values:\ntensor([ 1., -1.])`.
 pub(crate) fn validate_params(d: &dyn Distribution) -> Result<()> {
+    validate_param_values(d, &d.params())
+}
+
+/// [`validate_params`] over the given `(name, value)` pairs: for the classes whose
+/// parameters are properties (not in `__dict__`), which PyTorch validates but `repr` does
+/// not print (`HalfNormal()`'s `scale`).
+pub(crate) fn validate_param_values(d: &dyn Distribution, params: &[(&str, Tensor)]) -> Result<()> {
     if !d.validate_args() {
         return Ok(());
     }
     let _g = no_grad();
-    let params = d.params();
     for (name, c) in d.arg_constraints() {
         if matches!(c, super::Constraint::Dependent) {
             continue;
@@ -117,9 +136,10 @@ pub(crate) fn validate_params(d: &dyn Distribution) -> Result<()> {
             return Err(Error::new(
                 ErrorKind::ValueError,
                 format!(
-                    "Expected parameter {name} (Tensor of shape {}) of distribution {} to satisfy the constraint {c}, but found invalid values:\n{value}",
+                    "Expected parameter {name} (Tensor of shape {}) of distribution {} to satisfy the constraint {c}, but found invalid values:\n{}",
                     tuple_str(value.size()),
-                    repr(d)
+                    repr(d),
+                    fstring(value)
                 ),
             ));
         }
@@ -174,9 +194,10 @@ pub(crate) fn validate_sample(d: &dyn Distribution, value: &Tensor) -> Result<()
         return Err(Error::new(
             ErrorKind::ValueError,
             format!(
-                "Expected value argument (Tensor of shape {}) to be within the support ({support}) of the distribution {}, but found invalid values:\n{value}",
+                "Expected value argument (Tensor of shape {}) to be within the support ({support}) of the distribution {}, but found invalid values:\n{}",
                 tuple_str(vs),
-                repr(d)
+                repr(d),
+                fstring(value)
             ),
         ));
     }
