@@ -13,7 +13,7 @@ use super::{Distribution, Normal};
 pub(crate) type KlRule = fn(&dyn Distribution, &dyn Distribution) -> Option<Result<Tensor>>;
 
 /// Every group's rules, tried in order.
-const RULES: &[KlRule] = &[kl_normal_normal];
+const RULES: &[&[KlRule]] = &[&[kl_normal_normal], super::discrete::KL_RULES];
 
 /// `torch.distributions.kl_divergence(p, q)`: the KL divergence of `q` from `p`, of shape
 /// `broadcast(p.batch_shape, q.batch_shape)`, differentiable through both's parameters.
@@ -24,7 +24,7 @@ const RULES: &[KlRule] = &[kl_normal_normal];
 /// cannot                             be computed using Bregman divergences` (its source's
 /// line continuation keeps the spaces).
 pub fn kl_divergence(p: &dyn Distribution, q: &dyn Distribution) -> Result<Tensor> {
-    for rule in RULES {
+    for rule in RULES.iter().flat_map(|g| g.iter()) {
         if let Some(r) = rule(p, q) {
             return r;
         }

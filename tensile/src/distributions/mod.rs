@@ -27,14 +27,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 
+mod bernoulli;
+mod categorical;
 pub mod constraints;
+mod discrete;
 mod kl;
+mod mixture_same_family;
+mod multinomial;
+mod multivariate_normal;
 mod normal;
+mod one_hot_categorical;
 mod utils;
 
+pub use bernoulli::Bernoulli;
+pub use categorical::Categorical;
 pub use constraints::{Bound, Constraint};
 pub use kl::kl_divergence;
+pub use mixture_same_family::MixtureSameFamily;
+pub use multinomial::Multinomial;
+pub use multivariate_normal::MultivariateNormal;
 pub use normal::Normal;
+pub use one_hot_categorical::OneHotCategorical;
 pub use utils::broadcast_all;
 
 static VALIDATE_DEFAULT: AtomicBool = AtomicBool::new(true);
@@ -109,6 +122,12 @@ pub trait Distribution: AsAny + fmt::Debug + Send + Sync {
     fn params(&self) -> Vec<(&'static str, Tensor)>;
     /// `arg_constraints`: the constraint of each parameter, by name.
     fn arg_constraints(&self) -> Vec<(&'static str, Constraint)>;
+    /// `repr` when the class has its own `__repr__` (`MixtureSameFamily`, `Independent`):
+    /// `None` (the default) prints PyTorch's base-class repr of
+    /// [`params`](Distribution::params).
+    fn custom_repr(&self) -> Option<String> {
+        None
+    }
     /// `batch_shape`.
     fn batch_shape(&self) -> Vec<usize>;
     /// `event_shape` (default `()`).

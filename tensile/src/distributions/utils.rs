@@ -59,6 +59,9 @@ pub(crate) fn tuple_str(s: &[usize]) -> String {
 
 /// `repr(d)`: `Name(p: value-or-size, …)`.
 pub(crate) fn repr(d: &dyn Distribution) -> String {
+    if let Some(s) = d.custom_repr() {
+        return s;
+    }
     let parts: Vec<String> = d
         .params()
         .iter()
