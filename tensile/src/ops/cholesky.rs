@@ -91,20 +91,18 @@ pub(crate) fn cholesky_ex_raw(
     let data = src.to(DType::Float64)?.contiguous().to_vec::<f64>();
     let (l, info) = potf2(&data, n);
     let batch_shape = a.size()[..a.dim() - 2].to_vec();
-    if check_errors || op == "linalg.cholesky" {
-        if let Some((b, &k)) = info.iter().enumerate().find(|(_, k)| **k != 0) {
-            let prefix = if batch_shape.is_empty() {
-                String::new()
-            } else {
-                format!("(Batch element {b}): ")
-            };
-            return Err(Error::new(
-                ErrorKind::LinAlgError,
-                format!(
-                    "{op}: {prefix}The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite)."
-                ),
-            ));
-        }
+    if check_errors && let Some((b, &k)) = info.iter().enumerate().find(|(_, k)| **k != 0) {
+        let prefix = if batch_shape.is_empty() {
+            String::new()
+        } else {
+            format!("(Batch element {b}): ")
+        };
+        return Err(Error::new(
+            ErrorKind::LinAlgError,
+            format!(
+                "{op}: {prefix}The factorization could not be completed because the input is not positive-definite (the leading minor of order {k} is not positive-definite)."
+            ),
+        ));
     }
     let l = Tensor::from_vec(l, a.size())?.to(a.dtype())?;
     let l = if upper { l.mT()?.contiguous() } else { l };
