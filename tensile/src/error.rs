@@ -31,6 +31,10 @@ pub enum ErrorKind {
     /// `KeyError`: a missing dict key (`optimizer.state_dict()` when the state holds a
     /// parameter that is no longer in any group).
     KeyError,
+    /// `torch.linalg.LinAlgError` (a `RuntimeError`; Python's class name `_LinAlgError`):
+    /// a factorisation that cannot be completed (`linalg.cholesky` of a matrix that is not
+    /// positive-definite).
+    LinAlgError,
 }
 
 impl ErrorKind {
@@ -44,6 +48,7 @@ impl ErrorKind {
             ErrorKind::TypeError => "TypeError",
             ErrorKind::AssertionError => "AssertionError",
             ErrorKind::KeyError => "KeyError",
+            ErrorKind::LinAlgError => "_LinAlgError",
         }
     }
 }

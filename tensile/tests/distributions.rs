@@ -15,6 +15,8 @@ mod common;
 mod continuous;
 #[path = "distributions/core.rs"]
 mod core_dists;
+#[path = "distributions/discrete.rs"]
+mod discrete;
 
 use tensile::Result;
 use tensile::distributions::Distribution;
@@ -24,7 +26,7 @@ use common::Params;
 /// The distribution a fixture names, from its decoded parameters: each group's builder in
 /// turn (`None`: not a name of that group).
 fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>> {
-    for b in [core_dists::build, continuous::build] {
+    for b in [core_dists::build, continuous::build, discrete::build] {
         if let Some(d) = b(name, p, validate) {
             return d;
         }
@@ -45,4 +47,9 @@ fn continuous_group() {
 #[test]
 fn continuous_transforms() {
     continuous::check_transforms();
+}
+
+#[test]
+fn discrete_group() {
+    common::run_group("discrete", build);
 }

@@ -68,6 +68,11 @@ pub enum Constraint {
     IntegerGreaterThan(Bound),
     /// `constraints.simplex`: event dim 1; every entry `>= 0` and `|sum - 1| < 1e-6`.
     Simplex,
+    /// `constraints.one_hot`: event dim 1; every entry 0 or 1 and the entries sum to 1.
+    OneHot,
+    /// `constraints.multinomial(n)`: event dim 1; every entry `>= 0` and the entries sum to
+    /// at most `n` (PyTorch's weaker check; `repr` `Multinomial()`).
+    Multinomial(Bound),
     /// `constraints.lower_cholesky`: event dim 2; lower triangular with a positive diagonal.
     LowerCholesky,
     /// `constraints.positive_definite`: event dim 2; symmetric with a Cholesky factor.
@@ -75,6 +80,9 @@ pub enum Constraint {
     /// `constraints.independent(base, n)` (`real_vector` is `IndependentConstraint(Real(), 1)`):
     /// `base`, with its rightmost `n` batch dims reinterpreted as event dims (all must hold).
     Independent(Box<Constraint>, usize),
+    /// `MixtureSameFamilyConstraint(base)`: `base` checked with the mixture's component dim
+    /// added back (`value.unsqueeze(-1 - event_dim)`), all components must hold.
+    MixtureSameFamily(Box<Constraint>),
     /// `constraints.dependent`: a parameter's constraint that depends on other parameters
     /// (never checked).
     Dependent,
@@ -110,9 +118,10 @@ impl Constraint {
     /// (`constraint.event_dim`).
     pub fn event_dim(&self) -> usize {
         match self {
-            Constraint::Simplex => 1,
+            Constraint::Simplex | Constraint::OneHot | Constraint::Multinomial(_) => 1,
             Constraint::LowerCholesky | Constraint::PositiveDefinite => 2,
             Constraint::Independent(base, n) => base.event_dim() + n,
+            Constraint::MixtureSameFamily(base) => base.event_dim(),
             _ => 0,
         }
     }
@@ -122,8 +131,12 @@ impl Constraint {
         match self {
             Constraint::Boolean
             | Constraint::IntegerInterval(..)
-            | Constraint::IntegerGreaterThan(_) => true,
-            Constraint::Independent(base, _) => base.is_discrete(),
+            | Constraint::IntegerGreaterThan(_)
+            | Constraint::OneHot
+            | Constraint::Multinomial(_) => true,
+            Constraint::Independent(base, _) | Constraint::MixtureSameFamily(base) => {
+                base.is_discrete()
+            }
             _ => false,
         }
     }
@@ -133,7 +146,8 @@ impl Constraint {
     ///
     /// Errors: the ops' own (a tensor bound that does not broadcast); `Independent` over a
     /// value of too few dims: ValueError `Expected value.dim() >= 1 but got 0`;
-    /// `PositiveDefinite`: NotImplementedError until `linalg.cholesky_ex` lands.
+    /// `PositiveDefinite` over a value of fewer than 2 dims: IndexError `tuple index out of
+    /// range`.
     pub fn check(&self, value: &Tensor) -> Result<Tensor> {
         match self {
             Constraint::Real => value.eq(value),
@@ -158,6 +172,15 @@ impl Constraint {
                 let sum = value.sum_dim(-1, false)?.sub(1)?.abs()?.lt(1e-6)?;
                 nonneg.logical_and(&sum)
             }
+            Constraint::OneHot => {
+                let is_boolean = value.eq(0)?.logical_or(&value.eq(1)?)?;
+                let is_normalized = value.sum_dim(-1, false)?.eq(1)?;
+                is_boolean.all_dim(-1, false)?.logical_and(&is_normalized)
+            }
+            Constraint::Multinomial(n) => value
+                .ge(0)?
+                .all_dim(-1, false)?
+                .logical_and(&value.sum_dim(-1, false)?.le(n.operand())?),
             Constraint::LowerCholesky => {
                 let n = value.dim();
                 if n < 2 {
@@ -178,10 +201,13 @@ impl Constraint {
                     .all_dim(-1, false)?;
                 lower.logical_and(&diag)
             }
-            Constraint::PositiveDefinite => Err(Error::new(
-                ErrorKind::NotImplementedError,
-                "constraints.positive_definite needs linalg.cholesky_ex",
-            )),
+            Constraint::PositiveDefinite => {
+                let sym = symmetric(value)?;
+                if !sym.all()?.item::<bool>()? {
+                    return Ok(sym);
+                }
+                crate::linalg::cholesky_ex(value)?.1.eq(0)
+            }
             Constraint::Independent(base, n) => {
                 let r = base.check(value)?;
                 if r.dim() < *n {
@@ -195,12 +221,52 @@ impl Constraint {
                 flat.push(-1);
                 r.reshape(&flat)?.all_dim(-1, false)
             }
+            Constraint::MixtureSameFamily(base) => {
+                let ed = base.event_dim();
+                let r = base.check(&value.unsqueeze(-1 - ed as i64)?)?;
+                if value.dim() < ed {
+                    return Err(Error::new(
+                        ErrorKind::ValueError,
+                        format!("Expected value.dim() >= {ed} but got {}", value.dim()),
+                    ));
+                }
+                let keep = value.dim() - ed;
+                let mut flat: Vec<i64> = r.size()[..keep].iter().map(|&s| s as i64).collect();
+                flat.push(-1);
+                r.reshape(&flat)?.all_dim(-1, false)
+            }
             Constraint::Dependent => Err(Error::new(
                 ErrorKind::ValueError,
                 "Cannot determine validity of dependent constraint",
             )),
         }
     }
+}
+
+/// `_Symmetric.check`: square (else all false over the batch dims), then `isclose(value,
+/// value.mT, atol=1e-6)` (rtol 1e-5) over each matrix.
+fn symmetric(value: &Tensor) -> Result<Tensor> {
+    let n = value.dim();
+    if n < 2 {
+        return Err(Error::new(
+            ErrorKind::IndexError,
+            "tuple index out of range",
+        ));
+    }
+    let batch = &value.size()[..n - 2];
+    let square = value.size()[n - 2] == value.size()[n - 1];
+    let sq = Tensor::full_with(batch, square, crate::dtype::DType::Bool)?;
+    if !square {
+        return Ok(sq);
+    }
+    let t = value.mT()?;
+    // isclose(a, b): a == b, or |a - b| <= atol + rtol * |b| (finite), NaN never close.
+    let close = value
+        .sub(&t)?
+        .abs()?
+        .le(&t.abs()?.mul(1e-5)?.add(1e-6)?)?
+        .logical_or(&value.eq(&t)?)?;
+    close.all_dim(-2, false)?.all_dim(-1, false)
 }
 
 /// `value % 1 == 0` (PyTorch's integer check; true for every integer dtype).
@@ -229,9 +295,14 @@ impl fmt::Display for Constraint {
                 write!(f, "IntegerGreaterThan(lower_bound={b})")
             }
             Constraint::Simplex => f.write_str("Simplex()"),
+            Constraint::OneHot => f.write_str("OneHot()"),
+            Constraint::Multinomial(_) => f.write_str("Multinomial()"),
             Constraint::LowerCholesky => f.write_str("LowerCholesky()"),
             Constraint::PositiveDefinite => f.write_str("PositiveDefinite()"),
             Constraint::Independent(base, n) => write!(f, "IndependentConstraint({base}, {n})"),
+            Constraint::MixtureSameFamily(base) => {
+                write!(f, "MixtureSameFamilyConstraint({base})")
+            }
             Constraint::Dependent => f.write_str("Dependent()"),
         }
     }

@@ -27,20 +27,33 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 
+mod bernoulli;
+mod categorical;
 pub mod constraints;
 mod continuous;
+mod discrete;
 mod independent;
 mod kl;
+mod mixture_same_family;
+mod multinomial;
+mod multivariate_normal;
 mod normal;
+mod one_hot_categorical;
 mod transformed;
 pub mod transforms;
 mod utils;
 
+pub use bernoulli::Bernoulli;
+pub use categorical::Categorical;
 pub use constraints::{Bound, Constraint};
 pub use continuous::{Cauchy, Exponential, Laplace, Uniform};
 pub use independent::Independent;
 pub use kl::kl_divergence;
+pub use mixture_same_family::MixtureSameFamily;
+pub use multinomial::Multinomial;
+pub use multivariate_normal::MultivariateNormal;
 pub use normal::Normal;
+pub use one_hot_categorical::OneHotCategorical;
 pub use transformed::{Gumbel, HalfNormal, LogNormal, TransformedDistribution};
 pub use transforms::{
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, InverseTransform,
@@ -121,6 +134,12 @@ pub trait Distribution: AsAny + fmt::Debug + Send + Sync {
     fn params(&self) -> Vec<(&'static str, Tensor)>;
     /// `arg_constraints`: the constraint of each parameter, by name.
     fn arg_constraints(&self) -> Vec<(&'static str, Constraint)>;
+    /// `repr` when the class has its own `__repr__` (`MixtureSameFamily`, `Independent`):
+    /// `None` (the default) prints PyTorch's base-class repr of
+    /// [`params`](Distribution::params).
+    fn custom_repr(&self) -> Option<String> {
+        None
+    }
     /// `batch_shape`.
     fn batch_shape(&self) -> Vec<usize>;
     /// `event_shape` (default `()`).
@@ -201,11 +220,6 @@ pub trait Distribution: AsAny + fmt::Debug + Send + Sync {
     /// `perplexity()`: `exp(entropy())`.
     fn perplexity(&self) -> Result<Tensor> {
         self.entropy()?.exp()
-    }
-    /// A class's own `__repr__` (`Independent(Normal(…), 1)`), when it has one; `None`:
-    /// the base class's `Name(param: …, …)`.
-    fn custom_repr(&self) -> Option<String> {
-        None
     }
     /// `enumerate_support(expand)`: every value of a discrete support, along a new leading
     /// dim (expanded over the batch dims when `expand`). Default: NotImplementedError.

@@ -5,6 +5,7 @@
 pub(crate) mod advindex;
 pub(crate) mod binary;
 pub(crate) mod cat;
+pub(crate) mod cholesky;
 pub(crate) mod copy;
 pub(crate) mod creation;
 pub(crate) mod einsum;

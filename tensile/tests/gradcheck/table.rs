@@ -532,6 +532,31 @@ pub fn table() -> Vec<Row> {
         })
         .bcast(&[&[2, 1, 3], &[3]]),
     );
+    // cholesky of the positive-definite a·aᵀ + I; solve_triangular with the diagonal kept
+    // away from zero (the upper triangle of A is not read: its gradient is zero both ways)
+    t.push(row("cholesky", &[x(&[3, 3])], |a| {
+        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
+        tensile::linalg::cholesky(&m)
+    }));
+    t.push(row("cholesky_ex", &[x(&[2, 3, 3])], |a| {
+        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
+        Ok(tensile::linalg::cholesky_ex_with(&m, true, false)?.0)
+    }));
+    t.push(
+        row("solve_triangular", &[x(&[3, 3]), x(&[3, 2])], |a| {
+            let l = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
+            tensile::linalg::solve_triangular(&l, &a[1], false)
+        })
+        .bcast(&[&[2, 3, 3], &[3, 2]]),
+    );
+    t.push(row(
+        "solve_triangular_with",
+        &[x(&[3, 3]), x(&[2, 3])],
+        |a| {
+            let u = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
+            tensile::linalg::solve_triangular_with(&u, &a[1], true, false, false)
+        },
+    ));
     t.push(
         row("cross", &[x(&[2, 3]), x(&[2, 3])], |a| {
             tensile::linalg::cross(&a[0], &a[1])

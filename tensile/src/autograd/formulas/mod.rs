@@ -9,6 +9,7 @@
 pub(crate) mod activation;
 pub(crate) mod attention;
 pub(crate) mod binary_math;
+pub(crate) mod cholesky;
 pub(crate) mod conv;
 pub(crate) mod distance;
 pub(crate) mod embedding;
