@@ -13,7 +13,7 @@ use super::{Distribution, Normal};
 pub(crate) type KlRule = fn(&dyn Distribution, &dyn Distribution) -> Option<Result<Tensor>>;
 
 /// Every group's rules, tried in order.
-const RULES: &[KlRule] = &[kl_normal_normal];
+const RULES: &[KlRule] = &[kl_normal_normal, super::gamma::kl_rules];
 
 /// `torch.distributions.kl_divergence(p, q)`: the KL divergence of `q` from `p`, of shape
 /// `broadcast(p.batch_shape, q.batch_shape)`, differentiable through both's parameters.

@@ -27,14 +27,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 
+mod binomial;
 pub mod constraints;
+mod dirichlet;
+mod gamma;
 mod kl;
 mod normal;
+mod poisson;
+mod studentt;
 mod utils;
 
+pub use binomial::{Binomial, Geometric, ProbsOrLogits};
 pub use constraints::{Bound, Constraint};
+pub use dirichlet::{Beta, Dirichlet};
+pub use gamma::{Chi2, Gamma};
 pub use kl::kl_divergence;
 pub use normal::Normal;
+pub use poisson::Poisson;
+pub use studentt::StudentT;
 pub use utils::broadcast_all;
 
 static VALIDATE_DEFAULT: AtomicBool = AtomicBool::new(true);
