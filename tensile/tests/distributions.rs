@@ -13,6 +13,8 @@
 mod common;
 #[path = "distributions/core.rs"]
 mod core_dists;
+#[path = "distributions/gamma.rs"]
+mod gamma_dists;
 
 use tensile::Result;
 use tensile::distributions::Distribution;
@@ -22,7 +24,7 @@ use common::Params;
 /// The distribution a fixture names, from its decoded parameters: each group's builder in
 /// turn (`None`: not a name of that group).
 fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>> {
-    for b in [core_dists::build] {
+    for b in [core_dists::build, gamma_dists::build] {
         if let Some(d) = b(name, p, validate) {
             return d;
         }
@@ -33,4 +35,9 @@ fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>
 #[test]
 fn core_group() {
     common::run_group("core", build);
+}
+
+#[test]
+fn gamma_group() {
+    common::run_group("gamma", build);
 }

@@ -1,5 +1,7 @@
 //! `torch.distributions.Binomial` and `Geometric`, parameterised by `probs` or `logits`.
 
+use std::sync::OnceLock;
+
 use crate::error::{Error, ErrorKind, Result};
 use crate::ops::Operand;
 use crate::tensor::Tensor;
@@ -11,7 +13,8 @@ use super::utils::{
 use super::{Bound, Constraint, DistOpts, Distribution, constraints};
 
 /// Which of `probs` / `logits` a distribution was given (the other is PyTorch's
-/// `lazy_property`, computed from it when asked).
+/// `lazy_property`: computed from it when first asked and then held, so that it shows in
+/// `repr` and is expanded by `expand`, as in PyTorch).
 #[derive(Clone, Debug)]
 pub enum ProbsOrLogits {
     /// `probs=`: probabilities in `[0, 1]`.
@@ -20,41 +23,78 @@ pub enum ProbsOrLogits {
     Logits(Tensor),
 }
 
-impl ProbsOrLogits {
+/// The given parameter and the lazily computed other one.
+#[derive(Clone, Debug)]
+struct Lazy {
+    given: ProbsOrLogits,
+    other: OnceLock<Tensor>,
+}
+
+impl Lazy {
+    fn new(given: ProbsOrLogits) -> Lazy {
+        Lazy {
+            given,
+            other: OnceLock::new(),
+        }
+    }
     fn tensor(&self) -> &Tensor {
-        match self {
+        match &self.given {
             ProbsOrLogits::Probs(t) | ProbsOrLogits::Logits(t) => t,
         }
     }
-    fn name(&self) -> &'static str {
-        match self {
-            ProbsOrLogits::Probs(_) => "probs",
-            ProbsOrLogits::Logits(_) => "logits",
+    /// The parameters held, in `arg_constraints` order (`probs` before `logits`).
+    fn held(&self) -> Vec<(&'static str, Tensor)> {
+        let (p, l) = match &self.given {
+            ProbsOrLogits::Probs(t) => (Some(t.clone()), self.other.get().cloned()),
+            ProbsOrLogits::Logits(t) => (self.other.get().cloned(), Some(t.clone())),
+        };
+        let mut v = Vec::new();
+        if let Some(p) = p {
+            v.push(("probs", p));
         }
+        if let Some(l) = l {
+            v.push(("logits", l));
+        }
+        v
     }
-    fn map(&self, f: impl FnOnce(&Tensor) -> Result<Tensor>) -> Result<ProbsOrLogits> {
-        Ok(match self {
-            ProbsOrLogits::Probs(t) => ProbsOrLogits::Probs(f(t)?),
-            ProbsOrLogits::Logits(t) => ProbsOrLogits::Logits(f(t)?),
-        })
+    fn expand(&self, s: &[i64]) -> Result<Lazy> {
+        let given = match &self.given {
+            ProbsOrLogits::Probs(t) => ProbsOrLogits::Probs(t.expand(s)?),
+            ProbsOrLogits::Logits(t) => ProbsOrLogits::Logits(t.expand(s)?),
+        };
+        let other = OnceLock::new();
+        if let Some(o) = self.other.get() {
+            let _ = other.set(o.expand(s)?);
+        }
+        Ok(Lazy { given, other })
     }
-    /// `probs` (given, or `logits_to_probs(logits, is_binary=True)`).
+    fn cached(&self, make: impl FnOnce() -> Result<Tensor>) -> Result<Tensor> {
+        if let Some(t) = self.other.get() {
+            return Ok(t.clone());
+        }
+        let t = make()?;
+        Ok(self.other.get_or_init(|| t).clone())
+    }
+    /// `probs` (given, or `logits_to_probs(logits, is_binary=True)`, then held).
     fn probs(&self) -> Result<Tensor> {
-        match self {
+        match &self.given {
             ProbsOrLogits::Probs(t) => Ok(t.clone()),
-            ProbsOrLogits::Logits(t) => logits_to_probs(t, true),
+            ProbsOrLogits::Logits(t) => self.cached(|| logits_to_probs(t, true)),
         }
     }
-    /// `logits` (given, or `probs_to_logits(probs, is_binary=True)`).
+    /// `logits` (given, or `probs_to_logits(probs, is_binary=True)`, then held).
     fn logits(&self) -> Result<Tensor> {
-        match self {
+        match &self.given {
             ProbsOrLogits::Logits(t) => Ok(t.clone()),
-            ProbsOrLogits::Probs(t) => probs_to_logits(t, true),
+            ProbsOrLogits::Probs(t) => self.cached(|| probs_to_logits(t, true)),
         }
     }
 }
 
-fn either<'a>(probs: Option<Operand<'a>>, logits: Option<Operand<'a>>) -> Result<(Operand<'a>, bool)> {
+fn either<'a>(
+    probs: Option<Operand<'a>>,
+    logits: Option<Operand<'a>>,
+) -> Result<(Operand<'a>, bool)> {
     match (probs, logits) {
         (Some(p), None) => Ok((p, true)),
         (None, Some(l)) => Ok((l, false)),
@@ -78,8 +118,7 @@ fn either<'a>(probs: Option<Operand<'a>>, logits: Option<Operand<'a>>) -> Result
 pub struct Binomial {
     /// `total_count`, in the parameter's dtype.
     pub total_count: Tensor,
-    /// The parameter given.
-    pub param: ProbsOrLogits,
+    param: Lazy,
     validate: bool,
 }
 
@@ -112,11 +151,11 @@ impl Binomial {
         let mut b = broadcast_all(&[total_count.into(), p])?.into_iter();
         let (tc, p) = (b.next().expect("two"), b.next().expect("two"));
         let total_count = tc.to(p.dtype())?;
-        let param = if is_probs {
+        let param = Lazy::new(if is_probs {
             ProbsOrLogits::Probs(p)
         } else {
             ProbsOrLogits::Logits(p)
-        };
+        });
         let d = Binomial {
             total_count,
             param,
@@ -124,6 +163,11 @@ impl Binomial {
         };
         utils::validate_params(&d)?;
         Ok(d)
+    }
+
+    /// The parameter given (`probs=` or `logits=`).
+    pub fn given(&self) -> &ProbsOrLogits {
+        &self.param.given
     }
 
     /// `probs`.
@@ -182,10 +226,9 @@ impl Distribution for Binomial {
         "torch.distributions.binomial.Binomial"
     }
     fn params(&self) -> Vec<(&'static str, Tensor)> {
-        vec![
-            ("total_count", self.total_count.clone()),
-            (self.param.name(), self.param.tensor().clone()),
-        ]
+        let mut v = vec![("total_count", self.total_count.clone())];
+        v.extend(self.param.held());
+        v
     }
     fn arg_constraints(&self) -> Vec<(&'static str, Constraint)> {
         vec![
@@ -213,7 +256,7 @@ impl Distribution for Binomial {
         let s = shape_i64(batch_shape);
         Ok(Box::new(Binomial {
             total_count: self.total_count.expand(&s)?,
-            param: self.param.map(|t| t.expand(&s))?,
+            param: self.param.expand(&s)?,
             validate: self.validate,
         }))
     }
@@ -278,8 +321,7 @@ impl Distribution for Binomial {
 /// [`Tensor::uniform_with_`]) and returns `floor(log(u) / log1p(-probs))`.
 #[derive(Clone, Debug)]
 pub struct Geometric {
-    /// The parameter given.
-    pub param: ProbsOrLogits,
+    param: Lazy,
     batch_shape: Vec<usize>,
     validate: bool,
 }
@@ -307,19 +349,23 @@ impl Geometric {
         let (p, is_probs) = either(probs, logits)?;
         let number = utils::all_numbers(&[&p]);
         let t = broadcast_all(&[p])?.pop().expect("one");
-        let batch_shape = if number { Vec::new() } else { t.size().to_vec() };
-        let param = if is_probs {
+        let batch_shape = if number {
+            Vec::new()
+        } else {
+            t.size().to_vec()
+        };
+        let param = Lazy::new(if is_probs {
             ProbsOrLogits::Probs(t)
         } else {
             ProbsOrLogits::Logits(t)
-        };
+        });
         let d = Geometric {
             param,
             batch_shape,
             validate: opts.into().validate(),
         };
         utils::validate_params(&d)?;
-        if let (true, ProbsOrLogits::Probs(value)) = (d.validate, &d.param) {
+        if let (true, ProbsOrLogits::Probs(value)) = (d.validate, &d.param.given) {
             let _g = crate::autograd::no_grad();
             let valid = value.gt(0)?;
             if !valid.all()?.item::<bool>()? {
@@ -335,6 +381,11 @@ impl Geometric {
             }
         }
         Ok(d)
+    }
+
+    /// The parameter given (`probs=` or `logits=`).
+    pub fn given(&self) -> &ProbsOrLogits {
+        &self.param.given
     }
 
     /// `probs`.
@@ -356,7 +407,7 @@ impl Distribution for Geometric {
         "torch.distributions.geometric.Geometric"
     }
     fn params(&self) -> Vec<(&'static str, Tensor)> {
-        vec![(self.param.name(), self.param.tensor().clone())]
+        self.param.held()
     }
     fn arg_constraints(&self) -> Vec<(&'static str, Constraint)> {
         vec![
@@ -376,7 +427,7 @@ impl Distribution for Geometric {
     fn expand(&self, batch_shape: &[usize]) -> Result<Box<dyn Distribution>> {
         let s = shape_i64(batch_shape);
         Ok(Box::new(Geometric {
-            param: self.param.map(|t| t.expand(&s))?,
+            param: self.param.expand(&s)?,
             batch_shape: batch_shape.to_vec(),
             validate: self.validate,
         }))
@@ -398,9 +449,7 @@ impl Distribution for Geometric {
         let (value, probs) = (b.next().expect("two"), b.next().expect("two"));
         let mask = probs.eq(1)?.logical_and(&value.eq(0)?)?;
         let probs = crate::where_cond(&mask, 0.0, &probs)?;
-        value
-            .mul(&probs.neg()?.log1p()?)?
-            .add(&self_probs.log()?)
+        value.mul(&probs.neg()?.log1p()?)?.add(&self_probs.log()?)
     }
     fn entropy(&self) -> Result<Tensor> {
         let probs = self.probs()?;

@@ -156,9 +156,9 @@ impl Constraint {
             Constraint::LowerCholesky => {
                 let n = value.dim();
                 if n < 2 {
-                    return Err(Error::runtime(format!(
-                        "tril: input tensor must have at least 2 dimensions"
-                    )));
+                    return Err(Error::runtime(
+                        "tril: input tensor must have at least 2 dimensions",
+                    ));
                 }
                 let mut flat: Vec<i64> = value.size()[..n - 2].iter().map(|&s| s as i64).collect();
                 flat.push(-1);

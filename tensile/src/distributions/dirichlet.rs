@@ -91,7 +91,7 @@ impl Distribution for Dirichlet {
         let mut s = batch_shape.to_vec();
         s.extend(self.event_shape());
         Ok(Box::new(Dirichlet {
-            concentration: self.concentration.expand(&shape_i64(&s))?,
+            concentration: self.concentration.expand(shape_i64(&s))?,
             validate: self.validate,
         }))
     }
@@ -128,8 +128,7 @@ impl Distribution for Dirichlet {
     fn variance(&self) -> Result<Tensor> {
         let c = &self.concentration;
         let con0 = c.sum_dim(-1, true)?;
-        c.mul(&con0.sub(c)?)?
-            .div(&con0.pow(2)?.mul(&con0.add(1)?)?)
+        c.mul(&con0.sub(c)?)?.div(&con0.pow(2)?.mul(&con0.add(1)?)?)
     }
     fn entropy(&self) -> Result<Tensor> {
         let c = &self.concentration;
@@ -247,7 +246,7 @@ impl Distribution for Beta {
         s.push(2);
         Ok(Box::new(Beta {
             dirichlet: Dirichlet {
-                concentration: self.dirichlet.concentration.expand(&shape_i64(&s))?,
+                concentration: self.dirichlet.concentration.expand(shape_i64(&s))?,
                 validate: self.dirichlet.validate,
             },
             batch_shape: batch_shape.to_vec(),

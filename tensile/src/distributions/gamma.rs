@@ -428,10 +428,7 @@ pub(crate) fn kl_rules(p: &dyn Distribution, q: &dyn Distribution) -> Option<Res
                 .concentration
                 .sub(&q.concentration)?
                 .mul(&p.concentration.digamma()?)?;
-            let t4 = q
-                .rate
-                .sub(&p.rate)?
-                .mul(&p.concentration.div(&p.rate)?)?;
+            let t4 = q.rate.sub(&p.rate)?.mul(&p.concentration.div(&p.rate)?)?;
             t1.add(&t2)?.add(&t3)?.add(&t4)
         })());
     }
@@ -554,10 +551,10 @@ pub(crate) fn kl_rules(p: &dyn Distribution, q: &dyn Distribution) -> Option<Res
     if let (Some(p), Some(_)) = (as_gamma(p), q.as_any().downcast_ref::<Beta>()) {
         return Some(Tensor::full_like(&p.concentration, f64::INFINITY));
     }
-    if let Some(p) = p.as_any().downcast_ref::<Normal>() {
-        if q.as_any().downcast_ref::<Beta>().is_some() || as_gamma(q).is_some() {
-            return Some(Tensor::full_like(&p.loc, f64::INFINITY));
-        }
+    if let Some(p) = p.as_any().downcast_ref::<Normal>()
+        && (q.as_any().downcast_ref::<Beta>().is_some() || as_gamma(q).is_some())
+    {
+        return Some(Tensor::full_like(&p.loc, f64::INFINITY));
     }
     if let Some((p, _)) = pair::<Poisson, Binomial>(p, q) {
         return Some(Tensor::full_like(&p.rate, f64::INFINITY));

@@ -33,7 +33,10 @@ impl Poisson {
     }
 
     /// `Poisson(rate, validate_args=…)`; see [`Poisson::new`].
-    pub fn new_with<'a>(rate: impl Into<Operand<'a>>, opts: impl Into<DistOpts>) -> Result<Poisson> {
+    pub fn new_with<'a>(
+        rate: impl Into<Operand<'a>>,
+        opts: impl Into<DistOpts>,
+    ) -> Result<Poisson> {
         let rate = rate.into();
         let number = utils::all_numbers(&[&rate]);
         let rate = broadcast_all(&[rate])?.pop().expect("one");
@@ -79,7 +82,7 @@ impl Distribution for Poisson {
     }
     fn expand(&self, batch_shape: &[usize]) -> Result<Box<dyn Distribution>> {
         Ok(Box::new(Poisson {
-            rate: self.rate.expand(&shape_i64(batch_shape))?,
+            rate: self.rate.expand(shape_i64(batch_shape))?,
             batch_shape: batch_shape.to_vec(),
             validate: self.validate,
         }))

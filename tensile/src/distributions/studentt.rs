@@ -155,7 +155,10 @@ impl Distribution for StudentT {
         let lgamma_half = 0.572_364_942_924_700_1; // math.lgamma(0.5)
         let half_df = self.df.mul(0.5)?;
         let half_df1 = self.df.add(1)?.mul(0.5)?;
-        let lbeta = half_df.lgamma()?.add(lgamma_half)?.sub(&half_df1.lgamma()?)?;
+        let lbeta = half_df
+            .lgamma()?
+            .add(lgamma_half)?
+            .sub(&half_df1.lgamma()?)?;
         self.scale
             .log()?
             .add(

@@ -153,7 +153,10 @@ pub fn standard_gamma(alpha: &Tensor) -> Result<Tensor> {
 ///
 /// Errors: NotImplementedError `"gamma_cpu" not implemented for 'Long'` (every dtype but
 /// float32/float64). A NaN or `α <= −2/3` gives NaN (PyTorch never returns).
-pub fn standard_gamma_with<'g>(alpha: &Tensor, opts: impl Into<GeneratorOpts<'g>>) -> Result<Tensor> {
+pub fn standard_gamma_with<'g>(
+    alpha: &Tensor,
+    opts: impl Into<GeneratorOpts<'g>>,
+) -> Result<Tensor> {
     let dt = alpha.dtype();
     floating_only("gamma_cpu", dt)?;
     let av = {
@@ -167,10 +170,18 @@ pub fn standard_gamma_with<'g>(alpha: &Tensor, opts: impl Into<GeneratorOpts<'g>
         vals.push(if dt == DType::Float32 {
             let v = sample_gamma(&mut s, a as f32) as f32;
             // std::max(numeric_limits<float>::min(), v)
-            (if v < f32::MIN_POSITIVE { f32::MIN_POSITIVE } else { v }) as f64
+            (if v < f32::MIN_POSITIVE {
+                f32::MIN_POSITIVE
+            } else {
+                v
+            }) as f64
         } else {
             let v = sample_gamma(&mut s, a);
-            if v < f64::MIN_POSITIVE { f64::MIN_POSITIVE } else { v }
+            if v < f64::MIN_POSITIVE {
+                f64::MIN_POSITIVE
+            } else {
+                v
+            }
         });
     }
     drop(s);
@@ -182,6 +193,7 @@ pub fn standard_gamma_with<'g>(alpha: &Tensor, opts: impl Into<GeneratorOpts<'g>
 /// and the sum in double, then the asymptotic series; the result in `scalar_t`. (The
 /// reflection for negative `x` is computed in double; only positive arguments reach it here.)
 fn digamma_one<F: Sc>(x: F) -> F {
+    #[allow(clippy::excessive_precision)]
     const PSI_10: f64 = 2.251_752_589_066_721_1;
     if x == F::of(0.0) {
         return F::of(f64::INFINITY);
@@ -260,7 +272,11 @@ fn standard_gamma_grad_one(alpha: f64, x: f64) -> f64 {
         let denom = (8.0 * alpha).sqrt();
         let term2 = denom / (alpha - x);
         let term3 = (x - alpha - alpha * (x / alpha).ln()).powf(-1.5);
-        let term23 = if x < alpha { term2 - term3 } else { term2 + term3 };
+        let term23 = if x < alpha {
+            term2 - term3
+        } else {
+            term2 + term3
+        };
         let term1 = (x / alpha).ln() * term23
             - (2.0 / alpha).sqrt() * (alpha + x) / ((alpha - x) * (alpha - x));
         let stirling = 1.0 + 1.0 / (12.0 * alpha) * (1.0 + 1.0 / (24.0 * alpha));
@@ -363,7 +379,11 @@ pub fn sample_dirichlet_with<'g>(
     let mut gam = crate::kernels::cast::try_vec::<f64>(av.len())?;
     for &a in &av {
         let v = sample_gamma(&mut s, a);
-        gam.push(if v < f64::MIN_POSITIVE { f64::MIN_POSITIVE } else { v });
+        gam.push(if v < f64::MIN_POSITIVE {
+            f64::MIN_POSITIVE
+        } else {
+            v
+        });
     }
     drop(s);
     let gamma = Tensor::from_vec(gam, alpha.size())?;
@@ -382,11 +402,19 @@ pub fn sample_dirichlet_with<'g>(
             if dt == DType::Float32 {
                 let max = f32::from_bits(1.0f32.to_bits() - 1);
                 let v = r as f32;
-                let v = if v < f32::MIN_POSITIVE { f32::MIN_POSITIVE } else { v };
+                let v = if v < f32::MIN_POSITIVE {
+                    f32::MIN_POSITIVE
+                } else {
+                    v
+                };
                 (if max < v { max } else { v }) as f64
             } else {
                 let max = f64::from_bits(1.0f64.to_bits() - 1);
-                let v = if r < f64::MIN_POSITIVE { f64::MIN_POSITIVE } else { r };
+                let v = if r < f64::MIN_POSITIVE {
+                    f64::MIN_POSITIVE
+                } else {
+                    r
+                };
                 if max < v { max } else { v }
             }
         })
@@ -442,15 +470,15 @@ fn beta_grad_alpha_mid(x: f64, alpha: f64, beta: f64) -> f64 {
                                 * ((453.0 + 1620.0 * beta * (1.0 - x) - 455.0 * x) * beta
                                     + alpha * (8.0 * (1.0 - x) * (135.0 * beta - 11.0)))));
         let prefactor_num = (1.0 + 12.0 * alpha) * (1.0 + 12.0 * beta) / (total * total);
-        let prefactor_den =
-            12960.0 * alpha * alpha * alpha * beta * beta * (1.0 + 12.0 * total);
+        let prefactor_den = 12960.0 * alpha * alpha * alpha * beta * beta * (1.0 + 12.0 * total);
         return prefactor_num / (1.0 - x) * poly / prefactor_den;
     }
     let prefactor = -x / (2.0 * alpha * beta / total).sqrt();
     let stirling = (1.0 + 1.0 / (12.0 * alpha) + 1.0 / (288.0 * alpha * alpha))
         * (1.0 + 1.0 / (12.0 * beta) + 1.0 / (288.0 * beta * beta))
         / (1.0 + 1.0 / (12.0 * total) + 1.0 / (288.0 * total * total));
-    let term1_num = 2.0 * (alpha * alpha) * (x - 1.0) + alpha * beta * (x - 1.0) - x * (beta * beta);
+    let term1_num =
+        2.0 * (alpha * alpha) * (x - 1.0) + alpha * beta * (x - 1.0) - x * (beta * beta);
     let axbx = alpha * (x - 1.0) + beta * x;
     let term1_den = (2.0 * alpha / beta).sqrt() * total.powf(1.5) * axbx * axbx;
     let term1 = term1_num / term1_den;
@@ -458,8 +486,7 @@ fn beta_grad_alpha_mid(x: f64, alpha: f64, beta: f64) -> f64 {
     let term3_num = (8.0 * alpha * beta / total).sqrt();
     let term3_den = beta * x + alpha * (x - 1.0);
     let term3 = term3_num / term3_den;
-    let term4_base =
-        beta * (beta / (total * (1.0 - x))).ln() + alpha * (alpha / (total * x)).ln();
+    let term4_base = beta * (beta / (total * (1.0 - x))).ln() + alpha * (alpha / (total * x)).ln();
     let term4 = term4_base.powf(-1.5);
     let term1234 = term1 + term2 * (term3 + if x < mean { term4 } else { -term4 });
     stirling * prefactor * term1234
@@ -487,34 +514,89 @@ fn dirichlet_grad_one<F: Sc>(x: F, alpha: F, total: F) -> f64 {
             [
                 [1.003668233, -0.01061107488, -0.0657888334, 0.01201642863],
                 [0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033],
-                [-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013],
+                [
+                    -0.03276231906,
+                    0.004474107445,
+                    0.002429354597,
+                    -0.0001557569013,
+                ],
             ],
             [
                 [0.221950385, -0.3187676331, 0.01799915743, 0.01074823814],
                 [-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057],
-                [0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05],
+                [
+                    0.02155310298,
+                    0.004170831599,
+                    0.001292462449,
+                    6.976601077e-05,
+                ],
             ],
             [
-                [-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565],
-                [0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181],
-                [0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05],
+                [
+                    -0.05980841433,
+                    0.008441916499,
+                    0.01085618172,
+                    0.002319392565,
+                ],
+                [
+                    0.02911413504,
+                    0.01400243777,
+                    -0.002721828457,
+                    0.000751041181,
+                ],
+                [
+                    0.005900514878,
+                    -0.001936558688,
+                    -9.495446725e-06,
+                    5.385558597e-05,
+                ],
             ],
         ],
         [
             [
                 [1.0, -0.02924021934, -0.04438342661, 0.007285809825],
                 [0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521],
-                [-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149],
+                [
+                    -0.03301322327,
+                    0.004845219414,
+                    0.00231480583,
+                    -0.0002307248149,
+                ],
             ],
             [
                 [0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273],
-                [0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956],
-                [-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05],
+                [
+                    0.1014815858,
+                    -0.06589186703,
+                    0.01272886114,
+                    -0.0007316646956,
+                ],
+                [
+                    -0.007258481865,
+                    0.001096195486,
+                    0.0003934994223,
+                    -4.12701925e-05,
+                ],
             ],
             [
-                [0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05],
-                [0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05],
-                [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06],
+                [
+                    0.06469649321,
+                    -0.0236701437,
+                    0.002902096474,
+                    -5.896963079e-05,
+                ],
+                [
+                    0.001925008108,
+                    -0.002869809258,
+                    0.0008000589141,
+                    -6.063713228e-05,
+                ],
+                [
+                    -0.0003477407336,
+                    6.959756487e-05,
+                    1.097287507e-05,
+                    -1.650964693e-06,
+                ],
             ],
         ],
     ];

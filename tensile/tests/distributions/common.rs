@@ -341,12 +341,12 @@ fn check_grads(c: &Value, g: &Value, build: Builder, id: &str) {
         let mut p = params(&c["params"]);
         let mut leaves = Vec::new();
         for (k, v) in p.0.iter_mut() {
-            if let Param::Tensor(t) = v {
-                if t.dtype().is_floating_point() {
-                    let leaf = t.detach().contiguous().requires_grad_(true).unwrap();
-                    *t = leaf.clone();
-                    leaves.push((k.clone(), leaf));
-                }
+            if let Param::Tensor(t) = v
+                && t.dtype().is_floating_point()
+            {
+                let leaf = t.detach().contiguous().requires_grad_(true).unwrap();
+                *t = leaf.clone();
+                leaves.push((k.clone(), leaf));
             }
         }
         let d = build(
