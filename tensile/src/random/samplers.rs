@@ -811,7 +811,8 @@ pub fn binomial_with<'g>(
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
 mod tests {
-    //! Values printed by torch 2.15 for the same seeds (more in the distributions fixtures).
+    //! Values printed by torch 2.15 for the same seeds and inputs (Python's shortest repr, so
+    //! equality is bit for bit), covering every branch of the samplers and gradients.
     use super::*;
     use crate::random::Generator;
 
@@ -819,22 +820,172 @@ mod tests {
         Generator::new().manual_seed(seed)
     }
 
+    /// `torch.tensor(v).to(dt)`: the values rounded to float32 first, as the Python made them.
+    fn t(v: &[f64], dt: DType) -> Tensor {
+        let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        Tensor::from_vec(v32, [v.len()]).unwrap().to(dt).unwrap()
+    }
+
+    fn vals(x: &Tensor) -> Vec<f64> {
+        x.to(DType::Float64).unwrap().to_vec::<f64>()
+    }
+
     #[test]
-    fn standard_gamma_draws_pytorchs_values() {
-        let a = Tensor::from_vec(vec![0.5f32, 1.0, 3.0, 100.0], [4]).unwrap();
-        let v = standard_gamma_with(&a, &g(0)).unwrap().to_vec::<f32>();
-        let want = [7.8936e-04f32, 1.1898e-01, 2.9372e+00, 9.3734e+01];
-        for (x, w) in v.iter().zip(want) {
-            assert!((x - w).abs() <= 1e-4 * w.abs(), "{v:?}");
+    fn standard_gamma_is_pytorchs_bit_for_bit() {
+        // alpha < 1 (boost), = 1, > 1, large, and 0 (no draw, clamped to tiny); twice over
+        let a = [0.01, 0.5, 0.999, 1.0, 2.5, 10.0, 1000.0, 0.0];
+        let a: Vec<f64> = a.iter().chain(a.iter()).copied().collect();
+        let want32 = [
+            0.002865959657356143,
+            0.3128827214241028,
+            0.09819529950618744,
+            0.529666006565094,
+            0.7161319255828857,
+            14.527050971984863,
+            989.37255859375,
+            1.1754943508222875e-38,
+            1.1754943508222875e-38,
+            0.7077929377555847,
+            0.8131114840507507,
+            1.1910184621810913,
+            1.8344122171401978,
+            9.640267372131348,
+            1022.8953857421875,
+            1.1754943508222875e-38,
+        ];
+        let want64 = [
+            0.0028659593017737518,
+            0.3128827216734808,
+            0.09819530121849036,
+            0.529666038751428,
+            0.716131865763769,
+            14.527050305183502,
+            989.3725619690049,
+            2.2250738585072014e-308,
+            1.82747562651121e-43,
+            0.7077929617028166,
+            0.8131114769187642,
+            1.19101845799129,
+            1.834412108026835,
+            9.64026680955158,
+            1022.8953753501579,
+            2.2250738585072014e-308,
+        ];
+        for (dt, want) in [(DType::Float32, &want32), (DType::Float64, &want64)] {
+            let rng = g(42);
+            let x = standard_gamma_with(&t(&a, dt), &rng).unwrap();
+            assert_eq!(x.dtype(), dt);
+            assert_eq!(vals(&x), want.to_vec(), "{dt:?}");
+            // the generator's position after: torch.rand(2)
+            let after = Tensor::rand_with([2], &rng).unwrap().to_vec::<f32>();
+            assert_eq!(after, [0.20180100202560425f32, 0.20178300142288208]);
         }
     }
 
     #[test]
-    fn binomial_draws_pytorchs_values() {
-        let c = Tensor::from_vec(vec![10f32, 100., 100., 5., 1000.], [5]).unwrap();
-        let p = Tensor::from_vec(vec![0.3f32, 0.3, 0.9, 0.9, 0.5], [5]).unwrap();
-        let v = binomial_with(&c, &p, &g(0)).unwrap().to_vec::<f32>();
-        assert_eq!(v, [6., 28., 92., 5., 493.]);
+    fn binomial_is_pytorchs_bit_for_bit() {
+        // count 0, inversion (p <= 0.5 and p > 0.5), BTRS (p <= 0.5 and p > 0.5), p = 1
+        let c = [0., 3., 10., 50., 100., 1000., 25., 7., 1e6];
+        let p = [0.3, 0.5, 0.02, 0.5, 0.97, 0.001, 0.6, 1.0, 0.4];
+        for dt in [DType::Float32, DType::Float64] {
+            let rng = g(7);
+            let x = binomial_with(&t(&c, dt), &t(&p, dt), &rng).unwrap();
+            assert_eq!(
+                vals(&x),
+                [0.0, 1.0, 1.0, 23.0, 98.0, 0.0, 21.0, 7.0, 401109.0],
+                "{dt:?}"
+            );
+            let after = Tensor::rand_with([2], &rng).unwrap().to_vec::<f32>();
+            assert_eq!(after, [0.37420207262039185f32, 0.19525814056396484]);
+        }
+    }
+
+    #[test]
+    fn sample_dirichlet_is_pytorchs_bit_for_bit() {
+        let a = [0.01, 0.5, 2.0, 30., 40., 0.3];
+        let a32 = t(&a, DType::Float32).view([2, 3]).unwrap();
+        let x = sample_dirichlet_with(&a32, &g(3)).unwrap();
+        assert_eq!(
+            vals(&x),
+            [
+                0.005209534894675016,
+                0.10170802474021912,
+                0.8930824398994446,
+                0.44820353388786316,
+                0.5431463718414307,
+                0.008650087751448154
+            ]
+        );
+        let a64 = t(&a, DType::Float64).view([2, 3]).unwrap();
+        let x = sample_dirichlet_with(&a64, &g(3)).unwrap();
+        assert_eq!(
+            vals(&x),
+            [
+                0.005209534847897932,
+                0.1017080271678675,
+                0.8930824379842346,
+                0.4482035438219249,
+                0.5431463681289691,
+                0.008650088049106107
+            ]
+        );
+    }
+
+    #[test]
+    fn gamma_and_dirichlet_grads_are_pytorchs() {
+        // series (x < 0.8), rational (alpha <= 8), saddle point inside and outside 10%
+        let ga = [0.5, 3.0, 3.0, 20., 20., 20., 5., 1.5];
+        let gx = [0.3, 0.5, 2.0, 20.5, 10., 30., 4., 3.];
+        let w32 = [
+            1.009801983833313,
+            0.37617212533950806,
+            0.8565640449523926,
+            1.0208611488342285,
+            0.6988779306411743,
+            1.2265979051589966,
+            0.9227530360221863,
+            1.5474979877471924,
+        ];
+        let w64 = [
+            1.0098020057832882,
+            0.376172130854377,
+            0.856564023915415,
+            1.0208611545299011,
+            0.6988779184588811,
+            1.2265978621587852,
+            0.9227530487303212,
+            1.5474979718411446,
+        ];
+        for (dt, w) in [(DType::Float32, &w32), (DType::Float64, &w64)] {
+            let r = standard_gamma_grad(&t(&ga, dt), &t(&gx, dt)).unwrap();
+            assert_eq!(vals(&r), w.to_vec(), "{dt:?}");
+        }
+        // small x, x near 1, both concentrations large (inside and outside 0.1 std), rational
+        let dx = [0.1, 0.95, 0.45, 0.30, 0.5, 0.6, 0.2];
+        let da = [0.5, 2.0, 10., 10., 2.0, 3.0, 1.0];
+        let dtot = [1.5, 2.3, 22., 22., 5., 4.5, 9.];
+        let w32 = [
+            0.5116856098175049,
+            0.5748666524887085,
+            0.04667758196592331,
+            0.03778190538287163,
+            0.2603848874568939,
+            0.23954178392887115,
+            0.1804349571466446,
+        ];
+        let w64 = [
+            0.5116855813814293,
+            0.5748659758044957,
+            0.046677583457757396,
+            0.03778190695941048,
+            0.26038491551328324,
+            0.2395417632778803,
+            0.1804349086910223,
+        ];
+        for (dt, w) in [(DType::Float32, &w32), (DType::Float64, &w64)] {
+            let r = dirichlet_grad(&t(&dx, dt), &t(&da, dt), &t(&dtot, dt)).unwrap();
+            assert_eq!(vals(&r), w.to_vec(), "{dt:?}");
+        }
     }
 
     #[test]
@@ -844,10 +995,22 @@ mod tests {
             standard_gamma(&i).unwrap_err().to_string(),
             "\"gamma_cpu\" not implemented for 'Long'"
         );
+        let h = Tensor::from_vec(vec![1f32, 2.], [2])
+            .unwrap()
+            .to(DType::Float16)
+            .unwrap();
+        assert_eq!(
+            sample_dirichlet(&h).unwrap_err().to_string(),
+            "\"dirichlet\" not implemented for 'Half'"
+        );
         let f = Tensor::from_vec(vec![1f32, 2.], [2]).unwrap();
         assert_eq!(
             binomial(&i, &f).unwrap_err().to_string(),
             "binomial only supports floating-point dtypes for count, got: Long"
+        );
+        assert_eq!(
+            binomial(&f, &i).unwrap_err().to_string(),
+            "binomial only supports floating-point dtypes for prob, got: Long"
         );
         let d = f.to(DType::Float64).unwrap();
         assert_eq!(
