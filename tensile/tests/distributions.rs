@@ -17,6 +17,8 @@ mod continuous;
 mod core_dists;
 #[path = "distributions/discrete.rs"]
 mod discrete;
+#[path = "distributions/gamma.rs"]
+mod gamma_dists;
 
 use tensile::Result;
 use tensile::distributions::Distribution;
@@ -26,7 +28,12 @@ use common::Params;
 /// The distribution a fixture names, from its decoded parameters: each group's builder in
 /// turn (`None`: not a name of that group).
 fn build(name: &str, p: &Params, validate: bool) -> Result<Box<dyn Distribution>> {
-    for b in [core_dists::build, continuous::build, discrete::build] {
+    for b in [
+        core_dists::build,
+        continuous::build,
+        discrete::build,
+        gamma_dists::build,
+    ] {
         if let Some(d) = b(name, p, validate) {
             return d;
         }
@@ -52,4 +59,9 @@ fn continuous_transforms() {
 #[test]
 fn discrete_group() {
     common::run_group("discrete", build);
+}
+
+#[test]
+fn gamma_group() {
+    common::run_group("gamma", build);
 }

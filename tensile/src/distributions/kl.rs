@@ -17,6 +17,7 @@ const RULES: &[&[KlRule]] = &[
     &[kl_normal_normal],
     super::continuous::KL_RULES,
     super::discrete::KL_RULES,
+    &[super::gamma::kl_rules],
 ];
 
 /// `torch.distributions.kl_divergence(p, q)`: the KL divergence of `q` from `p`, of shape

@@ -28,10 +28,13 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
 
 mod bernoulli;
+mod binomial;
 mod categorical;
 pub mod constraints;
 mod continuous;
+mod dirichlet;
 mod discrete;
+mod gamma;
 mod independent;
 mod kl;
 mod mixture_same_family;
@@ -39,14 +42,19 @@ mod multinomial;
 mod multivariate_normal;
 mod normal;
 mod one_hot_categorical;
+mod poisson;
+mod studentt;
 mod transformed;
 pub mod transforms;
 mod utils;
 
 pub use bernoulli::Bernoulli;
+pub use binomial::{Binomial, Geometric, ProbsOrLogits};
 pub use categorical::Categorical;
 pub use constraints::{Bound, Constraint};
 pub use continuous::{Cauchy, Exponential, Laplace, Uniform};
+pub use dirichlet::{Beta, Dirichlet};
+pub use gamma::{Chi2, Gamma};
 pub use independent::Independent;
 pub use kl::kl_divergence;
 pub use mixture_same_family::MixtureSameFamily;
@@ -54,6 +62,8 @@ pub use multinomial::Multinomial;
 pub use multivariate_normal::MultivariateNormal;
 pub use normal::Normal;
 pub use one_hot_categorical::OneHotCategorical;
+pub use poisson::Poisson;
+pub use studentt::StudentT;
 pub use transformed::{Gumbel, HalfNormal, LogNormal, TransformedDistribution};
 pub use transforms::{
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, InverseTransform,

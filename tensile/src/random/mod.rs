@@ -10,7 +10,8 @@
 //!   [`Tensor::randint_like`] (each with a `_with` form taking [`RandOpts`]: `generator`,
 //!   `dtype`);
 //! * samplers: [`Tensor::bernoulli`], [`Tensor::multinomial`], [`normal`] (tensor mean or
-//!   std), [`poisson`];
+//!   std), [`poisson`], [`binomial`], [`standard_gamma`] (differentiable, with
+//!   [`standard_gamma_grad`]), [`sample_dirichlet`] (with [`dirichlet_grad`]);
 //! * in-place fills: [`Tensor::uniform_`], [`Tensor::normal_`], [`Tensor::random_`],
 //!   [`Tensor::exponential_`], [`Tensor::geometric_`], [`Tensor::cauchy_`],
 //!   [`Tensor::log_normal_`], [`Tensor::bernoulli_`].
@@ -30,6 +31,7 @@ mod dist;
 mod engine;
 mod generator;
 mod ops;
+mod samplers;
 mod stl;
 
 pub(crate) use generator::set_thread_default_generator;
@@ -40,4 +42,8 @@ pub use generator::{
 pub use ops::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, GeneratorOpts, LogNormalOpts, MultinomialOpts,
     NormalOpts, RandOpts, RandomOpts, UniformOpts, normal, normal_with, poisson, poisson_with,
+};
+pub use samplers::{
+    binomial, binomial_with, dirichlet_grad, sample_dirichlet, sample_dirichlet_with,
+    standard_gamma, standard_gamma_grad, standard_gamma_with,
 };

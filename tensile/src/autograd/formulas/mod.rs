@@ -12,6 +12,7 @@ pub(crate) mod binary_math;
 pub(crate) mod cholesky;
 pub(crate) mod conv;
 pub(crate) mod distance;
+pub(crate) mod distributions;
 pub(crate) mod embedding;
 pub(crate) mod index;
 pub(crate) mod index_write;
