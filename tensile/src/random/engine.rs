@@ -13,6 +13,10 @@ pub(crate) const STATE_BYTES: usize = 5056;
 
 /// The 32-bit Mersenne Twister with PyTorch's bookkeeping (`mt19937_data_pod`): `left` counts
 /// down to the next regeneration of the state, `next` indexes the word to temper.
+///
+/// `tempered[i]` is the tempered `state[i]`, computed for the whole state at once when it is
+/// regenerated or restored (a loop the compiler vectorises), so a draw is a load: the words
+/// are PyTorch's, in PyTorch's order, only the tempering is done ahead.
 #[derive(Clone)]
 pub(crate) struct Mt19937 {
     pub(crate) seed: u64,
@@ -20,6 +24,16 @@ pub(crate) struct Mt19937 {
     seeded: bool,
     next: u32,
     state: Box<[u32; MT_N]>,
+    tempered: Box<[u32; MT_N]>,
+}
+
+/// The reference tempering of one state word.
+#[inline(always)]
+fn temper(mut y: u32) -> u32 {
+    y ^= y >> 11;
+    y ^= (y << 7) & 0x9d2c_5680;
+    y ^= (y << 15) & 0xefc6_0000;
+    y ^ (y >> 18)
 }
 
 impl Mt19937 {
@@ -32,6 +46,7 @@ impl Mt19937 {
             seeded: true,
             next: 0,
             state: Box::new([0; MT_N]),
+            tempered: Box::new([0; MT_N]),
         };
         m.init(seed);
         m
@@ -50,6 +65,14 @@ impl Mt19937 {
         }
         self.left = 1;
         self.next = 0;
+        // `left == 1`: the first draw regenerates the state (and its tempered copy) first
+    }
+
+    /// Recomputes `tempered` from `state`.
+    fn temper_all(&mut self) {
+        for (t, &w) in self.tempered.iter_mut().zip(self.state.iter()) {
+            *t = temper(w);
+        }
     }
 
     fn twist(u: u32, v: u32) -> u32 {
@@ -69,6 +92,7 @@ impl Mt19937 {
             s[i] = s[i + MT_M - MT_N] ^ Self::twist(s[i], s[i + 1]);
         }
         s[MT_N - 1] = s[MT_M - 1] ^ Self::twist(s[MT_N - 1], s[0]);
+        self.temper_all();
     }
 
     /// `operator()`: the next tempered 32-bit word. Inlined into the fill loops (the state
@@ -79,12 +103,8 @@ impl Mt19937 {
         if self.left == 0 {
             self.next_state();
         }
-        let mut y = self.state[self.next as usize];
+        let y = self.tempered[self.next as usize];
         self.next += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^= y >> 18;
         y
     }
 
@@ -134,16 +154,21 @@ pub(crate) fn decode_state(b: &[u8]) -> Result<(Mt19937, Option<f64>, Option<f32
     for (i, w) in state.iter_mut().enumerate() {
         *w = u64_at(24 + 8 * i) as u32;
     }
-    let m = Mt19937 {
+    let mut m = Mt19937 {
         seed: u64_at(0),
         left: i32_at(8),
         seeded: i32_at(12) != 0,
         next: u64_at(16) as u32,
         state,
+        tempered: Box::new([0; MT_N]),
     };
-    if !m.is_valid() {
+    // PyTorch's `is_valid`, and `left + next <= N`: a state PyTorch accepts beyond that would
+    // make its engine read past the 624 words before `left` runs out (undefined behaviour
+    // there); it is refused with the same text here
+    if !m.is_valid() || m.left as usize + m.next as usize > MT_N {
         return Err("Invalid mt19937 state");
     }
+    m.temper_all();
     let dn = (i32_at(5040) != 0).then(|| f64::from_bits(u64_at(5024)));
     let fnorm =
         (b[5052] != 0).then(|| f32::from_le_bytes(b[5048..5052].try_into().expect("4 bytes")));
