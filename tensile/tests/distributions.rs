@@ -65,3 +65,8 @@ fn discrete_group() {
 fn gamma_group() {
     common::run_group("gamma", build);
 }
+
+#[test]
+fn kl_group() {
+    common::run_group("kl", build);
+}

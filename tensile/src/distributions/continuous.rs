@@ -810,13 +810,14 @@ fn kl_normal_laplace(p: &dyn Distribution, q: &dyn Distribution) -> KlOut {
     })())
 }
 
-/// `_kl_uniform_exponetial`: `inf` where `p.low < 0`.
+/// `_kl_uniform_exponetial`: `inf` where `p.low < 0` (a mask of `p`'s shape, as PyTorch's
+/// `result[mask] = inf`).
 fn kl_uniform_exponential(p: &dyn Distribution, q: &dyn Distribution) -> KlOut {
     let (p, q) = pair::<Uniform, Exponential>(p, q)?;
     Some((|| {
         let a = q.rate.mul(&p.high.add(&p.low)?)?.div(2)?;
         let b = p.high.sub(&p.low)?.mul(&q.rate)?.log()?;
-        a.sub(&b)?.masked_fill(&p.low.lt(0.0)?, f64::INFINITY)
+        super::kl_cross::set_inf(a.sub(&b)?, &p.low.lt(0.0)?)
     })())
 }
 

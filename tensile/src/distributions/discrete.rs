@@ -166,11 +166,12 @@ fn kl_bernoulli_bernoulli(p: &dyn Distribution, q: &dyn Distribution) -> Option<
     })())
 }
 
-/// `t[mask] = v` for a mask that broadcasts to `t` (PyTorch's boolean-index assignment of
-/// a number, which must not grow `t`).
+/// `t[mask] = v`: PyTorch's boolean-index assignment of a number (the mask lines up with
+/// `t`'s leading dims; IndexError `The shape of the mask [3] at index 0 does not match the
+/// shape of the indexed tensor [2, 3] at index 0` otherwise, e.g. for a `p` of batch shape
+/// `[3]` against a `q` of `[2, 1]`).
 fn masked_set(t: &Tensor, mask: &Tensor, v: f64) -> Result<Tensor> {
-    let m = mask.expand_as(t)?;
-    t.masked_fill(&m, v)
+    super::kl_cross::index_set_mask(t.clone(), mask, v)
 }
 
 fn kl_categorical(p: &Categorical, q: &Categorical) -> Result<Tensor> {

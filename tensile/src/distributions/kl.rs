@@ -18,6 +18,7 @@ const RULES: &[&[KlRule]] = &[
     super::continuous::KL_RULES,
     super::discrete::KL_RULES,
     &[super::gamma::kl_rules],
+    super::kl_cross::KL_RULES,
 ];
 
 /// `torch.distributions.kl_divergence(p, q)`: the KL divergence of `q` from `p`, of shape

@@ -37,6 +37,7 @@ mod discrete;
 mod gamma;
 mod independent;
 mod kl;
+mod kl_cross;
 mod mixture_same_family;
 mod multinomial;
 mod multivariate_normal;
