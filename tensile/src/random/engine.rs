@@ -162,10 +162,11 @@ pub(crate) fn decode_state(b: &[u8]) -> Result<(Mt19937, Option<f64>, Option<f32
         state,
         tempered: Box::new([0; MT_N]),
     };
-    // PyTorch's `is_valid`, and `left + next <= N`: a state PyTorch accepts beyond that would
-    // make its engine read past the 624 words before `left` runs out (undefined behaviour
-    // there); it is refused with the same text here
-    if !m.is_valid() || m.left as usize + m.next as usize > MT_N {
+    // PyTorch's `is_valid`, and `left + next <= N + 1` (what every draw keeps: the word read
+    // after `left` is decremented is `next <= N - 1` unless `left` reached 0): a state PyTorch
+    // accepts beyond that would make its engine read past the 624 words before `left` runs
+    // out (undefined behaviour there); it is refused with the same text here
+    if !m.is_valid() || m.left as usize + m.next as usize > MT_N + 1 {
         return Err("Invalid mt19937 state");
     }
     m.temper_all();
@@ -209,5 +210,13 @@ mod tests {
             decode_state(&[0u8; STATE_BYTES]).err(),
             Some("Invalid mt19937 state")
         );
+        // left + next = 626 would read word 624 on the next draw: refused
+        let mut bad = b.clone();
+        bad[8..12].copy_from_slice(&2i32.to_le_bytes());
+        bad[16..24].copy_from_slice(&624u64.to_le_bytes());
+        assert_eq!(decode_state(&bad).err(), Some("Invalid mt19937 state"));
+        // left + next = 625, the invariant of every drawn state, is accepted
+        bad[8..12].copy_from_slice(&1i32.to_le_bytes());
+        assert!(decode_state(&bad).is_ok());
     }
 }
