@@ -73,6 +73,23 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("bernoulli", "random"),
     ("bernoulli_", "random"),
     ("multinomial", "random"),
+    ("binomial", "random"),
+    (
+        "sample_dirichlet",
+        "random (its reparameterised gradient, _dirichlet_grad, is checked against PyTorch by random::samplers' unit tests and by Beta/Dirichlet rsample gradients in tests/distributions.rs)",
+    ),
+    (
+        "standard_gamma",
+        "random (its reparameterised gradient, _standard_gamma_grad, is checked against PyTorch by random::samplers' unit tests and by Gamma rsample gradients in tests/distributions.rs)",
+    ),
+    (
+        "standard_gamma_grad",
+        "the backward kernel of standard_gamma (PyTorch's _standard_gamma_grad is not differentiable either)",
+    ),
+    (
+        "dirichlet_grad",
+        "the backward kernel of sample_dirichlet (PyTorch's _dirichlet_grad is not differentiable either)",
+    ),
     ("random_", "random"),
     ("exponential_", "random"),
     ("geometric_", "random"),
