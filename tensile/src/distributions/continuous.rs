@@ -5,22 +5,8 @@ use crate::error::Result;
 use crate::ops::Operand;
 use crate::tensor::Tensor;
 
-use super::utils::{self, broadcast_all, extended_shape, shape_i64, validate_sample};
+use super::utils::{self, broadcast_all, extended_shape, shape_i64, two_params, validate_sample};
 use super::{Bound, Constraint, DistOpts, Distribution, constraints};
-
-/// Broadcasts two parameters as the constructors do: `(a, b, batch_shape)` with
-/// `batch_shape` `()` when both are numbers.
-fn two_params(a: Operand<'_>, b: Operand<'_>) -> Result<(Tensor, Tensor, Vec<usize>)> {
-    let numbers = utils::all_numbers(&[&a, &b]);
-    let mut p = broadcast_all(&[a, b])?.into_iter();
-    let (a, b) = (p.next().expect("two"), p.next().expect("two"));
-    let batch = if numbers {
-        Vec::new()
-    } else {
-        a.size().to_vec()
-    };
-    Ok((a, b, batch))
-}
 
 /// `self.new(shape)` (an uninitialised tensor of `like`'s dtype), to be filled by a random
 /// op, outside the graph.

@@ -6,7 +6,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::ops::Operand;
 use crate::tensor::Tensor;
 
-use super::utils::{self, broadcast_all, extended_shape, shape_i64, validate_sample};
+use super::utils::{self, extended_shape, shape_i64, validate_sample};
 use super::{Constraint, DistOpts, Distribution, constraints};
 
 /// `torch.distributions.Gamma(concentration, rate)`: shape `concentration` (α), rate `rate`
@@ -57,14 +57,7 @@ impl Gamma {
 
     /// The parameters broadcast, without validation.
     fn build(concentration: Operand<'_>, rate: Operand<'_>, validate: bool) -> Result<Gamma> {
-        let numbers = utils::all_numbers(&[&concentration, &rate]);
-        let mut p = broadcast_all(&[concentration, rate])?.into_iter();
-        let (concentration, rate) = (p.next().expect("two"), p.next().expect("two"));
-        let batch_shape = if numbers {
-            Vec::new()
-        } else {
-            concentration.size().to_vec()
-        };
+        let (concentration, rate, batch_shape) = utils::two_params(concentration, rate)?;
         Ok(Gamma {
             concentration,
             rate,

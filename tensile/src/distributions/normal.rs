@@ -4,7 +4,7 @@ use crate::error::Result;
 use crate::ops::Operand;
 use crate::tensor::Tensor;
 
-use super::utils::{self, broadcast_all, extended_shape, shape_i64, validate_sample};
+use super::utils::{self, extended_shape, shape_i64, validate_sample};
 use super::{Constraint, DistOpts, Distribution, constraints};
 
 /// `torch.distributions.Normal(loc, scale)`: the normal distribution with mean `loc` and
@@ -47,15 +47,7 @@ impl Normal {
         scale: impl Into<Operand<'b>>,
         opts: impl Into<DistOpts>,
     ) -> Result<Normal> {
-        let (loc, scale) = (loc.into(), scale.into());
-        let numbers = utils::all_numbers(&[&loc, &scale]);
-        let mut p = broadcast_all(&[loc, scale])?.into_iter();
-        let (loc, scale) = (p.next().expect("two"), p.next().expect("two"));
-        let batch_shape = if numbers {
-            Vec::new()
-        } else {
-            loc.size().to_vec()
-        };
+        let (loc, scale, batch_shape) = utils::two_params(loc.into(), scale.into())?;
         let d = Normal {
             loc,
             scale,

@@ -39,6 +39,20 @@ pub(crate) fn all_numbers(values: &[&Operand<'_>]) -> bool {
     values.iter().all(|v| matches!(v, Operand::Scalar(_)))
 }
 
+/// Broadcasts two parameters as the constructors do (`broadcast_all`): `(a, b, batch_shape)`,
+/// `batch_shape` `()` when both are numbers, else the broadcast shape.
+pub(crate) fn two_params(a: Operand<'_>, b: Operand<'_>) -> Result<(Tensor, Tensor, Vec<usize>)> {
+    let numbers = all_numbers(&[&a, &b]);
+    let mut p = broadcast_all(&[a, b])?.into_iter();
+    let (a, b) = (p.next().expect("two"), p.next().expect("two"));
+    let batch = if numbers {
+        Vec::new()
+    } else {
+        a.size().to_vec()
+    };
+    Ok((a, b, batch))
+}
+
 /// A `torch.Size` as Python prints it: `torch.Size([2, 3])`.
 pub(crate) fn size_str(s: &[usize]) -> String {
     let inner: Vec<String> = s.iter().map(|d| d.to_string()).collect();

@@ -774,7 +774,7 @@ pub(crate) fn random_from_to_fill(
     let rng = or_default(generator);
     let mut s = rng.lock();
     let big = range >= 1 << 28;
-    if !big && range <= u32::MAX as u64 {
+    if !big {
         // a 32-bit word modulo a range below 2^28: the same value as PyTorch's 64-bit `%`
         let r = range as u32;
         return serial_put_i64(t, |_| {
@@ -782,8 +782,7 @@ pub(crate) fn random_from_to_fill(
         });
     }
     serial_put_i64(t, |_| {
-        let w = if big { s.random64() } else { s.random() as u64 };
-        Ok((w % range).wrapping_add(from as u64) as i64)
+        Ok((s.random64() % range).wrapping_add(from as u64) as i64)
     })
 }
 
