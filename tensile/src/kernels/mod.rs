@@ -30,6 +30,7 @@ pub(crate) mod cast;
 pub(crate) mod conv;
 pub(crate) mod gather;
 pub(crate) mod gemm;
+pub(crate) mod log1p;
 pub(crate) mod loops;
 pub(crate) mod loss;
 pub(crate) mod map;

@@ -169,6 +169,13 @@ impl Tensor {
         let sizes = new_sizes(size)?;
         Tensor::zeros_with(&sizes[..], opts)
     }
+    /// [`Tensor::empty_with`]'s tensor without the zero fill (its errors, its storage left as
+    /// the allocator gives it), for a caller that writes every element before anyone reads
+    /// the tensor: the random creation functions, which fill it in place.
+    pub(crate) fn empty_for_overwrite(size: impl IntoShape, dtype: DType) -> Result<Tensor> {
+        let sizes = new_sizes(size)?;
+        Tensor::try_alloc_contiguous(&sizes, dtype)
+    }
     /// `torch.zeros(size)`: float32 zeros, contiguous. Errors as [`Tensor::empty`], except
     /// that a negative size gives PyTorch's `zeros: Dimension size must be non-negative.`
     pub fn zeros(size: impl IntoShape) -> Result<Tensor> {

@@ -141,35 +141,41 @@ fn normal_fill_16_f32(d: &mut [f32], mean: f32, std: f32) {
 
 /// `normal_fill`: a uniform [0, 1) for every element in order, Box–Muller per block of 16,
 /// and when `n` is not a multiple of 16 the last 16 elements redrawn from 16 fresh uniforms
-/// and transformed again. `n >= 16`. `block` transforms every complete block of 16 of its
-/// slice.
+/// and transformed again. `n >= 16`. `uniforms` fills its slice with the next uniforms in
+/// order; `block` transforms every complete block of 16 of its slice.
 fn normal_fill<F: Copy + Default>(
     n: usize,
-    uniform: impl FnMut() -> F,
+    uniforms: impl FnMut(&mut [F]),
     block: impl Fn(&mut [F]),
 ) -> Result<Vec<F>> {
     let mut d = try_vec::<F>(n)?;
     d.resize(n, F::default());
-    normal_fill_into(&mut d, uniform, block);
+    normal_fill_into(&mut d, uniforms, block);
     Ok(d)
 }
 
-/// [`normal_fill`] into `d` (`d.len() >= 16`).
+/// Elements [`normal_fill_into`] draws and transforms at a time (a multiple of 16 that
+/// stays in the first-level cache between the two passes).
+const NORMAL_CHUNK: usize = 2048;
+
+/// [`normal_fill`] into `d` (`d.len() >= 16`). Each block of 16 depends only on its own 16
+/// uniforms, so drawing and transforming a chunk at a time gives the values of drawing
+/// everything first.
 fn normal_fill_into<F: Copy>(
     d: &mut [F],
-    mut uniform: impl FnMut() -> F,
+    mut uniforms: impl FnMut(&mut [F]),
     block: impl Fn(&mut [F]),
 ) {
     let n = d.len();
-    for v in d.iter_mut() {
-        *v = uniform();
+    let whole = n / 16 * 16;
+    for c in d[..whole].chunks_mut(NORMAL_CHUNK) {
+        uniforms(c);
+        block(c);
     }
-    block(&mut d[..n / 16 * 16]);
-    if !n.is_multiple_of(16) {
+    if whole < n {
+        uniforms(&mut d[whole..]);
         let tail = &mut d[n - 16..];
-        for v in tail.iter_mut() {
-            *v = uniform();
-        }
+        uniforms(tail);
         block(tail);
     }
 }
@@ -180,7 +186,7 @@ pub(crate) fn normal_fill_f32_into(g: &mut GenState, d: &mut [f32], mean: f64, s
     let (m, s) = (mean as f32, std as f32);
     normal_fill_into(
         d,
-        || g.uniform_f32(0.0, 1.0),
+        |c| g.fill_uniform_f32(c),
         |b| normal_fill_16_f32(b, m, s),
     )
 }
@@ -189,7 +195,7 @@ pub(crate) fn normal_fill_f32_into(g: &mut GenState, d: &mut [f32], mean: f64, s
 pub(crate) fn normal_fill_f64_into(g: &mut GenState, d: &mut [f64], mean: f64, std: f64) {
     normal_fill_into(
         d,
-        || g.uniform_f64(0.0, 1.0),
+        |c| g.fill_uniform_f64(c),
         |b| normal_fill_16_f64(b, mean, std),
     )
 }
@@ -215,7 +221,7 @@ pub(crate) fn normal_fill_dtype(
     Ok(if dtype == DType::Float64 {
         Filled::F64(normal_fill(
             n,
-            || g.uniform_f64(0.0, 1.0),
+            |c| g.fill_uniform_f64(c),
             |d| normal_fill_16_f64(d, mean, std),
         )?)
     } else if dtype != DType::Float32 {
@@ -225,16 +231,12 @@ pub(crate) fn normal_fill_dtype(
         let mut d = try_vec::<f32>(n)?;
         let mut buf = [0f32; 16];
         for _ in 0..n / 16 {
-            for v in buf.iter_mut() {
-                *v = g.uniform_f32(0.0, 1.0);
-            }
+            g.fill_uniform_f32(&mut buf);
             normal_fill_16_f32(&mut buf, m, s);
             d.extend_from_slice(&buf);
         }
         if !n.is_multiple_of(16) {
-            for v in buf.iter_mut() {
-                *v = g.uniform_f32(0.0, 1.0);
-            }
+            g.fill_uniform_f32(&mut buf);
             normal_fill_16_f32(&mut buf, m, s);
             d.resize(n - 16, 0.0);
             d.extend_from_slice(&buf);
@@ -244,7 +246,7 @@ pub(crate) fn normal_fill_dtype(
         let (m, s) = (mean as f32, std as f32);
         Filled::F32(normal_fill(
             n,
-            || g.uniform_f32(0.0, 1.0),
+            |c| g.fill_uniform_f32(c),
             |d| normal_fill_16_f32(d, m, s),
         )?)
     })

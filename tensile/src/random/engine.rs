@@ -108,6 +108,28 @@ impl Mt19937 {
         y
     }
 
+    /// `out.len()` calls of [`Mt19937::next_u32`] at once: the words ready in the tempered
+    /// state are copied in runs (`left - 1` of them follow `next`; the draw that brings
+    /// `left` to 0 regenerates the state first), so a bulk fill converts words with
+    /// vector instructions instead of drawing them one call at a time.
+    pub(crate) fn fill(&mut self, out: &mut [u32]) {
+        let mut i = 0;
+        while i < out.len() {
+            let ready = (self.left - 1) as usize;
+            if ready == 0 {
+                out[i] = self.next_u32();
+                i += 1;
+                continue;
+            }
+            let k = ready.min(out.len() - i);
+            let s = self.next as usize;
+            out[i..i + k].copy_from_slice(&self.tempered[s..s + k]);
+            self.next += k as u32;
+            self.left -= k as i32;
+            i += k;
+        }
+    }
+
     /// `is_valid()`: what `set_state` requires of a restored engine.
     fn is_valid(&self) -> bool {
         self.seeded && self.left > 0 && self.left <= MT_N as i32 && self.next as usize <= MT_N

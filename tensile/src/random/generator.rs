@@ -12,6 +12,9 @@ use crate::tensor::Tensor;
 /// of the default generator before any `manual_seed`.
 pub const DEFAULT_SEED: u64 = 67280421310721;
 
+/// Words a bulk uniform fill takes from the engine at a time (a stack buffer).
+const BULK: usize = 512;
+
 /// What a generator holds (`CPUGeneratorImpl`): the mt19937 engine and the two cached normal
 /// samples (the second Box–Muller value of the last scalar normal draw; only the double one
 /// is used by CPU kernels).
@@ -67,6 +70,33 @@ impl GenState {
             return x;
         }
         x.mul_add(to - from, from)
+    }
+
+    /// `out.len()` calls of `uniform_f32(0, 1)` at once (the same words, in order): the
+    /// words are taken in bulk and converted in a loop the compiler vectorises.
+    pub(crate) fn fill_uniform_f32(&mut self, out: &mut [f32]) {
+        let mut words = [0u32; BULK];
+        for o in out.chunks_mut(BULK) {
+            let w = &mut words[..o.len()];
+            self.engine.fill(w);
+            for (o, &w) in o.iter_mut().zip(w.iter()) {
+                *o = (w & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32);
+            }
+        }
+    }
+
+    /// `out.len()` calls of `uniform_f64(0, 1)` at once (two words each, the first high),
+    /// as [`GenState::fill_uniform_f32`].
+    pub(crate) fn fill_uniform_f64(&mut self, out: &mut [f64]) {
+        let mut words = [0u32; BULK];
+        for o in out.chunks_mut(BULK / 2) {
+            let w = &mut words[..2 * o.len()];
+            self.engine.fill(w);
+            for (o, w) in o.iter_mut().zip(w.chunks_exact(2)) {
+                let x = ((w[0] as u64) << 32 | w[1] as u64) & ((1u64 << 53) - 1);
+                *o = x as f64 * (1.0 / (1u64 << 53) as f64);
+            }
+        }
     }
 
     /// `normal_distribution<double>(mean, std)`: the cached sample if there is one (and the

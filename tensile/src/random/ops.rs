@@ -843,7 +843,38 @@ pub(crate) fn exponential_fill(
             t.dtype().scalar_type_name()
         )));
     }
-    serial_f64(t, generator, |u| (-1.0 / lambd) * (-u).ln_1p())
+    let scale = -1.0 / lambd;
+    if t.is_contiguous() && matches!(t.dtype(), DType::Float32 | DType::Float64) {
+        // the same draws and values as the serial kernel below, a chunk at a time through
+        // the vectorised transform
+        no_overlap(t)?;
+        let rng = or_default(generator);
+        let mut s = rng.lock();
+        let mut u = [0f64; 256];
+        let mut draw = |y: &mut [f64]| {
+            let u = &mut u[..y.len()];
+            s.fill_uniform_f64(u);
+            crate::kernels::log1p::exponential(u, scale, y);
+        };
+        return match t.dtype() {
+            DType::Float64 => with_out::<f64, _>(t, |d| {
+                d.chunks_mut(256).for_each(&mut draw);
+                Ok(())
+            }),
+            _ => with_out::<f32, _>(t, |d| {
+                let mut y = [0f64; 256];
+                for d in d.chunks_mut(256) {
+                    let y = &mut y[..d.len()];
+                    draw(y);
+                    for (d, &y) in d.iter_mut().zip(y.iter()) {
+                        *d = y as f32;
+                    }
+                }
+                Ok(())
+            }),
+        };
+    }
+    serial_f64(t, generator, |u| scale * (-u).ln_1p())
 }
 
 /// `geometric_impl_` + `geometric_kernel`.
@@ -987,7 +1018,7 @@ impl Tensor {
     /// for 'Long'` for a non-float dtype.
     pub fn rand_with<'a>(size: impl IntoShape, opts: impl Into<RandOpts<'a>>) -> Result<Tensor> {
         let o = opts.into();
-        let t = Tensor::empty_with(size, o.dtype.unwrap_or(DType::Float32))?;
+        let t = Tensor::empty_for_overwrite(size, o.dtype.unwrap_or(DType::Float32))?;
         t.uniform_with_(UniformOpts {
             generator: o.generator,
             ..Default::default()
@@ -1006,7 +1037,7 @@ impl Tensor {
     /// implemented for 'Long'` for a non-float dtype with at least one element.
     pub fn randn_with<'a>(size: impl IntoShape, opts: impl Into<RandOpts<'a>>) -> Result<Tensor> {
         let o = opts.into();
-        let t = Tensor::empty_with(size, o.dtype.unwrap_or(DType::Float32))?;
+        let t = Tensor::empty_for_overwrite(size, o.dtype.unwrap_or(DType::Float32))?;
         t.normal_with_(NormalOpts {
             generator: o.generator,
             ..Default::default()
@@ -1031,7 +1062,7 @@ impl Tensor {
         opts: impl Into<RandOpts<'a>>,
     ) -> Result<Tensor> {
         let o = opts.into();
-        let t = Tensor::empty_with(size, o.dtype.unwrap_or(DType::Int64))?;
+        let t = Tensor::empty_for_overwrite(size, o.dtype.unwrap_or(DType::Int64))?;
         t.random_with_(RandomOpts {
             from: Some(low.to_i64()),
             to: Some(high.to_i64()),
@@ -1156,7 +1187,7 @@ impl Tensor {
         opts: impl Into<RandOpts<'a>>,
     ) -> Result<Tensor> {
         let o = opts.into();
-        let t = Tensor::empty_with(size, o.dtype.unwrap_or(DType::Float32))?;
+        let t = Tensor::empty_for_overwrite(size, o.dtype.unwrap_or(DType::Float32))?;
         normal_fill(&t, mean, std, o.generator)?;
         Ok(t)
     }
