@@ -53,6 +53,7 @@ pub(crate) mod softmax;
 pub(crate) mod special;
 pub(crate) mod stream;
 pub(crate) mod transpose;
+pub(crate) mod uniform;
 pub(crate) mod vmath;
 
 /// One tensor's memory as a kernel sees it. Kernels take operands, never `Tensor` (they know

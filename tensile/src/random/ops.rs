@@ -572,6 +572,31 @@ pub(crate) fn uniform_fill(
     no_overlap(t)?;
     let rng = or_default(generator);
     let mut s = rng.lock();
+    if t.is_contiguous() && matches!(dt, DType::Float32 | DType::Float64) {
+        // the serial kernel's draws and values, a chunk at a time: bulk uniforms in [0, 1),
+        // then the affine step (skipped for [0, 1), where it is the identity)
+        let unit = from == 0.0 && to == 1.0;
+        return match dt {
+            DType::Float64 => with_out::<f64, _>(t, |d| {
+                for c in d.chunks_mut(4096) {
+                    s.fill_uniform_f64(c);
+                    if !unit {
+                        crate::kernels::uniform::affine_f64(c, from, to);
+                    }
+                }
+                Ok(())
+            }),
+            _ => with_out::<f32, _>(t, |d| {
+                for c in d.chunks_mut(4096) {
+                    s.fill_uniform_f32(c);
+                    if !unit {
+                        crate::kernels::uniform::affine_f32(c, from as f32, to as f32);
+                    }
+                }
+                Ok(())
+            }),
+        };
+    }
     if dt == DType::Float64 {
         serial_put_f64(t, |_| {
             let v = s.uniform_f64(from, to);
