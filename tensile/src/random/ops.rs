@@ -530,6 +530,39 @@ fn put<T: crate::element::Element>(t: &Tensor, vals: Vec<T>) -> Result<()> {
     Ok(())
 }
 
+/// A serial kernel of one uniform double per element into a contiguous float32 or float64
+/// `t`, a chunk at a time: the chunk's uniforms are drawn in bulk (the same words, in order)
+/// and `f(u, y)` maps them to values `y` in double, then rounded to `t`'s dtype.
+fn from_uniform_f64(
+    t: &Tensor,
+    s: &mut super::generator::GenState,
+    f: impl Fn(&[f64], &mut [f64]),
+) -> Result<()> {
+    const CHUNK: usize = 256;
+    let (mut u, mut y) = ([0f64; CHUNK], [0f64; CHUNK]);
+    if t.dtype() == DType::Float64 {
+        return with_out::<f64, _>(t, |d| {
+            for d in d.chunks_mut(CHUNK) {
+                let u = &mut u[..d.len()];
+                s.fill_uniform_f64(u);
+                f(u, d);
+            }
+            Ok(())
+        });
+    }
+    with_out::<f32, _>(t, |d| {
+        for d in d.chunks_mut(CHUNK) {
+            let (u, y) = (&mut u[..d.len()], &mut y[..d.len()]);
+            s.fill_uniform_f64(u);
+            f(u, y);
+            for (d, &y) in d.iter_mut().zip(y.iter()) {
+                *d = y as f32;
+            }
+        }
+        Ok(())
+    })
+}
+
 // ------------------------------------------------------------------ fill kernels
 
 /// `uniform_impl_` + `uniform_kernel`.
@@ -875,29 +908,9 @@ pub(crate) fn exponential_fill(
         no_overlap(t)?;
         let rng = or_default(generator);
         let mut s = rng.lock();
-        let mut u = [0f64; 256];
-        let mut draw = |y: &mut [f64]| {
-            let u = &mut u[..y.len()];
-            s.fill_uniform_f64(u);
-            crate::kernels::log1p::exponential(u, scale, y);
-        };
-        return match t.dtype() {
-            DType::Float64 => with_out::<f64, _>(t, |d| {
-                d.chunks_mut(256).for_each(&mut draw);
-                Ok(())
-            }),
-            _ => with_out::<f32, _>(t, |d| {
-                let mut y = [0f64; 256];
-                for d in d.chunks_mut(256) {
-                    let y = &mut y[..d.len()];
-                    draw(y);
-                    for (d, &y) in d.iter_mut().zip(y.iter()) {
-                        *d = y as f32;
-                    }
-                }
-                Ok(())
-            }),
-        };
+        return from_uniform_f64(t, &mut s, |u, y| {
+            crate::kernels::log1p::exponential(u, scale, y)
+        });
     }
     serial_f64(t, generator, |u| scale * (-u).ln_1p())
 }
@@ -990,6 +1003,14 @@ pub(crate) fn bernoulli_scalar_fill(
     no_overlap(t)?;
     let rng = or_default(generator);
     let mut s = rng.lock();
+    if t.is_contiguous() && matches!(t.dtype(), DType::Float32 | DType::Float64) {
+        // the serial kernel's draws, a chunk of uniforms at a time
+        return from_uniform_f64(t, &mut s, |u, y| {
+            for (y, &u) in y.iter_mut().zip(u) {
+                *y = (u < p) as u8 as f64;
+            }
+        });
+    }
     serial_put_bool(t, |_| Ok(s.uniform_f64(0.0, 1.0) < p))
 }
 
