@@ -17,6 +17,10 @@
 //! the tensor type ([`Tensor`]), PyTorch's random streams ([`random`]), the pointwise engine (`iter`, modelled on PyTorch's
 //! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
 
+// `unsafe` belongs to storage, the engine and kernels (issue 29); the files that still hold
+// some opt out with an inner `allow(unsafe_code)` and are listed in tests/layering_allowlist.txt.
+#![deny(unsafe_code)]
+
 pub mod args;
 pub mod autograd;
 pub mod backcompat;
@@ -39,10 +43,12 @@ pub mod optim;
 
 mod index;
 mod iter;
+#[allow(unsafe_code)]
 mod kernels;
 mod macros;
 mod ops;
 mod print;
+#[allow(unsafe_code)]
 mod storage;
 mod tensor;
 mod views;

@@ -3,9 +3,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// A sample type that `default_collate` knows: how a list of samples becomes one batch.
 ///

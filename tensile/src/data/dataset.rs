@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use crate::Tensor;
 use crate::error::{Error, Result};
 use crate::random::{Generator, RandOpts};
-use crate::tensor::Tensor;
 
 /// `torch.utils.data.Dataset`, a map-style dataset: `len()` samples, sample `i` from
 /// `get(i)` (PyTorch's `__len__` and `__getitem__`).

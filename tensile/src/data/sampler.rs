@@ -5,10 +5,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::random::{Generator, MultinomialOpts, RandOpts, RandomOpts};
-use crate::tensor::Tensor;
 
 /// The indices a sampler yields, lazily (PyTorch's samplers are Python generators: a draw
 /// happens when the index that needs it is asked for). An `Err` item ends nothing by itself.

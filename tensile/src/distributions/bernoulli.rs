@@ -1,8 +1,8 @@
 //! `torch.distributions.Bernoulli`.
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::Result;
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::discrete::{ProbsLogits, either_error};
 use super::utils::{self, broadcast_all, extended_shape, shape_i64, validate_sample};

@@ -2,9 +2,9 @@
 
 use std::sync::OnceLock;
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::utils::{
     self, broadcast_all, extended_shape, logits_to_probs, probs_to_logits, shape_i64,

@@ -1,8 +1,8 @@
 //! `torch.distributions.Categorical`.
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::discrete::{ProbsLogits, either_error};
 use super::utils::{self, extended_shape, shape_i64, validate_sample};
@@ -176,7 +176,7 @@ impl Distribution for Categorical {
         }
         let value = value.to(DType::Int64)?.unsqueeze(-1)?;
         let logits = self.logits()?;
-        let b = crate::views::broadcast_tensors(&[&value, &logits])?;
+        let b = crate::broadcast_tensors(&[&value, &logits])?;
         let value = b[0].narrow(-1, 0, 1)?;
         b[1].gather(-1, &value)?.squeeze_dim(-1)
     }

@@ -3,8 +3,8 @@
 
 use std::fmt;
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 /// A constraint's bound: a Python number, as PyTorch prints it (`0.0`, `0`), or a tensor
 /// (`Uniform`'s `Interval(lower_bound=tensor(0.), …)`).
@@ -34,7 +34,7 @@ impl fmt::Display for Bound {
 }
 
 impl Bound {
-    fn operand(&self) -> crate::ops::Operand<'_> {
+    fn operand(&self) -> crate::Operand<'_> {
         match self {
             Bound::Float(x) => (*x).into(),
             Bound::Int(i) => (*i).into(),

@@ -1,9 +1,9 @@
 //! `torch.distributions.Uniform`, `Exponential`, `Laplace`, `Cauchy`: the continuous
 //! distributions PyTorch writes directly (not as a `TransformedDistribution`).
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::Result;
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::utils::{self, broadcast_all, extended_shape, shape_i64, two_params, validate_sample};
 use super::{Bound, Constraint, DistOpts, Distribution, constraints};
@@ -261,13 +261,13 @@ impl Distribution for Exponential {
         if self.validate {
             validate_sample(self, value)?;
         }
-        crate::ops::math_binary::rsub(&self.rate.neg()?.mul(value)?.exp()?, 1)
+        crate::rsub(&self.rate.neg()?.mul(value)?.exp()?, 1)
     }
     fn icdf(&self, value: &Tensor) -> Result<Tensor> {
         value.neg()?.log1p()?.neg()?.div(&self.rate)
     }
     fn entropy(&self) -> Result<Tensor> {
-        crate::ops::math_binary::rsub(&self.rate.log()?, 1.0)
+        crate::rsub(&self.rate.log()?, 1.0)
     }
     fn mean(&self) -> Result<Tensor> {
         self.rate.reciprocal()
@@ -398,7 +398,7 @@ impl Distribution for Laplace {
         }
         let d = value.sub(&self.loc)?;
         let e = d.abs()?.neg()?.div(&self.scale)?.expm1()?;
-        crate::ops::math_binary::rsub(&d.sign()?.mul(0.5)?.mul(&e)?, 0.5)
+        crate::rsub(&d.sign()?.mul(0.5)?.mul(&e)?, 0.5)
     }
     fn icdf(&self, value: &Tensor) -> Result<Tensor> {
         let term = value.sub(0.5)?;
@@ -524,7 +524,7 @@ impl Distribution for Cauchy {
             validate_sample(self, value)?;
         }
         let z = value.sub(&self.loc)?.div(&self.scale)?.pow(2)?.log1p()?;
-        crate::ops::math_binary::rsub(&self.scale.log()?, -std::f64::consts::PI.ln())?.sub(&z)
+        crate::rsub(&self.scale.log()?, -std::f64::consts::PI.ln())?.sub(&z)
     }
     fn cdf(&self, value: &Tensor) -> Result<Tensor> {
         if self.validate {

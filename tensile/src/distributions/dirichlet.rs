@@ -1,8 +1,8 @@
 //! `torch.distributions.Dirichlet` and `Beta` (a Dirichlet over two categories).
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::utils::{self, broadcast_all, extended_shape, shape_i64, validate_sample};
 use super::{Bound, Constraint, DistOpts, Distribution, constraints};

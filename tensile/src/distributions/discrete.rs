@@ -4,8 +4,8 @@
 
 use std::sync::OnceLock;
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::kl::{KlRule, pair};
 use super::utils::{self, logits_to_probs, probs_to_logits, shape_i64};

@@ -2,9 +2,9 @@
 //! `cdf` needs, and the KL rules of the gamma group (Gamma, Chi2, Beta, Dirichlet, Poisson,
 //! Binomial, Geometric, and their pairs with Normal).
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::utils::{self, extended_shape, shape_i64, validate_sample};
 use super::{Constraint, DistOpts, Distribution, constraints};
@@ -180,7 +180,7 @@ fn gamma_cdf(d: &dyn Distribution, g: &Gamma, value: &Tensor) -> Result<Tensor> 
 pub(crate) fn gammainc(a: &Tensor, x: &Tensor) -> Result<Tensor> {
     let _g = crate::autograd::no_grad();
     let dt = crate::promote_types(a.dtype(), x.dtype());
-    let b = crate::views::broadcast_tensors(&[a, x])?;
+    let b = crate::broadcast_tensors(&[a, x])?;
     let av = b[0].contiguous().try_to_vec::<f64>()?;
     let xv = b[1].contiguous().try_to_vec::<f64>()?;
     let vals: Vec<f64> = av.iter().zip(&xv).map(|(&a, &x)| igam(a, x)).collect();

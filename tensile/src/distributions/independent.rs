@@ -1,7 +1,7 @@
 //! `torch.distributions.Independent`.
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::transforms::sum_rightmost;
 use super::{Constraint, DistOpts, Distribution};

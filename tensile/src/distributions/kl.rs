@@ -4,8 +4,8 @@
 //! pair they do not cover); [`kl_divergence`] takes the first that answers, which is PyTorch's
 //! most specific registered pair since no two rules here cover the same pair of types.
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::{Distribution, Normal};
 

@@ -6,9 +6,9 @@
 //! Each formula follows kl.py op by op (so float32 agrees to the ulp); Chi2 takes the Gamma
 //! rules on either side, as PyTorch's dispatch on the subclass does.
 
+use crate::Tensor;
+use crate::TensorIndex;
 use crate::error::Result;
-use crate::index::TensorIndex;
-use crate::tensor::Tensor;
 
 use super::gamma::as_gamma;
 use super::kl::{KlRule, pair};

@@ -1,7 +1,7 @@
 //! `torch.distributions.MixtureSameFamily`.
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::utils::{shape_i64, size_str, validate_sample};
 use super::{Categorical, Constraint, DistOpts, Distribution};

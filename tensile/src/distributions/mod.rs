@@ -24,8 +24,8 @@ use std::any::Any;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 mod bernoulli;
 mod binomial;

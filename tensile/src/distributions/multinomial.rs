@@ -1,9 +1,9 @@
 //! `torch.distributions.Multinomial`.
 
+use crate::Operand;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::{Scalar, Tensor};
+use crate::{Scalar, Tensor};
 
 use super::discrete::check_param;
 use super::utils::{self, broadcast_all, extended_shape, validate_sample};

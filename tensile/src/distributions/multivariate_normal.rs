@@ -2,8 +2,8 @@
 
 use std::sync::OnceLock;
 
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 use super::utils::{extended_shape, shape_i64, validate_sample};
 use super::{Constraint, DistOpts, Distribution, constraints, utils};

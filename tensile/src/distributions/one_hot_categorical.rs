@@ -1,7 +1,7 @@
 //! `torch.distributions.OneHotCategorical`.
 
+use crate::Tensor;
 use crate::error::Result;
-use crate::tensor::Tensor;
 
 use super::discrete::check_param;
 use super::utils::{shape_i64, validate_sample};

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::constraints;
 use super::transforms::{
@@ -126,7 +126,7 @@ impl TransformedDistribution {
             event_dim += d - c;
             let term = sum_rightmost(&t.log_abs_det_jacobian(&x, &y)?, event_dim - d)?;
             lp = Some(match lp {
-                None => crate::ops::math_binary::rsub(&term, 0.0)?,
+                None => crate::rsub(&term, 0.0)?,
                 Some(a) => a.sub(&term)?,
             });
             y = x;
@@ -515,7 +515,7 @@ impl Distribution for HalfNormal {
             validate_sample(self, value)?;
         }
         let lp = self.normal().log_prob(value)?.add(2f64.ln())?;
-        crate::ops::ternary::where_cond(&value.ge(0)?, &lp, f64::NEG_INFINITY)
+        crate::where_cond(&value.ge(0)?, &lp, f64::NEG_INFINITY)
     }
     fn cdf(&self, value: &Tensor) -> Result<Tensor> {
         if self.td.validate {

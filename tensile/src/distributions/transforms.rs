@@ -7,10 +7,10 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::Operand;
+use crate::Tensor;
 use crate::error::{Error, ErrorKind, Result};
 use crate::nn::functional as F;
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::{AsAny, Constraint, constraints, not_implemented};
 
@@ -536,7 +536,7 @@ impl Transform for TanhTransform {
         y.atanh()
     }
     fn log_abs_det_jacobian(&self, x: &Tensor, _y: &Tensor) -> Result<Tensor> {
-        let a = crate::ops::math_binary::rsub(x, 2f64.ln())?;
+        let a = crate::rsub(x, 2f64.ln())?;
         a.sub(&F::softplus(&x.mul(-2.0)?)?)?.mul(2.0)
     }
     fn domain(&self) -> Constraint {
@@ -734,7 +734,7 @@ pub struct StickBreakingTransform;
 /// `n + 1 - ones(n).cumsum(-1)` (or `n - …` with `plus = 0`) in `like`'s dtype.
 fn sb_offset(like: &Tensor, n: usize, total: usize) -> Result<Tensor> {
     let ones = Tensor::ones_with([n], like.dtype())?.cumsum(-1)?;
-    crate::ops::math_binary::rsub(&ones, total as i64)
+    crate::rsub(&ones, total as i64)
 }
 
 impl Transform for StickBreakingTransform {
@@ -745,7 +745,7 @@ impl Transform for StickBreakingTransform {
         let n = *x.size().last().ok_or_else(too_few)?;
         let offset = sb_offset(x, n, n + 1)?;
         let z = clipped_sigmoid(&x.sub(&offset.log()?)?)?;
-        let z_cumprod = crate::ops::math_binary::rsub(&z, 1)?.cumprod(-1)?;
+        let z_cumprod = crate::rsub(&z, 1)?.cumprod(-1)?;
         let a = F::pad_with(
             &z,
             [0i64, 1],
@@ -768,7 +768,7 @@ impl Transform for StickBreakingTransform {
         let n = *y.size().last().ok_or_else(too_few)?;
         let y_crop = y.narrow(-1, 0, n.saturating_sub(1))?;
         let offset = sb_offset(y, n.saturating_sub(1), n)?;
-        let sf = crate::ops::math_binary::rsub(&y_crop.cumsum(-1)?, 1)?;
+        let sf = crate::rsub(&y_crop.cumsum(-1)?, 1)?;
         let sf = sf.clamp_min(y.dtype().finfo()?.tiny)?;
         y_crop.log()?.sub(&sf.log()?)?.add(&offset.log()?)
     }

@@ -1,11 +1,11 @@
 //! What every distribution shares: `broadcast_all`, parameter and sample validation with
 //! PyTorch's texts, `repr`, `_extended_shape`, and the probs/logits conversions.
 
+use crate::Operand;
+use crate::Tensor;
 use crate::autograd::no_grad;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::ops::Operand;
-use crate::tensor::Tensor;
 
 use super::Distribution;
 
@@ -31,7 +31,7 @@ pub fn broadcast_all(values: &[Operand<'_>]) -> Result<Vec<Tensor>> {
         })
         .collect::<Result<_>>()?;
     let refs: Vec<&Tensor> = owned.iter().collect();
-    crate::views::broadcast_tensors(&refs)
+    crate::broadcast_tensors(&refs)
 }
 
 /// Whether every operand is a number (PyTorch then gives `batch_shape` `()`).

@@ -6,7 +6,7 @@
 //! | NumPy `.npy` (`numpy.save` / `numpy.load`) | [`npy::read`], [`npy::read_bytes`] | [`npy::write`], [`npy::to_bytes`] | [`npy`] |
 //! | NumPy `.npz` (`numpy.savez`, `savez_compressed` / `numpy.load`) | [`npz::read`] | [`npz::write`] | [`npz`] |
 //! | PyTorch `torch.save` zip files (`.pt`, `.bin`, torch ≥ 1.6) | [`torch::load`], [`torch::load_state_dict`] | — | [`torch`] |
-//! | `ndarray` arrays (cargo feature `ndarray`, on by default) | [`Tensor::from_ndarray`](crate::Tensor::from_ndarray) | [`Tensor::to_ndarray`](crate::Tensor::to_ndarray) | `ndarray` |
+//! | `ndarray` arrays (cargo feature `ndarray`, off by default) | [`Tensor::from_ndarray`](crate::Tensor::from_ndarray) | [`Tensor::to_ndarray`](crate::Tensor::to_ndarray) | `ndarray` |
 //!
 //! Every error is a `RuntimeError` whose text starts with the file's path (or `<bytes>` for
 //! an in-memory buffer) and says what is wrong:

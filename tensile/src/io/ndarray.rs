@@ -1,12 +1,12 @@
-//! Conversion between tensors and `ndarray` arrays (cargo feature `ndarray`, on by default):
+//! Conversion between tensors and `ndarray` arrays (cargo feature `ndarray`, off by default):
 //! the Rust counterpart of PyTorch's `t.numpy()` / `torch.from_numpy(a)`. Both directions copy
 //! (tensile storages are shared and lockable, an `ndarray` array owns or borrows plain memory).
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 
+use crate::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 impl Tensor {
     /// `t.numpy()` as an owned `ndarray::ArrayD<T>`: the tensor's shape (0-d → a 0-d array),

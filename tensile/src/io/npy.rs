@@ -11,9 +11,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Mapped, ferr, label, map_file, storage_for, tensor_over};
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_tuple};
-use crate::tensor::Tensor;
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 

@@ -9,8 +9,8 @@ use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
 use super::{Mapped, ferr, label, map_file};
+use crate::Tensor;
 use crate::error::Result;
-use crate::tensor::Tensor;
 
 /// `numpy.load(path)` of a `.npz` file: every array as `(name, tensor)` in the archive's
 /// order (NumPy's `NpzFile.files`), the name without its `.npy` suffix. Arrays are read as by

@@ -22,10 +22,10 @@ use std::sync::Arc;
 
 use super::ferr;
 use super::torch::Value;
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::storage::Storage;
-use crate::tensor::Tensor;
 
 /// The deepest nesting of containers [`Value`] may have.
 pub const MAX_DEPTH: usize = 100;

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use safetensors::tensor::{Dtype, SafeTensors, View};
 
 use super::{Mapped, ferr, label, map_file, storage_for, tensor_over};
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::tensor::Tensor;
 
 /// The tensile dtype of a safetensors dtype, `None` for the ones tensile lacks.
 fn from_st(d: Dtype) -> Option<DType> {

@@ -21,10 +21,10 @@ use std::sync::Arc;
 use zip::CompressionMethod;
 
 use super::{Mapped, ferr, label, map_file, storage_for};
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::storage::Storage;
-use crate::tensor::Tensor;
 
 /// A value loaded from a `torch.save` file: the Python objects a state dict, an optimizer
 /// state dict or a checkpoint dict are made of.

@@ -9,6 +9,11 @@
 //! the input or the weight suggests channels-last (see [`output_channels_last`]), except where
 //! PyTorch's slow 3-d kernels and per-group concatenation give contiguous outputs.
 
+// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
+// safe dense API, and this opt-out goes.
+#![allow(unsafe_code)]
+
+use crate::Tensor;
 use crate::args::{Int, IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
@@ -19,7 +24,6 @@ use crate::layout::{
 };
 use crate::ops::copy::copy_with_strides;
 use crate::ops::matmul::type_meta_name;
-use crate::tensor::Tensor;
 
 // ------------------------------------------------------------------ options
 

@@ -3,9 +3,9 @@
 
 use rayon::prelude::*;
 
+use crate::Tensor;
 use crate::args::Int;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// `F.cosine_similarity`'s optional arguments (`dim=1, eps=1e-8`), for
 /// [`cosine_similarity_with`]: `dim`, `(dim, eps)`, or the struct.
@@ -73,7 +73,7 @@ pub fn cosine_similarity_with(
         }
     };
     let (a, b) = (cast(x1)?, cast(x2)?);
-    let v = crate::views::broadcast_tensors(&[&a, &b])?;
+    let v = crate::broadcast_tensors(&[&a, &b])?;
     let n1 = crate::ops::reduce::vector_norm(&v[0], 2.0, &[dim], true)?.clamp_min(eps)?;
     let n2 = crate::ops::reduce::vector_norm(&v[1], 2.0, &[dim], true)?.clamp_min(eps)?;
     v[0].div(&n1)?.mul(&v[1].div(&n2)?)?.sum_dim(dim, false)

@@ -6,8 +6,8 @@
 //! (one uniform double per element, in memory order), or of shape `(N, C, 1, …)` for the
 //! channel forms, so `tensile::manual_seed(s)` gives PyTorch's masks.
 
+use crate::Tensor;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// The dropouts' optional arguments (`p=0.5, training=True, inplace=False`), for
 /// `dropout_with` and the others: `p`, a pair `(p, training)`, a triple, or the struct.

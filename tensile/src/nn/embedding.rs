@@ -1,9 +1,9 @@
 //! `F.embedding` with its optional arguments and `F.embedding_bag` (sums, means or maxima of
 //! bags of embedding rows), with PyTorch's checks and messages.
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// `F.embedding`'s optional argument `padding_idx=None`, for [`embedding_with`]: an int or
 /// the struct. (PyTorch's `max_norm`, `scale_grad_by_freq` and `sparse` only matter for

@@ -6,10 +6,10 @@
 //! shapes, dtypes and errors. Optional arguments follow the crate's convention (README): the
 //! short name takes PyTorch's defaults, the `_with` form takes the rest.
 
+use crate::Tensor;
 use crate::args::{Int, IntoShape};
 use crate::error::Result;
-use crate::ops::nn::{LayerNormOpts, NormalizeOpts};
-use crate::tensor::Tensor;
+use crate::{LayerNormOpts, NormalizeOpts};
 
 pub use crate::nn::attention::{
     ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,

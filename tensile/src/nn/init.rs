@@ -11,10 +11,10 @@
 //! `trunc_normal_` is PyTorch 2.15's rejection sampler; `orthogonal_` factors its normal
 //! draws with a Householder QR (float64), then fixes the signs as PyTorch does.
 
+use crate::Tensor;
 use crate::autograd::no_grad;
 use crate::error::{Error, Result};
 use crate::random::Generator;
-use crate::tensor::Tensor;
 
 /// `tensor.uniform_(a, b, generator=g)` under no_grad.
 fn fill_uniform(t: &Tensor, a: f64, b: f64, g: Option<&Generator>) -> Result<Tensor> {

@@ -3,10 +3,10 @@
 //! checks, output sizes, source-index rules (float32 index arithmetic for the nearest modes,
 //! the input's opmath type for the others) and output memory format.
 
+use crate::Tensor;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::pool::{self as kp, PoolFloat, Taps};
 use crate::layout::{channels_last_strides, contiguous_strides};
-use crate::tensor::Tensor;
 use crate::{DType, args::IntList};
 
 /// `F.interpolate`'s optional arguments (`size=None, scale_factor=None, mode='nearest',

@@ -7,10 +7,10 @@
 //! rounded once to the input's dtype), with a fused float32 kernel for cross_entropy over
 //! `(N, C)` logits.
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::nn::loss_opts::*;
-use crate::tensor::Tensor;
 use crate::warnings::warn;
 
 /// `torch.Size([2, 3])`, as Python prints a size.

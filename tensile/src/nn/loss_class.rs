@@ -7,10 +7,10 @@
 //! targets runs the fused row kernel of `kernels::loss` (log-sum-exp and pick, parallel
 //! over rows).
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::nn::loss_opts::{CrossEntropyOpts, CtcLossOpts, NllLossOpts, Reduction};
-use crate::tensor::Tensor;
 
 /// The class-loss geometry: input viewed as `(n, c, s)` (s the product of the spatial dims),
 /// and the shape of a `reduction='none'` result.

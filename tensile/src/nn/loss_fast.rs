@@ -1,11 +1,15 @@
 //! The fused float32 path of `F.cross_entropy`: contiguous `(N, C)` logits, int64 targets,
 //! no label smoothing — one pass per row in `kernels::loss`, parallel over rows.
 
+// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
+// safe dense API, and this opt-out goes.
+#![allow(unsafe_code)]
+
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::nn::loss_class::ClassGeom;
 use crate::nn::loss_opts::Reduction;
-use crate::tensor::Tensor;
 
 /// cross_entropy of contiguous float32 `(N, C)` logits (targets already read, geometry
 /// checked), or `None` when the input does not qualify. Errors: IndexError `Target 5 is out

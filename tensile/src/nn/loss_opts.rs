@@ -3,8 +3,8 @@
 //! `Default` = PyTorch's defaults, with `From` a single value (the first optional parameter)
 //! and tuples (the leading optional parameters, in PyTorch's order).
 
+use crate::Tensor;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// PyTorch's `reduction=` string: `"none"`, `"mean"` (the default), `"sum"`, and
 /// `"batchmean"` (kl_div only). `From<&str>` keeps any other string, refused by the loss with

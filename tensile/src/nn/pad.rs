@@ -6,7 +6,7 @@ use crate::error::{Error, Result, fmt_list};
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
 use crate::ops::shape::{axis_map, gather_axes, identity_maps, reserve_output};
-use crate::tensor::{Scalar, Tensor};
+use crate::{Scalar, Tensor};
 
 /// `F.pad`'s optional arguments (`mode='constant', value=None`), for [`pad_with`]: a string
 /// is `mode`, a pair `(mode, value)`.

@@ -2,10 +2,10 @@
 //! `torch.pixel_unshuffle`): channel blocks to spatial blocks and back, by one strided copy
 //! into an output laid out as `input.suggest_memory_format()` says.
 
+use crate::Tensor;
 use crate::args::Int;
 use crate::error::{Error, Result};
 use crate::layout::{channels_last_strides, contiguous_strides};
-use crate::tensor::Tensor;
 
 /// The output strides of `sizes` for `input`'s suggested memory format, or PyTorch's kernel
 /// refusal for a channels-last-3d (5-d) one.

@@ -5,12 +5,12 @@
 //! The 1-d ops are the 2-d ones on `input.unsqueeze(-2)` (`unsqueeze(-1)` for unpooling),
 //! squeezed back, as in PyTorch; the windows run in [`crate::kernels::pool`].
 
+use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::pool::{self as kp, Geo, PoolFloat, Reduce, Win};
 use crate::layout::{channels_last_strides, contiguous_strides};
-use crate::tensor::Tensor;
 
 // ------------------------------------------------------------------ options
 

@@ -9,11 +9,11 @@
 //! `crate::kernels::rnn` (one GEMM for all time steps' input projection, then per step one
 //! GEMM and one fused gate pass).
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::rnn::{self as k, Bias, CellKind, DirShape, DirWeights, RnnFloat};
-use crate::tensor::Tensor;
 
 /// The optional biases of a cell (`b_ih=None, b_hh=None` by default), each `(G·H,)` (or any
 /// shape that broadcasts to `(N, G·H)`). `From` a single tensor (`b_ih`), a pair of tensors,

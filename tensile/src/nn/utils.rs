@@ -1,9 +1,9 @@
 //! `torch.nn.utils`: gradient clipping.
 
+use crate::Tensor;
 use crate::autograd::no_grad;
 use crate::error::{Error, Result};
-use crate::ops::cat::stack;
-use crate::tensor::Tensor;
+use crate::stack;
 
 /// `torch.nn.utils.get_total_norm(tensors, norm_type)`: the `norm_type`-norm of the
 /// per-tensor norms (as if all tensors were one vector); float32 0-d `0.` for no tensors.

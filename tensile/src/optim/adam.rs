@@ -6,10 +6,10 @@ use super::{
     check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, update_param,
     update_with_ops,
 };
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::optim::{AdamScalars, adam};
-use crate::tensor::Tensor;
 use std::collections::BTreeMap;
 
 /// `torch.optim.Adam`'s hyperparameters (`Adam(params, lr=1e-3, betas=(0.9, 0.999),

@@ -504,8 +504,8 @@ impl LRScheduler for LambdaLR {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Tensor;
     use crate::optim::SGD;
-    use crate::tensor::Tensor;
 
     /// Epoch counters at the ends of i64 (from a loaded state dict), and `T_max` at them: an
     /// error or Python's value, never an overflow.

@@ -5,10 +5,10 @@ use super::{
     check_dtype, check_groups, check_param_groups, grad_values, py_float, update_param,
     update_with_ops,
 };
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::optim::{SgdScalars, sgd};
-use crate::tensor::Tensor;
 use std::collections::BTreeMap;
 
 /// `torch.optim.SGD`'s hyperparameters (`SGD(params, lr=1e-3, momentum=0, dampening=0,

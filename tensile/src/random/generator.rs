@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use super::engine::{self, Mt19937, STATE_BYTES};
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// PyTorch's default seed (`default_rng_seed_val`): the seed of a new `torch.Generator()` and
 /// of the default generator before any `manual_seed`.

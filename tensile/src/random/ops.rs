@@ -12,13 +12,13 @@
 
 use super::dist::{self, Filled};
 use super::generator::{Generator, or_default};
+use crate::Operand;
 use crate::args::{Int, IntoShape, new_sizes};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::ops::Operand;
 use crate::ops::creation::fmt_g;
 use crate::ops::matmul::type_meta_name;
-use crate::tensor::{Scalar, Tensor};
+use crate::{Scalar, Tensor};
 
 // ------------------------------------------------------------------ options
 

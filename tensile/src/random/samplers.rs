@@ -12,9 +12,9 @@ use std::ops::{Add, Div, Mul, Sub};
 
 use super::generator::{GenState, or_default};
 use super::ops::GeneratorOpts;
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
-use crate::tensor::Tensor;
 
 /// `scalar_t` of the kernels: `f32` or `f64`, with the C++ math functions of that type
 /// (`std::log(float)` is `logf`, …).
@@ -78,7 +78,7 @@ fn same_dtype(expected: DType, t: &Tensor) -> Result<()> {
 /// The tensors broadcast together, each as row-major float64 values (exact for float32).
 fn broadcast_values(ts: &[&Tensor]) -> Result<(Vec<usize>, Vec<Vec<f64>>)> {
     let _g = crate::autograd::no_grad();
-    let b = crate::views::broadcast_tensors(ts)?;
+    let b = crate::broadcast_tensors(ts)?;
     let shape = b[0].size().to_vec();
     let vals = b
         .iter()

@@ -1,8 +1,8 @@
 //! Helpers shared by the layers.
 
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::tensor::Tensor;
 
 /// The `type_name` and `training_flag` methods of a layer struct with a `training` field.
 macro_rules! module_common {

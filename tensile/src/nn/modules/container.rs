@@ -1,8 +1,8 @@
 //! `nn.Sequential` and `nn.ModuleList`.
 
 use super::module::{Module, Training};
+use crate::Tensor;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// `nn.Sequential(*modules)`: applies its children in order. Children are named `"0"`, `"1"`,
 /// … (so the state-dict keys are `0.weight`, `2.bias`, …), or given names

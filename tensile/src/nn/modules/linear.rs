@@ -2,10 +2,10 @@
 
 use super::common::{empty, into_param, named};
 use super::module::{Module, Training};
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::nn::init;
-use crate::tensor::Tensor;
 
 /// `nn.Linear`'s optional constructor arguments (`bias=True, dtype=torch.float32`). From a
 /// `bool` (`bias`) or the struct.

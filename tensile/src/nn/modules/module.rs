@@ -11,9 +11,9 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::Tensor;
 use crate::autograd::no_grad;
 use crate::error::{Error, Result};
-use crate::tensor::Tensor;
 
 /// `nn.Parameter(data)`: a leaf sharing `data`'s storage that requires grad.
 pub fn parameter(data: &Tensor) -> Result<Tensor> {

@@ -3,6 +3,8 @@
 
 use super::common::{empty, into_param, named};
 use super::module::{Module, Training};
+use crate::LayerNormOpts;
+use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::autograd::no_grad;
 use crate::dtype::DType;
@@ -12,8 +14,6 @@ use crate::nn::init;
 use crate::nn::norm::{
     BatchNormOpts, GroupNormOpts, RmsNormOpts, batch_norm_with, group_norm_with,
 };
-use crate::ops::nn::LayerNormOpts;
-use crate::tensor::Tensor;
 
 // ------------------------------------------------------------------ BatchNorm
 

@@ -2,12 +2,12 @@
 //! arguments stored.
 
 use super::module::{Module, Training};
+use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::error::Result;
 use crate::nn::pool::{
     AvgPoolOpts, IntoOutputSize, MaxPoolOpts, adaptive_avg_pool2d, avg_pool2d_with, max_pool2d_with,
 };
-use crate::tensor::Tensor;
 
 /// `nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False)`
 /// (`return_indices` is `F::max_pool2d_with_indices`). `(N, C, H, W)` or `(C, H, W)` → the
