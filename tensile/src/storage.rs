@@ -185,6 +185,8 @@ impl Storage {
                     }
                 };
                 let p = NonNull::new(raw).ok_or_else(oom)?;
+                // transparent huge pages are a Linux advice; elsewhere the pages stay as given
+                #[cfg(target_os = "linux")]
                 if cap >= LARGE {
                     // SAFETY: advisory only, on memory we own; the range is 2 MiB aligned.
                     unsafe {
