@@ -373,6 +373,33 @@ impl<'a> TensorIter<'a> {
     }
 }
 
+/// The engine's safe entry point for a pointwise kernel into a new output: `inputs`
+/// broadcast together (TensorIterator's shape and output layout), a fresh output of
+/// `out_dtype`, the inputs' read locks held while `kernel` runs over the coalesced loop (in
+/// parallel above the grain), each operand converted to the kernel's dtype where they differ.
+/// `N` is `1 + inputs.len()`. Errors: the broadcast error of the inputs' shapes, the
+/// allocator's error.
+pub(crate) fn run_new<F, const N: usize>(
+    inputs: &[&Tensor],
+    out_dtype: DType,
+    kernel: &crate::kernels::loops::TypedKernel<F, N>,
+) -> Result<Tensor>
+where
+    F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
+{
+    let it = TensorIter::new(None, inputs)?;
+    let (out, lp) = it.finish::<N>(out_dtype)?;
+    let guard = lock_operands(inputs, 0);
+    // SAFETY: the iterator checked the shapes and built `lp` from `out` and `inputs`, whose
+    // geometries lie inside their storages and outlive this call; `out` is new, so nobody
+    // else writes it (and the iterator refused internal overlap); the inputs' locks are held;
+    // the loop presents operand k as `kdtypes[k]`, the dtype the kernel was built for
+    // (`TypedKernel::new`'s contract).
+    unsafe { lp.run(kernel.kdtypes(), 1, kernel.kernel()) };
+    drop(guard);
+    Ok(out)
+}
+
 /// Locks the storages of a loop's operands (module docs of [`crate::storage`]): the first
 /// `n_out` operands for writing, the rest for reading.
 pub(crate) fn lock_operands<'t>(ops: &[&'t Tensor], n_out: usize) -> SmallVec<[Guard<'t>; 4]> {

@@ -42,6 +42,7 @@ pub mod nn;
 pub mod optim;
 
 mod index;
+#[allow(unsafe_code)]
 mod iter;
 #[allow(unsafe_code)]
 mod kernels;

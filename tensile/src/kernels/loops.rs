@@ -41,6 +41,35 @@ pub(crate) struct Loop<const N: usize> {
 /// strides in units of those dtypes, and the run length.
 pub(crate) type Kernel<'k, const N: usize> = dyn Fn(&[*mut u8; N], &[isize; N], usize) + Sync + 'k;
 
+/// A kernel with the dtypes it reads and writes its operands as (outputs first): what the
+/// engine's safe entry points ([`crate::iter::run_new`]) need to run it, so the `unsafe` of
+/// calling a raw-pointer kernel is argued once, here in `kernels`, where each one is built,
+/// and not at every call site.
+pub(crate) struct TypedKernel<F, const N: usize> {
+    kdtypes: [DType; N],
+    f: F,
+}
+
+impl<F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync, const N: usize> TypedKernel<F, N> {
+    /// # Safety
+    /// `f`, called with operand `k` pointing at `n` elements of `kdtypes[k]` at the element
+    /// strides given, all inside live storage whose locks are held, the output's elements
+    /// written by this call alone, reads and writes nothing else.
+    pub(crate) unsafe fn new(kdtypes: [DType; N], f: F) -> TypedKernel<F, N> {
+        TypedKernel { kdtypes, f }
+    }
+
+    /// The dtypes the kernel presents its operands as.
+    pub(crate) fn kdtypes(&self) -> [DType; N] {
+        self.kdtypes
+    }
+
+    /// The raw kernel, for [`Loop::run`].
+    pub(crate) fn kernel(&self) -> &F {
+        &self.f
+    }
+}
+
 struct SendLoop<'a, const N: usize>(&'a Loop<N>);
 // SAFETY: the raw pointers are only dereferenced by kernels while the op that built the loop
 // holds the storage locks (see `crate::storage`); workers write disjoint index ranges.

@@ -3,6 +3,19 @@
 //! float64 by [`super::loops::Loop::run`]'s conversion blocks, so one loop serves every dtype
 //! and broadcast or strided operands are read in place (no float64 copies of whole tensors).
 
+/// [`map_f64`] as a kernel for the engine's safe entry points, every operand float64.
+pub(crate) fn map_f64_kernel<'k, const N: usize>(
+    f: &'k (dyn Fn(&[f64]) -> f64 + Sync),
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; N], &[isize; N], usize) + Sync + 'k, N> {
+    // SAFETY: `map_f64` reads inputs and writes the output as float64 within `n` elements at
+    // the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([crate::dtype::DType::Float64; N], move |p, s, n| {
+            map_f64::<N>(p, s, n, f)
+        })
+    }
+}
+
 /// `out[i] = f(&[in_1[i], …, in_{N-1}[i]])` over one run of `n` elements.
 ///
 /// # Safety

@@ -185,6 +185,21 @@ unsafe fn binary_body<T: Element, O: Element>(
     }
 }
 
+/// [`select`] as a kernel for the engine's safe entry points: output and the two values of
+/// `T`, the condition bool.
+pub(crate) fn select_kernel<T: Element>()
+-> super::loops::TypedKernel<impl Fn(&[*mut u8; 4], &[isize; 4], usize) + Sync, 4> {
+    // SAFETY: `select` reads a bool condition and two `T` inputs and writes a `T` output
+    // within `n` elements at the strides given, and nothing else: `TypedKernel::new`'s
+    // contract.
+    unsafe {
+        super::loops::TypedKernel::new(
+            [T::DTYPE, crate::dtype::DType::Bool, T::DTYPE, T::DTYPE],
+            |p, s, n| select::<T>(p, s, n),
+        )
+    }
+}
+
 /// A kernel computing `out = if c { a } else { b }` over one run (`torch.where`).
 ///
 /// # Safety

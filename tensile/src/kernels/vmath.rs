@@ -199,6 +199,18 @@ fn gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]) {
 }
 multiversion!(fn gelu_backward_slices = gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]));
 
+/// [`gelu_backward_run`] as a kernel for the engine's safe entry points (float32 operands).
+pub(crate) fn gelu_backward_kernel()
+-> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
+    // SAFETY: `gelu_backward_run` reads two float32 inputs and writes a float32 output within
+    // `n` elements at the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([crate::dtype::DType::Float32; 3], |p, s, n| {
+            gelu_backward_run(p, s, n)
+        })
+    }
+}
+
 /// A kernel for [`super::loops::Loop::run`]: `out = gelu_backward(g, x)` over one run of
 /// float32 (vectorised when the run is contiguous).
 ///

@@ -2,13 +2,9 @@
 //! engine. The backward formulas' elementwise derivatives are written this way
 //! (`autograd::formulas::pointwise::map_n`); it is not a public op.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
+use crate::iter::TensorIter;
 use crate::kernels::map;
 use crate::tensor::Tensor;
 
@@ -37,19 +33,7 @@ fn run<const N: usize>(
     dtype: DType,
     f: &(dyn Fn(&[f64]) -> f64 + Sync),
 ) -> Result<Tensor> {
-    let it = TensorIter::new(None, ts)?;
-    let (out, lp) = it.finish::<N>(dtype)?;
-    let guard = lock_operands(ts, 0);
-    // SAFETY: the iterator checked the shapes and built `lp` from these operands, whose
-    // geometries lie inside their storages; the new output is written by nobody else; the
-    // locks are held; the loop presents every operand as float64, the kernel's pointer type.
-    unsafe {
-        lp.run([DType::Float64; N], 1, &|p, s, n| {
-            map::map_f64::<N>(p, s, n, f)
-        });
-    }
-    drop(guard);
-    Ok(out)
+    crate::iter::run_new(ts, dtype, &map::map_f64_kernel::<N>(f))
 }
 
 /// `f(a, b)` elementwise in float32 over `a` and `b` broadcast (both float32; the caller
@@ -69,17 +53,9 @@ pub(crate) fn map2_f32(
 /// `gelu`'s input gradient for float32 `g` and `x` (broadcast), on the vectorised kernel of
 /// `kernels::vmath` (PyTorch's `GeluBackwardKernelImpl`).
 pub(crate) fn gelu_backward_f32(g: &Tensor, x: &Tensor) -> Result<Tensor> {
-    let it = TensorIter::new(None, &[g, x])?;
-    let (out, lp) = it.finish::<3>(DType::Float32)?;
-    let guard = lock_operands(&[g, x], 0);
-    // SAFETY: the iterator checked the shapes and built `lp` from these operands, whose
-    // geometries lie inside their storages; the new output is written by nobody else; the
-    // locks are held; every operand is presented as float32, the kernel's pointer type.
-    unsafe {
-        lp.run([DType::Float32; 3], 1, &|p, s, n| {
-            crate::kernels::vmath::gelu_backward_run(p, s, n)
-        });
-    }
-    drop(guard);
-    Ok(out)
+    crate::iter::run_new(
+        &[g, x],
+        DType::Float32,
+        &crate::kernels::vmath::gelu_backward_kernel(),
+    )
 }

@@ -1,13 +1,8 @@
 //! `torch.where(condition, self, other)`: three-way broadcasting.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dispatch;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
 use crate::kernels::pointwise;
 use crate::ops::Operand;
 use crate::tensor::Tensor;
@@ -51,17 +46,9 @@ fn where_raw(condition: &Tensor, input: Operand<'_>, other: Operand<'_>) -> Resu
     let common = crate::iter::result_type_of(&[&a, &b]);
     // PyTorch converts both values to the common dtype before building the iterator.
     let (a, b) = (a.to(common)?, b.to(common)?);
-    let it = TensorIter::new(None, &[&cond, &a, &b])?;
-    let (out, lp) = it.finish::<4>(common)?;
-    // The new output is not shared yet: only the inputs need locks.
-    let guard = lock_operands(&[&cond, &a, &b], 0);
     dispatch!(common, T => {
-        // SAFETY: fresh output from the iterator; locks held; every operand has its storage
-        // dtype, so no conversion happens.
-        unsafe { lp.run([common, DType::Bool, common, common], 1, &|p, s, n| pointwise::select::<T>(p, s, n)) }
-    });
-    drop(guard);
-    Ok(out)
+        crate::iter::run_new(&[&cond, &a, &b], common, &pointwise::select_kernel::<T>())
+    })
 }
 
 impl Tensor {
