@@ -15,7 +15,8 @@
 //!
 //! Layout of the crate: pure shape and stride algebra ([`layout`], [`broadcast`], [`dim`]),
 //! the tensor type ([`Tensor`]), PyTorch's random streams ([`random`]), the pointwise engine (`iter`, modelled on PyTorch's
-//! TensorIterator) and its kernels (the only `unsafe` code), and the ops, one file per family.
+//! TensorIterator) and its kernels (with storage, where `unsafe` code belongs), and the ops, one
+//! file per family.
 
 // `unsafe` belongs to storage, the engine and kernels (issue 29); the files that still hold
 // some opt out with an inner `allow(unsafe_code)` and are listed in tests/layering_allowlist.txt.

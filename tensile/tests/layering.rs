@@ -129,6 +129,24 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every file of `src/`: its path below `src/` (with `/`) and its text.
+fn sources() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    files
+        .into_iter()
+        .map(|f| {
+            let rel = f
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read_to_string(&f).unwrap())
+        })
+        .collect()
+}
+
 /// The code of a file: line comments dropped and the `#[cfg(test)] mod tests` tail cut (a
 /// unit test may reach anywhere).
 fn code(src: &str) -> String {
@@ -257,21 +275,13 @@ struct Scan {
 }
 
 fn scan() -> Scan {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
     let mods = modules();
     let mut s = Scan {
         breaches: Vec::new(),
         unsafe_files: BTreeSet::new(),
     };
-    for f in files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        let c = code(&std::fs::read_to_string(&f).unwrap());
+    for (rel, text) in sources() {
+        let c = code(&text);
         let l = layer(&rel);
         for t in targets(&c, &mods) {
             if let Some(why) = breach(l, &t) {
@@ -324,29 +334,20 @@ fn unsafe_code_stays_in_storage_engine_and_kernels() {
     );
     // each listed file opts out of the crate's `#![deny(unsafe_code)]` itself (storage and
     // kernels are allowed where lib.rs declares them), and no other file does
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let sources = sources();
+    let lib = &sources.iter().find(|(rel, _)| rel == "lib.rs").unwrap().1;
     assert!(
         lib.contains("#![deny(unsafe_code)]"),
         "lib.rs denies unsafe_code"
     );
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    for f in files {
-        let rel = f
-            .strip_prefix(&src)
-            .unwrap()
-            .to_string_lossy()
-            .replace('\\', "/");
-        if unsafe_allowed(&rel) {
+    for (rel, text) in &sources {
+        if unsafe_allowed(rel) {
             continue;
         }
-        let opts_out = std::fs::read_to_string(&f)
-            .unwrap()
-            .contains("#![allow(unsafe_code)]");
+        let opts_out = text.contains("#![allow(unsafe_code)]");
         assert_eq!(
             opts_out,
-            a.unsafe_files.contains(&rel),
+            a.unsafe_files.contains(rel),
             "{rel}: #![allow(unsafe_code)] exactly in the listed files"
         );
     }

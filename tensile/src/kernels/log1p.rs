@@ -63,7 +63,6 @@ pub(crate) fn log1p(x: f64) -> f64 {
     let hx = high(x) as i32;
     let ax = (hx as u32) & 0x7fff_ffff;
     // 1 + x = 2^k · u with u in [√2/2, √2); c corrects the rounding of 1 + x
-    let (mut k, u, c, hu_full);
     if hx <= 0x3fda_8279 {
         if ax > 0x3fef_ffff {
             // x ≤ −1
@@ -87,36 +86,23 @@ pub(crate) fn log1p(x: f64) -> f64 {
             let (hfsq, t) = main_terms(x);
             return x - (hfsq - t);
         }
+    } else if hx > 0x7fef_ffff {
+        return x + x;
+    }
+    let (mut k, u, c, hu_full) = if hx <= 0x433f_ffff {
         let v = x + 1.0;
-        hu_full = high(v);
-        k = (hu_full as i32 >> 20) - 1023;
-        c = if k > 0 {
+        let hv = high(v);
+        let k = (hv as i32 >> 20) - 1023;
+        let c = if k > 0 {
             (1.0 - (v - x)) / v
         } else {
             (x - (v - 1.0)) / v
         };
-        u = v;
+        (k, v, c, hv)
     } else {
-        if hx > 0x7fef_ffff {
-            return x + x;
-        }
-        if hx <= 0x433f_ffff {
-            let v = x + 1.0;
-            hu_full = high(v);
-            k = (hu_full as i32 >> 20) - 1023;
-            c = if k > 0 {
-                (1.0 - (v - x)) / v
-            } else {
-                (x - (v - 1.0)) / v
-            };
-            u = v;
-        } else {
-            hu_full = hx as u32;
-            k = (hx >> 20) - 1023;
-            c = 0.0;
-            u = x;
-        }
-    }
+        // 2^53 ≤ x: 1 + x is x
+        ((hx >> 20) - 1023, x, 0.0, hx as u32)
+    };
     let mut hu = hu_full & 0x000f_ffff;
     let u = if hu > 0x6a09d {
         k += 1;
