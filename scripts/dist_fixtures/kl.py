@@ -26,6 +26,11 @@ def _sets(make, a, b, c, f):
             "c": make(*[t(x) for x in c]), "f": make(*[t(x, dtype=f64) for x in f])}
 
 
+# The positive parameter pairs Gamma (concentration, rate) and Beta (concentration1,
+# concentration0) share.
+_POSITIVE_PAIRS = (([2.0, 0.5, 5.0], [1.0, 2.0, 0.5]), ([1.0, 3.0, 0.7], [0.5, 1.5, 4.0]),
+                   ([[1.5], [0.3]], [[2.0], [0.6]]), ([0.8, 2.5, 12.0], [1.2, 0.4, 3.0]))
+
 S = {
     "Normal": _sets(lambda lo, s: d("Normal", loc=lo, scale=s),
                     ([0.0, 1.0, -1.0], [1.0, 0.5, 2.0]), ([0.5, -1.0, 0.3], [2.0, 1.0, 0.7]),
@@ -48,15 +53,11 @@ S = {
     "Poisson": _sets(lambda r: d("Poisson", rate=r),
                      ([1.0, 0.5, 4.0],), ([2.0, 1.5, 0.3],), ([[0.7], [3.0]],),
                      ([0.25, 1.0, 9.0],)),
-    "Gamma": _sets(lambda c, r: d("Gamma", concentration=c, rate=r),
-                   ([2.0, 0.5, 5.0], [1.0, 2.0, 0.5]), ([1.0, 3.0, 0.7], [0.5, 1.5, 4.0]),
-                   ([[1.5], [0.3]], [[2.0], [0.6]]), ([0.8, 2.5, 12.0], [1.2, 0.4, 3.0])),
+    "Gamma": _sets(lambda c, r: d("Gamma", concentration=c, rate=r), *_POSITIVE_PAIRS),
     "Chi2": _sets(lambda df: d("Chi2", df=df),
                   ([1.0, 3.0, 10.0],), ([2.0, 0.5, 6.0],), ([[4.0], [0.7]],),
                   ([0.5, 2.0, 7.0],)),
-    "Beta": _sets(lambda a, b: d("Beta", concentration1=a, concentration0=b),
-                  ([2.0, 0.5, 5.0], [1.0, 2.0, 0.5]), ([1.0, 3.0, 0.7], [0.5, 1.5, 4.0]),
-                  ([[1.5], [0.3]], [[2.0], [0.6]]), ([0.8, 2.5, 12.0], [1.2, 0.4, 3.0])),
+    "Beta": _sets(lambda a, b: d("Beta", concentration1=a, concentration0=b), *_POSITIVE_PAIRS),
     # Uniforms inside [0, 1], straddling 0 or 1, and off it.
     "Uniform": _sets(lambda lo, hi: d("Uniform", low=lo, high=hi),
                      ([0.0, 0.2, -1.0], [1.0, 0.7, 0.5]), ([0.1, 0.5, 0.0], [0.9, 2.0, 0.4]),

@@ -58,6 +58,13 @@ fn main_terms(f: f64) -> (f64, f64) {
     (hfsq, (r + hfsq) * s)
 }
 
+/// The main path's result for `k ≠ 0`: `k·ln2_hi − ((hfsq − (s·(hfsq + R) + (k·ln2_lo + c))) − f)`,
+/// `t` being `s·(hfsq + R)`.
+#[inline(always)]
+fn with_k(kd: f64, c: f64, f: f64, hfsq: f64, t: f64) -> f64 {
+    fma(kd, LN2_HI, -((hfsq - (fma(kd, LN2_LO, c) + t)) - f))
+}
+
 /// glibc's `__log1p_fma(x)`, every input (NaN, infinities, `x ≤ −1`, subnormals).
 pub(crate) fn log1p(x: f64) -> f64 {
     let hx = high(x) as i32;
@@ -135,7 +142,7 @@ pub(crate) fn log1p(x: f64) -> f64 {
     if k == 0 {
         f - (hfsq - t)
     } else {
-        fma(kd, LN2_HI, -((hfsq - (fma(kd, LN2_LO, c) + t)) - f))
+        with_k(kd, c, f, hfsq, t)
     }
 }
 
@@ -161,9 +168,9 @@ fn log1p_negative_lane(x: f64) -> (f64, bool) {
     let c = if kpath { c1 } else { 0.0 };
     let (hfsq, t) = main_terms(f);
     let kd = k as f64;
-    let with_k = fma(kd, LN2_HI, -((hfsq - (fma(kd, LN2_LO, c) + t)) - f));
+    let y_k = with_k(kd, c, f, hfsq, t);
     let without_k = f - (hfsq - t);
-    let y = if k == 0 { without_k } else { with_k };
+    let y = if k == 0 { without_k } else { y_k };
     (y, !covered || (kpath && hu1 == 0))
 }
 

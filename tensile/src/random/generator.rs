@@ -15,6 +15,18 @@ pub const DEFAULT_SEED: u64 = 67280421310721;
 /// Words a bulk uniform fill takes from the engine at a time (a stack buffer).
 const BULK: usize = 512;
 
+/// A float uniform in [0, 1) from one word: its low 24 bits times 2⁻²⁴.
+#[inline(always)]
+fn unit_f32(w: u32) -> f32 {
+    (w & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32)
+}
+
+/// A double uniform in [0, 1) from `random64()`: its low 53 bits times 2⁻⁵³.
+#[inline(always)]
+fn unit_f64(w: u64) -> f64 {
+    (w & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
 /// What a generator holds (`CPUGeneratorImpl`): the mt19937 engine and the two cached normal
 /// samples (the second Box–Muller value of the last scalar normal draw; only the double one
 /// is used by CPU kernels).
@@ -52,7 +64,7 @@ impl GenState {
     /// compile it.
     #[inline]
     pub(crate) fn uniform_f32(&mut self, from: f32, to: f32) -> f32 {
-        let x = (self.random() & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32);
+        let x = unit_f32(self.random());
         if from == 0.0 && to == 1.0 {
             // fma(x, 1, 0) is x: skip libm's `fmaf` call (the baseline target has no FMA)
             return x;
@@ -64,7 +76,7 @@ impl GenState {
     /// float one.
     #[inline]
     pub(crate) fn uniform_f64(&mut self, from: f64, to: f64) -> f64 {
-        let x = (self.random64() & ((1u64 << 53) - 1)) as f64 * (1.0 / (1u64 << 53) as f64);
+        let x = unit_f64(self.random64());
         if from == 0.0 && to == 1.0 {
             // fma(x, 1, 0) is x: skip libm's `fma` call
             return x;
@@ -80,7 +92,7 @@ impl GenState {
             let w = &mut words[..o.len()];
             self.engine.fill(w);
             for (o, &w) in o.iter_mut().zip(w.iter()) {
-                *o = (w & ((1 << 24) - 1)) as f32 * (1.0 / (1u32 << 24) as f32);
+                *o = unit_f32(w);
             }
         }
     }
@@ -93,8 +105,7 @@ impl GenState {
             let w = &mut words[..2 * o.len()];
             self.engine.fill(w);
             for (o, w) in o.iter_mut().zip(w.chunks_exact(2)) {
-                let x = ((w[0] as u64) << 32 | w[1] as u64) & ((1u64 << 53) - 1);
-                *o = x as f64 * (1.0 / (1u64 << 53) as f64);
+                *o = unit_f64((w[0] as u64) << 32 | w[1] as u64);
             }
         }
     }
