@@ -49,6 +49,7 @@ mod iter;
 mod kernels;
 mod macros;
 mod ops;
+mod optable;
 mod print;
 #[allow(unsafe_code)]
 mod storage;
@@ -75,7 +76,6 @@ pub use nn::rnn::{
 };
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
-pub use ops::binary::pow;
 pub use ops::cat::{cat, cat_with, stack, stack_with};
 pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
@@ -85,10 +85,7 @@ pub use ops::einsum::{TensordotDims, einsum, tensordot};
 pub use ops::gather_scatter::{ScatterOpts, ScatterReduceOpts, TakeAlongDimOpts};
 pub use ops::index_ops::{IndexAddOpts, IndexReduceOpts};
 pub use ops::masked::where_cond_only;
-pub use ops::math_binary::{
-    AddOpts, DivOpts, bitwise_left_shift, bitwise_right_shift, float_power, special, xlogy,
-};
-pub use ops::math_binary::{rsub, rsub_with};
+pub use ops::math_binary::{AddOpts, DivOpts};
 pub use ops::matmul::{AddmmOpts, addmm, addmm_with, baddbmm, baddbmm_with};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
@@ -108,6 +105,10 @@ pub use ops::sort::{
 };
 pub use ops::ternary::where_cond;
 pub use ops::unary_math::{LogitOpts, NanToNumOpts};
+pub use optable::binary::{
+    bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
+};
+pub use optable::{BinaryId, MathId, OpId, UnaryId};
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
     MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,

@@ -10,6 +10,7 @@
 //! | forward | `ops/` `index` `views` `linalg` `print` `explain` `backcompat` |
 //! | autograd | `autograd/` except `autograd/formulas/` |
 //! | formulas | `autograd/formulas/` |
+//! | op table | `optable/` (the rows that declare each op: methods, id, recording) |
 //! | users | `nn/` `optim/` `io/` `random/` `distributions/` `data/` |
 //!
 //! and a file names another module by a `crate::name` path (`use crate::a::b`,
@@ -20,6 +21,8 @@
 //! * core names only core; the engine names core and kernels; kernels name core and kernels;
 //! * forward ops never name `autograd` (autograd wraps them);
 //! * formulas never name `nn` or `kernels` (they are written with differentiable ops);
+//! * the op table names forward functions and autograd, never the engine or kernels (a row
+//!   declares an op; the forward function runs it);
 //! * users (`nn`, `optim`, `io`, `random`, `distributions`, `data`) use the public API: they
 //!   never name a private module (`ops`, `kernels`, `iter`, `storage`, `tensor`, `views`,
 //!   `index`, `print`, `macros`).
@@ -69,6 +72,7 @@ enum Layer {
     Forward,
     Autograd,
     Formulas,
+    Table,
     Users,
     Root,
 }
@@ -87,6 +91,8 @@ fn layer(rel: &str) -> Layer {
         Layer::Forward
     } else if top == "autograd" {
         Layer::Autograd
+    } else if top == "optable" {
+        Layer::Table
     } else if USERS.contains(&top) {
         Layer::Users
     } else {
@@ -106,6 +112,9 @@ fn breach(from: Layer, to: &str) -> Option<&'static str> {
         Layer::Forward if to == "autograd" => Some("forward ops never name autograd"),
         Layer::Formulas if to == "nn" || to == "kernels" => {
             Some("formulas never name nn or kernels")
+        }
+        Layer::Table if to == "kernels" || to == "iter" || USERS.contains(&to) => {
+            Some("the op table names forward functions and autograd only")
         }
         Layer::Users if PRIVATE.contains(&to) => {
             Some("nn, optim, io, random, distributions and data use the public API")

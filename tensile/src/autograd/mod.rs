@@ -62,7 +62,7 @@ pub mod meta;
 pub mod mode;
 pub mod node;
 pub(crate) mod record;
-pub(crate) use record::inplace;
+pub(crate) use record::{inplace, write_back};
 
 pub use mode::{
     EnableGradGuard, GradModeGuard, NoGradGuard, enable_grad, is_grad_enabled, no_grad,

@@ -396,3 +396,25 @@ pub(crate) fn grad_fn_of(t: &Tensor) -> Option<GradFn> {
 fn _edge_is_send(e: Edge) -> impl Send {
     e
 }
+
+/// Writes the result of an out-of-place op back into `dst`, as PyTorch's in-place form of
+/// that op: `dst`'s internal overlap is refused first, then the result dtype must cast to
+/// `dst`'s (`result type Float can't be cast to the desired output type Long`), then the
+/// values are copied (broadcast to `dst`'s shape). Returns `dst` (an alias).
+///
+/// `f` is the out-of-place op applied to its argument (`|t| t.exp()`); it goes through
+/// [`inplace`] (leaf checks, version bump, the rebased history). The op table derives every
+/// in-place variant this way unless its row names an in-place kernel.
+pub(crate) fn write_back(dst: &Tensor, f: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
+    inplace(
+        dst,
+        &[],
+        || {
+            crate::iter::check_overlap(dst, &[])?;
+            let r = f(dst)?;
+            crate::dtype::check_can_cast(r.dtype, dst.dtype)?;
+            dst.copy_raw_(&r)
+        },
+        &f,
+    )
+}

@@ -14,12 +14,12 @@
 #![allow(unsafe_code)]
 
 use crate::args::{Int, Number};
+use crate::autograd::write_back;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::special::log1pexp;
 use crate::ops::copy::check_fill_range;
-use crate::ops::unary::write_back;
 use crate::ops::unary_math::{Layout, map, map2, not_impl, round_to};
 use crate::{Scalar, Tensor};
 

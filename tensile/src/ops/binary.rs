@@ -328,65 +328,6 @@ fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<3>) -> Re
     Ok(out)
 }
 
-macro_rules! binary_methods {
-    ($($name:ident, $name_:ident, $name_out:ident, $op:ident, $torch:literal);* $(;)?) => {
-        impl Tensor {$(
-            #[doc = concat!("`torch.", $torch, "(self, other)`: broadcasts both operands (trailing dims aligned, size 1 stretched, missing leading dims added) and promotes their dtypes (tensors over 0-d tensors over scalars).\n\n",
-                "Shapes: `self` and `other` broadcast to the output shape. Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the op's dtype errors.")]
-            pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                let other = other.into();
-                let r = binary(BinaryOp::$op, self, other, false)?;
-                crate::autograd::formulas::pointwise::binary(BinaryOp::$op, r, self, other)
-            }
-            #[doc = concat!("`self.", $torch, "_(other)`: in place. `other` may broadcast to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base.\n\n",
-                "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`.")]
-            pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                let other = other.into();
-                let ot = other.as_tensor();
-                crate::autograd::inplace(
-                    self,
-                    &[&ot],
-                    || binary(BinaryOp::$op, self, other, true),
-                    |old| old.$name(other),
-                )
-            }
-            #[doc = concat!("`torch.", $torch, "(self, other, out=out)`: writes the result into `out`, keeping its strides when its shape is the broadcast shape; otherwise `out` is replaced by a new tensor of the right shape (PyTorch's resize, with its deprecation warning when `out` had elements). The result must be castable to `out`'s dtype (`result type Float can't be cast to the desired output type Long`).")]
-            pub fn $name_out<'a>(&self, other: impl Into<Operand<'a>>, out: &mut Tensor) -> Result<()> {
-                let r = binary_into(BinaryOp::$op, self, other.into(), Dest::Out(out))?;
-                if !r.shares_storage(out) {
-                    *out = r;
-                }
-                Ok(())
-            }
-        )*}
-    };
-}
-
-binary_methods! {
-    add, add_, add_out, Add, "add";
-    sub, sub_, sub_out, Sub, "sub";
-    mul, mul_, mul_out, Mul, "mul";
-    div, div_, div_out, Div, "div";
-    remainder, remainder_, remainder_out, Remainder, "remainder";
-    floor_divide, floor_divide_, floor_divide_out, FloorDivide, "floor_divide";
-    pow, pow_, pow_out, Pow, "pow";
-    maximum, maximum_, maximum_out, Maximum, "maximum";
-    minimum, minimum_, minimum_out, Minimum, "minimum";
-    atan2, atan2_, atan2_out, Atan2, "atan2";
-    eq, eq_, eq_out, Eq, "eq";
-    ne, ne_, ne_out, Ne, "ne";
-    lt, lt_, lt_out, Lt, "lt";
-    le, le_, le_out, Le, "le";
-    gt, gt_, gt_out, Gt, "gt";
-    ge, ge_, ge_out, Ge, "ge";
-    logical_and, logical_and_, logical_and_out, LogicalAnd, "logical_and";
-    logical_or, logical_or_, logical_or_out, LogicalOr, "logical_or";
-    logical_xor, logical_xor_, logical_xor_out, LogicalXor, "logical_xor";
-    bitwise_and, bitwise_and_, bitwise_and_out, BitwiseAnd, "bitwise_and";
-    bitwise_or, bitwise_or_, bitwise_or_out, BitwiseOr, "bitwise_or";
-    bitwise_xor, bitwise_xor_, bitwise_xor_out, BitwiseXor, "bitwise_xor";
-}
-
 impl Tensor {
     /// `self.clamp_min_(min)`: in place, `self = max(self, min)` (NaN propagates), `min` a
     /// tensor broadcastable to `self` or a number. Errors as the other in-place ops, and
@@ -398,36 +339,6 @@ impl Tensor {
     /// `self.clamp_max_(max)`: in place, `self = min(self, max)`.
     pub fn clamp_max_<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
         crate::ops::math_ternary::clamp_any(self, None, Some(max.into()), true)
-    }
-}
-
-/// `torch.pow(input, exponent)` with either side a number: `tensile::pow(2, &t)` is PyTorch's
-/// `torch.pow(2, t)` / `2 ** t`, `tensile::pow(&t, 0.5)` is `t.pow(0.5)`.
-///
-/// Shapes: the tensor operands broadcast; a number is a Python scalar (lowest promotion
-/// priority: `pow(2, int_tensor)` stays int64, `pow(2.0, int_tensor)` gives float32).
-///
-/// Errors: those of [`Tensor::pow`] (`Integers to negative integer powers are not allowed.`
-/// for an integer tensor and a negative integer exponent); two numbers:
-/// `pow(): at least one of 'input' and 'exponent' must be a tensor` (Rust has `f64::powf`).
-pub fn pow<'a, 'b>(
-    input: impl Into<Operand<'a>>,
-    exponent: impl Into<Operand<'b>>,
-) -> Result<Tensor> {
-    match (input.into(), exponent.into()) {
-        (Operand::Tensor(t), e) => t.pow(e),
-        (Operand::Scalar(s), Operand::Tensor(e)) => {
-            let r = binary(
-                BinaryOp::Pow,
-                &Tensor::wrapped_scalar(s),
-                Operand::Tensor(e),
-                false,
-            )?;
-            crate::autograd::formulas::pointwise::pow_scalar_base(r, s.to_f64(), e)
-        }
-        (Operand::Scalar(_), Operand::Scalar(_)) => Err(Error::runtime(
-            "pow(): at least one of 'input' and 'exponent' must be a tensor",
-        )),
     }
 }
 

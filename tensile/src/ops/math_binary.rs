@@ -253,188 +253,13 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
     Ok(out)
 }
 
-macro_rules! math_methods {
-    ($($name:ident, $name_:ident, $op:ident, $torch:literal, $doc:literal);* $(;)?) => {
-        impl Tensor {$(
-            #[doc = concat!("`torch.", $torch, "(self, other)`: ", $doc, "\n\n",
-                "Shapes: `self` and `other` (a tensor or a number) broadcast to the output shape; dtypes promote as PyTorch's (a number counts as a Python scalar). ",
-                "Errors: `The size of tensor a (A) must match the size of tensor b (B) at non-singleton dimension D`, and the dtype errors above.")]
-            pub fn $name<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                let other = other.into();
-                let r = math2(MathOp::$op, self, other, false)?;
-                crate::autograd::formulas::pointwise::math2(stringify!($name), r, Operand::Tensor(self), other)
-            }
-            #[doc = concat!("`self.", $torch, "_(other)`: [`Tensor::", stringify!($name), "`] in place. `other` broadcasts to `self`'s shape; `self`'s shape, strides and dtype never change, and writes through a view land in its base. Returns `self`.\n\n",
-                "Errors, in PyTorch's order: memory overlap (`unsupported operation: …`), broadcast (`The size of tensor a …`), `output with shape [..] doesn't match the broadcast shape [..]`, `result type Float can't be cast to the desired output type Long`, then the op's dtype error.")]
-            pub fn $name_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-                let other = other.into();
-                let ot = other.as_tensor();
-                crate::autograd::inplace(
-                    self,
-                    &[&ot],
-                    || math2(MathOp::$op, self, other, true),
-                    |old| old.$name(other),
-                )
-            }
-        )*}
-    };
-}
-
-math_methods! {
-    fmod, fmod_, Fmod, "fmod", "C's `fmod`: the remainder of truncating division, with the sign of `self`. Same dtype as the promotion; integers: `ZeroDivisionError` (RuntimeError) for a zero divisor; bool: `\"fmod_cpu\" not implemented for 'Bool'`.";
-    copysign, copysign_, Copysign, "copysign", "`|self|` with the sign of `other` (sign bits of ±0 and NaN count). Integer and bool inputs give float32.";
-    hypot, hypot_, Hypot, "hypot", "`sqrt(self² + other²)` without overflow. Floats only: `\"hypot_cpu\" not implemented for 'Long'`.";
-    xlogy, xlogy_, Xlogy, "xlogy", "`self * log(other)`, 0 where `self` is 0, NaN where `other` is NaN. Integer and bool inputs give float32.";
-    float_power, float_power_, FloatPower, "float_power", "`self ** other` computed in float64; the result is always float64. In place, `self` must be float64: `the base given to float_power_ has dtype Float but the operation's result requires dtype Double` (checked first).";
-    nextafter, nextafter_, Nextafter, "nextafter", "the next representable value after `self` toward `other`, in the dtype's own precision (float16 and bfloat16 step by their own ulp). Floats only: `\"nextafter_cpu\" not implemented for 'Long'`.";
-    gcd, gcd_, Gcd, "gcd", "the non-negative greatest common divisor (`gcd(0, 0) = 0`). Integers only (not bool): `\"gcd_cpu\" not implemented for 'Float'`.";
-    lcm, lcm_, Lcm, "lcm", "`|self / gcd * other|` (0 when both are 0), wrapping as PyTorch's integer arithmetic does (8- and 16-bit operands in `int`, then cast). Integers only: `\"lcm_cpu\" not implemented for 'Float'`.";
-    bitwise_left_shift, bitwise_left_shift_, LeftShift, "bitwise_left_shift", "`self << other`; a shift by a negative amount or by the width or more gives 0. Integers only: `\"lshift_cpu\" not implemented for 'Float'` (and 'Bool').";
-    bitwise_right_shift, bitwise_right_shift_, RightShift, "bitwise_right_shift", "`self >> other` (arithmetic for signed types); a shift by a negative amount or by the width or more gives the sign fill (0 or -1; 0 for uint8). Integers only: `\"rshift_cpu\" not implemented for 'Float'` (and 'Bool').";
-    heaviside, heaviside_, Heaviside, "heaviside", "the step function: `other` where `self` is 0, else 1 where `self > 0`, 0 where `self < 0` or NaN. Both must have the same dtype: `heaviside is not yet implemented for tensors with different dtypes.` (checked before broadcasting).";
-}
-
-impl Tensor {
-    /// `torch.logaddexp(self, other)`: `log(exp(self) + exp(other))` without overflow
-    /// (`max + log1p(exp(-|self - other|))`; two equal infinities give that infinity).
-    ///
-    /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
-    /// inputs: `"logaddexp_cpu" not implemented for 'Long'` (NotImplementedError).
-    pub fn logaddexp<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let other = other.into();
-        let r = math2(MathOp::Logaddexp, self, other, false)?;
-        crate::autograd::formulas::pointwise::math2("logaddexp", r, Operand::Tensor(self), other)
-    }
-    /// `torch.logaddexp2(self, other)`: `log2(2**self + 2**other)` without overflow.
-    ///
-    /// Shapes: broadcast; dtype: the promotion. Errors: the broadcast error; integer and bool
-    /// inputs: `"logaddexp2_cpu" not implemented for 'Long'` (NotImplementedError).
-    pub fn logaddexp2<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let other = other.into();
-        let r = math2(MathOp::Logaddexp2, self, other, false)?;
-        crate::autograd::formulas::pointwise::math2("logaddexp2", r, Operand::Tensor(self), other)
-    }
-
-    /// `torch.true_divide(self, other)` = `torch.div(self, other)`: true division; integer
-    /// and bool inputs give float32. Shapes broadcast. See [`Tensor::div`].
-    pub fn true_divide<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let other = other.into();
-        let r = binary(BinaryOp::Div, self, other, false)?;
-        crate::autograd::formulas::pointwise::binary(BinaryOp::Div, r, self, other)
-    }
-    /// `self.true_divide_(other)`: in place; an integer `self` fails with `result type Float
-    /// can't be cast to the desired output type Long`. See [`Tensor::div_`].
-    pub fn true_divide_<'a>(&self, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-        binary(BinaryOp::Div, self, other.into(), true)
-    }
-
-    /// `torch.div(self, other, rounding_mode=…)`: `x.div_with(&y, "trunc")`,
-    /// `x.div_with(&y, "floor")`, or `x.div_with(&y, None)` (true division, [`Tensor::div`]).
-    ///
-    /// `"trunc"` rounds the quotient toward zero, `"floor"` toward −∞ (= [`Tensor::floor_divide`]);
-    /// both keep the promoted dtype (integers stay integers). Shapes broadcast.
-    ///
-    /// Errors: `div expected rounding_mode to be one of None, 'trunc', or 'floor' but found
-    /// 'x'`; integer division by zero: `ZeroDivisionError` (RuntimeError); bool:
-    /// `"div_trunc_cpu" not implemented for 'Bool'` / `"div_floor_cpu" …`.
-    pub fn div_with<'a, 'm>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<DivOpts<'m>>,
-    ) -> Result<Tensor> {
-        let (other, opts) = (other.into(), opts.into());
-        let r = div_mode(self, other, opts, false)?;
-        match opts.rounding_mode {
-            None => crate::autograd::formulas::pointwise::binary(
-                crate::ops::binary::BinaryOp::Div,
-                r,
-                self,
-                other,
-            ),
-            Some(_) => crate::autograd::formulas::pointwise::div_rounding(r, self, other),
-        }
-    }
-    /// `self.div_(other, rounding_mode=…)`: [`Tensor::div_with`] in place. Errors as there,
-    /// and those of the in-place ops (`result type Float can't be cast to the desired output
-    /// type Long` for true division of an integer `self`).
-    pub fn div_with_<'a, 'm>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<DivOpts<'m>>,
-    ) -> Result<Tensor> {
-        let (other, opts) = (other.into(), opts.into());
-        let ot = other.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[&ot],
-            || div_mode(self, other, opts, true),
-            |old| old.div_with(other, opts),
-        )
-    }
-
-    /// `torch.add(self, other, alpha=…)`: `self + alpha * other`, e.g. `x.add_with(&y, 2)`.
-    ///
-    /// Shapes broadcast; dtype: the promotion of `self` and `other` (alpha takes no part).
-    /// Bool tensors: `self or (alpha and other)`.
-    ///
-    /// Errors: the broadcast error; `For integral input tensors, argument alpha must not be a
-    /// floating point number.`; `Boolean alpha only supported for Boolean results.`
-    pub fn add_with<'a>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<AddOpts>,
-    ) -> Result<Tensor> {
-        let (other, alpha) = (other.into(), opts.into().alpha);
-        let r = add_alpha(self, other, alpha, false)?;
-        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), false)
-    }
-    /// `self.add_(other, alpha=…)`: [`Tensor::add_with`] in place (cast errors as the other
-    /// in-place ops, checked before alpha).
-    pub fn add_with_<'a>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<AddOpts>,
-    ) -> Result<Tensor> {
-        let (other, alpha) = (other.into(), opts.into().alpha);
-        let ot = other.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[&ot],
-            || add_alpha(self, other, alpha, true),
-            |old| old.add_with(other, AddOpts { alpha }),
-        )
-    }
-    /// `torch.sub(self, other, alpha=…)`: `self - alpha * other`. Errors as
-    /// [`Tensor::add_with`], and first the bool refusal of [`Tensor::sub`]
-    /// (``Subtraction, the `-` operator, with a bool tensor is not supported. …``).
-    pub fn sub_with<'a>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<AddOpts>,
-    ) -> Result<Tensor> {
-        let (other, alpha) = (other.into(), opts.into().alpha);
-        let r = sub_alpha(self, other, alpha, false)?;
-        crate::autograd::formulas::pointwise::add_alpha(r, self, other, alpha.to_f64(), true)
-    }
-    /// `self.sub_(other, alpha=…)`: [`Tensor::sub_with`] in place.
-    pub fn sub_with_<'a>(
-        &self,
-        other: impl Into<Operand<'a>>,
-        opts: impl Into<AddOpts>,
-    ) -> Result<Tensor> {
-        let (other, alpha) = (other.into(), opts.into().alpha);
-        let ot = other.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[&ot],
-            || sub_alpha(self, other, alpha, true),
-            |old| old.sub_with(other, AddOpts { alpha }),
-        )
-    }
-}
-
 /// `add` with alpha: plain [`Tensor::add`] for `alpha = 1` (the same rules and result).
-fn add_alpha(a: &Tensor, b: Operand<'_>, alpha: Scalar, inplace: bool) -> Result<Tensor> {
+pub(crate) fn add_alpha(
+    a: &Tensor,
+    b: Operand<'_>,
+    alpha: Scalar,
+    inplace: bool,
+) -> Result<Tensor> {
     if alpha == Scalar::Int(1) {
         return binary(BinaryOp::Add, a, b, inplace);
     }
@@ -443,7 +268,12 @@ fn add_alpha(a: &Tensor, b: Operand<'_>, alpha: Scalar, inplace: bool) -> Result
 
 /// `sub` with alpha: PyTorch's `sub_check`, then `add` with `-alpha` (plain [`Tensor::sub`]
 /// for `alpha = 1`).
-fn sub_alpha(a: &Tensor, b: Operand<'_>, alpha: Scalar, inplace: bool) -> Result<Tensor> {
+pub(crate) fn sub_alpha(
+    a: &Tensor,
+    b: Operand<'_>,
+    alpha: Scalar,
+    inplace: bool,
+) -> Result<Tensor> {
     if alpha == Scalar::Int(1) {
         return binary(BinaryOp::Sub, a, b, inplace);
     }
@@ -480,45 +310,6 @@ impl<'m> From<Option<&'m str>> for DivOpts<'m> {
     }
 }
 
-/// `torch.rsub(input, other)`: `other - input` (`other` a tensor or a number); see
-/// [`rsub_with`].
-pub fn rsub<'a>(input: &Tensor, other: impl Into<Operand<'a>>) -> Result<Tensor> {
-    rsub_with(input, other, AddOpts::default())
-}
-
-/// `torch.rsub(input, other, alpha=…)`: `other - alpha · input`, i.e. PyTorch's
-/// `sub(other, input, alpha)` (a number `other` becomes a wrapped 0-d tensor, the first
-/// operand): shapes broadcast, dtypes promote, errors and their order are
-/// [`Tensor::sub_with`]'s with the operands swapped (`The size of tensor a (2) must match the
-/// size of tensor b (3) at non-singleton dimension 1` names `other` as `a`; ``Subtraction, the
-/// `-` operator, with a bool tensor is not supported. …``; `For integral input tensors,
-/// argument alpha must not be a floating point number.`; `Boolean alpha only supported for
-/// Boolean results.`). Gradient: `RsubBackward0` (tensor `other`), `RsubBackward1` (number).
-pub fn rsub_with<'a>(
-    input: &Tensor,
-    other: impl Into<Operand<'a>>,
-    opts: impl Into<AddOpts>,
-) -> Result<Tensor> {
-    let (other, alpha) = (other.into(), opts.into().alpha);
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        match other {
-            Operand::Tensor(o) => sub_alpha(o, Operand::Tensor(input), alpha, false)?,
-            Operand::Scalar(v) => sub_alpha(
-                &Tensor::wrapped_scalar(v),
-                Operand::Tensor(input),
-                alpha,
-                false,
-            )?,
-        }
-    };
-    let o = match other {
-        Operand::Tensor(o) => Some(o),
-        Operand::Scalar(_) => None,
-    };
-    crate::autograd::formulas::rsub::rsub(r, input, o, alpha.to_f64())
-}
-
 /// `torch.add`/`torch.sub`'s optional argument (`alpha=1`), for [`Tensor::add_with`]: any
 /// number, or the struct.
 #[derive(Clone, Copy, Debug)]
@@ -541,7 +332,13 @@ impl<T: crate::args::Number> From<T> for AddOpts {
     }
 }
 
-fn div_mode(a: &Tensor, b: Operand<'_>, opts: DivOpts<'_>, inplace: bool) -> Result<Tensor> {
+/// `div` with a rounding mode (`None`, `"trunc"`, `"floor"`); with `inplace`, into `a`.
+pub(crate) fn div_mode(
+    a: &Tensor,
+    b: Operand<'_>,
+    opts: DivOpts<'_>,
+    inplace: bool,
+) -> Result<Tensor> {
     match opts.rounding_mode {
         None => binary(BinaryOp::Div, a, b, inplace),
         Some("trunc") => math2(DivTrunc, a, b, inplace),
@@ -552,9 +349,10 @@ fn div_mode(a: &Tensor, b: Operand<'_>, opts: DivOpts<'_>, inplace: bool) -> Res
     }
 }
 
-/// Free functions of the math ops that PyTorch exposes as `torch.NAME(input, other)` with a
-/// number allowed as `input`.
-fn with_number_input(
+/// Math op `op` of `input` and `other`, either of which may be a number (a wrapped 0-d
+/// tensor, as PyTorch's `torch.NAME(2, t)`); two numbers: `NAME(): at least one of 'input'
+/// and 'other' must be a tensor`.
+pub(crate) fn with_number_input(
     op: MathOp,
     input: Operand<'_>,
     other: Operand<'_>,
@@ -571,74 +369,10 @@ fn with_number_input(
     }
 }
 
-/// `torch.bitwise_left_shift(input, other)` with a number allowed on either side:
-/// `tensile::bitwise_left_shift(1, &t)` is PyTorch's `1 << t`. See
-/// [`Tensor::bitwise_left_shift`]; two numbers fail
-/// (`bitwise_left_shift(): at least one of 'input' and 'other' must be a tensor`).
-pub fn bitwise_left_shift<'a, 'b>(
-    input: impl Into<Operand<'a>>,
-    other: impl Into<Operand<'b>>,
-) -> Result<Tensor> {
-    with_number_input(LeftShift, input.into(), other.into(), "bitwise_left_shift")
-}
-
-/// `torch.bitwise_right_shift(input, other)` with a number allowed on either side. See
-/// [`bitwise_left_shift`].
-pub fn bitwise_right_shift<'a, 'b>(
-    input: impl Into<Operand<'a>>,
-    other: impl Into<Operand<'b>>,
-) -> Result<Tensor> {
-    with_number_input(
-        RightShift,
-        input.into(),
-        other.into(),
-        "bitwise_right_shift",
-    )
-}
-
-/// `torch.xlogy(input, other)` with a number allowed as `input` (`torch.xlogy(2, t)`). See
-/// [`Tensor::xlogy`].
-pub fn xlogy<'a, 'b>(
-    input: impl Into<Operand<'a>>,
-    other: impl Into<Operand<'b>>,
-) -> Result<Tensor> {
-    let (a, b) = (input.into(), other.into());
-    let r = with_number_input(Xlogy, a, b, "xlogy")?;
-    crate::autograd::formulas::pointwise::math2("xlogy", r, a, b)
-}
-
-/// `torch.float_power(input, exponent)` with a number allowed on either side
-/// (`torch.float_power(2, t)`). See [`Tensor::float_power`].
-pub fn float_power<'a, 'b>(
-    input: impl Into<Operand<'a>>,
-    exponent: impl Into<Operand<'b>>,
-) -> Result<Tensor> {
-    let (a, b) = (input.into(), exponent.into());
-    let r = with_number_input(FloatPower, a, b, "float_power")?;
-    crate::autograd::formulas::pointwise::math2("float_power", r, a, b)
-}
-
-/// `torch.special`: the special functions of this crate.
-pub mod special {
-    use super::*;
-
-    /// `torch.special.xlog1py(input, other)`: `input * log1p(other)`, 0 where `input` is 0,
-    /// NaN where `other` is NaN; either may be a number (not both).
-    ///
-    /// Shapes: broadcast. dtype: the promotion; integer and bool inputs give float32.
-    /// Errors: the broadcast error; two numbers:
-    /// `xlog1py(): at least one of 'input' and 'other' must be a tensor`.
-    pub fn xlog1py<'a, 'b>(
-        input: impl Into<Operand<'a>>,
-        other: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        with_number_input(Xlog1py, input.into(), other.into(), "xlog1py")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{bitwise_left_shift, float_power, rsub, rsub_with, special};
 
     fn t<T: Element>(v: Vec<T>) -> Tensor {
         let n = v.len();

@@ -150,7 +150,7 @@ fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor
             "\"{name}_out_cpu\" not implemented for 'Bool'"
         )));
     }
-    crate::ops::unary::write_back(t, |t| cum(t, dim, t.dtype(), prod))
+    crate::autograd::write_back(t, |t| cum(t, dim, t.dtype(), prod))
 }
 
 /// `cummax`/`cummin`: values and int64 indices. A NaN wins and stays until a later NaN;

@@ -188,70 +188,6 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
     Ok(out)
 }
 
-/// Writes the result of an out-of-place op back into `dst`, as PyTorch's in-place form of
-/// that op: `dst`'s internal overlap is refused first, then the result dtype must cast to
-/// `dst`'s (`result type Float can't be cast to the desired output type Long`), then the
-/// values are copied (broadcast to `dst`'s shape). Returns `dst` (an alias).
-///
-/// `f` is the out-of-place op applied to its argument (`|t| t.exp()`); it goes through
-/// [`crate::autograd::inplace`] (leaf checks, version bump, the rebased history).
-pub(crate) fn write_back(dst: &Tensor, f: impl Fn(&Tensor) -> Result<Tensor>) -> Result<Tensor> {
-    crate::autograd::inplace(
-        dst,
-        &[],
-        || {
-            crate::iter::check_overlap(dst, &[])?;
-            let r = f(dst)?;
-            crate::dtype::check_can_cast(r.dtype, dst.dtype)?;
-            dst.copy_raw_(&r)
-        },
-        &f,
-    )
-}
-
-macro_rules! unary_methods {
-    ($($name:ident, $name_:ident, $op:ident, $doc:literal);* $(;)?) => {
-        impl Tensor {$(
-            #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order (a permuted dense input gives a permuted output).")]
-            pub fn $name(&self) -> Result<Tensor> {
-                let r = unary(UnaryOp::$op, self)?;
-                crate::autograd::formulas::pointwise::unary(UnaryOp::$op, r, self)
-            }
-            #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
-                "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer `self` with a float-valued op).")]
-            pub fn $name_(&self) -> Result<Tensor> {
-                write_back(self, |t| t.$name())
-            }
-        )*}
-    };
-}
-
-unary_methods! {
-    neg, neg_, Neg, "`torch.neg`: `-self`. Error for bool: ``Negation, the `-` operator, on a bool tensor is not supported. …``";
-    abs, abs_, Abs, "`torch.abs`: absolute value (integers wrap at their minimum).";
-    exp, exp_, Exp, "`torch.exp`. Integer and bool inputs give float32.";
-    log, log_, Log, "`torch.log` (natural). Integer and bool inputs give float32.";
-    sqrt, sqrt_, Sqrt, "`torch.sqrt`. Integer and bool inputs give float32.";
-    rsqrt, rsqrt_, Rsqrt, "`torch.rsqrt`: `1/sqrt(self)`. Integer and bool inputs give float32.";
-    sin, sin_, Sin, "`torch.sin`. Integer and bool inputs give float32.";
-    cos, cos_, Cos, "`torch.cos`. Integer and bool inputs give float32.";
-    tanh, tanh_, Tanh, "`torch.tanh`. Integer and bool inputs give float32.";
-    sigmoid, sigmoid_, Sigmoid, "`torch.sigmoid`: `1/(1+exp(-self))`. Integer and bool inputs give float32.";
-    relu, relu_, Relu, "`torch.nn.functional.relu`: `max(self, 0)`, NaN kept. Error for bool: `Boolean inputs not supported for relu`.";
-    gelu, gelu_, Gelu, "`torch.nn.functional.gelu` (exact, erf-based): `x/2 * (1 + erf(x/sqrt(2)))`. Floats only.";
-    silu, silu_, Silu, "`torch.nn.functional.silu`: `x * sigmoid(x)`. Floats only.";
-    erf, erf_, Erf, "`torch.erf`. Integer and bool inputs give float32.";
-    floor, floor_, Floor, "`torch.floor`. Integers are returned unchanged (same dtype).";
-    ceil, ceil_, Ceil, "`torch.ceil`. Integers are returned unchanged (same dtype).";
-    round, round_, Round, "`torch.round`: half to even. Integers are returned unchanged.";
-    trunc, trunc_, Trunc, "`torch.trunc`: toward zero. Integers are returned unchanged.";
-    sign, sign_, Sign, "`torch.sign`: -1, 0 or 1; NaN gives 0 (PyTorch's CPU result, for float16, bfloat16, float32 and float64).";
-    reciprocal, reciprocal_, Reciprocal, "`torch.reciprocal`: `1/self`. Integer and bool inputs give float32.";
-    square, square_, Square, "`torch.square`: `self*self`; bool gives int64.";
-    logical_not, logical_not_, LogicalNot, "`torch.logical_not`: bool output, `self == 0` (the in-place form writes 0/1 in `self`'s dtype).";
-    bitwise_not, bitwise_not_, BitwiseNot, "`torch.bitwise_not` (`~`): integers and bool only.";
-}
-
 impl Tensor {
     /// `torch.isnan`: bool output, same shape and dim order as `self`.
     pub fn isnan(&self) -> Result<Tensor> {
@@ -269,16 +205,6 @@ impl Tensor {
             ));
         }
         Ok(self.alias())
-    }
-    /// `self.zero_()` = `self.fill_(0)`: zeros written through views into the base (an
-    /// expanded `self` is allowed, as in PyTorch). Returns `self`. Never fails.
-    pub fn zero_(&self) -> Result<Tensor> {
-        crate::autograd::inplace(
-            self,
-            &[],
-            || self.fill_raw_(0),
-            |old| crate::autograd::formulas::pointwise::zero_node("ZeroBackward0", old),
-        )
     }
 }
 

@@ -20,7 +20,6 @@ use crate::error::{Error, Result};
 use crate::iter::{TensorIter, lock_operands};
 use crate::kernels::{pointwise, special};
 use crate::layout::preserve_format_strides;
-use crate::ops::unary::write_back;
 use crate::tensor::Tensor;
 
 /// The output layout of a one-input op.
@@ -209,129 +208,107 @@ impl From<(f64, f64, f64)> for NanToNumOpts {
     }
 }
 
-macro_rules! float_methods {
-    ($($name:ident, $name_:ident, $int_err:expr, $f:expr, $doc:literal);* $(;)?) => {
-        impl Tensor {$(
-            #[doc = concat!($doc, "\n\nShape: same as `self`, with `self`'s dim order. Dtype: a float `self` keeps its dtype (float16/bfloat16 computed in higher precision and rounded once); integer and bool inputs give float32 unless an error is listed.")]
-            pub fn $name(&self) -> Result<Tensor> {
-                let r = float_fn(self, $int_err, $f)?;
-                crate::autograd::formulas::pointwise::float_fn(stringify!($name), r, self)
+macro_rules! float_ops {
+    ($($Op:ident, $int_err:expr, $f:expr;)*) => {
+        /// The float functions of this file (the ops of [`float_op`]), each a scalar function
+        /// of a double.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(crate) enum FloatOp {
+            $($Op,)*
+        }
+
+        impl FloatOp {
+            /// The scalar function (for derivatives that need it: `lgamma`'s is `digamma`).
+            pub(crate) fn scalar(self) -> fn(f64) -> f64 {
+                match self {
+                    $(FloatOp::$Op => $f,)*
+                }
             }
-            #[doc = concat!("In place: `self.", stringify!($name_), "()`, the result of [`Tensor::", stringify!($name), "`] written into `self` (through views, into the base). Returns `self`.\n\n",
-                "Errors, in PyTorch's order: `unsupported operation: more than one element of the written-to tensor refers to a single memory location. …` (an expanded `self`); the op's own dtype errors; `result type Float can't be cast to the desired output type Long` (an integer or bool `self`).")]
-            pub fn $name_(&self) -> Result<Tensor> {
-                write_back(self, |t| t.$name())
+        }
+
+        /// Runs float function `op` over `a`: floats keep their dtype; integers and bool give
+        /// float32, or PyTorch's `"NAME" not implemented for 'Long'` for the floats-only ones
+        /// (`frac`). Each arm is its own monomorphic loop.
+        pub(crate) fn float_op(a: &Tensor, op: FloatOp) -> Result<Tensor> {
+            match op {
+                $(FloatOp::$Op => float_fn(a, $int_err, $f),)*
             }
-        )*}
+        }
     };
 }
 
 const DEG2RAD: f64 = std::f64::consts::PI / 180.0;
 const RAD2DEG: f64 = 180.0 / std::f64::consts::PI;
 
-float_methods! {
-    tan, tan_, None, f64::tan, "`torch.tan`.";
-    atan, atan_, None, f64::atan, "`torch.atan` (`arctan`).";
-    asin, asin_, None, f64::asin, "`torch.asin` (`arcsin`): NaN outside `[-1, 1]`.";
-    acos, acos_, None, f64::acos, "`torch.acos` (`arccos`): NaN outside `[-1, 1]`.";
-    sinh, sinh_, None, f64::sinh, "`torch.sinh`.";
-    cosh, cosh_, None, f64::cosh, "`torch.cosh`.";
-    asinh, asinh_, None, f64::asinh, "`torch.asinh` (`arcsinh`).";
-    acosh, acosh_, None, f64::acosh, "`torch.acosh` (`arccosh`): NaN below 1.";
-    atanh, atanh_, None, f64::atanh, "`torch.atanh` (`arctanh`): `±inf` at `±1`, NaN outside.";
-    exp2, exp2_, None, f64::exp2, "`torch.exp2`: `2**self`.";
-    expm1, expm1_, None, f64::exp_m1, "`torch.expm1`: `exp(self) - 1`, accurate near 0.";
-    log1p, log1p_, None, f64::ln_1p, "`torch.log1p`: `log(1 + self)`, accurate near 0.";
-    log2, log2_, None, f64::log2, "`torch.log2`.";
-    log10, log10_, None, f64::log10, "`torch.log10`.";
-    erfc, erfc_, None, special::erfc, "`torch.erfc`: `1 - erf(self)`.";
-    erfinv, erfinv_, None, special::erfinv, "`torch.erfinv`: the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`.";
-    lgamma, lgamma_, None, special::lgamma, "`torch.lgamma`: `ln|Γ(self)|`.";
-    digamma, digamma_, None, special::digamma, "`torch.digamma` (`special.psi`): `Γ'/Γ`; `∓inf` at `±0`, NaN at negative integers.";
-    sinc, sinc_, None, special::sinc, "`torch.sinc`: `sin(πx)/(πx)`, 1 at 0.";
-    deg2rad, deg2rad_, None, |x| x * DEG2RAD, "`torch.deg2rad`: `self * π/180`.";
-    rad2deg, rad2deg_, None, |x| x * RAD2DEG, "`torch.rad2deg`: `self * 180/π`.";
-    frac, frac_, Some("frac_cpu"), |x: f64| x - x.trunc(), "`torch.frac`: `self - trunc(self)` (sign of `self`). Floats only: integers and bool give `\"frac_cpu\" not implemented for 'Long'` (NotImplementedError).";
+float_ops! {
+    Tan, None, f64::tan;
+    Atan, None, f64::atan;
+    Asin, None, f64::asin;
+    Acos, None, f64::acos;
+    Sinh, None, f64::sinh;
+    Cosh, None, f64::cosh;
+    Asinh, None, f64::asinh;
+    Acosh, None, f64::acosh;
+    Atanh, None, f64::atanh;
+    Exp2, None, f64::exp2;
+    Expm1, None, f64::exp_m1;
+    Log1p, None, f64::ln_1p;
+    Log2, None, f64::log2;
+    Log10, None, f64::log10;
+    Erfc, None, special::erfc;
+    Erfinv, None, special::erfinv;
+    Lgamma, None, special::lgamma;
+    Digamma, None, special::digamma;
+    Sinc, None, special::sinc;
+    Deg2rad, None, |x| x * DEG2RAD;
+    Rad2deg, None, |x| x * RAD2DEG;
+    Frac, Some("frac_cpu"), |x: f64| x - x.trunc();
+}
+
+/// `torch.logit(a, eps)`'s forward: `ln(x/(1-x))`, with `x` clamped to `[eps, 1-eps]` first
+/// when `eps` is given and non-negative (NaN stays NaN). The bounds are computed in the
+/// result dtype, as PyTorch's kernel does (`eps` and `1 - eps` rounded to it: with
+/// `eps=1e-6`, float32's upper bound is `0.99999899…`). Shape: `a`'s, in its dim order.
+/// Dtype: floats keep theirs; integers and bool give float32. Returns the result and `eps`
+/// as rounded (the derivative's bounds).
+pub(crate) fn logit_fwd(a: &Tensor, eps: Option<f64>) -> Result<(Tensor, Option<f64>)> {
+    let out_dt = if a.dtype.is_floating_point() {
+        a.dtype
+    } else {
+        DEFAULT_FLOAT
+    };
+    let eps = eps.map(|e| round_to(out_dt, e));
+    let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
+    Ok((float_fn(a, None, move |x| special::logit(x, eps, hi))?, eps))
+}
+
+/// `torch.nan_to_num(a, nan, posinf, neginf)`'s forward: replaces NaN, `+inf` and `-inf` (the
+/// replacement values rounded to `a`'s dtype; an omitted `posinf`/`neginf` is the dtype's
+/// largest/lowest finite value). Integer and bool tensors are copied unchanged. Shape and
+/// dtype: `a`'s, with `empty_like(a)`'s strides (a dense `a`'s own, else dense in its dim
+/// order). Never fails but for allocation.
+pub(crate) fn nan_to_num_fwd(a: &Tensor, o: NanToNumOpts) -> Result<Tensor> {
+    let dt = a.dtype;
+    if !dt.is_floating_point() {
+        return map::<i64, i64>(a, dt, false, Layout::Preserve, |x| x);
+    }
+    let nan = o.nan.unwrap_or(0.0);
+    let pos = o.posinf.unwrap_or(float_max(dt));
+    let neg = o.neginf.unwrap_or(-float_max(dt));
+    map::<f64, f64>(a, dt, false, Layout::Preserve, move |x| {
+        if x.is_nan() {
+            nan
+        } else if x == f64::INFINITY {
+            pos
+        } else if x == f64::NEG_INFINITY {
+            neg
+        } else {
+            x
+        }
+    })
 }
 
 impl Tensor {
-    /// `torch.logit(self)`: `ln(x/(1-x))` (no clamping). Shapes and dtypes as
-    /// [`Tensor::logit_with`].
-    pub fn logit(&self) -> Result<Tensor> {
-        self.logit_with(LogitOpts::default())
-    }
-    /// `torch.logit(self, eps)`: `ln(x/(1-x))`, with `x` clamped to `[eps, 1-eps]` first when
-    /// `eps` is given and non-negative (NaN stays NaN). The bounds are computed in the
-    /// result dtype, as PyTorch's kernel does (`eps` and `1 - eps` rounded to it: with
-    /// `eps=1e-6`, float32's upper bound is `0.99999899…`). Shape: `self`'s, in its dim
-    /// order. Dtype: floats keep theirs; integers and bool give float32.
-    pub fn logit_with(&self, opts: impl Into<LogitOpts>) -> Result<Tensor> {
-        let out_dt = if self.dtype.is_floating_point() {
-            self.dtype
-        } else {
-            DEFAULT_FLOAT
-        };
-        let eps = opts.into().eps.map(|e| round_to(out_dt, e));
-        let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
-        let r = float_fn(self, None, move |x| special::logit(x, eps, hi))?;
-        crate::autograd::formulas::pointwise::logit(r, self, eps)
-    }
-    /// `self.logit_()`: [`Tensor::logit`] in place. Errors as the other in-place float
-    /// functions (`result type Float can't be cast to the desired output type Long`).
-    pub fn logit_(&self) -> Result<Tensor> {
-        write_back(self, |t| t.logit())
-    }
-    /// `self.logit_(eps)`: [`Tensor::logit_with`] in place.
-    pub fn logit_with_(&self, opts: impl Into<LogitOpts>) -> Result<Tensor> {
-        let opts = opts.into();
-        write_back(self, |t| t.logit_with(opts))
-    }
-
-    /// `torch.nan_to_num(self)`: NaN → 0, `±inf` → the dtype's largest/lowest finite value.
-    /// See [`Tensor::nan_to_num_with`].
-    pub fn nan_to_num(&self) -> Result<Tensor> {
-        self.nan_to_num_with(NanToNumOpts::default())
-    }
-    /// `torch.nan_to_num(self, nan, posinf, neginf)`: replaces NaN, `+inf` and `-inf` (the
-    /// replacement values rounded to `self`'s dtype; an omitted `posinf`/`neginf` is the
-    /// dtype's largest/lowest finite value). Integer and bool tensors are copied unchanged.
-    /// Shape and dtype: `self`'s, with `empty_like(self)`'s strides (a dense `self`'s own,
-    /// else dense in its dim order). Never fails but for allocation.
-    pub fn nan_to_num_with(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
-        let r = self.nan_to_num_impl(opts.into())?;
-        crate::autograd::formulas::binary_math::nan_to_num(r, self)
-    }
-    fn nan_to_num_impl(&self, o: NanToNumOpts) -> Result<Tensor> {
-        let dt = self.dtype;
-        if !dt.is_floating_point() {
-            return map::<i64, i64>(self, dt, false, Layout::Preserve, |x| x);
-        }
-        let nan = o.nan.unwrap_or(0.0);
-        let pos = o.posinf.unwrap_or(float_max(dt));
-        let neg = o.neginf.unwrap_or(-float_max(dt));
-        map::<f64, f64>(self, dt, false, Layout::Preserve, move |x| {
-            if x.is_nan() {
-                nan
-            } else if x == f64::INFINITY {
-                pos
-            } else if x == f64::NEG_INFINITY {
-                neg
-            } else {
-                x
-            }
-        })
-    }
-    /// `self.nan_to_num_()`: [`Tensor::nan_to_num`] in place; returns `self`. Error: an
-    /// expanded `self` (`unsupported operation: more than one element …`).
-    pub fn nan_to_num_(&self) -> Result<Tensor> {
-        write_back(self, |t| t.nan_to_num())
-    }
-    /// `self.nan_to_num_(nan, posinf, neginf)`: [`Tensor::nan_to_num_with`] in place.
-    pub fn nan_to_num_with_(&self, opts: impl Into<NanToNumOpts>) -> Result<Tensor> {
-        let opts = opts.into();
-        write_back(self, |t| t.nan_to_num_with(opts))
-    }
-
     /// `torch.signbit`: bool, whether the sign bit is set (`-0.0` and negative NaN included;
     /// `x < 0` for integers, false for bool and uint8). Shape: `self`'s, in its dim order.
     pub fn signbit(&self) -> Result<Tensor> {

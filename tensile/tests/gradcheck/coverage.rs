@@ -2,7 +2,9 @@
 //! every `pub fn` of an `impl Tensor` block (anywhere under `src/`), every top-level `pub fn`
 //! of `src/ops/`, `src/nn/`, `src/random/`, `src/views.rs` and `src/linalg.rs` (the free
 //! functions the crate root, `tensile::linalg` and `tensile::nn::functional` re-export), and
-//! every name a method-generating macro (`macro_rules!` whose body has `pub fn $…`) is invoked with.
+//! every name a method-generating macro (`macro_rules!` whose body has `pub fn $…`) is invoked with,
+//! outside `src/optable/`, whose ops and methods come from the table itself
+//! ([`tensile::OpId::all`], [`tensile::OpId::methods`]).
 //! `src/kernels/`, `#[cfg(test)]` modules and `#[doc(hidden)]` `__` helpers are skipped.
 
 use std::collections::BTreeMap;
@@ -87,7 +89,9 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
     let macros = generating_macros(&texts);
     let mut names = BTreeMap::new();
     for (rel, text) in &texts {
-        let free_fns = rel.starts_with("ops/")
+        let table = rel.starts_with("optable/");
+        let free_fns = table
+            || rel.starts_with("ops/")
             || rel.starts_with("nn/")
             || rel.starts_with("random/")
             || rel == "views.rs"
@@ -117,6 +121,7 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
                 let head = &line[..bang];
                 let after = line[bang + 1..].trim_start();
                 if !head.is_empty()
+                    && !table
                     && macros.iter().any(|m| m == head)
                     && (after.starts_with('{') || after.starts_with('('))
                 {
@@ -160,6 +165,13 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
         }
         for n in found.into_iter().filter(|n| !n.starts_with("__")) {
             names.entry(n).or_insert_with(|| rel.clone());
+        }
+    }
+    for op in tensile::OpId::all() {
+        for m in op.methods().iter().chain([&op.name()]) {
+            names
+                .entry(m.to_string())
+                .or_insert_with(|| "optable/".to_string());
         }
     }
     names

@@ -61,6 +61,12 @@ pub fn table() -> Vec<Row> {
         copysign: x, x, hypot: x, x, xlogy: x, pos, float_power: pos, x,
         nextafter: x, x, logaddexp: x, x, logaddexp2: x, x, true_divide: x, pos,
     );
+    t.push(
+        row("xlog1py", &[x(&[2, 3]), pos(&[2, 3])], |a| {
+            tensile::special::xlog1py(&a[0], &a[1])
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
     t.push(row("pow (tensor, number)", &[pos(&[2, 3])], |a| {
         a[0].pow(2.5)
     }));

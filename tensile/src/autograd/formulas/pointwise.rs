@@ -11,7 +11,6 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::ops::Operand;
 use crate::ops::binary::BinaryOp;
-use crate::ops::unary::UnaryOp;
 use crate::tensor::Tensor;
 
 type Body = dyn Fn(&Tensor, &[Tensor]) -> Result<Vec<Option<Tensor>>> + Send + Sync;
@@ -76,11 +75,8 @@ fn f32_chain(
     Ok(Some(vec![Some(crate::ops::map::map2_f32(g, s, f)?)]))
 }
 
-fn zeros_like(g: &Tensor) -> Result<Vec<Option<Tensor>>> {
-    Ok(vec![Some(Tensor::zeros_like(g)?)])
-}
-
-fn sgn(x: f64) -> f64 {
+/// The sign of `x` (0 at 0 and NaN): `abs`'s derivative.
+pub(crate) fn sgn(x: f64) -> f64 {
     if x > 0.0 {
         1.0
     } else if x < 0.0 {
@@ -90,130 +86,68 @@ fn sgn(x: f64) -> f64 {
     }
 }
 
-const FRAC_2_SQRT_PI: f64 = std::f64::consts::FRAC_2_SQRT_PI;
-
-fn in1(name: &'static str, x: &Tensor, f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Built {
+/// A node saving the input `x`: `g · d(x)`.
+pub(crate) fn in1(
+    name: &'static str,
+    x: &Tensor,
+    f: impl Fn(f64) -> f64 + Send + Sync + 'static,
+) -> Built {
     node_saving(
         lam(name, move |g, s| chain(g, &[&s[0]], |v| f(v[0]))),
         vec![Save::Input(x.alias())],
     )
 }
 
-fn out1(name: &'static str, f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Built {
+/// A node saving the result `r`: `g · d(r)`.
+pub(crate) fn out1(name: &'static str, f: impl Fn(f64) -> f64 + Send + Sync + 'static) -> Built {
     node_saving(
         lam(name, move |g, s| chain(g, &[&s[0]], |v| f(v[0]))),
         vec![Save::Output(0)],
     )
 }
 
-/// Records a unary op of `ops::unary` (`exp`, `sin`, `relu`, …).
-pub(crate) fn unary(op: UnaryOp, out: Tensor, x: &Tensor) -> Result<Tensor> {
-    use UnaryOp::*;
-    record(out, &[x], || match op {
-        Neg => node(lam("NegBackward0", |g, _| Ok(vec![Some(g.neg()?)]))),
-        Abs => in1("AbsBackward0", x, sgn),
-        Exp => out1("ExpBackward0", |r| r),
-        Log => in1("LogBackward0", x, |x| 1.0 / x),
-        Sqrt => out1("SqrtBackward0", |r| 1.0 / (2.0 * r)),
-        Rsqrt => out1("RsqrtBackward0", |r| -0.5 * r * r * r),
-        Sin => in1("SinBackward0", x, f64::cos),
-        Cos => in1("CosBackward0", x, |x| -x.sin()),
-        Tanh => out1("TanhBackward0", |r| 1.0 - r * r),
-        Sigmoid => out1("SigmoidBackward0", |r| r * (1.0 - r)),
-        Relu => node_saving(
-            lam("ReluBackward0", |g, s| {
-                // PyTorch's `threshold_backward(grad, result, 0)`: `result <= 0 ? 0 : grad`
-                if let Some(r) = f32_chain(g, &s[0], |g, r| if r <= 0.0 { 0.0 } else { g })? {
-                    return Ok(r);
-                }
-                let t = map_n(
-                    &[g, &s[0]],
-                    g.dtype(),
-                    |v| if v[1] <= 0.0 { 0.0 } else { v[0] },
-                )?;
-                Ok(vec![Some(t)])
-            }),
-            vec![Save::Output(0)],
-        ),
-        Gelu => node_saving(
-            lam("GeluBackward0", |g, s| {
-                // PyTorch's `GeluBackwardKernelImpl` (float: vectorised erf and exp)
-                if g.dtype() == DType::Float32 && s[0].dtype() == DType::Float32 {
-                    return Ok(vec![Some(crate::ops::map::gelu_backward_f32(g, &s[0])?)]);
-                }
-                chain(g, &[&s[0]], |v| {
-                    let x = v[0];
-                    let cdf = 0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
-                    let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
-                    cdf + x * pdf
-                })
-            }),
-            vec![Save::Input(x.alias())],
-        ),
-        Silu => in1("SiluBackward0", x, |x| {
-            let s = 1.0 / (1.0 + (-x).exp());
-            s * (1.0 + x * (1.0 - s))
+/// `relu` (`ReluBackward0`, the result saved): PyTorch's `threshold_backward(grad, result, 0)`,
+/// `result <= 0 ? 0 : grad` (float32 computed in float32).
+pub(crate) fn relu_node() -> Built {
+    node_saving(
+        lam("ReluBackward0", |g, s| {
+            if let Some(r) = f32_chain(g, &s[0], |g, r| if r <= 0.0 { 0.0 } else { g })? {
+                return Ok(r);
+            }
+            let t = map_n(
+                &[g, &s[0]],
+                g.dtype(),
+                |v| if v[1] <= 0.0 { 0.0 } else { v[0] },
+            )?;
+            Ok(vec![Some(t)])
         }),
-        Erf => in1("ErfBackward0", x, |x| FRAC_2_SQRT_PI * (-x * x).exp()),
-        Floor => node(lam("FloorBackward0", |g, _| zeros_like(g))),
-        Ceil => node(lam("CeilBackward0", |g, _| zeros_like(g))),
-        Round => node(lam("RoundBackward0", |g, _| zeros_like(g))),
-        Trunc => node(lam("TruncBackward0", |g, _| zeros_like(g))),
-        Sign => node(lam("SignBackward0", |g, _| zeros_like(g))),
-        Reciprocal => out1("ReciprocalBackward0", |r| -r * r),
-        Square => in1("PowBackward0", x, |x| 2.0 * x),
-        LogicalNot | BitwiseNot | IsNan => node(lam("NotImplemented", |_, _| Ok(vec![None]))),
-    })
+        vec![Save::Output(0)],
+    )
 }
 
-/// Records a float function of `ops::unary_math` by its method name.
-pub(crate) fn float_fn(name: &str, out: Tensor, x: &Tensor) -> Result<Tensor> {
-    use std::f64::consts::{LN_2, LN_10};
-    record(out, &[x], || match name {
-        "tan" => out1("TanBackward0", |r| 1.0 + r * r),
-        "atan" => in1("AtanBackward0", x, |x| 1.0 / (1.0 + x * x)),
-        "asin" => in1("AsinBackward0", x, |x| 1.0 / (1.0 - x * x).sqrt()),
-        "acos" => in1("AcosBackward0", x, |x| -1.0 / (1.0 - x * x).sqrt()),
-        "sinh" => in1("SinhBackward0", x, f64::cosh),
-        "cosh" => in1("CoshBackward0", x, f64::sinh),
-        "asinh" => in1("AsinhBackward0", x, |x| 1.0 / (x * x + 1.0).sqrt()),
-        "acosh" => in1("AcoshBackward0", x, |x| 1.0 / (x * x - 1.0).sqrt()),
-        "atanh" => in1("AtanhBackward0", x, |x| 1.0 / (1.0 - x * x)),
-        "exp2" => out1("Exp2Backward0", |r| r * LN_2),
-        "expm1" => out1("Expm1Backward0", |r| r + 1.0),
-        "log1p" => in1("Log1PBackward0", x, |x| 1.0 / (1.0 + x)),
-        "log2" => in1("Log2Backward0", x, |x| 1.0 / (x * LN_2)),
-        "log10" => in1("Log10Backward0", x, |x| 1.0 / (x * LN_10)),
-        "erfc" => in1("ErfcBackward0", x, |x| -FRAC_2_SQRT_PI * (-x * x).exp()),
-        "deg2rad" => in1("Deg2RadBackward0", x, |_| std::f64::consts::PI / 180.0),
-        "rad2deg" => in1("Rad2DegBackward0", x, |_| 180.0 / std::f64::consts::PI),
-        "frac" => node(lam("FracBackward0", |g, _| Ok(vec![Some(g.alias())]))),
-        "erfinv" => in1("ErfinvBackward0", x, |x| {
-            let y = crate::kernels::special::erfinv(x);
-            0.5 * std::f64::consts::PI.sqrt() * (y * y).exp()
-        }),
-        "sinc" => in1("SincBackward0", x, |x| {
-            if x == 0.0 {
-                0.0
-            } else {
-                let p = std::f64::consts::PI * x;
-                (p.cos() * p - p.sin()) / (p * x)
+/// exact `gelu` (`GeluBackward0`, the input saved): `g · (Φ(x) + x φ(x))`; float32 through
+/// PyTorch's `GeluBackwardKernelImpl` (vectorised erf and exp).
+pub(crate) fn gelu_node(x: &Tensor) -> Built {
+    node_saving(
+        lam("GeluBackward0", |g, s| {
+            if g.dtype() == DType::Float32 && s[0].dtype() == DType::Float32 {
+                return Ok(vec![Some(crate::ops::map::gelu_backward_f32(g, &s[0])?)]);
             }
+            chain(g, &[&s[0]], |v| {
+                let x = v[0];
+                let cdf = 0.5 * (1.0 + libm::erf(x / std::f64::consts::SQRT_2));
+                let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                cdf + x * pdf
+            })
         }),
-        "lgamma" => in1("LgammaBackward0", x, crate::kernels::special::digamma),
-        "digamma" => in1("DigammaBackward0", x, trigamma),
-        _ => node(lam("NotImplemented", |_, _| {
-            Err(crate::error::Error::runtime(
-                "derivative for this op is not implemented",
-            ))
-        })),
-    })
+        vec![Save::Input(x.alias())],
+    )
 }
 
 /// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`): the
 /// recurrence `ψ1(x) = ψ1(x + 1) + 1/x²` up to `x >= 10`, then the asymptotic series;
 /// reflection `ψ1(1 − x) + ψ1(x) = π² / sin²(πx)` below 0.5; `inf` at the poles (0, −1, …).
-fn trigamma(x: f64) -> f64 {
+pub(crate) fn trigamma(x: f64) -> f64 {
     use std::f64::consts::PI;
     if x.is_nan() {
         return x;
@@ -236,13 +170,12 @@ fn trigamma(x: f64) -> f64 {
         + z / x * (1.0 / 6.0 - z * (1.0 / 30.0 - z * (1.0 / 42.0 - z * (1.0 / 30.0))))
 }
 
-/// `logit(x, eps)`: `g / (x (1 - x))`, 0 outside `[eps, 1 - eps]` when `eps` is given.
-pub(crate) fn logit(out: Tensor, x: &Tensor, eps: Option<f64>) -> Result<Tensor> {
-    record(out, &[x], || {
-        in1("LogitBackward0", x, move |x| match eps {
-            Some(e) if x < e || x > 1.0 - e => 0.0,
-            _ => 1.0 / (x * (1.0 - x)),
-        })
+/// `logit(x, eps)` (`LogitBackward0`, the input saved): `g / (x (1 - x))`, 0 outside
+/// `[eps, 1 - eps]` when `eps` is given.
+pub(crate) fn logit(x: &Tensor, eps: Option<f64>) -> Built {
+    in1("LogitBackward0", x, move |x| match eps {
+        Some(e) if x < e || x > 1.0 - e => 0.0,
+        _ => 1.0 / (x * (1.0 - x)),
     })
 }
 
@@ -409,11 +342,17 @@ pub(crate) fn binary(op: BinaryOp, out: Tensor, a: &Tensor, b: Operand<'_>) -> R
                 }),
                 vec![sa(), sb()],
             ),
-            _ => node(lam("NotImplemented", |_, _| {
+            FloorDivide => node(lam("NotImplemented", |_, _| {
                 Err(crate::error::Error::runtime(
                     "derivative for aten::floor_divide is not implemented",
                 ))
             })),
+            // recorded by `binary_fn` above; bool and integer outputs: `record` never reaches
+            // a node for them
+            Remainder | Eq | Ne | Lt | Le | Gt | Ge | LogicalAnd | LogicalOr | LogicalXor
+            | BitwiseAnd | BitwiseOr | BitwiseXor => {
+                node(lam("NotImplemented", |_, _| Ok(vec![None, None])))
+            }
         }
     })
 }
@@ -754,7 +693,7 @@ pub(crate) fn div_rounding(out: Tensor, a: &Tensor, b: Operand<'_>) -> Result<Te
 
 /// The elementwise derivatives of a two-operand function `f(a, b)`: `(∂f/∂a, ∂f/∂b)` at
 /// `(a, b, r)`.
-type D2 = fn(f64, f64, f64) -> (f64, f64);
+pub(crate) type D2 = fn(f64, f64, f64) -> (f64, f64);
 
 /// Records a two-operand function whose operands may be Python numbers (which get no
 /// gradient): `names` = (tensor-tensor, tensor-number, number-tensor) node names.
@@ -811,46 +750,35 @@ pub(crate) fn binary_fn(
     })
 }
 
-pub(crate) fn d_fmod(a: f64, b: f64, _: f64) -> (f64, f64) {
-    (1.0, -(a / b).trunc())
-}
+/// `remainder`: `∂/∂a = 1`, `∂/∂b = -floor(a / b)`.
 pub(crate) fn d_remainder(a: f64, b: f64, _: f64) -> (f64, f64) {
     (1.0, -(a / b).floor())
 }
-pub(crate) fn d_hypot(a: f64, b: f64, r: f64) -> (f64, f64) {
-    (a / r, b / r)
-}
-pub(crate) fn d_xlogy(a: f64, b: f64, _: f64) -> (f64, f64) {
-    (if a == 0.0 && b <= 0.0 { 0.0 } else { b.ln() }, a / b)
-}
 
-/// Records the two-operand math functions of `ops::math_binary` by name (`fmod`, `hypot`,
-/// `xlogy`); the others record nothing yet.
-pub(crate) fn math2(name: &str, out: Tensor, a: Operand<'_>, b: Operand<'_>) -> Result<Tensor> {
-    match name {
-        "fmod" => binary_fn(
-            ("FmodBackward1", "FmodBackward0", "FmodBackward0"),
-            out,
-            a,
-            b,
-            d_fmod,
-        ),
-        "hypot" => binary_fn(
-            ("HypotBackward0", "HypotBackward0", "HypotBackward0"),
-            out,
-            a,
-            b,
-            d_hypot,
-        ),
-        "xlogy" => binary_fn(
-            ("XlogyBackward0", "XlogyBackward2", "XlogyBackward1"),
-            out,
-            a,
-            b,
-            d_xlogy,
-        ),
-        _ => super::binary_math::math2(name, out, a, b),
-    }
+/// An op without a derivative in PyTorch (`heaviside`): recorded when an operand requires
+/// grad, as PyTorch's `NotImplemented` node, whose backward fails with `derivative for
+/// aten::NAME is not implemented` (RuntimeError).
+pub(crate) fn not_implemented_fn(
+    name: &'static str,
+    out: Tensor,
+    a: Operand<'_>,
+    b: Operand<'_>,
+) -> Result<Tensor> {
+    let ins: Vec<Tensor> = [a, b]
+        .into_iter()
+        .filter_map(|o| match o {
+            Operand::Tensor(t) => Some(t.alias()),
+            Operand::Scalar(_) => None,
+        })
+        .collect();
+    let refs: Vec<&Tensor> = ins.iter().collect();
+    record(out, &refs, || {
+        node(lam("NotImplemented", move |_, _| {
+            Err(crate::error::Error::runtime(format!(
+                "derivative for aten::{name} is not implemented"
+            )))
+        }))
+    })
 }
 
 /// Records an activation of `nn::activation` with its derivative `d(x)` (the input saved).

@@ -1,0 +1,70 @@
+//! The op table: each op is declared once, as one row of a per-family table, and the row
+//! generates the rest, as PyTorch's `native_functions.yaml` and `derivatives.yaml` entries
+//! generate its variants and its `VariableType` wrappers:
+//!
+//! * the public methods (`f`; `f_`, in place; `f_out`, `out=`, where the family has it) with
+//!   their docs;
+//! * the op's id ([`OpId`]), its name, and the list of every op ([`OpId::all`]);
+//! * the recording: the generated method runs the forward function the row names (in
+//!   [`crate::ops`], which never names autograd) and records the row's derivative, picked by
+//!   an exhaustive `match` on the id (no string dispatch, no silent fallthrough);
+//! * the in-place form, derived from the out-of-place one (the result written back into
+//!   `self`, with the autograd checks of [`crate::autograd`]'s in-place rule) unless the row
+//!   names an in-place kernel.
+//!
+//! A row carries its derivative beside its forward function (tinygrad's `Function`s have the
+//! two side by side), so a reader finds an op's forward, variants and gradient on one line, and
+//! a new pointwise op is a row here, a kernel in `ops/` when it needs a new one, and a test
+//! entry. Formulas that are more than an elementwise derivative live in
+//! `autograd/formulas/` and the row names them.
+//!
+//! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
+//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …).
+
+pub(crate) mod binary;
+pub(crate) mod unary;
+
+pub use binary::{BinaryId, MathId};
+pub use unary::UnaryId;
+
+/// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
+/// (`"exp"`, `"logaddexp"`); [`OpId::all`] lists every op the table declares, in table order,
+/// for tools that need the op list (coverage tests, registries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OpId {
+    /// A unary pointwise op.
+    Unary(UnaryId),
+    /// An arithmetic, comparison, logical or bitwise binary op (`add`, `eq`, `bitwise_and`, …).
+    Binary(BinaryId),
+    /// A binary math function (`fmod`, `hypot`, `logaddexp`, `fmax`, …).
+    Math(MathId),
+}
+
+impl OpId {
+    /// PyTorch's name of the op (the method's name: `"exp"`, `"add"`, `"fmax"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            OpId::Unary(u) => u.name(),
+            OpId::Binary(b) => b.name(),
+            OpId::Math(m) => m.name(),
+        }
+    }
+
+    /// The methods the op's row generates (`["exp", "exp_"]`, `["add", "add_", "add_out"]`;
+    /// none for an op that is a free function only, such as `special.xlog1py`).
+    pub fn methods(self) -> &'static [&'static str] {
+        match self {
+            OpId::Unary(u) => u.methods(),
+            OpId::Binary(b) => b.methods(),
+            OpId::Math(m) => m.methods(),
+        }
+    }
+
+    /// Every op of the table, family by family, in table order.
+    pub fn all() -> impl Iterator<Item = OpId> {
+        let u = UnaryId::ALL.iter().map(|&u| OpId::Unary(u));
+        let b = BinaryId::ALL.iter().map(|&b| OpId::Binary(b));
+        let m = MathId::ALL.iter().map(|&m| OpId::Math(m));
+        u.chain(b).chain(m)
+    }
+}
