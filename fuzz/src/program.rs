@@ -20,6 +20,10 @@
 use tensile::nn::functional as F;
 use tensile::{DType, Generator, Operand, Scalar, Tensor, TensorIndex};
 
+/// The op table (OpInfo) the pointwise arms draw their ops from.
+#[path = "../../tensile/tests/opinfo/mod.rs"]
+mod opinfo;
+
 /// Ops computing over more elements than this (of a valid operand or result) are skipped.
 pub const WORK_LIMIT: u128 = 1 << 20;
 /// Element counts at or above this cannot be allocated (≥ 1 TiB at one byte each): ops whose
@@ -406,120 +410,32 @@ fn index_item(r: &mut Rd, pool: &[Tensor]) -> TensorIndex {
     }
 }
 
+/// The `k`-th (mod their count) one-tensor op of the OpInfo table (`Sig::Unary` entries
+/// with `fuzz`), or its in-place form when it has one and `inplace`.
 fn unary(t: &Tensor, k: usize, inplace: bool) {
-    macro_rules! u {
-        ($($n:ident / $m:ident),*) => {{
-            let names: &[(fn(&Tensor) -> tensile::Result<Tensor>, fn(&Tensor) -> tensile::Result<Tensor>)] = &[$((Tensor::$n, Tensor::$m)),*];
-            let (f, g) = names[k % names.len()];
-            let _ = if inplace { g(t) } else { f(t) };
-        }};
-    }
-    u!(
-        neg / neg_,
-        abs / abs_,
-        exp / exp_,
-        log / log_,
-        sqrt / sqrt_,
-        rsqrt / rsqrt_,
-        sin / sin_,
-        cos / cos_,
-        tanh / tanh_,
-        sigmoid / sigmoid_,
-        relu / relu_,
-        gelu / gelu_,
-        silu / silu_,
-        erf / erf_,
-        floor / floor_,
-        ceil / ceil_,
-        round / round_,
-        trunc / trunc_,
-        sign / sign_,
-        reciprocal / reciprocal_,
-        square / square_,
-        logical_not / logical_not_,
-        bitwise_not / bitwise_not_,
-        tan / tan_,
-        atan / atan_,
-        asin / asin_,
-        acos / acos_,
-        sinh / sinh_,
-        cosh / cosh_,
-        asinh / asinh_,
-        acosh / acosh_,
-        atanh / atanh_,
-        exp2 / exp2_,
-        expm1 / expm1_,
-        log1p / log1p_,
-        log2 / log2_,
-        log10 / log10_,
-        erfc / erfc_,
-        erfinv / erfinv_,
-        lgamma / lgamma_,
-        digamma / digamma_,
-        sinc / sinc_,
-        deg2rad / deg2rad_,
-        rad2deg / rad2deg_,
-        frac / frac_,
-        logit / logit_,
-        nan_to_num / nan_to_num_,
-        signbit / isnan,
-        isinf / isposinf,
-        isneginf / isfinite,
-        isreal / positive,
-        zero_ / zero_
-    );
+    let ops = opinfo::fuzzed(opinfo::Sig::Unary);
+    let info = ops[k % ops.len()];
+    let a = opinfo::Args {
+        inplace: inplace && info.inplace,
+        ..opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias())])
+    };
+    let _ = (info.call)(&a);
 }
 
-fn binary<'a>(t: &Tensor, o: Operand<'a>, k: usize, inplace: bool) {
-    macro_rules! b {
-        ($($n:ident / $m:ident),*) => {{
-            let names: &[(
-                for<'x> fn(&Tensor, Operand<'x>) -> tensile::Result<Tensor>,
-                for<'x> fn(&Tensor, Operand<'x>) -> tensile::Result<Tensor>,
-            )] = &[$((|a, b| a.$n(b), |a, b| a.$m(b))),*];
-            let (f, g) = names[k % names.len()];
-            let _ = if inplace { g(t, o) } else { f(t, o) };
-        }};
-    }
-    b!(
-        add / add_,
-        sub / sub_,
-        mul / mul_,
-        div / div_,
-        remainder / remainder_,
-        floor_divide / floor_divide_,
-        pow / pow_,
-        maximum / maximum_,
-        minimum / minimum_,
-        atan2 / atan2_,
-        eq / eq_,
-        ne / ne_,
-        lt / lt_,
-        le / le_,
-        gt / gt_,
-        ge / ge_,
-        logical_and / logical_and_,
-        logical_or / logical_or_,
-        logical_xor / logical_xor_,
-        bitwise_and / bitwise_and_,
-        bitwise_or / bitwise_or_,
-        bitwise_xor / bitwise_xor_,
-        fmod / fmod_,
-        copysign / copysign_,
-        hypot / hypot_,
-        xlogy / xlogy_,
-        float_power / float_power_,
-        nextafter / nextafter_,
-        gcd / gcd_,
-        lcm / lcm_,
-        bitwise_left_shift / bitwise_left_shift_,
-        bitwise_right_shift / bitwise_right_shift_,
-        heaviside / heaviside_,
-        logaddexp / logaddexp2,
-        true_divide / true_divide_,
-        clamp_min / clamp_min_,
-        clamp_max / clamp_max_
-    );
+/// The `k`-th (mod their count) tensor-and-operand op of the OpInfo table (`Sig::Binary`
+/// entries with `fuzz`), or its in-place form when it has one and `inplace`.
+fn binary(t: &Tensor, o: Operand<'_>, k: usize, inplace: bool) {
+    let ops = opinfo::fuzzed(opinfo::Sig::Binary);
+    let info = ops[k % ops.len()];
+    let y = match o {
+        Operand::Tensor(b) => opinfo::Arg::Tensor(b.alias()),
+        Operand::Scalar(s) => opinfo::Arg::Scalar(s),
+    };
+    let a = opinfo::Args {
+        inplace: inplace && info.inplace,
+        ..opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias()), y])
+    };
+    let _ = (info.call)(&a);
 }
 
 /// Keeps the pool bounded: replaces a random slot once full.

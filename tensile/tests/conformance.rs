@@ -49,6 +49,7 @@ mod calls_shape;
 mod calls_sort;
 #[path = "conformance/calls_views.rs"]
 mod calls_views;
+mod opinfo;
 
 use std::path::PathBuf;
 
@@ -602,6 +603,7 @@ pub fn dispatch(
     kwt: &std::collections::HashMap<String, Tensor>,
 ) -> Option<tensile::Result<Out>> {
     calls_conv::call(op, args, kw)
+        .or_else(|| call_opinfo(op, args, kw))
         .or_else(|| calls_mathu::call(op, args, kw))
         .or_else(|| calls_mathb::call(op, args, kw))
         .or_else(|| call_core(op, args, kw))
@@ -618,6 +620,57 @@ pub fn dispatch(
         .or_else(|| calls_pool::call(op, args, kw))
         .or_else(|| calls_attention::call(op, args, kw))
         .or_else(|| calls_rnn::call(op, args, kw))
+}
+
+/// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,
+/// and the call has the entry's arity; the arguments and keywords are handed over as
+/// [`opinfo::Args`] (keywords given as `null` left out, as are keyword values no adapter
+/// reads: lists of floats, nested objects).
+fn call_opinfo(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
+    let (info, inplace) = opinfo::lookup(op)?;
+    if !info.sig.takes(args.len()) {
+        return None;
+    }
+    let pos = args.iter().map(to_opinfo).collect::<Option<Vec<_>>>()?;
+    let kw = kw
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), json_to_opinfo(v)?)))
+        .collect();
+    let a = opinfo::Args { pos, kw, inplace };
+    Some((info.call)(&a).map(Out::Tensor))
+}
+
+/// A corpus argument as an OpInfo one (`None`: a kind no OpInfo entry takes).
+fn to_opinfo(a: &Arg) -> Option<opinfo::Arg> {
+    Some(match a {
+        Arg::Tensor(t) => opinfo::Arg::Tensor(t.alias()),
+        Arg::Scalar(s) => opinfo::Arg::Scalar(*s),
+        Arg::Int(i) => opinfo::Arg::Scalar(Scalar::Int(*i)),
+        Arg::Shape(v) | Arg::Dims(v) | Arg::Ints(v) => opinfo::Arg::Ints(v.clone()),
+        Arg::Str(s) => opinfo::Arg::Str(s.clone()),
+        _ => return None,
+    })
+}
+
+/// A keyword's JSON value as an OpInfo argument: `null` and lists of non-ints are `None`.
+fn json_to_opinfo(v: &Value) -> Option<opinfo::Arg> {
+    Some(match v {
+        Value::Bool(b) => opinfo::Arg::Scalar(Scalar::Bool(*b)),
+        Value::Number(n) => opinfo::Arg::Scalar(match n.as_i64() {
+            Some(i) => Scalar::Int(i),
+            None => Scalar::Float(n.as_f64()?),
+        }),
+        Value::String(s) => opinfo::Arg::Str(s.clone()),
+        Value::Array(a) => {
+            opinfo::Arg::Ints(a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>()?)
+        }
+        Value::Object(_) if v.get("tensor").is_some() || v.get("scalar").is_some() => {
+            to_opinfo(&build_arg(v).0)?
+        }
+        _ => return None,
+    })
 }
 
 fn clone_arg(a: &Arg) -> Arg {
@@ -684,6 +737,62 @@ fn corpus_dir() -> PathBuf {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")),
     }
+}
+
+/// TRANSITIONAL (deleted with the old tables): the op names the OpInfo table dispatches are
+/// those the old hand tables (`calls_mathu`, `calls_mathb`, the core's unary/binary table and
+/// its `clamp_min_`, `clamp_max_`, `zero_`, `where`, `isnan` arms) dispatched, plus the names
+/// only the OpInfo table has.
+#[test]
+fn opinfo_dispatches_the_old_tables_names() {
+    let mut names: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    for f in std::fs::read_dir(corpus_dir()).unwrap() {
+        let text = std::fs::read_to_string(f.unwrap().path()).unwrap_or_default();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let case: Value = serde_json::from_str(line).unwrap();
+            names.insert(case["op"].as_str().unwrap().to_string());
+            if let Some(f) = case["kwargs"]["fn"].as_str() {
+                names.insert(f.to_string());
+            }
+        }
+    }
+    for i in opinfo::all() {
+        names.insert(i.name.to_string());
+        names.insert(format!("{}_", i.name));
+    }
+    std::panic::set_hook(Box::new(|_| {}));
+    let probe = || {
+        vec![
+            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
+            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
+            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
+        ]
+    };
+    let kw = serde_json::json!({});
+    let old_handles = |n: &str| {
+        let core_arm = ["clamp_min_", "clamp_max_", "zero_", "where", "isnan"].contains(&n);
+        core_arm
+            || std::panic::catch_unwind(|| {
+                calls_mathu::call(n, &probe(), &kw)
+                    .or_else(|| calls_mathb::call(n, &probe(), &kw))
+                    .or_else(|| binary_or_unary(n, &probe()))
+                    .is_some()
+            })
+            .unwrap_or(true)
+    };
+    let old: Vec<&String> = names.iter().filter(|n| old_handles(n)).collect();
+    drop(std::panic::take_hook());
+    let new: Vec<&String> = names
+        .iter()
+        .filter(|n| opinfo::lookup(n).is_some())
+        .collect();
+    let added = ["clamp_min", "clamp_max", "positive", "rsub"];
+    let new_less_added: Vec<&String> = new
+        .iter()
+        .copied()
+        .filter(|n| !added.contains(&n.as_str()))
+        .collect();
+    assert_eq!(old, new_less_added);
 }
 
 #[test]

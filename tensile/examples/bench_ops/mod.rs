@@ -2,10 +2,15 @@
 //! header describes (the same reader as `bench/ops.py` on the PyTorch side), and each case is
 //! built on its first call, so `--only` builds only the inputs of the cases asked for.
 //!
-//! Each op name resolves to one tensile call below, the one a porter would write for the
-//! PyTorch call the name stands for; the table's kwargs become that call's arguments.
+//! Each op name resolves to one tensile call, the one a porter would write for the PyTorch
+//! call the name stands for; the table's kwargs become that call's arguments. The pointwise
+//! ops' calls are the OpInfo table's adapters (`tests/opinfo/`, an entry's `bench` key names
+//! its rows' op; `T.NAME_` its in-place form); the other ops' calls are below.
 
 use std::collections::HashMap;
+
+#[path = "../../tests/opinfo/mod.rs"]
+mod opinfo;
 
 use tensile::nn::functional as F;
 use tensile::{DType, Generator, Tensor};
@@ -212,6 +217,20 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
             None => literal(a),
         });
     }
+    if let Some((info, inplace)) = opinfo::lookup_bench(&row.op) {
+        let a = opinfo::Args {
+            pos: args.iter().map(to_opinfo).collect(),
+            kw: row
+                .kw
+                .iter()
+                .filter_map(|(k, v)| Some((k.clone(), kw_to_opinfo(v)?)))
+                .collect(),
+            inplace,
+        };
+        let mut op: Op = Box::new(move || ok((info.call)(&a)));
+        let count = count_of(row, &args, &mut op);
+        return Ok((op, count));
+    }
     let kw = &row.kw;
     let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
     let kf = |k: &str| kw.get(k).map(|v| v.parse::<f64>().unwrap());
@@ -328,6 +347,31 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
     Ok((op, count))
 }
 
+/// A positional argument as the OpInfo adapters take it.
+fn to_opinfo(a: &A) -> opinfo::Arg {
+    match a {
+        A::T(t) => opinfo::Arg::Tensor(t.alias()),
+        A::I(i) => opinfo::Arg::Scalar(tensile::Scalar::Int(*i)),
+        A::F(f) => opinfo::Arg::Scalar(tensile::Scalar::Float(*f)),
+        A::L(l) => opinfo::Arg::Ints(l.clone()),
+    }
+}
+
+/// A keyword's Python literal as the OpInfo adapters take it (`None`: left out).
+fn kw_to_opinfo(v: &str) -> Option<opinfo::Arg> {
+    use tensile::Scalar;
+    Some(match v {
+        "None" => return None,
+        "True" | "False" => opinfo::Arg::Scalar(Scalar::Bool(v == "True")),
+        l if l.starts_with('[') => opinfo::Arg::Ints(list(l)),
+        _ => match (v.parse::<i64>(), v.parse::<f64>()) {
+            (Ok(i), _) => opinfo::Arg::Scalar(Scalar::Int(i)),
+            (_, Ok(f)) => opinfo::Arg::Scalar(Scalar::Float(f)),
+            _ => opinfo::Arg::Str(v.to_string()),
+        },
+    })
+}
+
 /// `count=` when given, else max(numel of the tensor inputs, numel of the first output) of
 /// one call (the same rule as `bench/ops.py`).
 fn count_of(row: &Row, args: &[A], op: &mut Op) -> f64 {
@@ -345,85 +389,22 @@ fn count_of(row: &Row, args: &[A], op: &mut Op) -> f64 {
         .unwrap_or(0) as f64
 }
 
-macro_rules! unary {
-    ($row:expr, $args:expr, $($name:literal => $f:expr),* $(,)?) => {
-        match $row.op.as_str() {
-            $($name => {
-                let a = $args[0].t().alias();
-                let f = $f;
-                return Some(Box::new(move || ok(f(&a))) as Op);
-            })*
-            _ => {}
-        }
-    };
-}
-
+/// The two-tensor ops `$name` of the table: `$f(&a, &b)`.
 macro_rules! binary {
     ($row:expr, $args:expr, $($name:literal => $f:expr),* $(,)?) => {
         match $row.op.as_str() {
             $($name => {
-                let a = $args[0].t().alias();
+                let (a, b) = ($args[0].t().alias(), $args[1].t().alias());
                 let f = $f;
-                return Some(match &$args[1] {
-                    A::T(b) => {
-                        let b = b.alias();
-                        Box::new(move || ok(f(&a, &b))) as Op
-                    }
-                    other => {
-                        let v = other.f();
-                        Box::new(move || ok(f(&a, &Tensor::scalar_tensor(v).expect("scalar")))) as Op
-                    }
-                });
+                return Some(Box::new(move || ok(f(&a, &b))) as Op);
             })*
             _ => {}
         }
     };
 }
 
-fn pointwise(row: &Row, args: &[A]) -> Option<Op> {
-    unary!(row, args,
-        "exp" => |a: &Tensor| a.exp(), "abs" => |a: &Tensor| a.abs(), "neg" => |a: &Tensor| a.neg(),
-        "log" => |a: &Tensor| a.log(), "sqrt" => |a: &Tensor| a.sqrt(),
-        "rsqrt" => |a: &Tensor| a.rsqrt(), "sin" => |a: &Tensor| a.sin(),
-        "cos" => |a: &Tensor| a.cos(), "tanh" => |a: &Tensor| a.tanh(),
-        "sigmoid" => |a: &Tensor| a.sigmoid(), "erf" => |a: &Tensor| a.erf(),
-        "floor" => |a: &Tensor| a.floor(), "round" => |a: &Tensor| a.round(),
-        "reciprocal" => |a: &Tensor| a.reciprocal(), "square" => |a: &Tensor| a.square(),
-        "sign" => |a: &Tensor| a.sign(), "isnan" => |a: &Tensor| a.isnan(),
-        "logical_not" => |a: &Tensor| a.logical_not(),
-        "bitwise_not" => |a: &Tensor| a.bitwise_not(),
-        "expm1" => |a: &Tensor| a.expm1(), "log1p" => |a: &Tensor| a.log1p(),
-        "log2" => |a: &Tensor| a.log2(), "sinh" => |a: &Tensor| a.sinh(),
-        "asinh" => |a: &Tensor| a.asinh(), "atan" => |a: &Tensor| a.atan(),
-        "erfinv" => |a: &Tensor| a.erfinv(), "lgamma" => |a: &Tensor| a.lgamma(),
-        "digamma" => |a: &Tensor| a.digamma(), "sinc" => |a: &Tensor| a.sinc(),
-        "logit" => |a: &Tensor| a.logit(), "nan_to_num" => |a: &Tensor| a.nan_to_num(),
-        "frac" => |a: &Tensor| a.frac(),
-        "F.relu" => F::relu, "F.gelu_none" => F::gelu, "F.silu" => F::silu,
-        "F.elu" => F::elu, "F.leaky_relu" => F::leaky_relu, "F.hardswish" => F::hardswish,
-        "F.mish" => F::mish, "F.hardtanh" => F::hardtanh, "F.logsigmoid" => F::logsigmoid,
-        "F.relu6" => F::relu6, "F.selu" => F::selu, "F.hardsigmoid" => F::hardsigmoid,
-        "F.softsign" => F::softsign,
-    );
+fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
     binary!(row, args,
-        "add" => |a: &Tensor, b: &Tensor| a.add(b), "sub" => |a: &Tensor, b: &Tensor| a.sub(b),
-        "div" => |a: &Tensor, b: &Tensor| a.div(b),
-        "pow" => |a: &Tensor, b: &Tensor| a.pow(b),
-        "maximum" => |a: &Tensor, b: &Tensor| a.maximum(b),
-        "remainder" => |a: &Tensor, b: &Tensor| a.remainder(b),
-        "floor_divide" => |a: &Tensor, b: &Tensor| a.floor_divide(b),
-        "atan2" => |a: &Tensor, b: &Tensor| a.atan2(b),
-        "eq" => |a: &Tensor, b: &Tensor| a.eq(b), "gt" => |a: &Tensor, b: &Tensor| a.gt(b),
-        "logical_and" => |a: &Tensor, b: &Tensor| a.logical_and(b),
-        "bitwise_and" => |a: &Tensor, b: &Tensor| a.bitwise_and(b),
-        "fmod" => |a: &Tensor, b: &Tensor| a.fmod(b),
-        "copysign" => |a: &Tensor, b: &Tensor| a.copysign(b),
-        "logaddexp" => |a: &Tensor, b: &Tensor| a.logaddexp(b),
-        "xlogy" => |a: &Tensor, b: &Tensor| a.xlogy(b),
-        "gcd" => |a: &Tensor, b: &Tensor| a.gcd(b),
-        "nextafter" => |a: &Tensor, b: &Tensor| a.nextafter(b),
-        "heaviside" => |a: &Tensor, b: &Tensor| a.heaviside(b),
-        "bitwise_left_shift" => |a: &Tensor, b: &Tensor| a.bitwise_left_shift(b),
         "matmul" => |a: &Tensor, b: &Tensor| a.matmul(b),
         "mm" => |a: &Tensor, b: &Tensor| a.mm(b), "bmm" => |a: &Tensor, b: &Tensor| a.bmm(b),
         "mv" => |a: &Tensor, b: &Tensor| a.mv(b), "dot" => |a: &Tensor, b: &Tensor| a.dot(b),
@@ -445,82 +426,10 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
     let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
     let kb = |k: &str| kw.get(k).map(|v| v == "True").unwrap_or(false);
     let t = |i: usize| args[i].t().alias();
-    let op_name = match (row.op.as_str(), kw.get("approximate")) {
-        ("F.gelu", Some(_)) => "F.gelu_tanh",
-        ("F.gelu", None) => "F.gelu_none",
-        (o, _) => o,
-    };
-    let row2;
-    let row = if op_name != row.op {
-        row2 = Row {
-            name: row.name.clone(),
-            unit: row.unit.clone(),
-            op: op_name.to_string(),
-            args: row.args.clone(),
-            kw: row.kw.clone(),
-        };
-        &row2
-    } else {
-        row
-    };
-    let mut op: Op = if let Some(op) = pointwise(row, args) {
+    let mut op: Op = if let Some(op) = two_tensor(row, args) {
         op
     } else {
         match row.op.as_str() {
-            "mul" => {
-                let a = t(0);
-                match &args[1] {
-                    A::T(b) => {
-                        let b = b.alias();
-                        Box::new(move || ok(a.mul(&b)))
-                    }
-                    v => {
-                        let v = v.f();
-                        Box::new(move || ok(a.mul(v)))
-                    }
-                }
-            }
-            "F.gelu_tanh" => {
-                let a = t(0);
-                Box::new(move || ok(F::gelu_with(&a, "tanh")))
-            }
-            "float_power" => {
-                let (a, v) = (t(0), args[1].f());
-                Box::new(move || ok(a.float_power(v)))
-            }
-            "addcmul" | "addcdiv" => {
-                let (a, b, c) = (t(0), t(1), t(2));
-                let v = kw
-                    .get("value")
-                    .map(|v| v.parse::<f64>().unwrap())
-                    .unwrap_or(1.0);
-                if row.op == "addcmul" {
-                    Box::new(move || ok(a.addcmul_with(&b, &c, v)))
-                } else {
-                    Box::new(move || ok(a.addcdiv_with(&b, &c, v)))
-                }
-            }
-            "clamp" => {
-                let a = t(0);
-                match (&args[1], &args[2]) {
-                    (A::T(lo), A::T(hi)) => {
-                        let (lo, hi) = (lo.alias(), hi.alias());
-                        Box::new(move || ok(a.clamp(&lo, &hi)))
-                    }
-                    (lo, hi) => {
-                        let (lo, hi) = (lo.f(), hi.f());
-                        Box::new(move || ok(a.clamp(lo, hi)))
-                    }
-                }
-            }
-            "T.clamp_" => {
-                let (a, lo, hi) = (t(0), args[1].f(), args[2].f());
-                Box::new(move || ok(a.clamp_(lo, hi)))
-            }
-            "T.mul_" => {
-                let (a, v) = (t(0), args[1].f());
-                Box::new(move || ok(a.mul_(v)))
-            }
             "T.masked_fill" | "T.masked_fill_" => {
                 let (a, m, v) = (t(0), t(1), args[2].f());
                 if row.op.ends_with('_') {
@@ -528,10 +437,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 } else {
                     Box::new(move || ok(a.masked_fill(&m, v)))
                 }
-            }
-            "where" => {
-                let (c, a, v) = (t(0), t(1), args[2].f());
-                Box::new(move || ok(tensile::where_cond(&c, &a, v)))
             }
             // reductions
             "T.sum" => {

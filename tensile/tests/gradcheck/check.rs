@@ -15,20 +15,8 @@ pub const EPS: f64 = 1e-6;
 pub const ATOL: f64 = 1e-5;
 pub const RTOL: f64 = 1e-3;
 
-/// Where an input's random values are drawn from (so that the op is smooth there).
-#[derive(Clone, Copy, Debug)]
-pub enum Dom {
-    /// `±[0.2, 2]`: away from 0 (the kink of abs/relu/sign-like ops).
-    Any,
-    /// `[0.5, 2]`: log, sqrt, pow bases, divisors, variances.
-    Pos,
-    /// `±[0.1, 0.8]`: asin, acos, atanh, erfinv.
-    Unit,
-    /// `[0.15, 0.85]`: probabilities (logit, binary_cross_entropy).
-    Prob,
-    /// `[1.5, 3]`: acosh.
-    Big,
-}
+/// Where an input's random values are drawn from: the OpInfo table's domains.
+pub use crate::opinfo::Dom;
 
 /// One input of a row: its shape, its value domain, and whether it is differentiated.
 #[derive(Clone, Debug)]

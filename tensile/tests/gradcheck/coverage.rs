@@ -168,7 +168,7 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
         }
     }
     for op in tensile::OpId::all() {
-        for m in op.methods().iter().chain([&op.name()]) {
+        for m in op.methods() {
             names
                 .entry(m.to_string())
                 .or_insert_with(|| "optable/".to_string());

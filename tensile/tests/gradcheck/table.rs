@@ -2,8 +2,12 @@
 //! value domains, which are differentiated), the call, and for operands that broadcast, the
 //! shapes of the broadcast variant. Every row is also checked with non-contiguous inputs.
 //! Index, mask and target tensors that are not differentiated are made inside the closure.
+//!
+//! The pointwise ops' rows come from the OpInfo table (`tests/opinfo/`, each entry's
+//! `grad` samples); the rows written here are the other families' and the forms no single
+//! entry stands for (in-place ops through non-leaves, `where_self`, masks).
 
-use super::check::{In, Row, big, nd, pos, prob, row, unit, x};
+use super::check::{In, Row, nd, pos, prob, row, x};
 use tensile::nn::functional as F;
 use tensile::{DType, Result, Tensor, TensorIndex};
 
@@ -27,138 +31,40 @@ fn cat_flat(ts: &[Tensor]) -> Result<Tensor> {
     tensile::cat(&flat)
 }
 
-macro_rules! unary {
-    ($v:ident; $($name:ident: $dom:ident),* $(,)?) => {
-        $( $v.push(row(stringify!($name), &[$dom(&[2, 3])], |a| a[0].$name())); )*
-    };
-}
-macro_rules! binary {
-    ($v:ident; $($name:ident: $d0:ident, $d1:ident),* $(,)?) => {
-        $( $v.push(row(stringify!($name), &[$d0(&[2, 3]), $d1(&[2, 3])], |a| a[0].$name(&a[1]))
-            .bcast(&[&[3, 1], &[4]])); )*
-    };
+/// One row per [`opinfo::Sample`](crate::opinfo::Sample) of every OpInfo entry, calling the
+/// entry's adapter with the row's inputs in the sample's tensor places.
+pub fn opinfo_rows() -> Vec<Row> {
+    let mut t = Vec::new();
+    for info in crate::opinfo::all() {
+        for s in info.grad {
+            let inputs: Vec<In> = s
+                .inputs()
+                .map(|(dom, shape)| In {
+                    shape: shape.to_vec(),
+                    dom,
+                    diff: true,
+                })
+                .collect();
+            let name = s.name.unwrap_or(info.name);
+            if let Some(b) = s.bcast {
+                assert_eq!(b.len(), inputs.len(), "{name}: one shape per input");
+            }
+            t.push(Row {
+                name,
+                inputs,
+                bcast: s.bcast.map(|b| b.iter().map(|x| x.to_vec()).collect()),
+                f: Box::new(move |a| (info.call)(&s.args_with(a)?)),
+            });
+        }
+    }
+    t
 }
 
+/// The OpInfo table's rows (`tests/opinfo/`: one per sample of every entry), then the rows
+/// written here.
 pub fn table() -> Vec<Row> {
-    let mut t: Vec<Row> = Vec::new();
-    // ---------------------------------------------------------------- pointwise unary
-    unary!(t;
-        neg: x, abs: x, exp: x, log: pos, sqrt: pos, rsqrt: pos, sin: x, cos: x, tanh: x,
-        sigmoid: x, relu: x, gelu: x, silu: x, erf: x, floor: x, ceil: x, round: x, trunc: x,
-        sign: x, reciprocal: x, square: x, positive: x,
-        tan: unit, atan: x, asin: unit, acos: unit, sinh: x, cosh: x, asinh: x, acosh: big,
-        atanh: unit, exp2: x, expm1: x, log1p: pos, log2: pos, log10: pos, erfc: x,
-        erfinv: unit, lgamma: pos, digamma: pos, sinc: x, deg2rad: x, rad2deg: x, frac: x,
-        logit: prob, nan_to_num: x,
-    );
-    t.push(row("logit_with", &[prob(&[2, 3])], |a| {
-        a[0].logit_with(0.2)
-    }));
-    // ---------------------------------------------------------------- pointwise binary
-    binary!(t;
-        add: x, x, sub: x, x, mul: x, x, div: x, pos, remainder: x, pos, fmod: x, pos,
-        pow: pos, x, maximum: x, x, minimum: x, x, atan2: x, x,
-        copysign: x, x, hypot: x, x, xlogy: x, pos, float_power: pos, x,
-        nextafter: x, x, logaddexp: x, x, logaddexp2: x, x, true_divide: x, pos,
-    );
-    t.push(
-        row("xlog1py", &[x(&[2, 3]), pos(&[2, 3])], |a| {
-            tensile::special::xlog1py(&a[0], &a[1])
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(row("pow (tensor, number)", &[pos(&[2, 3])], |a| {
-        a[0].pow(2.5)
-    }));
-    t.push(row("pow (number, tensor)", &[x(&[2, 3])], |a| {
-        tensile::pow(1.7, &a[0])
-    }));
-    t.push(row("mul (tensor, number)", &[x(&[2, 3])], |a| {
-        a[0].mul(-1.5)
-    }));
-    t.push(
-        row("add_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            a[0].add_with(&a[1], 2.5)
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(
-        row("sub_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            a[0].sub_with(&a[1], 2.5)
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(
-        row("rsub", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            tensile::rsub(&a[0], &a[1])
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(
-        row("rsub_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            tensile::rsub_with(&a[0], &a[1], 2.5)
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(row("rsub_with (tensor, number)", &[x(&[2, 3])], |a| {
-        tensile::rsub_with(&a[0], 1.5, -2)
-    }));
-    t.push(
-        row("div_with", &[x(&[2, 3]), pos(&[2, 3])], |a| {
-            a[0].div_with(&a[1], "trunc")
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    // ---------------------------------------------------------------- pointwise ternary
-    t.push(
-        row("addcmul", &[x(&[2, 3]), x(&[2, 3]), x(&[2, 3])], |a| {
-            a[0].addcmul_with(&a[1], &a[2], 0.5)
-        })
-        .bcast(&[&[3, 1], &[4], &[1, 1]]),
-    );
-    t.push(
-        row("addcdiv", &[x(&[2, 3]), x(&[2, 3]), pos(&[2, 3])], |a| {
-            a[0].addcdiv_with(&a[1], &a[2], 0.5)
-        })
-        .bcast(&[&[3, 1], &[4], &[1, 1]]),
-    );
-    t.push(
-        row("lerp", &[x(&[2, 3]), x(&[2, 3]), prob(&[2, 3])], |a| {
-            a[0].lerp(&a[1], &a[2])
-        })
-        .bcast(&[&[3, 1], &[4], &[1, 1]]),
-    );
-    t.push(
-        row("lerp (number weight)", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            a[0].lerp(&a[1], 0.3)
-        })
-        .bcast(&[&[3, 1], &[4]]),
-    );
-    t.push(row("clamp", &[x(&[2, 3])], |a| a[0].clamp(-0.5, 0.7)));
-    t.push(
-        row(
-            "clamp (tensor bounds)",
-            &[x(&[2, 3]), x(&[2, 3]), x(&[2, 3])],
-            |a| a[0].clamp(&a[1], &a[2]),
-        )
-        .bcast(&[&[3, 1], &[4], &[1]]),
-    );
-    t.push(row("clamp_min", &[x(&[2, 3])], |a| a[0].clamp_min(0.3)));
-    t.push(row("clamp_max", &[x(&[2, 3])], |a| a[0].clamp_max(0.3)));
-    t.push(row("clip", &[x(&[2, 3])], |a| a[0].clip(-0.5, 0.7)));
-    t.push(
-        row("where_cond", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            tensile::where_cond(
-                &bt(&[true, false, true, false, false, true], &[2, 3])
-                    .narrow(0, 0, 1)?
-                    .reshape([1, 3])?
-                    .expand([2, 3])?,
-                &a[0],
-                &a[1],
-            )
-        })
-        .bcast(&[&[2, 1], &[3]]),
-    );
+    let mut t: Vec<Row> = opinfo_rows();
+    // ---------------------------------------------------------------- pointwise (the rest)
     t.push(
         row("where_self", &[x(&[2, 3]), x(&[2, 3])], |a| {
             a[0].where_self(&bt(&[true, false, true], &[3]), &a[1])
@@ -621,35 +527,6 @@ pub fn table() -> Vec<Row> {
 
 fn nn_rows(t: &mut Vec<Row>) {
     use F::{ConvOpts, ConvTransposeOpts};
-    // ---------------------------------------------------------------- activations
-    macro_rules! act {
-        ($($name:ident),* $(,)?) => { $( t.push(row(stringify!($name), &[x(&[2, 3])], |a| F::$name(&a[0]))); )* };
-    }
-    act!(
-        celu,
-        elu,
-        selu,
-        hardsigmoid,
-        hardswish,
-        hardtanh,
-        leaky_relu,
-        relu6,
-        mish,
-        logsigmoid,
-        softsign,
-        tanhshrink,
-        softplus
-    );
-    t.push(row("gelu (tanh)", &[x(&[2, 3])], |a| {
-        F::gelu_with(&a[0], "tanh")
-    }));
-    t.push(row("glu", &[x(&[2, 4])], |a| F::glu(&a[0])));
-    t.push(row("threshold", &[x(&[2, 3])], |a| {
-        F::threshold(&a[0], 0.3, -1.0)
-    }));
-    t.push(row("prelu", &[x(&[2, 3, 2]), x(&[3])], |a| {
-        F::prelu(&a[0], &a[1])
-    }));
     t.push(row("normalize", &[x(&[2, 3])], |a| a[0].normalize()));
     t.push(row("layer_norm", &[x(&[2, 3]), x(&[3]), x(&[3])], |a| {
         a[0].layer_norm_with(

@@ -1,0 +1,1117 @@
+//! TRANSITIONAL: the hand table before the OpInfo table took its pointwise rows. THE TABLE was: one row per differentiable public op (PyTorch's name), its inputs (shapes,
+//! value domains, which are differentiated), the call, and for operands that broadcast, the
+//! shapes of the broadcast variant. Every row is also checked with non-contiguous inputs.
+//! Index, mask and target tensors that are not differentiated are made inside the closure.
+
+use super::check::{In, Row, big, nd, pos, prob, row, unit, x};
+use tensile::nn::functional as F;
+use tensile::{DType, Result, Tensor, TensorIndex};
+
+fn it(v: &[i64], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(v.to_vec(), shape).unwrap()
+}
+fn bt(v: &[bool], shape: &[usize]) -> Tensor {
+    Tensor::from_vec(v.to_vec(), shape).unwrap()
+}
+/// Multi-output ops: a weighted sum of the float outputs, so every output's gradient counts.
+fn combine(ts: &[Tensor]) -> Result<Tensor> {
+    let mut acc = ts[0].sum()?;
+    for (k, t) in ts.iter().enumerate().skip(1) {
+        acc = acc.add(&t.sum()?.mul((k + 1) as f64)?)?;
+    }
+    Ok(acc)
+}
+/// A flat `f64` list for a few outputs of list-returning ops (`split`, `unbind`, …).
+fn cat_flat(ts: &[Tensor]) -> Result<Tensor> {
+    let flat: Vec<Tensor> = ts.iter().map(|t| t.reshape(-1)).collect::<Result<_>>()?;
+    tensile::cat(&flat)
+}
+
+macro_rules! unary {
+    ($v:ident; $($name:ident: $dom:ident),* $(,)?) => {
+        $( $v.push(row(stringify!($name), &[$dom(&[2, 3])], |a| a[0].$name())); )*
+    };
+}
+macro_rules! binary {
+    ($v:ident; $($name:ident: $d0:ident, $d1:ident),* $(,)?) => {
+        $( $v.push(row(stringify!($name), &[$d0(&[2, 3]), $d1(&[2, 3])], |a| a[0].$name(&a[1]))
+            .bcast(&[&[3, 1], &[4]])); )*
+    };
+}
+
+pub fn old_table() -> Vec<Row> {
+    let mut t: Vec<Row> = Vec::new();
+    // ---------------------------------------------------------------- pointwise unary
+    unary!(t;
+        neg: x, abs: x, exp: x, log: pos, sqrt: pos, rsqrt: pos, sin: x, cos: x, tanh: x,
+        sigmoid: x, relu: x, gelu: x, silu: x, erf: x, floor: x, ceil: x, round: x, trunc: x,
+        sign: x, reciprocal: x, square: x, positive: x,
+        tan: unit, atan: x, asin: unit, acos: unit, sinh: x, cosh: x, asinh: x, acosh: big,
+        atanh: unit, exp2: x, expm1: x, log1p: pos, log2: pos, log10: pos, erfc: x,
+        erfinv: unit, lgamma: pos, digamma: pos, sinc: x, deg2rad: x, rad2deg: x, frac: x,
+        logit: prob, nan_to_num: x,
+    );
+    t.push(row("logit_with", &[prob(&[2, 3])], |a| {
+        a[0].logit_with(0.2)
+    }));
+    // ---------------------------------------------------------------- pointwise binary
+    binary!(t;
+        add: x, x, sub: x, x, mul: x, x, div: x, pos, remainder: x, pos, fmod: x, pos,
+        pow: pos, x, maximum: x, x, minimum: x, x, atan2: x, x,
+        copysign: x, x, hypot: x, x, xlogy: x, pos, float_power: pos, x,
+        nextafter: x, x, logaddexp: x, x, logaddexp2: x, x, true_divide: x, pos,
+    );
+    t.push(row("pow (tensor, number)", &[pos(&[2, 3])], |a| {
+        a[0].pow(2.5)
+    }));
+    t.push(row("pow (number, tensor)", &[x(&[2, 3])], |a| {
+        tensile::pow(1.7, &a[0])
+    }));
+    t.push(row("mul (tensor, number)", &[x(&[2, 3])], |a| {
+        a[0].mul(-1.5)
+    }));
+    t.push(
+        row("add_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            a[0].add_with(&a[1], 2.5)
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(
+        row("sub_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            a[0].sub_with(&a[1], 2.5)
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(
+        row("rsub", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::rsub(&a[0], &a[1])
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(
+        row("rsub_with", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::rsub_with(&a[0], &a[1], 2.5)
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(row("rsub_with (tensor, number)", &[x(&[2, 3])], |a| {
+        tensile::rsub_with(&a[0], 1.5, -2)
+    }));
+    t.push(
+        row("div_with", &[x(&[2, 3]), pos(&[2, 3])], |a| {
+            a[0].div_with(&a[1], "trunc")
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    // ---------------------------------------------------------------- pointwise ternary
+    t.push(
+        row("addcmul", &[x(&[2, 3]), x(&[2, 3]), x(&[2, 3])], |a| {
+            a[0].addcmul_with(&a[1], &a[2], 0.5)
+        })
+        .bcast(&[&[3, 1], &[4], &[1, 1]]),
+    );
+    t.push(
+        row("addcdiv", &[x(&[2, 3]), x(&[2, 3]), pos(&[2, 3])], |a| {
+            a[0].addcdiv_with(&a[1], &a[2], 0.5)
+        })
+        .bcast(&[&[3, 1], &[4], &[1, 1]]),
+    );
+    t.push(
+        row("lerp", &[x(&[2, 3]), x(&[2, 3]), prob(&[2, 3])], |a| {
+            a[0].lerp(&a[1], &a[2])
+        })
+        .bcast(&[&[3, 1], &[4], &[1, 1]]),
+    );
+    t.push(
+        row("lerp (number weight)", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            a[0].lerp(&a[1], 0.3)
+        })
+        .bcast(&[&[3, 1], &[4]]),
+    );
+    t.push(row("clamp", &[x(&[2, 3])], |a| a[0].clamp(-0.5, 0.7)));
+    t.push(
+        row(
+            "clamp (tensor bounds)",
+            &[x(&[2, 3]), x(&[2, 3]), x(&[2, 3])],
+            |a| a[0].clamp(&a[1], &a[2]),
+        )
+        .bcast(&[&[3, 1], &[4], &[1]]),
+    );
+    t.push(row("clamp_min", &[x(&[2, 3])], |a| a[0].clamp_min(0.3)));
+    t.push(row("clamp_max", &[x(&[2, 3])], |a| a[0].clamp_max(0.3)));
+    t.push(row("clip", &[x(&[2, 3])], |a| a[0].clip(-0.5, 0.7)));
+    t.push(
+        row("where_cond", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::where_cond(
+                &bt(&[true, false, true, false, false, true], &[2, 3])
+                    .narrow(0, 0, 1)?
+                    .reshape([1, 3])?
+                    .expand([2, 3])?,
+                &a[0],
+                &a[1],
+            )
+        })
+        .bcast(&[&[2, 1], &[3]]),
+    );
+    t.push(
+        row("where_self", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            a[0].where_self(&bt(&[true, false, true], &[3]), &a[1])
+        })
+        .bcast(&[&[2, 1], &[3]]),
+    );
+    t.push(row("masked_fill", &[x(&[2, 3])], |a| {
+        a[0].masked_fill(&bt(&[true, false, true], &[3]), 0.5)
+    }));
+    t.push(row("masked_scatter", &[x(&[2, 3]), x(&[6])], |a| {
+        a[0].masked_scatter(&bt(&[true, false, true], &[3]), &a[1])
+    }));
+    t.push(row("masked_select", &[x(&[2, 3])], |a| {
+        a[0].masked_select(&bt(&[true, false, true], &[3]))
+    }));
+    // ---------------------------------------------------------------- reductions
+    t.push(row("sum", &[x(&[2, 3])], |a| a[0].sum()));
+    t.push(row("sum_dim", &[x(&[2, 3, 2])], |a| {
+        a[0].sum_dim([0, 2], false)
+    }));
+    t.push(row("mean", &[x(&[2, 3])], |a| a[0].mean()));
+    t.push(row("mean_dim", &[x(&[2, 3, 2])], |a| {
+        a[0].mean_dim(1, true)
+    }));
+    t.push(row("prod", &[x(&[2, 3])], |a| a[0].prod()));
+    t.push(row("prod_dim", &[x(&[2, 3])], |a| a[0].prod_dim(1, false)));
+    t.push(row("amax", &[x(&[2, 3])], |a| a[0].amax()));
+    t.push(row("amax_dim", &[x(&[2, 3])], |a| a[0].amax_dim(1, false)));
+    t.push(row("amin", &[x(&[2, 3])], |a| a[0].amin()));
+    t.push(row("amin_dim", &[x(&[2, 3])], |a| a[0].amin_dim(0, true)));
+    t.push(row("max", &[x(&[2, 3])], |a| a[0].max()));
+    t.push(row("min", &[x(&[2, 3])], |a| a[0].min()));
+    t.push(row("max_dim", &[x(&[2, 3])], |a| {
+        Ok(a[0].max_dim(1, false)?.0)
+    }));
+    t.push(row("min_dim", &[x(&[2, 3])], |a| {
+        Ok(a[0].min_dim(0, true)?.0)
+    }));
+    t.push(row("var", &[x(&[2, 3])], |a| a[0].var()));
+    t.push(row("var_dim", &[x(&[2, 3])], |a| a[0].var_dim(1, false)));
+    t.push(row("std", &[x(&[2, 3])], |a| a[0].std()));
+    t.push(row("std_dim", &[x(&[2, 3])], |a| a[0].std_dim(0, true)));
+    t.push(row("norm", &[x(&[2, 3])], |a| a[0].norm()));
+    t.push(row("norm_with", &[x(&[2, 3])], |a| {
+        a[0].norm_with(tensile::NormOpts {
+            p: tensile::NormP::Num(3.0),
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        })
+    }));
+    t.push(row("nansum", &[x(&[2, 3])], |a| a[0].nansum()));
+    t.push(row("nansum_dim", &[x(&[2, 3, 2])], |a| {
+        a[0].nansum_dim([0, 2], false)
+    }));
+    t.push(row("nansum_with", &[x(&[2, 3])], |a| {
+        a[0].nansum_with(tensile::NansumOpts {
+            dim: Some([1i64].into_iter().collect()),
+            keepdim: true,
+            dtype: None,
+        })
+    }));
+    t.push(row("var_mean", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::var_mean(&a[0])?;
+        combine(&[v, m])
+    }));
+    t.push(row("var_mean_with", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::var_mean_with(
+            &a[0],
+            tensile::VarOpts {
+                dim: Some([1i64].into_iter().collect()),
+                correction: 0.0,
+                keepdim: false,
+            },
+        )?;
+        combine(&[v, m])
+    }));
+    t.push(row("std_mean", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::std_mean(&a[0])?;
+        combine(&[v, m])
+    }));
+    t.push(row("std_mean_with", &[x(&[2, 3])], |a| {
+        let (v, m) = tensile::std_mean_with(
+            &a[0],
+            tensile::VarOpts {
+                dim: Some([0i64].into_iter().collect()),
+                correction: 1.0,
+                keepdim: true,
+            },
+        )?;
+        combine(&[v, m])
+    }));
+    t.push(row("logsumexp", &[x(&[2, 3])], |a| a[0].logsumexp()));
+    t.push(row("logsumexp_dim", &[x(&[2, 3])], |a| {
+        a[0].logsumexp_dim(1, false)
+    }));
+    t.push(row("median", &[x(&[2, 3])], |a| a[0].median()));
+    t.push(row("median_dim", &[x(&[2, 3])], |a| {
+        Ok(a[0].median_dim(1, false)?.0)
+    }));
+    t.push(row("nanmedian", &[x(&[2, 3])], |a| a[0].nanmedian()));
+    t.push(row("nanmedian_dim", &[x(&[2, 3])], |a| {
+        Ok(a[0].nanmedian_dim(1, false)?.0)
+    }));
+    t.push(row("kthvalue", &[x(&[2, 3])], |a| Ok(a[0].kthvalue(2)?.0)));
+    t.push(row("sort", &[x(&[2, 3])], |a| Ok(a[0].sort()?.0)));
+    t.push(row("msort", &[x(&[3, 2])], |a| a[0].msort()));
+    t.push(row("topk", &[x(&[2, 4])], |a| Ok(a[0].topk(2)?.0)));
+    // ---------------------------------------------------------------- scans
+    t.push(row("cumsum", &[x(&[2, 3])], |a| a[0].cumsum(1)));
+    t.push(row("cumprod", &[x(&[2, 3])], |a| a[0].cumprod(1)));
+    t.push(row("cummax", &[x(&[2, 3])], |a| Ok(a[0].cummax(1)?.0)));
+    t.push(row("cummin", &[x(&[2, 3])], |a| Ok(a[0].cummin(0)?.0)));
+    t.push(row("logcumsumexp", &[x(&[2, 3])], |a| a[0].logcumsumexp(1)));
+    t.push(row("diff", &[x(&[2, 4])], |a| a[0].diff()));
+    // ---------------------------------------------------------------- softmax family
+    t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
+    t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));
+    // ---------------------------------------------------------------- views
+    t.push(row("view", &[x(&[2, 3])], |a| {
+        a[0].contiguous().view([3, 2])
+    }));
+    t.push(row("view_as", &[x(&[6])], |a| {
+        a[0].view_as(&Tensor::zeros([2, 3])?)
+    }));
+    t.push(row("reshape", &[x(&[2, 3])], |a| a[0].reshape([3, 2])));
+    t.push(row("reshape_as", &[x(&[2, 3])], |a| {
+        a[0].reshape_as(&Tensor::zeros([6])?)
+    }));
+    t.push(row("flatten", &[x(&[2, 3])], |a| a[0].flatten()));
+    t.push(row("ravel", &[x(&[2, 3])], |a| a[0].ravel()));
+    t.push(row("unflatten", &[x(&[6])], |a| a[0].unflatten(0, [2, 3])));
+    t.push(row("squeeze", &[x(&[2, 1, 3])], |a| a[0].squeeze()));
+    t.push(row("squeeze_dim", &[x(&[2, 1, 3])], |a| {
+        a[0].squeeze_dim(1)
+    }));
+    t.push(row("unsqueeze", &[x(&[2, 3])], |a| a[0].unsqueeze(1)));
+    t.push(row("transpose", &[x(&[2, 3])], |a| a[0].transpose(0, 1)));
+    t.push(row("t", &[x(&[2, 3])], |a| a[0].t()));
+    t.push(row("T", &[x(&[2, 3, 2])], |a| a[0].T()));
+    t.push(row("mT", &[x(&[2, 2, 3])], |a| a[0].mT()));
+    t.push(row("permute", &[x(&[2, 3, 2])], |a| {
+        a[0].permute([2, 0, 1])
+    }));
+    t.push(row("movedim", &[x(&[2, 3, 2])], |a| a[0].movedim(0, 2)));
+    t.push(row("swapaxes", &[x(&[2, 3])], |a| a[0].swapaxes(0, 1)));
+    t.push(row("swapdims", &[x(&[2, 3])], |a| a[0].swapdims(0, 1)));
+    t.push(row("narrow", &[x(&[3, 4])], |a| a[0].narrow(1, 1, 2)));
+    t.push(row("select", &[x(&[3, 4])], |a| a[0].select(0, 1)));
+    t.push(row("slice", &[x(&[3, 5])], |a| {
+        a[0].slice(1, Some(0), Some(5), 2)
+    }));
+    t.push(row("expand", &[x(&[3, 1])], |a| a[0].expand([2, 3, 4])));
+    t.push(row("expand_as", &[x(&[3, 1])], |a| {
+        a[0].expand_as(&Tensor::zeros([3, 4])?)
+    }));
+    t.push(row("broadcast_to", &[x(&[3, 1])], |a| {
+        a[0].broadcast_to([3, 4])
+    }));
+    t.push(row("broadcast_tensors", &[x(&[3, 1]), x(&[4])], |a| {
+        combine(&tensile::broadcast_tensors(&[&a[0], &a[1]])?)
+    }));
+    t.push(row("diagonal", &[x(&[3, 4])], |a| a[0].diagonal()));
+    t.push(row("unfold", &[x(&[2, 5])], |a| a[0].unfold(1, 2, 1)));
+    t.push(row("as_strided", &[x(&[3, 3])], |a| {
+        a[0].contiguous().as_strided([2, 2], [1, 2])
+    }));
+    t.push(row("split", &[x(&[5, 2])], |a| combine(&a[0].split(2)?)));
+    t.push(row("split_with_sizes", &[x(&[5, 2])], |a| {
+        combine(&a[0].split_with_sizes([1, 4], 0)?)
+    }));
+    t.push(row("chunk", &[x(&[5, 2])], |a| combine(&a[0].chunk(3)?)));
+    t.push(row("unbind", &[x(&[3, 2])], |a| cat_flat(&a[0].unbind()?)));
+    t.push(row("tensor_split", &[x(&[5, 2])], |a| {
+        combine(&a[0].tensor_split(3)?)
+    }));
+    t.push(row("hsplit", &[x(&[2, 4])], |a| combine(&a[0].hsplit(2)?)));
+    t.push(row("vsplit", &[x(&[4, 2])], |a| combine(&a[0].vsplit(2)?)));
+    t.push(row("dsplit", &[x(&[2, 2, 4])], |a| {
+        combine(&a[0].dsplit(2)?)
+    }));
+    t.push(row("index (basic)", &[x(&[3, 4])], |a| {
+        a[0].index(&[
+            TensorIndex::Slice(Some(1), None, Some(2)),
+            TensorIndex::Int(1),
+        ])
+    }));
+    t.push(row("index (advanced)", &[x(&[3, 4])], |a| {
+        a[0].index(&[TensorIndex::Tensor(it(&[2, 0, 2], &[3]))])
+    }));
+    // ---------------------------------------------------------------- copies and shape ops
+    t.push(row("contiguous", &[x(&[2, 3])], |a| {
+        Ok(a[0].t()?.contiguous())
+    }));
+    t.push(row("try_contiguous", &[x(&[2, 3])], |a| {
+        a[0].t()?.try_contiguous()
+    }));
+    t.push(row("try_clone", &[x(&[2, 3])], |a| a[0].try_clone()));
+    t.push(row("contiguous_channels_last", &[x(&[1, 2, 2, 2])], |a| {
+        a[0].contiguous_channels_last()
+    }));
+    t.push(row("to", &[x(&[2, 3])], |a| {
+        a[0].to(DType::Float32)?
+            .to(DType::Float64)?
+            .mul(0.0)?
+            .add(&a[0].to(DType::Float64)?)
+    }));
+    t.push(row("flip", &[x(&[2, 3])], |a| a[0].flip([1])));
+    t.push(row("fliplr", &[x(&[2, 3])], |a| a[0].fliplr()));
+    t.push(row("flipud", &[x(&[2, 3])], |a| a[0].flipud()));
+    t.push(row("roll", &[x(&[2, 3])], |a| a[0].roll_with([1], [1])));
+    t.push(row("rot90", &[x(&[2, 3])], |a| a[0].rot90()));
+    t.push(row("repeat", &[x(&[2, 3])], |a| a[0].repeat([2, 1, 2])));
+    t.push(row("tile", &[x(&[2, 3])], |a| a[0].tile([2])));
+    t.push(row("repeat_interleave", &[x(&[2, 3])], |a| {
+        a[0].repeat_interleave(2)
+    }));
+    t.push(row("tril", &[x(&[3, 3])], |a| a[0].tril()));
+    t.push(row("triu", &[x(&[3, 3])], |a| a[0].triu_with(1)));
+    t.push(row("narrow_copy", &[x(&[3, 4])], |a| {
+        a[0].narrow_copy(1, 1, 2)
+    }));
+    t.push(row("atleast_1d", &[x(&[])], |a| a[0].atleast_1d()));
+    t.push(row("atleast_2d", &[x(&[3])], |a| a[0].atleast_2d()));
+    t.push(row("atleast_3d", &[x(&[3])], |a| a[0].atleast_3d()));
+    t.push(row("trace", &[x(&[3, 3])], |a| a[0].trace()));
+    t.push(row("diag", &[x(&[3])], |a| a[0].diag()));
+    t.push(row("diag (matrix)", &[x(&[3, 3])], |a| a[0].diag_with(1)));
+    t.push(row("diag_embed", &[x(&[2, 3])], |a| a[0].diag_embed()));
+    t.push(row("diagflat", &[x(&[2, 2])], |a| a[0].diagflat()));
+    t.push(row("cat", &[x(&[2, 3]), x(&[1, 3])], |a| {
+        tensile::cat(&[&a[0], &a[1]])
+    }));
+    t.push(row("stack", &[x(&[2, 3]), x(&[2, 3])], |a| {
+        tensile::stack_with(&[&a[0], &a[1]], 1)
+    }));
+    t.push(row("hstack", &[x(&[2, 3]), x(&[2, 1])], |a| {
+        tensile::hstack(&[&a[0], &a[1]])
+    }));
+    t.push(row("vstack", &[x(&[2, 3]), x(&[3])], |a| {
+        tensile::vstack(&[&a[0], &a[1]])
+    }));
+    t.push(row("dstack", &[x(&[2, 3]), x(&[2, 3])], |a| {
+        tensile::dstack(&[&a[0], &a[1]])
+    }));
+    t.push(row("column_stack", &[x(&[3]), x(&[3, 2])], |a| {
+        tensile::column_stack(&[&a[0], &a[1]])
+    }));
+    t.push(row("block_diag", &[x(&[2, 3]), x(&[1, 2])], |a| {
+        tensile::block_diag(&[&a[0], &a[1]])
+    }));
+    t.push(row("cartesian_prod", &[x(&[3]), x(&[2])], |a| {
+        tensile::cartesian_prod(&[&a[0], &a[1]])
+    }));
+    t.push(row("combinations", &[x(&[4])], |a| {
+        tensile::combinations(&a[0])
+    }));
+    t.push(row("meshgrid", &[x(&[3]), x(&[2])], |a| {
+        combine(&tensile::meshgrid(&[&a[0], &a[1]])?)
+    }));
+    t.push(row("atleast_1d (list)", &[x(&[]), x(&[2])], |a| {
+        cat_flat(&tensile::atleast_1d(&[&a[0], &a[1]])?)
+    }));
+    // ---------------------------------------------------------------- indexing, gather/scatter
+    t.push(row("index_select", &[x(&[3, 4])], |a| {
+        a[0].index_select(1, &it(&[3, 0, 3], &[3]))
+    }));
+    t.push(row("index_add", &[x(&[3, 4]), x(&[3, 2])], |a| {
+        a[0].index_add_with(1, &it(&[3, 0], &[2]), &a[1], 2.0)
+    }));
+    t.push(row("index_copy", &[x(&[3, 4]), x(&[3, 2])], |a| {
+        a[0].index_copy(1, &it(&[3, 0], &[2]), &a[1])
+    }));
+    t.push(row("index_fill", &[x(&[3, 4])], |a| {
+        a[0].index_fill(1, &it(&[3, 0], &[2]), 0.5)
+    }));
+    t.push(row("index_reduce", &[x(&[3, 4]), x(&[3, 3])], |a| {
+        a[0].index_reduce(1, &it(&[3, 0, 3], &[3]), &a[1], "prod")
+    }));
+    t.push(row("index_put", &[x(&[3, 4]), x(&[2, 4])], |a| {
+        a[0].index_put([&it(&[2, 0], &[2])], &a[1])
+    }));
+    t.push(row(
+        "index_put (accumulate)",
+        &[x(&[3, 4]), x(&[3, 4])],
+        |a| {
+            a[0].index_put_with(
+                [&it(&[2, 0, 2], &[3])],
+                &a[1],
+                tensile::IndexPutOpts { accumulate: true },
+            )
+        },
+    ));
+    t.push(row("gather", &[x(&[3, 4])], |a| {
+        a[0].gather(1, &it(&[0, 3, 3, 1, 2, 2], &[3, 2]))
+    }));
+    t.push(row("scatter", &[x(&[3, 4]), x(&[3, 2])], |a| {
+        a[0].scatter(1, &it(&[0, 3, 1, 2, 2, 0], &[3, 2]), &a[1])
+    }));
+    t.push(row("scatter (number)", &[x(&[3, 4])], |a| {
+        a[0].scatter(1, &it(&[0, 3, 1, 2, 2, 0], &[3, 2]), 0.5)
+    }));
+    t.push(row("scatter_add", &[x(&[3, 4]), x(&[3, 2])], |a| {
+        a[0].scatter_add(1, &it(&[0, 0, 1, 2, 2, 2], &[3, 2]), &a[1])
+    }));
+    for r in ["sum", "prod", "mean", "amax", "amin"] {
+        let name: &'static str = match r {
+            "sum" => "scatter_reduce (sum)",
+            "prod" => "scatter_reduce (prod)",
+            "mean" => "scatter_reduce (mean)",
+            "amax" => "scatter_reduce (amax)",
+            _ => "scatter_reduce (amin)",
+        };
+        t.push(row(name, &[x(&[3, 4]), x(&[3, 2])], move |a| {
+            a[0].scatter_reduce(1, &it(&[0, 3, 1, 1, 2, 0], &[3, 2]), &a[1], r)
+        }));
+    }
+    t.push(row("take", &[x(&[3, 4])], |a| {
+        a[0].take(&it(&[11, 0, 5, 5], &[2, 2]))
+    }));
+    t.push(row("take_along_dim", &[x(&[3, 4])], |a| {
+        a[0].take_along_dim_with(&it(&[0, 3, 3, 1, 2, 2], &[3, 2]), 1)
+    }));
+    // ---------------------------------------------------------------- matmul, linalg
+    t.push(
+        row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))
+            .bcast(&[&[2, 1, 2, 3], &[3, 3, 2]]),
+    );
+    t.push(row("matmul (vector)", &[x(&[3]), x(&[2, 3, 2])], |a| {
+        a[0].matmul(&a[1])
+    }));
+    t.push(row("mm", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].mm(&a[1])));
+    t.push(
+        row("addmm", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
+            tensile::addmm(&a[0], &a[1], &a[2])
+        })
+        .bcast(&[&[2], &[2, 3], &[3, 2]]),
+    );
+    t.push(
+        row("addmm_with", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
+            tensile::addmm_with(&a[0], &a[1], &a[2], (0.5, -2.0))
+        })
+        .bcast(&[&[1, 2], &[2, 3], &[3, 2]]),
+    );
+    t.push(
+        row(
+            "baddbmm",
+            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
+            |a| tensile::baddbmm(&a[0], &a[1], &a[2]),
+        )
+        .bcast(&[&[2, 2], &[2, 2, 3], &[2, 3, 2]]),
+    );
+    t.push(
+        row(
+            "baddbmm_with",
+            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
+            |a| tensile::baddbmm_with(&a[0], &a[1], &a[2], (2.0, 0.5)),
+        )
+        .bcast(&[&[1, 1, 2], &[2, 2, 3], &[2, 3, 2]]),
+    );
+    t.push(row("bmm", &[x(&[2, 2, 3]), x(&[2, 3, 2])], |a| {
+        a[0].bmm(&a[1])
+    }));
+    t.push(row("mv", &[x(&[2, 3]), x(&[3])], |a| a[0].mv(&a[1])));
+    t.push(row("dot", &[x(&[3]), x(&[3])], |a| a[0].dot(&a[1])));
+    t.push(row("outer", &[x(&[3]), x(&[2])], |a| a[0].outer(&a[1])));
+    t.push(row("kron", &[x(&[2, 2]), x(&[2, 1])], |a| a[0].kron(&a[1])));
+    t.push(row("einsum", &[x(&[2, 3]), x(&[3, 4])], |a| {
+        tensile::einsum("ij,jk->ik", &[&a[0], &a[1]])
+    }));
+    t.push(row("tensordot", &[x(&[2, 3, 2]), x(&[3, 2, 2])], |a| {
+        tensile::tensordot(&a[0], &a[1], 2)
+    }));
+    t.push(
+        row("vecdot", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::linalg::vecdot(&a[0], &a[1], -1)
+        })
+        .bcast(&[&[2, 1, 3], &[3]]),
+    );
+    // cholesky of the positive-definite a·aᵀ + I; solve_triangular with the diagonal kept
+    // away from zero (the upper triangle of A is not read: its gradient is zero both ways)
+    t.push(row("cholesky", &[x(&[3, 3])], |a| {
+        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
+        tensile::linalg::cholesky(&m)
+    }));
+    t.push(row("cholesky_ex", &[x(&[2, 3, 3])], |a| {
+        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
+        Ok(tensile::linalg::cholesky_ex_with(&m, true, false)?.0)
+    }));
+    t.push(
+        row("solve_triangular", &[x(&[3, 3]), x(&[3, 2])], |a| {
+            let l = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
+            tensile::linalg::solve_triangular(&l, &a[1], false)
+        })
+        .bcast(&[&[2, 3, 3], &[3, 2]]),
+    );
+    t.push(row(
+        "solve_triangular_with",
+        &[x(&[3, 3]), x(&[2, 3])],
+        |a| {
+            let u = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
+            tensile::linalg::solve_triangular_with(&u, &a[1], true, false, false)
+        },
+    ));
+    t.push(
+        row("cross", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            tensile::linalg::cross(&a[0], &a[1])
+        })
+        .bcast(&[&[2, 1, 3], &[1, 2, 3]]),
+    );
+    t.push(row("linear", &[x(&[2, 3]), x(&[4, 3]), x(&[4])], |a| {
+        a[0].linear_with(&a[1], &a[2])
+    }));
+    // ---------------------------------------------------------------- in-place forms (through a non-leaf)
+    t.push(row("exp_", &[x(&[2, 3])], |a| a[0].mul(1.0)?.exp_()));
+    t.push(row("mul_", &[x(&[2, 3]), x(&[3])], |a| {
+        a[0].mul(1.0)?.mul_(&a[1])
+    }));
+    t.push(row("copy_", &[x(&[2, 3]), x(&[3])], |a| {
+        a[0].mul(1.0)?.copy_(&a[1])
+    }));
+    t.push(row("fill_", &[x(&[2, 3])], |a| {
+        let y = a[0].mul(1.0)?;
+        y.select(0, 1)?.fill_(0.5)?;
+        Ok(y)
+    }));
+    t.push(row("zero_", &[x(&[2, 3])], |a| {
+        let y = a[0].mul(2.0)?;
+        y.narrow(1, 1, 1)?.zero_()?;
+        Ok(y)
+    }));
+    t.push(row("index_put_", &[x(&[3, 4]), x(&[2, 4])], |a| {
+        a[0].mul(1.0)?.index_put_([&it(&[2, 0], &[2])], &a[1])
+    }));
+    t.push(row("index_set_", &[x(&[3, 4]), x(&[3, 2])], |a| {
+        a[0].mul(1.0)?.index_set_(
+            &[
+                TensorIndex::Slice(None, None, None),
+                TensorIndex::Tensor(it(&[2, 0], &[2])),
+            ],
+            &a[1],
+        )
+    }));
+    t.push(row("tril_", &[x(&[3, 3])], |a| {
+        a[0].mul(1.0)?.tril_with_(-1)
+    }));
+    t.push(row("triu_ (through a view)", &[x(&[3, 4])], |a| {
+        let y = a[0].mul(1.0)?;
+        y.narrow(0, 1, 2)?.triu_()?;
+        Ok(y)
+    }));
+    t.push(row("masked_fill_ (through a view)", &[x(&[2, 3])], |a| {
+        let y = a[0].mul(1.0)?;
+        y.t()?.masked_fill_(&bt(&[true, false], &[2]), 0.25)?;
+        Ok(y)
+    }));
+    nn_rows(&mut t);
+    t
+}
+
+fn nn_rows(t: &mut Vec<Row>) {
+    use F::{ConvOpts, ConvTransposeOpts};
+    // ---------------------------------------------------------------- activations
+    macro_rules! act {
+        ($($name:ident),* $(,)?) => { $( t.push(row(stringify!($name), &[x(&[2, 3])], |a| F::$name(&a[0]))); )* };
+    }
+    act!(
+        celu,
+        elu,
+        selu,
+        hardsigmoid,
+        hardswish,
+        hardtanh,
+        leaky_relu,
+        relu6,
+        mish,
+        logsigmoid,
+        softsign,
+        tanhshrink,
+        softplus
+    );
+    t.push(row("gelu (tanh)", &[x(&[2, 3])], |a| {
+        F::gelu_with(&a[0], "tanh")
+    }));
+    t.push(row("glu", &[x(&[2, 4])], |a| F::glu(&a[0])));
+    t.push(row("threshold", &[x(&[2, 3])], |a| {
+        F::threshold(&a[0], 0.3, -1.0)
+    }));
+    t.push(row("prelu", &[x(&[2, 3, 2]), x(&[3])], |a| {
+        F::prelu(&a[0], &a[1])
+    }));
+    t.push(row("normalize", &[x(&[2, 3])], |a| a[0].normalize()));
+    t.push(row("layer_norm", &[x(&[2, 3]), x(&[3]), x(&[3])], |a| {
+        a[0].layer_norm_with(
+            [3],
+            tensile::LayerNormOpts {
+                weight: Some(&a[1]),
+                bias: Some(&a[2]),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("embedding", &[x(&[4, 3])], |a| {
+        F::embedding(&it(&[3, 0, 3], &[3]), &a[0])
+    }));
+    t.push(row("embedding_bag", &[x(&[4, 3])], |a| {
+        F::embedding_bag_with(
+            &it(&[3, 0, 3, 1], &[2, 2]),
+            &a[0],
+            F::EmbeddingBagOpts {
+                mode: "sum",
+                ..Default::default()
+            },
+        )
+    }));
+    // ---------------------------------------------------------------- conv, pooling, resampling
+    t.push(row(
+        "conv1d",
+        &[x(&[1, 2, 5]), x(&[3, 2, 2]), x(&[3])],
+        |a| {
+            tensile::conv1d_with(
+                &a[0],
+                &a[1],
+                ConvOpts {
+                    bias: Some(&a[2]),
+                    ..Default::default()
+                },
+            )
+        },
+    ));
+    t.push(row(
+        "conv2d",
+        &[x(&[1, 2, 3, 3]), x(&[2, 1, 2, 2]), x(&[2])],
+        |a| {
+            tensile::conv2d_with(
+                &a[0],
+                &a[1],
+                ConvOpts {
+                    bias: Some(&a[2]),
+                    stride: vec![1, 2].into(),
+                    padding: [1, 0].into(),
+                    groups: 2,
+                    ..Default::default()
+                },
+            )
+        },
+    ));
+    t.push(row(
+        "conv3d",
+        &[x(&[1, 1, 2, 3, 3]), x(&[2, 1, 1, 2, 2])],
+        |a| tensile::conv3d(&a[0], &a[1]),
+    ));
+    t.push(row(
+        "conv_transpose1d",
+        &[x(&[1, 2, 3]), x(&[2, 2, 2]), x(&[2])],
+        |a| {
+            tensile::conv_transpose1d_with(
+                &a[0],
+                &a[1],
+                ConvTransposeOpts {
+                    bias: Some(&a[2]),
+                    stride: vec![2].into(),
+                    ..Default::default()
+                },
+            )
+        },
+    ));
+    t.push(row(
+        "conv_transpose2d",
+        &[x(&[1, 2, 2, 2]), x(&[2, 1, 2, 2])],
+        |a| tensile::conv_transpose2d(&a[0], &a[1]),
+    ));
+    t.push(row(
+        "conv_transpose3d",
+        &[x(&[1, 1, 1, 2, 2]), x(&[1, 2, 1, 2, 2])],
+        |a| tensile::conv_transpose3d(&a[0], &a[1]),
+    ));
+    t.push(row("unfold (im2col)", &[x(&[1, 2, 3, 3])], |a| {
+        F::unfold(&a[0], [2, 2])
+    }));
+    t.push(row("fold (col2im)", &[x(&[1, 8, 4])], |a| {
+        F::fold(&a[0], [3, 3], [2, 2])
+    }));
+    t.push(row("pad (constant)", &[x(&[1, 2, 3])], |a| {
+        F::pad(&a[0], [1, 2])
+    }));
+    t.push(row("pad (reflect)", &[x(&[1, 2, 4])], |a| {
+        F::pad_with(&a[0], [2, 1], "reflect")
+    }));
+    t.push(row("pad (replicate)", &[x(&[1, 2, 3])], |a| {
+        F::pad_with(&a[0], [2, 1], "replicate")
+    }));
+    t.push(row("pad (circular)", &[x(&[1, 2, 3])], |a| {
+        F::pad_with(&a[0], [2, 1], "circular")
+    }));
+    t.push(row("interpolate (nearest)", &[x(&[1, 1, 3])], |a| {
+        F::interpolate(&a[0], [5])
+    }));
+    t.push(row("interpolate (linear)", &[x(&[1, 1, 3])], |a| {
+        F::interpolate_with(
+            &a[0],
+            F::InterpolateOpts {
+                size: Some(vec![5].into()),
+                mode: "linear",
+                align_corners: Some(false),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("interpolate (bilinear)", &[x(&[1, 1, 2, 3])], |a| {
+        F::interpolate_with(
+            &a[0],
+            F::InterpolateOpts {
+                size: Some(vec![3, 4].into()),
+                mode: "bilinear",
+                align_corners: Some(true),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("interpolate (bicubic)", &[x(&[1, 1, 3, 3])], |a| {
+        F::interpolate_with(
+            &a[0],
+            F::InterpolateOpts {
+                size: Some(vec![4, 4].into()),
+                mode: "bicubic",
+                align_corners: Some(false),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("pixel_shuffle", &[x(&[1, 4, 2, 1])], |a| {
+        tensile::pixel_shuffle(&a[0], 2)
+    }));
+    t.push(row("pixel_unshuffle", &[x(&[1, 1, 2, 4])], |a| {
+        tensile::pixel_unshuffle(&a[0], 2)
+    }));
+    t.push(row("max_pool1d", &[x(&[1, 2, 6])], |a| {
+        F::max_pool1d(&a[0], 2)
+    }));
+    t.push(row("max_pool2d", &[x(&[1, 1, 4, 4])], |a| {
+        F::max_pool2d(&a[0], 2)
+    }));
+    t.push(row("max_pool3d", &[x(&[1, 1, 2, 2, 4])], |a| {
+        F::max_pool3d(&a[0], 2)
+    }));
+    t.push(row("max_pool1d_with_indices", &[x(&[1, 2, 6])], |a| {
+        Ok(F::max_pool1d_with_indices(&a[0], 3, F::MaxPoolOpts::default())?.0)
+    }));
+    t.push(row("max_pool2d_with_indices", &[x(&[1, 1, 4, 4])], |a| {
+        Ok(F::max_pool2d_with_indices(&a[0], 2, F::MaxPoolOpts::default())?.0)
+    }));
+    t.push(row(
+        "max_pool3d_with_indices",
+        &[x(&[1, 1, 2, 2, 4])],
+        |a| Ok(F::max_pool3d_with_indices(&a[0], 2, F::MaxPoolOpts::default())?.0),
+    ));
+    t.push(row("avg_pool1d", &[x(&[1, 2, 6])], |a| {
+        F::avg_pool1d(&a[0], 3)
+    }));
+    t.push(row("avg_pool2d", &[x(&[1, 1, 4, 4])], |a| {
+        F::avg_pool2d_with(
+            &a[0],
+            2,
+            F::AvgPoolOpts {
+                stride: Some(vec![1].into()),
+                padding: vec![1].into(),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("avg_pool3d", &[x(&[1, 1, 2, 2, 4])], |a| {
+        F::avg_pool3d(&a[0], 2)
+    }));
+    t.push(row("adaptive_avg_pool1d", &[x(&[1, 2, 5])], |a| {
+        F::adaptive_avg_pool1d(&a[0], 3)
+    }));
+    t.push(row("adaptive_avg_pool2d", &[x(&[1, 1, 3, 5])], |a| {
+        F::adaptive_avg_pool2d(&a[0], [2, 3])
+    }));
+    t.push(row("adaptive_max_pool1d", &[x(&[1, 2, 5])], |a| {
+        F::adaptive_max_pool1d(&a[0], 3)
+    }));
+    t.push(row("adaptive_max_pool2d", &[x(&[1, 1, 3, 5])], |a| {
+        F::adaptive_max_pool2d(&a[0], [2, 3])
+    }));
+    t.push(row(
+        "adaptive_max_pool1d_with_indices",
+        &[x(&[1, 2, 5])],
+        |a| Ok(F::adaptive_max_pool1d_with_indices(&a[0], 3)?.0),
+    ));
+    t.push(row(
+        "adaptive_max_pool2d_with_indices",
+        &[x(&[1, 1, 3, 5])],
+        |a| Ok(F::adaptive_max_pool2d_with_indices(&a[0], [2, 3])?.0),
+    ));
+    t.push(row("lp_pool1d", &[pos(&[1, 2, 6])], |a| {
+        F::lp_pool1d(&a[0], 2.0, 3)
+    }));
+    t.push(row("lp_pool2d", &[pos(&[1, 1, 4, 4])], |a| {
+        F::lp_pool2d(&a[0], 3.0, 2)
+    }));
+    t.push(row("max_unpool1d", &[x(&[1, 1, 3])], |a| {
+        F::max_unpool1d(&a[0], &it(&[1, 2, 5], &[1, 1, 3]), 2)
+    }));
+    t.push(row("max_unpool2d", &[x(&[1, 1, 2, 2])], |a| {
+        F::max_unpool2d(&a[0], &it(&[0, 3, 9, 14], &[1, 1, 2, 2]), 2)
+    }));
+    // ---------------------------------------------------------------- norms
+    t.push(row(
+        "batch_norm (training)",
+        &[x(&[3, 2, 2]), x(&[2]), x(&[2])],
+        |a| {
+            F::batch_norm_with(
+                &a[0],
+                None::<&Tensor>,
+                None::<&Tensor>,
+                F::BatchNormOpts {
+                    weight: Some(&a[1]),
+                    bias: Some(&a[2]),
+                    training: true,
+                    ..Default::default()
+                },
+            )
+        },
+    ));
+    t.push(row("batch_norm (eval)", &[x(&[3, 2, 2]), x(&[2])], |a| {
+        let (m, v) = (
+            Tensor::from_vec(vec![0.1, -0.2], [2])?,
+            Tensor::from_vec(vec![0.5, 2.0], [2])?,
+        );
+        F::batch_norm_with(
+            &a[0],
+            &m,
+            &v,
+            F::BatchNormOpts {
+                weight: Some(&a[1]),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("group_norm", &[x(&[2, 4, 2]), x(&[4]), x(&[4])], |a| {
+        F::group_norm_with(
+            &a[0],
+            2,
+            F::GroupNormOpts {
+                weight: Some(&a[1]),
+                bias: Some(&a[2]),
+                ..Default::default()
+            },
+        )
+    }));
+    t.push(row("instance_norm", &[x(&[2, 2, 3])], |a| {
+        F::instance_norm(&a[0])
+    }));
+    t.push(row("rms_norm", &[x(&[2, 3]), x(&[3])], |a| {
+        F::rms_norm_with(&a[0], [3], &a[1])
+    }));
+    t.push(row("local_response_norm", &[x(&[1, 3, 4])], |a| {
+        F::local_response_norm(&a[0], 2)
+    }));
+    // ---------------------------------------------------------------- losses
+    macro_rules! loss2 {
+        ($($name:ident: $d0:ident, $d1:ident),* $(,)?) => {
+            $( t.push(row(stringify!($name), &[$d0(&[2, 3]), $d1(&[2, 3])], |a| F::$name(&a[0], &a[1]))); )*
+        };
+    }
+    loss2!(mse_loss: x, x, l1_loss: x, x, smooth_l1_loss: x, x, huber_loss: x, x,
+        poisson_nll_loss: x, pos, kl_div: x, prob, binary_cross_entropy: prob, prob,
+        binary_cross_entropy_with_logits: x, prob, multilabel_soft_margin_loss: x, prob);
+    t.push(row("soft_margin_loss", &[x(&[2, 3])], |a| {
+        F::soft_margin_loss(
+            &a[0],
+            &Tensor::from_vec(vec![1.0, -1.0, 1.0, 1.0, -1.0, -1.0], [2, 3])?,
+        )
+    }));
+    t.push(row("hinge_embedding_loss", &[x(&[2, 3])], |a| {
+        F::hinge_embedding_loss(
+            &a[0],
+            &Tensor::from_vec(vec![1.0, -1.0, 1.0, 1.0, -1.0, -1.0], [2, 3])?,
+        )
+    }));
+    t.push(row(
+        "gaussian_nll_loss",
+        &[x(&[2, 3]), x(&[2, 3]), pos(&[2, 3])],
+        |a| F::gaussian_nll_loss(&a[0], &a[1], &a[2]),
+    ));
+    t.push(row("margin_ranking_loss", &[x(&[3]), x(&[3])], |a| {
+        F::margin_ranking_loss(&a[0], &a[1], &Tensor::from_vec(vec![1.0, -1.0, 1.0], [3])?)
+    }));
+    t.push(row(
+        "cosine_embedding_loss",
+        &[x(&[2, 3]), x(&[2, 3])],
+        |a| F::cosine_embedding_loss(&a[0], &a[1], &Tensor::from_vec(vec![1.0, -1.0], [2])?),
+    ));
+    t.push(row(
+        "triplet_margin_loss",
+        &[x(&[2, 3]), x(&[2, 3]), x(&[2, 3])],
+        |a| F::triplet_margin_loss(&a[0], &a[1], &a[2]),
+    ));
+    t.push(row("nll_loss", &[x(&[3, 4])], |a| {
+        F::nll_loss(&a[0], &it(&[1, 3, 0], &[3]))
+    }));
+    t.push(row("cross_entropy", &[x(&[3, 4])], |a| {
+        F::cross_entropy(&a[0], &it(&[1, 3, 0], &[3]))
+    }));
+    t.push(row(
+        "cross_entropy (probabilities)",
+        &[x(&[3, 4]), nd(prob(&[3, 4]))],
+        |a| F::cross_entropy(&a[0], &a[1]),
+    ));
+    t.push(row("multi_margin_loss", &[x(&[3, 4])], |a| {
+        F::multi_margin_loss(&a[0], &it(&[1, 3, 0], &[3]))
+    }));
+    t.push(row("multilabel_margin_loss", &[x(&[2, 4])], |a| {
+        F::multilabel_margin_loss(&a[0], &it(&[3, 0, -1, 1, 1, -1, 0, 0], &[2, 4]))
+    }));
+    t.push(row("ctc_loss", &[x(&[5, 1, 3])], |a| {
+        F::ctc_loss(
+            &a[0].log_softmax(2)?,
+            &it(&[1, 2], &[1, 2]),
+            &it(&[5], &[1]),
+            &it(&[2], &[1]),
+        )
+    }));
+    // ---------------------------------------------------------------- distance, attention, dropout
+    t.push(row("cdist", &[x(&[3, 2]), x(&[4, 2])], |a| {
+        F::cdist(&a[0], &a[1])
+    }));
+    t.push(row("pdist", &[x(&[4, 2])], |a| F::pdist(&a[0])));
+    t.push(
+        row("cosine_similarity", &[x(&[2, 3]), x(&[2, 3])], |a| {
+            F::cosine_similarity(&a[0], &a[1])
+        })
+        .bcast(&[&[2, 1, 3], &[3]]),
+    );
+    t.push(row("pairwise_distance", &[x(&[2, 3]), x(&[2, 3])], |a| {
+        F::pairwise_distance(&a[0], &a[1])
+    }));
+    t.push(row(
+        "scaled_dot_product_attention",
+        &[x(&[1, 2, 3]), x(&[1, 4, 3]), x(&[1, 4, 2])],
+        |a| F::scaled_dot_product_attention(&a[0], &a[1], &a[2]),
+    ));
+    t.push(row(
+        "scaled_dot_product_attention (causal)",
+        &[x(&[1, 3, 2]), x(&[1, 3, 2]), x(&[1, 3, 2])],
+        |a| {
+            F::scaled_dot_product_attention_with(
+                &a[0],
+                &a[1],
+                &a[2],
+                F::ScaledDotProductAttentionOpts {
+                    is_causal: true,
+                    ..Default::default()
+                },
+            )
+        },
+    ));
+    // dropout: training with p = 0.5 and a fixed seed, so that the mask is a constant
+    macro_rules! drop {
+        ($($name:ident, $with:ident: $shape:expr),* $(,)?) => {
+            $( t.push(row(concat!(stringify!($name), " (p=0.5, seeded)"), &[x(&$shape)], |a| {
+                // the mask comes from the default generator: reseeded for every evaluation
+                tensile::manual_seed(7);
+                F::$with(&a[0], F::DropoutOpts { p: 0.5, training: true, inplace: false })
+            })); )*
+        };
+    }
+    drop!(dropout, dropout_with: [2, 3], alpha_dropout, alpha_dropout_with: [2, 3],
+        feature_alpha_dropout, feature_alpha_dropout_with: [2, 2, 3],
+        dropout1d, dropout1d_with: [2, 2, 3], dropout2d, dropout2d_with: [1, 2, 2, 3],
+        dropout3d, dropout3d_with: [1, 2, 1, 2, 3]);
+    // ---------------------------------------------------------------- recurrent
+    t.push(row(
+        "rnn_tanh_cell",
+        &[x(&[2, 3]), x(&[2, 2]), x(&[2, 3]), x(&[2, 2])],
+        |a| tensile::rnn_tanh_cell(&a[0], &a[1], &a[2], &a[3]),
+    ));
+    t.push(row(
+        "rnn_relu_cell",
+        &[x(&[2, 3]), x(&[2, 2]), x(&[2, 3]), x(&[2, 2]), x(&[2])],
+        |a| {
+            tensile::rnn_relu_cell_with(
+                &a[0],
+                &a[1],
+                &a[2],
+                &a[3],
+                tensile::RnnCellOpts {
+                    b_ih: Some(&a[4]),
+                    b_hh: None,
+                },
+            )
+        },
+    ));
+    t.push(row(
+        "gru_cell",
+        &[x(&[2, 3]), x(&[2, 2]), x(&[6, 3]), x(&[6, 2])],
+        |a| tensile::gru_cell(&a[0], &a[1], &a[2], &a[3]),
+    ));
+    t.push(row(
+        "lstm_cell",
+        &[x(&[2, 3]), x(&[2, 2]), x(&[2, 2]), x(&[8, 3]), x(&[8, 2])],
+        |a| {
+            let (h, c) = tensile::lstm_cell(&a[0], &[&a[1], &a[2]], &a[3], &a[4])?;
+            combine(&[h, c])
+        },
+    ));
+    let seq_opts = || tensile::RnnOpts {
+        has_biases: false,
+        num_layers: 1,
+        dropout: 0.0,
+        train: false,
+        bidirectional: false,
+        batch_first: false,
+    };
+    t.push(row(
+        "rnn_tanh",
+        &[x(&[3, 1, 2]), x(&[1, 1, 2]), x(&[2, 2]), x(&[2, 2])],
+        move |a| {
+            let (o, h) = tensile::rnn_tanh_with(&a[0], &a[1], &[&a[2], &a[3]], seq_opts())?;
+            combine(&[o, h])
+        },
+    ));
+    t.push(row(
+        "rnn_relu",
+        &[x(&[3, 1, 2]), x(&[1, 1, 2]), x(&[2, 2]), x(&[2, 2])],
+        move |a| {
+            let (o, h) = tensile::rnn_relu_with(&a[0], &a[1], &[&a[2], &a[3]], seq_opts())?;
+            combine(&[o, h])
+        },
+    ));
+    t.push(row(
+        "gru",
+        &[x(&[3, 1, 2]), x(&[1, 1, 2]), x(&[6, 2]), x(&[6, 2])],
+        move |a| {
+            let (o, h) = tensile::gru_with(&a[0], &a[1], &[&a[2], &a[3]], seq_opts())?;
+            combine(&[o, h])
+        },
+    ));
+    t.push(row(
+        "lstm",
+        &[
+            x(&[3, 1, 2]),
+            x(&[1, 1, 2]),
+            x(&[1, 1, 2]),
+            x(&[8, 2]),
+            x(&[8, 2]),
+        ],
+        move |a| {
+            let (o, h, c) =
+                tensile::lstm_with(&a[0], &[&a[1], &a[2]], &[&a[3], &a[4]], seq_opts())?;
+            combine(&[o, h, c])
+        },
+    ));
+}
+
+/// Unused import guard for the domain helpers every table edit may need.
+#[allow(dead_code)]
+fn _domains() -> [In; 1] {
+    [nd(x(&[1]))]
+}

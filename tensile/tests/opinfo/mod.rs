@@ -1,0 +1,548 @@
+//! THE OP TABLE (OpInfo, after PyTorch's `torch/testing/_internal/common_methods_invocations.py`):
+//! one entry per op, read by every test-side consumer so that an op is written down once:
+//!
+//! * the conformance runner (`tests/conformance.rs`) dispatches a corpus case by the entry's
+//!   [`OpInfo::name`] (and `name_` to its in-place form) through [`OpInfo::call`];
+//! * the gradient check (`tests/gradcheck.rs`) makes one row per [`Sample`] in
+//!   [`OpInfo::grad`], calling the same adapter, and takes [`OpInfo::nograd`] as the reason an
+//!   op has none;
+//! * the benchmark (`examples/bench_ops`) runs the `bench/ops.txt` rows whose op is
+//!   [`OpInfo::bench`] through the same adapter;
+//! * the fuzzer (`fuzz/src/program.rs`) calls every [`Sig::Unary`] and [`Sig::Binary`] entry
+//!   with [`OpInfo::fuzz`] from its pointwise arms;
+//! * `tests/readme_tables.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
+//!   when they differ.
+//!
+//! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`); [`families`]
+//! lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
+//! include it with `#[path]`).
+#![allow(dead_code)]
+
+pub mod binary;
+pub mod ternary;
+pub mod unary;
+
+use tensile::{Operand, Result, Scalar, Tensor};
+
+// ------------------------------------------------------------------------------------------
+// the entry
+
+/// How an op is called, as far as the generic consumers need to know: the fuzzer calls
+/// `Unary` entries with one tensor and `Binary` entries with a tensor and a tensor-or-number;
+/// the conformance runner only hands a `Ternary` entry a call with three positional arguments
+/// (`torch.where(cond)` with one is another op).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sig {
+    /// `f(x, **kwargs)`.
+    Unary,
+    /// `f(x, y, **kwargs)`, `y` a tensor or a number.
+    Binary,
+    /// `f(x, y, z, **kwargs)`.
+    Ternary,
+    /// Anything else (positional arguments as the adapter reads them).
+    Other,
+}
+
+impl Sig {
+    /// Whether a call with `n` positional arguments is this op's.
+    pub fn takes(self, n: usize) -> bool {
+        match self {
+            Sig::Ternary => n == 3,
+            _ => n >= 1,
+        }
+    }
+}
+
+/// An op's call adapter: the one function every consumer calls.
+pub type Call = fn(&Args) -> Result<Tensor>;
+
+/// One op.
+pub struct OpInfo {
+    /// PyTorch's name, as the corpus's `op` writes it (`exp`, `logaddexp`, `special.xlog1py`,
+    /// `relu`); `NAME_` names its in-place form when [`OpInfo::inplace`].
+    pub name: &'static str,
+    /// The call's shape (for the fuzzer's arms and the conformance runner's arity check).
+    pub sig: Sig,
+    /// The op has an in-place form `NAME_` (the adapter reads [`Args::inplace`]).
+    pub inplace: bool,
+    /// The call adapter: positional and keyword arguments as PyTorch takes them, defaults as
+    /// PyTorch's.
+    pub call: Call,
+    /// The gradient-check rows (empty: none here; see [`OpInfo::nograd`]).
+    pub grad: &'static [Sample],
+    /// Why the op has no gradient-check row (`integer`, `comparison`, `pytorch`: PyTorch
+    /// defines no derivative either), or `None`.
+    pub nograd: Option<&'static str>,
+    /// The op key of its `bench/ops.txt` rows (`exp`, `F.relu`; in-place rows are
+    /// `T.NAME_`), or `None` when the suite has none.
+    pub bench: Option<&'static str>,
+    /// Called by the fuzzer's pointwise arms (`Sig::Unary` / `Sig::Binary` only).
+    pub fuzz: bool,
+    /// Its README rows.
+    pub docs: &'static [Doc],
+}
+
+impl OpInfo {
+    /// An entry with no in-place form, no samples, no bench rows, no docs, not fuzzed.
+    pub const fn new(name: &'static str, sig: Sig, call: Call) -> OpInfo {
+        OpInfo {
+            name,
+            sig,
+            inplace: false,
+            call,
+            grad: &[],
+            nograd: None,
+            bench: None,
+            fuzz: false,
+            docs: &[],
+        }
+    }
+    /// `f(x)` with an in-place form `f_`, fuzzed.
+    pub const fn unary(name: &'static str, call: Call) -> OpInfo {
+        OpInfo {
+            inplace: true,
+            fuzz: true,
+            ..OpInfo::new(name, Sig::Unary, call)
+        }
+    }
+    /// `f(x, y)` with an in-place form `f_`, fuzzed.
+    pub const fn binary(name: &'static str, call: Call) -> OpInfo {
+        OpInfo {
+            inplace: true,
+            fuzz: true,
+            ..OpInfo::new(name, Sig::Binary, call)
+        }
+    }
+    /// An in-place form `NAME_` (the adapter reads [`Args::inplace`]).
+    pub const fn in_place(self) -> OpInfo {
+        OpInfo {
+            inplace: true,
+            ..self
+        }
+    }
+    /// No in-place form.
+    pub const fn no_inplace(self) -> OpInfo {
+        OpInfo {
+            inplace: false,
+            ..self
+        }
+    }
+    /// Called by the fuzzer's pointwise arms.
+    pub const fn fuzz(self) -> OpInfo {
+        OpInfo { fuzz: true, ..self }
+    }
+    /// Not called by the fuzzer's pointwise arms.
+    pub const fn no_fuzz(self) -> OpInfo {
+        OpInfo {
+            fuzz: false,
+            ..self
+        }
+    }
+    /// Its gradient-check rows.
+    pub const fn grad(self, grad: &'static [Sample]) -> OpInfo {
+        OpInfo { grad, ..self }
+    }
+    /// Why it has no gradient-check row.
+    pub const fn nograd(self, why: &'static str) -> OpInfo {
+        OpInfo {
+            nograd: Some(why),
+            ..self
+        }
+    }
+    /// The op key of its `bench/ops.txt` rows.
+    pub const fn bench(self, key: &'static str) -> OpInfo {
+        OpInfo {
+            bench: Some(key),
+            ..self
+        }
+    }
+    /// Its README rows.
+    pub const fn docs(self, docs: &'static [Doc]) -> OpInfo {
+        OpInfo { docs, ..self }
+    }
+}
+
+/// Every family's entries, in the order the consumers walk them.
+pub fn families() -> [&'static [OpInfo]; 3] {
+    [unary::OPS, binary::OPS, ternary::OPS]
+}
+
+/// Every entry.
+pub fn all() -> impl Iterator<Item = &'static OpInfo> {
+    families().into_iter().flatten()
+}
+
+/// The entry an op name calls, and whether it names the in-place form (`exp_`): `None` when
+/// no entry has that name (or `NAME_` names an entry without an in-place form).
+pub fn lookup(op: &str) -> Option<(&'static OpInfo, bool)> {
+    if let Some(i) = all().find(|i| i.name == op) {
+        return Some((i, false));
+    }
+    let base = op.strip_suffix('_')?;
+    all()
+        .find(|i| i.name == base && i.inplace)
+        .map(|i| (i, true))
+}
+
+/// The entry whose `bench/ops.txt` rows use op key `key` (`exp`, `F.relu`), or whose in-place
+/// form `T.NAME_` it is; with whether the in-place form is meant.
+pub fn lookup_bench(key: &str) -> Option<(&'static OpInfo, bool)> {
+    if let Some(i) = all().find(|i| i.bench == Some(key)) {
+        return Some((i, false));
+    }
+    let base = key.strip_prefix("T.")?.strip_suffix('_')?;
+    all()
+        .find(|i| i.name == base && i.inplace && i.bench.is_some())
+        .map(|i| (i, true))
+}
+
+/// The fuzzer's entries of signature `sig`, in table order.
+pub fn fuzzed(sig: Sig) -> Vec<&'static OpInfo> {
+    all().filter(|i| i.fuzz && i.sig == sig).collect()
+}
+
+// ------------------------------------------------------------------------------------------
+// arguments
+
+/// One argument of a call, whoever makes it (the corpus, gradcheck, bench, the fuzzer).
+pub enum Arg {
+    Tensor(Tensor),
+    /// A Python number or bool (ints too: a dim, a count).
+    Scalar(Scalar),
+    /// A Python list of ints.
+    Ints(Vec<i64>),
+    /// A Python string.
+    Str(String),
+}
+
+impl Arg {
+    /// The argument as a tensor-or-number operand.
+    pub fn operand(&self) -> Operand<'_> {
+        match self {
+            Arg::Tensor(t) => Operand::Tensor(t),
+            Arg::Scalar(s) => Operand::Scalar(*s),
+            _ => panic!("opinfo: expected a tensor or a number"),
+        }
+    }
+}
+
+/// A call's arguments: positional, keyword (a keyword given as `None` is left out), and
+/// whether the in-place form `NAME_` is called.
+#[derive(Default)]
+pub struct Args {
+    pub pos: Vec<Arg>,
+    pub kw: Vec<(String, Arg)>,
+    pub inplace: bool,
+}
+
+impl Args {
+    /// Positional arguments only.
+    pub fn new(pos: Vec<Arg>) -> Args {
+        Args {
+            pos,
+            ..Args::default()
+        }
+    }
+    /// The tensor at position `i` (panics when it is not one: the caller built a wrong call).
+    pub fn t(&self, i: usize) -> &Tensor {
+        match self.pos.get(i) {
+            Some(Arg::Tensor(t)) => t,
+            _ => panic!("opinfo: argument {i} must be a tensor"),
+        }
+    }
+    /// The tensor-or-number at position `i`.
+    pub fn operand(&self, i: usize) -> Operand<'_> {
+        match self.pos.get(i) {
+            Some(a) => a.operand(),
+            None => panic!("opinfo: argument {i} is missing"),
+        }
+    }
+    /// The number at position `i`, if given.
+    pub fn opt_scalar(&self, i: usize) -> Option<Scalar> {
+        match self.pos.get(i)? {
+            Arg::Scalar(s) => Some(*s),
+            _ => panic!("opinfo: argument {i} must be a number"),
+        }
+    }
+    /// The number at position `i`.
+    pub fn scalar(&self, i: usize) -> Scalar {
+        self.opt_scalar(i)
+            .unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
+    }
+    /// Keyword `k`, if given.
+    pub fn kw_arg(&self, k: &str) -> Option<&Arg> {
+        self.kw.iter().find(|(n, _)| n == k).map(|(_, a)| a)
+    }
+    /// Keyword `k` as a number (a string such as `"inf"` is no number: `None`).
+    pub fn kw_scalar(&self, k: &str) -> Option<Scalar> {
+        match self.kw_arg(k)? {
+            Arg::Scalar(s) => Some(*s),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a float.
+    pub fn kw_f64(&self, k: &str) -> Option<f64> {
+        self.kw_scalar(k).map(|s| s.to_f64())
+    }
+    /// Keyword `k` as an int.
+    pub fn kw_int(&self, k: &str) -> Option<i64> {
+        match self.kw_scalar(k)? {
+            Scalar::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a bool.
+    pub fn kw_bool(&self, k: &str) -> Option<bool> {
+        match self.kw_scalar(k)? {
+            Scalar::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a string.
+    pub fn kw_str(&self, k: &str) -> Option<&str> {
+        match self.kw_arg(k)? {
+            Arg::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a tensor-or-number operand.
+    pub fn kw_operand(&self, k: &str) -> Option<Operand<'_>> {
+        self.kw_arg(k).map(Arg::operand)
+    }
+    /// The in-place form is called: `NAME_`, or the `inplace=True` keyword of an activation.
+    pub fn in_place(&self) -> bool {
+        self.inplace || self.kw_bool("inplace") == Some(true)
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// gradient-check samples
+
+/// Where a gradient-check input's random values are drawn from (so that the op is smooth
+/// there).
+#[derive(Clone, Copy, Debug)]
+pub enum Dom {
+    /// `±[0.2, 2]`: away from 0 (the kink of abs/relu/sign-like ops).
+    Any,
+    /// `[0.5, 2]`: log, sqrt, pow bases, divisors, variances.
+    Pos,
+    /// `±[0.1, 0.8]`: asin, acos, atanh, erfinv.
+    Unit,
+    /// `[0.15, 0.85]`: probabilities (logit, binary_cross_entropy).
+    Prob,
+    /// `[1.5, 3]`: acosh.
+    Big,
+}
+
+/// One argument of a gradient-check sample.
+#[derive(Clone, Copy, Debug)]
+pub enum P {
+    /// A differentiated float64 input of this domain and shape.
+    T(Dom, &'static [usize]),
+    /// A Python float.
+    Num(f64),
+    /// A Python int.
+    Int(i64),
+    /// A Python string.
+    Str(&'static str),
+    /// A bool tensor of these values and shape (not differentiated).
+    Mask(&'static [bool], &'static [usize]),
+}
+
+/// A `[2, 3]` input drawn from `±[0.2, 2]`.
+pub const X: P = P::T(Dom::Any, &[2, 3]);
+/// A `[2, 3]` input drawn from `[0.5, 2]`.
+pub const POS: P = P::T(Dom::Pos, &[2, 3]);
+/// A `[2, 3]` input drawn from `±[0.1, 0.8]`.
+pub const UNIT: P = P::T(Dom::Unit, &[2, 3]);
+/// A `[2, 3]` input drawn from `[0.15, 0.85]`.
+pub const PROB: P = P::T(Dom::Prob, &[2, 3]);
+/// A `[2, 3]` input drawn from `[1.5, 3]`.
+pub const BIG: P = P::T(Dom::Big, &[2, 3]);
+
+/// One gradient-check row: the call's arguments and, for several tensor inputs, the shapes of
+/// the broadcasting variant.
+#[derive(Clone, Copy, Debug)]
+pub struct Sample {
+    /// The row's name (`None`: the op's name).
+    pub name: Option<&'static str>,
+    pub args: &'static [P],
+    pub kw: &'static [(&'static str, P)],
+    /// One shape per [`P::T`] input for the broadcast variant, or `None`.
+    pub bcast: Option<&'static [&'static [usize]]>,
+}
+
+const BCAST2: &[&[usize]] = &[&[3, 1], &[4]];
+const BCAST3: &[&[usize]] = &[&[3, 1], &[4], &[1, 1]];
+
+impl Sample {
+    /// A sample; two tensor inputs broadcast as `[3, 1]` and `[4]`, three as `[3, 1]`, `[4]`,
+    /// `[1, 1]`.
+    pub const fn new(args: &'static [P]) -> Sample {
+        let mut n = 0;
+        let mut i = 0;
+        while i < args.len() {
+            if let P::T(..) = args[i] {
+                n += 1;
+            }
+            i += 1;
+        }
+        let bcast = match n {
+            2 => Some(BCAST2),
+            3 => Some(BCAST3),
+            _ => None,
+        };
+        Sample {
+            name: None,
+            args,
+            kw: &[],
+            bcast,
+        }
+    }
+    /// The row's name, when not the op's.
+    pub const fn named(self, name: &'static str) -> Sample {
+        Sample {
+            name: Some(name),
+            ..self
+        }
+    }
+    /// Keyword arguments.
+    pub const fn kw(self, kw: &'static [(&'static str, P)]) -> Sample {
+        Sample { kw, ..self }
+    }
+    /// These broadcast shapes.
+    pub const fn bcast(self, b: &'static [&'static [usize]]) -> Sample {
+        Sample {
+            bcast: Some(b),
+            ..self
+        }
+    }
+    /// No broadcast variant.
+    pub const fn no_bcast(self) -> Sample {
+        Sample {
+            bcast: None,
+            ..self
+        }
+    }
+    /// The inputs: every [`P::T`], in order.
+    pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
+        self.args.iter().filter_map(|p| match *p {
+            P::T(d, s) => Some((d, s)),
+            _ => None,
+        })
+    }
+    /// The call's arguments, with `inputs` (one per [`P::T`], in order) in their places.
+    pub fn args_with(&self, inputs: &[Tensor]) -> Result<Args> {
+        let mut k = 0;
+        let mut lit = |p: &P| -> Result<Arg> {
+            Ok(match *p {
+                P::T(..) => {
+                    k += 1;
+                    Arg::Tensor(inputs[k - 1].alias())
+                }
+                P::Num(v) => Arg::Scalar(Scalar::Float(v)),
+                P::Int(v) => Arg::Scalar(Scalar::Int(v)),
+                P::Str(s) => Arg::Str(s.to_string()),
+                P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+            })
+        };
+        let pos = self.args.iter().map(&mut lit).collect::<Result<Vec<_>>>()?;
+        let kw = self
+            .kw
+            .iter()
+            .map(|(n, p)| Ok((n.to_string(), lit(p)?)))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Args {
+            pos,
+            kw,
+            inplace: false,
+        })
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// README rows
+
+/// A README call table (`### HEADING`, then `| PyTorch | tensile |`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    Pointwise,
+    MathBinary,
+    MathUnary,
+}
+
+impl Table {
+    /// Every rendered table.
+    pub const ALL: [Table; 3] = [Table::Pointwise, Table::MathBinary, Table::MathUnary];
+    /// The README heading the table follows.
+    pub fn heading(self) -> &'static str {
+        match self {
+            Table::Pointwise => "### Pointwise",
+            Table::MathBinary => "### Math: binary and ternary",
+            Table::MathUnary => "### Unary math and activations",
+        }
+    }
+    /// The families whose rows it holds, in row order.
+    pub fn families(self) -> Vec<&'static [OpInfo]> {
+        match self {
+            Table::Pointwise => vec![binary::OPS, ternary::OPS, unary::OPS],
+            Table::MathBinary => vec![binary::OPS, ternary::OPS],
+            Table::MathUnary => vec![unary::OPS],
+        }
+    }
+}
+
+/// A README row naming several ops: `HEAD` + each member's name through `ITEM` (`{}` the
+/// name), joined by `SEP`, + `TAIL`, then the tensile cell.
+pub struct Group {
+    pub table: Table,
+    pub head: &'static str,
+    pub item: &'static str,
+    pub sep: &'static str,
+    pub tail: &'static str,
+    pub tensile: &'static str,
+}
+
+/// One README row of an entry.
+pub enum Doc {
+    /// A row of its own: the PyTorch cell and the tensile cell, as Markdown.
+    Row(Table, &'static str, &'static str),
+    /// A place in a group row (the row stands where its first member's entry stands).
+    In(&'static Group),
+}
+
+/// The rows of README table `t`, as Markdown lines (`| … | … |`).
+pub fn readme_rows(t: Table) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut groups_done: Vec<*const Group> = Vec::new();
+    let fams = t.families();
+    for info in fams.iter().flat_map(|f| f.iter()) {
+        for d in info.docs {
+            match d {
+                Doc::Row(table, py, rs) if *table == t => out.push(format!("| {py} | {rs} |")),
+                Doc::In(g) if g.table == t && !groups_done.contains(&(*g as *const Group)) => {
+                    groups_done.push(*g as *const Group);
+                    let names: Vec<String> = fams
+                        .iter()
+                        .flat_map(|f| f.iter())
+                        .filter(|i| {
+                            i.docs
+                                .iter()
+                                .any(|d| matches!(d, Doc::In(h) if std::ptr::eq(*h, *g)))
+                        })
+                        .map(|i| g.item.replace("{}", i.name))
+                        .collect();
+                    out.push(format!(
+                        "| {}{}{} | {} |",
+                        g.head,
+                        names.join(g.sep),
+                        g.tail,
+                        g.tensile
+                    ));
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
