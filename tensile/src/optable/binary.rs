@@ -548,3 +548,55 @@ pub mod special {
         MathId::Xlog1py.call(input.into(), other.into())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(v: &[f64]) -> Tensor {
+        Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
+    }
+
+    /// PyTorch 2.15: `torch.special.xlog1py(a, b)` with both requiring grad gives
+    /// `SpecialXlog1PyBackward0`, `a.grad = log1p(b)` (0 only where `a == 0` and `b <= -1`),
+    /// `b.grad = a / (b + 1)`; a number on either side names the node `…Backward2` (number
+    /// `b`) or `…Backward1` (number `a`).
+    #[test]
+    fn xlog1py_records_pytorchs_gradient() {
+        let a = t(&[0.0, 1.0, -1.0, 2.0]).requires_grad_(true).unwrap();
+        let b = t(&[0.5, -1.0, -2.0, 3.0]).requires_grad_(true).unwrap();
+        let r = special::xlog1py(&a, &b).unwrap();
+        assert_eq!(r.grad_fn().unwrap().name(), "SpecialXlog1PyBackward0");
+        r.sum().unwrap().backward().unwrap();
+        let ga = a.grad().unwrap().to_vec::<f64>();
+        assert!((ga[0] - 1.5f64.ln()).abs() < 1e-12 && ga[1] == f64::NEG_INFINITY);
+        assert!(ga[2].is_nan() && (ga[3] - 4f64.ln()).abs() < 1e-12);
+        assert_eq!(
+            b.grad().unwrap().to_vec::<f64>(),
+            [0.0, f64::INFINITY, 1.0, 0.5]
+        );
+        let name = |r: Tensor| r.grad_fn().unwrap().name().to_string();
+        assert_eq!(
+            name(special::xlog1py(&a, 2.0).unwrap()),
+            "SpecialXlog1PyBackward2"
+        );
+        assert_eq!(
+            name(special::xlog1py(2.0, &b).unwrap()),
+            "SpecialXlog1PyBackward1"
+        );
+    }
+
+    /// PyTorch 2.15: `heaviside` of a requiring input records `NotImplemented`, whose
+    /// backward fails with `derivative for aten::heaviside is not implemented`.
+    #[test]
+    fn heaviside_records_not_implemented() {
+        let a = t(&[0.0, 1.0]).requires_grad_(true).unwrap();
+        let r = a.heaviside(&t(&[0.5, 0.5])).unwrap();
+        assert_eq!(r.grad_fn().unwrap().name(), "NotImplemented");
+        let e = r.sum().unwrap().backward().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "derivative for aten::heaviside is not implemented"
+        );
+    }
+}
