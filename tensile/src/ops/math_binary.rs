@@ -42,6 +42,8 @@ pub(crate) enum MathOp {
     LeftShift,
     RightShift,
     Heaviside,
+    Fmax,
+    Fmin,
     DivTrunc,
     /// `self + alpha * other` (`sub` passes `-alpha`).
     AddAlpha(Scalar),
@@ -76,7 +78,7 @@ fn op_dtype(op: MathOp, common: DType) -> Result<DType> {
     };
     match op {
         Copysign | Xlogy | Xlog1py if common.is_integral(true) => Ok(DEFAULT_FLOAT),
-        Copysign | Xlogy | Xlog1py | Heaviside | AddAlpha(_) => Ok(common),
+        Copysign | Xlogy | Xlog1py | Heaviside | Fmax | Fmin | AddAlpha(_) => Ok(common),
         FloatPower => Ok(DType::Float64),
         Fmod if common == DType::Bool => Err(not_impl("fmod_cpu", common)),
         DivTrunc if common == DType::Bool => Err(not_impl("div_trunc_cpu", common)),
@@ -235,6 +237,13 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         RightShift => int!(IntMath::shr),
         Heaviside => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
             if x == T::zero() { y } else { T::from_bool(x > T::zero()) }
+        })),
+        // NaN loses; of two equal values (±0) the first wins, as PyTorch's CPU kernels
+        Fmax => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
+            if Arith::is_nan(x) || y > x { y } else { x }
+        })),
+        Fmin => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
+            if Arith::is_nan(x) || y < x { y } else { x }
         })),
         DivTrunc => dispatch!(@compute cdt, T => run!(T, |x: T, y: T| {
             if Arith::is_int_zero(y) && !<T as Element>::DTYPE.is_floating_point() {

@@ -304,6 +304,18 @@ math_ops! {
         "`self << other`; a shift by a negative amount or by the width or more gives 0. Integers only: `\"lshift_cpu\" not implemented for 'Float'` (and 'Bool'). A number `self`: [`bitwise_left_shift`].";
     method bitwise_right_shift / bitwise_right_shift_, RightShift, Integer,
         "`self >> other` (arithmetic for signed types); a shift by a negative amount or by the width or more gives the sign fill (0 or -1; 0 for uint8). Integers only: `\"rshift_cpu\" not implemented for 'Float'` (and 'Bool').";
+    tensor fmax, Fmax,
+        Elementwise(("FmaxBackward0", "FmaxBackward0", "FmaxBackward0"), |a, b, _| (
+            if a == b { 0.5 } else if a > b || b.is_nan() { 1.0 } else { 0.0 },
+            if a == b { 0.5 } else if b > a || (a.is_nan() && !b.is_nan()) { 1.0 } else { 0.0 },
+        )),
+        "the larger of `self` and `other` where NaN loses (C's `fmax`): NaN only where both are NaN; of two equal values (`-0.0` and `0.0`) `self`'s. Every dtype, bool included (the promotion). Gradient (`FmaxBackward0`): `g` to the larger, halved on ties; to the one that is not NaN.";
+    tensor fmin, Fmin,
+        Elementwise(("FminBackward0", "FminBackward0", "FminBackward0"), |a, b, _| (
+            if a == b { 0.5 } else if a < b || b.is_nan() { 1.0 } else { 0.0 },
+            if a == b { 0.5 } else if b < a || (a.is_nan() && !b.is_nan()) { 1.0 } else { 0.0 },
+        )),
+        "the smaller of `self` and `other` where NaN loses (C's `fmin`): NaN only where both are NaN; of two equal values `self`'s. Every dtype, bool included. Gradient (`FminBackward0`): `g` to the smaller, halved on ties; to the one that is not NaN.";
     method heaviside / heaviside_, Heaviside, NotImplemented("heaviside"),
         "the step function: `other` where `self` is 0, else 1 where `self > 0`, 0 where `self < 0` or NaN. Both must have the same dtype: `heaviside is not yet implemented for tensors with different dtypes.` (checked before broadcasting).";
 }
@@ -598,5 +610,47 @@ mod tests {
             e.to_string(),
             "derivative for aten::heaviside is not implemented"
         );
+    }
+
+    /// PyTorch 2.15's `fmax`/`fmin`: NaN loses, two NaN give NaN, ties give `self`'s value
+    /// (`fmax(-0.0, 0.0)` is `-0.0`), integers and bool compare as numbers; the gradient goes
+    /// to the winner, halved on ties, and to the non-NaN operand (both NaN: to `self`).
+    #[test]
+    fn fmax_fmin_values_and_gradients_are_pytorchs() {
+        let nan = f64::NAN;
+        let x = t(&[nan, 2.0, 1.0, -0.0, 1.0, nan, 3.0])
+            .requires_grad_(true)
+            .unwrap();
+        let y = t(&[nan, 2.0, nan, 0.0, 2.0, 1.0, nan])
+            .requires_grad_(true)
+            .unwrap();
+        let r = x.fmax(&y).unwrap();
+        let v = r.to_vec::<f64>();
+        assert!(v[0].is_nan());
+        assert_eq!(&v[1..], [2.0, 1.0, -0.0, 2.0, 1.0, 3.0]);
+        assert!(v[3].is_sign_negative());
+        assert_eq!(r.grad_fn().unwrap().name(), "FmaxBackward0");
+        r.sum().unwrap().backward().unwrap();
+        assert_eq!(
+            x.grad().unwrap().to_vec::<f64>(),
+            [1.0, 0.5, 1.0, 0.5, 0.0, 0.0, 1.0]
+        );
+        assert_eq!(
+            y.grad().unwrap().to_vec::<f64>(),
+            [0.0, 0.5, 0.0, 0.5, 1.0, 1.0, 0.0]
+        );
+        let (xd, yd) = (x.detach(), y.detach());
+        let m = xd.fmin(&yd).unwrap().to_vec::<f64>();
+        assert_eq!(&m[1..], [2.0, 1.0, -0.0, 1.0, 1.0, 3.0]);
+        assert!(m[3].is_sign_negative());
+        assert!(yd.fmin(&xd).unwrap().to_vec::<f64>()[3].is_sign_positive());
+        let i = |v: Vec<i64>| Tensor::from_vec(v, [2]).unwrap();
+        assert_eq!(
+            i(vec![1, 5]).fmax(&i(vec![2, 3])).unwrap().to_vec::<i64>(),
+            [2, 5]
+        );
+        let b = |v: Vec<bool>| Tensor::from_vec(v, [2]).unwrap();
+        let r = b(vec![true, false]).fmin(&b(vec![false, false])).unwrap();
+        assert_eq!(r.to_vec::<bool>(), [false, false]);
     }
 }

@@ -223,6 +223,19 @@ pub static OPS: &[OpInfo] = &[
         .grad(TWO_X)
         .bench("nextafter")
         .docs(IN_MATH),
+    OpInfo::binary("fmax", |a| a.t(0).fmax(a.t(1)))
+        .no_inplace()
+        .no_fuzz()
+        .grad(TWO_X)
+        .docs(&[Doc::Row(
+            Table::MathBinary,
+            "`torch.fmax(x, y)`, `torch.fmin(x, y)`",
+            "`x.fmax(&y)`, `x.fmin(&y)`",
+        )]),
+    OpInfo::binary("fmin", |a| a.t(0).fmin(a.t(1)))
+        .no_inplace()
+        .no_fuzz()
+        .grad(TWO_X),
     OpInfo::binary("gcd", bin!(gcd, gcd_))
         .nograd("integer")
         .bench("gcd")
