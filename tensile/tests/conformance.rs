@@ -786,7 +786,14 @@ fn opinfo_dispatches_the_old_tables_names() {
         .iter()
         .filter(|n| opinfo::lookup(n).is_some())
         .collect();
-    let added = ["clamp_min", "clamp_max", "positive", "rsub"];
+    let added = [
+        "clamp_min",
+        "clamp_max",
+        "positive",
+        "rsub",
+        "fmax",
+        "fmin",
+    ];
     let new_less_added: Vec<&String> = new
         .iter()
         .copied()
