@@ -10,11 +10,14 @@
 
 use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::loops::Loop;
+use crate::kernels::loops::{Loop, TypedKernel};
 use crate::layout;
 use crate::storage::{Guard, ReadGuard, Storage, lock_all};
 use crate::tensor::{Dims, Tensor};
 use smallvec::SmallVec;
+
+mod dense;
+pub(crate) use dense::dense;
 
 /// An op's operands after shape checks, before the output exists.
 pub(crate) struct TensorIter<'a> {
@@ -351,8 +354,18 @@ impl<'a> TensorIter<'a> {
     }
 
     /// Allocates the output (of `out_dtype`, unless it was given) and returns it with the
-    /// coalesced loop over `[output, inputs...]`. `N` must be `1 + inputs.len()`.
+    /// coalesced loop over `[output, inputs...]`, for callers that run a raw kernel on it
+    /// themselves (being replaced by [`TensorIter::plan`]). `N` must be `1 + inputs.len()`.
     pub(crate) fn finish<const N: usize>(self, out_dtype: DType) -> Result<(Tensor, Loop<N>)> {
+        let p = self.plan::<N>(out_dtype)?;
+        Ok((p.out, p.lp))
+    }
+
+    /// Allocates the output (of `out_dtype`, unless it was given) and builds the coalesced
+    /// loop over `[output, inputs...]`, ready for a kernel ([`Plan::run`]). `N` must be
+    /// `1 + inputs.len()`. Errors: the allocator's; an internal error for a wrong `N`.
+    pub(crate) fn plan<const N: usize>(self, out_dtype: DType) -> Result<Plan<'a, N>> {
+        let given = self.out.is_some();
         let out = match self.out {
             Some(o) => o.alias(),
             None => Tensor::try_alloc(&self.shape, &self.out_strides, out_dtype)?,
@@ -369,8 +382,101 @@ impl<'a> TensorIter<'a> {
             ops.extend(self.inputs.iter().copied());
             make_loop::<N>(&self.shape, &self.perm, &ops)
         };
-        Ok((out, lp))
+        Ok(Plan {
+            out,
+            given,
+            inputs: self.inputs,
+            lp,
+        })
     }
+}
+
+/// A pointwise op ready to run ([`TensorIter::plan`]): its output (new, or the given one)
+/// and the coalesced loop over `[output, inputs...]`. It keeps the operands the loop was built
+/// from, so [`Plan::run`] locks exactly the storages the loop's pointers address: the
+/// engine's safe entry point for a pointwise kernel, into a new output or in place / `out=`.
+pub(crate) struct Plan<'a, const N: usize> {
+    out: Tensor,
+    /// The output was given (in place, `out=`): others may hold it, so it is write-locked. A
+    /// new output is seen by nobody yet and needs no lock.
+    given: bool,
+    inputs: SmallVec<[&'a Tensor; 3]>,
+    lp: Loop<N>,
+}
+
+impl<const N: usize> Plan<'_, N> {
+    /// The output, once the kernel has run.
+    pub(crate) fn into_out(self) -> Tensor {
+        self.out
+    }
+
+    /// Locks the operands' storages: the inputs for reading, a given output for writing.
+    fn lock(&self) -> SmallVec<[Guard<'_>; 4]> {
+        if self.given {
+            let mut ops: SmallVec<[&Tensor; 4]> = SmallVec::new();
+            ops.push(&self.out);
+            ops.extend(self.inputs.iter().copied());
+            lock_operands(&ops, 1)
+        } else {
+            lock_operands(&self.inputs, 0)
+        }
+    }
+
+    /// Runs `kernel` over the loop (in parallel above the grain), with the locks held, each
+    /// operand converted to the kernel's dtype where they differ.
+    pub(crate) fn run<F>(&self, kernel: &TypedKernel<F, N>)
+    where
+        F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
+    {
+        let guard = self.lock();
+        // SAFETY: the iterator checked the shapes (and, for a given output, the overlap
+        // between it and the inputs) and built `lp` from `out` and `inputs`, whose geometries
+        // lie inside their storages and which this value keeps alive; the locks are held; the
+        // loop presents operand k as `kdtypes[k]`, the dtype the kernel was built for
+        // (`TypedKernel::new`'s contract).
+        unsafe { self.lp.run(kernel.kdtypes(), 1, kernel.kernel()) };
+        drop(guard);
+    }
+}
+
+impl Plan<'_, 2> {
+    /// Copies the input into the output, cast to the output's dtype (`copy_`), with the locks
+    /// held: as cache-blocked transposes when the two operands' fastest dims are swapped,
+    /// otherwise over the loop.
+    pub(crate) fn copy(&self) {
+        let guard = self.lock();
+        // SAFETY: as in `run`; the copy loop presents every operand as its own dtype.
+        unsafe { crate::kernels::cast::copy_loop(&self.lp) };
+        drop(guard);
+    }
+}
+
+/// Copies `src` into `dst`, cast to `dst`'s dtype, without the checks of `copy_`: `src` must
+/// broadcast to `dst`'s shape (an internal error otherwise, which panics: no caller's operands
+/// produce it) and `dst` must not overlap `src` nor itself (a fresh tensor, or a view of one
+/// without repeated elements). The loop follows `dst`'s dim order.
+pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
+    let ok = src.sizes.len() <= dst.sizes.len()
+        && src
+            .sizes
+            .iter()
+            .rev()
+            .zip(dst.sizes.iter().rev())
+            .all(|(&s, &d)| s == d || s == 1);
+    assert!(
+        ok,
+        "internal error: copy of shape {:?} into shape {:?}",
+        src.sizes, dst.sizes
+    );
+    let shape = &dst.sizes;
+    let perm = reorder_dims(shape, std::slice::from_ref(&dst.strides));
+    let lp = make_loop::<2>(shape, &perm, &[dst, src]);
+    let guard = lock_operands(&[dst, src], 1);
+    // SAFETY: `src` broadcasts to `dst`'s shape (checked above), so the loop built from their
+    // geometries, which lie inside their storages, stays inside them; the locks are held; the
+    // copy loop presents every operand as its own dtype.
+    unsafe { crate::kernels::cast::copy_loop(&lp) };
+    drop(guard);
 }
 
 /// The engine's safe entry point for a pointwise kernel into a new output: `inputs`
@@ -382,22 +488,14 @@ impl<'a> TensorIter<'a> {
 pub(crate) fn run_new<F, const N: usize>(
     inputs: &[&Tensor],
     out_dtype: DType,
-    kernel: &crate::kernels::loops::TypedKernel<F, N>,
+    kernel: &TypedKernel<F, N>,
 ) -> Result<Tensor>
 where
     F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
 {
-    let it = TensorIter::new(None, inputs)?;
-    let (out, lp) = it.finish::<N>(out_dtype)?;
-    let guard = lock_operands(inputs, 0);
-    // SAFETY: the iterator checked the shapes and built `lp` from `out` and `inputs`, whose
-    // geometries lie inside their storages and outlive this call; `out` is new, so nobody
-    // else writes it (and the iterator refused internal overlap); the inputs' locks are held;
-    // the loop presents operand k as `kdtypes[k]`, the dtype the kernel was built for
-    // (`TypedKernel::new`'s contract).
-    unsafe { lp.run(kernel.kdtypes(), 1, kernel.kernel()) };
-    drop(guard);
-    Ok(out)
+    let p = TensorIter::new(None, inputs)?.plan::<N>(out_dtype)?;
+    p.run(kernel);
+    Ok(p.into_out())
 }
 
 /// Locks the storages of a loop's operands (module docs of [`crate::storage`]): the first

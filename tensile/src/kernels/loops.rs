@@ -42,7 +42,7 @@ pub(crate) struct Loop<const N: usize> {
 pub(crate) type Kernel<'k, const N: usize> = dyn Fn(&[*mut u8; N], &[isize; N], usize) + Sync + 'k;
 
 /// A kernel with the dtypes it reads and writes its operands as (outputs first): what the
-/// engine's safe entry points ([`crate::iter::run_new`]) need to run it, so the `unsafe` of
+/// engine's safe entry points (`crate::iter::Planned::run`) need to run it, so the `unsafe` of
 /// calling a raw-pointer kernel is argued once, here in `kernels`, where each one is built,
 /// and not at every call site.
 pub(crate) struct TypedKernel<F, const N: usize> {
@@ -54,7 +54,9 @@ impl<F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync, const N: usize> TypedKerne
     /// # Safety
     /// `f`, called with operand `k` pointing at `n` elements of `kdtypes[k]` at the element
     /// strides given, all inside live storage whose locks are held, the output's elements
-    /// written by this call alone, reads and writes nothing else.
+    /// written by this call alone, reads and writes nothing else. The output may be an input
+    /// itself (in place) or overlap one (the iterator refuses partial overlap only where it
+    /// can tell): `f` forms no reference to an output run that overlaps an input's.
     pub(crate) unsafe fn new(kdtypes: [DType; N], f: F) -> TypedKernel<F, N> {
         TypedKernel { kdtypes, f }
     }

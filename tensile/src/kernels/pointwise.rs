@@ -6,6 +6,19 @@
 
 use crate::element::Element;
 
+/// [`binary`] of `f` as a kernel for the engine's safe entry points: output `O`, inputs `T`.
+pub(crate) fn binary_kernel<T: Element, O: Element>(
+    f: impl Fn(T, T) -> O + Sync,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
+    // SAFETY: `binary` reads two `T` inputs and writes an `O` output within `n` elements at
+    // the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([O::DTYPE, T::DTYPE, T::DTYPE], move |p, s, n| {
+            binary(p, s, n, &f)
+        })
+    }
+}
+
 /// A kernel computing `out = f(a)` over one run.
 ///
 /// # Safety

@@ -13,77 +13,77 @@ fn parallel(work: usize) -> bool {
     work >= 2 * GRAIN && par::threads() > 1
 }
 
-/// One row of `n` elements of `T`, reversed or not.
-///
-/// # Safety
-/// `s` and `d` point to `n` valid, non-overlapping elements of `T`.
-#[inline]
-unsafe fn copy_row<T: Copy>(s: *const T, d: *mut T, n: usize, rev: bool) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        if rev {
-            let src = std::slice::from_raw_parts(s, n);
-            let dst = std::slice::from_raw_parts_mut(d, n);
-            for (o, i) in dst.iter_mut().zip(src.iter().rev()) {
-                *o = *i;
-            }
-        } else {
-            std::ptr::copy_nonoverlapping(s, d, n);
+/// The unsigned integers rows are moved as: every bit pattern is a value.
+trait Word: Copy {}
+impl Word for u8 {}
+impl Word for u16 {}
+impl Word for u32 {}
+impl Word for u64 {}
+
+/// `d` = the elements of `s` (of `size_of::<T>()` bytes each) in reverse order, as whole
+/// elements of `T` when both rows are aligned for it; `false`, having done nothing, otherwise.
+fn reverse_as<T: Word>(s: &[u8], d: &mut [u8]) -> bool {
+    // SAFETY: `T` is an unsigned integer type (every bit pattern is a value); `align_to`
+    // only reinterprets the aligned middle of each row, which is used only when the whole row
+    // is that middle.
+    let ((sp, sm, ss), (dp, dm, ds)) = unsafe { (s.align_to::<T>(), d.align_to_mut::<T>()) };
+    if !(sp.is_empty() && ss.is_empty() && dp.is_empty() && ds.is_empty()) {
+        return false;
+    }
+    for (o, i) in dm.iter_mut().zip(sm.iter().rev()) {
+        *o = *i;
+    }
+    true
+}
+
+/// One row: `d` = `s` (equal lengths), its elements of `esize` bytes reversed when `rev`.
+fn copy_row(s: &[u8], d: &mut [u8], esize: usize, rev: bool) {
+    if !rev {
+        d.copy_from_slice(s);
+        return;
+    }
+    let done = match esize {
+        1 => reverse_as::<u8>(s, d),
+        2 => reverse_as::<u16>(s, d),
+        4 => reverse_as::<u32>(s, d),
+        8 => reverse_as::<u64>(s, d),
+        _ => false,
+    };
+    if !done {
+        for (o, i) in d.chunks_exact_mut(esize).zip(s.chunks_exact(esize).rev()) {
+            o.copy_from_slice(i);
         }
     }
 }
 
 /// `dst` row `r` (of `n` elements of `esize` bytes) = `src` row `src_rows[r]`, reversed when
-/// `rev`.
-///
-/// # Safety
-/// `src` holds every row `src_rows[r]` and `dst` holds `src_rows.len()` rows; they do not
-/// overlap; the caller holds the storage locks.
-pub(crate) unsafe fn flip_rows(
-    src: *const u8,
-    dst: *mut u8,
+/// `rev`; rows are written in parallel above the grain size. `dst` holds `src_rows.len()`
+/// rows and `src` every row named (a shorter slice is an internal error: it panics).
+pub(crate) fn flip_rows(
+    src: &[u8],
+    dst: &mut [u8],
     src_rows: &[usize],
     n: usize,
     esize: usize,
     rev: bool,
 ) {
-    let (sp, dp) = (Ptr(src as *mut u8), Ptr(dst));
-    let one = |r: usize| {
-        let (s, d) = (
-            sp.get().wrapping_add(src_rows[r] * n * esize),
-            dp.get().wrapping_add(r * n * esize),
-        );
-        // SAFETY: both rows lie inside their buffers (the caller's contract), rows of `dst` are
-        // written by one task each, and the buffers do not overlap.
-        unsafe {
-            match esize {
-                1 => copy_row(s, d, n, rev),
-                2 => copy_row(s as *const u16, d as *mut u16, n, rev),
-                4 => copy_row(s as *const u32, d as *mut u32, n, rev),
-                8 => copy_row(s as *const u64, d as *mut u64, n, rev),
-                _ if !rev => copy_row(s, d, n * esize, false),
-                _ => {
-                    for j in 0..n {
-                        std::ptr::copy_nonoverlapping(
-                            s.add((n - 1 - j) * esize),
-                            d.add(j * esize),
-                            esize,
-                        );
-                    }
-                }
-            }
-        }
+    let row = n * esize;
+    if row == 0 {
+        return;
+    }
+    let dst = &mut dst[..src_rows.len() * row];
+    let one = |(r, d): (usize, &mut [u8])| {
+        copy_row(&src[src_rows[r] * row..][..row], d, esize, rev);
     };
-    let rows = src_rows.len();
-    if parallel(rows * n) {
+    if parallel(src_rows.len() * n) {
         par::run(|| {
-            (0..rows)
-                .into_par_iter()
+            dst.par_chunks_mut(row)
+                .enumerate()
                 .with_min_len((GRAIN / n.max(1)).max(1))
                 .for_each(one)
         });
     } else {
-        (0..rows).for_each(one);
+        dst.chunks_mut(row).enumerate().for_each(one);
     }
 }
 
