@@ -1,12 +1,12 @@
-//! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not) and the float
-//! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`).
-//! Callers pass raw element pointers of fresh outputs and hold the storage locks.
+//! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not), the float
+//! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`)
+//! and float32 `softplus`. Callers pass the operands' slices (`crate::iter::dense`).
 
 use rayon::prelude::*;
 
 use crate::element::Element;
 use crate::kernels::loops::GRAIN;
-use crate::kernels::{Ptr, par};
+use crate::kernels::par;
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
@@ -88,30 +88,23 @@ pub(crate) fn flip_rows(
 }
 
 /// Running sums (or products) along the middle dim of a contiguous `(outer, n, inner)` buffer
-/// of `T`, accumulated in double and rounded once per element into `dst` (same shape).
-///
-/// # Safety
-/// `src` and `dst` hold `outer * n * inner` elements of `T` and do not overlap; the caller
-/// holds the storage locks.
-pub(crate) unsafe fn cum_f64<T: Element>(
-    src: *const T,
-    dst: *mut T,
+/// of `T`, accumulated in double and rounded once per element into `dst` (same shape); blocks
+/// run in parallel above the grain size. Both slices hold `outer * n * inner` elements (a
+/// shorter one is an internal error: it panics).
+pub(crate) fn cum_f64<T: Element>(
+    src: &[T],
+    dst: &mut [T],
     outer: usize,
     n: usize,
     inner: usize,
     prod: bool,
 ) {
     let len = n * inner;
-    let (sp, dp) = (Ptr(src as *mut T), Ptr(dst));
-    let one = |o: usize| {
-        // SAFETY: block `o` of `len` elements lies inside both buffers; each block of `dst` is
-        // written by one task; the buffers do not overlap.
-        let (xs, ys) = unsafe {
-            (
-                std::slice::from_raw_parts(sp.get().add(o * len) as *const T, len),
-                std::slice::from_raw_parts_mut(dp.get().add(o * len), len),
-            )
-        };
+    if len == 0 {
+        return;
+    }
+    let (src, dst) = (&src[..outer * len], &mut dst[..outer * len]);
+    let one = |(ys, xs): (&mut [T], &[T])| {
         if inner == 1 {
             let mut acc = if prod { 1.0 } else { 0.0 };
             if prod {
@@ -141,13 +134,13 @@ pub(crate) unsafe fn cum_f64<T: Element>(
     };
     if parallel(outer * len) {
         par::run(|| {
-            (0..outer)
-                .into_par_iter()
-                .with_min_len((GRAIN / len.max(1)).max(1))
+            dst.par_chunks_mut(len)
+                .zip(src.par_chunks(len))
+                .with_min_len((GRAIN / len).max(1))
                 .for_each(one)
         });
     } else {
-        (0..outer).for_each(one);
+        dst.chunks_mut(len).zip(src.chunks(len)).for_each(one);
     }
 }
 
@@ -208,26 +201,16 @@ fn softplus_run_avx2(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
     softplus_run(xs, ys, b, t)
 }
 
-/// [`softplus_f32`] from `n` contiguous floats at `src` into `dst`, in parallel above the
-/// grain size, with AVX2 when the CPU has it.
-///
-/// # Safety
-/// `src` and `dst` hold `n` floats and do not overlap; the caller holds the storage locks.
-pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b: f32, t: f32) {
+/// [`softplus_f32`] of `src` into `dst` (of `dst.len()` elements, which `src` holds too: a
+/// shorter one is an internal error, it panics), in parallel above the grain size, with AVX2
+/// when the CPU has it.
+pub(crate) fn softplus_contig(src: &[f32], dst: &mut [f32], b: f32, t: f32) {
     #[cfg(target_arch = "x86_64")]
     let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
-    let (sp, dp) = (Ptr(src as *mut f32), Ptr(dst));
+    let n = dst.len();
+    let src = &src[..n];
     const CHUNK: usize = 8192;
-    let one = |c: usize| {
-        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-        // SAFETY: `lo..hi` lies inside both buffers, which do not overlap; each chunk of `dst`
-        // is written by one task.
-        let (xs, ys) = unsafe {
-            (
-                std::slice::from_raw_parts(sp.get().add(lo) as *const f32, hi - lo),
-                std::slice::from_raw_parts_mut(dp.get().add(lo), hi - lo),
-            )
-        };
+    let one = |(ys, xs): (&mut [f32], &[f32])| {
         #[cfg(target_arch = "x86_64")]
         if avx2 {
             // SAFETY: the CPU has AVX2 and FMA (checked above).
@@ -236,10 +219,13 @@ pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b
         }
         softplus_run(xs, ys, b, t);
     };
-    let chunks = n.div_ceil(CHUNK);
     if parallel(n) {
-        par::run(|| (0..chunks).into_par_iter().for_each(one));
+        par::run(|| {
+            dst.par_chunks_mut(CHUNK)
+                .zip(src.par_chunks(CHUNK))
+                .for_each(one)
+        });
     } else {
-        (0..chunks).for_each(one);
+        dst.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).for_each(one);
     }
 }
