@@ -5,7 +5,7 @@
 //! output's shape, recovers the inputs' dim order to choose the output strides exactly as
 //! PyTorch does, then turns the operands into a coalesced [`Loop`] for the kernels. The type
 //! rules are the caller's (each op family has its own), applied between [`TensorIter::new`]
-//! and [`TensorIter::finish`] so errors come in PyTorch's order: overlap, broadcast, output
+//! and [`TensorIter::plan`] so errors come in PyTorch's order: overlap, broadcast, output
 //! shape, dtype.
 
 use crate::dtype::{DType, ResultTypeState};
@@ -353,14 +353,6 @@ impl<'a> TensorIter<'a> {
         self.out.is_some()
     }
 
-    /// Allocates the output (of `out_dtype`, unless it was given) and returns it with the
-    /// coalesced loop over `[output, inputs...]`, for callers that run a raw kernel on it
-    /// themselves (being replaced by [`TensorIter::plan`]). `N` must be `1 + inputs.len()`.
-    pub(crate) fn finish<const N: usize>(self, out_dtype: DType) -> Result<(Tensor, Loop<N>)> {
-        let p = self.plan::<N>(out_dtype)?;
-        Ok((p.out, p.lp))
-    }
-
     /// Allocates the output (of `out_dtype`, unless it was given) and builds the coalesced
     /// loop over `[output, inputs...]`, ready for a kernel ([`Plan::run`]). `N` must be
     /// `1 + inputs.len()`. Errors: the allocator's; an internal error for a wrong `N`.
@@ -538,21 +530,29 @@ const SMALL_NUMEL: usize = 1 << 14;
 /// row-major strides and no zero-size dim, the new output is row-major (see the fast setup in
 /// [`TensorIter::build`]), so the plan only needs the broadcast shape and a coalesced loop
 /// with element strides; kernels run it monomorphically ([`crate::kernels::loops::run_small`]).
-pub(crate) struct SmallPlan<const N: usize> {
+/// The plan keeps the inputs it was built from, so [`SmallPlan::run_new`] reads exactly the
+/// memory it planned for.
+pub(crate) struct SmallPlan<'a, const N: usize> {
+    /// Whether [`SmallPlan::build`] succeeded (the rest is meaningless otherwise).
+    built: bool,
+    /// The inputs, as operands 1.. (operand 0, the output, is made by `run_new`).
+    inputs: [Option<&'a Tensor>; N],
     /// The output's rank and sizes (broadcast shape).
-    pub nd: usize,
-    pub shape: [usize; SMALL_RANK],
+    nd: usize,
+    shape: [usize; SMALL_RANK],
     /// The coalesced loop, fastest dim first: sizes and element strides (output first).
-    pub lnd: usize,
-    pub lsizes: [usize; SMALL_RANK],
-    pub lstrides: [[isize; N]; SMALL_RANK],
+    lnd: usize,
+    lsizes: [usize; SMALL_RANK],
+    lstrides: [[isize; N]; SMALL_RANK],
 }
 
-impl<const N: usize> SmallPlan<N> {
+impl<'a, const N: usize> SmallPlan<'a, N> {
     /// An empty plan, filled by [`SmallPlan::build`] (in place: a plan is a few hundred
     /// bytes, and small ops are sensitive to copying it around).
-    pub(crate) fn empty() -> SmallPlan<N> {
+    pub(crate) fn empty() -> SmallPlan<'a, N> {
         SmallPlan {
+            built: false,
+            inputs: [None; N],
             nd: 0,
             shape: [1; SMALL_RANK],
             lnd: 0,
@@ -561,12 +561,68 @@ impl<const N: usize> SmallPlan<N> {
         }
     }
 
+    /// Runs `kernel` over the plan into a new row-major output of the kernel's output dtype,
+    /// with the inputs' read locks held: sequential, monomorphic, no conversions. Errors: the
+    /// allocator's; an internal error when the plan was not built or an input's dtype is not
+    /// the kernel's (the small path takes operands already in the compute dtype).
+    pub(crate) fn run_new<F>(&self, kernel: &TypedKernel<F, N>) -> Result<Tensor>
+    where
+        F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
+    {
+        let kd = kernel.kdtypes();
+        let mut ins: SmallVec<[&Tensor; 3]> = SmallVec::new();
+        for (slot, &dt) in self.inputs.iter().zip(&kd).skip(1) {
+            match *slot {
+                Some(t) if self.built && t.dtype == dt => ins.push(t),
+                _ => {
+                    return Err(Error::runtime(
+                        "internal error: a small plan run with other operands than planned",
+                    ));
+                }
+            }
+        }
+        let out = Tensor::try_alloc_contiguous(&self.shape[..self.nd], kd[0])?;
+        let (_reads2, _reads);
+        if N == 3 {
+            _reads2 = lock_reads2(ins[0], ins[1]);
+        } else {
+            _reads = lock_operands(&ins, 0);
+        }
+        let base: [*mut u8; N] = std::array::from_fn(|k| {
+            if k == 0 {
+                out.elem_ptr()
+            } else {
+                ins[k - 1].elem_ptr()
+            }
+        });
+        let itemsize: [usize; N] = std::array::from_fn(|k| kd[k].itemsize());
+        let f = kernel.kernel();
+        // SAFETY: `build` derived the plan's sizes and element strides from these inputs'
+        // own (strictly row-major, inside their storages) and from the fresh row-major
+        // output's; the input locks are held and the output is new; the operands' dtypes are
+        // the kernel's (checked above), so its pointer types are right (`TypedKernel::new`).
+        unsafe {
+            crate::kernels::loops::run_small(
+                &self.lsizes[..self.lnd],
+                &self.lstrides[..self.lnd],
+                base,
+                itemsize,
+                |p, s, n| f(p, s, n),
+            )
+        };
+        Ok(out)
+    }
+
     /// Plans a new output over `inputs` (`N - 1` of them). False when the op is not small, an
     /// input is not strictly row-major, or the shapes don't broadcast (the general path then
     /// reports the error); the plan's contents are then meaningless.
-    pub(crate) fn build(&mut self, inputs: &[&Tensor]) -> bool {
+    pub(crate) fn build(&mut self, inputs: &[&'a Tensor]) -> bool {
+        self.built = false;
         if inputs.len() + 1 != N {
             return false;
+        }
+        for (slot, &t) in self.inputs[1..].iter_mut().zip(inputs) {
+            *slot = Some(t);
         }
         if !inputs.iter().all(|t| strictly_row_major(t)) {
             return false;
@@ -585,6 +641,7 @@ impl<const N: usize> SmallPlan<N> {
             self.lnd = 1;
             self.lsizes[0] = numel;
             self.lstrides[0] = [1; N];
+            self.built = true;
             return true;
         }
         let nd = inputs.iter().map(|t| t.sizes.len()).max().unwrap_or(0);
@@ -638,6 +695,7 @@ impl<const N: usize> SmallPlan<N> {
         if self.lnd == 0 {
             self.lnd = 1; // one element: a run of 1 with any strides
         }
+        self.built = true;
         true
     }
 }

@@ -11,7 +11,6 @@
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
-use crate::iter::SmallPlan;
 use crate::kernels::cast::cast_run;
 use crate::kernels::par;
 use crate::kernels::stream;
@@ -397,22 +396,23 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     }
 }
 
-/// Runs `kernel` over a [`SmallPlan`]'s loop: the inner dim in runs, the outer dims by an
-/// odometer. Monomorphic in the kernel (no dynamic call per run), sequential, no conversions:
-/// the operands' storage dtypes are the kernel's.
+/// Runs `kernel` over a small op's coalesced loop (`crate::iter::SmallPlan`): `sizes` and
+/// element `strides` per dim, fastest first (one to six dims). The inner dim in runs, the
+/// outer dims by an odometer. Monomorphic in the kernel (no dynamic call per run),
+/// sequential, no conversions: the operands' storage dtypes are the kernel's.
 ///
 /// # Safety
 /// `base[k]` is operand `k`'s first element, of `itemsize[k]` bytes each; every element the
-/// plan's sizes and element strides reach lies inside its storage; the caller holds the
-/// storage locks; the output (operand 0) is fresh, so no operand overlaps it.
+/// sizes and element strides reach lies inside its storage; the caller holds the storage
+/// locks; the output (operand 0) is fresh, so no operand overlaps it.
 pub(crate) unsafe fn run_small<const N: usize>(
-    plan: &SmallPlan<N>,
+    sizes: &[usize],
+    strides: &[[isize; N]],
     base: [*mut u8; N],
     itemsize: [usize; N],
     mut kernel: impl FnMut(&[*mut u8; N], &[isize; N], usize),
 ) {
-    let nd = plan.lnd;
-    let (sizes, strides) = (&plan.lsizes[..nd], &plan.lstrides[..nd]);
+    let nd = sizes.len().min(strides.len());
     let bytes = |d: usize, k: usize| strides[d][k] * itemsize[k] as isize;
     let mut ptrs = base;
     let mut idx = [0usize; 6];

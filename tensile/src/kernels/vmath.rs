@@ -246,6 +246,19 @@ pub(crate) unsafe fn gelu_backward_run(p: &[*mut u8; 3], s: &[isize; 3], n: usiz
     }
 }
 
+/// [`unary_run`] of `op` as a kernel for the engine's safe entry points (float32 operands).
+pub(crate) fn unary_kernel(
+    op: VOp,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 2], &[isize; 2], usize) + Sync, 2> {
+    // SAFETY: `unary_run` reads a float32 input and writes a float32 output within `n`
+    // elements at the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([crate::dtype::DType::Float32; 2], move |p, s, n| {
+            unary_run(op, p, s, n)
+        })
+    }
+}
+
 /// A kernel for [`super::loops::Loop::run`]: `out = op(a)` over one run of float32
 /// (vectorised when the run is contiguous and the output does not overlap the input).
 ///
