@@ -5,16 +5,19 @@
 //! output's shape, recovers the inputs' dim order to choose the output strides exactly as
 //! PyTorch does, then turns the operands into a coalesced [`Loop`] for the kernels. The type
 //! rules are the caller's (each op family has its own), applied between [`TensorIter::new`]
-//! and [`TensorIter::finish`] so errors come in PyTorch's order: overlap, broadcast, output
+//! and [`TensorIter::plan`] so errors come in PyTorch's order: overlap, broadcast, output
 //! shape, dtype.
 
 use crate::dtype::{DType, ResultTypeState};
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::loops::Loop;
+use crate::kernels::loops::{Loop, TypedKernel};
 use crate::layout;
 use crate::storage::{Guard, ReadGuard, Storage, lock_all};
 use crate::tensor::{Dims, Tensor};
 use smallvec::SmallVec;
+
+mod dense;
+pub(crate) use dense::{Slices, dense};
 
 /// An op's operands after shape checks, before the output exists.
 pub(crate) struct TensorIter<'a> {
@@ -350,9 +353,11 @@ impl<'a> TensorIter<'a> {
         self.out.is_some()
     }
 
-    /// Allocates the output (of `out_dtype`, unless it was given) and returns it with the
-    /// coalesced loop over `[output, inputs...]`. `N` must be `1 + inputs.len()`.
-    pub(crate) fn finish<const N: usize>(self, out_dtype: DType) -> Result<(Tensor, Loop<N>)> {
+    /// Allocates the output (of `out_dtype`, unless it was given) and builds the coalesced
+    /// loop over `[output, inputs...]`, ready for a kernel ([`Plan::run`]). `N` must be
+    /// `1 + inputs.len()`. Errors: the allocator's; an internal error for a wrong `N`.
+    pub(crate) fn plan<const N: usize>(self, out_dtype: DType) -> Result<Plan<'a, N>> {
+        let given = self.out.is_some();
         let out = match self.out {
             Some(o) => o.alias(),
             None => Tensor::try_alloc(&self.shape, &self.out_strides, out_dtype)?,
@@ -369,8 +374,101 @@ impl<'a> TensorIter<'a> {
             ops.extend(self.inputs.iter().copied());
             make_loop::<N>(&self.shape, &self.perm, &ops)
         };
-        Ok((out, lp))
+        Ok(Plan {
+            out,
+            given,
+            inputs: self.inputs,
+            lp,
+        })
     }
+}
+
+/// A pointwise op ready to run ([`TensorIter::plan`]): its output (new, or the given one)
+/// and the coalesced loop over `[output, inputs...]`. It keeps the operands the loop was built
+/// from, so [`Plan::run`] locks exactly the storages the loop's pointers address: the
+/// engine's safe entry point for a pointwise kernel, into a new output or in place / `out=`.
+pub(crate) struct Plan<'a, const N: usize> {
+    out: Tensor,
+    /// The output was given (in place, `out=`): others may hold it, so it is write-locked. A
+    /// new output is seen by nobody yet and needs no lock.
+    given: bool,
+    inputs: SmallVec<[&'a Tensor; 3]>,
+    lp: Loop<N>,
+}
+
+impl<const N: usize> Plan<'_, N> {
+    /// The output, once the kernel has run.
+    pub(crate) fn into_out(self) -> Tensor {
+        self.out
+    }
+
+    /// Locks the operands' storages: the inputs for reading, a given output for writing.
+    fn lock(&self) -> SmallVec<[Guard<'_>; 4]> {
+        if self.given {
+            let mut ops: SmallVec<[&Tensor; 4]> = SmallVec::new();
+            ops.push(&self.out);
+            ops.extend(self.inputs.iter().copied());
+            lock_operands(&ops, 1)
+        } else {
+            lock_operands(&self.inputs, 0)
+        }
+    }
+
+    /// Runs `kernel` over the loop (in parallel above the grain), with the locks held, each
+    /// operand converted to the kernel's dtype where they differ.
+    pub(crate) fn run<F>(&self, kernel: &TypedKernel<F, N>)
+    where
+        F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
+    {
+        let guard = self.lock();
+        // SAFETY: the iterator checked the shapes (and, for a given output, the overlap
+        // between it and the inputs) and built `lp` from `out` and `inputs`, whose geometries
+        // lie inside their storages and which this value keeps alive; the locks are held; the
+        // loop presents operand k as `kdtypes[k]`, the dtype the kernel was built for
+        // (`TypedKernel::new`'s contract).
+        unsafe { self.lp.run(kernel.kdtypes(), 1, kernel.kernel()) };
+        drop(guard);
+    }
+}
+
+impl Plan<'_, 2> {
+    /// Copies the input into the output, cast to the output's dtype (`copy_`), with the locks
+    /// held: as cache-blocked transposes when the two operands' fastest dims are swapped,
+    /// otherwise over the loop.
+    pub(crate) fn copy(&self) {
+        let guard = self.lock();
+        // SAFETY: as in `run`; the copy loop presents every operand as its own dtype.
+        unsafe { crate::kernels::cast::copy_loop(&self.lp) };
+        drop(guard);
+    }
+}
+
+/// Copies `src` into `dst`, cast to `dst`'s dtype, without the checks of `copy_`: `src` must
+/// broadcast to `dst`'s shape (an internal error otherwise, which panics: no caller's operands
+/// produce it) and `dst` must not overlap `src` nor itself (a fresh tensor, or a view of one
+/// without repeated elements). The loop follows `dst`'s dim order.
+pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
+    let ok = src.sizes.len() <= dst.sizes.len()
+        && src
+            .sizes
+            .iter()
+            .rev()
+            .zip(dst.sizes.iter().rev())
+            .all(|(&s, &d)| s == d || s == 1);
+    assert!(
+        ok,
+        "internal error: copy of shape {:?} into shape {:?}",
+        src.sizes, dst.sizes
+    );
+    let shape = &dst.sizes;
+    let perm = reorder_dims(shape, std::slice::from_ref(&dst.strides));
+    let lp = make_loop::<2>(shape, &perm, &[dst, src]);
+    let guard = lock_operands(&[dst, src], 1);
+    // SAFETY: `src` broadcasts to `dst`'s shape (checked above), so the loop built from their
+    // geometries, which lie inside their storages, stays inside them; the locks are held; the
+    // copy loop presents every operand as its own dtype.
+    unsafe { crate::kernels::cast::copy_loop(&lp) };
+    drop(guard);
 }
 
 /// The engine's safe entry point for a pointwise kernel into a new output: `inputs`
@@ -382,22 +480,14 @@ impl<'a> TensorIter<'a> {
 pub(crate) fn run_new<F, const N: usize>(
     inputs: &[&Tensor],
     out_dtype: DType,
-    kernel: &crate::kernels::loops::TypedKernel<F, N>,
+    kernel: &TypedKernel<F, N>,
 ) -> Result<Tensor>
 where
     F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
 {
-    let it = TensorIter::new(None, inputs)?;
-    let (out, lp) = it.finish::<N>(out_dtype)?;
-    let guard = lock_operands(inputs, 0);
-    // SAFETY: the iterator checked the shapes and built `lp` from `out` and `inputs`, whose
-    // geometries lie inside their storages and outlive this call; `out` is new, so nobody
-    // else writes it (and the iterator refused internal overlap); the inputs' locks are held;
-    // the loop presents operand k as `kdtypes[k]`, the dtype the kernel was built for
-    // (`TypedKernel::new`'s contract).
-    unsafe { lp.run(kernel.kdtypes(), 1, kernel.kernel()) };
-    drop(guard);
-    Ok(out)
+    let p = TensorIter::new(None, inputs)?.plan::<N>(out_dtype)?;
+    p.run(kernel);
+    Ok(p.into_out())
 }
 
 /// Locks the storages of a loop's operands (module docs of [`crate::storage`]): the first
@@ -440,21 +530,29 @@ const SMALL_NUMEL: usize = 1 << 14;
 /// row-major strides and no zero-size dim, the new output is row-major (see the fast setup in
 /// [`TensorIter::build`]), so the plan only needs the broadcast shape and a coalesced loop
 /// with element strides; kernels run it monomorphically ([`crate::kernels::loops::run_small`]).
-pub(crate) struct SmallPlan<const N: usize> {
+/// The plan keeps the inputs it was built from, so [`SmallPlan::run_new`] reads exactly the
+/// memory it planned for.
+pub(crate) struct SmallPlan<'a, const N: usize> {
+    /// Whether [`SmallPlan::build`] succeeded (the rest is meaningless otherwise).
+    built: bool,
+    /// The inputs, as operands 1.. (operand 0, the output, is made by `run_new`).
+    inputs: [Option<&'a Tensor>; N],
     /// The output's rank and sizes (broadcast shape).
-    pub nd: usize,
-    pub shape: [usize; SMALL_RANK],
+    nd: usize,
+    shape: [usize; SMALL_RANK],
     /// The coalesced loop, fastest dim first: sizes and element strides (output first).
-    pub lnd: usize,
-    pub lsizes: [usize; SMALL_RANK],
-    pub lstrides: [[isize; N]; SMALL_RANK],
+    lnd: usize,
+    lsizes: [usize; SMALL_RANK],
+    lstrides: [[isize; N]; SMALL_RANK],
 }
 
-impl<const N: usize> SmallPlan<N> {
+impl<'a, const N: usize> SmallPlan<'a, N> {
     /// An empty plan, filled by [`SmallPlan::build`] (in place: a plan is a few hundred
     /// bytes, and small ops are sensitive to copying it around).
-    pub(crate) fn empty() -> SmallPlan<N> {
+    pub(crate) fn empty() -> SmallPlan<'a, N> {
         SmallPlan {
+            built: false,
+            inputs: [None; N],
             nd: 0,
             shape: [1; SMALL_RANK],
             lnd: 0,
@@ -463,12 +561,68 @@ impl<const N: usize> SmallPlan<N> {
         }
     }
 
+    /// Runs `kernel` over the plan into a new row-major output of the kernel's output dtype,
+    /// with the inputs' read locks held: sequential, monomorphic, no conversions. Errors: the
+    /// allocator's; an internal error when the plan was not built or an input's dtype is not
+    /// the kernel's (the small path takes operands already in the compute dtype).
+    pub(crate) fn run_new<F>(&self, kernel: &TypedKernel<F, N>) -> Result<Tensor>
+    where
+        F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
+    {
+        let kd = kernel.kdtypes();
+        let mut ins: SmallVec<[&Tensor; 3]> = SmallVec::new();
+        for (slot, &dt) in self.inputs.iter().zip(&kd).skip(1) {
+            match *slot {
+                Some(t) if self.built && t.dtype == dt => ins.push(t),
+                _ => {
+                    return Err(Error::runtime(
+                        "internal error: a small plan run with other operands than planned",
+                    ));
+                }
+            }
+        }
+        let out = Tensor::try_alloc_contiguous(&self.shape[..self.nd], kd[0])?;
+        let (_reads2, _reads);
+        if N == 3 {
+            _reads2 = lock_reads2(ins[0], ins[1]);
+        } else {
+            _reads = lock_operands(&ins, 0);
+        }
+        let base: [*mut u8; N] = std::array::from_fn(|k| {
+            if k == 0 {
+                out.elem_ptr()
+            } else {
+                ins[k - 1].elem_ptr()
+            }
+        });
+        let itemsize: [usize; N] = std::array::from_fn(|k| kd[k].itemsize());
+        let f = kernel.kernel();
+        // SAFETY: `build` derived the plan's sizes and element strides from these inputs'
+        // own (strictly row-major, inside their storages) and from the fresh row-major
+        // output's; the input locks are held and the output is new; the operands' dtypes are
+        // the kernel's (checked above), so its pointer types are right (`TypedKernel::new`).
+        unsafe {
+            crate::kernels::loops::run_small(
+                &self.lsizes[..self.lnd],
+                &self.lstrides[..self.lnd],
+                base,
+                itemsize,
+                |p, s, n| f(p, s, n),
+            )
+        };
+        Ok(out)
+    }
+
     /// Plans a new output over `inputs` (`N - 1` of them). False when the op is not small, an
     /// input is not strictly row-major, or the shapes don't broadcast (the general path then
     /// reports the error); the plan's contents are then meaningless.
-    pub(crate) fn build(&mut self, inputs: &[&Tensor]) -> bool {
+    pub(crate) fn build(&mut self, inputs: &[&'a Tensor]) -> bool {
+        self.built = false;
         if inputs.len() + 1 != N {
             return false;
+        }
+        for (slot, &t) in self.inputs[1..].iter_mut().zip(inputs) {
+            *slot = Some(t);
         }
         if !inputs.iter().all(|t| strictly_row_major(t)) {
             return false;
@@ -487,6 +641,7 @@ impl<const N: usize> SmallPlan<N> {
             self.lnd = 1;
             self.lsizes[0] = numel;
             self.lstrides[0] = [1; N];
+            self.built = true;
             return true;
         }
         let nd = inputs.iter().map(|t| t.sizes.len()).max().unwrap_or(0);
@@ -540,6 +695,7 @@ impl<const N: usize> SmallPlan<N> {
         if self.lnd == 0 {
             self.lnd = 1; // one element: a run of 1 with any strides
         }
+        self.built = true;
         true
     }
 }

@@ -40,6 +40,8 @@
 //! grad mode off, an in-place op) never runs someone else's task. This is PyTorch's model:
 //! ATen's intra-op pool runs only `at::parallel_for` chunks.
 
+pub(crate) mod mmap;
+
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;

@@ -41,8 +41,8 @@ use std::sync::Arc;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-pub(crate) use crate::kernels::mmap::Mapped;
 use crate::storage::Storage;
+pub(crate) use crate::storage::mmap::Mapped;
 use crate::tensor::{Dims, Tensor};
 
 pub mod npy;
@@ -298,7 +298,7 @@ pub(crate) fn contiguous_le_bytes(t: &Tensor) -> Result<Vec<u8>> {
     let c = t.try_contiguous()?;
     let isz = c.dtype.itemsize();
     let n = c.numel() * isz;
-    let mut out = crate::kernels::mmap::copy_out(&c.storage, c.offset * isz, n)
+    let mut out = crate::storage::mmap::copy_out(&c.storage, c.offset * isz, n)
         .ok_or_else(|| Error::runtime("contiguous tensor outside its storage"))?;
     if cfg!(target_endian = "big") && isz > 1 {
         for ch in out.chunks_exact_mut(isz) {

@@ -1,4 +1,5 @@
-//! Fused scaled-dot-product attention over raw strided operands (float32 and float64).
+//! Fused scaled-dot-product attention over strided operands (float32 and float64), given as
+//! slices with offsets and strides in elements.
 //!
 //! For every batch element and every block of query rows: `scores = Q_blk · Kᵀ` through the
 //! `gemm` crate, then per row scale, mask (boolean or additive), causal cut and a softmax
@@ -19,9 +20,18 @@ const ROWS: usize = 64;
 /// Below this many multiply-adds the whole op runs on the calling thread.
 const PAR_FLOPS: usize = 1 << 18;
 
+/// The attention mask as the caller gives it: the slice of a boolean mask (`false` masks the
+/// position out) or of an additive one.
+#[derive(Clone, Copy)]
+pub(crate) enum Mask<'a, T> {
+    None,
+    Bool(&'a [bool]),
+    Add(&'a [T]),
+}
+
 /// The attention mask as the kernel reads it.
 #[derive(Clone, Copy)]
-pub(crate) enum MaskPtr<T> {
+enum MaskPtr<T> {
     None,
     /// `False` masks the position out.
     Bool(Ptr<bool>),
@@ -185,13 +195,94 @@ unsafe fn softmax_row<T: AttnFloat>(
     }
 }
 
-/// Runs attention for every batch element of `g` (`g.q_off.len()` of them).
+/// The last element a `rows × cols` matrix at `off` with strides `(rs, cs)` reaches, plus
+/// one (`off` for an empty matrix, which reaches nothing); `None` on overflow.
+fn reach(off: usize, rows: usize, rs: usize, cols: usize, cs: usize) -> Option<usize> {
+    if rows == 0 || cols == 0 {
+        return Some(0);
+    }
+    off.checked_add((rows - 1).checked_mul(rs)?)?
+        .checked_add((cols - 1).checked_mul(cs)?)?
+        .checked_add(1)
+}
+
+/// Whether every batch element's matrices lie inside the slices, and the output rows that
+/// the kernel writes (`L` rows of `Ev` contiguous elements per batch element) are pairwise
+/// disjoint, so the tasks that write them in parallel never write the same element.
+fn geometry_fits<T>(
+    g: &AttnGeom,
+    (q, k, v, out): (usize, usize, usize, usize),
+    mask: &Mask<'_, T>,
+) -> bool {
+    let nb = g.q_off.len();
+    let m_len = match mask {
+        Mask::None => None,
+        Mask::Bool(m) => Some(m.len()),
+        Mask::Add(m) => Some(m.len()),
+    };
+    let fits = |offs: &[usize], len: usize, rows: usize, rs: usize, cols: usize, cs: usize| {
+        offs.len() == nb
+            && offs
+                .iter()
+                .all(|&o| reach(o, rows, rs, cols, cs).is_some_and(|r| r <= len))
+    };
+    if !(fits(&g.q_off, q, g.l, g.q_rs, g.e, g.q_cs)
+        && fits(&g.k_off, k, g.s, g.k_rs, g.e, g.k_cs)
+        && fits(&g.v_off, v, g.s, g.v_rs, g.ev, g.v_cs)
+        && fits(&g.o_off, out, g.l, g.o_rs, g.ev, 1)
+        && m_len.is_none_or(|m| fits(&g.m_off, m, g.l, g.m_rs, g.s, g.m_cs)))
+    {
+        return false;
+    }
+    if g.ev == 0 || g.l * nb <= 1 {
+        return true;
+    }
+    let mut starts: Vec<usize> = g
+        .o_off
+        .iter()
+        .flat_map(|&o| (0..g.l).map(move |i| o + i * g.o_rs))
+        .collect();
+    starts.sort_unstable();
+    starts.windows(2).all(|w| w[1] - w[0] >= g.ev)
+}
+
+/// Runs attention for every batch element of `g` (`g.q_off.len()` of them): `q`, `k`, `v`
+/// (and the mask) hold, at the offsets and strides of `g`, `L×E`, `S×E`, `S×Ev` (and `L×S`)
+/// matrices for every batch element, and `out` the `L×Ev` output rows of stride `o_rs`, no
+/// two of them sharing an element. A geometry outside the slices, or output rows that
+/// overlap, is an internal error: it panics.
+pub(crate) fn attention<T: AttnFloat>(
+    g: &AttnGeom,
+    q: &[T],
+    k: &[T],
+    v: &[T],
+    mask: Mask<'_, T>,
+    out: &mut [T],
+    scale: f64,
+) {
+    assert!(
+        geometry_fits(g, (q.len(), k.len(), v.len(), out.len()), &mask),
+        "internal error: an attention geometry outside its operands"
+    );
+    let mp = match mask {
+        Mask::None => MaskPtr::None,
+        Mask::Bool(m) => MaskPtr::Bool(Ptr(m.as_ptr() as *mut bool)),
+        Mask::Add(m) => MaskPtr::Add(Ptr(m.as_ptr() as *mut T)),
+    };
+    let ptr = |s: &[T]| Ptr(s.as_ptr() as *mut T);
+    // SAFETY: the geometry fits the slices and the output rows are disjoint (checked above);
+    // the inputs are only read, and `out` is this call's alone (`&mut`).
+    unsafe { attention_raw(g, ptr(q), ptr(k), ptr(v), mp, Ptr(out.as_mut_ptr()), scale) }
+}
+
+/// [`attention`] over pointers.
 ///
 /// # Safety
 /// `q`, `k`, `v` (and the mask) address, at the offsets and strides of `g`, `L×E`, `S×E`,
 /// `S×Ev` (and `L×S`) matrices for every batch element; `out` addresses `L×Ev` rows of
-/// stride `o_rs` that no two batch elements share and nothing else touches during the call.
-pub(crate) unsafe fn attention<T: AttnFloat>(
+/// stride `o_rs`, no two of which share an element, that nothing else touches during the
+/// call.
+unsafe fn attention_raw<T: AttnFloat>(
     g: &AttnGeom,
     q: Ptr<T>,
     k: Ptr<T>,

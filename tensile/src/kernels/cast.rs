@@ -12,6 +12,25 @@ pub(crate) fn bytes_of<T: Element>(v: &[T]) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
 }
 
+/// Runs a copy loop (operand 0 written, operand 1 read, each presented as its own dtype):
+/// as blocked transposes when the two operands' fastest dims are swapped and the dtypes
+/// agree ([`super::transpose::try_copy`]), else through the engine's loop with [`cast_run`].
+///
+/// # Safety
+/// As [`super::loops::Loop::run`].
+pub(crate) unsafe fn copy_loop(lp: &super::loops::Loop<2>) {
+    let [dt, st] = lp.dtypes;
+    // SAFETY: forwarded from the caller; the kernel converts `n` elements at the strides the
+    // loop gives, each operand presented as its own dtype.
+    unsafe {
+        if !super::transpose::try_copy(lp) {
+            lp.run([dt, st], 1, &|p, s, n| {
+                cast_run(st, p[1], s[1], dt, p[0], s[0], n)
+            })
+        }
+    }
+}
+
 /// Converts `n` elements from `src` (dtype `sd`, element stride `ss`) to `dst` (dtype `dd`,
 /// element stride `ds`), as PyTorch's casts do.
 ///

@@ -689,19 +689,16 @@ pub(crate) enum ConvKind {
     Transposed,
 }
 
-/// Runs the convolution `g` of kind `kind`.
-///
-/// # Safety
-/// `x` addresses `n·c·P_in` elements, `w` the weight's `c·(o/groups)·K` (transposed) or
-/// `o·(c/groups)·K` elements, `bias` is null or addresses `o` elements, and `y` addresses
-/// `n·o·P_out` elements that nothing else reads or writes during the call; all dense in the
-/// layout `kind` names, all live for the call.
-pub(crate) unsafe fn conv<T: ConvElem>(
+/// Runs the convolution `g` of kind `kind`: `x` holds `n·c·P_in` elements, `w` the weight's
+/// `c·(o/groups)·K` (transposed) or `o·(c/groups)·K`, `bias` (when given) `o`, and `y`
+/// `n·o·P_out`, all dense in the layout `kind` names (a shorter slice is an internal error:
+/// it panics).
+pub(crate) fn conv<T: ConvElem>(
     kind: ConvKind,
-    x: *const T,
-    w: *const T,
-    bias: *const T,
-    y: *mut T,
+    x: &[T],
+    w: &[T],
+    bias: Option<&[T]>,
+    y: &mut [T],
     g: &ConvGeom,
 ) {
     let (pin, pout) = match kind {
@@ -713,15 +710,12 @@ pub(crate) unsafe fn conv<T: ConvElem>(
         ConvKind::Transposed => g.c * (g.o / g.groups) * kl,
         _ => g.o * (g.c / g.groups) * kl,
     };
-    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
-    let (x, w, y, bias) = unsafe {
-        (
-            std::slice::from_raw_parts(x, g.n * g.c * pin),
-            std::slice::from_raw_parts(w, wlen),
-            std::slice::from_raw_parts_mut(y, g.n * g.o * pout),
-            (!bias.is_null()).then(|| std::slice::from_raw_parts(bias, g.o)),
-        )
-    };
+    let (x, w, y, bias) = (
+        &x[..g.n * g.c * pin],
+        &w[..wlen],
+        &mut y[..g.n * g.o * pout],
+        bias.map(|b| &b[..g.o]),
+    );
     let work = g.n * pout.max(pin) * g.o * (g.c / g.groups.max(1)).max(1) * kl;
     let img_in = g.c * pin;
     let taps = if kind != ConvKind::Nhwc && !g.win.is_pointwise() {
@@ -750,29 +744,19 @@ const WGRAD_COLS: usize = 1 << 20;
 /// order. (One product per chunk instead of one per image: for small images a product per
 /// image is mostly call overhead.)
 ///
-/// # Safety
-/// `x` addresses `n·c·P_in` elements and `grad` `n·o·P` elements, both dense NCHW; `gw`
-/// addresses `o·(c/groups)·K` elements that nothing else reads or writes during the call; all
-/// live for the call.
-pub(crate) unsafe fn weight_grad<T: ConvElem>(
-    x: *const T,
-    grad: *const T,
-    gw: *mut T,
-    geom: &ConvGeom,
-) {
+/// `x` holds `n·c·P_in` elements and `grad` `n·o·P`, both dense NCHW, and `gw`
+/// `o·(c/groups)·K` (a shorter slice is an internal error: it panics).
+pub(crate) fn weight_grad<T: ConvElem>(x: &[T], grad: &[T], gw: &mut [T], geom: &ConvGeom) {
     let w = &geom.win;
     let (pin, p, kl) = (w.img_len(), w.blk_len(), w.k_len());
     let groups = geom.groups.max(1);
     let (cg, og) = (geom.c / groups, geom.o / groups);
     let rows = cg * kl;
-    // SAFETY: lengths as the caller guarantees; gw is exclusive to this call.
-    let (x, grad, gw) = unsafe {
-        (
-            std::slice::from_raw_parts(x, geom.n * geom.c * pin),
-            std::slice::from_raw_parts(grad, geom.n * geom.o * p),
-            std::slice::from_raw_parts_mut(gw, geom.o * rows),
-        )
-    };
+    let (x, grad, gw) = (
+        &x[..geom.n * geom.c * pin],
+        &grad[..geom.n * geom.o * p],
+        &mut gw[..geom.o * rows],
+    );
     if gw.is_empty() {
         return;
     }
@@ -855,19 +839,10 @@ pub(crate) unsafe fn weight_grad<T: ConvElem>(
 }
 
 /// `F.unfold`: im2col of `n` NCHW images of `c` channels (`x`: `n·c·P_img`) into `y`
-/// (`n·c·K·P_blk`).
-///
-/// # Safety
-/// `x` and `y` address that many elements, live and dense; `y` is written by this call only.
-pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usize, w: &Window) {
+/// (`n·c·K·P_blk`); a shorter slice is an internal error (it panics).
+pub(crate) fn unfold<T: ConvElem>(x: &[T], y: &mut [T], n: usize, c: usize, w: &Window) {
     let (pi, po) = (c * w.img_len(), c * w.k_len() * w.blk_len());
-    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
-    let (x, y) = unsafe {
-        (
-            std::slice::from_raw_parts(x, n * pi),
-            std::slice::from_raw_parts_mut(y, n * po),
-        )
-    };
+    let (x, y) = (&x[..n * pi], &mut y[..n * po]);
     if po == 0 {
         return;
     }
@@ -890,19 +865,10 @@ pub(crate) unsafe fn unfold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: us
 }
 
 /// `F.fold`: col2im of `n` columns (`x`: `n·c·K·P_blk`) into `n` NCHW images of `c` channels
-/// (`y`: `n·c·P_img`, overwritten).
-///
-/// # Safety
-/// As [`unfold`], with the roles of the two lengths swapped.
-pub(crate) unsafe fn fold<T: ConvElem>(x: *const T, y: *mut T, n: usize, c: usize, w: &Window) {
+/// (`y`: `n·c·P_img`, overwritten); a shorter slice is an internal error (it panics).
+pub(crate) fn fold<T: ConvElem>(x: &[T], y: &mut [T], n: usize, c: usize, w: &Window) {
     let (pi, po) = (c * w.k_len() * w.blk_len(), c * w.img_len());
-    // SAFETY: lengths as the caller guarantees; y is exclusive to this call.
-    let (x, y) = unsafe {
-        (
-            std::slice::from_raw_parts(x, n * pi),
-            std::slice::from_raw_parts_mut(y, n * po),
-        )
-    };
+    let (x, y) = (&x[..n * pi], &mut y[..n * po]);
     if po == 0 {
         return;
     }

@@ -11,7 +11,6 @@
 use smallvec::SmallVec;
 
 use crate::dtype::DType;
-use crate::iter::SmallPlan;
 use crate::kernels::cast::cast_run;
 use crate::kernels::par;
 use crate::kernels::stream;
@@ -42,7 +41,7 @@ pub(crate) struct Loop<const N: usize> {
 pub(crate) type Kernel<'k, const N: usize> = dyn Fn(&[*mut u8; N], &[isize; N], usize) + Sync + 'k;
 
 /// A kernel with the dtypes it reads and writes its operands as (outputs first): what the
-/// engine's safe entry points ([`crate::iter::run_new`]) need to run it, so the `unsafe` of
+/// engine's safe entry points (`crate::iter::Planned::run`) need to run it, so the `unsafe` of
 /// calling a raw-pointer kernel is argued once, here in `kernels`, where each one is built,
 /// and not at every call site.
 pub(crate) struct TypedKernel<F, const N: usize> {
@@ -54,7 +53,9 @@ impl<F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync, const N: usize> TypedKerne
     /// # Safety
     /// `f`, called with operand `k` pointing at `n` elements of `kdtypes[k]` at the element
     /// strides given, all inside live storage whose locks are held, the output's elements
-    /// written by this call alone, reads and writes nothing else.
+    /// written by this call alone, reads and writes nothing else. The output may be an input
+    /// itself (in place) or overlap one (the iterator refuses partial overlap only where it
+    /// can tell): `f` forms no reference to an output run that overlaps an input's.
     pub(crate) unsafe fn new(kdtypes: [DType; N], f: F) -> TypedKernel<F, N> {
         TypedKernel { kdtypes, f }
     }
@@ -395,22 +396,23 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     }
 }
 
-/// Runs `kernel` over a [`SmallPlan`]'s loop: the inner dim in runs, the outer dims by an
-/// odometer. Monomorphic in the kernel (no dynamic call per run), sequential, no conversions:
-/// the operands' storage dtypes are the kernel's.
+/// Runs `kernel` over a small op's coalesced loop (`crate::iter::SmallPlan`): `sizes` and
+/// element `strides` per dim, fastest first (one to six dims). The inner dim in runs, the
+/// outer dims by an odometer. Monomorphic in the kernel (no dynamic call per run),
+/// sequential, no conversions: the operands' storage dtypes are the kernel's.
 ///
 /// # Safety
 /// `base[k]` is operand `k`'s first element, of `itemsize[k]` bytes each; every element the
-/// plan's sizes and element strides reach lies inside its storage; the caller holds the
-/// storage locks; the output (operand 0) is fresh, so no operand overlaps it.
+/// sizes and element strides reach lies inside its storage; the caller holds the storage
+/// locks; the output (operand 0) is fresh, so no operand overlaps it.
 pub(crate) unsafe fn run_small<const N: usize>(
-    plan: &SmallPlan<N>,
+    sizes: &[usize],
+    strides: &[[isize; N]],
     base: [*mut u8; N],
     itemsize: [usize; N],
     mut kernel: impl FnMut(&[*mut u8; N], &[isize; N], usize),
 ) {
-    let nd = plan.lnd;
-    let (sizes, strides) = (&plan.lsizes[..nd], &plan.lstrides[..nd]);
+    let nd = sizes.len().min(strides.len());
     let bytes = |d: usize, k: usize| strides[d][k] * itemsize[k] as isize;
     let mut ptrs = base;
     let mut idx = [0usize; 6];

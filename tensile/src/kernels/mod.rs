@@ -36,7 +36,6 @@ pub(crate) mod loss;
 pub(crate) mod map;
 pub(crate) mod math;
 pub(crate) mod mm;
-pub(crate) mod mmap;
 pub(crate) mod norm;
 pub(crate) mod normalize;
 pub(crate) mod optim;

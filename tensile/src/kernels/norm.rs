@@ -6,7 +6,9 @@
 //!   L1 (sum, then squared deviations, accumulated in double lanes), then one output pass in
 //!   float32 as PyTorch forms it: `(x · rstd + (-mean · rstd)) · w + b`.
 //!
-//! (`rms_norm` has its own row kernel in `normalize.rs`.)
+//! [`layer_norm_f64`] is the float64 form (statistics and affine map in double), and
+//! [`layer_norm_backward_rows`] the float32 backward. (`rms_norm` has its own row kernel in
+//! `normalize.rs`.)
 
 use rayon::prelude::*;
 
@@ -156,6 +158,51 @@ pub(crate) fn layer_norm_rows<T: SoftElem, P: SoftElem>(
         let shift = -(mean as f32) * scale;
         affine(xs, ys, scale, shift, &wf, &bf);
     });
+}
+
+/// `layer_norm` in float64 (PyTorch's double kernel): each row of `n` elements of `x` into
+/// `y`, `(x - mean)/sqrt(var + eps)` with the biased variance, times `w` and plus `b` when
+/// given (each `n` elements), statistics and affine map in float64; rows in parallel above
+/// the grain. A slice shorter than its `n`-element rows is an internal error (it panics).
+pub(crate) fn layer_norm_f64(
+    x: &[f64],
+    y: &mut [f64],
+    n: usize,
+    w: Option<&[f64]>,
+    b: Option<&[f64]>,
+    eps: f64,
+) {
+    let rows = x.len().min(y.len()).checked_div(n).unwrap_or(0);
+    if rows == 0 {
+        return;
+    }
+    let (x, y) = (&x[..rows * n], &mut y[..rows * n]);
+    let (w, b) = (w.map(|w| &w[..n]), b.map(|b| &b[..n]));
+    let one = |(xs, ys): (&[f64], &mut [f64])| {
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n as f64;
+        let rstd = 1.0 / (var.max(0.0) + eps).sqrt();
+        for (k, (o, v)) in ys.iter_mut().zip(xs).enumerate() {
+            let mut z = (v - mean) * rstd;
+            if let Some(w) = w {
+                z *= w[k];
+            }
+            if let Some(b) = b {
+                z += b[k];
+            }
+            *o = z;
+        }
+    };
+    if rows * n >= 2 * GRAIN && crate::kernels::par::threads() > 1 {
+        crate::kernels::par::run(|| {
+            x.par_chunks(n)
+                .zip(y.par_chunks_mut(n))
+                .with_min_len((GRAIN / n).max(1))
+                .for_each(one)
+        });
+    } else {
+        x.chunks(n).zip(y.chunks_mut(n)).for_each(one);
+    }
 }
 
 /// One row of [`layer_norm_backward_rows`]: statistics as the forward (float64 sums), then

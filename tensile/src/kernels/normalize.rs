@@ -1,12 +1,12 @@
 //! Float32 row and plane kernels of the normalizations (`rms_norm`, `batch_norm`,
 //! `group_norm`, `instance_norm`): statistics accumulated in double, the affine map applied in
-//! float. Callers pass element pointers of contiguous buffers (outputs fresh) and hold the
-//! storage locks.
+//! float. Callers pass the slices of contiguous buffers (`crate::iter::dense`); a slice
+//! shorter than the sizes given is an internal error (it panics).
 
 use rayon::prelude::*;
 
 use crate::kernels::loops::GRAIN;
-use crate::kernels::{Ptr, par};
+use crate::kernels::par;
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
@@ -14,31 +14,20 @@ fn parallel(work: usize) -> bool {
 }
 
 /// `y[r, :] = x[r, :] / sqrt(mean(x[r, :]²) + eps) * w` for `rows` rows of `n` elements
-/// (`w` of `n` elements, or none).
-///
-/// # Safety
-/// `x` and `y` hold `rows * n` elements, `w` (when given) `n`; `y` does not overlap `x` or
-/// `w`; the caller holds the locks.
-pub(crate) unsafe fn rms_rows_f32(
-    x: *const f32,
-    w: Option<*const f32>,
-    y: *mut f32,
+/// (`w` of `n` elements, or none), rows in parallel above the grain size.
+pub(crate) fn rms_rows_f32(
+    x: &[f32],
+    w: Option<&[f32]>,
+    y: &mut [f32],
     rows: usize,
     n: usize,
     eps: f32,
 ) {
-    let (xp, yp, wp) = (Ptr(x as *mut f32), Ptr(y), w.map(|p| Ptr(p as *mut f32)));
-    let one = |r: usize| {
-        // SAFETY: row r of x and y lies inside the buffers (the caller's contract); each row of
-        // y is written by one task only.
-        let (xs, ys, ws) = unsafe {
-            (
-                std::slice::from_raw_parts(xp.get().add(r * n) as *const f32, n),
-                std::slice::from_raw_parts_mut(yp.get().add(r * n), n),
-                wp.as_ref()
-                    .map(|p| std::slice::from_raw_parts(p.get() as *const f32, n)),
-            )
-        };
+    if rows * n == 0 {
+        return;
+    }
+    let (x, y, ws) = (&x[..rows * n], &mut y[..rows * n], w.map(|w| &w[..n]));
+    let one = |(ys, xs): (&mut [f32], &[f32])| {
         let mut acc = [0f64; 8];
         let chunks = xs.chunks_exact(8);
         let tail = chunks.remainder();
@@ -64,27 +53,18 @@ pub(crate) unsafe fn rms_rows_f32(
         }
     };
     if parallel(rows * n) {
-        par::run(|| (0..rows).into_par_iter().for_each(one));
+        par::run(|| y.par_chunks_mut(n).zip(x.par_chunks(n)).for_each(one));
     } else {
-        (0..rows).for_each(one);
+        y.chunks_mut(n).zip(x.chunks(n)).for_each(one);
     }
 }
 
 /// `(mean, biased variance)` of each of `planes` contiguous runs of `inner` elements,
-/// accumulated in double.
-///
-/// # Safety
-/// `x` holds `planes * inner` elements; the caller holds the lock.
-pub(crate) unsafe fn plane_moments_f32(
-    x: *const f32,
-    planes: usize,
-    inner: usize,
-) -> Vec<(f64, f64)> {
-    let xp = Ptr(x as *mut f32);
+/// accumulated in double, planes in parallel above the grain size.
+pub(crate) fn plane_moments_f32(x: &[f32], planes: usize, inner: usize) -> Vec<(f64, f64)> {
+    let x = &x[..planes * inner];
     let one = |p: usize| {
-        // SAFETY: plane p lies inside the buffer (the caller's contract).
-        let xs =
-            unsafe { std::slice::from_raw_parts(xp.get().add(p * inner) as *const f32, inner) };
+        let xs = &x[p * inner..(p + 1) * inner];
         if inner == 0 {
             return (0.0, 0.0);
         }
@@ -146,56 +126,46 @@ with_fma!(fn fma_rows = fma_rows_body(xs: &[f32], ys: &mut [f32], a: &[f32], b: 
 with_fma!(fn fma_plane = fma_plane_body(xs: &[f32], ys: &mut [f32], a: f32, b: f32));
 
 /// `y[o, c, i] = fma(x[o, c, i], alpha[c], beta[c])` (PyTorch's batch-norm transform, which
-/// its compiler fuses) over an `(outer, channels, inner)` block
-/// (`alpha`, `beta` of `channels` entries).
-///
-/// # Safety
-/// `x` and `y` hold `outer * channels * inner` elements and do not overlap; the caller holds
-/// the locks.
-pub(crate) unsafe fn affine_f32(
-    x: *const f32,
-    y: *mut f32,
+/// its compiler fuses) over an `(outer, channels, inner)` block (`alpha`, `beta` of `channels`
+/// entries), in parallel above the grain size.
+pub(crate) fn affine_f32(
+    x: &[f32],
+    y: &mut [f32],
     outer: usize,
     alpha: &[f32],
     beta: &[f32],
     inner: usize,
 ) {
     let ch = alpha.len();
-    let (xp, yp) = (Ptr(x as *mut f32), Ptr(y));
     let total = outer * ch * inner;
+    if total == 0 {
+        return;
+    }
+    let (x, y) = (&x[..total], &mut y[..total]);
     if inner == 1 {
         // channels innermost: rows of `ch` elements.
-        let one = |r: usize| {
-            // SAFETY: row r lies inside both buffers; rows of y are written by one task each.
-            let (xs, ys) = unsafe {
-                (
-                    std::slice::from_raw_parts(xp.get().add(r * ch) as *const f32, ch),
-                    std::slice::from_raw_parts_mut(yp.get().add(r * ch), ch),
-                )
-            };
-            fma_rows(xs, ys, alpha, beta);
-        };
+        let one = |(ys, xs): (&mut [f32], &[f32])| fma_rows(xs, ys, alpha, beta);
         if parallel(total) {
-            par::run(|| (0..outer).into_par_iter().for_each(one));
+            par::run(|| y.par_chunks_mut(ch).zip(x.par_chunks(ch)).for_each(one));
         } else {
-            (0..outer).for_each(one);
+            y.chunks_mut(ch).zip(x.chunks(ch)).for_each(one);
         }
         return;
     }
-    let one = |p: usize| {
-        let (a, b) = (alpha[p % ch], beta[p % ch]);
-        // SAFETY: plane p lies inside both buffers; planes of y are written by one task each.
-        let (xs, ys) = unsafe {
-            (
-                std::slice::from_raw_parts(xp.get().add(p * inner) as *const f32, inner),
-                std::slice::from_raw_parts_mut(yp.get().add(p * inner), inner),
-            )
-        };
-        fma_plane(xs, ys, a, b);
+    let one = |(p, (ys, xs)): (usize, (&mut [f32], &[f32]))| {
+        fma_plane(xs, ys, alpha[p % ch], beta[p % ch]);
     };
     if parallel(total) {
-        par::run(|| (0..outer * ch).into_par_iter().for_each(one));
+        par::run(|| {
+            y.par_chunks_mut(inner)
+                .zip(x.par_chunks(inner))
+                .enumerate()
+                .for_each(one)
+        });
     } else {
-        (0..outer * ch).for_each(one);
+        y.chunks_mut(inner)
+            .zip(x.chunks(inner))
+            .enumerate()
+            .for_each(one);
     }
 }

@@ -84,31 +84,6 @@ macro_rules! opt_float {
 opt_float!(f32);
 opt_float!(f64);
 
-/// Runs `f` on the `n` elements at `p` (written) and `g` (read) as slices: the optimizers'
-/// in-place update of a contiguous parameter from a contiguous gradient.
-///
-/// # Safety
-/// `p` and `g` each address `n` initialised elements, live for the call; nothing else reads
-/// or writes `p`'s elements or writes `g`'s during the call, and the two do not overlap.
-pub(crate) unsafe fn in_place<T, F: FnOnce(&mut [T], &[T])>(
-    p: *mut T,
-    g: *const T,
-    n: usize,
-    f: F,
-) {
-    if n == 0 {
-        return f(&mut [], &[]);
-    }
-    // SAFETY: as the caller guarantees.
-    let (ps, gs) = unsafe {
-        (
-            std::slice::from_raw_parts_mut(p, n),
-            std::slice::from_raw_parts(g, n),
-        )
-    };
-    f(ps, gs)
-}
-
 /// SGD's hyperparameters for one step (Python doubles; rounded in the loop).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SgdScalars {

@@ -6,6 +6,30 @@
 
 use crate::element::Element;
 
+/// [`unary`] of `f` as a kernel for the engine's safe entry points: output `O`, input `A`.
+pub(crate) fn unary_kernel<A: Element, O: Element>(
+    f: impl Fn(A) -> O + Sync,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 2], &[isize; 2], usize) + Sync, 2> {
+    // SAFETY: `unary` reads an `A` input and writes an `O` output within `n` elements at the
+    // strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([O::DTYPE, A::DTYPE], move |p, s, n| unary(p, s, n, &f))
+    }
+}
+
+/// [`binary`] of `f` as a kernel for the engine's safe entry points: output `O`, inputs `T`.
+pub(crate) fn binary_kernel<T: Element, O: Element>(
+    f: impl Fn(T, T) -> O + Sync,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
+    // SAFETY: `binary` reads two `T` inputs and writes an `O` output within `n` elements at
+    // the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([O::DTYPE, T::DTYPE, T::DTYPE], move |p, s, n| {
+            binary(p, s, n, &f)
+        })
+    }
+}
+
 /// A kernel computing `out = f(a)` over one run.
 ///
 /// # Safety

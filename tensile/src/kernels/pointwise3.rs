@@ -3,6 +3,19 @@
 
 use crate::element::Element;
 
+/// [`ternary`] of `f` as a kernel for the engine's safe entry points: output `O`, inputs `T`.
+pub(crate) fn ternary_kernel<T: Element, O: Element>(
+    f: impl Fn(T, T, T) -> O + Sync,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 4], &[isize; 4], usize) + Sync, 4> {
+    // SAFETY: `ternary` reads three `T` inputs and writes an `O` output within `n` elements at
+    // the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([O::DTYPE, T::DTYPE, T::DTYPE, T::DTYPE], move |p, s, n| {
+            ternary(p, s, n, &f)
+        })
+    }
+}
+
 /// A kernel computing `out = f(a, b, c)` over one run.
 ///
 /// # Safety

@@ -1,117 +1,110 @@
-//! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not) and the float
-//! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`).
-//! Callers pass raw element pointers of fresh outputs and hold the storage locks.
+//! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not), the float
+//! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`)
+//! and float32 `softplus`. Callers pass the operands' slices (`crate::iter::dense`).
 
 use rayon::prelude::*;
 
 use crate::element::Element;
 use crate::kernels::loops::GRAIN;
-use crate::kernels::{Ptr, par};
+use crate::kernels::par;
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
     work >= 2 * GRAIN && par::threads() > 1
 }
 
-/// One row of `n` elements of `T`, reversed or not.
-///
-/// # Safety
-/// `s` and `d` point to `n` valid, non-overlapping elements of `T`.
-#[inline]
-unsafe fn copy_row<T: Copy>(s: *const T, d: *mut T, n: usize, rev: bool) {
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        if rev {
-            let src = std::slice::from_raw_parts(s, n);
-            let dst = std::slice::from_raw_parts_mut(d, n);
-            for (o, i) in dst.iter_mut().zip(src.iter().rev()) {
-                *o = *i;
-            }
-        } else {
-            std::ptr::copy_nonoverlapping(s, d, n);
+/// The unsigned integers rows are moved as: every bit pattern is a value.
+trait Word: Copy {}
+impl Word for u8 {}
+impl Word for u16 {}
+impl Word for u32 {}
+impl Word for u64 {}
+
+/// `d` = the elements of `s` (of `size_of::<T>()` bytes each) in reverse order, as whole
+/// elements of `T` when both rows are aligned for it; `false`, having done nothing, otherwise.
+fn reverse_as<T: Word>(s: &[u8], d: &mut [u8]) -> bool {
+    // SAFETY: `T` is an unsigned integer type (every bit pattern is a value); `align_to`
+    // only reinterprets the aligned middle of each row, which is used only when the whole row
+    // is that middle.
+    let ((sp, sm, ss), (dp, dm, ds)) = unsafe { (s.align_to::<T>(), d.align_to_mut::<T>()) };
+    if !(sp.is_empty() && ss.is_empty() && dp.is_empty() && ds.is_empty()) {
+        return false;
+    }
+    for (o, i) in dm.iter_mut().zip(sm.iter().rev()) {
+        *o = *i;
+    }
+    true
+}
+
+/// One row: `d` = `s` (equal lengths), its elements of `esize` bytes reversed when `rev`.
+fn copy_row(s: &[u8], d: &mut [u8], esize: usize, rev: bool) {
+    if !rev {
+        d.copy_from_slice(s);
+        return;
+    }
+    let done = match esize {
+        1 => reverse_as::<u8>(s, d),
+        2 => reverse_as::<u16>(s, d),
+        4 => reverse_as::<u32>(s, d),
+        8 => reverse_as::<u64>(s, d),
+        _ => false,
+    };
+    if !done {
+        for (o, i) in d.chunks_exact_mut(esize).zip(s.chunks_exact(esize).rev()) {
+            o.copy_from_slice(i);
         }
     }
 }
 
 /// `dst` row `r` (of `n` elements of `esize` bytes) = `src` row `src_rows[r]`, reversed when
-/// `rev`.
-///
-/// # Safety
-/// `src` holds every row `src_rows[r]` and `dst` holds `src_rows.len()` rows; they do not
-/// overlap; the caller holds the storage locks.
-pub(crate) unsafe fn flip_rows(
-    src: *const u8,
-    dst: *mut u8,
+/// `rev`; rows are written in parallel above the grain size. `dst` holds `src_rows.len()`
+/// rows and `src` every row named (a shorter slice is an internal error: it panics).
+pub(crate) fn flip_rows(
+    src: &[u8],
+    dst: &mut [u8],
     src_rows: &[usize],
     n: usize,
     esize: usize,
     rev: bool,
 ) {
-    let (sp, dp) = (Ptr(src as *mut u8), Ptr(dst));
-    let one = |r: usize| {
-        let (s, d) = (
-            sp.get().wrapping_add(src_rows[r] * n * esize),
-            dp.get().wrapping_add(r * n * esize),
-        );
-        // SAFETY: both rows lie inside their buffers (the caller's contract), rows of `dst` are
-        // written by one task each, and the buffers do not overlap.
-        unsafe {
-            match esize {
-                1 => copy_row(s, d, n, rev),
-                2 => copy_row(s as *const u16, d as *mut u16, n, rev),
-                4 => copy_row(s as *const u32, d as *mut u32, n, rev),
-                8 => copy_row(s as *const u64, d as *mut u64, n, rev),
-                _ if !rev => copy_row(s, d, n * esize, false),
-                _ => {
-                    for j in 0..n {
-                        std::ptr::copy_nonoverlapping(
-                            s.add((n - 1 - j) * esize),
-                            d.add(j * esize),
-                            esize,
-                        );
-                    }
-                }
-            }
-        }
+    let row = n * esize;
+    if row == 0 {
+        return;
+    }
+    let dst = &mut dst[..src_rows.len() * row];
+    let one = |(r, d): (usize, &mut [u8])| {
+        copy_row(&src[src_rows[r] * row..][..row], d, esize, rev);
     };
-    let rows = src_rows.len();
-    if parallel(rows * n) {
+    if parallel(src_rows.len() * n) {
         par::run(|| {
-            (0..rows)
-                .into_par_iter()
+            dst.par_chunks_mut(row)
+                .enumerate()
                 .with_min_len((GRAIN / n.max(1)).max(1))
                 .for_each(one)
         });
     } else {
-        (0..rows).for_each(one);
+        dst.chunks_mut(row).enumerate().for_each(one);
     }
 }
 
 /// Running sums (or products) along the middle dim of a contiguous `(outer, n, inner)` buffer
-/// of `T`, accumulated in double and rounded once per element into `dst` (same shape).
-///
-/// # Safety
-/// `src` and `dst` hold `outer * n * inner` elements of `T` and do not overlap; the caller
-/// holds the storage locks.
-pub(crate) unsafe fn cum_f64<T: Element>(
-    src: *const T,
-    dst: *mut T,
+/// of `T`, accumulated in double and rounded once per element into `dst` (same shape); blocks
+/// run in parallel above the grain size. Both slices hold `outer * n * inner` elements (a
+/// shorter one is an internal error: it panics).
+pub(crate) fn cum_f64<T: Element>(
+    src: &[T],
+    dst: &mut [T],
     outer: usize,
     n: usize,
     inner: usize,
     prod: bool,
 ) {
     let len = n * inner;
-    let (sp, dp) = (Ptr(src as *mut T), Ptr(dst));
-    let one = |o: usize| {
-        // SAFETY: block `o` of `len` elements lies inside both buffers; each block of `dst` is
-        // written by one task; the buffers do not overlap.
-        let (xs, ys) = unsafe {
-            (
-                std::slice::from_raw_parts(sp.get().add(o * len) as *const T, len),
-                std::slice::from_raw_parts_mut(dp.get().add(o * len), len),
-            )
-        };
+    if len == 0 {
+        return;
+    }
+    let (src, dst) = (&src[..outer * len], &mut dst[..outer * len]);
+    let one = |(ys, xs): (&mut [T], &[T])| {
         if inner == 1 {
             let mut acc = if prod { 1.0 } else { 0.0 };
             if prod {
@@ -141,13 +134,13 @@ pub(crate) unsafe fn cum_f64<T: Element>(
     };
     if parallel(outer * len) {
         par::run(|| {
-            (0..outer)
-                .into_par_iter()
-                .with_min_len((GRAIN / len.max(1)).max(1))
+            dst.par_chunks_mut(len)
+                .zip(src.par_chunks(len))
+                .with_min_len((GRAIN / len).max(1))
                 .for_each(one)
         });
     } else {
-        (0..outer).for_each(one);
+        dst.chunks_mut(len).zip(src.chunks(len)).for_each(one);
     }
 }
 
@@ -208,26 +201,16 @@ fn softplus_run_avx2(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
     softplus_run(xs, ys, b, t)
 }
 
-/// [`softplus_f32`] from `n` contiguous floats at `src` into `dst`, in parallel above the
-/// grain size, with AVX2 when the CPU has it.
-///
-/// # Safety
-/// `src` and `dst` hold `n` floats and do not overlap; the caller holds the storage locks.
-pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b: f32, t: f32) {
+/// [`softplus_f32`] of `src` into `dst` (of `dst.len()` elements, which `src` holds too: a
+/// shorter one is an internal error, it panics), in parallel above the grain size, with AVX2
+/// when the CPU has it.
+pub(crate) fn softplus_contig(src: &[f32], dst: &mut [f32], b: f32, t: f32) {
     #[cfg(target_arch = "x86_64")]
     let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
-    let (sp, dp) = (Ptr(src as *mut f32), Ptr(dst));
+    let n = dst.len();
+    let src = &src[..n];
     const CHUNK: usize = 8192;
-    let one = |c: usize| {
-        let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-        // SAFETY: `lo..hi` lies inside both buffers, which do not overlap; each chunk of `dst`
-        // is written by one task.
-        let (xs, ys) = unsafe {
-            (
-                std::slice::from_raw_parts(sp.get().add(lo) as *const f32, hi - lo),
-                std::slice::from_raw_parts_mut(dp.get().add(lo), hi - lo),
-            )
-        };
+    let one = |(ys, xs): (&mut [f32], &[f32])| {
         #[cfg(target_arch = "x86_64")]
         if avx2 {
             // SAFETY: the CPU has AVX2 and FMA (checked above).
@@ -236,10 +219,13 @@ pub(crate) unsafe fn softplus_contig(src: *const f32, dst: *mut f32, n: usize, b
         }
         softplus_run(xs, ys, b, t);
     };
-    let chunks = n.div_ceil(CHUNK);
     if parallel(n) {
-        par::run(|| (0..chunks).into_par_iter().for_each(one));
+        par::run(|| {
+            dst.par_chunks_mut(CHUNK)
+                .zip(src.par_chunks(CHUNK))
+                .for_each(one)
+        });
     } else {
-        (0..chunks).for_each(one);
+        dst.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).for_each(one);
     }
 }

@@ -222,16 +222,13 @@ fn parallel(work: usize) -> bool {
 }
 
 /// `softmax` (or `log_softmax` when `log`) along the middle dim of a contiguous
-/// `(outer, len, inner)` buffer `src` into `dst` (same shape and dtype). `half_lastdim_log`
-/// asks for PyTorch's last-dim half-type `log_softmax`, which rounds the sum of exponentials
-/// and its log to `T` before the subtraction.
-///
-/// # Safety
-/// `src` and `dst` hold `outer · len · inner` elements of `T` and do not overlap; the caller
-/// holds the storage locks.
-pub(crate) unsafe fn softmax<T: SoftElem>(
-    src: *const T,
-    dst: *mut T,
+/// `(outer, len, inner)` buffer `src` into `dst` (same shape and dtype), in parallel above the
+/// grain size. `half_lastdim_log` asks for PyTorch's last-dim half-type `log_softmax`, which
+/// rounds the sum of exponentials and its log to `T` before the subtraction. Both slices hold
+/// `outer · len · inner` elements (a shorter one is an internal error: it panics).
+pub(crate) fn softmax<T: SoftElem>(
+    src: &[T],
+    dst: &mut [T],
     outer: usize,
     len: usize,
     inner: usize,
@@ -242,7 +239,7 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
     if total == 0 {
         return;
     }
-    let (sp, dp) = (Ptr(src as *mut T), Ptr(dst));
+    let (src, dst) = (&src[..total], &mut dst[..total]);
     let f32_direct = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f32>();
     let round: Option<fn(f32) -> f32> = if half_lastdim_log {
         Some(T::round)
@@ -250,21 +247,14 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
         None
     };
     if inner == 1 {
-        let one = |scratch: &mut Vec<f32>, o: usize| {
-            // SAFETY: row o of `len` elements lies inside both buffers; each row of `dst` is
-            // written by one task; the buffers do not overlap.
-            let (xs, ys) = unsafe {
-                (
-                    std::slice::from_raw_parts(sp.get().add(o * len) as *const T, len),
-                    std::slice::from_raw_parts_mut(dp.get().add(o * len), len),
-                )
-            };
+        let one = |scratch: &mut Vec<f32>, (ys, xs): (&mut [T], &[T])| {
             if f32_direct {
-                // SAFETY: T is f32 (checked by TypeId), so the slices are float32 slices.
+                // SAFETY: T is f32 (checked by TypeId), so the slices are float32 slices of
+                // the same lengths.
                 let (xf, yf) = unsafe {
                     (
-                        std::slice::from_raw_parts(xs.as_ptr() as *const f32, len),
-                        std::slice::from_raw_parts_mut(ys.as_mut_ptr() as *mut f32, len),
+                        std::slice::from_raw_parts(xs.as_ptr() as *const f32, xs.len()),
+                        std::slice::from_raw_parts_mut(ys.as_mut_ptr() as *mut f32, ys.len()),
                     )
                 };
                 row(xf, yf, log, round);
@@ -278,17 +268,22 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
         };
         if parallel(total) {
             crate::kernels::par::run(|| {
-                (0..outer)
-                    .into_par_iter()
+                dst.par_chunks_mut(len)
+                    .zip(src.par_chunks(len))
                     .with_min_len((GRAIN / len).max(1))
                     .for_each_init(Vec::new, one)
             });
         } else {
             let mut scratch = Vec::new();
-            (0..outer).for_each(|o| one(&mut scratch, o));
+            dst.chunks_mut(len)
+                .zip(src.chunks(len))
+                .for_each(|rows| one(&mut scratch, rows));
         }
         return;
     }
+    // Column blocks: a task writes `cw` columns of each of `len` rows, not one run, so the
+    // blocks are reached through a pointer; `dst` is this call's alone.
+    let (sp, dp) = (Ptr(src.as_ptr() as *mut T), Ptr(dst.as_mut_ptr()));
     let nblk = inner.div_ceil(COLS);
     let one = |scratch: &mut Vec<f32>, u: usize| {
         let (o, j0) = (u / nblk, (u % nblk) * COLS);
@@ -296,14 +291,16 @@ pub(crate) unsafe fn softmax<T: SoftElem>(
         scratch.resize(len * cw, 0.0);
         for k in 0..len {
             let at = (o * len + k) * inner + j0;
-            // SAFETY: `cw` elements from `at` lie inside src (j0 + cw <= inner).
+            // SAFETY: `cw` elements from `at` lie inside `src`, of `total` elements (o < outer,
+            // k < len, j0 + cw <= inner).
             let xs = unsafe { std::slice::from_raw_parts(sp.get().add(at) as *const T, cw) };
             T::load(xs, &mut scratch[k * cw..(k + 1) * cw]);
         }
         block(scratch, len, cw, log);
         for k in 0..len {
             let at = (o * len + k) * inner + j0;
-            // SAFETY: as above, in dst; the block's columns of dst are written by this task.
+            // SAFETY: as above, in `dst`; the block's columns of `dst` are written by this task
+            // only, and nothing else reads or writes `dst` during the call (`&mut`).
             let ys = unsafe { std::slice::from_raw_parts_mut(dp.get().add(at), cw) };
             T::store(&scratch[k * cw..(k + 1) * cw], ys);
         }
@@ -363,8 +360,7 @@ mod tests {
             for log in [false, true] {
                 let want = reference(&xd, outer, len, inner, log);
                 let mut y = vec![0f32; n];
-                // SAFETY: both buffers hold n elements.
-                unsafe { softmax(x.as_ptr(), y.as_mut_ptr(), outer, len, inner, log, false) };
+                softmax(&x, &mut y, outer, len, inner, log, false);
                 for (g, w) in y.iter().zip(&want) {
                     assert!(
                         (*g as f64 - w).abs() <= 1e-6 + 1e-6 * w.abs(),
@@ -373,8 +369,7 @@ mod tests {
                 }
                 let xh: Vec<f16> = x.iter().map(|&v| f16::from_f32(v)).collect();
                 let mut yh = vec![f16::ZERO; n];
-                // SAFETY: both buffers hold n elements.
-                unsafe { softmax(xh.as_ptr(), yh.as_mut_ptr(), outer, len, inner, log, false) };
+                softmax(&xh, &mut yh, outer, len, inner, log, false);
                 let xd: Vec<f64> = xh.iter().map(|v| v.to_f64()).collect();
                 let want = reference(&xd, outer, len, inner, log);
                 for (g, w) in yh.iter().zip(&want) {

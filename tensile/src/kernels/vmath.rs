@@ -211,17 +211,23 @@ pub(crate) fn gelu_backward_kernel()
     }
 }
 
+/// Whether the contiguous runs of `n` floats at `a` and `b` share no byte.
+fn disjoint(a: *const f32, b: *const f32, n: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a + 4 * n <= b || b + 4 * n <= a
+}
+
 /// A kernel for [`super::loops::Loop::run`]: `out = gelu_backward(g, x)` over one run of
-/// float32 (vectorised when the run is contiguous).
+/// float32 (vectorised when the run is contiguous and the output overlaps no input).
 ///
 /// # Safety
 /// `p` holds a float32 output and two float32 inputs valid for `n` elements at the element
-/// strides `s`; the output is fresh (or a conversion buffer); the caller holds the locks.
+/// strides `s`; the caller holds the locks.
 pub(crate) unsafe fn gelu_backward_run(p: &[*mut u8; 3], s: &[isize; 3], n: usize) {
     let (o, g, x) = (p[0] as *mut f32, p[1] as *const f32, p[2] as *const f32);
-    if s[0] == 1 && s[1] == 1 && s[2] == 1 {
-        // SAFETY: the caller's contract: n contiguous elements each; the output does not
-        // overlap the inputs.
+    if s[0] == 1 && s[1] == 1 && s[2] == 1 && disjoint(o, g, n) && disjoint(o, x, n) {
+        // SAFETY: the caller's contract: n contiguous elements each; the output overlaps
+        // neither input (checked).
         let (gs, xs, ys) = unsafe {
             (
                 std::slice::from_raw_parts(g, n),
@@ -240,16 +246,30 @@ pub(crate) unsafe fn gelu_backward_run(p: &[*mut u8; 3], s: &[isize; 3], n: usiz
     }
 }
 
-/// A kernel for [`super::loops::Loop::run`]: `out = op(a)` over one run of float32.
+/// [`unary_run`] of `op` as a kernel for the engine's safe entry points (float32 operands).
+pub(crate) fn unary_kernel(
+    op: VOp,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 2], &[isize; 2], usize) + Sync, 2> {
+    // SAFETY: `unary_run` reads a float32 input and writes a float32 output within `n`
+    // elements at the strides given, and nothing else: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([crate::dtype::DType::Float32; 2], move |p, s, n| {
+            unary_run(op, p, s, n)
+        })
+    }
+}
+
+/// A kernel for [`super::loops::Loop::run`]: `out = op(a)` over one run of float32
+/// (vectorised when the run is contiguous and the output does not overlap the input).
 ///
 /// # Safety
 /// `p` holds a float32 output and a float32 input valid for `n` elements at the element
-/// strides `s`; the output is fresh (or a conversion buffer), so it does not overlap the
-/// input; the caller holds the storage locks.
+/// strides `s`; the caller holds the storage locks.
 pub(crate) unsafe fn unary_run(op: VOp, p: &[*mut u8; 2], s: &[isize; 2], n: usize) {
     let (o, a) = (p[0] as *mut f32, p[1] as *const f32);
-    if s[0] == 1 && s[1] == 1 {
-        // SAFETY: the caller's contract: n contiguous elements each, not overlapping.
+    if s[0] == 1 && s[1] == 1 && disjoint(o, a, n) {
+        // SAFETY: the caller's contract: n contiguous elements each, not overlapping
+        // (checked).
         let (xs, ys) = unsafe {
             (
                 std::slice::from_raw_parts(a, n),

@@ -9,10 +9,6 @@
 //! to a single memory location. …`. Values are computed in double and rounded once to the
 //! dtype (PyTorch computes float16/bfloat16 in float32 and rounds once).
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::args::{Int, Number};
 use crate::autograd::write_back;
 use crate::dim::wrap_dim;
@@ -199,18 +195,11 @@ fn softplus_raw(input: &Tensor, opts: SoftplusOpts) -> Result<Tensor> {
         let (b, t) = (beta as f32, threshold as f32);
         if input.is_contiguous() {
             let out = Tensor::try_alloc_contiguous(input.size(), DType::Float32)?;
-            let _guard = crate::iter::lock_operands(&[input], 0);
-            // SAFETY: `input` is contiguous float32 with `numel` elements; `out` is fresh of
-            // the same shape (no overlap); `input`'s lock is held.
-            unsafe {
-                crate::kernels::rows::softplus_contig(
-                    input.elem_ptr() as *const f32,
-                    out.elem_ptr() as *mut f32,
-                    input.numel(),
-                    b,
-                    t,
-                )
-            };
+            // both contiguous: their slices are their values
+            crate::iter::dense(&[&out], &[input], |mut s| {
+                crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
+                Ok(())
+            })?;
             return Ok(out);
         }
         return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {

@@ -6,17 +6,12 @@
 //! bfloat16 and float16 inputs, converted back at the end, as PyTorch's math path computes
 //! the half types in float) or float64.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::Tensor;
 use crate::broadcast::infer_size;
 use crate::dim::wrap_dim_no_scalar;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::Ptr;
-use crate::kernels::attention::{AttnFloat, AttnGeom, MaskPtr, attention};
+use crate::kernels::attention::{AttnFloat, AttnGeom, Mask, attention};
 use crate::layout::{contiguous_strides, preserve_format_strides};
 use crate::ops::matmul::type_meta_name;
 
@@ -519,7 +514,7 @@ fn as_dtype(t: &Tensor, d: DType) -> Result<Tensor> {
 }
 
 /// Runs the kernel in `T` (float32 or float64) for shapes already checked, writing `out`.
-fn run<T: AttnFloat>(
+fn run<T: AttnFloat + crate::Element>(
     q: &Tensor,
     k: &Tensor,
     v: &Tensor,
@@ -528,11 +523,7 @@ fn run<T: AttnFloat>(
     scale: f64,
     out: &Tensor,
 ) -> Result<()> {
-    let td = if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
-        DType::Float64
-    } else {
-        DType::Float32
-    };
+    let td = T::DTYPE;
     let (q, k, v) = (as_dtype(q, td)?, as_dtype(k, td)?, as_dtype(v, td)?);
     let mask = match o.attn_mask {
         Some(m) if m.dtype() != DType::Bool => Some(as_dtype(m, td)?),
@@ -606,33 +597,20 @@ fn run<T: AttnFloat>(
         o_rs,
         causal: o.is_causal,
     };
-    {
-        let mut ops: Vec<&Tensor> = vec![&dst, &q, &k, &v];
-        if let Some(m) = &mask {
-            ops.push(m);
-        }
-        let _guard = crate::iter::lock_operands(&ops, 1);
-        let mp = match &mask {
-            None => MaskPtr::None,
-            Some(m) if m.dtype() == DType::Bool => MaskPtr::Bool(Ptr(m.elem_ptr() as *mut bool)),
-            Some(m) => MaskPtr::Add(Ptr(m.elem_ptr() as *mut T)),
+    let mut ins: Vec<&Tensor> = vec![&q, &k, &v];
+    ins.extend(&mask);
+    // the operands' slices start at their first elements, as the offsets and strides of `g`
+    // (elements) do
+    crate::iter::dense(&[&dst], &ins, |mut s| {
+        let m = match &mask {
+            None => Mask::None,
+            Some(m) if m.dtype() == DType::Bool => Mask::Bool(s.input(3)?),
+            Some(_) => Mask::Add(s.input(3)?),
         };
-        // SAFETY: the shapes were checked by `math_shapes`, so every offset of `g` plus the
-        // matrices' extents at their strides stays inside q, k, v, the mask (broadcast dims
-        // have stride 0) and `dst`, a fresh tensor of shape `sh.out` whose rows have unit
-        // column stride and are disjoint between batch elements; the locks are held.
-        unsafe {
-            attention::<T>(
-                &g,
-                Ptr(q.elem_ptr() as *mut T),
-                Ptr(k.elem_ptr() as *mut T),
-                Ptr(v.elem_ptr() as *mut T),
-                mp,
-                Ptr(dst.elem_ptr() as *mut T),
-                scale,
-            )
-        };
-    }
+        let (q, k, v) = (s.input(0)?, s.input(1)?, s.input(2)?);
+        attention::<T>(&g, q, k, v, m, s.out(0)?, scale);
+        Ok(())
+    })?;
     if !direct {
         out.copy_(&dst)?;
     }

@@ -9,15 +9,11 @@
 //! the input or the weight suggests channels-last (see [`output_channels_last`]), except where
 //! PyTorch's slow 3-d kernels and per-group concatenation give contiguous outputs.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::Tensor;
 use crate::args::{Int, IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::conv::{ConvGeom, ConvKind, Window};
+use crate::kernels::conv::{self as kconv, ConvElem, ConvGeom, ConvKind, Window};
 use crate::layout::{
     channels_last_strides, contiguous_strides, is_channels_last_3d_contiguous,
     is_channels_last_contiguous, is_contiguous,
@@ -1075,34 +1071,13 @@ fn compute(
     let bc = bias.map(|b| dense_as(b, &[1], cd)).transpose()?;
     let y = Tensor::try_alloc(out_sizes, &layout(out_sizes), cd)?;
     if y.numel() != 0 {
-        let mut ops: Vec<&Tensor> = vec![&y, &xc, &wc];
-        if let Some(b) = &bc {
-            ops.push(b);
-        }
-        let _guard = crate::iter::lock_operands(&ops, 1);
-        macro_rules! run {
-            ($t:ty) => {
-                // SAFETY: xc, wc, bc are dense in the layout `kind` names (made so above),
-                // with the sizes `geom` describes; y is fresh, of the output's sizes, and
-                // written only here; the storages are locked for the call.
-                unsafe {
-                    crate::kernels::conv::conv::<$t>(
-                        kind,
-                        xc.elem_ptr() as *const $t,
-                        wc.elem_ptr() as *const $t,
-                        bc.as_ref()
-                            .map_or(std::ptr::null(), |b| b.elem_ptr() as *const $t),
-                        y.elem_ptr() as *mut $t,
-                        &geom,
-                    )
-                }
-            };
-        }
-        if cd == DType::Float64 {
-            run!(f64)
-        } else {
-            run!(f32)
-        }
+        let mut ins = vec![&xc, &wc];
+        ins.extend(&bc);
+        // dense in the layout `kind` names (made so above): slices in that order
+        crate::iter::dense(&[&y], &ins, |mut s| match cd {
+            DType::Float64 => conv_dense::<f64>(&mut s, kind, bc.is_some(), &geom),
+            _ => conv_dense::<f32>(&mut s, kind, bc.is_some(), &geom),
+        })?;
     }
     let strides = if cl {
         channels_last_strides(out_sizes)
@@ -1114,6 +1089,19 @@ fn compute(
     } else {
         copy_with_strides(&y, &strides, dt)
     }
+}
+
+/// The convolution kernel over [`crate::iter::dense`]'s slices: input, weight and (when
+/// `bias`) bias in `T`, output first.
+fn conv_dense<T: ConvElem + crate::Element>(
+    s: &mut crate::iter::Slices<'_>,
+    kind: ConvKind,
+    bias: bool,
+    geom: &ConvGeom,
+) -> Result<()> {
+    let b = bias.then(|| s.input::<T>(2)).transpose()?;
+    kconv::conv::<T>(kind, s.input(0)?, s.input(1)?, b, s.out(0)?, geom);
+    Ok(())
 }
 
 /// The weight gradient of a (non-transposed) convolution `y = conv{1,2,3}d(x, w)` with
@@ -1164,27 +1152,16 @@ pub(crate) fn conv_weight_grad(
     let gc = dense_as(g, &contiguous_strides(g.size()), dt)?;
     let gw = Tensor::try_alloc(w_sizes, &contiguous_strides(w_sizes), dt)?;
     if gw.numel() != 0 {
-        let _guard = crate::iter::lock_operands(&[&gw, &xc, &gc], 1);
-        macro_rules! run {
-            ($t:ty) => {
-                // SAFETY: xc and gc are dense NCHW (made so above) with the sizes `geom`
-                // describes; gw is fresh, of w_sizes = (o, c/groups, k…), written only here;
-                // the storages are locked for the call.
-                unsafe {
-                    crate::kernels::conv::weight_grad::<$t>(
-                        xc.elem_ptr() as *const $t,
-                        gc.elem_ptr() as *const $t,
-                        gw.elem_ptr() as *mut $t,
-                        &geom,
-                    )
+        // dense NCHW (made so above): slices in that order
+        crate::iter::dense(&[&gw], &[&xc, &gc], |mut s| {
+            match dt {
+                DType::Float64 => {
+                    kconv::weight_grad::<f64>(s.input(0)?, s.input(1)?, s.out(0)?, &geom)
                 }
-            };
-        }
-        if dt == DType::Float64 {
-            run!(f64)
-        } else {
-            run!(f32)
-        }
+                _ => kconv::weight_grad::<f32>(s.input(0)?, s.input(1)?, s.out(0)?, &geom),
+            }
+            Ok(())
+        })?;
     }
     Ok(Some(gw))
 }
@@ -1429,27 +1406,14 @@ fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<
     let xc = dense_as(&x, &contiguous_strides(x.size()), cd)?;
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
     if y.numel() != 0 {
-        let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
-        macro_rules! run {
-            ($t:ty) => {
-                // SAFETY: xc is contiguous (n, c, h, w) and y fresh contiguous (n, c·K, L),
-                // both of dtype $t and locked.
-                unsafe {
-                    crate::kernels::conv::unfold::<$t>(
-                        xc.elem_ptr() as *const $t,
-                        y.elem_ptr() as *mut $t,
-                        n,
-                        c,
-                        &win,
-                    )
-                }
-            };
-        }
-        if cd == DType::Float64 {
-            run!(f64)
-        } else {
-            run!(f32)
-        }
+        // contiguous (made so above): slices in row-major order
+        crate::iter::dense(&[&y], &[&xc], |mut s| {
+            match cd {
+                DType::Float64 => kconv::unfold::<f64>(s.input(0)?, s.out(0)?, n, c, &win),
+                _ => kconv::unfold::<f32>(s.input(0)?, s.out(0)?, n, c, &win),
+            }
+            Ok(())
+        })?;
     }
     let y = if cd == dt { y } else { y.to(dt)? };
     if nd == 3 { y.squeeze_dim(0) } else { Ok(y) }
@@ -1579,27 +1543,14 @@ fn fold_impl(
     let out_sizes = [n, c, os[0] as usize, os[1] as usize];
     let y = Tensor::try_alloc_contiguous(&out_sizes, cd)?;
     if y.numel() != 0 {
-        let _guard = crate::iter::lock_operands(&[&y, &xc], 1);
-        macro_rules! run {
-            ($t:ty) => {
-                // SAFETY: xc is contiguous (n, c·K, L) and y fresh contiguous (n, c, H, W),
-                // both of dtype $t and locked.
-                unsafe {
-                    crate::kernels::conv::fold::<$t>(
-                        xc.elem_ptr() as *const $t,
-                        y.elem_ptr() as *mut $t,
-                        n,
-                        c,
-                        &win,
-                    )
-                }
-            };
-        }
-        if cd == DType::Float64 {
-            run!(f64)
-        } else {
-            run!(f32)
-        }
+        // contiguous (made so above): slices in row-major order
+        crate::iter::dense(&[&y], &[&xc], |mut s| {
+            match cd {
+                DType::Float64 => kconv::fold::<f64>(s.input(0)?, s.out(0)?, n, c, &win),
+                _ => kconv::fold::<f32>(s.input(0)?, s.out(0)?, n, c, &win),
+            }
+            Ok(())
+        })?;
     }
     let y = if cd == dt { y } else { y.to(dt)? };
     if nd == 2 { y.squeeze_dim(0) } else { Ok(y) }

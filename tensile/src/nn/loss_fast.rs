@@ -1,10 +1,6 @@
 //! The fused float32 path of `F.cross_entropy`: contiguous `(N, C)` logits, int64 targets,
 //! no label smoothing — one pass per row in `kernels::loss`, parallel over rows.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -37,19 +33,13 @@ pub(crate) fn cross_entropy_rows_f32(
     }
     let w: Option<Vec<f32>> = weight.map(|w| w.try_to_vec::<f32>()).transpose()?;
     let out = Tensor::try_alloc_contiguous(&[n], DType::Float32)?;
-    {
-        let _guard = crate::iter::lock_operands(&[&out, input], 1);
-        // SAFETY: `input` is contiguous float32 with `n * c` elements from its element
-        // pointer; `out` is a fresh contiguous float32 tensor of `n` elements (no overlap);
-        // the locks of both storages are held for the whole call.
-        let (x, o) = unsafe {
-            (
-                std::slice::from_raw_parts(input.elem_ptr() as *const f32, n * c),
-                std::slice::from_raw_parts_mut(out.elem_ptr() as *mut f32, n),
-            )
-        };
+    // `input` is contiguous: its slice is its `(n, c)` rows
+    crate::iter::dense(&[&out], &[input], |mut s| {
+        let x = &s.input::<f32>(0)?[..n * c];
+        let o = s.out::<f32>(0)?;
         crate::kernels::loss::cross_entropy_rows_f32(x, c, target, w.as_deref(), ignore, o);
-    }
+        Ok(())
+    })?;
     if *r == Reduction::None {
         return Ok(Some(out));
     }

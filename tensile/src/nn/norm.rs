@@ -7,10 +7,6 @@
 //! row/plane kernels of [`crate::kernels::normalize`], other inputs through a generic path over
 //! their values in double.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::Tensor;
 use crate::args::{Int, IntoShape};
 use crate::dtype::DType;
@@ -71,10 +67,10 @@ fn f32_layout(t: &Tensor) -> Option<bool> {
 /// order), in double.
 fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Result<Vec<(f64, f64)>> {
     if f32_layout(x) == Some(false) {
-        let _g = crate::iter::lock_operands(&[x], 0);
-        // SAFETY: `x` is contiguous float32 with `n * c * s` elements from its element pointer;
-        // its lock is held.
-        return Ok(unsafe { k::plane_moments_f32(x.elem_ptr() as *const f32, n * c, s) });
+        // contiguous: its slice is its values
+        return crate::iter::dense(&[], &[x], |sl| {
+            Ok(k::plane_moments_f32(sl.input(0)?, n * c, s))
+        });
     }
     let v = x.try_to_vec::<f64>()?;
     Ok((0..n * c)
@@ -152,31 +148,24 @@ fn affine(
     if same {
         let a32: Vec<f32> = alpha.iter().map(|&v| v as f32).collect();
         let b32: Vec<f32> = beta.iter().map(|&v| v as f32).collect();
-        let g = crate::iter::lock_operands(&[&out, x], 1);
-        let (xp, yp) = (x.elem_ptr() as *const f32, out.elem_ptr() as *mut f32);
-        // SAFETY: `x` and `out` are float32 with the same dense layout of `n * c * s`
-        // elements (contiguous or channels-last); `out` is fresh; the locks are held.
-        unsafe {
+        // `x` and `out` share one dense layout (contiguous or channels-last): their slices
+        // are their values in memory order
+        crate::iter::dense(&[&out], &[x], |mut sl| {
+            let (xs, ys) = (sl.input::<f32>(0)?, sl.out::<f32>(0)?);
             match (layout, per_sample) {
-                (Some(false), false) => k::affine_f32(xp, yp, n, &a32, &b32, s),
-                (Some(false), true) => k::affine_f32(xp, yp, 1, &a32, &b32, s),
-                (_, false) => k::affine_f32(xp, yp, n * s, &a32, &b32, 1),
+                (Some(false), false) => k::affine_f32(xs, ys, n, &a32, &b32, s),
+                (Some(false), true) => k::affine_f32(xs, ys, 1, &a32, &b32, s),
+                (_, false) => k::affine_f32(xs, ys, n * s, &a32, &b32, 1),
                 (_, true) => {
-                    for i in 0..n {
-                        let off = i * s * c;
-                        k::affine_f32(
-                            xp.add(off),
-                            yp.add(off),
-                            s,
-                            &a32[i * c..(i + 1) * c],
-                            &b32[i * c..(i + 1) * c],
-                            1,
-                        )
+                    let per = s * c;
+                    for (i, (yi, xi)) in ys.chunks_mut(per).zip(xs.chunks(per)).enumerate() {
+                        let ch = i * c..(i + 1) * c;
+                        k::affine_f32(xi, yi, s, &a32[ch.clone()], &b32[ch], 1)
                     }
                 }
             }
-        }
-        drop(g);
+            Ok(())
+        })?;
         return Ok(out);
     }
     let mut v = x.try_to_vec::<f64>()?;
@@ -348,23 +337,21 @@ pub fn rms_norm_with<'a>(
         && out_strides == contiguous_strides(&input.sizes)
     {
         let out = Tensor::try_alloc(&input.sizes, &out_strides, DType::Float32)?;
-        let mut ops = vec![&out, input];
-        ops.extend(weight);
-        let g = crate::iter::lock_operands(&ops, 1);
-        // SAFETY: `input` is contiguous float32 of `rows * n` elements, `weight` (when given)
-        // contiguous float32 of `n`; `out` is fresh of the same size; the locks are held.
-        unsafe {
+        let mut ins = vec![input];
+        ins.extend(weight);
+        // contiguous: their slices are their values
+        crate::iter::dense(&[&out], &ins, |mut sl| {
+            let w = weight.map(|_| sl.input::<f32>(1)).transpose()?;
             k::rms_rows_f32(
-                input.elem_ptr() as *const f32,
-                weight.map(|w| w.elem_ptr() as *const f32),
-                out.elem_ptr() as *mut f32,
+                sl.input(0)?,
+                w,
+                sl.out(0)?,
                 input.numel() / n,
                 n,
                 eps as f32,
-            )
-        };
-        drop(g);
-        drop(ops);
+            );
+            Ok(())
+        })?;
         return Ok(out);
     }
     let dims: Vec<i64> = (0..kd).map(|i| (nd - i - 1) as i64).collect();

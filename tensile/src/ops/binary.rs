@@ -2,18 +2,13 @@
 //! forms. One table ([`BinaryOp`]) says each op's dtype rule; one function ([`binary`]) runs
 //! them all through the engine.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::dispatch;
 use crate::dtype::{DType, check_can_cast};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
-use crate::iter::{SmallPlan, TensorIter, lock_operands, lock_reads2, result_type_of};
-use crate::kernels::loops::run_small;
+use crate::iter::{SmallPlan, TensorIter, result_type_of};
 use crate::kernels::math::{Arith, Float};
 use crate::kernels::pointwise;
 use crate::ops::Operand;
@@ -263,65 +258,39 @@ pub(crate) fn binary_into(
     {
         return Err(Error::runtime("ZeroDivisionError"));
     }
-    let (out, lp) = it.finish::<3>(out_dt)?;
+    let lp = it.plan::<3>(out_dt)?;
     let cdt = compute_dtype(opdt);
-    let odt = if op.returns_bool() { DType::Bool } else { cdt };
     let zero_div = AtomicBool::new(false);
-    // A new output is not shared yet: only the inputs need locks.
-    let guard = match dest {
-        Dest::New => lock_operands(&[a, b], 0),
-        _ => lock_operands(&[&out, a, b], 1),
-    };
     macro_rules! run {
-        ($T:ty, $O:ty, $f:expr) => {{
-            let f = $f;
-            // SAFETY: the iterator checked shapes and overlap; geometries lie inside their
-            // storages; the locks are held; kernel dtypes match the pointer types.
-            unsafe {
-                lp.run([odt, cdt, cdt], 1, &|p, s, n| {
-                    pointwise::binary::<$T, $O>(p, s, n, &f)
-                })
-            }
-        }};
+        ($T:ty, $O:ty, $f:expr) => {
+            lp.run(&pointwise::binary_kernel::<$T, $O>($f))
+        };
     }
     op_table!(op, cdt, run, zero_div);
-    drop(guard);
     if zero_div.load(Ordering::Relaxed) {
         return Err(Error::runtime("ZeroDivisionError"));
     }
-    Ok(out)
+    Ok(lp.into_out())
 }
 
 /// [`binary_into`] for a small op into a new tensor whose operands already have the compute
 /// dtype: same semantics, a fraction of the setup ([`SmallPlan`]).
 #[allow(clippy::bool_comparison)]
 #[inline(always)] // one caller; saves moving the result
-fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<3>) -> Result<Tensor> {
+fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<'_, 3>) -> Result<Tensor> {
     if !a.wrapped && !b.wrapped {
         crate::backcompat::maybe_warn(a.size(), b.size());
     }
     let cdt = a.dtype;
-    let out_dt = if op.returns_bool() { DType::Bool } else { cdt };
-    let out = Tensor::try_alloc_contiguous(&plan.shape[..plan.nd], out_dt)?;
     let zero_div = AtomicBool::new(false);
-    let guard = lock_reads2(a, b);
-    let ptrs = [out.elem_ptr(), a.elem_ptr(), b.elem_ptr()];
-    let sizes = [out_dt.itemsize(), cdt.itemsize(), cdt.itemsize()];
+    let mut out = None;
     macro_rules! run {
-        ($T:ty, $O:ty, $f:expr) => {{
-            let f = $f;
-            // SAFETY: the plan's shape and strides come from the operands' own (strictly
-            // row-major) and the fresh output's; the input locks are held; the operands'
-            // dtypes are the kernel's (checked before the plan was chosen).
-            unsafe {
-                run_small(plan, ptrs, sizes, |p, s, n| {
-                    pointwise::binary::<$T, $O>(p, s, n, &f)
-                })
-            }
-        }};
+        ($T:ty, $O:ty, $f:expr) => {
+            out = Some(plan.run_new(&pointwise::binary_kernel::<$T, $O>($f)))
+        };
     }
     op_table!(op, cdt, run, zero_div);
-    drop(guard);
+    let out = out.unwrap_or_else(|| Err(Error::runtime("internal error: no small kernel")))?;
     if zero_div.load(Ordering::Relaxed) {
         return Err(Error::runtime("ZeroDivisionError"));
     }

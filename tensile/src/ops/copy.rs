@@ -1,42 +1,15 @@
 //! Copies and casts: `copy_`, `fill_`, `to`, `contiguous`, `clone`.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
+use crate::iter::TensorIter;
 use crate::layout;
 use crate::tensor::{Scalar, Tensor};
 
 /// Copies `src` into `dst` (already shaped alike or broadcastable to it), casting as needed.
-/// No checks: for freshly made outputs only.
+/// No checks: for freshly made outputs only (see [`crate::iter::copy_unchecked`]).
 pub(crate) fn copy_unchecked(dst: &Tensor, src: &Tensor) {
-    let shape = dst.sizes.clone();
-    let perm = crate::iter::reorder_dims(&shape, std::slice::from_ref(&dst.strides));
-    let lp = crate::iter::make_loop::<2>(&shape, &perm, &[dst, src]);
-    let _g = lock_operands(&[dst, src], 1);
-    // SAFETY: both tensors' geometries lie inside their storages, locks are held, and dst is
-    // a fresh tensor without internal overlap.
-    unsafe { run_copy(&lp) };
-}
-
-/// Runs a copy loop (operand 0 written, operand 1 read): as blocked transposes when the two
-/// operands' fastest dims are swapped and the dtypes agree, else through the engine.
-///
-/// # Safety
-/// As [`crate::kernels::loops::Loop::run`].
-unsafe fn run_copy(lp: &crate::kernels::loops::Loop<2>) {
-    let [dt, st] = lp.dtypes;
-    // SAFETY: forwarded from the caller.
-    unsafe {
-        if !crate::kernels::transpose::try_copy(lp) {
-            lp.run([dt, st], 1, &|p, s, n| {
-                crate::kernels::cast::cast_run(st, p[1], s[1], dt, p[0], s[0], n)
-            })
-        }
-    }
+    crate::iter::copy_unchecked(dst, src)
 }
 
 /// A copy of `t` with the given (dense) strides and dtype, or the allocator's error
@@ -123,12 +96,9 @@ impl Tensor {
 
     /// [`Tensor::copy_`] without autograd (no checks, no version bump, nothing recorded).
     pub(crate) fn copy_raw_(&self, src: &Tensor) -> Result<Tensor> {
-        let it = TensorIter::new(Some(self), &[src])?;
-        let (out, lp) = it.finish::<2>(self.dtype)?;
-        let _g = lock_operands(&[self, src], 1);
-        // SAFETY: geometries lie inside their storages; locks held; overlap checked.
-        unsafe { run_copy(&lp) };
-        Ok(out)
+        let p = TensorIter::new(Some(self), &[src])?.plan::<2>(self.dtype)?;
+        p.copy();
+        Ok(p.into_out())
     }
 
     /// `self.fill_(value)`: writes `value` into every element of `self` (through views, into

@@ -4,7 +4,6 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::iter::TensorIter;
 use crate::kernels::map;
 use crate::tensor::Tensor;
 
@@ -44,10 +43,11 @@ pub(crate) fn map2_f32(
     b: &Tensor,
     f: impl Fn(f32, f32) -> f32 + Sync,
 ) -> Result<Tensor> {
-    let it = TensorIter::new(None, &[a, b])?;
-    let (out, lp) = it.finish::<3>(DType::Float32)?;
-    crate::ops::math_binary::run2::<f32, f32>(&out, &lp, [a, b], false, f);
-    Ok(out)
+    crate::iter::run_new(
+        &[a, b],
+        DType::Float32,
+        &crate::kernels::pointwise::binary_kernel::<f32, f32>(f),
+    )
 }
 
 /// `gelu`'s input gradient for float32 `g` and `x` (broadcast), on the vectorised kernel of

@@ -6,18 +6,13 @@
 //! checks (the op's own checks, overlap, broadcast, output shape, cast to the in-place
 //! output, the kernel's dtype).
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::dispatch;
 use crate::dtype::{DEFAULT_FLOAT, DType, check_can_cast};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands, result_type_of};
-use crate::kernels::loops::Loop;
+use crate::iter::{Plan, TensorIter, result_type_of};
 use crate::kernels::math::Arith;
 use crate::kernels::pointwise;
 use crate::ops::Operand;
@@ -118,29 +113,10 @@ pub(crate) fn scalar_as<T: Element>(s: Scalar) -> T {
     }
 }
 
-/// Runs `f` over the loop `lp` of `[out, a, b]`, the inputs presented as `T`, the output
-/// as `O`. `inplace`: `out` is `a`'s alias (locked for writing with the inputs).
-pub(crate) fn run2<T: Element, O: Element>(
-    out: &Tensor,
-    lp: &Loop<3>,
-    ins: [&Tensor; 2],
-    inplace: bool,
-    f: impl Fn(T, T) -> O + Sync,
-) {
-    let guard = if inplace {
-        lock_operands(&[out, ins[0], ins[1]], 1)
-    } else {
-        lock_operands(&ins, 0)
-    };
-    // SAFETY: the iterator checked shapes and overlap and built `lp` from these operands,
-    // whose geometries lie inside their storages; the locks are held; the loop converts every
-    // operand to the kernel dtypes given here, which are the pointer types of the kernel.
-    unsafe {
-        lp.run([O::DTYPE, T::DTYPE, T::DTYPE], 1, &|p, s, n| {
-            pointwise::binary::<T, O>(p, s, n, &f)
-        })
-    }
-    drop(guard);
+/// Runs `f` over the plan `lp` of `[out, a, b]`, the inputs presented as `T`, the output
+/// as `O`.
+pub(crate) fn run2<T: Element, O: Element>(lp: &Plan<'_, 3>, f: impl Fn(T, T) -> O + Sync) {
+    lp.run(&pointwise::binary_kernel::<T, O>(f))
 }
 
 /// Runs binary math `op` on `a` and `b`; with `inplace`, writes into `a`.
@@ -180,13 +156,12 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         alpha_check(common, alpha)?;
     }
     it.promote_inputs(opdt);
-    let (out, lp) = it.finish::<3>(if inplace { a.dtype } else { opdt })?;
+    let lp = it.plan::<3>(if inplace { a.dtype } else { opdt })?;
     let cdt = compute_dtype(opdt);
     let zero_div = AtomicBool::new(false);
-    let ins = [a, b];
     macro_rules! run {
         ($T:ty, $f:expr) => {
-            run2::<$T, $T>(&out, &lp, ins, inplace, $f)
+            run2::<$T, $T>(&lp, $f)
         };
     }
     macro_rules! float {
@@ -259,7 +234,7 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
     if zero_div.load(Ordering::Relaxed) {
         return Err(Error::runtime("ZeroDivisionError"));
     }
-    Ok(out)
+    Ok(lp.into_out())
 }
 
 /// `add` with alpha: plain [`Tensor::add`] for `alpha = 1` (the same rules and result).

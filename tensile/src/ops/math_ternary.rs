@@ -2,16 +2,11 @@
 //! (with `value`), and `clamp`/`clip` with tensor bounds; with their in-place forms. Every
 //! tensor operand broadcasts with the others (PyTorch's TensorIterator over all of them).
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dispatch;
 use crate::dtype::{DType, check_can_cast};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands, result_type_of};
-use crate::kernels::loops::Loop;
+use crate::iter::{Plan, TensorIter, result_type_of};
 use crate::kernels::math::Arith;
 use crate::kernels::pointwise3;
 use crate::ops::Operand;
@@ -21,29 +16,10 @@ use crate::ops::matmul::type_meta_name;
 use crate::ops::nn::ClampOpts;
 use crate::tensor::{Scalar, Tensor};
 
-/// Runs `f` over the loop `lp` of `[out, a, b, c]`, the inputs presented as `T`, the output
-/// as `O`. `inplace`: `out` is `a`'s alias.
-fn run3<T: Element, O: Element>(
-    out: &Tensor,
-    lp: &Loop<4>,
-    ins: [&Tensor; 3],
-    inplace: bool,
-    f: impl Fn(T, T, T) -> O + Sync,
-) {
-    let guard = if inplace {
-        lock_operands(&[out, ins[0], ins[1], ins[2]], 1)
-    } else {
-        lock_operands(&ins, 0)
-    };
-    // SAFETY: the iterator checked shapes and overlap and built `lp` from these operands,
-    // whose geometries lie inside their storages; the locks are held; the loop converts every
-    // operand to the kernel dtypes given here, which are the pointer types of the kernel.
-    unsafe {
-        lp.run([O::DTYPE, T::DTYPE, T::DTYPE, T::DTYPE], 1, &|p, s, n| {
-            pointwise3::ternary::<T, O>(p, s, n, &f)
-        })
-    }
-    drop(guard);
+/// Runs `f` over the plan `lp` of `[out, a, b, c]`, the inputs presented as `T`, the output
+/// as `O`.
+fn run3<T: Element, O: Element>(lp: &Plan<'_, 4>, f: impl Fn(T, T, T) -> O + Sync) {
+    lp.run(&pointwise3::ternary_kernel::<T, O>(f))
 }
 
 /// The iterator over `ins` (into `ins[0]` in place), the common dtype, and the in-place cast
@@ -77,22 +53,18 @@ fn lerp_impl(a: &Tensor, end: &Tensor, weight: Operand<'_>, inplace: bool) -> Re
                 return Err(not_impl("lerp_kernel_scalar", dt));
             }
             it.promote_inputs(dt);
-            let (out, lp) = it.finish::<3>(if inplace { a.dtype } else { dt })?;
+            let lp = it.plan::<3>(if inplace { a.dtype } else { dt })?;
             match compute_dtype(dt) {
                 DType::Float64 => {
                     let w: f64 = scalar_as(w);
-                    run2(&out, &lp, [a, end], inplace, move |x: f64, y: f64| {
-                        sm::lerp(x, y, w)
-                    })
+                    run2(&lp, move |x: f64, y: f64| sm::lerp(x, y, w))
                 }
                 _ => {
                     let w: f32 = scalar_as(w);
-                    run2(&out, &lp, [a, end], inplace, move |x: f32, y: f32| {
-                        sm::lerp(x, y, w)
-                    })
+                    run2(&lp, move |x: f32, y: f32| sm::lerp(x, y, w))
                 }
             }
-            Ok(out)
+            Ok(lp.into_out())
         }
         Operand::Tensor(w) => {
             // a 0-d weight takes part in the promotion instead (PyTorch 2.15)
@@ -104,12 +76,12 @@ fn lerp_impl(a: &Tensor, end: &Tensor, weight: Operand<'_>, inplace: bool) -> Re
                 return Err(not_impl("lerp_kernel_tensor", dt));
             }
             it.promote_inputs(dt);
-            let (out, lp) = it.finish::<4>(if inplace { a.dtype } else { dt })?;
+            let lp = it.plan::<4>(if inplace { a.dtype } else { dt })?;
             match compute_dtype(dt) {
-                DType::Float64 => run3(&out, &lp, [a, end, w], inplace, sm::lerp::<f64>),
-                _ => run3(&out, &lp, [a, end, w], inplace, sm::lerp::<f32>),
+                DType::Float64 => run3(&lp, sm::lerp::<f64>),
+                _ => run3(&lp, sm::lerp::<f32>),
             }
-            Ok(out)
+            Ok(lp.into_out())
         }
     }
 }
@@ -141,17 +113,16 @@ fn addc_impl(
         ));
     }
     it.promote_inputs(dt);
-    let (out, lp) = it.finish::<4>(if inplace { a.dtype } else { dt })?;
-    let ins = [a, t1, t2];
+    let lp = it.plan::<4>(if inplace { a.dtype } else { dt })?;
     dispatch!(@compute compute_dtype(dt), T => {
         let v: T = scalar_as(value);
         if div {
-            run3(&out, &lp, ins, inplace, move |x: T, y: T, z: T| Arith::add(x, Arith::div(Arith::mul(v, y), z)))
+            run3(&lp, move |x: T, y: T, z: T| Arith::add(x, Arith::div(Arith::mul(v, y), z)))
         } else {
-            run3(&out, &lp, ins, inplace, move |x: T, y: T, z: T| Arith::add(x, Arith::mul(Arith::mul(v, y), z)))
+            run3(&lp, move |x: T, y: T, z: T| Arith::add(x, Arith::mul(Arith::mul(v, y), z)))
         }
     });
-    Ok(out)
+    Ok(lp.into_out())
 }
 
 /// `torch.clamp` with tensor bounds (a number beside a tensor bound counts as a 0-d wrapped
@@ -177,19 +148,18 @@ fn clamp_tensors(
     let out_dt = if inplace { x.dtype } else { dt };
     let cdt = compute_dtype(dt);
     if ins.len() == 3 {
-        let (out, lp) = it.finish::<4>(out_dt)?;
-        dispatch!(@compute cdt, T => run3(&out, &lp, [ins[0], ins[1], ins[2]], inplace,
+        let lp = it.plan::<4>(out_dt)?;
+        dispatch!(@compute cdt, T => run3(&lp,
             |v: T, l: T, h: T| Arith::minimum(Arith::maximum(v, l), h)));
-        Ok(out)
+        Ok(lp.into_out())
     } else {
-        let (out, lp) = it.finish::<3>(out_dt)?;
-        let pair = [ins[0], ins[1]];
+        let lp = it.plan::<3>(out_dt)?;
         if lo.is_some() {
-            dispatch!(@compute cdt, T => run2(&out, &lp, pair, inplace, |v: T, l: T| Arith::maximum(v, l)));
+            dispatch!(@compute cdt, T => run2(&lp, |v: T, l: T| Arith::maximum(v, l)));
         } else {
-            dispatch!(@compute cdt, T => run2(&out, &lp, pair, inplace, |v: T, h: T| Arith::minimum(v, h)));
+            dispatch!(@compute cdt, T => run2(&lp, |v: T, h: T| Arith::minimum(v, h)));
         }
-        Ok(out)
+        Ok(lp.into_out())
     }
 }
 
@@ -382,39 +352,20 @@ fn clamp_scalars(
     let (lo, hi) = clamp_bounds(rt, min, max)?;
     let mut it = TensorIter::new(inplace.then_some(x), &[x])?;
     it.promote_inputs(rt);
-    let (out, lp) = it.finish::<2>(if inplace { x.dtype } else { rt })?;
+    let lp = it.plan::<2>(if inplace { x.dtype } else { rt })?;
     dispatch!(@compute compute_dtype(rt), T => {
         let (l, h): (Option<T>, Option<T>) = (lo.map(T::from_f64), hi.map(T::from_f64));
-        run1(&out, &lp, x, inplace, move |v: T| {
+        run1(&lp, move |v: T| {
             let v = match l { Some(l) => Arith::maximum(v, l), None => v };
             match h { Some(h) => Arith::minimum(v, h), None => v }
         })
     });
-    Ok(out)
+    Ok(lp.into_out())
 }
 
-/// Runs `f` over the loop `lp` of `[out, a]` (`a` presented as `T`). `inplace`: `out` is
-/// `a`'s alias.
-fn run1<T: Element, O: Element>(
-    out: &Tensor,
-    lp: &Loop<2>,
-    a: &Tensor,
-    inplace: bool,
-    f: impl Fn(T) -> O + Sync,
-) {
-    let guard = if inplace {
-        lock_operands(&[out, a], 1)
-    } else {
-        lock_operands(&[a], 0)
-    };
-    // SAFETY: as in `run3`: the iterator built `lp` from these operands, the locks are held,
-    // and the loop converts the operands to the kernel dtypes given here.
-    unsafe {
-        lp.run([O::DTYPE, T::DTYPE], 1, &|p, s, n| {
-            crate::kernels::pointwise::unary::<T, O>(p, s, n, &f)
-        })
-    }
-    drop(guard);
+/// Runs `f` over the plan `lp` of `[out, a]` (`a` presented as `T`).
+fn run1<T: Element, O: Element>(lp: &Plan<'_, 2>, f: impl Fn(T) -> O + Sync) {
+    lp.run(&crate::kernels::pointwise::unary_kernel::<T, O>(f))
 }
 
 impl Tensor {

@@ -7,9 +7,11 @@
 use crate::args::{Int, IntoShape};
 use crate::dtype::DType;
 
+use crate::element::Element;
 use crate::error::{Error, Result, fmt_list};
-use crate::iter::lock_operands;
-use crate::kernels::gather;
+use crate::iter::Slices;
+use crate::kernels::softmax::SoftElem;
+use crate::kernels::{gather, norm};
 use crate::layout::contiguous_strides;
 use crate::ops::Operand;
 use crate::ops::copy::copy_unchecked;
@@ -47,10 +49,42 @@ pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tenso
     let outer: usize = t.sizes[..dim].iter().product();
     let inner: usize = t.sizes[dim + 1..].iter().product();
     if outer * idx.len() * inner > 0 {
-        let _locks = lock_operands(&[&out, &src], 1);
-        gather::index_select_rows(src.mem(), out.mem(), idx, outer, t.sizes[dim], inner);
+        // both contiguous: their bytes are their rows
+        crate::iter::dense(&[&out], &[&src], |mut s| {
+            let geom = (outer, t.sizes[dim], inner);
+            let esize = t.dtype.itemsize();
+            gather::index_select_rows(s.input_bytes(0)?, s.out_bytes(0)?, idx, geom, esize);
+            Ok(())
+        })?;
     }
     Ok(out)
+}
+
+/// `layer_norm`'s inputs as [`crate::iter::dense`] hands them out: `x`, then the weight and
+/// the bias when given (`wb`).
+#[allow(clippy::type_complexity)]
+fn ln_inputs<'s, T: Element, P: Element>(
+    s: &Slices<'s>,
+    (has_w, has_b): (bool, bool),
+) -> Result<(&'s [T], Option<&'s [P]>, Option<&'s [P]>)> {
+    let w = has_w.then(|| s.input::<P>(1)).transpose()?;
+    let b = has_b
+        .then(|| s.input::<P>(1 + has_w as usize))
+        .transpose()?;
+    Ok((s.input(0)?, w, b))
+}
+
+/// `layer_norm` rows in float32 (float32 and the half types, parameters `P` of the input's
+/// type or float32): [`norm::layer_norm_rows`] over [`ln_inputs`].
+fn ln_rows<T: Element + SoftElem, P: Element + SoftElem>(
+    s: &mut Slices<'_>,
+    wb: (bool, bool),
+    n: usize,
+    eps: f64,
+) -> Result<()> {
+    let (x, w, b) = ln_inputs::<T, P>(s, wb)?;
+    norm::layer_norm_rows(x, s.out(0)?, n, w, b, eps);
+    Ok(())
 }
 
 /// `torch.nn.functional.embedding(input, weight)`: row `input[...]` of `weight` (PyTorch's
@@ -237,33 +271,28 @@ impl Tensor {
             )));
         }
         let n: usize = normalized_shape.iter().product();
-        let rows = self.numel().checked_div(n).unwrap_or(0);
         let x = self.try_contiguous()?;
         let (w, b) = (
             weight.map(|t| t.try_contiguous()).transpose()?,
             bias.map(|t| t.try_contiguous()).transpose()?,
         );
         let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
-        let mut ops: Vec<&Tensor> = vec![&y, &x];
-        ops.extend(w.iter().chain(b.iter()));
-        let locks = lock_operands(&ops, 1);
-        let (xo, yo) = (x.mem(), y.mem());
-        let (wo, bo) = (w.as_ref().map(|t| t.mem()), b.as_ref().map(|t| t.mem()));
-        macro_rules! run {
-            ($T:ty, $P:ty) => {
-                gather::layer_norm_f32::<$T, $P>(xo, yo, wo, bo, rows, n, eps)
-            };
-        }
-        match (self.dtype, mixed) {
-            (DType::Float16, false) => run!(half::f16, half::f16),
-            (DType::Float16, true) => run!(half::f16, f32),
-            (DType::BFloat16, false) => run!(half::bf16, half::bf16),
-            (DType::BFloat16, true) => run!(half::bf16, f32),
-            (DType::Float64, _) => gather::layer_norm::<f64, f64>(xo, yo, wo, bo, rows, n, eps),
-            _ => run!(f32, f32),
-        }
-        drop(locks);
-        drop(ops);
+        let mut ins = vec![&x];
+        ins.extend(w.iter().chain(b.iter()));
+        let wb = (w.is_some(), b.is_some());
+        // contiguous: their slices are their rows of `n` (the parameters one row each)
+        crate::iter::dense(&[&y], &ins, |mut s| match (self.dtype, mixed) {
+            (DType::Float16, false) => ln_rows::<half::f16, half::f16>(&mut s, wb, n, eps),
+            (DType::Float16, true) => ln_rows::<half::f16, f32>(&mut s, wb, n, eps),
+            (DType::BFloat16, false) => ln_rows::<half::bf16, half::bf16>(&mut s, wb, n, eps),
+            (DType::BFloat16, true) => ln_rows::<half::bf16, f32>(&mut s, wb, n, eps),
+            (DType::Float64, _) => {
+                let (x, w, b) = ln_inputs::<f64, f64>(&s, wb)?;
+                norm::layer_norm_f64(x, s.out(0)?, n, w, b, eps);
+                Ok(())
+            }
+            _ => ln_rows::<f32, f32>(&mut s, wb, n, eps),
+        })?;
         crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
     }
 

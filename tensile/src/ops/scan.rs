@@ -5,10 +5,6 @@
 //! and float64, float for float16/bfloat16, as its CPU `cpu_cum_base_kernel` does), and the
 //! result is moved back: outputs are fresh and contiguous, as PyTorch's are.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
@@ -57,31 +53,22 @@ fn cum_contiguous(x: &Tensor, d: usize, prod: bool) -> Result<Option<Tensor>> {
     let n = sizes[d];
     let inner: usize = sizes[d + 1..].iter().product();
     let outer = x.numel() / (n * inner);
-    let out = Tensor::try_alloc_contiguous(sizes, x.dtype())?;
-    let _guard = crate::iter::lock_operands(&[x], 0);
-    // SAFETY: `x` is contiguous with `outer * n * inner` elements of the dtype the kernel is
-    // instantiated with; `out` is fresh with the same shape (no overlap); `x`'s lock is held.
-    unsafe {
-        match x.dtype() {
-            DType::Float32 => crate::kernels::rows::cum_f64::<f32>(
-                x.elem_ptr() as *const f32,
-                out.elem_ptr() as *mut f32,
-                outer,
-                n,
-                inner,
-                prod,
-            ),
-            DType::Float64 => crate::kernels::rows::cum_f64::<f64>(
-                x.elem_ptr() as *const f64,
-                out.elem_ptr() as *mut f64,
-                outer,
-                n,
-                inner,
-                prod,
-            ),
-            _ => return Ok(None),
-        }
+    if !matches!(x.dtype(), DType::Float32 | DType::Float64) {
+        return Ok(None);
     }
+    let out = Tensor::try_alloc_contiguous(sizes, x.dtype())?;
+    // `x` and `out` are contiguous: their slices are their values
+    crate::iter::dense(&[&out], &[x], |mut s| {
+        match x.dtype() {
+            DType::Float64 => {
+                crate::kernels::rows::cum_f64::<f64>(s.input(0)?, s.out(0)?, outer, n, inner, prod)
+            }
+            _ => {
+                crate::kernels::rows::cum_f64::<f32>(s.input(0)?, s.out(0)?, outer, n, inner, prod)
+            }
+        }
+        Ok(())
+    })?;
     Ok(Some(out))
 }
 

@@ -9,10 +9,6 @@
 //! `o` is the input element at `(map_0[o_0], …, map_{n-1}[o_{n-1}])`, gathered by the existing
 //! `index_select` kernel; each op only says how its output coordinates map to input ones.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::args::{Int, IntList, IntoDims, IntoShape, new_sizes};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};
@@ -105,20 +101,18 @@ fn flip_contiguous(src: &Tensor, ds: &[usize]) -> Result<Option<Tensor>> {
         }
     }
     let out = Tensor::try_alloc_contiguous(sizes, src.dtype())?;
-    let _guard = crate::iter::lock_operands(&[src], 0);
-    // SAFETY: `src` is contiguous with `rows * n` elements from its element pointer (every
-    // `src_rows` entry is `< rows`); `out` is fresh with the same shape, so the buffers do not
-    // overlap; `src`'s lock is held.
-    unsafe {
+    // `src` is contiguous: its bytes are its rows, each `src_rows` entry one of them
+    crate::iter::dense(&[&out], &[src], |mut s| {
         crate::kernels::rows::flip_rows(
-            src.elem_ptr(),
-            out.elem_ptr(),
+            s.input_bytes(0)?,
+            s.out_bytes(0)?,
             &src_rows,
             n,
             src.element_size(),
             flipped[last],
-        )
-    };
+        );
+        Ok(())
+    })?;
     Ok(Some(out))
 }
 

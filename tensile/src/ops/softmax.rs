@@ -8,14 +8,12 @@
 //! float32 and rounded. So `[-3, -4, 0, 2, -4]` gives `-0.13757` at the `2` in float16, not
 //! the correctly rounded `-0.13721`. (Other dims, and `softmax`, round once.)
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::{Error, Result};
+use crate::iter::Slices;
 use crate::tensor::Tensor;
 
 fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
@@ -54,29 +52,14 @@ fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         let x = t.try_contiguous()?;
         let out = Tensor::try_alloc_contiguous(&sizes, t.dtype)?;
         let half_lastdim_log = log && d + 1 == t.dim() && t.dtype != DType::Float32;
-        let _guard = crate::iter::lock_operands(&[&x], 0);
-        macro_rules! run {
-            ($T:ty) => {
-                // SAFETY: `x` is contiguous with `outer·len·inner` elements of its dtype; `out`
-                // is fresh of the same shape and dtype (no overlap); `x`'s lock is held.
-                unsafe {
-                    crate::kernels::softmax::softmax::<$T>(
-                        x.elem_ptr() as *const $T,
-                        out.elem_ptr() as *mut $T,
-                        outer,
-                        len,
-                        inner,
-                        log,
-                        half_lastdim_log,
-                    )
-                }
-            };
-        }
-        match t.dtype {
-            DType::Float16 => run!(half::f16),
-            DType::BFloat16 => run!(half::bf16),
-            _ => run!(f32),
-        }
+        // both contiguous: their slices are their values, seen as (outer, len, inner); the
+        // half types are computed in float32 by the kernel
+        let shape = (outer, len, inner);
+        crate::iter::dense(&[&out], &[&x], |mut s| match t.dtype {
+            DType::Float16 => rows::<half::f16>(&mut s, shape, log, half_lastdim_log),
+            DType::BFloat16 => rows::<half::bf16>(&mut s, shape, log, half_lastdim_log),
+            _ => rows::<f32>(&mut s, shape, log, half_lastdim_log),
+        })?;
         return Ok(out);
     }
     let mut x: Vec<f64> = t.try_to_vec::<f64>()?;
@@ -105,6 +88,25 @@ fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
         }
     }
     Tensor::from_vec(x, &sizes)
+}
+
+/// The softmax kernel over a contiguous `(outer, len, inner)` input and output of `T`.
+fn rows<T: Element + crate::kernels::softmax::SoftElem>(
+    s: &mut Slices<'_>,
+    (outer, len, inner): (usize, usize, usize),
+    log: bool,
+    half_lastdim_log: bool,
+) -> Result<()> {
+    crate::kernels::softmax::softmax::<T>(
+        s.input(0)?,
+        s.out(0)?,
+        outer,
+        len,
+        inner,
+        log,
+        half_lastdim_log,
+    );
+    Ok(())
 }
 
 impl Tensor {

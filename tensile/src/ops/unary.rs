@@ -1,15 +1,11 @@
 //! Unary pointwise ops: math functions, activations, rounding, logical and bitwise not.
 //! The output keeps the input's dim order (TensorIterator with one input).
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dispatch;
 use crate::dtype::{DEFAULT_FLOAT, DType};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
+use crate::iter::TensorIter;
 use crate::kernels::math::{Arith, Float};
 use crate::kernels::pointwise;
 use crate::kernels::vmath::{self, VOp};
@@ -103,21 +99,12 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         it.promote_inputs(opdt);
     }
     let out_dt = if op.returns_bool() { DType::Bool } else { opdt };
-    let (out, lp) = it.finish::<2>(out_dt)?;
+    let lp = it.plan::<2>(out_dt)?;
     let cdt = compute_dtype(opdt);
-    let odt = if op.returns_bool() { DType::Bool } else { cdt };
-    // The new output is not shared yet: only the input needs a lock.
-    let guard = lock_operands(&[a], 0);
     macro_rules! run {
-        ($T:ty, $O:ty, $f:expr) => {{
-            let f = $f;
-            // SAFETY: fresh output shaped by the iterator; locks held; dtypes match pointers.
-            unsafe {
-                lp.run([odt, cdt], 1, &|p, s, n| {
-                    pointwise::unary::<$T, $O>(p, s, n, &f)
-                })
-            }
-        }};
+        ($T:ty, $O:ty, $f:expr) => {
+            lp.run(&pointwise::unary_kernel::<$T, $O>($f))
+        };
     }
     macro_rules! float_fn {
         ($f:expr) => {
@@ -147,11 +134,9 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         _ => None,
     };
     if let (Some(v), DType::Float32) = (vop, cdt) {
-        // SAFETY: fresh float32 output shaped by the iterator (buffers when a half type is
-        // converted); locks held.
-        unsafe { lp.run([odt, cdt], 1, &|p, s, n| vmath::unary_run(v, p, s, n)) };
-        drop(guard);
-        return Ok(out);
+        // float32 operands (conversion buffers for a half type)
+        lp.run(&vmath::unary_kernel(v));
+        return Ok(lp.into_out());
     }
     match op {
         Exp => float_fn!(Float::exp),
@@ -184,8 +169,7 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
             }
         }),
     }
-    drop(guard);
-    Ok(out)
+    Ok(lp.into_out())
 }
 
 impl Tensor {

@@ -10,14 +10,10 @@
 //! and bool inputs of float functions give the default float dtype (float32), laid out as
 //! PyTorch lays out the converted input.
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 use crate::dtype::{DEFAULT_FLOAT, DType};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::iter::{TensorIter, lock_operands};
+use crate::iter::TensorIter;
 use crate::kernels::{pointwise, special};
 use crate::layout::preserve_format_strides;
 use crate::tensor::Tensor;
@@ -72,18 +68,9 @@ pub(crate) fn map<I: Element, O: Element>(
     if promote {
         it.promote_inputs(out_dt);
     }
-    let (out, lp) = it.finish::<2>(out_dt)?;
-    // The output is new: only the input needs a lock.
-    let guard = lock_operands(&[a], 0);
-    // SAFETY: the output is fresh and shaped by the iterator; the input's lock is held; the
-    // kernel's pointer types are the dtypes given to `run`.
-    unsafe {
-        lp.run([O::DTYPE, I::DTYPE], 1, &|p, s, n| {
-            pointwise::unary::<I, O>(p, s, n, &f)
-        })
-    };
-    drop(guard);
-    Ok(out)
+    let lp = it.plan::<2>(out_dt)?;
+    lp.run(&pointwise::unary_kernel::<I, O>(f));
+    Ok(lp.into_out())
 }
 
 /// Runs `f` over `a` and `b` broadcast together (TensorIterator's layout) into a new tensor
@@ -94,17 +81,7 @@ pub(crate) fn map2<I: Element, O: Element>(
     out_dt: DType,
     f: impl Fn(I, I) -> O + Sync,
 ) -> Result<Tensor> {
-    let it = TensorIter::new(None, &[a, b])?;
-    let (out, lp) = it.finish::<3>(out_dt)?;
-    let guard = lock_operands(&[a, b], 0);
-    // SAFETY: as in `map`, with two read-locked inputs.
-    unsafe {
-        lp.run([O::DTYPE, I::DTYPE, I::DTYPE], 1, &|p, s, n| {
-            pointwise::binary::<I, O>(p, s, n, &f)
-        })
-    };
-    drop(guard);
-    Ok(out)
+    crate::iter::run_new(&[a, b], out_dt, &pointwise::binary_kernel::<I, O>(f))
 }
 
 /// A float function of one tensor: floats keep their dtype; integers and bool give float32,

@@ -38,10 +38,6 @@
 //! whose tensors are the live state, the tensors returned are copies (a snapshot).
 //! [`Optimizer::load_state_dict`] takes one back (see there for the errors).
 
-// issue 29: this file's `unsafe` calls of raw-pointer kernels move behind the engine's
-// safe dense API, and this opt-out goes.
-#![allow(unsafe_code)]
-
 pub(crate) mod adam;
 pub mod lr_scheduler;
 pub(crate) mod sgd;
@@ -576,20 +572,11 @@ pub(crate) fn update_param<T: BufElem>(
         && g.is_contiguous()
         && !p.shares_storage(g);
     if direct {
-        {
-            let _guard = crate::iter::lock_operands(&[p, g], 1);
-            // SAFETY: p and g are contiguous with numel elements of T from their element
-            // pointers, in different storages (so the slices do not alias), locked for
-            // writing (p) and reading (g) for the call.
-            unsafe {
-                crate::kernels::optim::in_place(
-                    p.elem_ptr() as *mut T,
-                    g.elem_ptr() as *const T,
-                    p.numel(),
-                    f,
-                )
-            };
-        }
+        // p and g are contiguous: their slices are their row-major values
+        crate::iter::dense(&[p], &[g], |mut s| {
+            f(s.out::<T>(0)?, s.input::<T>(0)?);
+            Ok(())
+        })?;
         for _ in 0..bumps {
             p.storage.bump_version();
         }

@@ -150,20 +150,16 @@ fn layer_norm_f32(
     let st = crate::layout::contiguous_strides(x.size());
     let dx = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
     let xhat = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
-    {
-        let mut ops: Vec<&Tensor> = vec![&dx, &xhat, &x, &gc];
-        ops.extend(w.iter());
-        let _locks = crate::iter::lock_operands(&ops, 2);
-        crate::kernels::gather::layer_norm_backward_f32(
-            x.mem(),
-            gc.mem(),
-            w.as_ref().map(|t| t.mem()),
-            n,
-            eps,
-            dx.mem(),
-            xhat.mem(),
-        );
-    }
+    let mut ins = vec![&x, &gc];
+    ins.extend(w.iter());
+    // contiguous float32: their slices are their rows of `n` (the weight one row)
+    crate::iter::dense(&[&dx, &xhat], &ins, |mut s| {
+        let wv: &[f32] = if has_w { s.input(2)? } else { &[] };
+        let (xs, gs) = (s.input(0)?, s.input(1)?);
+        let (d, h) = (s.out(0)?, s.out(1)?);
+        crate::kernels::norm::layer_norm_backward_rows(xs, gs, wv, n, eps, d, h);
+        Ok(())
+    })?;
     let mut r = vec![rg[0].then_some(dx)];
     push_affine_grads(&mut r, &gc, &xhat, rg, has_w, has_b, lead)?;
     Ok(Some(r))

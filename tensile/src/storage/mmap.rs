@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::ptr::NonNull;
 use std::sync::{Arc, Mutex};
 
-use crate::storage::Storage;
+use super::Storage;
 
 /// A file mapped privately (copy-on-write, `MAP_PRIVATE` with `PROT_READ | PROT_WRITE`):
 /// tensors made over it may be written in place without touching the file. Shared (through an
