@@ -10,13 +10,43 @@
 //!   [`OpInfo::bench`] through the same adapter;
 //! * the fuzzer (`fuzz/src/program.rs`) calls every [`Sig::Unary`] and [`Sig::Binary`] entry
 //!   with [`OpInfo::fuzz`] from its pointwise arms;
-//! * `tests/readme_tables.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
+//! * `tests/op_table.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`); [`families`]
 //! lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
+
+/// An adapter calling the method `x.$f(ARGS…)`, or `x.$f_(ARGS…)` for the in-place form,
+/// each argument an expression of the call's [`Args`] `$a`: `method!(a => fmod, fmod_,
+/// a.operand(1))`.
+macro_rules! method {
+    ($a:ident => $f:ident, $f_:ident $(, $arg:expr)*) => {
+        |$a: &Args| {
+            if $a.inplace {
+                $a.t(0).$f_($($arg),*)
+            } else {
+                $a.t(0).$f($($arg),*)
+            }
+        }
+    };
+}
+
+/// An adapter calling the function `$f(x, ARGS…)`, or `$f_(x, ARGS…)` for the in-place form
+/// or `inplace=True` (an activation's keyword): `function!(a => F::elu_with, F::elu_with_,
+/// alpha(a))`.
+macro_rules! function {
+    ($a:ident => $f:path, $f_:path $(, $arg:expr)*) => {
+        |$a: &Args| {
+            if $a.in_place() {
+                $f_($a.t(0) $(, $arg)*)
+            } else {
+                $f($a.t(0) $(, $arg)*)
+            }
+        }
+    };
+}
 
 pub mod binary;
 pub mod ternary;
