@@ -591,7 +591,10 @@ fn call_opinfo(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out
         .filter_map(|(k, v)| Some((k.clone(), json_to_opinfo(v)?)))
         .collect();
     let a = opinfo::Args { pos, kw, inplace };
-    Some((info.call)(&a).map(Out::Tensor))
+    Some(info.run(&a).map(|r| match r {
+        opinfo::Ret::One(t) => Out::Tensor(t),
+        opinfo::Ret::Many(ts) => Out::Tensors(ts),
+    }))
 }
 
 /// A corpus argument as an OpInfo one (`None`: a kind no OpInfo entry takes).

@@ -170,13 +170,9 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("rand", "random"),
     ("randn", "random"),
     // integer / bool results
-    ("all", "integer"),
     ("all_dim", "integer"),
-    ("any", "integer"),
     ("any_dim", "integer"),
-    ("argmax", "index"),
     ("argmax_dim", "index"),
-    ("argmin", "index"),
     ("argmin_dim", "index"),
     ("argsort", "index"),
     ("argwhere", "index"),

@@ -347,15 +347,13 @@ pub fn run(case: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Call forms of the ops only the `grad` family uses: matrix products, `F.linear`, full and
-/// per-dim `max`/`min`, `clamp_min`/`clamp_max` with a number.
+/// Call forms of the ops only the `grad` family uses: matrix products, `F.linear`,
+/// `addmm`/`baddbmm`.
 fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
     let t = |i: usize| args.get(i).map(|a| a.tensor());
-    let keepdim = kw.get("keepdim").and_then(|v| v.as_bool()) == Some(true);
     let one = |r: tensile::Result<Tensor>| Some(r.map(Out::Tensor));
     // a plain number or one wrapped by `norm_kwargs`
     let num = |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v["scalar"].as_f64()));
-    let two = |r: tensile::Result<(Tensor, Tensor)>| Some(r.map(|(a, b)| Out::Tensors(vec![a, b])));
     match (op, args.get(1)) {
         ("mm", Some(Arg::Tensor(b))) => one(t(0)?.mm(b)),
         ("bmm", Some(Arg::Tensor(b))) => one(t(0)?.bmm(b)),
@@ -380,10 +378,6 @@ fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>
                 one(tensile::baddbmm_with(t(0)?, m1, m2, o))
             }
         }
-        ("max", None) => one(t(0)?.max()),
-        ("min", None) => one(t(0)?.min()),
-        ("max", Some(Arg::Int(d))) => two(t(0)?.max_dim(*d, keepdim)),
-        ("min", Some(Arg::Int(d))) => two(t(0)?.min_dim(*d, keepdim)),
         _ => None,
     }
 }
