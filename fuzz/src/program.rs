@@ -419,7 +419,7 @@ fn unary(t: &Tensor, k: usize, inplace: bool) {
         inplace: inplace && info.inplace,
         ..opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias())])
     };
-    let _ = (info.call)(&a);
+    let _ = info.run(&a);
 }
 
 /// The `k`-th (mod their count) tensor-and-operand op of the OpInfo table (`Sig::Binary`
@@ -435,7 +435,35 @@ fn binary(t: &Tensor, o: Operand<'_>, k: usize, inplace: bool) {
         inplace: inplace && info.inplace,
         ..opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias()), y])
     };
-    let _ = (info.call)(&a);
+    let _ = info.run(&a);
+}
+
+/// A reduction of the OpInfo table (`Sig::Reduce` and `Sig::ReduceDim` entries with `fuzz`)
+/// over every dim, one dim or (`Sig::Reduce`) a list of dims, with `keepdim=` and sometimes
+/// `correction=` and `p=`; its first output.
+fn reduction(r: &mut Rd, t: &Tensor) -> tensile::Result<Tensor> {
+    let mut ops = opinfo::fuzzed(opinfo::Sig::Reduce);
+    ops.extend(opinfo::fuzzed(opinfo::Sig::ReduceDim));
+    let info = ops[r.below(ops.len())];
+    let mut pos = vec![opinfo::Arg::Tensor(t.alias())];
+    match r.below(3) {
+        0 => {}
+        1 => pos.push(opinfo::Arg::Scalar(Scalar::Int(r.dim()))),
+        _ if info.sig == opinfo::Sig::Reduce => pos.push(opinfo::Arg::Ints(r.dims())),
+        _ => pos.push(opinfo::Arg::Scalar(Scalar::Int(r.dim()))),
+    }
+    let mut a = opinfo::Args::new(pos);
+    a.kw.push((
+        "keepdim".into(),
+        opinfo::Arg::Scalar(Scalar::Bool(r.bool())),
+    ));
+    if r.bool() {
+        a.kw.push((
+            "correction".into(),
+            opinfo::Arg::Scalar(Scalar::Float(r.float())),
+        ));
+    }
+    info.run(&a).map(opinfo::Ret::first)
 }
 
 /// Keeps the pool bounded: replaces a random slot once full.
@@ -834,48 +862,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         }
         // ---- reductions
         55 if ca && reduce_ok(a) => {
-            let dims = r.dims();
-            let kd = r.bool();
-            let t = match r.below(21) {
-                0 => a.sum(),
-                1 => a.sum_dim(dims.as_slice(), kd),
-                2 => a.mean_dim(dims.as_slice(), kd),
-                3 => a.prod_dim(r.dim(), kd),
-                4 => a.amax_dim(dims.as_slice(), kd),
-                5 => a.amin(),
-                6 => a.max_dim(r.dim(), kd).map(|x| x.1),
-                7 => a.min(),
-                8 => a.argmax_dim(r.dim(), kd),
-                9 => a.argmin(),
-                10 => a.all_dim(dims.as_slice(), kd),
-                11 => a.any(),
-                12 => a.var_dim(dims.as_slice(), kd),
-                13 => a.std_with(tensile::VarOpts {
-                    dim: None,
-                    correction: r.float(),
-                    keepdim: kd,
-                }),
-                14 => a.logsumexp_dim(dims.as_slice(), kd),
-                15 => a.nansum_dim(dims.as_slice(), kd),
-                16 => a.norm_with(tensile::NormOpts {
-                    p: tensile::NormP::Num(r.float()),
-                    dim: Some(dims.iter().copied().collect()),
-                    keepdim: kd,
-                    dtype: None,
-                }),
-                17 => a.norm(),
-                18 => tensile::var_mean(a).map(|x| x.0),
-                19 => tensile::std_mean_with(
-                    a,
-                    tensile::VarOpts {
-                        dim: None,
-                        correction: r.float(),
-                        keepdim: kd,
-                    },
-                )
-                .map(|x| x.1),
-                _ => a.mean(),
-            };
+            let t = reduction(r, a);
             push(pool, r, t)
         }
         56 if ca => {

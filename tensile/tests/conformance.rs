@@ -27,10 +27,6 @@ mod calls_gather_scatter;
 mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
 mod calls_loss;
-#[path = "conformance/calls_mathb.rs"]
-mod calls_mathb;
-#[path = "conformance/calls_mathu.rs"]
-mod calls_mathu;
 #[path = "conformance/calls_norm.rs"]
 mod calls_norm;
 #[path = "conformance/calls_pool.rs"]
@@ -337,8 +333,9 @@ pub fn kw_str<'a>(kw: &'a Value, name: &str) -> Option<&'a str> {
     kw.get(name).and_then(|v| v.as_str())
 }
 
-/// The ops of the pointwise families (binary, inplace, unary, where, result_type, infer_size,
-/// repr); the other families' ops live in `conformance/calls_*.rs`.
+/// The ops of the core families that are no pointwise op (result_type, infer_size, repr,
+/// copies and fills, softmax); the pointwise ops are the OpInfo table's (`tests/opinfo/`,
+/// [`call_opinfo`]), the other families' ops live in `conformance/calls_*.rs`.
 fn call_core(op: &str, args: &[Arg], _kw: &Value) -> Option<tensile::Result<Out>> {
     use Out::Tensor as T;
     let a0 = || args[0].tensor();
@@ -364,18 +361,11 @@ fn call_core(op: &str, args: &[Arg], _kw: &Value) -> Option<tensile::Result<Out>
             ])))
         }
         "repr" => Ok(Out::Str(a0().to_string())),
-        "clamp_min_" => a0().clamp_min_(args[1].operand()).map(T),
-        "clamp_max_" => a0().clamp_max_(args[1].operand()).map(T),
-        "zero_" => a0().zero_().map(T),
         "copy_" => a0().copy_(args[1].tensor()).map(T),
         "fill_" => match &args[1] {
             Arg::Scalar(s) => a0().fill_(*s).map(T),
             _ => panic!("corpus: fill_ value"),
         },
-        "where" if args.len() == 3 => {
-            tensile::where_cond(args[0].tensor(), args[1].operand(), args[2].operand()).map(T)
-        }
-        "isnan" => a0().isnan().map(T),
         "softmax" => a0().softmax(args[1].int()).map(T),
         "log_softmax" => a0().log_softmax(args[1].int()).map(T),
         "clone" => Ok(T(a0().clone())),
@@ -384,43 +374,9 @@ fn call_core(op: &str, args: &[Arg], _kw: &Value) -> Option<tensile::Result<Out>
             Arg::DType(d) => a0().to(*d).map(T),
             _ => panic!("corpus: to_dtype"),
         },
-        _ => return binary_or_unary(op, args),
+        _ => return None,
     };
     Some(r)
-}
-
-/// Every binary op and its in-place form (`add`, `add_`, …), and every unary op and its
-/// in-place form (`exp`, `exp_`, …): an op the corpus format allows is never left out.
-fn binary_or_unary(op: &str, args: &[Arg]) -> Option<tensile::Result<Out>> {
-    let a0 = || args[0].tensor();
-    macro_rules! table {
-        (binary: [$($b:ident, $b_:ident);*], unary: [$($u:ident, $u_:ident);*]) => {
-            match op {
-                $(
-                    stringify!($b) => a0().$b(args[1].operand()),
-                    stringify!($b_) => a0().$b_(args[1].operand()),
-                )*
-                $(
-                    stringify!($u) => a0().$u(),
-                    stringify!($u_) => a0().$u_(),
-                )*
-                _ => return None,
-            }
-        };
-    }
-    let r = table! {
-        binary: [add, add_; sub, sub_; mul, mul_; div, div_; remainder, remainder_;
-        floor_divide, floor_divide_; pow, pow_; maximum, maximum_; minimum, minimum_;
-        atan2, atan2_; eq, eq_; ne, ne_; lt, lt_; le, le_; gt, gt_; ge, ge_;
-        logical_and, logical_and_; logical_or, logical_or_; logical_xor, logical_xor_;
-        bitwise_and, bitwise_and_; bitwise_or, bitwise_or_; bitwise_xor, bitwise_xor_],
-        unary: [neg, neg_; abs, abs_; exp, exp_; log, log_; sqrt, sqrt_; rsqrt, rsqrt_; sin, sin_;
-        cos, cos_; tanh, tanh_; sigmoid, sigmoid_; relu, relu_; gelu, gelu_; silu, silu_;
-        erf, erf_; floor, floor_; ceil, ceil_; round, round_; trunc, trunc_; sign, sign_;
-        reciprocal, reciprocal_; square, square_; logical_not, logical_not_;
-        bitwise_not, bitwise_not_]
-    };
-    Some(r.map(Out::Tensor))
 }
 
 fn usizes(v: &[i64]) -> Vec<usize> {
@@ -537,8 +493,6 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
-    // The math family's activations take keywords (`inplace=`, `approximate=`) that the core
-    // table's `relu`/`gelu` would ignore: they are looked up first, as are the math family's `alpha=`/`rounding_mode=` forms.
     let kwt = calls_norm::kw_tensors(kw);
     let res = dispatch(op, &args, kw, &kwt)
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
@@ -604,8 +558,6 @@ pub fn dispatch(
 ) -> Option<tensile::Result<Out>> {
     calls_conv::call(op, args, kw)
         .or_else(|| call_opinfo(op, args, kw))
-        .or_else(|| calls_mathu::call(op, args, kw))
-        .or_else(|| calls_mathb::call(op, args, kw))
         .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_views::call(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
@@ -639,7 +591,10 @@ fn call_opinfo(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out
         .filter_map(|(k, v)| Some((k.clone(), json_to_opinfo(v)?)))
         .collect();
     let a = opinfo::Args { pos, kw, inplace };
-    Some((info.call)(&a).map(Out::Tensor))
+    Some(info.run(&a).map(|r| match r {
+        opinfo::Ret::One(t) => Out::Tensor(t),
+        opinfo::Ret::Many(ts) => Out::Tensors(ts),
+    }))
 }
 
 /// A corpus argument as an OpInfo one (`None`: a kind no OpInfo entry takes).
@@ -737,69 +692,6 @@ fn corpus_dir() -> PathBuf {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")),
     }
-}
-
-/// TRANSITIONAL (deleted with the old tables): the op names the OpInfo table dispatches are
-/// those the old hand tables (`calls_mathu`, `calls_mathb`, the core's unary/binary table and
-/// its `clamp_min_`, `clamp_max_`, `zero_`, `where`, `isnan` arms) dispatched, plus the names
-/// only the OpInfo table has.
-#[test]
-fn opinfo_dispatches_the_old_tables_names() {
-    let mut names: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
-    for f in std::fs::read_dir(corpus_dir()).unwrap() {
-        let text = std::fs::read_to_string(f.unwrap().path()).unwrap_or_default();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let case: Value = serde_json::from_str(line).unwrap();
-            names.insert(case["op"].as_str().unwrap().to_string());
-            if let Some(f) = case["kwargs"]["fn"].as_str() {
-                names.insert(f.to_string());
-            }
-        }
-    }
-    for i in opinfo::all() {
-        names.insert(i.name.to_string());
-        names.insert(format!("{}_", i.name));
-    }
-    std::panic::set_hook(Box::new(|_| {}));
-    let probe = || {
-        vec![
-            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
-            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
-            Arg::Tensor(Tensor::ones([2, 3]).unwrap()),
-        ]
-    };
-    let kw = serde_json::json!({});
-    let old_handles = |n: &str| {
-        let core_arm = ["clamp_min_", "clamp_max_", "zero_", "where", "isnan"].contains(&n);
-        core_arm
-            || std::panic::catch_unwind(|| {
-                calls_mathu::call(n, &probe(), &kw)
-                    .or_else(|| calls_mathb::call(n, &probe(), &kw))
-                    .or_else(|| binary_or_unary(n, &probe()))
-                    .is_some()
-            })
-            .unwrap_or(true)
-    };
-    let old: Vec<&String> = names.iter().filter(|n| old_handles(n)).collect();
-    drop(std::panic::take_hook());
-    let new: Vec<&String> = names
-        .iter()
-        .filter(|n| opinfo::lookup(n).is_some())
-        .collect();
-    let added = [
-        "clamp_min",
-        "clamp_max",
-        "positive",
-        "rsub",
-        "fmax",
-        "fmin",
-    ];
-    let new_less_added: Vec<&String> = new
-        .iter()
-        .copied()
-        .filter(|n| !added.contains(&n.as_str()))
-        .collect();
-    assert_eq!(old, new_less_added);
 }
 
 #[test]

@@ -18,7 +18,6 @@
 mod gradcheck {
     pub mod check;
     pub mod coverage;
-    pub mod old_table;
     pub mod table;
 }
 mod opinfo;
@@ -171,13 +170,9 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("rand", "random"),
     ("randn", "random"),
     // integer / bool results
-    ("all", "integer"),
     ("all_dim", "integer"),
-    ("any", "integer"),
     ("any_dim", "integer"),
-    ("argmax", "index"),
     ("argmax_dim", "index"),
-    ("argmin", "index"),
     ("argmin_dim", "index"),
     ("argsort", "index"),
     ("argwhere", "index"),
@@ -329,20 +324,6 @@ fn every_public_op_is_checked_or_listed() {
         stale.len(),
         stale.join("\n")
     );
-}
-
-/// TRANSITIONAL (deleted with `gradcheck/old_table.rs`): the table checks the rows the hand
-/// table checked, by name.
-#[test]
-fn the_table_has_the_old_rows() {
-    let mut new: Vec<&str> = gradcheck::table::table().iter().map(|r| r.name).collect();
-    let mut old: Vec<&str> = gradcheck::old_table::old_table()
-        .iter()
-        .map(|r| r.name)
-        .collect();
-    new.sort();
-    old.sort();
-    assert_eq!(new, old);
 }
 
 /// An OpInfo entry has gradient samples or a reason it has none, not both.

@@ -227,7 +227,7 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
                 .collect(),
             inplace,
         };
-        let mut op: Op = Box::new(move || ok((info.call)(&a)));
+        let mut op: Op = Box::new(move || ok(info.run(&a).map(opinfo::Ret::first)));
         let count = count_of(row, &args, &mut op);
         return Ok((op, count));
     }
@@ -437,59 +437,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 } else {
                     Box::new(move || ok(a.masked_fill(&m, v)))
                 }
-            }
-            // reductions
-            "T.sum" => {
-                let a = t(0);
-                if kw.contains_key("dim") {
-                    Box::new(move || ok(a.sum_dim(dim, false)))
-                } else {
-                    Box::new(move || ok(a.sum()))
-                }
-            }
-            "T.mean" => {
-                let a = t(0);
-                Box::new(move || ok(a.mean_dim(dim, false)))
-            }
-            "T.amax" => {
-                let a = t(0);
-                Box::new(move || ok(a.amax_dim(dim, false)))
-            }
-            "T.max" => {
-                let a = t(0);
-                Box::new(move || ok(a.max_dim(dim, false).map(|r| r.0)))
-            }
-            "T.argmax" => {
-                let a = t(0);
-                Box::new(move || ok(a.argmax_dim(dim, false)))
-            }
-            "T.min" => {
-                let a = t(0);
-                Box::new(move || ok(a.min()))
-            }
-            "T.prod" => {
-                let a = t(0);
-                Box::new(move || ok(a.prod_dim(dim, false)))
-            }
-            "T.var" => {
-                let a = t(0);
-                Box::new(move || ok(a.var_dim(dim, false)))
-            }
-            "T.std" => {
-                let a = t(0);
-                Box::new(move || ok(a.std_dim(dim, false)))
-            }
-            "T.logsumexp" => {
-                let a = t(0);
-                Box::new(move || ok(a.logsumexp_dim(dim, false)))
-            }
-            "T.all" => {
-                let a = t(0);
-                Box::new(move || ok(a.all()))
-            }
-            "T.any" => {
-                let a = t(0);
-                Box::new(move || ok(a.any()))
             }
             // scans
             "T.cumsum" => {

@@ -159,12 +159,9 @@ pub fn run(case: &Value) -> Result<(), String> {
     } else {
         (op, args.iter().map(super::clone_arg).collect())
     };
-    // forms the call tables do not take: split with a list of sizes, clamp with tensor
-    // bounds given positionally
+    // forms the call tables do not take: split with a list of sizes, sort/topk with
+    // positional options, positional conv2d, pool and layer_norm arguments
     let pre = match (op, args.get(1)) {
-        ("pow", _) if matches!(args[0], Arg::Scalar(_)) => {
-            Some(tensile::pow(args[0].operand(), args[1].operand()).map(Out::Tensor))
-        }
         ("split", Some(Arg::Shape(v) | Arg::Ints(v) | Arg::Dims(v))) => {
             let d = match args.get(2) {
                 Some(Arg::Int(d)) => *d,
@@ -230,21 +227,6 @@ pub fn run(case: &Value) -> Result<(), String> {
             let mut kw2 = kw.clone();
             kw2["kernel_size"] = serde_json::json!(k);
             super::calls_pool::call(op, &call_args, &kw2)
-        }
-        ("clamp", Some(Arg::Tensor(_) | Arg::Scalar(_))) => {
-            let opt = |i: usize| match args.get(i) {
-                Some(Arg::Tensor(_) | Arg::Scalar(_)) => Some(args[i].operand()),
-                _ => None,
-            };
-            Some(
-                args[0]
-                    .tensor()
-                    .clamp_with(tensile::ClampOpts {
-                        min: opt(1),
-                        max: opt(2),
-                    })
-                    .map(Out::Tensor),
-            )
         }
         ("layer_norm", Some(Arg::Shape(v) | Arg::Ints(v))) => {
             let opt = |i: usize| match args.get(i) {
@@ -365,15 +347,13 @@ pub fn run(case: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// Call forms of the ops only the `grad` family uses: matrix products, `F.linear`, full and
-/// per-dim `max`/`min`, `clamp_min`/`clamp_max` with a number.
+/// Call forms of the ops only the `grad` family uses: matrix products, `F.linear`,
+/// `addmm`/`baddbmm`.
 fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
     let t = |i: usize| args.get(i).map(|a| a.tensor());
-    let keepdim = kw.get("keepdim").and_then(|v| v.as_bool()) == Some(true);
     let one = |r: tensile::Result<Tensor>| Some(r.map(Out::Tensor));
     // a plain number or one wrapped by `norm_kwargs`
     let num = |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v["scalar"].as_f64()));
-    let two = |r: tensile::Result<(Tensor, Tensor)>| Some(r.map(|(a, b)| Out::Tensors(vec![a, b])));
     match (op, args.get(1)) {
         ("mm", Some(Arg::Tensor(b))) => one(t(0)?.mm(b)),
         ("bmm", Some(Arg::Tensor(b))) => one(t(0)?.bmm(b)),
@@ -397,30 +377,6 @@ fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>
             } else {
                 one(tensile::baddbmm_with(t(0)?, m1, m2, o))
             }
-        }
-        ("rsub", Some(other @ (Arg::Tensor(_) | Arg::Scalar(_)))) => {
-            let alpha = match kw.get("alpha") {
-                Some(a) if a["kind"].as_str() == Some("int") => {
-                    tensile::Scalar::Int(a["scalar"].as_i64().unwrap())
-                }
-                Some(a) => tensile::Scalar::Float(a["scalar"].as_f64().unwrap()),
-                None => tensile::Scalar::Int(1),
-            };
-            one(tensile::rsub_with(
-                t(0)?,
-                other.operand(),
-                tensile::AddOpts { alpha },
-            ))
-        }
-        ("max", None) => one(t(0)?.max()),
-        ("min", None) => one(t(0)?.min()),
-        ("max", Some(Arg::Int(d))) => two(t(0)?.max_dim(*d, keepdim)),
-        ("min", Some(Arg::Int(d))) => two(t(0)?.min_dim(*d, keepdim)),
-        ("clamp_min", Some(Arg::Scalar(_) | Arg::Tensor(_))) => {
-            one(t(0)?.clamp_min(args[1].operand()))
-        }
-        ("clamp_max", Some(Arg::Scalar(_) | Arg::Tensor(_))) => {
-            one(t(0)?.clamp_max(args[1].operand()))
         }
         _ => None,
     }

@@ -80,17 +80,9 @@ pub fn x(shape: &[usize]) -> In {
 pub fn pos(shape: &[usize]) -> In {
     input(shape, Dom::Pos, true)
 }
-/// A differentiable input with values `±[0.1, 0.8]`.
-pub fn unit(shape: &[usize]) -> In {
-    input(shape, Dom::Unit, true)
-}
 /// A differentiable input with values in `[0.15, 0.85]`.
 pub fn prob(shape: &[usize]) -> In {
     input(shape, Dom::Prob, true)
-}
-/// A differentiable input with values in `[1.5, 3]`.
-pub fn big(shape: &[usize]) -> In {
-    input(shape, Dom::Big, true)
 }
 /// The same input, not differentiated (a target, a mask's source, …).
 pub fn nd(i: In) -> In {

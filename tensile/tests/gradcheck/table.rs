@@ -8,6 +8,7 @@
 //! entry stands for (in-place ops through non-leaves, `where_self`, masks).
 
 use super::check::{In, Row, nd, pos, prob, row, x};
+use crate::opinfo;
 use tensile::nn::functional as F;
 use tensile::{DType, Result, Tensor, TensorIndex};
 
@@ -31,11 +32,12 @@ fn cat_flat(ts: &[Tensor]) -> Result<Tensor> {
     tensile::cat(&flat)
 }
 
-/// One row per [`opinfo::Sample`](crate::opinfo::Sample) of every OpInfo entry, calling the
-/// entry's adapter with the row's inputs in the sample's tensor places.
+/// One row per [`opinfo::Sample`] of every OpInfo entry, calling the entry's adapter with the
+/// row's inputs in the sample's tensor places (of several outputs, the float ones: the one,
+/// or their weighted sum as [`combine`] makes it).
 pub fn opinfo_rows() -> Vec<Row> {
     let mut t = Vec::new();
-    for info in crate::opinfo::all() {
+    for info in opinfo::all() {
         for s in info.grad {
             let inputs: Vec<In> = s
                 .inputs()
@@ -53,7 +55,21 @@ pub fn opinfo_rows() -> Vec<Row> {
                 name,
                 inputs,
                 bcast: s.bcast.map(|b| b.iter().map(|x| x.to_vec()).collect()),
-                f: Box::new(move |a| (info.call)(&s.args_with(a)?)),
+                f: Box::new(move |a| match info.run(&s.args_with(a)?)? {
+                    opinfo::Ret::One(t) => Ok(t),
+                    opinfo::Ret::Many(ts) => {
+                        // the float outputs: the one, or their weighted sum (`combine`)
+                        let fl: Vec<Tensor> = ts
+                            .into_iter()
+                            .filter(|t| t.dtype().is_floating_point())
+                            .collect();
+                        if fl.len() == 1 {
+                            Ok(fl.into_iter().next().unwrap())
+                        } else {
+                            combine(&fl)
+                        }
+                    }
+                }),
             });
         }
     }
@@ -80,87 +96,7 @@ pub fn table() -> Vec<Row> {
     t.push(row("masked_select", &[x(&[2, 3])], |a| {
         a[0].masked_select(&bt(&[true, false, true], &[3]))
     }));
-    // ---------------------------------------------------------------- reductions
-    t.push(row("sum", &[x(&[2, 3])], |a| a[0].sum()));
-    t.push(row("sum_dim", &[x(&[2, 3, 2])], |a| {
-        a[0].sum_dim([0, 2], false)
-    }));
-    t.push(row("mean", &[x(&[2, 3])], |a| a[0].mean()));
-    t.push(row("mean_dim", &[x(&[2, 3, 2])], |a| {
-        a[0].mean_dim(1, true)
-    }));
-    t.push(row("prod", &[x(&[2, 3])], |a| a[0].prod()));
-    t.push(row("prod_dim", &[x(&[2, 3])], |a| a[0].prod_dim(1, false)));
-    t.push(row("amax", &[x(&[2, 3])], |a| a[0].amax()));
-    t.push(row("amax_dim", &[x(&[2, 3])], |a| a[0].amax_dim(1, false)));
-    t.push(row("amin", &[x(&[2, 3])], |a| a[0].amin()));
-    t.push(row("amin_dim", &[x(&[2, 3])], |a| a[0].amin_dim(0, true)));
-    t.push(row("max", &[x(&[2, 3])], |a| a[0].max()));
-    t.push(row("min", &[x(&[2, 3])], |a| a[0].min()));
-    t.push(row("max_dim", &[x(&[2, 3])], |a| {
-        Ok(a[0].max_dim(1, false)?.0)
-    }));
-    t.push(row("min_dim", &[x(&[2, 3])], |a| {
-        Ok(a[0].min_dim(0, true)?.0)
-    }));
-    t.push(row("var", &[x(&[2, 3])], |a| a[0].var()));
-    t.push(row("var_dim", &[x(&[2, 3])], |a| a[0].var_dim(1, false)));
-    t.push(row("std", &[x(&[2, 3])], |a| a[0].std()));
-    t.push(row("std_dim", &[x(&[2, 3])], |a| a[0].std_dim(0, true)));
-    t.push(row("norm", &[x(&[2, 3])], |a| a[0].norm()));
-    t.push(row("norm_with", &[x(&[2, 3])], |a| {
-        a[0].norm_with(tensile::NormOpts {
-            p: tensile::NormP::Num(3.0),
-            dim: Some([1i64].into_iter().collect()),
-            keepdim: true,
-            dtype: None,
-        })
-    }));
-    t.push(row("nansum", &[x(&[2, 3])], |a| a[0].nansum()));
-    t.push(row("nansum_dim", &[x(&[2, 3, 2])], |a| {
-        a[0].nansum_dim([0, 2], false)
-    }));
-    t.push(row("nansum_with", &[x(&[2, 3])], |a| {
-        a[0].nansum_with(tensile::NansumOpts {
-            dim: Some([1i64].into_iter().collect()),
-            keepdim: true,
-            dtype: None,
-        })
-    }));
-    t.push(row("var_mean", &[x(&[2, 3])], |a| {
-        let (v, m) = tensile::var_mean(&a[0])?;
-        combine(&[v, m])
-    }));
-    t.push(row("var_mean_with", &[x(&[2, 3])], |a| {
-        let (v, m) = tensile::var_mean_with(
-            &a[0],
-            tensile::VarOpts {
-                dim: Some([1i64].into_iter().collect()),
-                correction: 0.0,
-                keepdim: false,
-            },
-        )?;
-        combine(&[v, m])
-    }));
-    t.push(row("std_mean", &[x(&[2, 3])], |a| {
-        let (v, m) = tensile::std_mean(&a[0])?;
-        combine(&[v, m])
-    }));
-    t.push(row("std_mean_with", &[x(&[2, 3])], |a| {
-        let (v, m) = tensile::std_mean_with(
-            &a[0],
-            tensile::VarOpts {
-                dim: Some([0i64].into_iter().collect()),
-                correction: 1.0,
-                keepdim: true,
-            },
-        )?;
-        combine(&[v, m])
-    }));
-    t.push(row("logsumexp", &[x(&[2, 3])], |a| a[0].logsumexp()));
-    t.push(row("logsumexp_dim", &[x(&[2, 3])], |a| {
-        a[0].logsumexp_dim(1, false)
-    }));
+    // ---------------------------------------------------------------- sorting
     t.push(row("median", &[x(&[2, 3])], |a| a[0].median()));
     t.push(row("median_dim", &[x(&[2, 3])], |a| {
         Ok(a[0].median_dim(1, false)?.0)

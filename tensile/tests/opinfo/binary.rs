@@ -4,17 +4,7 @@
 use super::{Arg, Args, Doc, Group, OpInfo, P, POS, Sample, Table, X};
 use tensile::{Result, Tensor};
 
-/// `x.$f(y)`, or `x.$f_(y)` for the in-place form.
-macro_rules! bin {
-    ($f:ident, $f_:ident) => {
-        |a: &Args| {
-            let (x, y) = (a.t(0), a.operand(1));
-            if a.inplace { x.$f_(y) } else { x.$f(y) }
-        }
-    };
-}
-
-/// As `bin!`, and `$free(n, y)` when `x` is a number (`torch.xlogy(2, t)`).
+/// `x.$f(y)` / `x.$f_(y)`, and `$free(n, y)` when `x` is a number (`torch.xlogy(2, t)`).
 macro_rules! bin_or_free {
     ($f:ident, $f_:ident, $free:path) => {
         |a: &Args| match &a.pos[0] {
@@ -39,36 +29,21 @@ const TWO_X: &[Sample] = &[Sample::new(&[X, X])];
 const X_POS: &[Sample] = &[Sample::new(&[X, POS])];
 const IN_MATH: &[Doc] = &[Doc::In(&MATH)];
 
-/// `add`/`sub` with `alpha=` (`torch.add(x, y, alpha=2)`), the plain method without it.
-fn add(a: &Args) -> Result<Tensor> {
-    let (x, y) = (a.t(0), a.operand(1));
-    match (a.kw_scalar("alpha"), a.inplace) {
-        (None, false) => x.add(y),
-        (None, true) => x.add_(y),
-        (Some(al), false) => x.add_with(y, al),
-        (Some(al), true) => x.add_with_(y, al),
-    }
-}
-
-fn sub(a: &Args) -> Result<Tensor> {
-    let (x, y) = (a.t(0), a.operand(1));
-    match (a.kw_scalar("alpha"), a.inplace) {
-        (None, false) => x.sub(y),
-        (None, true) => x.sub_(y),
-        (Some(al), false) => x.sub_with(y, al),
-        (Some(al), true) => x.sub_with_(y, al),
-    }
-}
-
-/// `div` with `rounding_mode=` (absent or `None`: true division, the plain method).
-fn div(a: &Args) -> Result<Tensor> {
-    let (x, y) = (a.t(0), a.operand(1));
-    match (a.kw_str("rounding_mode"), a.inplace) {
-        (None, false) => x.div(y),
-        (None, true) => x.div_(y),
-        (Some(m), false) => x.div_with(y, m),
-        (Some(m), true) => x.div_with_(y, m),
-    }
+/// `x.$f(y)` / `x.$f_(y)`, or with keyword `$k` (read by `Args::$get`) `x.$fk(y, k)` /
+/// `x.$fk_(y, k)`: `add`/`sub` with `alpha=`, `div` with `rounding_mode=` (absent or `None`:
+/// true division).
+macro_rules! with_kw {
+    ($get:ident($k:literal), $f:ident, $f_:ident, $fk:ident, $fk_:ident) => {
+        |a: &Args| {
+            let (x, y) = (a.t(0), a.operand(1));
+            match (a.$get($k), a.inplace) {
+                (None, false) => x.$f(y),
+                (None, true) => x.$f_(y),
+                (Some(k), false) => x.$fk(y, k),
+                (Some(k), true) => x.$fk_(y, k),
+            }
+        }
+    };
 }
 
 /// `torch.rsub(x, y, alpha=…)`: `y - alpha·x`.
@@ -80,7 +55,10 @@ fn rsub(a: &Args) -> Result<Tensor> {
 }
 
 pub static OPS: &[OpInfo] = &[
-    OpInfo::binary("add", add)
+    OpInfo::binary(
+        "add",
+        with_kw!(kw_scalar("alpha"), add, add_, add_with, add_with_),
+    )
         .grad(&[
             Sample::new(&[X, X]),
             Sample::new(&[X, X])
@@ -100,7 +78,10 @@ pub static OPS: &[OpInfo] = &[
                 "`x.add_with(y, a)`, `x.add_with_(y, a)`, `x.sub_with(y, a)`, `x.sub_with_(y, a)` (`AddOpts`)",
             ),
         ]),
-    OpInfo::binary("sub", sub)
+    OpInfo::binary(
+        "sub",
+        with_kw!(kw_scalar("alpha"), sub, sub_, sub_with, sub_with_),
+    )
         .grad(&[
             Sample::new(&[X, X]),
             Sample::new(&[X, X])
@@ -113,13 +94,16 @@ pub static OPS: &[OpInfo] = &[
             "`sub`, `mul`, `div` (true), `remainder` (`%`), `floor_divide`",
             "`x.sub(y)`, `x.mul(y)`, `x.div(y)`, `x.remainder(y)`, `x.floor_divide(y)` (and `-`, `*`, `/`, `%`)",
         )]),
-    OpInfo::binary("mul", bin!(mul, mul_))
+    OpInfo::binary("mul", method!(a => mul, mul_, a.operand(1)))
         .grad(&[
             Sample::new(&[X, X]),
             Sample::new(&[X, P::Num(-1.5)]).named("mul (tensor, number)"),
         ])
         .bench("mul"),
-    OpInfo::binary("div", div)
+    OpInfo::binary(
+        "div",
+        with_kw!(kw_str("rounding_mode"), div, div_, div_with, div_with_),
+    )
         .grad(&[
             Sample::new(&[X, POS]),
             Sample::new(&[X, POS])
@@ -132,10 +116,10 @@ pub static OPS: &[OpInfo] = &[
             "`torch.div(x, y, rounding_mode=m)`, `x.div_(y, rounding_mode=m)`",
             "`x.div_with(y, \"trunc\")`, `x.div_with(y, \"floor\")`, `x.div_with(y, None)`, `x.div_with_(y, m)` (`DivOpts`)",
         )]),
-    OpInfo::binary("remainder", bin!(remainder, remainder_))
+    OpInfo::binary("remainder", method!(a => remainder, remainder_, a.operand(1)))
         .grad(X_POS)
         .bench("remainder"),
-    OpInfo::binary("floor_divide", bin!(floor_divide, floor_divide_))
+    OpInfo::binary("floor_divide", method!(a => floor_divide, floor_divide_, a.operand(1)))
         .nograd("pytorch")
         .bench("floor_divide"),
     OpInfo::binary("pow", bin_or_free!(pow, pow_, tensile::pow))
@@ -153,7 +137,7 @@ pub static OPS: &[OpInfo] = &[
                 "`tensile::pow(n, &x)`",
             ),
         ]),
-    OpInfo::binary("maximum", bin!(maximum, maximum_))
+    OpInfo::binary("maximum", method!(a => maximum, maximum_, a.operand(1)))
         .grad(TWO_X)
         .bench("maximum")
         .docs(&[Doc::Row(
@@ -161,11 +145,11 @@ pub static OPS: &[OpInfo] = &[
             "`torch.maximum`, `minimum`, `atan2`",
             "`x.maximum(y)`, `x.minimum(y)`, `x.atan2(y)`",
         )]),
-    OpInfo::binary("minimum", bin!(minimum, minimum_)).grad(TWO_X),
-    OpInfo::binary("atan2", bin!(atan2, atan2_))
+    OpInfo::binary("minimum", method!(a => minimum, minimum_, a.operand(1))).grad(TWO_X),
+    OpInfo::binary("atan2", method!(a => atan2, atan2_, a.operand(1)))
         .grad(TWO_X)
         .bench("atan2"),
-    OpInfo::binary("eq", bin!(eq, eq_))
+    OpInfo::binary("eq", method!(a => eq, eq_, a.operand(1)))
         .nograd("comparison")
         .bench("eq")
         .docs(&[Doc::Row(
@@ -173,14 +157,14 @@ pub static OPS: &[OpInfo] = &[
             "`eq ne lt le gt ge` (`==` etc.)",
             "`x.eq(y)`, `x.ne(y)`, `x.lt(y)`, `x.le(y)`, `x.gt(y)`, `x.ge(y)`",
         )]),
-    OpInfo::binary("ne", bin!(ne, ne_)).nograd("comparison"),
-    OpInfo::binary("lt", bin!(lt, lt_)).nograd("comparison"),
-    OpInfo::binary("le", bin!(le, le_)).nograd("comparison"),
-    OpInfo::binary("gt", bin!(gt, gt_))
+    OpInfo::binary("ne", method!(a => ne, ne_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("lt", method!(a => lt, lt_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("le", method!(a => le, le_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("gt", method!(a => gt, gt_, a.operand(1)))
         .nograd("comparison")
         .bench("gt"),
-    OpInfo::binary("ge", bin!(ge, ge_)).nograd("comparison"),
-    OpInfo::binary("logical_and", bin!(logical_and, logical_and_))
+    OpInfo::binary("ge", method!(a => ge, ge_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("logical_and", method!(a => logical_and, logical_and_, a.operand(1)))
         .nograd("comparison")
         .bench("logical_and")
         .docs(&[Doc::Row(
@@ -188,9 +172,9 @@ pub static OPS: &[OpInfo] = &[
             "`logical_and`, `logical_or`, `logical_xor`",
             "`x.logical_and(y)`, `x.logical_or(y)`, `x.logical_xor(y)`",
         )]),
-    OpInfo::binary("logical_or", bin!(logical_or, logical_or_)).nograd("comparison"),
-    OpInfo::binary("logical_xor", bin!(logical_xor, logical_xor_)).nograd("comparison"),
-    OpInfo::binary("bitwise_and", bin!(bitwise_and, bitwise_and_))
+    OpInfo::binary("logical_or", method!(a => logical_or, logical_or_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("logical_xor", method!(a => logical_xor, logical_xor_, a.operand(1))).nograd("comparison"),
+    OpInfo::binary("bitwise_and", method!(a => bitwise_and, bitwise_and_, a.operand(1)))
         .nograd("integer")
         .bench("bitwise_and")
         .docs(&[Doc::Row(
@@ -198,28 +182,28 @@ pub static OPS: &[OpInfo] = &[
             "`bitwise_and` (`&`), `bitwise_or` (`\\|`), `bitwise_xor` (`^`)",
             "`x.bitwise_and(y)`, `x.bitwise_or(y)`, `x.bitwise_xor(y)` (and `&`, `\\|`, `^`)",
         )]),
-    OpInfo::binary("bitwise_or", bin!(bitwise_or, bitwise_or_)).nograd("integer"),
-    OpInfo::binary("bitwise_xor", bin!(bitwise_xor, bitwise_xor_)).nograd("integer"),
+    OpInfo::binary("bitwise_or", method!(a => bitwise_or, bitwise_or_, a.operand(1))).nograd("integer"),
+    OpInfo::binary("bitwise_xor", method!(a => bitwise_xor, bitwise_xor_, a.operand(1))).nograd("integer"),
     // ------------------------------------------------------------ binary math
-    OpInfo::binary("true_divide", bin!(true_divide, true_divide_))
+    OpInfo::binary("true_divide", method!(a => true_divide, true_divide_, a.operand(1)))
         .grad(X_POS)
         .docs(&[Doc::Row(
             Table::MathBinary,
             "`torch.true_divide(x, y)`, `x.true_divide_(y)`",
             "`x.true_divide(y)`, `x.true_divide_(y)`",
         )]),
-    OpInfo::binary("fmod", bin!(fmod, fmod_))
+    OpInfo::binary("fmod", method!(a => fmod, fmod_, a.operand(1)))
         .grad(X_POS)
         .bench("fmod")
         .docs(IN_MATH),
-    OpInfo::binary("copysign", bin!(copysign, copysign_))
+    OpInfo::binary("copysign", method!(a => copysign, copysign_, a.operand(1)))
         .grad(TWO_X)
         .bench("copysign")
         .docs(IN_MATH),
-    OpInfo::binary("hypot", bin!(hypot, hypot_))
+    OpInfo::binary("hypot", method!(a => hypot, hypot_, a.operand(1)))
         .grad(TWO_X)
         .docs(IN_MATH),
-    OpInfo::binary("nextafter", bin!(nextafter, nextafter_))
+    OpInfo::binary("nextafter", method!(a => nextafter, nextafter_, a.operand(1)))
         .grad(TWO_X)
         .bench("nextafter")
         .docs(IN_MATH),
@@ -236,14 +220,14 @@ pub static OPS: &[OpInfo] = &[
         .no_inplace()
         .no_fuzz()
         .grad(TWO_X),
-    OpInfo::binary("gcd", bin!(gcd, gcd_))
+    OpInfo::binary("gcd", method!(a => gcd, gcd_, a.operand(1)))
         .nograd("integer")
         .bench("gcd")
         .docs(IN_MATH),
-    OpInfo::binary("lcm", bin!(lcm, lcm_))
+    OpInfo::binary("lcm", method!(a => lcm, lcm_, a.operand(1)))
         .nograd("integer")
         .docs(IN_MATH),
-    OpInfo::binary("heaviside", bin!(heaviside, heaviside_))
+    OpInfo::binary("heaviside", method!(a => heaviside, heaviside_, a.operand(1)))
         .nograd("pytorch")
         .bench("heaviside")
         .docs(IN_MATH),
@@ -329,8 +313,8 @@ pub static OPS: &[OpInfo] = &[
             "`torch.rsub(x, y)`, `torch.rsub(x, 2.0, alpha=a)`",
             "`tensile::rsub(&x, &y)` (`y - x`), `tensile::rsub_with(&x, 2.0, a)`",
         )]),
-    OpInfo::binary("clamp_min", bin!(clamp_min, clamp_min_))
+    OpInfo::binary("clamp_min", method!(a => clamp_min, clamp_min_, a.operand(1)))
         .grad(&[Sample::new(&[X, P::Num(0.3)])]),
-    OpInfo::binary("clamp_max", bin!(clamp_max, clamp_max_))
+    OpInfo::binary("clamp_max", method!(a => clamp_max, clamp_max_, a.operand(1)))
         .grad(&[Sample::new(&[X, P::Num(0.3)])]),
 ];

@@ -2,23 +2,55 @@
 //! one entry per op, read by every test-side consumer so that an op is written down once:
 //!
 //! * the conformance runner (`tests/conformance.rs`) dispatches a corpus case by the entry's
-//!   [`OpInfo::name`] (and `name_` to its in-place form) through [`OpInfo::call`];
+//!   [`OpInfo::name`] (and `name_` to its in-place form) through [`OpInfo::run`];
 //! * the gradient check (`tests/gradcheck.rs`) makes one row per [`Sample`] in
 //!   [`OpInfo::grad`], calling the same adapter, and takes [`OpInfo::nograd`] as the reason an
 //!   op has none;
 //! * the benchmark (`examples/bench_ops`) runs the `bench/ops.txt` rows whose op is
 //!   [`OpInfo::bench`] through the same adapter;
 //! * the fuzzer (`fuzz/src/program.rs`) calls every [`Sig::Unary`] and [`Sig::Binary`] entry
-//!   with [`OpInfo::fuzz`] from its pointwise arms;
-//! * `tests/readme_tables.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
+//!   with [`OpInfo::fuzz`] from its pointwise arms, and every [`Sig::Reduce`] and
+//!   [`Sig::ReduceDim`] one from its reduction arm;
+//! * `tests/op_table.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
 //!   when they differ.
 //!
-//! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`); [`families`]
-//! lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
+//! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`);
+//! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
 
+/// An adapter calling the method `x.$f(ARGS…)`, or `x.$f_(ARGS…)` for the in-place form,
+/// each argument an expression of the call's [`Args`] `$a`: `method!(a => fmod, fmod_,
+/// a.operand(1))`.
+macro_rules! method {
+    ($a:ident => $f:ident, $f_:ident $(, $arg:expr)*) => {
+        |$a: &Args| {
+            if $a.inplace {
+                $a.t(0).$f_($($arg),*)
+            } else {
+                $a.t(0).$f($($arg),*)
+            }
+        }
+    };
+}
+
+/// An adapter calling the function `$f(x, ARGS…)`, or `$f_(x, ARGS…)` for the in-place form
+/// or `inplace=True` (an activation's keyword): `function!(a => F::elu_with, F::elu_with_,
+/// alpha(a))`.
+macro_rules! function {
+    ($a:ident => $f:path, $f_:path $(, $arg:expr)*) => {
+        |$a: &Args| {
+            if $a.in_place() {
+                $f_($a.t(0) $(, $arg)*)
+            } else {
+                $f($a.t(0) $(, $arg)*)
+            }
+        }
+    };
+}
+
 pub mod binary;
+pub mod reduce;
 pub mod ternary;
 pub mod unary;
 
@@ -39,6 +71,10 @@ pub enum Sig {
     Binary,
     /// `f(x, y, z, **kwargs)`.
     Ternary,
+    /// A reduction `f(x, dim=None, keepdim=False, **kwargs)`, `dim` an int or a list.
+    Reduce,
+    /// A reduction over every dim or one: `f(x, dim=None, keepdim=False)`, `dim` an int.
+    ReduceDim,
     /// Anything else (positional arguments as the adapter reads them).
     Other,
 }
@@ -55,6 +91,31 @@ impl Sig {
 
 /// An op's call adapter: the one function every consumer calls.
 pub type Call = fn(&Args) -> Result<Tensor>;
+/// The call adapter of an op with several outputs (or one, depending on the call).
+pub type CallRet = fn(&Args) -> Result<Ret>;
+
+/// What a call returned: one tensor, or several (`max(x, dim)`: values and indices).
+pub enum Ret {
+    One(Tensor),
+    Many(Vec<Tensor>),
+}
+
+impl Ret {
+    /// The output, or the first of several.
+    pub fn first(self) -> Tensor {
+        match self {
+            Ret::One(t) => t,
+            Ret::Many(ts) => ts.into_iter().next().expect("opinfo: an op with no output"),
+        }
+    }
+}
+
+/// An entry's adapter: of a one-output op, or of one whose outputs depend on the call.
+#[derive(Clone, Copy)]
+pub enum Adapter {
+    One(Call),
+    Ret(CallRet),
+}
 
 /// One op.
 pub struct OpInfo {
@@ -65,9 +126,11 @@ pub struct OpInfo {
     pub sig: Sig,
     /// The op has an in-place form `NAME_` (the adapter reads [`Args::inplace`]).
     pub inplace: bool,
+    /// Other names the corpus gives the op (`max_dim` for `max(x, dim)`).
+    pub aliases: &'static [&'static str],
     /// The call adapter: positional and keyword arguments as PyTorch takes them, defaults as
-    /// PyTorch's.
-    pub call: Call,
+    /// PyTorch's (called through [`OpInfo::run`]).
+    pub call: Adapter,
     /// The gradient-check rows (empty: none here; see [`OpInfo::nograd`]).
     pub grad: &'static [Sample],
     /// Why the op has no gradient-check row (`integer`, `comparison`, `pytorch`: PyTorch
@@ -85,9 +148,14 @@ pub struct OpInfo {
 impl OpInfo {
     /// An entry with no in-place form, no samples, no bench rows, no docs, not fuzzed.
     pub const fn new(name: &'static str, sig: Sig, call: Call) -> OpInfo {
+        OpInfo::new_ret(name, sig, Adapter::One(call))
+    }
+    /// As [`OpInfo::new`], for an adapter of either kind.
+    pub const fn new_ret(name: &'static str, sig: Sig, call: Adapter) -> OpInfo {
         OpInfo {
             name,
             sig,
+            aliases: &[],
             inplace: false,
             call,
             grad: &[],
@@ -160,11 +228,22 @@ impl OpInfo {
     pub const fn docs(self, docs: &'static [Doc]) -> OpInfo {
         OpInfo { docs, ..self }
     }
+    /// Other names of the op.
+    pub const fn aliases(self, aliases: &'static [&'static str]) -> OpInfo {
+        OpInfo { aliases, ..self }
+    }
+    /// Calls the op.
+    pub fn run(&self, a: &Args) -> Result<Ret> {
+        match self.call {
+            Adapter::One(f) => f(a).map(Ret::One),
+            Adapter::Ret(f) => f(a),
+        }
+    }
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 3] {
-    [unary::OPS, binary::OPS, ternary::OPS]
+pub fn families() -> [&'static [OpInfo]; 4] {
+    [unary::OPS, binary::OPS, ternary::OPS, reduce::OPS]
 }
 
 /// Every entry.
@@ -175,7 +254,7 @@ pub fn all() -> impl Iterator<Item = &'static OpInfo> {
 /// The entry an op name calls, and whether it names the in-place form (`exp_`): `None` when
 /// no entry has that name (or `NAME_` names an entry without an in-place form).
 pub fn lookup(op: &str) -> Option<(&'static OpInfo, bool)> {
-    if let Some(i) = all().find(|i| i.name == op) {
+    if let Some(i) = all().find(|i| i.name == op || i.aliases.contains(&op)) {
         return Some((i, false));
     }
     let base = op.strip_suffix('_')?;
@@ -345,6 +424,10 @@ pub enum P {
     Int(i64),
     /// A Python string.
     Str(&'static str),
+    /// A Python bool.
+    Bool(bool),
+    /// A Python list of ints.
+    Ints(&'static [i64]),
     /// A bool tensor of these values and shape (not differentiated).
     Mask(&'static [bool], &'static [usize]),
 }
@@ -443,6 +526,8 @@ impl Sample {
                 P::Num(v) => Arg::Scalar(Scalar::Float(v)),
                 P::Int(v) => Arg::Scalar(Scalar::Int(v)),
                 P::Str(s) => Arg::Str(s.to_string()),
+                P::Bool(b) => Arg::Scalar(Scalar::Bool(b)),
+                P::Ints(v) => Arg::Ints(v.to_vec()),
                 P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
             })
         };
@@ -469,17 +554,24 @@ pub enum Table {
     Pointwise,
     MathBinary,
     MathUnary,
+    Reductions,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 3] = [Table::Pointwise, Table::MathBinary, Table::MathUnary];
+    pub const ALL: [Table; 4] = [
+        Table::Pointwise,
+        Table::MathBinary,
+        Table::MathUnary,
+        Table::Reductions,
+    ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
         match self {
             Table::Pointwise => "### Pointwise",
             Table::MathBinary => "### Math: binary and ternary",
             Table::MathUnary => "### Unary math and activations",
+            Table::Reductions => "### Reductions",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -488,6 +580,7 @@ impl Table {
             Table::Pointwise => vec![binary::OPS, ternary::OPS, unary::OPS],
             Table::MathBinary => vec![binary::OPS, ternary::OPS],
             Table::MathUnary => vec![unary::OPS],
+            Table::Reductions => vec![reduce::OPS],
         }
     }
 }

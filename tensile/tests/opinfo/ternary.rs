@@ -2,7 +2,7 @@
 //! `clip`, `lerp`, `addcmul`, `addcdiv`.
 
 use super::{Args, Doc, OpInfo, P, POS, PROB, Sample, Sig, Table, X};
-use tensile::{ClampOpts, Result, Scalar, Tensor};
+use tensile::{ClampOpts, Scalar};
 
 /// The bounds of `clamp`/`clip`: positional (`x.clamp(lo, hi)`) or keywords (`min=`, `max=`;
 /// either may be absent).
@@ -13,49 +13,9 @@ fn bounds(a: &Args) -> ClampOpts<'_> {
     }
 }
 
-fn clamp(a: &Args) -> Result<Tensor> {
-    if a.inplace {
-        a.t(0).clamp_with_(bounds(a))
-    } else {
-        a.t(0).clamp_with(bounds(a))
-    }
-}
-
-fn clip(a: &Args) -> Result<Tensor> {
-    if a.inplace {
-        a.t(0).clip_with_(bounds(a))
-    } else {
-        a.t(0).clip_with(bounds(a))
-    }
-}
-
-fn lerp(a: &Args) -> Result<Tensor> {
-    if a.inplace {
-        a.t(0).lerp_(a.t(1), a.operand(2))
-    } else {
-        a.t(0).lerp(a.t(1), a.operand(2))
-    }
-}
-
 /// `value=` of addcmul/addcdiv (default 1).
 fn value(a: &Args) -> Scalar {
     a.kw_scalar("value").unwrap_or(Scalar::Int(1))
-}
-
-fn addcmul(a: &Args) -> Result<Tensor> {
-    if a.inplace {
-        a.t(0).addcmul_with_(a.t(1), a.t(2), value(a))
-    } else {
-        a.t(0).addcmul_with(a.t(1), a.t(2), value(a))
-    }
-}
-
-fn addcdiv(a: &Args) -> Result<Tensor> {
-    if a.inplace {
-        a.t(0).addcdiv_with_(a.t(1), a.t(2), value(a))
-    } else {
-        a.t(0).addcdiv_with(a.t(1), a.t(2), value(a))
-    }
 }
 
 /// `value=0.5`.
@@ -76,7 +36,11 @@ pub static OPS: &[OpInfo] = &[
         "`torch.where(c, x, y)`, `x.where(c, y)`",
         "`tensile::where_cond(&c, &x, &y)`, `x.where_self(&c, &y)`",
     )]),
-    OpInfo::new("clamp", Sig::Other, clamp)
+    OpInfo::new(
+        "clamp",
+        Sig::Other,
+        method!(a => clamp_with, clamp_with_, bounds(a)),
+    )
         .in_place()
         .grad(&[
             Sample::new(&[X, P::Num(-0.5), P::Num(0.7)]),
@@ -102,7 +66,11 @@ pub static OPS: &[OpInfo] = &[
                 "`x.clamp_(lo, hi)`, `x.clamp_min_(lo)`, `x.clamp_max_(hi)`, `x.clamp_with_(opts)`",
             ),
         ]),
-    OpInfo::new("clip", Sig::Other, clip)
+    OpInfo::new(
+        "clip",
+        Sig::Other,
+        method!(a => clip_with, clip_with_, bounds(a)),
+    )
     .in_place()
     .grad(&[Sample::new(&[X, P::Num(-0.5), P::Num(0.7)])])
     .docs(&[Doc::Row(
@@ -110,7 +78,11 @@ pub static OPS: &[OpInfo] = &[
         "`torch.clip(x, min, max)`, `x.clip_(..)`",
         "`x.clip(lo, hi)`, `x.clip_with(ClampOpts { .. })`, `x.clip_(lo, hi)`, `x.clip_with_(opts)`",
     )]),
-    OpInfo::new("lerp", Sig::Ternary, lerp)
+    OpInfo::new(
+        "lerp",
+        Sig::Ternary,
+        method!(a => lerp, lerp_, a.t(1), a.operand(2)),
+    )
     .in_place()
     .grad(&[
         Sample::new(&[X, X, PROB]),
@@ -121,7 +93,11 @@ pub static OPS: &[OpInfo] = &[
         "`torch.lerp(x, end, w)`, `x.lerp_(end, w)`",
         "`x.lerp(&end, w)`, `x.lerp_(&end, w)` (`w` a number or a tensor)",
     )]),
-    OpInfo::new("addcmul", Sig::Ternary, addcmul)
+    OpInfo::new(
+        "addcmul",
+        Sig::Ternary,
+        method!(a => addcmul_with, addcmul_with_, a.t(1), a.t(2), value(a)),
+    )
     .in_place()
     .grad(&[Sample::new(&[X, X, X]).kw(HALF)])
     .bench("addcmul")
@@ -130,7 +106,11 @@ pub static OPS: &[OpInfo] = &[
         "`torch.addcmul(x, t1, t2, value=v)`, `x.addcmul_(..)`; `addcdiv` likewise",
         "`x.addcmul(&t1, &t2)`, `x.addcmul_with(&t1, &t2, v)`, `x.addcmul_(..)`, `x.addcmul_with_(..)`; `addcdiv` likewise",
     )]),
-    OpInfo::new("addcdiv", Sig::Ternary, addcdiv)
+    OpInfo::new(
+        "addcdiv",
+        Sig::Ternary,
+        method!(a => addcdiv_with, addcdiv_with_, a.t(1), a.t(2), value(a)),
+    )
     .in_place()
     .grad(&[Sample::new(&[X, X, POS]).kw(HALF)])
     .bench("addcdiv"),

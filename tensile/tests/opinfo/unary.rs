@@ -6,28 +6,6 @@ use super::{Args, BIG, Doc, Group, OpInfo, P, POS, PROB, Sample, Sig, Table, UNI
 use tensile::nn::functional as F;
 use tensile::{NanToNumOpts, Result, Tensor};
 
-/// `x.$f()`, or `x.$f_()` for the in-place form.
-macro_rules! un {
-    ($f:ident, $f_:ident) => {
-        |a: &Args| {
-            if a.inplace { a.t(0).$f_() } else { a.t(0).$f() }
-        }
-    };
-}
-
-/// `F.$f(x)`, or `F.$f_(x)` for `inplace=True` / the in-place form.
-macro_rules! act {
-    ($f:ident, $f_:ident) => {
-        |a: &Args| {
-            if a.in_place() {
-                F::$f_(a.t(0))
-            } else {
-                F::$f(a.t(0))
-            }
-        }
-    };
-}
-
 /// The basic unary ops of the Pointwise table.
 static BASIC: Group = Group {
     table: Table::Pointwise,
@@ -89,25 +67,17 @@ const fn pred(name: &'static str, call: super::Call) -> OpInfo {
         .docs(IN_PRED)
 }
 
-fn logit(a: &Args) -> Result<Tensor> {
-    let eps = a.kw_f64("eps");
-    if a.inplace {
-        a.t(0).logit_with_(eps)
-    } else {
-        a.t(0).logit_with(eps)
-    }
+/// `eps=` of logit.
+fn eps(a: &Args) -> Option<f64> {
+    a.kw_f64("eps")
 }
 
-fn nan_to_num(a: &Args) -> Result<Tensor> {
-    let opts = NanToNumOpts {
+/// The replacements of nan_to_num (`nan=` 0 by default).
+fn nan_to_num(a: &Args) -> NanToNumOpts {
+    NanToNumOpts {
         nan: Some(a.kw_f64("nan").unwrap_or(0.0)),
         posinf: a.kw_f64("posinf"),
         neginf: a.kw_f64("neginf"),
-    };
-    if a.inplace {
-        a.t(0).nan_to_num_with_(opts)
-    } else {
-        a.t(0).nan_to_num_with(opts)
     }
 }
 
@@ -120,55 +90,24 @@ fn softplus(a: &Args) -> Result<Tensor> {
     F::softplus_with(a.t(0), opts)
 }
 
-fn leaky_relu(a: &Args) -> Result<Tensor> {
-    let s = a
-        .opt_scalar(1)
+/// The slope of leaky_relu: positional or `negative_slope=` (0.01 by default).
+fn slope(a: &Args) -> f64 {
+    a.opt_scalar(1)
         .map(|s| s.to_f64())
         .or(a.kw_f64("negative_slope"))
-        .unwrap_or(0.01);
-    if a.in_place() {
-        F::leaky_relu_with_(a.t(0), s)
-    } else {
-        F::leaky_relu_with(a.t(0), s)
-    }
+        .unwrap_or(0.01)
 }
 
-fn elu(a: &Args) -> Result<Tensor> {
-    let alpha = a.kw_f64("alpha").unwrap_or(1.0);
-    if a.in_place() {
-        F::elu_with_(a.t(0), alpha)
-    } else {
-        F::elu_with(a.t(0), alpha)
-    }
+/// `alpha=` of elu and celu (1 by default).
+fn alpha(a: &Args) -> f64 {
+    a.kw_f64("alpha").unwrap_or(1.0)
 }
 
-fn celu(a: &Args) -> Result<Tensor> {
-    let alpha = a.kw_f64("alpha").unwrap_or(1.0);
-    if a.in_place() {
-        F::celu_with_(a.t(0), alpha)
-    } else {
-        F::celu_with(a.t(0), alpha)
-    }
-}
-
-fn hardtanh(a: &Args) -> Result<Tensor> {
-    let o = F::HardtanhOpts {
+/// `min_val=`, `max_val=` of hardtanh (-1 and 1 by default).
+fn hardtanh(a: &Args) -> F::HardtanhOpts {
+    F::HardtanhOpts {
         min_val: a.kw_f64("min_val").unwrap_or(-1.0),
         max_val: a.kw_f64("max_val").unwrap_or(1.0),
-    };
-    if a.in_place() {
-        F::hardtanh_with_(a.t(0), o)
-    } else {
-        F::hardtanh_with(a.t(0), o)
-    }
-}
-
-fn threshold(a: &Args) -> Result<Tensor> {
-    let (th, v) = (a.scalar(1), a.scalar(2));
-    if a.in_place() {
-        F::threshold_(a.t(0), th, v)
-    } else {
-        F::threshold(a.t(0), th, v)
     }
 }
 
@@ -181,7 +120,7 @@ fn gelu(a: &Args) -> Result<Tensor> {
 }
 
 pub static OPS: &[OpInfo] = &[
-    basic("neg", un!(neg, neg_), ONE_X).bench("neg").docs(&[
+    basic("neg", method!(a => neg, neg_), ONE_X).bench("neg").docs(&[
         Doc::Row(
             Table::Pointwise,
             "`-x`, `~x`",
@@ -189,15 +128,15 @@ pub static OPS: &[OpInfo] = &[
         ),
         Doc::In(&BASIC),
     ]),
-    basic("abs", un!(abs, abs_), ONE_X).bench("abs"),
-    basic("exp", un!(exp, exp_), ONE_X).bench("exp"),
-    basic("log", un!(log, log_), ONE_POS).bench("log"),
-    basic("sqrt", un!(sqrt, sqrt_), ONE_POS).bench("sqrt"),
-    basic("rsqrt", un!(rsqrt, rsqrt_), ONE_POS).bench("rsqrt"),
-    basic("sin", un!(sin, sin_), ONE_X).bench("sin"),
-    basic("cos", un!(cos, cos_), ONE_X).bench("cos"),
-    basic("tanh", un!(tanh, tanh_), ONE_X).bench("tanh"),
-    basic("sigmoid", un!(sigmoid, sigmoid_), ONE_X)
+    basic("abs", method!(a => abs, abs_), ONE_X).bench("abs"),
+    basic("exp", method!(a => exp, exp_), ONE_X).bench("exp"),
+    basic("log", method!(a => log, log_), ONE_POS).bench("log"),
+    basic("sqrt", method!(a => sqrt, sqrt_), ONE_POS).bench("sqrt"),
+    basic("rsqrt", method!(a => rsqrt, rsqrt_), ONE_POS).bench("rsqrt"),
+    basic("sin", method!(a => sin, sin_), ONE_X).bench("sin"),
+    basic("cos", method!(a => cos, cos_), ONE_X).bench("cos"),
+    basic("tanh", method!(a => tanh, tanh_), ONE_X).bench("tanh"),
+    basic("sigmoid", method!(a => sigmoid, sigmoid_), ONE_X)
         .bench("sigmoid")
         .docs(&[
             Doc::In(&BASIC),
@@ -207,18 +146,18 @@ pub static OPS: &[OpInfo] = &[
                 "`F::sigmoid(&x)`, `F::tanh(&x)`",
             ),
         ]),
-    basic("erf", un!(erf, erf_), ONE_X).bench("erf"),
-    basic("floor", un!(floor, floor_), ONE_X).bench("floor"),
-    basic("ceil", un!(ceil, ceil_), ONE_X),
-    basic("round", un!(round, round_), ONE_X).bench("round"),
-    basic("trunc", un!(trunc, trunc_), ONE_X),
-    basic("sign", un!(sign, sign_), ONE_X).bench("sign"),
-    basic("reciprocal", un!(reciprocal, reciprocal_), ONE_X).bench("reciprocal"),
-    basic("square", un!(square, square_), ONE_X).bench("square"),
-    basic("logical_not", un!(logical_not, logical_not_), &[])
+    basic("erf", method!(a => erf, erf_), ONE_X).bench("erf"),
+    basic("floor", method!(a => floor, floor_), ONE_X).bench("floor"),
+    basic("ceil", method!(a => ceil, ceil_), ONE_X),
+    basic("round", method!(a => round, round_), ONE_X).bench("round"),
+    basic("trunc", method!(a => trunc, trunc_), ONE_X),
+    basic("sign", method!(a => sign, sign_), ONE_X).bench("sign"),
+    basic("reciprocal", method!(a => reciprocal, reciprocal_), ONE_X).bench("reciprocal"),
+    basic("square", method!(a => square, square_), ONE_X).bench("square"),
+    basic("logical_not", method!(a => logical_not, logical_not_), &[])
         .nograd("comparison")
         .bench("logical_not"),
-    basic("bitwise_not", un!(bitwise_not, bitwise_not_), &[])
+    basic("bitwise_not", method!(a => bitwise_not, bitwise_not_), &[])
         .nograd("integer")
         .bench("bitwise_not"),
     OpInfo::unary("isnan", |a| a.t(0).isnan())
@@ -234,7 +173,7 @@ pub static OPS: &[OpInfo] = &[
             "`torch.positive(x)`, `+x`",
             "`x.positive()` (`x` itself)",
         )]),
-    OpInfo::unary("relu", act!(relu, relu_))
+    OpInfo::unary("relu", function!(a => F::relu, F::relu_))
         .grad(ONE_X)
         .bench("F.relu")
         .docs(&[Doc::Row(
@@ -242,34 +181,34 @@ pub static OPS: &[OpInfo] = &[
             "`F.relu`, `F.relu_` / `F.relu(inplace=True)`",
             "`x.relu()` / `F::relu(&x)`, `x.relu_()` / `F::relu_(&x)`",
         )]),
-    OpInfo::unary("silu", un!(silu, silu_))
+    OpInfo::unary("silu", method!(a => silu, silu_))
         .grad(ONE_X)
         .bench("F.silu"),
     OpInfo::new("zero_", Sig::Unary, |a| a.t(0).zero_()).fuzz(),
     // ------------------------------------------------------------ unary math
-    math("tan", un!(tan, tan_), ONE_UNIT),
-    math("atan", un!(atan, atan_), ONE_X).bench("atan"),
-    math("asin", un!(asin, asin_), ONE_UNIT),
-    math("acos", un!(acos, acos_), ONE_UNIT),
-    math("sinh", un!(sinh, sinh_), ONE_X).bench("sinh"),
-    math("cosh", un!(cosh, cosh_), ONE_X),
-    math("asinh", un!(asinh, asinh_), ONE_X).bench("asinh"),
-    math("acosh", un!(acosh, acosh_), &[Sample::new(&[BIG])]),
-    math("atanh", un!(atanh, atanh_), ONE_UNIT),
-    math("exp2", un!(exp2, exp2_), ONE_X),
-    math("expm1", un!(expm1, expm1_), ONE_X).bench("expm1"),
-    math("log1p", un!(log1p, log1p_), ONE_POS).bench("log1p"),
-    math("log2", un!(log2, log2_), ONE_POS).bench("log2"),
-    math("log10", un!(log10, log10_), ONE_POS),
-    math("erfc", un!(erfc, erfc_), ONE_X),
-    math("erfinv", un!(erfinv, erfinv_), ONE_UNIT).bench("erfinv"),
-    math("lgamma", un!(lgamma, lgamma_), ONE_POS).bench("lgamma"),
-    math("digamma", un!(digamma, digamma_), ONE_POS).bench("digamma"),
-    math("sinc", un!(sinc, sinc_), ONE_X).bench("sinc"),
-    math("deg2rad", un!(deg2rad, deg2rad_), ONE_X),
-    math("rad2deg", un!(rad2deg, rad2deg_), ONE_X),
-    math("frac", un!(frac, frac_), ONE_X).bench("frac"),
-    OpInfo::unary("logit", logit)
+    math("tan", method!(a => tan, tan_), ONE_UNIT),
+    math("atan", method!(a => atan, atan_), ONE_X).bench("atan"),
+    math("asin", method!(a => asin, asin_), ONE_UNIT),
+    math("acos", method!(a => acos, acos_), ONE_UNIT),
+    math("sinh", method!(a => sinh, sinh_), ONE_X).bench("sinh"),
+    math("cosh", method!(a => cosh, cosh_), ONE_X),
+    math("asinh", method!(a => asinh, asinh_), ONE_X).bench("asinh"),
+    math("acosh", method!(a => acosh, acosh_), &[Sample::new(&[BIG])]),
+    math("atanh", method!(a => atanh, atanh_), ONE_UNIT),
+    math("exp2", method!(a => exp2, exp2_), ONE_X),
+    math("expm1", method!(a => expm1, expm1_), ONE_X).bench("expm1"),
+    math("log1p", method!(a => log1p, log1p_), ONE_POS).bench("log1p"),
+    math("log2", method!(a => log2, log2_), ONE_POS).bench("log2"),
+    math("log10", method!(a => log10, log10_), ONE_POS),
+    math("erfc", method!(a => erfc, erfc_), ONE_X),
+    math("erfinv", method!(a => erfinv, erfinv_), ONE_UNIT).bench("erfinv"),
+    math("lgamma", method!(a => lgamma, lgamma_), ONE_POS).bench("lgamma"),
+    math("digamma", method!(a => digamma, digamma_), ONE_POS).bench("digamma"),
+    math("sinc", method!(a => sinc, sinc_), ONE_X).bench("sinc"),
+    math("deg2rad", method!(a => deg2rad, deg2rad_), ONE_X),
+    math("rad2deg", method!(a => rad2deg, rad2deg_), ONE_X),
+    math("frac", method!(a => frac, frac_), ONE_X).bench("frac"),
+    OpInfo::unary("logit", method!(a => logit_with, logit_with_, eps(a)))
         .grad(&[
             Sample::new(&[PROB]),
             Sample::new(&[PROB])
@@ -282,7 +221,10 @@ pub static OPS: &[OpInfo] = &[
             "`x.logit()`, `x.logit(eps)`, `x.logit_(eps)`",
             "`x.logit()`, `x.logit_with(eps)`, `x.logit_()`, `x.logit_with_(eps)`",
         )]),
-    OpInfo::unary("nan_to_num", nan_to_num)
+    OpInfo::unary(
+        "nan_to_num",
+        method!(a => nan_to_num_with, nan_to_num_with_, nan_to_num(a)),
+    )
         .grad(ONE_X)
         .bench("nan_to_num")
         .docs(&[Doc::Row(
@@ -304,7 +246,11 @@ pub static OPS: &[OpInfo] = &[
             "`F.softplus(x)`, `F.softplus(x, beta, threshold)`",
             "`F::softplus(&x)`, `F::softplus_with(&x, (beta, threshold))`",
         )]),
-    OpInfo::new("leaky_relu", Sig::Unary, leaky_relu)
+    OpInfo::new(
+        "leaky_relu",
+        Sig::Unary,
+        function!(a => F::leaky_relu_with, F::leaky_relu_with_, slope(a)),
+    )
         .grad(ONE_X)
         .bench("F.leaky_relu")
         .docs(&[Doc::Row(
@@ -312,7 +258,11 @@ pub static OPS: &[OpInfo] = &[
             "`F.leaky_relu(x, slope)`, `inplace=True`",
             "`F::leaky_relu(&x)`, `F::leaky_relu_with(&x, slope)`, `F::leaky_relu_(&x)`, `F::leaky_relu_with_(&x, slope)`",
         )]),
-    OpInfo::new("elu", Sig::Unary, elu)
+    OpInfo::new(
+        "elu",
+        Sig::Unary,
+        function!(a => F::elu_with, F::elu_with_, alpha(a)),
+    )
         .grad(ONE_X)
         .bench("F.elu")
         .docs(&[Doc::Row(
@@ -320,28 +270,36 @@ pub static OPS: &[OpInfo] = &[
             "`F.elu(x, alpha)`, `F.celu(x, alpha)`, `inplace=True`",
             "`F::elu(&x)`, `F::elu_with(&x, alpha)`, `F::elu_(&x)`, `F::elu_with_(&x, alpha)`; `celu` likewise",
         )]),
-    OpInfo::new("celu", Sig::Unary, celu).grad(ONE_X),
-    OpInfo::new("selu", Sig::Unary, act!(selu, selu_))
+    OpInfo::new(
+        "celu",
+        Sig::Unary,
+        function!(a => F::celu_with, F::celu_with_, alpha(a)),
+    ).grad(ONE_X),
+    OpInfo::new("selu", Sig::Unary, function!(a => F::selu, F::selu_))
         .grad(ONE_X)
         .bench("F.selu")
         .docs(IN_ACT),
-    OpInfo::new("hardswish", Sig::Unary, act!(hardswish, hardswish_))
+    OpInfo::new("hardswish", Sig::Unary, function!(a => F::hardswish, F::hardswish_))
         .grad(ONE_X)
         .bench("F.hardswish")
         .docs(IN_ACT),
-    OpInfo::new("hardsigmoid", Sig::Unary, act!(hardsigmoid, hardsigmoid_))
+    OpInfo::new("hardsigmoid", Sig::Unary, function!(a => F::hardsigmoid, F::hardsigmoid_))
         .grad(ONE_X)
         .bench("F.hardsigmoid")
         .docs(IN_ACT),
-    OpInfo::new("relu6", Sig::Unary, act!(relu6, relu6_))
+    OpInfo::new("relu6", Sig::Unary, function!(a => F::relu6, F::relu6_))
         .grad(ONE_X)
         .bench("F.relu6")
         .docs(IN_ACT),
-    OpInfo::new("mish", Sig::Unary, act!(mish, mish_))
+    OpInfo::new("mish", Sig::Unary, function!(a => F::mish, F::mish_))
         .grad(ONE_X)
         .bench("F.mish")
         .docs(IN_ACT),
-    OpInfo::new("hardtanh", Sig::Unary, hardtanh)
+    OpInfo::new(
+        "hardtanh",
+        Sig::Unary,
+        function!(a => F::hardtanh_with, F::hardtanh_with_, hardtanh(a)),
+    )
         .grad(ONE_X)
         .bench("F.hardtanh")
         .docs(&[Doc::Row(
@@ -349,7 +307,11 @@ pub static OPS: &[OpInfo] = &[
             "`F.hardtanh(x, min_val, max_val)`, `inplace=True`",
             "`F::hardtanh(&x)`, `F::hardtanh_with(&x, (min_val, max_val))`, `F::hardtanh_(&x)`, `F::hardtanh_with_(&x, opts)`",
         )]),
-    OpInfo::new("threshold", Sig::Other, threshold)
+    OpInfo::new(
+        "threshold",
+        Sig::Other,
+        function!(a => F::threshold, F::threshold_, a.scalar(1), a.scalar(2)),
+    )
         .grad(&[Sample::new(&[X, P::Num(0.3), P::Num(-1.0)])])
         .docs(&[Doc::Row(
             Table::MathUnary,

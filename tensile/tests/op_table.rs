@@ -1,7 +1,7 @@
-//! README.md's call tables that the OpInfo table (`tests/opinfo/`) renders: each entry's
-//! `docs` rows, in the order of [`opinfo::Table::families`]. The test fails when a table in
-//! README.md differs from its rendering, printing the expected table; `TENSILE_BLESS=1`
-//! rewrites README.md's tables instead.
+//! The OpInfo table's (`tests/opinfo/`) own checks: README.md's call tables are its rendering
+//! (each entry's `docs` rows, in the order of [`opinfo::Table::families`]; on a difference
+//! the test prints the expected table, and `TENSILE_BLESS=1` rewrites README.md's tables
+//! instead), every `bench` key has rows in `bench/ops.txt`, and names are unique.
 
 mod opinfo;
 
@@ -75,5 +75,51 @@ fn rendered_rows_are_distinct() {
             assert!(seen.insert(r), "{}: row twice: {r}", t.heading());
         }
         assert!(!rows.is_empty(), "{}: no rows", t.heading());
+    }
+}
+
+/// Every entry's `bench` key is the op of a `bench/ops.txt` row (so the rows an entry claims
+/// exist, and run through its adapter).
+#[test]
+fn bench_keys_have_rows() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/ops.txt");
+    let text = std::fs::read_to_string(path).expect("bench/ops.txt");
+    let ops: Vec<&str> = text
+        .lines()
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split_whitespace().nth(2).expect("ops.txt: name unit op"))
+        .collect();
+    for i in opinfo::all() {
+        if let Some(k) = i.bench {
+            assert!(
+                ops.contains(&k),
+                "{}: no bench/ops.txt row has op {k}",
+                i.name
+            );
+        }
+    }
+    for op in ops {
+        if let Some(base) = op.strip_prefix("T.").and_then(|o| o.strip_suffix('_'))
+            && opinfo::all().any(|i| i.name == base && i.bench.is_some())
+        {
+            assert!(
+                opinfo::lookup_bench(op).is_some(),
+                "bench/ops.txt: {op}: {base} has no in-place form"
+            );
+        }
+    }
+}
+
+/// No two entries share a name or a bench key.
+#[test]
+fn names_are_unique() {
+    let mut names = std::collections::BTreeSet::new();
+    let mut keys = std::collections::BTreeSet::new();
+    for i in opinfo::all() {
+        assert!(names.insert(i.name), "two entries named {}", i.name);
+        if let Some(k) = i.bench {
+            assert!(keys.insert(k), "two entries with bench key {k}");
+        }
     }
 }
