@@ -4,7 +4,7 @@
 //!
 //! | layer | files |
 //! |---|---|
-//! | core | `args` `broadcast` `dim` `dtype` `element` `error` `layout` `storage` `tensor` `warnings` `macros` |
+//! | core | `args` `broadcast` `dim` `dtype` `element` `error` `geometry` `layout` `storage` `tensor` `warnings` `macros` |
 //! | engine | `iter` (TensorIterator) |
 //! | kernels | `kernels/` |
 //! | forward | `ops/` `index` `views` `linalg` `print` `explain` `backcompat` |
@@ -41,6 +41,7 @@ const CORE: &[&str] = &[
     "dtype",
     "element",
     "error",
+    "geometry",
     "layout",
     "storage",
     "tensor",
