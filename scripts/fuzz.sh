@@ -7,9 +7,11 @@
 #                      otherwise off, as a default release build
 #   FUZZ_MEM_MB        address-space limit for each run (ulimit -v, default 8192): allocations
 #                      beyond it FAIL, and tensile must return its allocator error
-#   TARGETS            which targets (default "api layout io"): `api` random programs over the
-#                      public API (ops, nn modules, init, optimizers, schedulers), `layout` the
-#                      shape functions, `io` the checkpoint/array loaders and save→load round
+#   TARGETS            which targets (default "api layout geometry io"): `api` random programs
+#                      over the public API (ops, nn modules, init, optimizers, schedulers),
+#                      `layout` the layout functions, `geometry` the shape rules of
+#                      `tensile::geometry` and their invariants, `io` the checkpoint/array
+#                      loaders and save→load round
 #                      trips. An empty fuzz/corpus/io is first seeded from the committed
 #                      fixtures tensile/tests/data/io/* (one byte picking the loader + the file).
 #
@@ -22,7 +24,7 @@ set -uo pipefail
 
 SECS=${1:-60}
 MEM_MB=${FUZZ_MEM_MB:-8192}
-TARGETS=${TARGETS:-api layout io}
+TARGETS=${TARGETS:-api layout geometry io}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT/fuzz" || exit 2
 export RUSTC_BOOTSTRAP=1

@@ -6,6 +6,9 @@
 //!   tensors. Every op's `Result` is dropped: an `Err` is fine, a panic, abort or memory
 //!   error is a crash.
 //! * [`run_layout`] drives the pure layout and shape functions on arbitrary sizes/strides.
+//! * [`run_geometry`] drives the shape rules of `tensile::geometry` (views, pooling,
+//!   convolution and fold, interpolation and padding, advanced-index placement, einsum
+//!   subscripts) on arbitrary arguments and asserts their invariants.
 //!
 //! This one file is shared by the cargo-fuzz targets (`fuzz/fuzz_targets/*.rs`) and the
 //! regression test (`tensile/tests/fuzz_regressions.rs`, through `#[path]`), so a saved
@@ -148,6 +151,10 @@ impl<'a> Rd<'a> {
                 .wrapping_add((k / 16) as usize)
                 .wrapping_sub(8)
         }
+    }
+    /// A [`Rd::size`] a tensor can have (at most `i64::MAX`).
+    pub fn tensor_size(&mut self) -> usize {
+        self.size().min(i64::MAX as usize)
     }
     /// A size made only of small values (for args that would legitimately mean big work).
     pub fn small(&mut self) -> usize {
@@ -1342,6 +1349,407 @@ pub fn run_layout(data: &[u8]) {
             _ => drop(std::hint::black_box(tensile::backcompat::changes_meaning(
                 &sizes, &other,
             ))),
+        }
+    }
+}
+
+// ------------------------------------------------------------------ geometry
+
+/// The addresses `[lo, hi]` (elements, from `offset`) a geometry reaches, `None` when it has
+/// no element; saturating (a base whose extent passes `u128` is not compared).
+fn reach(sizes: &[usize], strides: &[usize], offset: i128) -> Option<(i128, i128)> {
+    if sizes.contains(&0) {
+        return None;
+    }
+    let hi = sizes.iter().zip(strides).fold(0u128, |acc, (&s, &st)| {
+        acc.saturating_add(((s - 1) as u128).saturating_mul(st as u128))
+    });
+    Some((
+        offset,
+        offset.saturating_add(hi.min(i128::MAX as u128) as i128),
+    ))
+}
+
+/// Whether a count of elements, windows or pieces is small enough to really build.
+fn buildable(n: i128) -> bool {
+    (0..=WORK_LIMIT as i128).contains(&n)
+}
+
+/// `tensile::geometry` on arbitrary arguments: a panic is a crash, and so is a broken
+/// invariant (`assert!`): views stay inside their base, windows and taps inside the input,
+/// pieces cover the dim, output sizes match their formulas' inverses, parsed einsum labels are
+/// placed once.
+pub fn run_geometry(data: &[u8]) {
+    use tensile::geometry::{
+        conv as gc, einsum as ge, index as gi, pool as gp, resample as gr, view as gv,
+    };
+    let mut r = Rd::new(data);
+    while !r.done() {
+        // a tensor's sizes and strides are at most i64::MAX
+        let n = r.below(6);
+        let sizes: Vec<usize> = (0..n).map(|_| r.tensor_size()).collect();
+        let strides: Vec<usize> = (0..n).map(|_| r.tensor_size()).collect();
+        let (a, b, c) = (r.int(), r.int(), r.int());
+        match r.below(8) {
+            // views: every view of a base whose geometry fits stays inside it
+            0 => {
+                let mut st = strides.clone();
+                let fits = gv::fit_geometry(&sizes, &mut st, 0, 1).is_ok() && st == strides;
+                let mut views: Vec<(Vec<usize>, Vec<usize>, i128)> = Vec::new();
+                let mut add = |v: tensile::Result<((Vec<usize>, Vec<usize>), i128)>| {
+                    if let Ok(((sz, st), shift)) = v {
+                        assert_eq!(sz.len(), st.len());
+                        views.push((sz, st, shift));
+                    }
+                };
+                add(gv::narrow_geometry(&sizes, &strides, a, b, c));
+                add(gv::select_geometry(&sizes, &strides, a, b));
+                add(gv::slice_geometry(
+                    &sizes,
+                    &strides,
+                    a,
+                    r.opt_int(),
+                    r.opt_int(),
+                    c,
+                ));
+                add(gv::diagonal_geometry(&sizes, &strides, a, b, c));
+                add(gv::unfold_geometry(&sizes, &strides, a, b, c).map(|g| (g, 0)));
+                add(gv::transpose_geometry(&sizes, &strides, a, b).map(|g| (g, 0)));
+                add(gv::permute_geometry(&sizes, &strides, &r.dims()).map(|g| (g, 0)));
+                add(gv::movedim_geometry(&sizes, &strides, &r.dims(), &r.dims())
+                    .map(|g| (g.unwrap_or((sizes.clone(), strides.clone())), 0)));
+                let mask = gv::squeeze_mask(&r.dims(), n);
+                add(mask.map(|m| (gv::squeeze_geometry(&sizes, &strides, Some(&m)), 0)));
+                if let Ok(d) = tensile::dim::wrap_dim(a, n + 1) {
+                    add(Ok((gv::unsqueeze_geometry(&sizes, &strides, d), 0)));
+                }
+                let target = r.ints();
+                if gv::check_expand_len(&sizes, &target, DType::Float32).is_ok()
+                    && let Ok((sz, st)) = gv::expand_geometry(&sizes, &strides, &target)
+                    && let Ok(sz) = gv::checked_sizes(&sz)
+                {
+                    add(Ok(((sz, st.iter().map(|&s| s as usize).collect()), 0)));
+                }
+                let base = reach(&sizes, &strides, 0);
+                for (sz, st, shift) in &views {
+                    if let (true, Some((lo, hi))) = (fits, reach(sz, st, *shift)) {
+                        let (blo, bhi) = base.expect("a view with elements of an empty base");
+                        assert!(
+                            blo <= lo && hi <= bhi,
+                            "view {sz:?} {st:?} +{shift} outside {sizes:?} {strides:?}"
+                        );
+                    }
+                    let mut st = st.clone();
+                    let off = gv::shifted(0, 1, *shift);
+                    if let Ok(off) = off {
+                        drop(std::hint::black_box(gv::fit_geometry(sz, &mut st, off, 8)));
+                    }
+                }
+                // pieces cover the dim
+                let d = r.dim();
+                for plan in [
+                    gv::split_plan(&sizes, a, d),
+                    gv::chunk_plan(&sizes, a.min(WORK_LIMIT as i64), d),
+                ] {
+                    if let Ok((d, l)) = plan {
+                        if sizes[d] > 0 {
+                            assert_eq!(l.iter().sum::<usize>(), sizes[d]);
+                        } else {
+                            assert!(l.iter().all(|&x| x == 0));
+                        }
+                    }
+                }
+                drop(std::hint::black_box(gv::split_with_sizes_plan(
+                    &sizes,
+                    &r.ints(),
+                    d,
+                )));
+                let (ints, off) = (r.ints(), r.int());
+                let ss: Vec<i64> = r.ints();
+                if let Ok((sz, st, off)) = gv::as_strided_geometry(&ints, &ss, off, 4, 96) {
+                    if let Some((_, hi)) = reach(&sz, &st, off as i128) {
+                        assert!((hi + 1) * 4 <= 96, "as_strided past its storage");
+                    }
+                }
+                if let Ok((s0, s1)) = gv::flatten_dims(n, a, b) {
+                    if n > 0 {
+                        drop(std::hint::black_box(gv::flatten_sizes(&sizes, s0, s1)));
+                    }
+                }
+                drop(std::hint::black_box(gv::unflatten_sizes(
+                    &sizes,
+                    a,
+                    &r.ints(),
+                )));
+            }
+            // pooling: output sizes, windows inside the input, plans
+            1 => {
+                let input = r.tensor_size();
+                let (k, s, p, dil, ceil) = (r.int(), r.int(), r.int(), r.int(), r.bool());
+                if let Ok(out) = gp::pooling_output_shape(input as i64, k, p, s, dil, ceil) {
+                    let valid = k >= 1 && s >= 1 && dil >= 1 && out >= 1;
+                    if valid && buildable(out as i128) {
+                        let w = gp::max_wins(input, out as usize, k, s, p, dil).expect("windows");
+                        for x in &w {
+                            assert!(
+                                x.lo >= x.hi || x.hi <= input,
+                                "max window {x:?} past {input}"
+                            );
+                        }
+                        // ceil mode: the last window starts inside the input or its left padding
+                        assert!(((out - 1) as i128) * (s as i128) - (p as i128) < input as i128);
+                        let w = gp::avg_wins(input, out as usize, k, s, p).expect("windows");
+                        for x in &w {
+                            assert!(x.lo <= x.hi && x.hi <= input && x.len() <= x.padded);
+                        }
+                    }
+                }
+                if input >= 1 && buildable(c as i128) {
+                    let w = gp::adaptive_wins(input, c as usize).expect("windows");
+                    for x in &w {
+                        assert!(
+                            x.lo < x.hi && x.hi <= input,
+                            "adaptive window {x:?} past {input}"
+                        );
+                    }
+                }
+                let ints = r.ints();
+                let d = 2 + r.below(2);
+                let (st, pd, dl) = (r.ints(), r.ints(), r.ints());
+                let cl = r.bool();
+                if let Ok(plan) = gp::max_pool_plan(&sizes, d, &ints, Some(&st), &pd, &dl, ceil, cl)
+                {
+                    assert!(plan.outs.iter().all(|&o| o >= 1));
+                }
+                if let Ok(plan) =
+                    gp::avg_pool_plan(&sizes, d, &ints, None, &pd, ceil, r.opt_int(), cl)
+                {
+                    assert!(plan.outs.iter().all(|&o| o >= 1));
+                }
+                if let Ok(x) = gp::max_pool1d_params(&sizes, &ints, &st, &pd, &dl, ceil) {
+                    assert!(x.4 >= 1);
+                }
+                let os: Vec<Option<i64>> = (0..r.below(3)).map(|_| r.opt_int()).collect();
+                drop(std::hint::black_box((
+                    gp::adaptive_avg_pool2d_size(&sizes, &os),
+                    gp::adaptive_max_pool2d_size(&sizes, &os),
+                )));
+                let ud = 1 + r.below(2);
+                if let Ok((k, s, p)) = gp::unpool_params(ud, &ints, Some(&st), &pd) {
+                    let given = r.bool().then(|| r.ints());
+                    drop(std::hint::black_box(gp::unpool_output_size(
+                        &sizes,
+                        &k,
+                        &s,
+                        &p,
+                        given.as_deref(),
+                    )));
+                }
+            }
+            // convolution: checked shapes give outputs of at least 1, and the input gradient's
+            // output padding inverts them
+            2 => {
+                let w: Vec<usize> = (0..n).map(|_| r.tensor_size()).collect();
+                let (st, pd, dl, op) = (r.ints(), r.ints(), r.ints(), r.ints());
+                let (groups, transposed) = (r.int(), r.bool());
+                let bias = r.bool().then(|| r.shape());
+                if let Ok(g) =
+                    gc::ConvGeometry::new(w.len(), &st, &pd, &dl, &op, groups, transposed)
+                {
+                    if gc::check_shape_forward(&sizes, &w, bias.as_deref(), &g).is_ok()
+                        && let Ok(out) = gc::output_sizes(&sizes, &w, &g)
+                    {
+                        assert_eq!(out.len(), sizes.len());
+                        drop(std::hint::black_box(gc::check_output_padding(&g, n - 2)));
+                        if !transposed {
+                            assert!(out[2..].iter().all(|&o| o >= 1), "conv output {out:?}");
+                            let o: Vec<usize> = out[2..].iter().map(|&o| o as usize).collect();
+                            let opad = gc::input_grad_output_padding(
+                                &sizes[2..],
+                                &w[2..],
+                                &o,
+                                &g.stride,
+                                &g.padding,
+                                &g.dilation,
+                            );
+                            for (j, &q) in opad.iter().enumerate() {
+                                assert!(
+                                    q >= 0 && q < g.stride[j],
+                                    "output padding {opad:?} (dim {j})"
+                                );
+                            }
+                        }
+                    }
+                }
+                drop(std::hint::black_box(gc::same_padding(
+                    &sizes, &w, &st, &dl, groups,
+                )));
+                if let Ok(win) = gc::Window2::new(&r.ints(), &dl, &pd, &st) {
+                    if let Ok((bh, bw)) = gc::unfold_blocks(&sizes, &win) {
+                        assert!(bh >= 1 && bw >= 1);
+                        drop(std::hint::black_box(gc::unfold_output(
+                            r.tensor_size(),
+                            &win,
+                            bh,
+                            bw,
+                        )));
+                    }
+                    if let Ok((_, bh, bw)) = gc::fold_blocks(&sizes, [a, b], &win) {
+                        assert!(bh >= 1 && bw >= 1);
+                    }
+                }
+            }
+            // interpolation: taps inside the input, weights summing to 1
+            3 => {
+                let mode = [
+                    "nearest",
+                    "nearest-exact",
+                    "linear",
+                    "bilinear",
+                    "bicubic",
+                    "trilinear",
+                    "area",
+                    "x",
+                ][r.below(8)];
+                let (input, output) = (r.tensor_size(), r.tensor_size());
+                let scale = r.bool().then(|| r.float());
+                let align = r.bool();
+                if input >= 1 && buildable(output as i128) {
+                    let t = gr::dim_taps::<f32>(mode, input, output, align, scale, r.bool())
+                        .expect("taps");
+                    assert_eq!(t.len(), output);
+                    for w in &t {
+                        assert!(w.iter().all(|&(i, _)| i < input), "tap past {input}: {w:?}");
+                        let sum: f32 = w.iter().map(|x| x.1).sum();
+                        assert!(
+                            !sum.is_finite() || (sum - 1.0).abs() < 1e-3,
+                            "weights {w:?}"
+                        );
+                    }
+                }
+                let size = r.bool().then(|| r.ints());
+                let sf: Option<Vec<f64>> = r
+                    .bool()
+                    .then(|| (0..r.below(4)).map(|_| r.float()).collect());
+                let align = r.bool().then(|| r.bool());
+                let rec = r.bool().then(|| r.bool());
+                if let Ok(gr::Interpolation::Resample { outs, .. }) = gr::interpolate_sizes(
+                    &sizes,
+                    size.as_deref(),
+                    sf.as_deref(),
+                    mode,
+                    align,
+                    rec,
+                    r.bool(),
+                ) {
+                    assert!(outs.iter().all(|&o| o >= 1));
+                    assert_eq!(outs.len() + 2, sizes.len());
+                }
+            }
+            // padding: sizes and every source index inside the input
+            4 => {
+                let mode = ["constant", "reflect", "replicate", "circular", "x"][r.below(5)];
+                let pad = r.ints();
+                if gr::check_pad(mode, &pad, n).is_err() {
+                    continue;
+                }
+                let outs = match mode {
+                    "constant" => gr::constant_pad_sizes(&sizes, &pad),
+                    _ if gr::check_edge_pad(mode, None, pad.len(), n).is_err() => continue,
+                    "circular" => gr::circular_pad_sizes(&sizes, &pad),
+                    m => gr::edge_pad_sizes(&sizes, &pad, m == "reflect"),
+                };
+                if let (Ok(outs), false) = (outs, mode == "constant") {
+                    for j in 0..pad.len() / 2 {
+                        let d = n - 1 - j;
+                        let (l, size) = (gr::widths(&pad, j).0, sizes[d]);
+                        if !buildable(outs[d] as i128) || size == 0 {
+                            continue;
+                        }
+                        for o in 0..outs[d] {
+                            let i = match mode {
+                                "circular" => gr::circular_source(o, l, size),
+                                m => gr::edge_source(o, l, size, m == "reflect"),
+                            };
+                            assert!(
+                                i < size,
+                                "{mode} pad {pad:?}: output {o} reads {i} of {size}"
+                            );
+                        }
+                    }
+                }
+            }
+            // advanced indexing: placement and offsets
+            5 => {
+                let defined: Vec<bool> = (0..n).map(|_| r.bool()).collect();
+                let shapes: Vec<Vec<usize>> = (0..r.below(4)).map(|_| r.shape()).collect();
+                let refs: Vec<&[usize]> = shapes.iter().map(|s| &s[..]).collect();
+                let perm = gi::front_permutation(&defined);
+                let moved: Vec<bool> = perm.iter().map(|&d| defined[d]).collect();
+                assert!(gi::has_contiguous_subspace(&moved));
+                if let Ok(bs) = gi::broadcast_index_shapes(&refs) {
+                    let d = if gi::has_contiguous_subspace(&defined) {
+                        defined.clone()
+                    } else {
+                        moved
+                    };
+                    let (before, k) = gi::placement(&d);
+                    let res = gi::result_shape(&sizes, before, k, &bs);
+                    assert_eq!(res.len(), n - k + bs.len());
+                    assert_eq!(
+                        gi::restrided(&strides, before, k, bs.len()).len(),
+                        res.len()
+                    );
+                    drop(std::hint::black_box(gi::check_indexed_empty(
+                        &sizes, before, k, &bs,
+                    )));
+                }
+                let fits = tensile::layout::checked_extent(&sizes, &strides)
+                    .is_some_and(|e| e <= i64::MAX as usize)
+                    && strides.iter().all(|&s| s <= i64::MAX as usize);
+                if fits
+                    && buildable(
+                        sizes
+                            .iter()
+                            .fold(1i128, |a, &s| a.saturating_mul(s as i128)),
+                    )
+                {
+                    let offs = gi::row_major_offsets(&sizes, &strides, 3).expect("offsets");
+                    if let Some((lo, hi)) = reach(&sizes, &strides, 3) {
+                        assert!(offs.iter().all(|&o| lo <= o as i128 && o as i128 <= hi));
+                    }
+                    let dense = tensile::layout::contiguous_strides(&sizes);
+                    assert!(gi::packed_tail(&sizes, &dense, &strides) <= n);
+                }
+                drop(std::hint::black_box((
+                    gi::wrap_index(a, r.tensor_size(), 0),
+                    gi::expandable(&sizes, &strides),
+                )));
+            }
+            // einsum subscripts
+            _ => {
+                const CH: &[u8] = b"abcdABij.,->  \xff";
+                let eq: Vec<u8> = (0..r.below(16)).map(|_| CH[r.below(CH.len())]).collect();
+                let eq = String::from_utf8_lossy(&eq);
+                let ndims: Vec<usize> = (0..r.below(4)).map(|_| r.below(6)).collect();
+                if let Ok(s) = ge::parse(&eq, &ndims) {
+                    let mut seen: Vec<i64> = s
+                        .label_perm_index
+                        .iter()
+                        .copied()
+                        .filter(|&p| p >= 0)
+                        .collect();
+                    seen.sort_unstable();
+                    let used = seen.len();
+                    seen.dedup();
+                    assert_eq!(seen.len(), used, "a label placed twice: {eq}");
+                    assert_eq!(s.perm_len, used + s.ell_num_dim);
+                    assert!(
+                        s.out_num_dim <= s.perm_len && s.ell_index + s.ell_num_dim <= s.perm_len
+                    );
+                    assert_eq!(s.op_labels.len(), ndims.len());
+                }
+            }
         }
     }
 }

@@ -142,3 +142,20 @@ pub fn fmt_tuple<T: fmt::Display>(xs: &[T]) -> String {
         }
     }
 }
+
+/// A `Vec` with room for `n` elements of `T`, or PyTorch's allocator error
+/// ([`Error::alloc`]: `… DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. …`)
+/// instead of `Vec`'s abort or capacity-overflow panic. For buffers sized by user input.
+pub(crate) fn try_vec<T>(n: usize) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n)
+        .map_err(|_| Error::alloc((n as u128) * (std::mem::size_of::<T>() as u128)))?;
+    Ok(v)
+}
+
+/// `vec![value; n]` with [`try_vec`]'s error instead of an abort.
+pub(crate) fn try_filled<T: Clone>(value: T, n: usize) -> Result<Vec<T>> {
+    let mut v = try_vec(n)?;
+    v.resize(n, value);
+    Ok(v)
+}

@@ -414,12 +414,7 @@ fn apply_select(t: &Tensor, dim: usize, i: i64, real_dim: usize) -> Result<Tenso
             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",
         ));
     }
-    let size = t.size()[dim] as i64;
-    if !(size > -1 - i && size > i) {
-        return Err(Error::index(format!(
-            "index {i} is out of bounds for dimension {real_dim} with size {size}"
-        )));
-    }
+    crate::geometry::index::wrap_index(i, t.size()[dim], real_dim)?;
     t.select(dim as i64, i)
 }
 

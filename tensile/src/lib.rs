@@ -33,6 +33,8 @@ pub mod dtype;
 pub mod element;
 pub mod error;
 pub mod explain;
+#[doc(hidden)]
+pub mod geometry;
 pub mod io;
 pub mod layout;
 pub mod linalg;

@@ -5,414 +5,26 @@
 //! `flatten` and `ravel`, which copy when no view is possible, exactly as PyTorch does).
 //! Sizes, strides and storage offsets are in **elements**, never bytes.
 //!
-//! The shape and stride algebra lives in small pure functions over slices at the top of this
-//! file; the [`Tensor`] methods below only wrap dims, call them, and build the view with
-//! [`Tensor::view_with`] through one checked constructor (`fit_geometry`), which keeps every
-//! byte stride, byte offset and size product within `i64` so that no later computation in the
-//! crate can overflow. Error texts (and their Python exception classes) are PyTorch 2.15's.
+//! The shape and stride algebra, with its checks, lives in `crate::geometry::view` (pure
+//! functions over slices); the [`Tensor`] methods here only call it and build the view with
+//! [`Tensor::view_with`] through one checked constructor (`geometry::view::fit_geometry`),
+//! which keeps every byte stride, byte offset and size product within `i64` so that no later
+//! computation in the crate can overflow. Error texts (and their Python exception classes) are
+//! PyTorch 2.15's.
 
 // The view ops run their body in a closure so that autograd can record the result (or
 // replay the op) afterwards.
 #![allow(clippy::redundant_closure_call)]
 
 use crate::args::{Int, IntoDims, IntoShape};
-use crate::dim::{wrap_dim, wrap_dims};
-use crate::error::{Error, Result, fmt_list};
+use crate::dim::wrap_dim;
+use crate::error::{Error, Result};
+use crate::geometry::view as g;
 use crate::layout;
 use crate::tensor::{Dims, Tensor};
 
-// ====================================================================== pure stride algebra
-
-/// Sizes and strides (in elements) of a view.
-type Geometry = (Vec<usize>, Vec<usize>);
-
 fn as_i64(v: &[usize]) -> Vec<i64> {
     v.iter().map(|&x| x as i64).collect()
-}
-
-fn numel_overflow() -> Error {
-    Error::runtime("numel: integer multiplication overflow")
-}
-
-/// PyTorch's `safe_compute_numel` applied to requested sizes: the product (as unsigned 64-bit,
-/// so a negative size counts as huge) must not overflow nor exceed `i64::MAX`.
-///
-/// Error: `numel: integer multiplication overflow`. A negative size that survives (only
-/// possible next to a 0) is refused with the same text, since it cannot be represented.
-fn checked_sizes(sizes: &[i64]) -> Result<Vec<usize>> {
-    let mut prod: u64 = 1;
-    let mut overflow = false;
-    for &s in sizes {
-        let (p, o) = prod.overflowing_mul(s as u64);
-        prod = p;
-        overflow |= o;
-    }
-    if overflow || prod > i64::MAX as u64 || sizes.iter().any(|&s| s < 0) {
-        return Err(numel_overflow());
-    }
-    Ok(sizes.iter().map(|&s| s as usize).collect())
-}
-
-/// Refuses shapes whose dense strides (`contiguous_strides`, a size 0 counting as 1) would
-/// not fit in `i64`: only reachable with a 0-size dim next to astronomically large ones.
-///
-/// Error: `numel: integer multiplication overflow`.
-fn check_dense_extent(sizes: &[usize]) -> Result<()> {
-    let mut acc: usize = 1;
-    for &s in sizes {
-        acc = acc
-            .checked_mul(s.max(1))
-            .filter(|&a| a <= i64::MAX as usize)
-            .ok_or_else(numel_overflow)?;
-    }
-    Ok(())
-}
-
-/// `computeStorageNbytes(sizes, strides, itemsize)`: bytes a layout needs from offset 0, with
-/// PyTorch's unsigned 64-bit overflow detection; 0 when any size is 0.
-///
-/// Error: `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`.
-pub(crate) fn storage_bytes_needed(sizes: &[i64], strides: &[i64], itemsize: usize) -> Result<u64> {
-    let mut size: u64 = 1;
-    let mut overflow = false;
-    for (&sz, &st) in sizes.iter().zip(strides) {
-        if sz == 0 {
-            return Ok(0);
-        }
-        let (strided, o1) = (st as u64).overflowing_mul(sz.wrapping_sub(1) as u64);
-        let (s, o2) = size.overflowing_add(strided);
-        size = s;
-        overflow |= o1 | o2;
-    }
-    let (bytes, o3) = size.overflowing_mul(itemsize as u64);
-    if overflow || o3 || bytes > i64::MAX as u64 {
-        return Err(Error::runtime(format!(
-            "Storage size calculation overflowed with sizes={} and strides={}",
-            fmt_list(sizes),
-            fmt_list(strides)
-        )));
-    }
-    Ok(bytes)
-}
-
-/// Validates an `as_strided(size, stride, storage_offset)` request against a storage of
-/// `storage_nbytes` bytes holding elements of `itemsize` bytes (PyTorch's `setStrided`), and
-/// returns the geometry and offset (elements).
-///
-/// Errors, in PyTorch's order:
-/// `mismatch in length of strides and shape`;
-/// `as_strided: Negative strides are not supported at the moment, got strides: [1, -1]`;
-/// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
-/// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`
-/// (skipped when the view has no elements);
-/// `Tensor: invalid storage offset -1`; `numel: integer multiplication overflow`.
-pub(crate) fn as_strided_geometry(
-    sizes: &[i64],
-    strides: &[i64],
-    offset: i64,
-    itemsize: usize,
-    storage_nbytes: usize,
-) -> Result<(Vec<usize>, Vec<usize>, usize)> {
-    if sizes.len() != strides.len() {
-        return Err(Error::runtime("mismatch in length of strides and shape"));
-    }
-    if strides.iter().any(|&s| s < 0) {
-        return Err(Error::runtime(format!(
-            "as_strided: Negative strides are not supported at the moment, got strides: {}",
-            fmt_list(strides)
-        )));
-    }
-    let needed = storage_bytes_needed(sizes, strides, itemsize)?;
-    // i128: PyTorch's int64 arithmetic could wrap here and accept an out-of-bounds view.
-    let offset_bytes = offset as i128 * itemsize as i128;
-    if needed != 0 {
-        let total = needed as i128 + offset_bytes;
-        if total > storage_nbytes as i128 {
-            return Err(Error::runtime(format!(
-                "setStorage: sizes {}, strides {}, storage offset {offset}, and itemsize {itemsize} requiring a storage size of {total} are out of bounds for storage of size {storage_nbytes}",
-                fmt_list(sizes),
-                fmt_list(strides)
-            )));
-        }
-    }
-    if offset < 0 {
-        return Err(Error::runtime(format!(
-            "Tensor: invalid storage offset {offset}"
-        )));
-    }
-    if offset_bytes > i64::MAX as i128 {
-        return Err(Error::runtime(format!(
-            "Storage size calculation overflowed with sizes={} and strides={}",
-            fmt_list(sizes),
-            fmt_list(strides)
-        )));
-    }
-    let sz = checked_sizes(sizes)?;
-    Ok((
-        sz,
-        strides.iter().map(|&s| s as usize).collect(),
-        offset as usize,
-    ))
-}
-
-/// `inferExpandGeometry`: sizes and strides (as signed values, before `as_strided`'s checks)
-/// of `(sizes, strides)` expanded to `target`, where `-1` keeps a size. Expanded dims get
-/// stride 0; a new leading dim of size 1 gets `size*stride` of the dim to its right. A 0-d
-/// input takes `target` verbatim with all-zero strides. `target.len() >= sizes.len()` is
-/// checked by the caller.
-///
-/// Errors: `The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0`;
-/// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`.
-pub(crate) fn expand_geometry(
-    sizes: &[usize],
-    strides: &[usize],
-    target: &[i64],
-) -> Result<(Vec<i64>, Vec<i64>)> {
-    let n = target.len();
-    let nd = sizes.len();
-    if nd == 0 {
-        return Ok((target.to_vec(), vec![0; n]));
-    }
-    let mut es = vec![0i64; n];
-    let mut est = vec![0i64; n];
-    for i in (0..n).rev() {
-        let off = n - 1 - i;
-        let existing = (off < nd).then(|| nd - 1 - off);
-        let (mut size, mut stride) = match existing {
-            Some(d) => (sizes[d] as i64, strides[d] as i64),
-            // off >= nd >= 1, so i + 1 < n
-            None => (1, es[i + 1].saturating_mul(est[i + 1])),
-        };
-        let mut tgt = target[i];
-        if tgt == -1 {
-            if existing.is_none() {
-                return Err(Error::runtime(format!(
-                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension {i}"
-                )));
-            }
-            tgt = size;
-        }
-        if size != tgt {
-            if size != 1 {
-                return Err(Error::runtime(format!(
-                    "The expanded size of the tensor ({tgt}) must match the existing size ({size}) at non-singleton dimension {i}.  Target sizes: {}.  Tensor sizes: {}",
-                    fmt_list(target),
-                    fmt_list(sizes)
-                )));
-            }
-            size = tgt;
-            stride = 0;
-        }
-        es[i] = size;
-        est[i] = stride;
-    }
-    Ok((es, est))
-}
-
-/// `inferSqueezeGeometry`: drops the size-1 dims selected by `mask` (every size-1 dim when
-/// `mask` is `None`), keeping the other sizes and strides.
-pub(crate) fn squeeze_geometry(
-    sizes: &[usize],
-    strides: &[usize],
-    mask: Option<&[bool]>,
-) -> Geometry {
-    let keep =
-        |d: usize| sizes[d] != 1 || mask.is_some_and(|m| !m.get(d).copied().unwrap_or(false));
-    let dims: Vec<usize> = (0..sizes.len()).filter(|&d| keep(d)).collect();
-    (
-        dims.iter().map(|&d| sizes[d]).collect(),
-        dims.iter().map(|&d| strides[d]).collect(),
-    )
-}
-
-/// `inferUnsqueezeGeometry`: inserts a size-1 dim at `dim` (`0..=ndim`, already wrapped) with
-/// stride `sizes[dim]*strides[dim]` (the dim now to its right), or 1 when appended last.
-pub(crate) fn unsqueeze_geometry(sizes: &[usize], strides: &[usize], dim: usize) -> Geometry {
-    let new_stride = if dim >= sizes.len() {
-        1
-    } else {
-        mul_stride(sizes[dim], strides[dim])
-    };
-    let mut sz = sizes.to_vec();
-    let mut st = strides.to_vec();
-    sz.insert(dim, 1);
-    st.insert(dim, new_stride);
-    (sz, st)
-}
-
-/// The permutation `movedim(src, dst)` applies (`order[i]` is the old dim placed at `i`), for
-/// wrapped, duplicate-free `src`/`dst` of equal length: `order[dst[i]] = src[i]`, and the
-/// other old dims fill the other slots in ascending order.
-pub(crate) fn movedim_order(ndim: usize, src: &[usize], dst: &[usize]) -> Vec<usize> {
-    let mut order: Vec<Option<usize>> = vec![None; ndim];
-    for (&s, &d) in src.iter().zip(dst) {
-        order[d] = Some(s);
-    }
-    let mut rest = (0..ndim).filter(|d| !src.contains(d));
-    order
-        .into_iter()
-        .map(|o| o.or_else(|| rest.next()).unwrap_or(0))
-        .collect()
-}
-
-/// `slice` clamping for one dim of size `size`: returns `(start, new_size)` for
-/// `start:end:step` (`step > 0`), where missing bounds are `0` and `i64::MAX`, negative ones
-/// count from the end, and everything is clamped into `[0, size]`; never an error.
-pub(crate) fn slice_bounds(
-    size: usize,
-    start: Option<i64>,
-    end: Option<i64>,
-    step: i64,
-) -> (usize, usize) {
-    let size_i = size as i64;
-    let mut start = start.unwrap_or(0);
-    let mut end = end.unwrap_or(i64::MAX);
-    if start < 0 {
-        start += size_i;
-    }
-    if end < 0 {
-        end += size_i;
-    }
-    start = start.clamp(0, size_i);
-    end = end.clamp(start, size_i);
-    let len = end - start;
-    let n = len / step + i64::from(len % step != 0);
-    (start as usize, n as usize)
-}
-
-/// `diagonal(offset, d1, d2)` geometry for wrapped, distinct `d1`/`d2`: removes both dims and
-/// appends one of length `len` and stride `strides[d1]+strides[d2]`. Returns the geometry and
-/// the storage-offset shift in elements.
-pub(crate) fn diagonal_geometry(
-    sizes: &[usize],
-    strides: &[usize],
-    offset: i64,
-    d1: usize,
-    d2: usize,
-) -> (Vec<usize>, Vec<usize>, i128) {
-    let (s1, s2) = (sizes[d1] as i128, sizes[d2] as i128);
-    let off = offset as i128;
-    let len = if off >= 0 {
-        s1.min(s2 - off).max(0)
-    } else {
-        (s1 + off).min(s2).max(0)
-    };
-    let shift = if len == 0 {
-        0
-    } else if off >= 0 {
-        off * strides[d2] as i128
-    } else {
-        -off * strides[d1] as i128
-    };
-    let mut sz = Vec::with_capacity(sizes.len() - 1);
-    let mut st = Vec::with_capacity(sizes.len() - 1);
-    for d in (0..sizes.len()).filter(|&d| d != d1 && d != d2) {
-        sz.push(sizes[d]);
-        st.push(strides[d]);
-    }
-    sz.push(len as usize);
-    st.push(strides[d1].saturating_add(strides[d2]));
-    (sz, st, shift)
-}
-
-/// Lengths of the pieces `split(split_size)` cuts a dim of `dim_size` into: `split_size` each,
-/// the last one shorter; one piece when `split_size >= dim_size` or both are 0.
-///
-/// Errors: `split expects split_size be non-negative, but got split_size=-1`;
-/// `split_size can only be 0 if dimension size is 0, but got dimension size of 3`.
-pub(crate) fn split_lengths(dim_size: usize, split_size: i64) -> Result<Vec<usize>> {
-    if split_size < 0 {
-        return Err(Error::runtime(format!(
-            "split expects split_size be non-negative, but got split_size={split_size}"
-        )));
-    }
-    if split_size == 0 && dim_size != 0 {
-        return Err(Error::runtime(format!(
-            "split_size can only be 0 if dimension size is 0, but got dimension size of {dim_size}"
-        )));
-    }
-    let ss = split_size as u64;
-    let ds = dim_size as u64;
-    let num = if ss == 0 { 1 } else { ds.div_ceil(ss).max(1) };
-    let mut out = Vec::new();
-    out.try_reserve(num as usize)
-        .map_err(|_| Error::runtime("split: too many pieces"))?;
-    for i in 0..num {
-        // ss * (num - 1) < ds whenever num > 1, so the last piece is never negative
-        out.push(if i + 1 < num {
-            ss as usize
-        } else {
-            (ds - ss * (num - 1)) as usize
-        });
-    }
-    Ok(out)
-}
-
-/// A stride product, saturating instead of wrapping as PyTorch's int64 arithmetic does; only
-/// absurd inputs saturate, and [`fit_geometry`] then clamps or refuses the result.
-fn mul_stride(a: usize, b: usize) -> usize {
-    a.saturating_mul(b)
-}
-
-/// Makes a view's geometry safe for the rest of the crate, which computes byte offsets in
-/// `isize`: every dim must satisfy `max(size,1) * stride * itemsize <= i64::MAX`, and the
-/// offset `offset * itemsize <= i64::MAX`. A dim of size 0 or 1 never uses its stride to reach
-/// an element, so an oversized stride there is clamped to the largest allowed value (PyTorch
-/// would report a wrapped int64); elsewhere the view is refused. The sizes, with 0 counted as
-/// 1, must also multiply to at most `i64::MAX / itemsize`, so that any product of sizes and
-/// any dense copy's strides fit.
-///
-/// Errors: `numel: integer multiplication overflow`;
-/// `Storage size calculation overflowed with sizes=[0, 2] and strides=[1, 4611686018427387904]`.
-pub(crate) fn fit_geometry(
-    sizes: &[usize],
-    strides: &mut [usize],
-    offset: usize,
-    itemsize: usize,
-) -> Result<()> {
-    let max = i64::MAX as u128;
-    let item = itemsize.max(1) as u128;
-    // sizes multiply (in any order, and into dense strides) without overflow
-    // (the element size does not count: PyTorch's `expand(2**62)` of float32 is a valid view)
-    let dense = sizes.iter().try_fold(1u128, |acc, &sz| {
-        Some(acc * sz.max(1) as u128).filter(|&p| p <= max)
-    });
-    if dense.is_none() {
-        return Err(numel_overflow());
-    }
-    let too_big = |sz: usize, st: usize| (sz.max(1) as u128) * (st as u128) * item > max;
-    if sizes
-        .iter()
-        .zip(strides.iter())
-        .any(|(&sz, &st)| sz > 1 && too_big(sz, st))
-    {
-        return Err(Error::runtime(format!(
-            "Storage size calculation overflowed with sizes={} and strides={}",
-            fmt_list(sizes),
-            fmt_list(strides)
-        )));
-    }
-    for (&sz, st) in sizes.iter().zip(strides.iter_mut()) {
-        if too_big(sz, *st) {
-            *st = (max / item) as usize;
-        }
-    }
-    if offset as u128 * item > max {
-        return Err(Error::runtime("storage offset overflows int64"));
-    }
-    Ok(())
-}
-
-/// The storage offset `base + shift` (elements) of a view of a tensor with elements of
-/// `itemsize` bytes; its byte offset must fit in `i64`.
-///
-/// Error: `storage offset overflows int64` (only for empty tensors made with absurd strides).
-fn shifted(base: usize, itemsize: usize, shift: i128) -> Result<usize> {
-    let v = base as i128 + shift;
-    if v < 0 || v * itemsize as i128 > i64::MAX as i128 {
-        return Err(Error::runtime("storage offset overflows int64"));
-    }
-    Ok(v as usize)
 }
 
 // ====================================================================== Tensor methods
@@ -427,13 +39,13 @@ impl Tensor {
     ) -> Result<Tensor> {
         let sizes = sizes.into();
         let mut strides = strides.into();
-        fit_geometry(&sizes, &mut strides, offset, self.element_size())?;
+        g::fit_geometry(&sizes, &mut strides, offset, self.element_size())?;
         Ok(self.view_with(sizes, strides, offset))
     }
 
     /// A view with the given geometry, after PyTorch's `as_strided` checks.
     fn as_strided_i64(&self, sizes: &[i64], strides: &[i64], offset: i64) -> Result<Tensor> {
-        let (sz, st, off) = as_strided_geometry(
+        let (sz, st, off) = g::as_strided_geometry(
             sizes,
             strides,
             offset,
@@ -445,7 +57,7 @@ impl Tensor {
 
     /// View as `new` sizes (already resolved), or `None` when the layout does not allow it.
     fn try_view_sizes(&self, new: &[usize]) -> Result<Option<Tensor>> {
-        check_dense_extent(new)?;
+        g::check_dense_extent(new)?;
         layout::compute_stride(&self.sizes, &self.strides, new)
             .map(|st| self.checked_view(new.to_vec(), st, self.offset))
             .transpose()
@@ -537,31 +149,14 @@ impl Tensor {
     pub fn flatten_with(&self, opts: impl Into<FlattenOpts>) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
             let FlattenOpts { start_dim, end_dim } = opts.into();
-            let nd = self.dim();
-            let start = wrap_dim(start_dim, nd)?;
-            let end = wrap_dim(end_dim, nd)?;
-            if start > end {
-                return Err(Error::runtime(
-                    "flatten() has invalid args: start_dim cannot come after end_dim",
-                ));
-            }
-            if nd == 0 {
+            let (start, end) = g::flatten_dims(self.dim(), start_dim, end_dim)?;
+            if self.dim() == 0 {
                 return self.reshape_sizes(&[1]);
             }
             if start == end {
                 return Ok(self.alias());
             }
-            // the merged dims may multiply past i64 only next to a 0-size dim
-            let prod = self.sizes[start..=end]
-                .iter()
-                .try_fold(1usize, |acc, &s| {
-                    acc.checked_mul(s).filter(|&p| p <= i64::MAX as usize)
-                })
-                .ok_or_else(numel_overflow)?;
-            let mut shape: Vec<usize> = self.sizes[..start].to_vec();
-            shape.push(prod);
-            shape.extend_from_slice(&self.sizes[end + 1..]);
-            self.reshape_sizes(&shape)
+            self.reshape_sizes(&g::flatten_sizes(&self.sizes, start, end)?)
         })()?;
         crate::autograd::formulas::views::reshape(__out, self)
     }
@@ -587,32 +182,7 @@ impl Tensor {
     /// `…\nDimension specified as 0 but tensor has no dimensions`).
     pub fn unflatten(&self, dim: impl Int, sizes: impl IntoShape) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let sizes = &sizes.into_shape()[..];
-            let d = wrap_dim(dim, self.dim())?;
-            if sizes.is_empty() {
-                return Err(Error::runtime("unflatten: sizes must be non-empty"));
-            }
-            let unexpected = |e: Error| {
-                Error::runtime(format!(
-                    "unflatten got an unexpected error:\n{}",
-                    e.message()
-                ))
-            };
-            let size = self.size_of(d as i64).map_err(unexpected)?;
-            let inferred = layout::infer_shape(sizes, size).map_err(|e| {
-                if e.message().contains("is invalid for input of size") {
-                    Error::runtime(format!(
-                        "unflatten: Provided sizes {} don't multiply up to the size of dim {d} ({size}) in the input tensor",
-                        fmt_list(sizes)
-                    ))
-                } else {
-                    unexpected(e)
-                }
-            })?;
-            let mut shape: Vec<usize> = self.sizes[..d].to_vec();
-            shape.extend_from_slice(&inferred);
-            shape.extend_from_slice(&self.sizes[d + 1..]);
+            let shape = g::unflatten_sizes(&self.sizes, dim.to_i64(), &sizes.into_shape())?;
             self.view_sizes(&shape)
         })()?;
         let shape = __out.size().to_vec();
@@ -625,7 +195,7 @@ impl Tensor {
     /// other sizes and strides (elements) are kept. A view; never an error.
     pub fn squeeze(&self) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
-            let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, None);
+            let (sz, st) = g::squeeze_geometry(&self.sizes, &self.strides, None);
             self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view_replay("SqueezeBackward0", __out, self, |ids| {
@@ -641,15 +211,8 @@ impl Tensor {
     /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
     pub fn squeeze_dim(&self, dims: impl IntoDims) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
-            let dims = &dims.into_shape()[..];
-            let wrapped = wrap_dims(dims, self.dim())?;
-            let mut mask = vec![false; self.dim()];
-            for d in wrapped {
-                if let Some(m) = mask.get_mut(d) {
-                    *m = true;
-                }
-            }
-            let (sz, st) = squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
+            let mask = g::squeeze_mask(&dims.into_shape(), self.dim())?;
+            let (sz, st) = g::squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
             self.checked_view(sz, st, self.offset)
         })()?;
         let shape = __out.size().to_vec();
@@ -667,7 +230,7 @@ impl Tensor {
         let __out = (|| -> Result<Tensor> {
             let dim = dim.to_i64();
             let d = wrap_dim(dim, self.dim() + 1)?;
-            let (sz, st) = unsqueeze_geometry(&self.sizes, &self.strides, d);
+            let (sz, st) = g::unsqueeze_geometry(&self.sizes, &self.strides, d);
             self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view_replay("UnsqueezeBackward0", __out, self, |ids| {
@@ -681,17 +244,8 @@ impl Tensor {
     /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
     pub fn transpose(&self, dim0: impl Int, dim1: impl Int) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
-            let dim0 = dim0.to_i64();
-            let dim1 = dim1.to_i64();
-            let nd = self.dim();
-            let a = wrap_dim(dim0, nd)?;
-            let b = wrap_dim(dim1, nd)?;
-            let mut sz = self.sizes.clone();
-            let mut st = self.strides.clone();
-            if a != b {
-                sz.swap(a, b);
-                st.swap(a, b);
-            }
+            let (dim0, dim1) = (dim0.to_i64(), dim1.to_i64());
+            let (sz, st) = g::transpose_geometry(&self.sizes, &self.strides, dim0, dim1)?;
             self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view_replay("TransposeBackward0", __out, self, |ids| {
@@ -779,26 +333,7 @@ impl Tensor {
     pub fn permute(&self, dims: impl IntoDims) -> Result<Tensor> {
         let dims = dims.into_shape();
         let __out = (|| -> Result<Tensor> {
-            let dims = &dims.clone()[..];
-            let nd = self.dim();
-            if dims.len() != nd {
-                return Err(Error::runtime(format!(
-                    "permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = {nd} is not equal to len(dims) = {}",
-                    dims.len()
-                )));
-            }
-            let mut seen = vec![false; nd];
-            let mut sz = Vec::with_capacity(nd);
-            let mut st = Vec::with_capacity(nd);
-            for &d in dims {
-                let w = wrap_dim(d, nd)?;
-                if seen[w] {
-                    return Err(Error::runtime("permute(): duplicate dims are not allowed."));
-                }
-                seen[w] = true;
-                sz.push(self.sizes[w]);
-                st.push(self.strides[w]);
-            }
+            let (sz, st) = g::permute_geometry(&self.sizes, &self.strides, &dims)?;
             self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view_replay("PermuteBackward0", __out, self, |ids| {
@@ -816,48 +351,11 @@ impl Tensor {
     /// ``movedim: repeated dim in `destination` ([2, 2])`` (lists as given).
     pub fn movedim(&self, source: impl IntoDims, destination: impl IntoDims) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
-            let source = &source.into_shape()[..];
-            let destination = &destination.into_shape()[..];
-            if source.len() != destination.len() {
-                return Err(Error::runtime(format!(
-                    "movedim: Invalid source or destination dims: source ({} dims) should contain the same number of dims as destination ({} dims)",
-                    fmt_list(source),
-                    fmt_list(destination)
-                )));
+            let (source, destination) = (source.into_shape(), destination.into_shape());
+            match g::movedim_geometry(&self.sizes, &self.strides, &source, &destination)? {
+                None => Ok(self.alias()),
+                Some((sz, st)) => self.checked_view(sz, st, self.offset),
             }
-            let nd = self.dim();
-            let src = source
-                .iter()
-                .map(|&d| wrap_dim(d, nd))
-                .collect::<Result<Vec<_>>>()?;
-            let dst = destination
-                .iter()
-                .map(|&d| wrap_dim(d, nd))
-                .collect::<Result<Vec<_>>>()?;
-            let unique = |v: &[usize]| {
-                let mut c = v.to_vec();
-                c.sort_unstable();
-                c.windows(2).all(|w| w[0] != w[1])
-            };
-            if !unique(&src) {
-                return Err(Error::runtime(format!(
-                    "movedim: repeated dim in `source` ({})",
-                    fmt_list(source)
-                )));
-            }
-            if !unique(&dst) {
-                return Err(Error::runtime(format!(
-                    "movedim: repeated dim in `destination` ({})",
-                    fmt_list(destination)
-                )));
-            }
-            if nd == 0 {
-                return Ok(self.alias());
-            }
-            let order = movedim_order(nd, &src, &dst);
-            let sz: Vec<usize> = order.iter().map(|&d| self.sizes[d]).collect();
-            let st: Vec<usize> = order.iter().map(|&d| self.strides[d]).collect();
-            self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
     }
@@ -875,36 +373,10 @@ impl Tensor {
             let dim = dim.to_i64();
             let start = start.to_i64();
             let length = length.to_i64();
-            if self.dim() == 0 {
-                return Err(Error::runtime(
-                    "narrow() cannot be applied to a 0-dim tensor.",
-                ));
-            }
-            if length < 0 {
-                return Err(Error::runtime("narrow(): length must be non-negative."));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            let size = self.sizes[d] as i64;
-            if !(-size <= start && start <= size) {
-                return Err(Error::index(format!(
-                    "start out of range (expected to be in range of [{}, {size}], but got {start})",
-                    -size
-                )));
-            }
-            let start = if start < 0 { start + size } else { start };
-            if start > size - length {
-                return Err(Error::runtime(format!(
-                    "start ({start}) + length ({length}) exceeds dimension size ({size})."
-                )));
-            }
-            let mut sz = self.sizes.clone();
-            sz[d] = length as usize;
-            let off = shifted(
-                self.offset,
-                self.element_size(),
-                start as i128 * self.strides[d] as i128,
-            )?;
-            self.checked_view(sz, self.strides.clone(), off)
+            let ((sz, st), shift) =
+                g::narrow_geometry(&self.sizes, &self.strides, dim, start, length)?;
+            let off = g::shifted(self.offset, self.element_size(), shift)?;
+            self.checked_view(sz, st, off)
         })()?;
         crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
             ids.narrow(dim, start, length)
@@ -921,29 +393,8 @@ impl Tensor {
         let __out = (|| -> Result<Tensor> {
             let dim = dim.to_i64();
             let index = index.to_i64();
-            if self.dim() == 0 {
-                return Err(Error::index(
-                    "select() cannot be applied to a 0-dim tensor.",
-                ));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            let size = self.sizes[d] as i64;
-            if index < -size || index >= size {
-                return Err(Error::index(format!(
-                    "select(): index {index} out of range for tensor of size {} at dimension {d}",
-                    fmt_list(&self.sizes)
-                )));
-            }
-            let i = if index < 0 { index + size } else { index };
-            let off = shifted(
-                self.offset,
-                self.element_size(),
-                i as i128 * self.strides[d] as i128,
-            )?;
-            let mut sz = self.sizes.clone();
-            let mut st = self.strides.clone();
-            sz.remove(d);
-            st.remove(d);
+            let ((sz, st), shift) = g::select_geometry(&self.sizes, &self.strides, dim, index)?;
+            let off = g::shifted(self.offset, self.element_size(), shift)?;
             self.checked_view(sz, st, off)
         })()?;
         crate::autograd::formulas::views::view_replay("SelectBackward0", __out, self, |ids| {
@@ -968,23 +419,9 @@ impl Tensor {
         let __out = (|| -> Result<Tensor> {
             let dim = dim.to_i64();
             let step = step.to_i64();
-            if self.dim() == 0 {
-                return Err(Error::index("slice() cannot be applied to a 0-dim tensor."));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            if step <= 0 {
-                return Err(Error::runtime("slice step must be positive"));
-            }
-            let (s, n) = slice_bounds(self.sizes[d], start, end, step);
-            let off = shifted(
-                self.offset,
-                self.element_size(),
-                s as i128 * self.strides[d] as i128,
-            )?;
-            let mut sz = self.sizes.clone();
-            let mut st = self.strides.clone();
-            sz[d] = n;
-            st[d] = mul_stride(st[d], step as usize);
+            let ((sz, st), shift) =
+                g::slice_geometry(&self.sizes, &self.strides, dim, start, end, step)?;
+            let off = g::shifted(self.offset, self.element_size(), shift)?;
             self.checked_view(sz, st, off)
         })()?;
         crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
@@ -1007,17 +444,8 @@ impl Tensor {
         let sizes = sizes.into_shape();
         let __out = (|| -> Result<Tensor> {
             let sizes = &sizes.clone()[..];
-            if sizes.len() < self.dim() {
-                return Err(Error::runtime(format!(
-                    "expand({}{{{}}}, size={}): the number of sizes provided ({}) must be greater or equal to the number of dimensions in the tensor ({})",
-                    self.dtype.legacy_type_name(),
-                    fmt_list(&self.sizes),
-                    fmt_list(sizes),
-                    sizes.len(),
-                    self.dim()
-                )));
-            }
-            let (sz, st) = expand_geometry(&self.sizes, &self.strides, sizes)?;
+            g::check_expand_len(&self.sizes, sizes, self.dtype)?;
+            let (sz, st) = g::expand_geometry(&self.sizes, &self.strides, sizes)?;
             self.as_strided_i64(&sz, &st, self.offset as i64)
         })()?;
         crate::autograd::formulas::views::view_replay("ExpandBackward0", __out, self, |ids| {
@@ -1064,16 +492,9 @@ impl Tensor {
     pub fn diagonal_with(&self, opts: impl Into<DiagonalOpts>) -> Result<Tensor> {
         let __out = (|| -> Result<Tensor> {
             let DiagonalOpts { offset, dim1, dim2 } = opts.into();
-            let nd = self.dim();
-            let d1 = wrap_dim(dim1, nd)?;
-            let d2 = wrap_dim(dim2, nd)?;
-            if d1 == d2 {
-                return Err(Error::runtime(format!(
-                    "diagonal dimensions cannot be identical {dim1}, {dim2}"
-                )));
-            }
-            let (sz, st, shift) = diagonal_geometry(&self.sizes, &self.strides, offset, d1, d2);
-            let off = shifted(self.offset, self.element_size(), shift)?;
+            let ((sz, st), shift) =
+                g::diagonal_geometry(&self.sizes, &self.strides, offset, dim1, dim2)?;
+            let off = g::shifted(self.offset, self.element_size(), shift)?;
             self.checked_view(sz, st, off)
         })()?;
         crate::autograd::formulas::views::view("DiagonalBackward0", __out, self)
@@ -1093,28 +514,7 @@ impl Tensor {
             let dim = dim.to_i64();
             let size = size.to_i64();
             let step = step.to_i64();
-            let nd = self.dim();
-            let d = wrap_dim(dim, nd)?;
-            let max_size = if nd == 0 { 1 } else { self.sizes[d] as i64 };
-            if size > max_size {
-                return Err(Error::runtime(format!(
-                    "maximum size for tensor at dimension {d} is {max_size} but size is {size}"
-                )));
-            }
-            if size < 0 {
-                return Err(Error::runtime(format!("size is {size} but must be >= 0")));
-            }
-            if step <= 0 {
-                return Err(Error::runtime(format!("step is {step} but must be > 0")));
-            }
-            let mut sz = self.sizes.to_vec();
-            let mut st = self.strides.to_vec();
-            sz.push(size as usize);
-            st.push(if nd == 0 { 1 } else { self.strides[d] });
-            if d < nd {
-                sz[d] = ((self.sizes[d] as i64 - size) / step + 1) as usize;
-                st[d] = mul_stride(st[d], step as usize);
-            }
+            let (sz, st) = g::unfold_geometry(&self.sizes, &self.strides, dim, size, step)?;
             self.checked_view(sz, st, self.offset)
         })()?;
         crate::autograd::formulas::views::view_replay("UnfoldBackward0", __out, self, |ids| {
@@ -1187,22 +587,9 @@ impl Tensor {
                 SplitSpec::Sizes(sizes) => return self.split_with_sizes(&sizes[..], dim),
                 SplitSpec::Size(s) => s,
             };
-            if self.dim() == 0 {
-                return Err(Error::runtime(
-                    "split expects at least a 1-dimensional tensor",
-                ));
-            }
-            if split_size < 0 {
-                return Err(Error::runtime(format!(
-                    "split expects split_size be non-negative, but got split_size={split_size}"
-                )));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            let lengths = split_lengths(self.sizes[d], split_size)?;
-            {
-                geo = Some((d, lengths.to_vec()));
-                self.pieces(d, &lengths)
-            }
+            let (d, lengths) = g::split_plan(&self.sizes, split_size, dim)?;
+            geo = Some((d, lengths.to_vec()));
+            self.pieces(d, &lengths)
         })()?;
         crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
     }
@@ -1221,33 +608,10 @@ impl Tensor {
     ) -> Result<Vec<Tensor>> {
         let mut geo: Option<(usize, Vec<usize>)> = None;
         let __out = (|| -> Result<Vec<Tensor>> {
-            let sizes = split_sizes.into_shape();
-            let dim = dim.to_i64();
-            if self.dim() == 0 {
-                return Err(Error::runtime(
-                    "split expects at least a 1-dimensional tensor",
-                ));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            if sizes.iter().any(|&x| x < 0) {
-                return Err(Error::runtime(format!(
-                    "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={}",
-                    fmt_list(&sizes)
-                )));
-            }
-            let total = sizes.iter().try_fold(0i64, |a, &x| a.checked_add(x));
-            let dim_size = self.sizes.get(d).copied().unwrap_or(1);
-            if total != Some(dim_size as i64) {
-                return Err(Error::runtime(format!(
-                    "split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's size at dimension {dim}), but got split_sizes={}",
-                    fmt_list(&sizes)
-                )));
-            }
-            let lengths: Vec<usize> = sizes.iter().map(|&x| x as usize).collect();
-            {
-                geo = Some((d, lengths.to_vec()));
-                self.pieces(d, &lengths)
-            }
+            let (d, lengths) =
+                g::split_with_sizes_plan(&self.sizes, &split_sizes.into_shape(), dim.to_i64())?;
+            geo = Some((d, lengths.to_vec()));
+            self.pieces(d, &lengths)
         })()?;
         crate::autograd::formulas::views::pieces("SplitWithSizesBackward0", __out, self, geo)
     }
@@ -1261,7 +625,7 @@ impl Tensor {
         for &len in lengths {
             let mut sz = self.sizes.clone();
             sz[d] = len;
-            let off = shifted(
+            let off = g::shifted(
                 self.offset,
                 self.element_size(),
                 start as i128 * self.strides[d] as i128,
@@ -1287,38 +651,9 @@ impl Tensor {
     pub fn chunk_with(&self, chunks: impl Int, dim: impl Int) -> Result<Vec<Tensor>> {
         let mut geo: Option<(usize, Vec<usize>)> = None;
         let __out = (|| -> Result<Vec<Tensor>> {
-            let chunks = chunks.to_i64();
-            let dim = dim.to_i64();
-            if self.dim() == 0 {
-                return Err(Error::runtime(
-                    "chunk expects at least a 1-dimensional tensor",
-                ));
-            }
-            if chunks <= 0 {
-                return Err(Error::runtime(format!(
-                    "chunk expects `chunks` to be greater than 0, got: {chunks}"
-                )));
-            }
-            let d = wrap_dim(dim, self.dim())?;
-            let size = self.sizes[d];
-            let split = (size as u64).div_ceil(chunks as u64);
-            if split == 0 && size == 0 {
-                let n = usize::try_from(chunks).map_err(|_| Error::runtime("too many pieces"))?;
-                let mut lengths = Vec::new();
-                lengths
-                    .try_reserve(n)
-                    .map_err(|_| Error::runtime("too many pieces"))?;
-                lengths.resize(n, 0);
-                return {
-                    geo = Some((d, lengths.to_vec()));
-                    self.pieces(d, &lengths)
-                };
-            }
-            let lengths = split_lengths(size, split as i64)?;
-            {
-                geo = Some((d, lengths.to_vec()));
-                self.pieces(d, &lengths)
-            }
+            let (d, lengths) = g::chunk_plan(&self.sizes, chunks.to_i64(), dim.to_i64())?;
+            geo = Some((d, lengths.to_vec()));
+            self.pieces(d, &lengths)
         })()?;
         crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
     }
@@ -1507,49 +842,6 @@ mod tests {
 
     fn geom(t: &Tensor) -> (Vec<usize>, Vec<usize>, usize) {
         (t.size().to_vec(), t.stride().to_vec(), t.storage_offset())
-    }
-
-    #[test]
-    fn expand_rules() {
-        assert_eq!(
-            expand_geometry(&[3], &[1], &[1, 3]).unwrap(),
-            (vec![1, 3], vec![3, 1])
-        );
-        assert_eq!(
-            expand_geometry(&[3], &[1], &[1, 1, 3]).unwrap(),
-            (vec![1, 1, 3], vec![3, 3, 1])
-        );
-        assert_eq!(
-            expand_geometry(&[3, 1], &[1, 1], &[2, 3, 4]).unwrap(),
-            (vec![2, 3, 4], vec![0, 1, 0])
-        );
-        assert_eq!(
-            expand_geometry(&[3, 1], &[1, 1], &[-1, -1]).unwrap(),
-            (vec![3, 1], vec![1, 1])
-        );
-        assert_eq!(
-            expand_geometry(&[2, 1], &[1, 1], &[2, 0]).unwrap(),
-            (vec![2, 0], vec![1, 0])
-        );
-        assert_eq!(
-            expand_geometry(&[0], &[1], &[2, 0]).unwrap(),
-            (vec![2, 0], vec![0, 1])
-        );
-        assert_eq!(
-            expand_geometry(&[], &[], &[2, 3]).unwrap(),
-            (vec![2, 3], vec![0, 0])
-        );
-        assert_eq!(
-            expand_geometry(&[2, 3], &[3, 1], &[2, 4])
-                .unwrap_err()
-                .message(),
-            "The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]"
-        );
-        assert_eq!(
-            expand_geometry(&[3], &[1], &[-1, 3]).unwrap_err().message(),
-            "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"
-        );
-        assert!(expand_geometry(&[0], &[1], &[3]).is_err());
     }
 
     #[test]
@@ -1822,7 +1114,6 @@ mod tests {
                 .message()
                 .starts_with("permute(sparse_coo): number of dimensions")
         );
-        assert_eq!(movedim_order(5, &[0, 1], &[2, 4]), vec![2, 3, 0, 4, 1]);
         assert_eq!(x.movedim([0], [2]).unwrap().size(), &[3, 4, 2]);
         assert_eq!(
             x.movedim([0, 1], [2]).unwrap_err().message(),
@@ -1874,9 +1165,6 @@ mod tests {
             x.slice(1, None, None, 0).unwrap_err().message(),
             "slice step must be positive"
         );
-        assert_eq!(slice_bounds(5, Some(-7), Some(-1), 2), (0, 2));
-        assert_eq!(slice_bounds(5, Some(3), Some(1), 1), (3, 0));
-        assert_eq!(slice_bounds(5, None, None, i64::MAX), (0, 1));
     }
 
     #[test]
@@ -1958,9 +1246,6 @@ mod tests {
             sc.unbind_with(0).unwrap_err().message(),
             "Dimension specified as 0 but tensor has no dimensions"
         );
-        assert_eq!(split_lengths(7, 3).unwrap(), vec![3, 3, 1]);
-        assert_eq!(split_lengths(6, 3).unwrap(), vec![3, 3]);
-        assert_eq!(split_lengths(2, i64::MAX).unwrap(), vec![2]);
     }
 
     #[test]
@@ -2137,13 +1422,6 @@ mod tests {
                 }
                 exercise(r);
             }
-        }
-
-        #[test]
-        fn split_pieces_cover(size in 0usize..20, split in 1i64..7) {
-            let l = split_lengths(size, split).unwrap();
-            prop_assert_eq!(l.iter().sum::<usize>(), size);
-            prop_assert!(l.iter().all(|&x| x as i64 <= split));
         }
 
         #[test]

@@ -54,6 +54,12 @@ fn layout_regressions() {
 }
 
 #[test]
+fn geometry_regressions() {
+    let ran = replay("geometry", program::run_geometry);
+    eprintln!("{ran} geometry inputs replayed");
+}
+
+#[test]
 fn io_regressions() {
     let ran = replay("io", program::run_io);
     eprintln!("{ran} io inputs replayed");
@@ -87,7 +93,26 @@ fn smoke_programs() {
             .collect();
         program::run_api(&data);
         program::run_layout(&data);
+        program::run_geometry(&data);
         program::run_io(&data);
+    }
+}
+
+/// The geometry interpreter on random programs over the whole byte range (big and boundary
+/// sizes and ints included): the shape rules never panic and keep their invariants.
+#[test]
+fn geometry_programs_hold_their_invariants() {
+    for seed in 0u64..1024 {
+        let mut x = seed.wrapping_mul(0x2545_F491_4F6C_DD1D) | 1;
+        let data: Vec<u8> = (0..160)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect();
+        program::run_geometry(&data);
     }
 }
 

@@ -114,16 +114,8 @@ unsafe fn cast_typed<S: Element, D: Element>(
     }
 }
 
-/// A `Vec` with room for `n` elements of `T`, or PyTorch's allocator error
-/// ([`crate::error::Error::alloc`]: `… DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. …`)
-/// instead of `Vec`'s abort or capacity-overflow panic. For buffers sized by user input.
-pub(crate) fn try_vec<T>(n: usize) -> crate::error::Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| {
-        crate::error::Error::alloc((n as u128) * (std::mem::size_of::<T>() as u128))
-    })?;
-    Ok(v)
-}
+// The fallible allocations live in core (`crate::error`), where geometry reaches them too.
+pub(crate) use crate::error::{try_filled, try_vec};
 
 /// Runs `f` on the elements of `dst` as one mutable slice, in row-major order: the one-pass
 /// write of a serial kernel (a random fill) into its output. `dst` must be contiguous and of
@@ -141,13 +133,6 @@ pub(crate) fn with_slice_mut<T: Element, R>(dst: Strided, f: impl FnOnce(&mut [T
     // the slice lives (it does not outlive this call).
     let s = unsafe { std::slice::from_raw_parts_mut(dst.typed::<T>().get(), n) };
     f(s)
-}
-
-/// `vec![value; n]` with [`try_vec`]'s error instead of an abort.
-pub(crate) fn try_filled<T: Clone>(value: T, n: usize) -> crate::error::Result<Vec<T>> {
-    let mut v = try_vec(n)?;
-    v.resize(n, value);
-    Ok(v)
 }
 
 /// Checks that `n` elements of `T` can be had (reserves them and frees them again), with

@@ -8,90 +8,28 @@
 //! parallel over output positions, channels innermost). Interpolation ([`resample`]) is a
 //! separable weighted sum: per dim and output index, a few `(input index, weight)` taps.
 
-use std::ops::{Add, Div, Mul, Sub};
-
 use rayon::prelude::*;
 
+use crate::geometry::pool::Win;
+use crate::geometry::resample::{Real, Taps};
 use crate::kernels::par;
 
 /// The float types the kernels compute in: `f32` (also for float16/bfloat16 data, as PyTorch's
-/// CPU `opmath_t`) and `f64`.
-pub(crate) trait PoolFloat:
-    Copy
-    + Send
-    + Sync
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + 'static
-{
-    const ZERO: Self;
+/// CPU `opmath_t`) and `f64`; the arithmetic the taps are computed in is geometry's [`Real`].
+pub(crate) trait PoolFloat: Real + Send + Sync {
     const NEG_INF: Self;
-    fn of(v: f64) -> Self;
-    fn of_usize(v: usize) -> Self;
     fn nan(self) -> bool;
-    fn floor(self) -> Self;
-    fn f64(self) -> f64;
 }
 impl PoolFloat for f32 {
-    const ZERO: Self = 0.0;
     const NEG_INF: Self = f32::NEG_INFINITY;
-    fn of(v: f64) -> Self {
-        v as f32
-    }
-    fn of_usize(v: usize) -> Self {
-        v as f32
-    }
     fn nan(self) -> bool {
         self.is_nan()
-    }
-    fn floor(self) -> Self {
-        f32::floor(self)
-    }
-    fn f64(self) -> f64 {
-        self as f64
     }
 }
 impl PoolFloat for f64 {
-    const ZERO: Self = 0.0;
     const NEG_INF: Self = f64::NEG_INFINITY;
-    fn of(v: f64) -> Self {
-        v
-    }
-    fn of_usize(v: usize) -> Self {
-        v as f64
-    }
     fn nan(self) -> bool {
         self.is_nan()
-    }
-    fn floor(self) -> Self {
-        f64::floor(self)
-    }
-    fn f64(self) -> f64 {
-        self
-    }
-}
-
-/// One output index's window along one dim: input positions `lo, lo+step, … < hi`; `padded`
-/// is the window's length counting padding (average pooling's `count_include_pad` divisor).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Win {
-    pub lo: usize,
-    pub hi: usize,
-    pub step: usize,
-    pub padded: usize,
-}
-
-impl Win {
-    /// The number of input positions in the window.
-    pub(crate) fn len(&self) -> usize {
-        if self.hi <= self.lo {
-            0
-        } else {
-            (self.hi - self.lo).div_ceil(self.step)
-        }
     }
 }
 
@@ -426,9 +364,6 @@ fn cl_pool<T: PoolFloat>(
         }
     }
 }
-
-/// The taps of one output index along one dim: input indices and weights.
-pub(crate) type Taps<T> = Vec<(usize, T)>;
 
 /// Separable resampling of `n·c` planes (`ins` → `outs`, `[D, H, W]`) in `cl` layout
 /// (as [`Geo::cl`]): `out[o] = Σ w_d·w_h·w_w · x[i_d, i_h, i_w]` over the taps of each dim.

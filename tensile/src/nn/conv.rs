@@ -13,6 +13,7 @@ use crate::Tensor;
 use crate::args::{Int, IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
+use crate::geometry::conv::{self as gc, ConvGeometry as Geo, Window2};
 use crate::kernels::conv::{self as kconv, ConvElem, ConvGeom, ConvKind, Window};
 use crate::layout::{
     channels_last_strides, contiguous_strides, is_channels_last_3d_contiguous,
@@ -458,64 +459,8 @@ fn conv_entry<'a>(
 /// `at::_convolution_same`: stride 1 only; `dilation·(k−1)` of padding split evenly, the odd
 /// element after (by padding the input once with zeros).
 fn conv_same(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> Result<Tensor> {
-    let k = weight.dim();
-    if k <= 2 {
-        return Err(Error::runtime(
-            "weight should have at least three dimensions",
-        ));
-    }
-    if p.groups <= 0 {
-        return Err(Error::runtime("non-positive groups is not supported"));
-    }
-    let dim = k - 2;
-    if k != x.dim() {
-        return Err(Error::runtime(format!(
-            "Expected {k}-dimensional input for {k}-dimensional weight{}, but got {}-dimensional input of size {} instead",
-            fmt_list(weight.size()),
-            x.dim(),
-            fmt_list(x.size())
-        )));
-    }
-    if p.stride.len() != dim && p.stride.len() != 1 {
-        return Err(Error::runtime(format!(
-            "stride cannot broadcast to {dim} dimensions"
-        )));
-    }
-    if p.dilation.len() != dim && p.dilation.len() != 1 {
-        return Err(Error::runtime(format!(
-            "dilation cannot broadcast to {dim} dimensions"
-        )));
-    }
-    if p.stride.iter().any(|&s| s != 1) {
-        return Err(Error::runtime(
-            "padding='same' is not supported for strided convolutions",
-        ));
-    }
-    let mut left = IntList::new();
-    let mut pad_nd = vec![0i64; 2 * dim];
-    let mut symmetric = true;
-    for i in 0..dim {
-        let d = if p.dilation.len() == 1 {
-            p.dilation[0]
-        } else {
-            p.dilation[i]
-        };
-        let total = d
-            .checked_mul(weight.size()[i + 2] as i64 - 1)
-            .ok_or_else(|| {
-                Error::runtime(format!(
-                    "padding='same': the total padding dilation * (kernel_size - 1) overflows int64 (dilation={d}, kernel_size={})",
-                    weight.size()[i + 2]
-                ))
-            })?;
-        let (l, r) = (total / 2, total - total / 2);
-        left.push(l);
-        if l != r {
-            symmetric = false;
-            let idx = 2 * (dim - 1 - i);
-            pad_nd[idx + 1] = r - l;
-        }
-    }
+    let same = gc::same_padding(x.size(), weight.size(), &p.stride, &p.dilation, p.groups)?;
+    let left: IntList = same.left.iter().copied().collect();
     let q = Params {
         padding: left,
         stride: p.stride.clone(),
@@ -523,129 +468,13 @@ fn conv_same(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> 
         output_padding: 0.into_shape(),
         ..*p
     };
-    if symmetric {
-        return convolution(x, weight, bias, &q);
-    }
-    let padded = crate::nn::pad::pad(x, &pad_nd[..])?;
-    convolution(&padded, weight, bias, &q)
-}
-
-/// `expand_param_if_needed`: one value for every spatial dim, or exactly `dim` values.
-fn expand(v: &IntList, name: &str, dim: usize) -> Result<Vec<i64>> {
-    if v.len() == 1 {
-        Ok(vec![v[0]; dim])
-    } else if v.len() != dim {
-        Err(Error::runtime(format!(
-            "expected {name} to be a single integer value or a list of {dim} values to match the convolution dimensions, but got {name}={}",
-            fmt_list(v)
-        )))
-    } else {
-        Ok(v.to_vec())
-    }
-}
-
-/// Checked geometry of one convolution (`dim` spatial dims).
-struct Geo {
-    stride: Vec<i64>,
-    padding: Vec<i64>,
-    dilation: Vec<i64>,
-    output_padding: Vec<i64>,
-    groups: i64,
-    transposed: bool,
-}
-
-/// `check_shape_forward`, in PyTorch's order.
-#[allow(clippy::needless_range_loop)]
-fn check_shape_forward(x: &Tensor, w: &[usize], bias: Option<&Tensor>, g: &Geo) -> Result<()> {
-    let k = x.dim();
-    if g.padding.iter().any(|&p| p < 0) {
-        return Err(Error::runtime("negative padding is not supported"));
-    }
-    if g.output_padding.iter().any(|&p| p < 0) {
-        return Err(Error::runtime("negative output_padding is not supported"));
-    }
-    if g.stride.iter().any(|&s| s <= 0) {
-        return Err(Error::runtime("non-positive stride is not supported"));
-    }
-    if g.dilation.iter().any(|&d| d < 0) {
-        return Err(Error::runtime("dilation should be greater than zero"));
-    }
-    let ws = fmt_list(w);
-    if w.len() != k {
-        return Err(Error::runtime(format!(
-            "Expected {}-dimensional input for {}-dimensional weight {ws}, but got {k}-dimensional input of size {} instead",
-            w.len(),
-            w.len(),
-            fmt_list(x.size())
-        )));
-    }
-    let groups = g.groups;
-    if (w[0] as i64) < groups {
-        return Err(Error::runtime(format!(
-            "Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got weight of size {ws} instead"
-        )));
-    }
-    if w[0] as i64 % groups != 0 {
-        return Err(Error::runtime(format!(
-            "Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size [{ws}] instead"
-        )));
-    }
-    let bias_bad = |n: i128| bias.is_some_and(|b| b.dim() != 1 || b.size()[0] as i128 != n);
-    let bias_size = || fmt_list(bias.map_or(&[][..], |b| b.size()));
-    // in i128, where sizes near 2^62 (an expanded or empty weight) and paddings near
-    // i64::MAX cannot overflow; the output sizes are checked against int64 afterwards
-    let groups128 = groups as i128;
-    if !g.transposed {
-        let want = w[1] as i128 * groups128;
-        if x.size()[1] as i128 != want {
-            return Err(Error::runtime(format!(
-                "Given groups={groups}, weight of size {ws}, expected input{} to have {want} channels, but got {} channels instead",
-                fmt_list(x.size()),
-                x.size()[1]
-            )));
-        }
-        if bias_bad(w[0] as i128) {
-            return Err(Error::runtime(format!(
-                "Given weight of size {ws}, expected bias to be 1-dimensional with {} elements, but got bias of size {} instead",
-                w[0],
-                bias_size()
-            )));
-        }
-        let mut ok = true;
-        let mut ins = vec![];
-        let mut ks = vec![];
-        for i in 2..k {
-            let a = x.size()[i] as i128 + 2 * g.padding[i - 2] as i128;
-            let b = g.dilation[i - 2] as i128 * (w[i] as i128 - 1) + 1;
-            ok &= a >= b;
-            ins.push(a.to_string());
-            ks.push(b.to_string());
-        }
-        if !ok {
-            return Err(Error::runtime(format!(
-                "Calculated padded input size per channel: ({}). Kernel size: ({}). Kernel size can't be greater than actual input size",
-                ins.join(" x "),
-                ks.join(" x ")
-            )));
-        }
-    } else {
-        if x.size()[1] != w[0] {
-            return Err(Error::runtime(format!(
-                "Given transposed=1, weight of size {ws}, expected input{} to have {} channels, but got {} channels instead",
-                fmt_list(x.size()),
-                w[0],
-                x.size()[1]
-            )));
-        }
-        let want = w[1] as i128 * groups128;
-        if bias_bad(want) {
-            return Err(Error::runtime(format!(
-                "Given transposed=1, weight of size {ws}, expected bias to be 1-dimensional with {want} elements, but got bias of size {} instead",
-                bias_size()
-            )));
+    match same.extra {
+        None => convolution(x, weight, bias, &q),
+        Some(pad_nd) => {
+            let padded = crate::nn::pad::pad(x, &pad_nd[..])?;
+            convolution(&padded, weight, bias, &q)
         }
     }
-    Ok(())
 }
 
 /// `is_channels_last_strides_2d_s4` / `_3d_s5` (the walk of `suggest_memory_format`): C, the
@@ -799,72 +628,24 @@ fn convolution_impl(
     bias: Option<&Tensor>,
     p: &Params,
 ) -> Result<Tensor> {
-    let k = weight.dim();
-    if k <= 2 {
-        return Err(Error::runtime(
-            "weight should have at least three dimensions",
-        ));
-    }
-    if p.groups <= 0 {
-        return Err(Error::runtime("non-positive groups is not supported"));
-    }
-    let dim = k - 2;
-    let g = Geo {
-        stride: expand(&p.stride, "stride", dim)?,
-        padding: expand(&p.padding, "padding", dim)?,
-        dilation: expand(&p.dilation, "dilation", dim)?,
-        output_padding: expand(&p.output_padding, "output_padding", dim)?,
-        groups: p.groups,
-        transposed: p.transposed,
-    };
+    let g = Geo::new(
+        weight.dim(),
+        &p.stride,
+        &p.padding,
+        &p.dilation,
+        &p.output_padding,
+        p.groups,
+        p.transposed,
+    )?;
+    let dim = weight.dim() - 2;
     debug_assert_eq!(p.bias_present, bias.is_some());
-    check_shape_forward(x, weight.size(), bias, &g)?;
-    let (xs, ws) = (x.size(), weight.size());
-    // output sizes
-    // in i128 (PyTorch's int64 arithmetic wraps for sizes near 2^62 and paddings, strides or
-    // dilations near i64::MAX); a size past int64 is refused
-    let mut out128 = vec![
-        xs[0] as i128,
-        if g.transposed {
-            ws[1] as i128 * g.groups as i128
-        } else {
-            ws[0] as i128
-        },
-    ];
-    for i in 0..dim {
-        let (n, kk) = (xs[i + 2] as i128, ws[i + 2] as i128);
-        let (s, pd, d) = (
-            g.stride[i] as i128,
-            g.padding[i] as i128,
-            g.dilation[i] as i128,
-        );
-        out128.push(if g.transposed {
-            (n - 1) * s - 2 * pd + d * (kk - 1) + 1 + g.output_padding[i] as i128
-        } else {
-            (n + 2 * pd - d * (kk - 1) - 1) / s + 1
-        });
-    }
-    let out = out128
-        .iter()
-        .map(|&v| i64::try_from(v))
-        .collect::<std::result::Result<Vec<i64>, _>>()
-        .map_err(|_| {
-            let shown: Vec<String> = out128.iter().map(|v| v.to_string()).collect();
-            Error::runtime(format!(
-                "convolution: the calculated output size ({}) overflows int64",
-                shown.join(", ")
-            ))
-        })?;
+    gc::check_shape_forward(x.size(), weight.size(), bias.map(|b| b.size()), &g)?;
+    let xs = x.size();
+    let out = gc::output_sizes(xs, weight.size(), &g)?;
     // 1-d runs as 2-d on input.contiguous().unsqueeze(2), weight.unsqueeze(2)
     let one_d = dim == 1;
     let (x4, w4, g4) = if one_d {
-        let geo = Geo {
-            stride: vec![1, g.stride[0]],
-            padding: vec![0, g.padding[0]],
-            dilation: vec![1, g.dilation[0]],
-            output_padding: vec![0, g.output_padding[0]],
-            ..g
-        };
+        let geo = g.as_2d();
         (x.try_contiguous()?.unsqueeze(2)?, weight.unsqueeze(2)?, geo)
     } else {
         (x.alias(), weight.alias(), g)
@@ -919,31 +700,7 @@ fn convolution_impl(
             .zip(&g.stride)
             .any(|(&o, &s)| o >= s);
     if g.transposed {
-        let ok = g
-            .output_padding
-            .iter()
-            .zip(g.stride.iter().zip(&g.dilation))
-            .all(|(&o, (&s, &d))| o < s || o < d);
-        if !ok {
-            let names: &[&str] = if nsp == 2 {
-                &["height", "width"]
-            } else {
-                &["depth", "height", "width"]
-            };
-            let mut msg = String::from(
-                "output padding must be smaller than either stride or dilation, but got",
-            );
-            for (label, v) in [
-                ("output_padding", &g.output_padding),
-                ("stride", &g.stride),
-                ("dilation", &g.dilation),
-            ] {
-                for (nm, x) in names.iter().zip(v.iter()) {
-                    msg.push_str(&format!(" {label}_{nm}: {x}"));
-                }
-            }
-            return Err(Error::runtime(msg));
-        }
+        gc::check_output_padding(&g, nsp)?;
         // oneDNN gives an empty output for a size of 0 (and fails below it); the slow
         // kernels refuse both
         let least = if uses_onednn(&x4, &w4, g.groups as usize, outpad_big) {
@@ -951,15 +708,7 @@ fn convolution_impl(
         } else {
             1
         };
-        if out4[2..].iter().any(|&o| o < least) {
-            let ins: Vec<String> = x4.size()[2..].iter().map(|v| v.to_string()).collect();
-            let outs: Vec<String> = out4[2..].iter().map(|v| v.to_string()).collect();
-            return Err(Error::runtime(format!(
-                "Given input size per channel: ({}). Calculated output size per channel: ({}). Output size is too small",
-                ins.join(" x "),
-                outs.join(" x ")
-            )));
-        }
+        gc::check_transposed_output(&x4.size()[2..], &out4[2..], least)?;
     }
     let groups = g.groups as usize;
     let out_sizes: Vec<usize> = out4.iter().map(|&v| v as usize).collect();
@@ -1214,96 +963,9 @@ impl<D: IntoShape, P: IntoShape, S: IntoShape> From<(D, P, S)> for UnfoldOpts {
     }
 }
 
-/// `_pair`: one int for both dims, or the list itself (checked to hold 2 by the op).
-fn pair(v: &IntList, name: &str) -> Result<[i64; 2]> {
-    match v.len() {
-        1 => Ok([v[0], v[0]]),
-        2 => Ok([v[0], v[1]]),
-        n => Err(Error::runtime(format!(
-            "It is expected {name} equals to 2, but got size {n}"
-        ))),
-    }
-}
-
-/// The four window parameters (kernel_size, dilation, padding, stride), checked as `im2col`/`col2im` check them (in `order`).
-#[allow(clippy::type_complexity)]
-fn window_params(
-    kernel_size: &IntList,
-    o: &UnfoldOpts,
-) -> Result<([i64; 2], [i64; 2], [i64; 2], [i64; 2])> {
-    let k = pair(kernel_size, "kernel_size")?;
-    let d = pair(&o.dilation, "dilation")?;
-    let p = pair(&o.padding, "padding")?;
-    let s = pair(&o.stride, "stride")?;
-    Ok((k, d, p, s))
-}
-
-fn check_window(k: [i64; 2], d: [i64; 2], p: [i64; 2], s: [i64; 2], fold: bool) -> Result<()> {
-    let kcheck = || {
-        if k[0] <= 0 || k[1] <= 0 {
-            return Err(Error::runtime(format!(
-                "kernel size should be greater than zero, but got kernel_height: {} kernel_width: {}",
-                k[0], k[1]
-            )));
-        }
-        Ok(())
-    };
-    let dcheck = || {
-        if d[0] <= 0 || d[1] <= 0 {
-            return Err(Error::runtime(format!(
-                "dilation should be greater than zero, but got dilation_height: {} dilation_width: {}",
-                d[0], d[1]
-            )));
-        }
-        Ok(())
-    };
-    let pcheck = || {
-        if p[0] < 0 || p[1] < 0 {
-            return Err(Error::runtime(format!(
-                "padding should be non-negative, but got pad_height: {} pad_width: {}",
-                p[0], p[1]
-            )));
-        }
-        Ok(())
-    };
-    let scheck = || {
-        if s[0] <= 0 || s[1] <= 0 {
-            return Err(Error::runtime(format!(
-                "stride should be greater than zero, but got stride_height: {} stride_width: {}",
-                s[0], s[1]
-            )));
-        }
-        Ok(())
-    };
-    kcheck()?;
-    if fold {
-        scheck()?;
-        dcheck()?;
-        pcheck()?;
-    } else {
-        dcheck()?;
-        pcheck()?;
-        scheck()?;
-    }
-    Ok(())
-}
-
-/// `div_rtn(a, b) + 1`: the number of sliding blocks along one dim (floor division), in
-/// `i128`: PyTorch's int64 expression overflows for paddings or dilations near i64::MAX.
-fn blocks(n: i64, k: i64, d: i64, p: i64, s: i64) -> i128 {
-    let (n, k, d, p, s) = (n as i128, k as i128, d as i128, p as i128, s as i128);
-    (n + 2 * p - (d * (k - 1) + 1)).div_euclid(s) + 1
-}
-
-/// The product of `i128` factors as a tensor size, or `{op}: the calculated {what} overflows
-/// int64`.
-fn fit_size(factors: &[i128], op: &str, what: &str) -> Result<usize> {
-    factors
-        .iter()
-        .try_fold(1i128, |a, &f| a.checked_mul(f))
-        .and_then(|v| i64::try_from(v).ok())
-        .map(|v| v as usize)
-        .ok_or_else(|| Error::runtime(format!("{op}: the calculated {what} overflows int64")))
+/// The window of `F.unfold` / `F.fold` (its lists paired, not yet checked).
+fn window(kernel_size: &IntList, o: &UnfoldOpts) -> Result<Window2> {
+    Window2::new(kernel_size, &o.dilation, &o.padding, &o.stride)
 }
 
 /// `F.unfold(input, kernel_size)` with `dilation=1, padding=0, stride=1`; see [`unfold_with`].
@@ -1342,38 +1004,21 @@ pub fn unfold_with(
     if !rec {
         return Ok(out);
     }
-    let (k, _, _, _) = window_params(&kernel_size, &o)?;
+    let k = window(&kernel_size, &o)?.k;
     crate::autograd::formulas::conv::im2col(out, input, k, &o)
 }
 
 fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<Tensor> {
-    let (k, d, p, s) = window_params(kernel_size, o)?;
-    check_window(k, d, p, s, false)?;
-    let sz = input.size();
-    let nd = sz.len();
-    let valid = nd >= 3 && sz[1] != 0 && sz[2] != 0;
-    if !((nd == 3 && sz[0] != 0 && valid) || (nd == 4 && valid && sz[3] != 0)) {
-        return Err(Error::runtime(format!(
-            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {}",
-            fmt_list(sz)
-        )));
-    }
+    let win = window(kernel_size, o)?;
+    let (bh, bw) = gc::unfold_blocks(input.size(), &win)?;
+    let nd = input.dim();
     let x = if nd == 3 {
         input.unsqueeze(0)?
     } else {
         input.alias()
     };
     let (h, w) = (x.size()[2] as i64, x.size()[3] as i64);
-    let (bh, bw) = (
-        blocks(h, k[0], d[0], p[0], s[0]),
-        blocks(w, k[1], d[1], p[1], s[1]),
-    );
-    if bh < 1 || bw < 1 {
-        return Err(Error::runtime(format!(
-            "Given input with spatial size ({h}, {w}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), calculated shape of the array of sliding blocks as ({bh}, {bw}), but its components must be at least one.",
-            k[0], k[1], d[0], d[1], p[0], p[1]
-        )));
-    }
+    let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
     if !dt.is_floating_point() {
         return Err(Error::not_implemented(format!(
@@ -1382,13 +1027,7 @@ fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts) -> Result<
         )));
     }
     let (n, c) = (x.size()[0], x.size()[1]);
-    // an empty batch leaves C·kH·kW and bH·bW unbounded by any allocation
-    let ckk = fit_size(
-        &[c as i128, k[0] as i128, k[1] as i128],
-        "unfold",
-        "number of output rows C·kH·kW",
-    )?;
-    let l = fit_size(&[bh, bw], "unfold", "number of sliding blocks bH·bW")?;
+    let (ckk, l) = gc::unfold_output(c, &win, bh, bw)?;
     let win = Window {
         img: [1, h as usize, w as usize],
         blk: [1, bh as usize, bw as usize],
@@ -1461,7 +1100,7 @@ pub fn fold_with(
     if !rec {
         return Ok(out);
     }
-    let (k, _, _, _) = window_params(&kernel_size, &o)?;
+    let k = window(&kernel_size, &o)?.k;
     crate::autograd::formulas::conv::col2im(out, input, k, &o)
 }
 
@@ -1471,52 +1110,16 @@ fn fold_impl(
     kernel_size: &IntList,
     o: &FoldOpts,
 ) -> Result<Tensor> {
-    let os = pair(output_size, "output_size")?;
-    let (k, d, p, s) = window_params(kernel_size, o)?;
-    check_window(k, d, p, s, true)?;
-    let sz = input.size();
-    let nd = sz.len();
-    if !((nd == 2 && sz[0] != 0 && sz[1] != 0) || (nd == 3 && sz[1] != 0 && sz[2] != 0)) {
-        return Err(Error::runtime(format!(
-            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {}",
-            fmt_list(sz)
-        )));
-    }
+    let os = gc::pair(output_size, "output_size")?;
+    let win = window(kernel_size, o)?;
+    let (c, bh, bw) = gc::fold_blocks(input.size(), os, &win)?;
+    let nd = input.dim();
     let x = if nd == 2 {
         input.unsqueeze(0)?
     } else {
         input.alias()
     };
-    let (ck, l) = (x.size()[1] as i64, x.size()[2] as i64);
-    // kH·kW and bH·bW in i128: kernel sizes near 2^62 (whose product passes int64) are
-    // refused by the divisibility check, not an overflow
-    let kk = k[0] as i128 * k[1] as i128;
-    if ck as i128 % kk != 0 {
-        return Err(Error::runtime(format!(
-            "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)={ck} and kernel_size=({}, {}).",
-            k[0], k[1]
-        )));
-    }
-    let (bh, bw) = (
-        blocks(os[0], k[0], d[0], p[0], s[0]),
-        blocks(os[1], k[1], d[1], p[1], s[1]),
-    );
-    let head = format!(
-        "Given output_size=({}, {}), kernel_size=({}, {}), dilation=({}, {}), padding=({}, {}), stride=({}, {}),",
-        os[0], os[1], k[0], k[1], d[0], d[1], p[0], p[1], s[0], s[1]
-    );
-    let nblocks = bh.checked_mul(bw);
-    if nblocks != Some(l as i128) {
-        return Err(Error::runtime(format!(
-            "{head} expected size of input's dimension 2 to match the calculated number of sliding blocks {bh} * {bw} = {}, but got input.size(2)={l}.",
-            nblocks.map_or("(overflow)".to_string(), |v| v.to_string())
-        )));
-    }
-    if bh < 1 || bw < 1 {
-        return Err(Error::runtime(format!(
-            "{head} calculated shape of the array of sliding blocks as ({bh}, {bw}), which is invalid."
-        )));
-    }
+    let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
     if !dt.is_floating_point() {
         return Err(Error::not_implemented(format!(
@@ -1525,7 +1128,6 @@ fn fold_impl(
         )));
     }
     let n = x.size()[0];
-    let c = (ck as i128 / kk) as usize;
     let win = Window {
         img: [1, os[0] as usize, os[1] as usize],
         blk: [1, bh as usize, bw as usize],

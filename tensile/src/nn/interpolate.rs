@@ -4,8 +4,9 @@
 //! the input's opmath type for the others) and output memory format.
 
 use crate::Tensor;
-use crate::error::{Error, Result, fmt_list};
-use crate::kernels::pool::{self as kp, PoolFloat, Taps};
+use crate::error::{Error, Result};
+use crate::geometry::resample::{Interpolation, Taps, dim_taps, interpolate_sizes};
+use crate::kernels::pool::{self as kp, PoolFloat};
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::{DType, args::IntList};
 
@@ -52,143 +53,6 @@ impl<'a, S: crate::args::IntoShape> From<(S, &'a str)> for InterpolateOpts<'a> {
     }
 }
 
-/// A Python float's `repr` (`2.0`, `0.75`).
-fn py_float(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e16 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
-    }
-}
-
-/// `compute_scales_value`: `1 / scale` when a positive scale was given, else `in / out`.
-fn scales_value<T: PoolFloat>(scale: Option<f64>, input: usize, output: usize) -> T {
-    match scale {
-        Some(s) if s > 0.0 => T::of(1.0 / s),
-        _ => T::of_usize(input) / T::of_usize(output),
-    }
-}
-
-/// `nearest_idx` (`exact`: `nearest_exact_idx`): the source index of output `o`, computed in
-/// float32 as PyTorch does (whatever the data's dtype). `shortcut`: the 2-d kernels' rule
-/// that equal sizes map `o` to `o` and doubled sizes to `o / 2` even when a scale factor
-/// says otherwise (PyTorch's 1-d and 3-d nearest kernels always use the scale).
-pub(crate) fn nearest_source(
-    o: usize,
-    input: usize,
-    output: usize,
-    scale: Option<f64>,
-    exact: bool,
-    shortcut: bool,
-) -> usize {
-    if !exact && shortcut {
-        if output == input {
-            return o;
-        }
-        if output == 2 * input {
-            return o >> 1;
-        }
-    }
-    let s: f32 = scales_value::<f32>(scale, input, output);
-    let v = if exact {
-        (((o as f64) + 0.5) * s as f64) as f32
-    } else {
-        o as f32 * s
-    };
-    (v.floor() as i64).min(input as i64 - 1).max(0) as usize
-}
-
-/// `area_pixel_compute_scale`.
-fn area_scale<T: PoolFloat>(input: usize, output: usize, align: bool, scale: Option<f64>) -> T {
-    if align {
-        if output > 1 {
-            T::of_usize(input - 1) / T::of_usize(output - 1)
-        } else {
-            T::ZERO
-        }
-    } else {
-        scales_value(scale, input, output)
-    }
-}
-
-/// `area_pixel_compute_source_index`.
-fn area_source<T: PoolFloat>(scale: T, o: usize, align: bool, cubic: bool) -> T {
-    if align {
-        scale * T::of_usize(o)
-    } else {
-        let s = scale * (T::of_usize(o) + T::of(0.5)) - T::of(0.5);
-        if !cubic && s < T::ZERO { T::ZERO } else { s }
-    }
-}
-
-/// `guard_index_and_lambda`: `(min(⌊real⌋, in - 1), clamp(real - index, 0, 1))`.
-fn guard<T: PoolFloat>(real: T, input: usize) -> (i64, T) {
-    let i = (real.floor().f64() as i64).min(input as i64 - 1);
-    let mut l = real - T::of(i as f64);
-    if l < T::ZERO {
-        l = T::ZERO;
-    }
-    if l > T::of(1.0) {
-        l = T::of(1.0);
-    }
-    (i, l)
-}
-
-/// The taps of every output index of one dim for `mode`.
-///
-/// Error: PyTorch's allocator error when `output` lists of taps cannot be held (an
-/// `output` near 2^62, possible beside an empty batch).
-pub(crate) fn dim_taps<T: PoolFloat>(
-    mode: &str,
-    input: usize,
-    output: usize,
-    align: bool,
-    scale: Option<f64>,
-    shortcut: bool,
-) -> Result<Vec<Taps<T>>> {
-    let mut v = crate::kernels::cast::try_vec(output)?;
-    let one = T::of(1.0);
-    match mode {
-        "nearest" | "nearest-exact" => v.extend((0..output).map(|o| {
-            vec![(
-                nearest_source(o, input, output, scale, mode == "nearest-exact", shortcut),
-                one,
-            )]
-        })),
-        "bicubic" => {
-            let ratio: T = area_scale(input, output, align, scale);
-            let a = T::of(-0.75);
-            let c1 = |x: T| ((a + T::of(2.0)) * x - (a + T::of(3.0))) * x * x + one;
-            let c2 = |x: T| ((a * x - T::of(5.0) * a) * x + T::of(8.0) * a) * x - T::of(4.0) * a;
-            v.extend((0..output).map(|o| {
-                let real = area_source(ratio, o, align, true);
-                let (i, t) = guard(real, input);
-                let x2 = one - t;
-                let w = [c2(t + one), c1(t), c1(x2), c2(x2 + one)];
-                (0..4)
-                    .map(|j| {
-                        let at = (i - 1 + j as i64).min(input as i64 - 1).max(0) as usize;
-                        (at, w[j])
-                    })
-                    .collect()
-            }))
-        }
-        _ => {
-            let ratio: T = area_scale(input, output, align, scale);
-            v.extend((0..output).map(|o| {
-                if input == output {
-                    return vec![(o, one)];
-                }
-                let real = area_source(ratio, o, align, false);
-                let (i0, l1) = guard(real, input);
-                let i1 = if i0 < input as i64 - 1 { i0 + 1 } else { i0 };
-                vec![(i0 as usize, one - l1), (i1 as usize, l1)]
-            }))
-        }
-    }
-    Ok(v)
-}
-
 /// `F.interpolate(input, size=...)` with the other arguments at their defaults (nearest);
 /// see [`interpolate_with`].
 pub fn interpolate(input: &Tensor, size: impl crate::args::IntoShape) -> Result<Tensor> {
@@ -222,147 +86,32 @@ pub fn interpolate_with<'a>(
 ) -> Result<Tensor> {
     let o = opts.into();
     let mode = o.mode;
-    let nearest = matches!(mode, "nearest" | "area" | "nearest-exact");
-    if nearest && o.align_corners.is_some() {
-        return Err(Error::value(
-            "align_corners option can only be set with the interpolating modes: linear | bilinear | bicubic | trilinear",
-        ));
-    }
-    let align = o.align_corners.unwrap_or(false);
     let nd = input.dim();
-    let dim = nd as i64 - 2;
     let spatial: Vec<usize> = input.size().get(2..).unwrap_or(&[]).to_vec();
-    let (mut out_size, mut scales): (Option<Vec<i64>>, Option<Vec<f64>>) = match (
-        &o.size,
-        &o.scale_factor,
-    ) {
-        (Some(_), Some(_)) => {
-            return Err(Error::value(
-                "only one of size or scale_factor should be defined",
-            ));
-        }
-        (Some(s), None) => {
-            let s = if s.len() == 1 && dim != 1 {
-                vec![s[0]; dim.max(0) as usize]
-            } else {
-                s.to_vec()
+    let plan = interpolate_sizes(
+        input.size(),
+        o.size.as_deref(),
+        o.scale_factor.as_deref(),
+        mode,
+        o.align_corners,
+        o.recompute_scale_factor,
+        o.antialias,
+    )?;
+    let (outs, scales, align) = match plan {
+        Interpolation::Area(os) => {
+            return match nd {
+                3 => crate::nn::pool::adaptive_avg_pool1d(input, &os[..]),
+                4 => crate::nn::pool::adaptive_avg_pool2d(input, &os[..]),
+                _ => Err(Error::not_implemented("adaptive_avg_pool3d")),
             };
-            if s.len() as i64 != dim {
-                return Err(Error::value(format!(
-                    "Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of {} and output size of {}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.",
-                    fmt_list(&spatial),
-                    fmt_list(&s)
-                )));
-            }
-            (Some(s), None)
         }
-        (None, Some(f)) => {
-            let f = if f.len() == 1 && dim != 1 {
-                vec![f[0]; dim.max(0) as usize]
-            } else {
-                f.clone()
-            };
-            if f.len() as i64 != dim {
-                let fs: Vec<String> = f.iter().map(|&v| py_float(v)).collect();
-                return Err(Error::value(format!(
-                    "Input and scale_factor must have the same number of spatial dimensions, but got input with spatial dimensions of {} and scale_factor of shape [{}]. Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format.",
-                    fmt_list(&spatial),
-                    fs.join(", ")
-                )));
-            }
-            (None, Some(f))
-        }
-        (None, None) => {
-            return Err(Error::value(
-                "either size or scale_factor should be defined",
-            ));
-        }
-    };
-    if o.recompute_scale_factor == Some(true) && o.size.is_some() {
-        return Err(Error::value(
-            "recompute_scale_factor is not meaningful with an explicit size.",
-        ));
-    }
-    if o.recompute_scale_factor == Some(true) || (mode == "area" && out_size.is_none()) {
-        let f = scales.take().expect("scale_factor");
-        out_size = Some(
-            spatial
-                .iter()
-                .zip(&f)
-                .map(|(&i, &s)| (i as f64 * s) as i64)
-                .collect(),
-        );
-    }
-    if o.antialias {
-        return Err(Error::value(
-            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input",
-        ));
-    }
-    let ok = match mode {
-        "nearest" | "nearest-exact" | "area" => (3..=5).contains(&nd),
-        "linear" => nd == 3,
-        "bilinear" | "bicubic" => nd == 4,
-        "trilinear" => nd == 5,
-        _ => false,
-    };
-    if !ok {
-        let want = match mode {
-            "linear" => Some(3),
-            "bilinear" => Some(4),
-            "trilinear" => Some(5),
-            _ => None,
-        };
-        if let Some(w) = want
-            && (3..=5).contains(&nd)
-            && mode != "bicubic"
-        {
-            return Err(Error::not_implemented(format!(
-                "Got {nd}D input, but {mode} mode needs {w}D input"
-            )));
-        }
-        return Err(Error::not_implemented(format!(
-            "Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
-        )));
-    }
-    if mode == "area" {
-        let os = out_size.expect("area size");
-        return match nd {
-            3 => crate::nn::pool::adaptive_avg_pool1d(input, &os[..]),
-            4 => crate::nn::pool::adaptive_avg_pool2d(input, &os[..]),
-            _ => Err(Error::not_implemented("adaptive_avg_pool3d")),
-        };
-    }
-    // compute_output_size
-    let outs: Vec<i64> = match (&out_size, &scales) {
-        (Some(s), _) => s.clone(),
-        (None, Some(f)) => spatial
-            .iter()
-            .zip(f)
-            .map(|(&i, &s)| (i as f64 * s) as i64)
-            .collect(),
-        _ => unreachable!(),
+        Interpolation::Resample {
+            outs,
+            scales,
+            align,
+        } => (outs, scales, align),
     };
     let k = spatial.len();
-    if spatial.contains(&0) || outs.iter().any(|&v| v <= 0) {
-        let names = ["D", "H", "W"];
-        let nm = &names[3 - k..];
-        let ins: Vec<String> = (0..k)
-            .map(|j| format!("{}: {}", nm[j], spatial[j]))
-            .collect();
-        let ous: Vec<String> = (0..k).map(|j| format!("{}: {}", nm[j], outs[j])).collect();
-        return Err(Error::runtime(if k == 1 {
-            format!(
-                "Input and output sizes should be greater than 0, but got input ({}) and output ({})",
-                ins[0], ous[0]
-            )
-        } else {
-            format!(
-                "Input and output sizes should be greater than 0, but got input ({}) output ({})",
-                ins.join(", "),
-                ous.join(", ")
-            )
-        }));
-    }
     let dt = input.dtype();
     if !dt.is_floating_point() {
         return Err(Error::not_implemented(format!(
@@ -370,7 +119,6 @@ pub fn interpolate_with<'a>(
             dt.scalar_type_name()
         )));
     }
-    let outs: Vec<usize> = outs.iter().map(|&v| v as usize).collect();
     let mut sizes = input.size()[..2].to_vec();
     sizes.extend_from_slice(&outs);
     let numel = sizes
@@ -468,39 +216,6 @@ pub fn interpolate_with<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn nearest_index_rules() {
-        // 3 -> 5: floor(o * 0.6) in float32
-        let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, None, false, true))
-            .collect();
-        assert_eq!(v, vec![0, 0, 1, 1, 2]);
-        // nearest-exact: floor((o + 0.5) * 0.6)
-        let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, None, true, true))
-            .collect();
-        assert_eq!(v, vec![0, 0, 1, 2, 2]);
-        // a given scale factor: 1 / 1.7
-        let v: Vec<usize> = (0..5)
-            .map(|o| nearest_source(o, 3, 5, Some(1.7), false, true))
-            .collect();
-        assert_eq!(v, vec![0, 0, 1, 1, 2]);
-    }
-
-    #[test]
-    fn linear_weights_sum_to_one() {
-        let t = dim_taps::<f32>("linear", 4, 7, false, None, true).unwrap();
-        for w in &t {
-            let s: f32 = w.iter().map(|x| x.1).sum();
-            assert!((s - 1.0).abs() < 1e-6);
-        }
-        let t = dim_taps::<f64>("bicubic", 4, 7, true, None, true).unwrap();
-        for w in &t {
-            let s: f64 = w.iter().map(|x| x.1).sum();
-            assert!((s - 1.0).abs() < 1e-12);
-        }
-    }
 
     /// Found by audit: an output size near 2^62 beside an empty batch collected 2^62 lists
     /// of taps (capacity overflow).

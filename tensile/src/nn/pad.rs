@@ -2,7 +2,9 @@
 //! circular padding of the last dims, with PyTorch's checks, messages and output layouts.
 
 use crate::args::IntoShape;
-use crate::error::{Error, Result, fmt_list};
+use crate::error::Result;
+use crate::geometry::resample as gr;
+use crate::geometry::resample::widths;
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
 use crate::ops::shape::{axis_map, gather_axes, identity_maps, reserve_output};
@@ -78,24 +80,9 @@ pub fn pad_with<'a>(
 ) -> Result<Tensor> {
     let o = opts.into();
     let pad = pad.into_shape();
-    let mode = match o.mode {
-        "constant" | "reflect" | "replicate" | "circular" => o.mode,
-        m => {
-            return Err(Error::not_implemented(format!(
-                "Unrecognised padding mode {m}"
-            )));
-        }
-    };
+    let mode = o.mode;
     let nd = input.dim();
-    if !pad.len().is_multiple_of(2) {
-        return Err(Error::runtime("Padding length must be divisible by 2"));
-    }
-    if pad.len() > nd * 2 {
-        return Err(Error::runtime(format!(
-            "Padding length should be less than or equal to two times the input dimension but got padding length {} and input of dimension {nd}",
-            pad.len()
-        )));
-    }
+    gr::check_pad(mode, &pad, nd)?;
     if mode == "constant" {
         let rec = crate::autograd::api::any_requires_grad(&[input]);
         let out = {
@@ -107,20 +94,7 @@ pub fn pad_with<'a>(
         }
         return crate::autograd::formulas::resample::constant_pad(out, input, &pad);
     }
-    if o.value.is_some_and(|v| v != 0.0) {
-        return Err(Error::runtime(format!(
-            "Padding mode \"{mode}\" doesn't take in value argument"
-        )));
-    }
-    let np = pad.len();
-    let supported = (np == 2 && (nd == 2 || nd == 3))
-        || (np == 4 && (nd == 3 || nd == 4))
-        || (np == 6 && (nd == 4 || nd == 5));
-    if !supported {
-        return Err(Error::not_implemented(format!(
-            "Padding size {np} is not supported for {nd}D input tensor.\nSupported combinations for non-constant padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
-        )));
-    }
+    gr::check_edge_pad(mode, o.value, pad.len(), nd)?;
     let rec = crate::autograd::api::any_requires_grad(&[input]);
     let out = {
         let _ng = rec.then(crate::autograd::no_grad);
@@ -134,11 +108,6 @@ pub fn pad_with<'a>(
         return Ok(out);
     }
     crate::autograd::formulas::resample::edge_pad(out, input, &pad, mode)
-}
-
-/// `(left, right)` widths of the `j`-th padded dim counted from the last one.
-fn widths(pad: &[i64], j: usize) -> (i64, i64) {
-    (pad[2 * j], pad[2 * j + 1])
 }
 
 /// The layout `input.suggest_memory_format()` gives a new tensor of `sizes`.
@@ -176,19 +145,7 @@ fn constant_pad(input: &Tensor, pad: &[i64], value: f64) -> Result<Tensor> {
     if all_non_positive {
         return c_input.try_clone();
     }
-    let mut shape: Vec<usize> = input.size()[..ldiff].to_vec();
-    for i in 0..lp {
-        let (l, r) = widths(pad, lp - i - 1);
-        let size = input.size()[ldiff + i] as i64;
-        let new = size + l + r;
-        if new < 0 {
-            return Err(Error::runtime(format!(
-                "The input size {size}, plus negative padding {l} and {r} resulted in a negative output size, which is invalid. Check dimension {} of your input.",
-                ldiff + i
-            )));
-        }
-        shape.push(new as usize);
-    }
+    let shape = gr::constant_pad_sizes(input.size(), pad)?;
     let strides = suggested_strides(input, &shape);
     let out = Tensor::try_alloc(&shape, &strides, input.dtype())?;
     let v = if input.dtype() == crate::DType::Bool {
@@ -220,98 +177,14 @@ fn constant_pad(input: &Tensor, pad: &[i64], value: f64) -> Result<Tensor> {
 fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
     let k = pad.len() / 2;
     let nd = input.dim();
-    // check_valid_input: batch mode allows a 0-size batch only
-    let batch = nd == k + 2;
-    let first = if batch { 1 } else { 0 };
-    if input.size()[first..].contains(&0) {
-        return Err(Error::runtime(format!(
-            "Expected {}D or {}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {}",
-            k + 1,
-            k + 2,
-            fmt_list(input.size())
-        )));
-    }
-    let names = ["W", "H", "D"];
-    if reflect {
-        for j in 0..k {
-            let (l, r) = widths(pad, j);
-            let size = input.size()[nd - 1 - j] as i64;
-            if !(l < size && r < size) {
-                return Err(Error::runtime(format!(
-                    "Argument #{}: Padding size should be less than the corresponding input dimension, but got: padding ({l}, {r}) at dimension {} of input {}",
-                    4 + 2 * j,
-                    nd - 1 - j,
-                    fmt_list(input.size())
-                )));
-            }
-        }
-    }
-    let outs: Vec<i64> = (0..k)
-        .map(|j| {
-            let (l, r) = widths(pad, j);
-            // wrapping, as PyTorch's int64 arithmetic: the checks below then reject it
-            (input.size()[nd - 1 - j] as i64)
-                .wrapping_add(l)
-                .wrapping_add(r)
-        })
-        .collect();
-    if k == 1 {
-        if outs[0] < 1 {
-            return Err(Error::runtime(format!(
-                "input (W: {}) is too small. Calculated output W: {}",
-                input.size()[nd - 1],
-                outs[0]
-            )));
-        }
-    } else if outs.iter().any(|&o| o < 1) {
-        let calc: Vec<String> = (0..k)
-            .rev()
-            .map(|j| format!("{}: {}", names[j], outs[j]))
-            .collect();
-        let inp: Vec<String> = (0..k)
-            .rev()
-            .map(|j| format!("{}: {}", names[j], input.size()[nd - 1 - j]))
-            .collect();
-        return Err(Error::runtime(format!(
-            "Calculated output {} must be >= 1 in every dimension (input {})",
-            calc.join(" "),
-            inp.join(", ")
-        )));
-    }
-    let mut out_sizes = input.size().to_vec();
-    for (j, &out_len) in outs.iter().enumerate() {
-        out_sizes[nd - 1 - j] = out_len as usize;
-    }
+    let out_sizes = gr::edge_pad_sizes(input.size(), pad, reflect)?;
     reserve_output(&out_sizes, input.dtype())?;
     let mut maps = identity_maps(input)?;
-    for (j, &out_len) in outs.iter().enumerate() {
-        // in i128: a pad may be any int64 (a negative one crops), and `2·l`, `size + l` or
-        // `-l` of such a pad overflows int64
+    for j in 0..k {
         let (l, _) = widths(pad, j);
-        let l = l as i128;
         let d = nd - 1 - j;
-        let size = input.size()[d] as i128;
-        let i_start = (-l).max(0);
-        let o_start = l.max(0);
-        maps[d] = axis_map(out_len as usize, |o| {
-            let o = o as i128;
-            let ip = if reflect {
-                if o < l {
-                    l * 2 - o
-                } else if o < size + l {
-                    o
-                } else {
-                    (size + l - 1) * 2 - o
-                }
-            } else if o < l {
-                l
-            } else if o < size + l {
-                o
-            } else {
-                size + l - 1
-            };
-            (ip - o_start + i_start) as usize
-        })?;
+        let size = input.size()[d];
+        maps[d] = axis_map(out_sizes[d], |o| gr::edge_source(o, l, size, reflect))?;
     }
     let out = gather_axes(input, &maps)?;
     let strides = suggested_strides(input, out.size());
@@ -326,33 +199,14 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
 fn circular_pad(input: &Tensor, pad: &[i64]) -> Result<Tensor> {
     let k = pad.len() / 2;
     let nd = input.dim();
-    let mut out_sizes = input.size().to_vec();
-    for i in 0..k {
-        let d = nd - k + i;
-        let (l, r) = widths(pad, k - i - 1);
-        let size = input.size()[d] as i64;
-        let out = size + l + r;
-        if !(l <= size && r <= size) {
-            return Err(Error::runtime(
-                "Padding value causes wrapping around more than once.",
-            ));
-        }
-        if out < 0 {
-            return Err(Error::runtime(
-                "Negative padding value is resulting in an empty dimension",
-            ));
-        }
-        out_sizes[d] = out as usize;
-    }
+    let out_sizes = gr::circular_pad_sizes(input.size(), pad)?;
     reserve_output(&out_sizes, input.dtype())?;
     let mut maps = identity_maps(input)?;
     for i in 0..k {
         let d = nd - k + i;
         let (l, _) = widths(pad, k - i - 1);
-        let size = input.size()[d] as i64;
-        maps[d] = axis_map(out_sizes[d], |o| {
-            (o as i64 - l).rem_euclid(size.max(1)) as usize
-        })?;
+        let size = input.size()[d];
+        maps[d] = axis_map(out_sizes[d], |o| gr::circular_source(o, l, size))?;
     }
     gather_axes(input, &maps)
 }

@@ -9,7 +9,8 @@ use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::pool::{self as kp, Geo, PoolFloat, Reduce, Win};
+use crate::geometry::pool::{self as gp, Win};
+use crate::kernels::pool::{self as kp, Geo, PoolFloat, Reduce};
 use crate::layout::{channels_last_strides, contiguous_strides};
 
 // ------------------------------------------------------------------ options
@@ -223,151 +224,6 @@ impl IntoOutputSize for Vec<Option<i64>> {
 
 // ------------------------------------------------------------------ geometry rules
 
-/// `div_rtn`: division rounding toward negative infinity (in `i128`, where the pooling
-/// geometry of `i64` sizes and arguments cannot overflow).
-fn div_floor(a: i128, b: i128) -> i128 {
-    let q = a / b;
-    if (a % b != 0) && ((a < 0) != (b < 0)) {
-        q - 1
-    } else {
-        q
-    }
-}
-
-/// `pooling_output_shape`: the output length of a pooled dim, with PyTorch's checks (stride
-/// nonzero, `0 <= pad <= effective kernel / 2`); in ceil mode the last window must start
-/// inside the input or its left padding.
-pub(crate) fn pooling_output_shape(
-    input: i64,
-    k: i64,
-    pad: i64,
-    stride: i64,
-    dilation: i64,
-    ceil_mode: bool,
-) -> Result<i64> {
-    if stride == 0 {
-        return Err(Error::runtime("stride should not be zero"));
-    }
-    if pad < 0 {
-        return Err(Error::runtime(format!(
-            "pad must be non-negative, but got pad: {pad}"
-        )));
-    }
-    let eff = k
-        .checked_sub(1)
-        .and_then(|km1| km1.checked_mul(dilation))
-        .and_then(|x| x.checked_add(1))
-        .ok_or_else(|| {
-            Error::runtime(format!(
-                "effective kernel size overflows, but got kernel_size={k} and dilation={dilation}"
-            ))
-        })?;
-    if pad > eff / 2 {
-        return Err(Error::runtime(format!(
-            "pad should be at most half of effective kernel size, but got pad={pad}, kernel_size={k} and dilation={dilation}"
-        )));
-    }
-    // PyTorch's int64 arithmetic, here in i128: an input near 2^62 plus a padding near 2^62
-    // passes i64 (the sum is still a valid output length once divided by the stride)
-    let (input, pad, stride, eff) = (input as i128, pad as i128, stride as i128, eff as i128);
-    let mut out = div_floor(
-        input + 2 * pad - eff + if ceil_mode { stride - 1 } else { 0 },
-        stride,
-    ) + 1;
-    if ceil_mode && (out - 1) * stride >= input + pad {
-        out -= 1;
-    }
-    i64::try_from(out).map_err(|_| {
-        Error::runtime(format!(
-            "pooling output size overflows int64: {out} (input size {input}, padding {pad}, stride {stride})"
-        ))
-    })
-}
-
-/// Max-pooling windows along one dim: positions `o·s - p + j·dil` inside the input.
-///
-/// Error: PyTorch's allocator error when `out` windows cannot be had (an `out` near 2^62
-/// with an empty batch, whose output tensor PyTorch makes without windows).
-pub(crate) fn max_wins(
-    input: usize,
-    out: usize,
-    k: i64,
-    s: i64,
-    p: i64,
-    dil: i64,
-) -> Result<Vec<Win>> {
-    let mut v = crate::kernels::cast::try_vec(out)?;
-    // in i128: `o·s - p + (k - 1)·dil` passes i64 for sizes and paddings near 2^62
-    let (k, s, p, dil) = (k as i128, s as i128, p as i128, dil as i128);
-    v.extend((0..out as i128).map(|o| {
-        let mut start = o * s - p;
-        let end = (start + (k - 1) * dil + 1).min(input as i128);
-        if start < 0 {
-            // the first tap at or after 0 (a loop of `start += dil` runs 2^61 times for a
-            // padding near 2^61)
-            start += (-start + dil - 1) / dil * dil;
-        }
-        Win {
-            lo: start as usize,
-            hi: end.max(start) as usize,
-            step: dil as usize,
-            padded: 0,
-        }
-    }));
-    Ok(v)
-}
-
-/// Average-pooling windows along one dim: `[o·s - p, o·s - p + k)` cut at `input + p`
-/// (`padded` counts that), then clipped to the input.
-///
-/// Error: as [`max_wins`]'.
-pub(crate) fn avg_wins(input: usize, out: usize, k: i64, s: i64, p: i64) -> Result<Vec<Win>> {
-    let mut v = crate::kernels::cast::try_vec(out)?;
-    let (n, k, s, p) = (input as i128, k as i128, s as i128, p as i128);
-    v.extend((0..out as i128).map(|o| {
-        let start = o * s - p;
-        let end = (start + k).min(n + p);
-        let (lo, hi) = (start.max(0), end.min(n));
-        Win {
-            lo: lo as usize,
-            hi: hi.max(lo) as usize,
-            step: 1,
-            padded: (end - start).max(0) as usize,
-        }
-    }));
-    Ok(v)
-}
-
-/// Adaptive windows: output `o` of `out` covers `[⌊o·in/out⌋, ⌈(o+1)·in/out⌉)`.
-///
-/// Error: as [`max_wins`]' (an `output_size` near 2^62 with an empty batch).
-pub(crate) fn adaptive_wins(input: usize, out: usize) -> Result<Vec<Win>> {
-    let mut v = crate::kernels::cast::try_vec(out)?;
-    // in i128: `(o + 1)·in` passes i64 for an (expanded) input near 2^62
-    let (i, n) = (input as i128, out as i128);
-    v.extend((0..n).map(|o| {
-        let lo = (o / n) * i + ((o % n) * i) / n;
-        let hi = 1 + ((o + 1) * i - 1) / n;
-        Win {
-            lo: lo as usize,
-            hi: hi as usize,
-            step: 1,
-            padded: (hi - lo) as usize,
-        }
-    }));
-    Ok(v)
-}
-
-/// A per-dim argument (`kernel_size`, `stride`, ...) expanded to `d` entries: one entry
-/// repeats, `d` entries stay; anything else is PyTorch's error `msg`.
-fn expand(v: &[i64], d: usize, msg: &str) -> Result<Vec<i64>> {
-    match v.len() {
-        1 => Ok(vec![v[0]; d]),
-        n if n == d => Ok(v.to_vec()),
-        _ => Err(Error::runtime(msg.to_string())),
-    }
-}
-
 /// Whether `input.suggest_memory_format()` is channels-last (4-d) / channels-last-3d (5-d).
 fn suggests_cl(x: &Tensor) -> bool {
     crate::ops::cat::suggests_channels_last(x)
@@ -398,12 +254,7 @@ fn run_pool(
         all[3 - k + j] = w;
     }
     for w in all.iter_mut().take(3 - k) {
-        *w = vec![Win {
-            lo: 0,
-            hi: 1,
-            step: 1,
-            padded: 1,
-        }];
+        *w = vec![Win::UNIT];
     }
     let mut sizes = vec![n, c];
     sizes.extend_from_slice(&outs[3 - k..]);
@@ -537,86 +388,24 @@ fn max_pool_nd_impl(
     with_idx: bool,
 ) -> Result<(Tensor, Tensor)> {
     let name = if d == 2 { "max_pool2d" } else { "max_pool3d" };
-    let ks = expand(
-        kernel_size,
-        d,
-        &format!(
-            "{name}: kernel_size must either be a single int, or a tuple of {} ints",
-            if d == 2 { "two" } else { "three" }
-        ),
-    )?;
-    let stride = match &o.stride {
-        Some(s) if !s.is_empty() => expand(
-            s,
-            d,
-            &format!(
-                "{name}: stride must either be omitted, a single int, or a tuple of {} ints",
-                if d == 2 { "two" } else { "three" }
-            ),
-        )?,
-        _ => ks.clone(),
-    };
-    let pad = expand(
-        &o.padding,
-        d,
-        &format!(
-            "{name}: padding must either be a single int, or a tuple of {} ints",
-            if d == 2 { "two" } else { "three" }
-        ),
-    )?;
-    let dil = expand(
-        &o.dilation,
-        d,
-        &format!(
-            "{name}: dilation must be either a single int, or a tuple of {} ints",
-            if d == 2 { "two" } else { "three" }
-        ),
-    )?;
     let nd = input.dim();
     let cl = suggests_cl(input);
-    if d == 2 {
-        if cl && nd != 4 {
-            return Err(Error::runtime(
-                "non-empty 4D (batch mode) tensor expected for input with channels_last layout",
-            ));
-        }
-        if !cl && nd != 3 && nd != 4 {
-            return Err(Error::runtime(
-                "non-empty 3D or 4D (batch mode) tensor expected for input",
-            ));
-        }
-    } else if cl && nd == 4 {
-        return Err(Error::runtime(
-            "Unsupported memory format. Supports only ChannelsLast3d, Contiguous",
-        ));
-    } else if nd != 4 && nd != 5 {
-        return Err(Error::runtime(
-            "non-empty 4D or 5D (batch mode) tensor expected for input",
-        ));
-    }
+    let plan = gp::max_pool_plan(
+        input.size(),
+        d,
+        kernel_size,
+        o.stride.as_deref(),
+        &o.padding,
+        &o.dilation,
+        o.ceil_mode,
+        cl,
+    )?;
     let sp = &input.size()[nd - d..];
-    let mut outs = Vec::with_capacity(d);
-    for j in 0..d {
-        outs.push(pooling_output_shape(
-            sp[j] as i64,
-            ks[j],
-            pad[j],
-            stride[j],
-            dil[j],
-            o.ceil_mode,
-        )?);
-    }
-    let planes = input.size()[nd - d - 1];
-    if d == 2 {
-        pool2d_shape_check(input, &ks, &stride, &pad, &dil, planes, sp, &outs, cl)?;
-    } else {
-        pool3d_shape_check(input, &ks, &stride, &pad, &dil, planes, sp, &outs, false)?;
-    }
     check_float(input, &format!("{name}_with_indices"))?;
     let batched = nd == d + 2;
     let x = batch(input, batched)?;
     let wins = (0..d)
-        .map(|j| max_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j], dil[j]))
+        .map(|j| plan.max_wins(j, sp[j]))
         .collect::<Result<Vec<Vec<Win>>>>()?;
     // an unbatched 3-d input runs as its batch-of-one view, in that view's format
     let cl = if d == 3 {
@@ -630,132 +419,6 @@ fn max_pool_nd_impl(
         None => Tensor::zeros_with([0usize], DType::Int64)?,
     };
     Ok((unbatch(out, batched)?, idx))
-}
-
-/// `pool2d_shape_check`.
-#[allow(clippy::too_many_arguments)]
-fn pool2d_shape_check(
-    input: &Tensor,
-    k: &[i64],
-    s: &[i64],
-    p: &[i64],
-    dil: &[i64],
-    planes: usize,
-    sp: &[usize],
-    outs: &[i64],
-    cl: bool,
-) -> Result<()> {
-    let (kh, kw, dh, dw, ph, pw) = (k[0], k[1], s[0], s[1], p[0], p[1]);
-    if kw <= 0 || kh <= 0 {
-        return Err(Error::runtime(format!(
-            "kernel size should be greater than zero, but got kH: {kh} kW: {kw}"
-        )));
-    }
-    if dw <= 0 || dh <= 0 {
-        return Err(Error::runtime(format!(
-            "stride should be greater than zero, but got dH: {dh} dW: {dw}"
-        )));
-    }
-    if dil[0] <= 0 || dil[1] <= 0 {
-        return Err(Error::runtime(format!(
-            "dilation should be greater than zero, but got dilationH: {} dilationW: {}",
-            dil[0], dil[1]
-        )));
-    }
-    let sz = input.size();
-    let nd = sz.len();
-    let valid_dims = sz[1] != 0 && sz[2] != 0;
-    if cl {
-        if !(nd == 4 && valid_dims && sz[3] != 0) {
-            return Err(Error::runtime(format!(
-                "Expected 4D (batch mode) tensor expected for input with channels_last layout with optional 0 dim batch size for input, but got: {}",
-                fmt_list(sz)
-            )));
-        }
-    } else if !((nd == 3 && sz[0] != 0 && valid_dims) || (nd == 4 && valid_dims && sz[3] != 0)) {
-        return Err(Error::runtime(format!(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{}",
-            fmt_list(sz)
-        )));
-    }
-    if !(kw / 2 >= pw && kh / 2 >= ph) {
-        return Err(Error::runtime(format!(
-            "pad should be smaller than or equal to half of kernel size, but got padW = {pw}, padH = {ph}, kW = {kw}, kH = {kh}"
-        )));
-    }
-    if outs[1] < 1 || outs[0] < 1 {
-        return Err(Error::runtime(format!(
-            "Given input size: ({planes}x{}x{}). Calculated output size: ({planes}x{}x{}). Output size is too small",
-            sp[0], sp[1], outs[0], outs[1]
-        )));
-    }
-    Ok(())
-}
-
-/// `pool3d_shape_check` (`check_input_size` for average pooling).
-#[allow(clippy::too_many_arguments)]
-fn pool3d_shape_check(
-    input: &Tensor,
-    k: &[i64],
-    s: &[i64],
-    p: &[i64],
-    dil: &[i64],
-    planes: usize,
-    sp: &[usize],
-    outs: &[i64],
-    check_input_size: bool,
-) -> Result<()> {
-    let fn_name = if check_input_size {
-        "avg_pool3d()"
-    } else {
-        "max_pool3d_with_indices_out_cpu_template()"
-    };
-    let (kt, kh, kw) = (k[0], k[1], k[2]);
-    if !(kt > 0 && kw > 0 && kh > 0) {
-        return Err(Error::runtime(format!(
-            "kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}"
-        )));
-    }
-    if !(s[0] > 0 && s[2] > 0 && s[1] > 0) {
-        return Err(Error::runtime(format!(
-            "stride should be greater than zero, but got dT: {} dH: {} dW: {}",
-            s[0], s[1], s[2]
-        )));
-    }
-    if !(dil[0] > 0 && dil[2] > 0 && dil[1] > 0) {
-        return Err(Error::runtime(format!(
-            "dilation should be greater than zero, but got dilationT: {} dilationH: {} dilationW: {}",
-            dil[0], dil[1], dil[2]
-        )));
-    }
-    let sz = input.size();
-    for &n in sz.iter().skip(1) {
-        if n == 0 {
-            return Err(Error::runtime(format!(
-                "{fn_name}: Expected input's non-batch dimensions to have positive length, but input has a shape of {} and non-batch dimension {n} has length zero!",
-                fmt_list(sz)
-            )));
-        }
-    }
-    let (it, ih, iw) = (sp[0] as i64, sp[1] as i64, sp[2] as i64);
-    if check_input_size && !(it >= kt && ih >= kh && iw >= kw) {
-        return Err(Error::runtime(format!(
-            "input image (T: {it} H: {ih} W: {iw}) smaller than kernel size (kT: {kt} kH: {kh} kW: {kw})"
-        )));
-    }
-    if !(kt / 2 >= p[0] && kw / 2 >= p[2] && kh / 2 >= p[1]) {
-        return Err(Error::runtime(format!(
-            "pad should be smaller than or equal to half of kernel size, but got kT: {kt} kW: {kw} kH: {kh} padT: {} padW: {} padH: {}",
-            p[0], p[2], p[1]
-        )));
-    }
-    if outs[0] < 1 || outs[2] < 1 || outs[1] < 1 {
-        return Err(Error::runtime(format!(
-            "Given input size: ({planes}x{it}x{ih}x{iw}). Calculated output size: ({planes}x{}x{}x{}). Output size is too small",
-            outs[0], outs[1], outs[2]
-        )));
-    }
-    Ok(())
 }
 
 /// `F.max_pool1d(input, kernel_size)`; see [`max_pool1d_with`].
@@ -785,72 +448,16 @@ pub fn max_pool1d_with(
     let o = opts.into();
     let ks = kernel_size.into_shape();
     let nd = input.dim();
-    if nd != 2 && nd != 3 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() Expected 2D or 3D input tensor, but got {}",
-            fmt_list(input.size())
-        )));
-    }
-    if ks.len() != 1 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() kernel_size must be an int, list of ints or tuple of ints of size 1 but got size {}",
-            ks.len()
-        )));
-    }
     let stride: IntList = o.stride.clone().unwrap_or_default();
-    if stride.len() > 1 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() stride must be None, an int, list of ints, or tuple of ints of size 1 but got size {}",
-            stride.len()
-        )));
-    }
-    if o.padding.len() != 1 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() padding must be an int, list of ints, or tuple of ints of size 1 but got size {}",
-            o.padding.len()
-        )));
-    }
-    if o.dilation.len() != 1 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size {}",
-            o.dilation.len()
-        )));
-    }
-    let k = ks[0];
-    let s = if stride.is_empty() { k } else { stride[0] };
-    let (p, dl) = (o.padding[0], o.dilation[0]);
-    if k <= 0 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() kernel_size must be greater than zero, but got {k}"
-        )));
-    }
-    if s <= 0 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() stride must be greater than zero, but got {s}"
-        )));
-    }
-    if p < 0 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() padding must be non-negative, but got {p}"
-        )));
-    }
-    if p > k / 2 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}"
-        )));
-    }
-    if dl <= 0 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() dilation must be greater than zero, but got {dl}"
-        )));
-    }
+    let (k, s, p, dl, ow) = gp::max_pool1d_params(
+        input.size(),
+        &ks,
+        &stride,
+        &o.padding,
+        &o.dilation,
+        o.ceil_mode,
+    )?;
     let l = input.size()[nd - 1];
-    let ow = pooling_output_shape(l as i64, k, p, s, dl, o.ceil_mode)?;
-    if ow <= 0 {
-        return Err(Error::runtime(format!(
-            "max_pool1d() Invalid computed output size: {ow}"
-        )));
-    }
     check_float(input, "max_pool1d_impl")?;
     if crate::autograd::api::any_requires_grad(&[input]) {
         // PyTorch's max_pool1d takes the with-indices path when it records
@@ -858,7 +465,7 @@ pub fn max_pool1d_with(
     }
     let batched = nd == 3;
     let x = batch(input, batched)?;
-    let wins = vec![max_wins(l, ow as usize, k, s, p, dl)?];
+    let wins = vec![gp::max_wins(l, ow as usize, k, s, p, dl)?];
     let (out, _) = run_pool(&x, wins, Reduce::Max, false, false)?;
     unbatch(out, batched)
 }
@@ -977,72 +584,19 @@ pub fn max_pool3d_with_indices(
 
 /// `avg_pool2d` / `avg_pool3d`.
 fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -> Result<Tensor> {
-    let name = if d == 2 { "avg_pool2d" } else { "avg_pool3d" };
-    let words = if d == 2 { "two" } else { "three" };
-    let ks = expand(
-        kernel_size,
-        d,
-        &format!("{name}: kernel_size must either be a single int, or a tuple of {words} ints"),
-    )?;
-    let stride = match &o.stride {
-        Some(s) if !s.is_empty() => expand(
-            s,
-            d,
-            &format!(
-                "{name}: stride must either be omitted, a single int, or a tuple of {words} ints"
-            ),
-        )?,
-        _ => ks.clone(),
-    };
-    let pad = expand(
-        &o.padding,
-        d,
-        &format!("{name}: padding must either be a single int, or a tuple of {words} ints"),
-    )?;
     let nd = input.dim();
-    if d == 3 && nd != 4 && nd != 5 {
-        return Err(Error::runtime(
-            "non-empty 4D or 5D (batch mode) tensor expected for input",
-        ));
-    }
-    if d == 2 && nd != 3 && nd != 4 {
-        return Err(Error::runtime(format!(
-            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{}",
-            fmt_list(input.size())
-        )));
-    }
-    if o.divisor_override == Some(0) {
-        return Err(Error::runtime("divisor must be not zero"));
-    }
-    let sp = &input.size()[nd - d..];
-    let mut outs = Vec::with_capacity(d);
-    for j in 0..d {
-        outs.push(pooling_output_shape(
-            sp[j] as i64,
-            ks[j],
-            pad[j],
-            stride[j],
-            1,
-            o.ceil_mode,
-        )?);
-    }
-    let planes = input.size()[nd - d - 1];
     let cl = suggests_cl(input);
-    if d == 2 {
-        pool2d_shape_check(input, &ks, &stride, &pad, &[1, 1], planes, sp, &outs, cl)?;
-    } else {
-        pool3d_shape_check(
-            input,
-            &ks,
-            &stride,
-            &pad,
-            &[1, 1, 1],
-            planes,
-            sp,
-            &outs,
-            true,
-        )?;
-    }
+    let plan = gp::avg_pool_plan(
+        input.size(),
+        d,
+        kernel_size,
+        o.stride.as_deref(),
+        &o.padding,
+        o.ceil_mode,
+        o.divisor_override,
+        cl,
+    )?;
+    let sp = &input.size()[nd - d..];
     if !input.dtype().is_floating_point()
         || (d == 3 && matches!(input.dtype(), DType::BFloat16 | DType::Float16))
     {
@@ -1058,7 +612,7 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
     }
     let batched = nd == d + 2;
     let wins = (0..d)
-        .map(|j| avg_wins(sp[j], outs[j] as usize, ks[j], stride[j], pad[j]))
+        .map(|j| plan.avg_wins(j, sp[j]))
         .collect::<Result<Vec<Vec<Win>>>>()?;
     let r = Reduce::Avg {
         divisor_override: o.divisor_override,
@@ -1196,26 +750,6 @@ pub fn avg_pool3d_with(
 
 // ------------------------------------------------------------------ adaptive pooling
 
-/// The adaptive output sizes: `None` entries take the input's size (of the last `k` dims).
-///
-/// Error (ValueError), as Python's `_list_with_default`, when a `None` entry has no input
-/// size to take (the input has `k` dims or fewer): `Input dimension should be at least 3`.
-fn adaptive_sizes(input: &Tensor, os: &[Option<i64>]) -> Result<Vec<i64>> {
-    let nd = input.dim();
-    let k = os.len();
-    if os.iter().any(Option::is_none) && nd <= k {
-        return Err(Error::value(format!(
-            "Input dimension should be at least {}",
-            k + 1
-        )));
-    }
-    Ok(os
-        .iter()
-        .enumerate()
-        .map(|(j, v)| v.unwrap_or_else(|| input.size()[nd - k + j] as i64))
-        .collect())
-}
-
 /// `F.adaptive_avg_pool1d(input, output_size)`: the mean over `output_size` adaptive windows
 /// of the last dim of a `(C, L)` or `(N, C, L)` float tensor (output `o` averages
 /// `[⌊o·L/out⌋, ⌈(o+1)·L/out⌉)`); computed as [`adaptive_avg_pool2d`] of
@@ -1238,7 +772,7 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
             os.len()
         )));
     }
-    let o = adaptive_sizes(input, &os)?[0];
+    let o = gp::adaptive_sizes(input.size(), &os)?[0];
     adaptive_avg_pool2d(&input.unsqueeze(-2)?, [1, o])?.squeeze_dim(-2)
 }
 
@@ -1257,21 +791,7 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
 /// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
 /// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
-    let os = output_size.into_output_size();
-    let os = match os.len() {
-        1 => vec![os[0], os[0]],
-        _ => os,
-    };
-    if os.len() != 2 {
-        return Err(Error::runtime("adaptive_avg_pool2d: output_size must be 2"));
-    }
-    let os = adaptive_sizes(input, &os)?;
-    if os[0] < 0 || os[1] < 0 {
-        return Err(Error::runtime(format!(
-            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
-            os[0], os[1]
-        )));
-    }
+    let os = gp::adaptive_avg_pool2d_size(input.size(), &output_size.into_output_size())?;
     let nd = input.dim();
     if os == [1, 1] {
         let out = input.mean_dim([-1i64, -2], true)?;
@@ -1305,8 +825,8 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
     let cl = batched && suggests_cl(input);
     let sp = &input.size()[nd - 2..];
     let wins = vec![
-        adaptive_wins(sp[0], os[0] as usize)?,
-        adaptive_wins(sp[1], os[1] as usize)?,
+        gp::adaptive_wins(sp[0], os[0] as usize)?,
+        gp::adaptive_wins(sp[1], os[1] as usize)?,
     ];
     let r = Reduce::Avg {
         divisor_override: None,
@@ -1370,7 +890,7 @@ pub fn adaptive_max_pool1d_with_indices(
             )));
         }
     }
-    let o = adaptive_sizes(input, &os)?[0];
+    let o = gp::adaptive_sizes(input.size(), &os)?[0];
     let (v, i) = adaptive_max_pool2d_with_indices(&input.unsqueeze(-2)?, [1, o])?;
     Ok((v.squeeze_dim(-2)?, i.squeeze_dim(-2)?))
 }
@@ -1396,48 +916,15 @@ pub fn adaptive_max_pool2d_with_indices(
     input: &Tensor,
     output_size: impl IntoOutputSize,
 ) -> Result<(Tensor, Tensor)> {
-    let os = output_size.into_output_size();
-    let os = match os.len() {
-        1 => vec![os[0], os[0]],
-        _ => os,
-    };
+    let os = gp::adaptive_max_pool2d_size(input.size(), &output_size.into_output_size())?;
     let nd = input.dim();
-    if nd != 3 && nd != 4 {
-        return Err(Error::runtime(format!(
-            "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {}",
-            fmt_list(input.size())
-        )));
-    }
-    for i in 1..nd {
-        if input.size()[i] == 0 {
-            return Err(Error::runtime(format!(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
-                fmt_list(input.size())
-            )));
-        }
-    }
-    if os.len() != 2 {
-        return Err(Error::runtime(
-            "adaptive_max_pool2d(): internal error: output_size.size() must be 2",
-        ));
-    }
-    let os = adaptive_sizes(input, &os)?;
-    if os.iter().any(|&v| v < 0) {
-        let mut s: Vec<i64> = input.size()[..nd - 2].iter().map(|&v| v as i64).collect();
-        s.extend_from_slice(&os);
-        return Err(Error::runtime(format!(
-            "Trying to create tensor with negative dimension {}: {}",
-            os.iter().find(|&&v| v < 0).unwrap(),
-            fmt_list(&s)
-        )));
-    }
     check_float(input, "adaptive_max_pool2d")?;
     let batched = nd == 4;
     let cl = batched && suggests_cl(input);
     let sp = &input.size()[nd - 2..];
     let wins = vec![
-        adaptive_wins(sp[0], os[0] as usize)?,
-        adaptive_wins(sp[1], os[1] as usize)?,
+        gp::adaptive_wins(sp[0], os[0] as usize)?,
+        gp::adaptive_wins(sp[1], os[1] as usize)?,
     ];
     let rec = crate::autograd::api::any_requires_grad(&[input]);
     let r = {
@@ -1565,56 +1052,6 @@ pub fn lp_pool2d_with(
 }
 
 // ------------------------------------------------------------------ unpooling
-
-/// `_unpool_output_size`: the default `(in - 1)·stride + k - 2·pad` per dim, or the given
-/// `output_size` (its last `d` entries when it has `d + 2`), which must lie strictly within
-/// `stride` of the default. IndexError `tuple index out of range` when the input has fewer
-/// dims than the kernel.
-pub(crate) fn unpool_output_size(
-    input: &Tensor,
-    k: &[i64],
-    s: &[i64],
-    p: &[i64],
-    output_size: Option<&[i64]>,
-) -> Result<Vec<i64>> {
-    let d = k.len();
-    let nd = input.dim();
-    if nd < d {
-        // Python's `input.size()[-len(kernel_size) + j]` on too few dims
-        return Err(Error::index("tuple index out of range"));
-    }
-    // Python's exact integers, here i128; a default size past int64 fails where PyTorch
-    // converts it for `max_unpool2d`
-    let default: Vec<i128> = (0..d)
-        .map(|j| {
-            (input.size()[nd - d + j] as i128 - 1) * s[j] as i128 + k[j] as i128 - 2 * p[j] as i128
-        })
-        .collect();
-    let Some(os) = output_size else {
-        return default
-            .into_iter()
-            .map(|v| i64::try_from(v).map_err(|_| Error::runtime("Overflow when unpacking long")))
-            .collect();
-    };
-    let os = if os.len() == d + 2 { &os[2..] } else { os };
-    if os.len() != d {
-        return Err(Error::value(format!(
-            "output_size should be a sequence containing {d} or {} elements, but it has a length of '{}'",
-            d + 2,
-            os.len()
-        )));
-    }
-    for j in 0..d {
-        let (lo, hi) = (default[j] - s[j] as i128, default[j] + s[j] as i128);
-        if !(lo < os[j] as i128 && (os[j] as i128) < hi) {
-            return Err(Error::value(format!(
-                "invalid output_size \"{}\" (dim {j} must be between {lo} and {hi})",
-                fmt_list(os)
-            )));
-        }
-    }
-    Ok(os.to_vec())
-}
 
 /// `torch._C._nn.max_unpool2d(input, indices, output_size)`.
 fn max_unpool2d_core(input: &Tensor, indices: &Tensor, os: &[i64]) -> Result<Tensor> {
@@ -1752,17 +1189,13 @@ pub fn max_unpool1d_with(
     opts: impl Into<MaxUnpoolOpts>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let k = expand(
-        &kernel_size.into_shape(),
+    let (k, s, p) = gp::unpool_params(
         1,
-        "max_unpool1d: bad kernel_size",
+        &kernel_size.into_shape(),
+        o.stride.as_deref(),
+        &o.padding,
     )?;
-    let s = match &o.stride {
-        Some(s) if !s.is_empty() => expand(s, 1, "max_unpool1d: bad stride")?,
-        _ => k.clone(),
-    };
-    let p = expand(&o.padding, 1, "max_unpool1d: bad padding")?;
-    let mut os = unpool_output_size(input, &k, &s, &p, o.output_size.as_deref())?;
+    let mut os = gp::unpool_output_size(input.size(), &k, &s, &p, o.output_size.as_deref())?;
     os.push(1);
     max_unpool2d_core(&input.unsqueeze(-1)?, &indices.unsqueeze(-1)?, &os)?.squeeze_dim(-1)
 }
@@ -1797,17 +1230,13 @@ pub fn max_unpool2d_with(
     opts: impl Into<MaxUnpoolOpts>,
 ) -> Result<Tensor> {
     let o = opts.into();
-    let k = expand(
-        &kernel_size.into_shape(),
+    let (k, s, p) = gp::unpool_params(
         2,
-        "max_unpool2d: bad kernel_size",
+        &kernel_size.into_shape(),
+        o.stride.as_deref(),
+        &o.padding,
     )?;
-    let s = match &o.stride {
-        Some(s) if !s.is_empty() => expand(s, 2, "max_unpool2d: bad stride")?,
-        _ => k.clone(),
-    };
-    let p = expand(&o.padding, 2, "max_unpool2d: bad padding")?;
-    let os = unpool_output_size(input, &k, &s, &p, o.output_size.as_deref())?;
+    let os = gp::unpool_output_size(input.size(), &k, &s, &p, o.output_size.as_deref())?;
     max_unpool2d_core(input, indices, &os)
 }
 
@@ -1835,51 +1264,6 @@ mod tests {
             adaptive_avg_pool2d(&x, [None, Some(1)]).unwrap().size(),
             &[1, 2, 1]
         );
-    }
-
-    /// Found by the fuzzer: an unpooling input with fewer dims than the kernel indexed its
-    /// size below 0 and panicked; PyTorch's Python indexing raises IndexError.
-    #[test]
-    fn unpooling_inputs_with_too_few_dims_are_index_errors() {
-        for (shape, d) in [(&[][..], 1), (&[3][..], 2), (&[2, 3][..], 3)] {
-            let x = Tensor::zeros(shape).unwrap();
-            let e =
-                unpool_output_size(&x, &vec![2; d], &vec![2; d], &vec![0; d], None).unwrap_err();
-            assert_eq!(e.message(), "tuple index out of range");
-            assert_eq!(e.kind(), crate::ErrorKind::IndexError);
-        }
-    }
-
-    #[test]
-    fn output_shape_rules() {
-        // floor mode, ceil mode, and ceil mode's "last window starts inside" rule
-        assert_eq!(pooling_output_shape(5, 2, 0, 2, 1, false).unwrap(), 2);
-        assert_eq!(pooling_output_shape(5, 2, 0, 2, 1, true).unwrap(), 3);
-        assert_eq!(pooling_output_shape(4, 2, 1, 2, 1, true).unwrap(), 3);
-        assert_eq!(pooling_output_shape(1, 3, 1, 3, 1, true).unwrap(), 1);
-        // negative sizes floor toward minus infinity
-        assert_eq!(pooling_output_shape(2, 3, 0, 2, 2, false).unwrap(), -1);
-        assert_eq!(
-            pooling_output_shape(3, 1, 2, 1, 1, false)
-                .unwrap_err()
-                .to_string(),
-            "pad should be at most half of effective kernel size, but got pad=2, kernel_size=1 and dilation=1"
-        );
-    }
-
-    #[test]
-    fn window_rules() {
-        // avg: window cut at size + pad, divisor counts the padded part
-        let w = avg_wins(3, 2, 3, 2, 1).unwrap();
-        assert_eq!((w[0].lo, w[0].hi, w[0].padded), (0, 2, 3));
-        assert_eq!((w[1].lo, w[1].hi, w[1].padded), (1, 3, 3));
-        // adaptive: [floor(o*in/out), ceil((o+1)*in/out))
-        let w = adaptive_wins(5, 3).unwrap();
-        let r: Vec<(usize, usize)> = w.iter().map(|w| (w.lo, w.hi)).collect();
-        assert_eq!(r, vec![(0, 2), (1, 4), (3, 5)]);
-        // max with dilation skips positions in the padding
-        let w = max_wins(5, 3, 3, 2, 2, 2).unwrap();
-        assert_eq!((w[0].lo, w[0].hi, w[0].step), (0, 3, 2));
     }
 
     const P62: usize = 1 << 62;

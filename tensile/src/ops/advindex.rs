@@ -6,93 +6,20 @@
 //! every mask into the int64 indices of its `True` positions, broadcast the index tensors to
 //! one shape `B`, move the indexed dims to the front when they are not adjacent, then read
 //! (or write) `src[p, idx_1[b], …, idx_k[b], q]` for every result position `(p, b, q)`. The
-//! geometry (broadcast, adjacency, permutation, result shape) is a set of pure functions; the
-//! element moves are one serial kernel (`crate::kernels::advindex`).
+//! geometry (broadcast, adjacency, permutation, result shape, offsets) is
+//! `crate::geometry::index`; the element moves are one serial kernel
+//! (`crate::kernels::advindex`).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
+use crate::geometry::index::{
+    broadcast_index_shapes, check_indexed_empty, expandable, front_permutation,
+    has_contiguous_subspace, packed_tail, placement, restrided, result_shape, row_major_offsets,
+    wrap_index,
+};
 use crate::index::{TensorIndex, apply_slicing};
 use crate::ops::Operand;
 use crate::tensor::{Scalar, Tensor};
-
-// ====================================================================== pure geometry
-
-/// The common shape of the index tensors (`expand_outplace`'s `infer_size` fold, shapes
-/// aligned at the right), or `None` when two sizes differ and neither is 1.
-pub(crate) fn broadcast_index_shapes(shapes: &[&[usize]]) -> Option<Vec<usize>> {
-    let n = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
-    let mut out = vec![1usize; n];
-    for s in shapes {
-        for (i, &x) in s.iter().enumerate() {
-            let o = &mut out[n - s.len() + i];
-            if *o == 1 {
-                *o = x;
-            } else if x != 1 && x != *o {
-                return None;
-            }
-        }
-    }
-    Some(out)
-}
-
-/// `hasContiguousSubspace`: whether the indexed dims (`true` entries) form one run.
-pub(crate) fn has_contiguous_subspace(defined: &[bool]) -> bool {
-    let first = defined.iter().position(|&d| d);
-    let last = defined.iter().rposition(|&d| d);
-    match (first, last) {
-        (Some(a), Some(b)) => defined[a..=b].iter().all(|&d| d),
-        _ => true,
-    }
-}
-
-/// `transposeToFront`'s permutation: the indexed dims first, then the others, each group in
-/// its original order.
-pub(crate) fn front_permutation(defined: &[bool]) -> Vec<usize> {
-    let idx = (0..defined.len()).filter(|&d| defined[d]);
-    idx.chain((0..defined.len()).filter(|&d| !defined[d]))
-        .collect()
-}
-
-/// `(before, k)`: unindexed dims before the (adjacent) indexed ones, and their count.
-pub(crate) fn placement(defined: &[bool]) -> (usize, usize) {
-    let before = defined.iter().take_while(|&&d| !d).count();
-    (before, defined.iter().filter(|&&d| d).count())
-}
-
-/// The result shape: `src[..before] ++ b ++ src[before + k..]`.
-pub(crate) fn result_shape(src: &[usize], before: usize, k: usize, b: &[usize]) -> Vec<usize> {
-    let mut r = src[..before].to_vec();
-    r.extend_from_slice(b);
-    r.extend_from_slice(&src[before + k..]);
-    r
-}
-
-/// Element offsets of every position of `sizes` in row-major order, for the given strides.
-/// Errors: the allocator's, when the positions can't be counted or held (callers return
-/// before this for an empty result, whose outer dims may still be huge).
-fn row_major_offsets(sizes: &[usize], strides: &[usize], base: usize) -> Result<Vec<usize>> {
-    let n = crate::layout::checked_numel(sizes)?;
-    let mut out = crate::kernels::cast::try_vec(n)?;
-    if n == 0 {
-        return Ok(out);
-    }
-    let nd = sizes.len();
-    let mut pos = vec![0usize; nd];
-    let mut off = base;
-    for _ in 0..n {
-        out.push(off);
-        for d in (0..nd).rev() {
-            pos[d] += 1;
-            off += strides[d];
-            if pos[d] < sizes[d] {
-                break;
-            }
-            off -= strides[d] * sizes[d];
-            pos[d] = 0;
-        }
-    }
-    Ok(out)
-}
 
 fn is_mask(t: &Tensor) -> bool {
     matches!(t.dtype(), DType::Bool | DType::UInt8)
@@ -137,21 +64,12 @@ impl Info {
             .collect::<Result<_>>()?;
         for (e, slot) in boff.iter_mut().enumerate() {
             for (j, v) in vals.iter().enumerate() {
-                let size = src.size()[before + j] as i64;
-                let x = v[e];
-                if x < -size || x >= size {
-                    return Err(Error::index(format!(
-                        "index {x} is out of bounds for dimension {j} with size {size}"
-                    )));
-                }
-                let x = if x < 0 { x + size } else { x } as usize;
+                let x = wrap_index(v[e], src.size()[before + j], j)?;
                 *slot += x * src.stride()[before + j];
             }
         }
         let nr = r.len();
-        let mut st = src.stride()[..before].to_vec();
-        st.extend(std::iter::repeat_n(0, self.b.len()));
-        st.extend_from_slice(&src.stride()[before + k..]);
+        let st = restrided(src.stride(), before, k, self.b.len());
         let mut bst = vec![0usize; nr];
         let bc = crate::layout::contiguous_strides(&self.b);
         bst[before..before + self.b.len()].copy_from_slice(&bc);
@@ -235,13 +153,7 @@ fn make_info(src: &Tensor, orig: &[Option<Tensor>]) -> Result<Info> {
     }
     // broadcast the index tensors together
     let shapes: Vec<&[usize]> = list.iter().flatten().map(|t| t.size()).collect();
-    let b = broadcast_index_shapes(&shapes).ok_or_else(|| {
-        let s: Vec<String> = shapes.iter().map(|s| fmt_list(s)).collect();
-        Error::index(format!(
-            "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
-            s.join(", ")
-        ))
-    })?;
+    let b = broadcast_index_shapes(&shapes)?;
     let mut indices: Vec<Option<Tensor>> = list
         .into_iter()
         .map(|o| {
@@ -272,12 +184,7 @@ fn make_info(src: &Tensor, orig: &[Option<Tensor>]) -> Result<Info> {
     }
     let defined: Vec<bool> = indices.iter().map(|o| o.is_some()).collect();
     let (before, k) = placement(&defined);
-    let indexed_empty = src.size()[before..before + k].contains(&0);
-    if indexed_empty && !b.contains(&0) {
-        return Err(Error::index(
-            "index is out of bounds for dimension with size 0",
-        ));
-    }
+    check_indexed_empty(src.size(), before, k, &b)?;
     Ok(Info {
         src,
         indices,
@@ -306,9 +213,7 @@ pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tenso
     // the TensorIterator operands: src restrided, each index reshaped
     let (before, k) = (info.before, info.k);
     let s = &info.src;
-    let mut st = s.stride()[..before].to_vec();
-    st.extend(std::iter::repeat_n(0, info.b.len()));
-    st.extend_from_slice(&s.stride()[before + k..]);
+    let st = restrided(s.stride(), before, k, info.b.len());
     let restrided = s.view_with(&r[..], &st[..], s.storage_offset());
     let after = s.dim() - before - k;
     let mut shape = vec![1usize; before];
@@ -336,23 +241,6 @@ pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tenso
     let dst_offs = row_major_offsets(&r[..keep], &out.stride()[..keep], out.storage_offset())?;
     move_rows_or_fail(&out, &dst_offs, s, &src_offs, inner, false, true)?;
     Ok(out)
-}
-
-/// The number of trailing dims of `sizes` that both stride lists lay out row-major packed
-/// (innermost stride 1), so that those dims span one contiguous block in each.
-fn packed_tail(sizes: &[usize], a: &[usize], b: &[usize]) -> usize {
-    let (na, nb) = (a.len(), b.len());
-    let mut expect = 1usize;
-    let mut n = 0;
-    for (i, &sz) in sizes.iter().enumerate().rev() {
-        let j = sizes.len() - 1 - i;
-        if sz != 1 && (a[na - 1 - j] != expect || b[nb - 1 - j] != expect) {
-            break;
-        }
-        expect *= sz;
-        n += 1;
-    }
-    n
 }
 
 fn move_rows_or_fail(
@@ -502,18 +390,6 @@ fn put_unchecked(
     }
     let src_offs = row_major_offsets(&r[..n - drop], &v.stride()[..n - drop], v.storage_offset())?;
     move_rows_or_fail(t, &dst_offs, &v, &src_offs, inner, accumulate, false)
-}
-
-/// `is_expandable_to(shape, desired)`.
-fn expandable(shape: &[usize], desired: &[usize]) -> bool {
-    if shape.len() > desired.len() {
-        return false;
-    }
-    let off = desired.len() - shape.len();
-    shape
-        .iter()
-        .enumerate()
-        .all(|(i, &s)| s == desired[off + i] || s == 1)
 }
 
 /// `slicePrefix1sSize`: `v` without its leading size-1 dims (a view).
@@ -861,24 +737,6 @@ mod tests {
 
     fn ix(v: &[i64]) -> Tensor {
         Tensor::from_vec(v.to_vec(), [v.len()]).unwrap()
-    }
-
-    #[test]
-    fn geometry() {
-        assert_eq!(
-            broadcast_index_shapes(&[&[2, 1], &[3], &[]]),
-            Some(vec![2, 3])
-        );
-        assert_eq!(broadcast_index_shapes(&[&[2], &[3]]), None);
-        assert!(has_contiguous_subspace(&[false, true, true, false]));
-        assert!(!has_contiguous_subspace(&[true, false, true]));
-        assert_eq!(front_permutation(&[false, true, false, true]), [1, 3, 0, 2]);
-        assert_eq!(placement(&[false, true, true, false]), (1, 2));
-        assert_eq!(result_shape(&[2, 3, 4, 5], 1, 2, &[7, 8]), [2, 7, 8, 5]);
-        assert_eq!(
-            row_major_offsets(&[2, 2], &[1, 3], 1).unwrap(),
-            [1, 4, 2, 5]
-        );
     }
 
     #[test]

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use crate::args::{Int, IntList, IntoDims};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result};
+use crate::geometry::einsum::{self as subscripts, ELLIPSIS, Subscripts, TOTAL_LABELS};
 use crate::tensor::Tensor;
 
 /// `(left * right).sum(sum_dims, keepdim=True)` for operands of equal rank (size-1 dims
@@ -84,26 +85,6 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
     l.bmm(&r)?.view(&out_size[..])?.permute(operm)
 }
 
-const LETTERS: usize = 26;
-const TOTAL_LABELS: usize = 2 * LETTERS;
-const ELLIPSIS: usize = TOTAL_LABELS;
-
-fn label_to_subscript(c: u8) -> usize {
-    if c.is_ascii_uppercase() {
-        (c - b'A') as usize
-    } else {
-        (c - b'a') as usize + LETTERS
-    }
-}
-
-fn subscript_to_label(s: usize) -> char {
-    if s < LETTERS {
-        (b'A' + s as u8) as char
-    } else {
-        (b'a' + (s - LETTERS) as u8) as char
-    }
-}
-
 /// `torch.einsum(equation, *operands)`: Einstein summation. Subscripts are letters (`a-z`,
 /// `A-Z`), spaces are ignored, `...` stands for broadcast dims; without `->` the output is
 /// the ellipsis dims then the letters seen once, in alphabetical order (capitals first).
@@ -128,179 +109,16 @@ fn subscript_to_label(s: usize) -> char {
 /// subscript i appears more than once in the output`; the ellipsis errors.
 pub fn einsum<T: AsRef<Tensor>>(equation: &str, operands: &[T]) -> Result<Tensor> {
     let operands: Vec<&Tensor> = operands.iter().map(|t| t.as_ref()).collect();
-    if operands.is_empty() {
-        return Err(Error::runtime(
-            "einsum(): must provide at least one operand",
-        ));
-    }
+    let ndims: Vec<usize> = operands.iter().map(|t| t.dim()).collect();
+    let Subscripts {
+        op_labels,
+        label_perm_index,
+        ell_num_dim,
+        ell_index,
+        out_num_dim,
+        perm_len: perm_index,
+    } = subscripts::parse(equation, &ndims)?;
     let num_ops = operands.len();
-    let eq = equation.as_bytes();
-    let arrow = equation.find("->");
-    let lhs = &eq[..arrow.unwrap_or(eq.len())];
-
-    let mut op_labels: Vec<Vec<usize>> = vec![Vec::new(); num_ops];
-    let mut ell_in_input = false;
-    let mut curr = 0usize;
-    let mut i = 0usize;
-    while i < lhs.len() {
-        let c = lhs[i];
-        match c {
-            b' ' => {}
-            b'.' => {
-                if ell_in_input {
-                    return Err(Error::runtime(format!(
-                        "einsum(): found '.' for operand {curr} for which an ellipsis was already found"
-                    )));
-                }
-                if !(i + 2 < lhs.len() && lhs[i + 1] == b'.' && lhs[i + 2] == b'.') {
-                    return Err(Error::runtime(format!(
-                        "einsum(): found '.' for operand {curr} that is not part of any ellipsis"
-                    )));
-                }
-                i += 2;
-                op_labels[curr].push(ELLIPSIS);
-                ell_in_input = true;
-            }
-            b',' => {
-                curr += 1;
-                if curr >= num_ops {
-                    return Err(Error::runtime(
-                        "einsum(): fewer operands were provided than specified in the equation",
-                    ));
-                }
-                ell_in_input = false;
-            }
-            _ => {
-                if !c.is_ascii_alphabetic() {
-                    return Err(Error::runtime(format!(
-                        "einsum(): invalid subscript given at index {i} in the equation string, subscripts must be in [a-zA-Z]"
-                    )));
-                }
-                op_labels[curr].push(label_to_subscript(c));
-            }
-        }
-        i += 1;
-    }
-    if curr != num_ops - 1 {
-        return Err(Error::runtime(
-            "einsum(): more operands were provided than specified in the equation",
-        ));
-    }
-
-    let mut label_count = [0i64; TOTAL_LABELS];
-    let mut ell_num_dim = 0usize;
-    for (i, (op, labels)) in operands.iter().zip(&op_labels).enumerate() {
-        let ndims = op.dim() as i64;
-        let mut nlabels = labels.len() as i64;
-        let mut has_ell = false;
-        for &l in labels {
-            if l == ELLIPSIS {
-                nlabels -= 1;
-                has_ell = true;
-                ell_num_dim = ell_num_dim.max((ndims - nlabels).max(0) as usize);
-            } else {
-                label_count[l] += 1;
-            }
-        }
-        let ok = if has_ell {
-            nlabels <= ndims
-        } else {
-            nlabels == ndims
-        };
-        if !ok {
-            return Err(Error::runtime(format!(
-                "einsum(): the number of subscripts in the equation ({nlabels}{}{ndims}) for operand {i}{}",
-                if has_ell {
-                    ") is more than the number of dimensions ("
-                } else {
-                    ") does not match the number of dimensions ("
-                },
-                if has_ell {
-                    ""
-                } else {
-                    " and no ellipsis was given"
-                }
-            )));
-        }
-    }
-
-    let mut label_perm_index = [-1i64; TOTAL_LABELS];
-    let mut perm_index = 0usize;
-    let mut ell_index = 0usize;
-    let mut ell_in_output = false;
-    match arrow {
-        None => {
-            perm_index = ell_num_dim;
-            ell_in_output = true;
-            for l in 0..TOTAL_LABELS {
-                if label_count[l] == 1 {
-                    label_perm_index[l] = perm_index as i64;
-                    perm_index += 1;
-                }
-            }
-        }
-        Some(pos) => {
-            let rhs = &eq[pos + 2..];
-            let mut i = 0usize;
-            while i < rhs.len() {
-                let c = rhs[i];
-                match c {
-                    b' ' => {}
-                    b'.' => {
-                        if ell_in_output {
-                            return Err(Error::runtime(
-                                "einsum(): found '.' for output but an ellipsis (...) was already found",
-                            ));
-                        }
-                        if !(i + 2 < rhs.len() && rhs[i + 1] == b'.' && rhs[i + 2] == b'.') {
-                            return Err(Error::runtime(
-                                "einsum(): found '.' for output that is not part of any ellipsis (...)",
-                            ));
-                        }
-                        i += 2;
-                        ell_index = perm_index;
-                        perm_index += ell_num_dim;
-                        ell_in_output = true;
-                    }
-                    _ => {
-                        if !c.is_ascii_alphabetic() {
-                            return Err(Error::runtime(format!(
-                                "einsum(): invalid subscript given at index {} in the equation string, subscripts must be in [a-zA-Z]",
-                                lhs.len() + 2 + i
-                            )));
-                        }
-                        let s = label_to_subscript(c);
-                        if !(label_count[s] > 0 && label_perm_index[s] == -1) {
-                            return Err(Error::runtime(format!(
-                                "einsum(): output subscript {}{}",
-                                c as char,
-                                if label_perm_index[s] > -1 {
-                                    " appears more than once in the output"
-                                } else {
-                                    " does not appear in the equation for any input operand"
-                                }
-                            )));
-                        }
-                        label_perm_index[s] = perm_index as i64;
-                        perm_index += 1;
-                    }
-                }
-                i += 1;
-            }
-        }
-    }
-    let out_num_dim = perm_index;
-    if !ell_in_output {
-        ell_index = perm_index;
-        perm_index += ell_num_dim;
-    }
-    for l in 0..TOTAL_LABELS {
-        if label_count[l] > 0 && label_perm_index[l] == -1 {
-            label_perm_index[l] = perm_index as i64;
-            perm_index += 1;
-        }
-    }
-
     let mut label_size = [1usize; TOTAL_LABELS];
     let mut ell_sizes = vec![1usize; ell_num_dim];
     let mut dim_counts = vec![0u64; perm_index];
@@ -333,7 +151,7 @@ pub fn einsum<T: AsRef<Tensor>>(equation: &str, operands: &[T]) -> Result<Tensor
                     if !(label_size[s] == 1 || label_size[s] == sz) {
                         return Err(Error::runtime(format!(
                             "einsum(): subscript {} has size {sz} for operand {i} which does not broadcast with previously seen size {}",
-                            subscript_to_label(s),
+                            subscripts::subscript_to_label(s),
                             label_size[s]
                         )));
                     }
@@ -348,7 +166,7 @@ pub fn einsum<T: AsRef<Tensor>>(equation: &str, operands: &[T]) -> Result<Tensor
                 if a != b {
                     return Err(Error::runtime(format!(
                         "einsum(): subscript {} is repeated for operand {i} but the sizes don't match, {a} != {b}",
-                        subscript_to_label(s)
+                        subscripts::subscript_to_label(s)
                     )));
                 }
                 op = op.diagonal_with((0, prev, dim as i64))?.movedim(-1, prev)?;

@@ -171,16 +171,14 @@ pub(crate) fn convolution(
                     Some(narrow_spatial(r, x.size())?)
                 } else {
                     // the output padding that gives back x's size
-                    let op: Vec<i64> = (0..x.dim() - 2)
-                        .map(|i| {
-                            let (n, k) = (x.size()[i + 2] as i64, w.size()[i + 2] as i64);
-                            let o = g.size()[i + 2] as i64;
-                            n + 2 * a.padding[i]
-                                - a.dilation[i] * (k - 1)
-                                - 1
-                                - a.stride[i] * (o - 1)
-                        })
-                        .collect();
+                    let op = crate::geometry::conv::input_grad_output_padding(
+                        &x.size()[2..],
+                        &w.size()[2..],
+                        &g.size()[2..],
+                        &a.stride,
+                        &a.padding,
+                        &a.dilation,
+                    );
                     Some(conv_transpose_nd(g, w, &a, &op)?)
                 };
                 let gw = if !rw {

@@ -14,7 +14,7 @@ use super::super::node::Save;
 use super::super::record::{node_saving, record, record_multi};
 use super::pointwise::lam;
 use crate::error::Result;
-use crate::kernels::pool::Win;
+use crate::geometry::pool::Win;
 use crate::tensor::Tensor;
 
 /// The `(out, in)` matrix of one pooled dim: row `o` holds `weight(o)` at each input

@@ -14,7 +14,7 @@ use super::super::record::{node, record};
 use super::pointwise::lam;
 use super::pool::separable_backward;
 use crate::error::Result;
-use crate::kernels::pool::PoolFloat;
+use crate::geometry::resample::{Real, dim_taps};
 use crate::tensor::Tensor;
 
 /// The arguments of one `F.interpolate` call that fix its per-dim taps.
@@ -28,11 +28,11 @@ pub(crate) struct Resample {
     pub float64: bool,
 }
 
-fn taps_matrix<T: PoolFloat>(r: &Resample, j: usize) -> Result<Tensor> {
+fn taps_matrix<T: Real>(r: &Resample, j: usize) -> Result<Tensor> {
     let k = r.ins.len();
     let (i, o) = (r.ins[j], r.outs[j]);
     let s = r.scales.as_ref().map(|f| f[j]);
-    let taps = crate::nn::interpolate::dim_taps::<T>(&r.mode, i, o, r.align, s, k == 2)?;
+    let taps = dim_taps::<T>(&r.mode, i, o, r.align, s, k == 2)?;
     // a dense (out, in) matrix: beside an empty batch nothing bounds `o·in`
     let n = o
         .checked_mul(i)
@@ -42,7 +42,7 @@ fn taps_matrix<T: PoolFloat>(r: &Resample, j: usize) -> Result<Tensor> {
                 "Storage size calculation overflowed with sizes=[{o}, {i}]"
             ))
         })?;
-    let mut m = crate::kernels::cast::try_filled(0f64, n)?;
+    let mut m = crate::error::try_filled(0f64, n)?;
     for (q, t) in taps.iter().enumerate() {
         for &(at, w) in t {
             m[q * i + at] += w.f64();
