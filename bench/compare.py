@@ -71,7 +71,8 @@ def parse(out):
 def main():
     py = torch_python()
     subprocess.run(["cargo", "build", "--release", "--example", "bench"], cwd=ROOT, check=True)
-    exe = os.path.join(ROOT, "target", "release", "examples", "bench")
+    target = os.path.join(ROOT, os.environ.get("CARGO_TARGET_DIR") or "target")
+    exe = os.path.join(target, "release", "examples", "bench")
     only = ["--only", args.only] if args.only else []
     units = table_units()
     rows = []
