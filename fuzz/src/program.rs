@@ -1707,12 +1707,9 @@ pub fn run_geometry(data: &[u8]) {
                 let fits = tensile::layout::checked_extent(&sizes, &strides)
                     .is_some_and(|e| e <= i64::MAX as usize)
                     && strides.iter().all(|&s| s <= i64::MAX as usize);
+                // (PyTorch's numel refuses an overflow even when a later size is 0)
                 if fits
-                    && buildable(
-                        sizes
-                            .iter()
-                            .fold(1i128, |a, &s| a.saturating_mul(s as i128)),
-                    )
+                    && tensile::layout::checked_numel(&sizes).is_ok_and(|n| buildable(n as i128))
                 {
                     let offs = gi::row_major_offsets(&sizes, &strides, 3).expect("offsets");
                     if let Some((lo, hi)) = reach(&sizes, &strides, 3) {
