@@ -446,29 +446,48 @@ fn binary(t: &Tensor, o: Operand<'_>, k: usize, inplace: bool) {
 }
 
 /// A reduction of the OpInfo table (`Sig::Reduce` and `Sig::ReduceDim` entries with `fuzz`)
-/// over every dim, one dim or (`Sig::Reduce`) a list of dims, with `keepdim=` and sometimes
-/// `correction=` and `p=`; its first output.
+/// over every dim or `dim=` one dim or (`Sig::Reduce`) a list of dims, with `keepdim=` and
+/// sometimes `correction=` or `p=`; its first output.
 fn reduction(r: &mut Rd, t: &Tensor) -> tensile::Result<Tensor> {
     let mut ops = opinfo::fuzzed(opinfo::Sig::Reduce);
     ops.extend(opinfo::fuzzed(opinfo::Sig::ReduceDim));
     let info = ops[r.below(ops.len())];
-    let mut pos = vec![opinfo::Arg::Tensor(t.alias())];
+    let mut a = opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias())]);
+    let kw = |k: &str, v| (k.to_string(), v);
     match r.below(3) {
         0 => {}
-        1 => pos.push(opinfo::Arg::Scalar(Scalar::Int(r.dim()))),
-        _ if info.sig == opinfo::Sig::Reduce => pos.push(opinfo::Arg::Ints(r.dims())),
-        _ => pos.push(opinfo::Arg::Scalar(Scalar::Int(r.dim()))),
+        1 => {
+            a.kw.push(kw("dim", opinfo::Arg::Scalar(Scalar::Int(r.dim()))))
+        }
+        _ if info.sig == opinfo::Sig::Reduce => a.kw.push(kw("dim", opinfo::Arg::Ints(r.dims()))),
+        _ => {
+            a.kw.push(kw("dim", opinfo::Arg::Scalar(Scalar::Int(r.dim()))))
+        }
     }
-    let mut a = opinfo::Args::new(pos);
-    a.kw.push((
-        "keepdim".into(),
-        opinfo::Arg::Scalar(Scalar::Bool(r.bool())),
-    ));
+    a.kw.push(kw("keepdim", opinfo::Arg::Scalar(Scalar::Bool(r.bool()))));
     if r.bool() {
-        a.kw.push((
-            "correction".into(),
-            opinfo::Arg::Scalar(Scalar::Float(r.float())),
-        ));
+        let c = opinfo::Arg::Scalar(Scalar::Float(r.float()));
+        a.kw.push(kw(if r.bool() { "correction" } else { "p" }, c));
+    }
+    info.run(&a).map(opinfo::Ret::first)
+}
+
+/// A scan of the OpInfo table (`Sig::Scan` entries with `fuzz`) along `dim=`, sometimes with
+/// `dtype=`, in place, or (`diff`) with `n=` and `prepend=`; its first output.
+fn scan(r: &mut Rd, t: &Tensor, other: &Tensor) -> tensile::Result<Tensor> {
+    let ops = opinfo::fuzzed(opinfo::Sig::Scan);
+    let info = ops[r.below(ops.len())];
+    let mut a = opinfo::Args::new(vec![opinfo::Arg::Tensor(t.alias())]);
+    let kw = |k: &str, v| (k.to_string(), v);
+    a.kw.push(kw("dim", opinfo::Arg::Scalar(Scalar::Int(r.dim()))));
+    match r.below(4) {
+        0 => a.kw.push(kw("dtype", opinfo::Arg::DType(r.dtype()))),
+        1 => a.inplace = info.inplace,
+        2 => {
+            a.kw.push(kw("n", opinfo::Arg::Scalar(Scalar::Int(r.int()))));
+            a.kw.push(kw("prepend", opinfo::Arg::Tensor(other.alias())));
+        }
+        _ => {}
     }
     info.run(&a).map(opinfo::Ret::first)
 }
@@ -794,23 +813,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         }
         // ---- scans
         32 if ca => {
-            let d = r.dim();
-            let t = match r.below(9) {
-                0 => a.cumsum(d),
-                1 => a.cumprod(d),
-                2 => a.cumsum_with(d, r.dtype()),
-                3 => a.cumsum_(d),
-                4 => a.cumprod_(d),
-                5 => a.cummax(d).map(|x| x.1),
-                6 => a.cummin(d).map(|x| x.0),
-                7 => a.logcumsumexp(d),
-                _ => a.diff_with(tensile::DiffOpts {
-                    n: r.int(),
-                    dim: d,
-                    prepend: Some(b),
-                    append: None,
-                }),
-            };
+            let t = scan(r, a, b);
             push(pool, r, t)
         }
         // ---- pointwise

@@ -37,8 +37,6 @@ mod calls_random;
 mod calls_reduce;
 #[path = "conformance/calls_rnn.rs"]
 mod calls_rnn;
-#[path = "conformance/calls_scan.rs"]
-mod calls_scan;
 #[path = "conformance/calls_shape.rs"]
 mod calls_shape;
 #[path = "conformance/calls_sort.rs"]
@@ -562,7 +560,6 @@ pub fn dispatch(
         .or_else(|| calls_views::call(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_creation::call(op, args, kw))
-        .or_else(|| calls_scan::call(op, args, kw))
         .or_else(|| calls_sort::call(op, args, kw))
         .or_else(|| calls_shape::call(op, args, kw))
         .or_else(|| calls_gather_scatter::call(op, args, kw))
@@ -605,6 +602,7 @@ fn to_opinfo(a: &Arg) -> Option<opinfo::Arg> {
         Arg::Int(i) => opinfo::Arg::Scalar(Scalar::Int(*i)),
         Arg::Shape(v) | Arg::Dims(v) | Arg::Ints(v) => opinfo::Arg::Ints(v.clone()),
         Arg::Str(s) => opinfo::Arg::Str(s.clone()),
+        Arg::DType(d) => opinfo::Arg::DType(*d),
         _ => return None,
     })
 }
@@ -621,7 +619,11 @@ fn json_to_opinfo(v: &Value) -> Option<opinfo::Arg> {
         Value::Array(a) => {
             opinfo::Arg::Ints(a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>()?)
         }
-        Value::Object(_) if v.get("tensor").is_some() || v.get("scalar").is_some() => {
+        Value::Object(_)
+            if v.get("tensor").is_some()
+                || v.get("scalar").is_some()
+                || v.get("dtype").is_some() =>
+        {
             to_opinfo(&build_arg(v).0)?
         }
         _ => return None,

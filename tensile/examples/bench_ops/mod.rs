@@ -438,27 +438,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                     Box::new(move || ok(a.masked_fill(&m, v)))
                 }
             }
-            // scans
-            "T.cumsum" => {
-                let a = t(0);
-                Box::new(move || ok(a.cumsum(dim)))
-            }
-            "T.cumprod" => {
-                let a = t(0);
-                Box::new(move || ok(a.cumprod(dim)))
-            }
-            "T.cummax" => {
-                let a = t(0);
-                Box::new(move || ok(a.cummax(dim).map(|r| r.0)))
-            }
-            "T.logcumsumexp" => {
-                let a = t(0);
-                Box::new(move || ok(a.logcumsumexp(dim)))
-            }
-            "T.diff" => {
-                let a = t(0);
-                Box::new(move || ok(a.diff_with((1, dim))))
-            }
             // sorting
             "T.sort" => {
                 let a = t(0);

@@ -109,13 +109,6 @@ pub fn table() -> Vec<Row> {
     t.push(row("sort", &[x(&[2, 3])], |a| Ok(a[0].sort()?.0)));
     t.push(row("msort", &[x(&[3, 2])], |a| a[0].msort()));
     t.push(row("topk", &[x(&[2, 4])], |a| Ok(a[0].topk(2)?.0)));
-    // ---------------------------------------------------------------- scans
-    t.push(row("cumsum", &[x(&[2, 3])], |a| a[0].cumsum(1)));
-    t.push(row("cumprod", &[x(&[2, 3])], |a| a[0].cumprod(1)));
-    t.push(row("cummax", &[x(&[2, 3])], |a| Ok(a[0].cummax(1)?.0)));
-    t.push(row("cummin", &[x(&[2, 3])], |a| Ok(a[0].cummin(0)?.0)));
-    t.push(row("logcumsumexp", &[x(&[2, 3])], |a| a[0].logcumsumexp(1)));
-    t.push(row("diff", &[x(&[2, 4])], |a| a[0].diff()));
     // ---------------------------------------------------------------- softmax family
     t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
     t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));

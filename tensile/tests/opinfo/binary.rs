@@ -29,23 +29,6 @@ const TWO_X: &[Sample] = &[Sample::new(&[X, X])];
 const X_POS: &[Sample] = &[Sample::new(&[X, POS])];
 const IN_MATH: &[Doc] = &[Doc::In(&MATH)];
 
-/// `x.$f(y)` / `x.$f_(y)`, or with keyword `$k` (read by `Args::$get`) `x.$fk(y, k)` /
-/// `x.$fk_(y, k)`: `add`/`sub` with `alpha=`, `div` with `rounding_mode=` (absent or `None`:
-/// true division).
-macro_rules! with_kw {
-    ($get:ident($k:literal), $f:ident, $f_:ident, $fk:ident, $fk_:ident) => {
-        |a: &Args| {
-            let (x, y) = (a.t(0), a.operand(1));
-            match (a.$get($k), a.inplace) {
-                (None, false) => x.$f(y),
-                (None, true) => x.$f_(y),
-                (Some(k), false) => x.$fk(y, k),
-                (Some(k), true) => x.$fk_(y, k),
-            }
-        }
-    };
-}
-
 /// `torch.rsub(x, y, alpha=…)`: `y - alpha·x`.
 fn rsub(a: &Args) -> Result<Tensor> {
     match a.kw_scalar("alpha") {
@@ -57,7 +40,7 @@ fn rsub(a: &Args) -> Result<Tensor> {
 pub static OPS: &[OpInfo] = &[
     OpInfo::binary(
         "add",
-        with_kw!(kw_scalar("alpha"), add, add_, add_with, add_with_),
+        with_kw!(a => kw_scalar("alpha"), add, add_, add_with, add_with_, a.operand(1)),
     )
         .grad(&[
             Sample::new(&[X, X]),
@@ -80,7 +63,7 @@ pub static OPS: &[OpInfo] = &[
         ]),
     OpInfo::binary(
         "sub",
-        with_kw!(kw_scalar("alpha"), sub, sub_, sub_with, sub_with_),
+        with_kw!(a => kw_scalar("alpha"), sub, sub_, sub_with, sub_with_, a.operand(1)),
     )
         .grad(&[
             Sample::new(&[X, X]),
@@ -102,7 +85,7 @@ pub static OPS: &[OpInfo] = &[
         .bench("mul"),
     OpInfo::binary(
         "div",
-        with_kw!(kw_str("rounding_mode"), div, div_, div_with, div_with_),
+        with_kw!(a => kw_str("rounding_mode"), div, div_, div_with, div_with_, a.operand(1)),
     )
         .grad(&[
             Sample::new(&[X, POS]),

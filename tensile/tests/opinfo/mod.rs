@@ -9,12 +9,13 @@
 //! * the benchmark (`examples/bench_ops`) runs the `bench/ops.txt` rows whose op is
 //!   [`OpInfo::bench`] through the same adapter;
 //! * the fuzzer (`fuzz/src/program.rs`) calls every [`Sig::Unary`] and [`Sig::Binary`] entry
-//!   with [`OpInfo::fuzz`] from its pointwise arms, and every [`Sig::Reduce`] and
-//!   [`Sig::ReduceDim`] one from its reduction arm;
+//!   with [`OpInfo::fuzz`] from its pointwise arms, every [`Sig::Reduce`] and
+//!   [`Sig::ReduceDim`] one from its reduction arm, every [`Sig::Scan`] one from its scan arm;
 //! * `tests/op_table.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
 //!   when they differ.
 //!
-//! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`);
+//! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
+//! `scan.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -49,12 +50,30 @@ macro_rules! function {
     };
 }
 
+/// An adapter calling `x.$f(ARG)` / `x.$f_(ARG)`, or with keyword `$k` (read by
+/// `Args::$get`) `x.$fk(ARG, k)` / `x.$fk_(ARG, k)`: `add` with `alpha=`, `div` with
+/// `rounding_mode=`, `cumsum` with `dtype=`.
+macro_rules! with_kw {
+    ($a:ident => $get:ident($k:literal), $f:ident, $f_:ident, $fk:ident, $fk_:ident, $arg:expr) => {
+        |$a: &Args| {
+            let (x, y) = ($a.t(0), $arg);
+            match ($a.$get($k), $a.inplace) {
+                (None, false) => x.$f(y),
+                (None, true) => x.$f_(y),
+                (Some(k), false) => x.$fk(y, k),
+                (Some(k), true) => x.$fk_(y, k),
+            }
+        }
+    };
+}
+
 pub mod binary;
 pub mod reduce;
+pub mod scan;
 pub mod ternary;
 pub mod unary;
 
-use tensile::{Operand, Result, Scalar, Tensor};
+use tensile::{DType, Operand, Result, Scalar, Tensor};
 
 // ------------------------------------------------------------------------------------------
 // the entry
@@ -71,10 +90,13 @@ pub enum Sig {
     Binary,
     /// `f(x, y, z, **kwargs)`.
     Ternary,
-    /// A reduction `f(x, dim=None, keepdim=False, **kwargs)`, `dim` an int or a list.
+    /// A reduction `f(x, dim=None, keepdim=False, **kwargs)`, `dim` an int or a list (the
+    /// fuzzer passes it by keyword).
     Reduce,
     /// A reduction over every dim or one: `f(x, dim=None, keepdim=False)`, `dim` an int.
     ReduceDim,
+    /// A scan along one dim, `f(x, dim=…, **kwargs)` (the fuzzer passes `dim=` by keyword).
+    Scan,
     /// Anything else (positional arguments as the adapter reads them).
     Other,
 }
@@ -108,6 +130,11 @@ impl Ret {
             Ret::Many(ts) => ts.into_iter().next().expect("opinfo: an op with no output"),
         }
     }
+}
+
+/// Two outputs (values and indices, var and mean) as a [`Ret`].
+pub fn pair(r: Result<(Tensor, Tensor)>) -> Result<Ret> {
+    r.map(|(a, b)| Ret::Many(vec![a, b]))
 }
 
 /// An entry's adapter: of a one-output op, or of one whose outputs depend on the call.
@@ -242,8 +269,14 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 4] {
-    [unary::OPS, binary::OPS, ternary::OPS, reduce::OPS]
+pub fn families() -> [&'static [OpInfo]; 5] {
+    [
+        unary::OPS,
+        binary::OPS,
+        ternary::OPS,
+        reduce::OPS,
+        scan::OPS,
+    ]
 }
 
 /// Every entry.
@@ -292,6 +325,8 @@ pub enum Arg {
     Ints(Vec<i64>),
     /// A Python string.
     Str(String),
+    /// A `torch.dtype`.
+    DType(DType),
 }
 
 impl Arg {
@@ -381,6 +416,21 @@ impl Args {
     pub fn kw_str(&self, k: &str) -> Option<&str> {
         match self.kw_arg(k)? {
             Arg::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a dtype (its object, or its name: `float16`).
+    pub fn kw_dtype(&self, k: &str) -> Option<DType> {
+        match self.kw_arg(k)? {
+            Arg::DType(d) => Some(*d),
+            Arg::Str(s) => DType::from_name(s),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a tensor (a number or a list is none).
+    pub fn kw_tensor(&self, k: &str) -> Option<&Tensor> {
+        match self.kw_arg(k)? {
+            Arg::Tensor(t) => Some(t),
             _ => None,
         }
     }
@@ -555,15 +605,17 @@ pub enum Table {
     MathBinary,
     MathUnary,
     Reductions,
+    Scans,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 4] = [
+    pub const ALL: [Table; 5] = [
         Table::Pointwise,
         Table::MathBinary,
         Table::MathUnary,
         Table::Reductions,
+        Table::Scans,
     ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
@@ -572,6 +624,7 @@ impl Table {
             Table::MathBinary => "### Math: binary and ternary",
             Table::MathUnary => "### Unary math and activations",
             Table::Reductions => "### Reductions",
+            Table::Scans => "### Scans",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -581,6 +634,7 @@ impl Table {
             Table::MathBinary => vec![binary::OPS, ternary::OPS],
             Table::MathUnary => vec![unary::OPS],
             Table::Reductions => vec![reduce::OPS],
+            Table::Scans => vec![scan::OPS],
         }
     }
 }

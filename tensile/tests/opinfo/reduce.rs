@@ -2,7 +2,7 @@
 //! (`x.NAME()`, `x.NAME_dim(dims, keepdim)`), the moments with `correction=`, `norm`, and
 //! `max`/`min`, whose dim form returns values and indices.
 
-use super::{Adapter, Arg, Args, Doc, Dom, Group, OpInfo, P, Ret, Sample, Sig, Table, X};
+use super::{Adapter, Arg, Args, Doc, Dom, Group, OpInfo, P, Ret, Sample, Sig, Table, X, pair};
 use tensile::{NormOpts, NormP, Result, Scalar, Tensor, VarOpts};
 
 /// The dims a call reduces.
@@ -79,10 +79,7 @@ macro_rules! moment {
 macro_rules! max_min {
     ($all:ident, $dim:ident) => {
         |a: &Args| match dims(a, 1) {
-            Dims::One(d) => {
-                let (v, i) = a.t(0).$dim(d, keepdim(a))?;
-                Ok(Ret::Many(vec![v, i]))
-            }
+            Dims::One(d) => pair(a.t(0).$dim(d, keepdim(a))),
             _ => a.t(0).$all().map(Ret::One),
         }
     };
@@ -98,8 +95,10 @@ fn var_opts(a: &Args, correction: f64) -> VarOpts {
 
 /// `torch.var_mean(x, dim, correction=, keepdim=)` / `std_mean` (correction 1 by default).
 fn moments(a: &Args, f: fn(&Tensor, VarOpts) -> Result<(Tensor, Tensor)>) -> Result<Ret> {
-    let (x, m) = f(a.t(0), var_opts(a, a.kw_f64("correction").unwrap_or(1.0)))?;
-    Ok(Ret::Many(vec![x, m]))
+    pair(f(
+        a.t(0),
+        var_opts(a, a.kw_f64("correction").unwrap_or(1.0)),
+    ))
 }
 
 /// `torch.norm(x, p='fro', dim=None, keepdim=False)`.
@@ -231,7 +230,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.nansum()`, `x.nansum(d, keepdim)`, `x.nansum(dtype=..)`",
             "`x.nansum()`, `x.nansum_dim(d, keepdim)`, `x.nansum_with(NansumOpts { dim, keepdim, dtype })`",
         )]),
-    OpInfo::new("norm", Sig::Other, norm)
+    reduce("norm", norm)
         .grad(&[
             Sample::new(&[X]),
             Sample::new(&[X]).named("norm_with").kw(&[
