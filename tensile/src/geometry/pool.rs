@@ -364,9 +364,9 @@ impl PoolPlan {
         let (d, nd) = (self.kernel.len(), sizes.len());
         let sp = &sizes[nd - d..];
         let mut outs = Vec::with_capacity(d);
-        for j in 0..d {
+        for (j, &size) in sp.iter().enumerate() {
             outs.push(pooling_output_shape(
-                sp[j] as i64,
+                size as i64,
                 self.kernel[j],
                 self.padding[j],
                 self.stride[j],

@@ -1095,10 +1095,10 @@ mod tests {
             let target: Vec<i64> = std::iter::once(b.rem_euclid(3))
                 .chain(sizes.iter().map(|&s| if s == 1 { c.rem_euclid(4) } else { -1 }))
                 .collect();
-            if let Ok((sz, st)) = expand_geometry(&sizes, &strides, &target) {
-                if let Ok(sz) = checked_sizes(&sz) {
-                    views.push(((sz, st.iter().map(|&s| s as usize).collect()), 0));
-                }
+            if let Ok((sz, st)) = expand_geometry(&sizes, &strides, &target)
+                && let Ok(sz) = checked_sizes(&sz)
+            {
+                views.push(((sz, st.iter().map(|&s| s as usize).collect()), 0));
             }
             for ((sz, st), shift) in views {
                 prop_assert_eq!(sz.len(), st.len());
