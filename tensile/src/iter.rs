@@ -565,35 +565,30 @@ impl<'a, const N: usize> SmallPlan<'a, N> {
     /// with the inputs' read locks held: sequential, monomorphic, no conversions. Errors: the
     /// allocator's; an internal error when the plan was not built or an input's dtype is not
     /// the kernel's (the small path takes operands already in the compute dtype).
+    #[inline]
     pub(crate) fn run_new<F>(&self, kernel: &TypedKernel<F, N>) -> Result<Tensor>
     where
         F: Fn(&[*mut u8; N], &[isize; N], usize) + Sync,
     {
         let kd = kernel.kdtypes();
-        let mut ins: SmallVec<[&Tensor; 3]> = SmallVec::new();
-        for (slot, &dt) in self.inputs.iter().zip(&kd).skip(1) {
-            match *slot {
-                Some(t) if self.built && t.dtype == dt => ins.push(t),
-                _ => {
-                    return Err(Error::runtime(
-                        "internal error: a small plan run with other operands than planned",
-                    ));
-                }
-            }
+        let planned =
+            self.built && (1..N).all(|k| matches!(self.inputs[k], Some(t) if t.dtype == kd[k]));
+        if !planned {
+            return Err(Error::runtime(
+                "internal error: a small plan run with other operands than planned",
+            ));
         }
         let out = Tensor::try_alloc_contiguous(&self.shape[..self.nd], kd[0])?;
         let (_reads2, _reads);
-        if N == 3 {
-            _reads2 = lock_reads2(ins[0], ins[1]);
+        if let (3, Some(a), Some(b)) = (N, self.inputs[1], self.inputs.get(2).copied().flatten()) {
+            _reads2 = lock_reads2(a, b);
         } else {
+            let ins: SmallVec<[&Tensor; 3]> = self.inputs[1..].iter().flatten().copied().collect();
             _reads = lock_operands(&ins, 0);
         }
-        let base: [*mut u8; N] = std::array::from_fn(|k| {
-            if k == 0 {
-                out.elem_ptr()
-            } else {
-                ins[k - 1].elem_ptr()
-            }
+        let base: [*mut u8; N] = std::array::from_fn(|k| match self.inputs[k] {
+            Some(t) if k > 0 => t.elem_ptr(),
+            _ => out.elem_ptr(),
         });
         let itemsize: [usize; N] = std::array::from_fn(|k| kd[k].itemsize());
         let f = kernel.kernel();
@@ -616,6 +611,7 @@ impl<'a, const N: usize> SmallPlan<'a, N> {
     /// Plans a new output over `inputs` (`N - 1` of them). False when the op is not small, an
     /// input is not strictly row-major, or the shapes don't broadcast (the general path then
     /// reports the error); the plan's contents are then meaningless.
+    #[inline]
     pub(crate) fn build(&mut self, inputs: &[&'a Tensor]) -> bool {
         self.built = false;
         if inputs.len() + 1 != N {

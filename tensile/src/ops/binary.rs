@@ -283,18 +283,20 @@ fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<'_, 3>) -
     }
     let cdt = a.dtype;
     let zero_div = AtomicBool::new(false);
-    let mut out = None;
+    // Each kernel's arm returns its result directly: no `Option<Result<Tensor>>` detour
+    // (small ops are sensitive to moving a tensor around).
     macro_rules! run {
-        ($T:ty, $O:ty, $f:expr) => {
-            out = Some(plan.run_new(&pointwise::binary_kernel::<$T, $O>($f)))
-        };
+        ($T:ty, $O:ty, $f:expr) => {{
+            let out = plan.run_new(&pointwise::binary_kernel::<$T, $O>($f));
+            if zero_div.load(Ordering::Relaxed) {
+                return Err(Error::runtime("ZeroDivisionError"));
+            }
+            return out;
+        }};
     }
     op_table!(op, cdt, run, zero_div);
-    let out = out.unwrap_or_else(|| Err(Error::runtime("internal error: no small kernel")))?;
-    if zero_div.load(Ordering::Relaxed) {
-        return Err(Error::runtime("ZeroDivisionError"));
-    }
-    Ok(out)
+    #[allow(unreachable_code)]
+    Err(Error::runtime("internal error: no small kernel"))
 }
 
 impl Tensor {
