@@ -17,7 +17,7 @@ use crate::tensor::{Dims, Tensor};
 use smallvec::SmallVec;
 
 mod dense;
-pub(crate) use dense::{Slices, dense};
+pub(crate) use dense::{Slices, dense, dense_new};
 
 /// An op's operands after shape checks, before the output exists.
 pub(crate) struct TensorIter<'a> {

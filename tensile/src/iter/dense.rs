@@ -43,7 +43,9 @@ impl Span {
 
 /// The operands of a [`dense`] call, outputs first, as typed slices.
 pub(crate) struct Slices<'s> {
-    spans: SmallVec<[Span; 6]>,
+    /// The operands' spans, borrowed from the [`dense`] call (so the value stays small:
+    /// small ops pay for every byte moved).
+    spans: &'s [Span],
     n_out: usize,
     /// Bit `k` set: output `k` was handed out (once only, so no two `&mut` alias).
     taken: u64,
@@ -191,18 +193,58 @@ pub(crate) fn dense<R>(
             }
         }
     }
-    let mut all: SmallVec<[&Tensor; 6]> = SmallVec::new();
-    all.extend(outs.iter().copied());
-    all.extend(ins.iter().copied());
-    let guard = super::lock_operands(&all, outs.len());
+    let mut entries: SmallVec<[(&crate::storage::Storage, bool); 6]> = SmallVec::new();
+    entries.extend(outs.iter().map(|t| (&*t.storage, true)));
+    entries.extend(ins.iter().map(|t| (&*t.storage, false)));
+    let guard = crate::storage::lock_all(&mut entries);
     let r = kernel(Slices {
-        spans,
+        spans: &spans,
         n_out: outs.len(),
         taken: 0,
         _locks: PhantomData,
     });
     drop(guard);
     r
+}
+
+/// [`dense`] into a new contiguous output of `sizes` and `dtype`, allocated here and
+/// returned with the kernel's result (output 0 of the [`Slices`]; the inputs follow). A new
+/// output is seen by nobody else, so only the inputs are locked (for reading) and no overlap
+/// needs checking: small ops (a 64-element `cumsum`) spend most of their time in this setup.
+///
+/// Errors: an allocation failure (`Tensor::try_alloc_contiguous`); the kernel's own; an input
+/// geometry outside its storage (internal).
+#[inline]
+pub(crate) fn dense_new<R>(
+    sizes: &[usize],
+    dtype: DType,
+    ins: &[&Tensor],
+    kernel: impl FnOnce(Slices<'_>) -> Result<R>,
+) -> Result<(Tensor, R)> {
+    dense_into(Tensor::try_alloc_contiguous(sizes, dtype)?, ins, kernel)
+}
+
+/// The body of [`dense_new`]: `out` was allocated by the caller in this module, so nobody
+/// else holds it.
+#[inline]
+fn dense_into<R>(
+    out: Tensor,
+    ins: &[&Tensor],
+    kernel: impl FnOnce(Slices<'_>) -> Result<R>,
+) -> Result<(Tensor, R)> {
+    let mut spans: SmallVec<[Span; 6]> = SmallVec::new();
+    for t in std::iter::once(&out).chain(ins.iter().copied()) {
+        spans.push(span_of(t).ok_or_else(|| internal("a geometry outside its storage"))?);
+    }
+    let guard = super::lock_operands(ins, 0);
+    let r = kernel(Slices {
+        spans: &spans,
+        n_out: 1,
+        taken: 0,
+        _locks: PhantomData,
+    });
+    drop(guard);
+    Ok((out, r?))
 }
 
 #[cfg(test)]

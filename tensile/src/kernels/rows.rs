@@ -20,45 +20,52 @@ impl Word for u16 {}
 impl Word for u32 {}
 impl Word for u64 {}
 
-/// `d` = the elements of `s` (of `size_of::<T>()` bytes each) in reverse order, as whole
-/// elements of `T` when both rows are aligned for it; `false`, having done nothing, otherwise.
-fn reverse_as<T: Word>(s: &[u8], d: &mut [u8]) -> bool {
+/// `src` and `dst` as slices of the word `T`, when both are aligned for it and hold whole
+/// words (decided once per call, not per row).
+fn as_words<'a, T: Word>(src: &'a [u8], dst: &'a mut [u8]) -> Option<(&'a [T], &'a mut [T])> {
     // SAFETY: `T` is an unsigned integer type (every bit pattern is a value); `align_to`
-    // only reinterprets the aligned middle of each row, which is used only when the whole row
-    // is that middle.
-    let ((sp, sm, ss), (dp, dm, ds)) = unsafe { (s.align_to::<T>(), d.align_to_mut::<T>()) };
-    if !(sp.is_empty() && ss.is_empty() && dp.is_empty() && ds.is_empty()) {
-        return false;
-    }
-    for (o, i) in dm.iter_mut().zip(sm.iter().rev()) {
-        *o = *i;
-    }
-    true
+    // only reinterprets the aligned middle of each slice, which is used only when the whole
+    // slice is that middle.
+    let ((sp, sm, ss), (dp, dm, ds)) = unsafe { (src.align_to::<T>(), dst.align_to_mut::<T>()) };
+    (sp.is_empty() && ss.is_empty() && dp.is_empty() && ds.is_empty()).then_some((sm, dm))
 }
 
-/// One row: `d` = `s` (equal lengths), its elements of `esize` bytes reversed when `rev`.
-fn copy_row(s: &[u8], d: &mut [u8], esize: usize, rev: bool) {
-    if !rev {
-        d.copy_from_slice(s);
-        return;
-    }
-    let done = match esize {
-        1 => reverse_as::<u8>(s, d),
-        2 => reverse_as::<u16>(s, d),
-        4 => reverse_as::<u32>(s, d),
-        8 => reverse_as::<u64>(s, d),
-        _ => false,
-    };
-    if !done {
-        for (o, i) in d.chunks_exact_mut(esize).zip(s.chunks_exact(esize).rev()) {
-            o.copy_from_slice(i);
+/// `dst` row `r` (of `n` units `T`) = `src` row `src_rows[r]`, reversed when `rev`; rows are
+/// written in parallel above the grain size, counted in elements (`elems` per row).
+fn rows_as<T: Copy + Send + Sync>(
+    src: &[T],
+    dst: &mut [T],
+    src_rows: &[usize],
+    (n, elems): (usize, usize),
+    rev: bool,
+) {
+    let dst = &mut dst[..src_rows.len() * n];
+    let one = |(r, d): (usize, &mut [T])| {
+        let s = &src[src_rows[r] * n..][..n];
+        if rev {
+            for (o, i) in d.iter_mut().zip(s.iter().rev()) {
+                *o = *i;
+            }
+        } else {
+            d.copy_from_slice(s);
         }
+    };
+    if parallel(src_rows.len() * elems) {
+        par::run(|| {
+            dst.par_chunks_mut(n)
+                .enumerate()
+                .with_min_len((GRAIN / elems).max(1))
+                .for_each(one)
+        });
+    } else {
+        dst.chunks_mut(n).enumerate().for_each(one);
     }
 }
 
 /// `dst` row `r` (of `n` elements of `esize` bytes) = `src` row `src_rows[r]`, reversed when
 /// `rev`; rows are written in parallel above the grain size. `dst` holds `src_rows.len()`
-/// rows and `src` every row named (a shorter slice is an internal error: it panics).
+/// rows and `src` every row named (a shorter slice is an internal error: it panics). Rows are
+/// moved as whole words (`u16`/`u32`/`u64`) when the element size and alignment allow.
 pub(crate) fn flip_rows(
     src: &[u8],
     dst: &mut [u8],
@@ -71,15 +78,31 @@ pub(crate) fn flip_rows(
     if row == 0 {
         return;
     }
+    if !rev || esize == 1 {
+        return rows_as(src, dst, src_rows, (row, n), rev);
+    }
+    let done = match esize {
+        2 => as_words::<u16>(src, dst).map(|(s, d)| rows_as(s, d, src_rows, (n, n), true)),
+        4 => as_words::<u32>(src, dst).map(|(s, d)| rows_as(s, d, src_rows, (n, n), true)),
+        8 => as_words::<u64>(src, dst).map(|(s, d)| rows_as(s, d, src_rows, (n, n), true)),
+        _ => None,
+    };
+    if done.is_some() {
+        return;
+    }
+    // other element sizes, or unaligned rows: element by element
     let dst = &mut dst[..src_rows.len() * row];
     let one = |(r, d): (usize, &mut [u8])| {
-        copy_row(&src[src_rows[r] * row..][..row], d, esize, rev);
+        let s = &src[src_rows[r] * row..][..row];
+        for (o, i) in d.chunks_exact_mut(esize).zip(s.chunks_exact(esize).rev()) {
+            o.copy_from_slice(i);
+        }
     };
     if parallel(src_rows.len() * n) {
         par::run(|| {
             dst.par_chunks_mut(row)
                 .enumerate()
-                .with_min_len((GRAIN / n.max(1)).max(1))
+                .with_min_len((GRAIN / n).max(1))
                 .for_each(one)
         });
     } else {

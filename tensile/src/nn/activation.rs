@@ -194,12 +194,12 @@ fn softplus_raw(input: &Tensor, opts: SoftplusOpts) -> Result<Tensor> {
         // PyTorch's float kernel: beta and threshold as float, computed in float
         let (b, t) = (beta as f32, threshold as f32);
         if input.is_contiguous() {
-            let out = Tensor::try_alloc_contiguous(input.size(), DType::Float32)?;
             // both contiguous: their slices are their values
-            crate::iter::dense(&[&out], &[input], |mut s| {
-                crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
-                Ok(())
-            })?;
+            let (out, ()) =
+                crate::iter::dense_new(input.size(), DType::Float32, &[input], |mut s| {
+                    crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
+                    Ok(())
+                })?;
             return Ok(out);
         }
         return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {

@@ -32,9 +32,8 @@ pub(crate) fn cross_entropy_rows_f32(
         }
     }
     let w: Option<Vec<f32>> = weight.map(|w| w.try_to_vec::<f32>()).transpose()?;
-    let out = Tensor::try_alloc_contiguous(&[n], DType::Float32)?;
     // `input` is contiguous: its slice is its `(n, c)` rows
-    crate::iter::dense(&[&out], &[input], |mut s| {
+    let (out, ()) = crate::iter::dense_new(&[n], DType::Float32, &[input], |mut s| {
         let x = &s.input::<f32>(0)?[..n * c];
         let o = s.out::<f32>(0)?;
         crate::kernels::loss::cross_entropy_rows_f32(x, c, target, w.as_deref(), ignore, o);

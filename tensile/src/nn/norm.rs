@@ -336,11 +336,10 @@ pub fn rms_norm_with<'a>(
         && n > 0
         && out_strides == contiguous_strides(&input.sizes)
     {
-        let out = Tensor::try_alloc(&input.sizes, &out_strides, DType::Float32)?;
         let mut ins = vec![input];
         ins.extend(weight);
         // contiguous: their slices are their values
-        crate::iter::dense(&[&out], &ins, |mut sl| {
+        let (out, ()) = crate::iter::dense_new(&input.sizes, DType::Float32, &ins, |mut sl| {
             let w = weight.map(|_| sl.input::<f32>(1)).transpose()?;
             k::rms_rows_f32(
                 sl.input(0)?,

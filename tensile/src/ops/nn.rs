@@ -41,22 +41,23 @@ pub(crate) fn select_rows(t: &Tensor, dim: usize, idx: &[usize]) -> Result<Tenso
     if t.dim() > 0 {
         shape[dim] = idx.len();
     }
-    let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), t.dtype)?;
     if t.dim() == 0 {
+        let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), t.dtype)?;
         copy_unchecked(&out, &src);
         return Ok(out);
     }
     let outer: usize = t.sizes[..dim].iter().product();
     let inner: usize = t.sizes[dim + 1..].iter().product();
-    if outer * idx.len() * inner > 0 {
-        // both contiguous: their bytes are their rows
-        crate::iter::dense(&[&out], &[&src], |mut s| {
-            let geom = (outer, t.sizes[dim], inner);
-            let esize = t.dtype.itemsize();
-            gather::index_select_rows(s.input_bytes(0)?, s.out_bytes(0)?, idx, geom, esize);
-            Ok(())
-        })?;
+    if outer * idx.len() * inner == 0 {
+        return Tensor::try_alloc(&shape, &contiguous_strides(&shape), t.dtype);
     }
+    // both contiguous: their bytes are their rows
+    let (out, ()) = crate::iter::dense_new(&shape, t.dtype, &[&src], |mut s| {
+        let geom = (outer, t.sizes[dim], inner);
+        let esize = t.dtype.itemsize();
+        gather::index_select_rows(s.input_bytes(0)?, s.out_bytes(0)?, idx, geom, esize);
+        Ok(())
+    })?;
     Ok(out)
 }
 
@@ -276,22 +277,23 @@ impl Tensor {
             weight.map(|t| t.try_contiguous()).transpose()?,
             bias.map(|t| t.try_contiguous()).transpose()?,
         );
-        let y = Tensor::try_alloc(&self.sizes, &contiguous_strides(&self.sizes), self.dtype)?;
         let mut ins = vec![&x];
         ins.extend(w.iter().chain(b.iter()));
         let wb = (w.is_some(), b.is_some());
         // contiguous: their slices are their rows of `n` (the parameters one row each)
-        crate::iter::dense(&[&y], &ins, |mut s| match (self.dtype, mixed) {
-            (DType::Float16, false) => ln_rows::<half::f16, half::f16>(&mut s, wb, n, eps),
-            (DType::Float16, true) => ln_rows::<half::f16, f32>(&mut s, wb, n, eps),
-            (DType::BFloat16, false) => ln_rows::<half::bf16, half::bf16>(&mut s, wb, n, eps),
-            (DType::BFloat16, true) => ln_rows::<half::bf16, f32>(&mut s, wb, n, eps),
-            (DType::Float64, _) => {
-                let (x, w, b) = ln_inputs::<f64, f64>(&s, wb)?;
-                norm::layer_norm_f64(x, s.out(0)?, n, w, b, eps);
-                Ok(())
+        let (y, ()) = crate::iter::dense_new(&self.sizes, self.dtype, &ins, |mut s| {
+            match (self.dtype, mixed) {
+                (DType::Float16, false) => ln_rows::<half::f16, half::f16>(&mut s, wb, n, eps),
+                (DType::Float16, true) => ln_rows::<half::f16, f32>(&mut s, wb, n, eps),
+                (DType::BFloat16, false) => ln_rows::<half::bf16, half::bf16>(&mut s, wb, n, eps),
+                (DType::BFloat16, true) => ln_rows::<half::bf16, f32>(&mut s, wb, n, eps),
+                (DType::Float64, _) => {
+                    let (x, w, b) = ln_inputs::<f64, f64>(&s, wb)?;
+                    norm::layer_norm_f64(x, s.out(0)?, n, w, b, eps);
+                    Ok(())
+                }
+                _ => ln_rows::<f32, f32>(&mut s, wb, n, eps),
             }
-            _ => ln_rows::<f32, f32>(&mut s, wb, n, eps),
         })?;
         crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
     }

@@ -56,9 +56,8 @@ fn cum_contiguous(x: &Tensor, d: usize, prod: bool) -> Result<Option<Tensor>> {
     if !matches!(x.dtype(), DType::Float32 | DType::Float64) {
         return Ok(None);
     }
-    let out = Tensor::try_alloc_contiguous(sizes, x.dtype())?;
-    // `x` and `out` are contiguous: their slices are their values
-    crate::iter::dense(&[&out], &[x], |mut s| {
+    // `x` and the new output are contiguous: their slices are their values
+    let (out, ()) = crate::iter::dense_new(sizes, x.dtype(), &[x], |mut s| {
         match x.dtype() {
             DType::Float64 => {
                 crate::kernels::rows::cum_f64::<f64>(s.input(0)?, s.out(0)?, outer, n, inner, prod)

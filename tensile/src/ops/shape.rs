@@ -100,9 +100,8 @@ fn flip_contiguous(src: &Tensor, ds: &[usize]) -> Result<Option<Tensor>> {
             pos[d] = 0;
         }
     }
-    let out = Tensor::try_alloc_contiguous(sizes, src.dtype())?;
     // `src` is contiguous: its bytes are its rows, each `src_rows` entry one of them
-    crate::iter::dense(&[&out], &[src], |mut s| {
+    let (out, ()) = crate::iter::dense_new(sizes, src.dtype(), &[src], |mut s| {
         crate::kernels::rows::flip_rows(
             s.input_bytes(0)?,
             s.out_bytes(0)?,

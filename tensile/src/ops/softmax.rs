@@ -50,12 +50,11 @@ fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     };
     if t.dtype != DType::Float64 {
         let x = t.try_contiguous()?;
-        let out = Tensor::try_alloc_contiguous(&sizes, t.dtype)?;
         let half_lastdim_log = log && d + 1 == t.dim() && t.dtype != DType::Float32;
         // both contiguous: their slices are their values, seen as (outer, len, inner); the
         // half types are computed in float32 by the kernel
         let shape = (outer, len, inner);
-        crate::iter::dense(&[&out], &[&x], |mut s| match t.dtype {
+        let (out, ()) = crate::iter::dense_new(&sizes, t.dtype, &[&x], |mut s| match t.dtype {
             DType::Float16 => rows::<half::f16>(&mut s, shape, log, half_lastdim_log),
             DType::BFloat16 => rows::<half::bf16>(&mut s, shape, log, half_lastdim_log),
             _ => rows::<f32>(&mut s, shape, log, half_lastdim_log),
