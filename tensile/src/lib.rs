@@ -110,7 +110,7 @@ pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
-pub use optable::{BinaryId, MathId, OpId, UnaryId};
+pub use optable::{BinaryId, MathId, OpId, ScanId, SelectId, SoftmaxId, UnaryId};
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
     MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,
