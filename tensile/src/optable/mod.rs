@@ -21,18 +21,21 @@
 //! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
 //! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`scan`] (`cumsum`,
 //! `cumprod`, `logcumsumexp` along a dim), [`softmax`] (`softmax`, `log_softmax`),
-//! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …).
+//! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …),
+//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`).
 //! A family whose ops share no signature declares its rows by hand (an id, its name and
 //! methods, the forward function each method calls, the derivative picked by a `match` on the
 //! id), as the row macros would.
 
 pub(crate) mod binary;
+pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod select;
 pub(crate) mod softmax;
 pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
+pub use reduce::{MomentsId, ReduceId};
 pub use scan::ScanId;
 pub use select::SelectId;
 pub use softmax::SoftmaxId;
@@ -55,6 +58,10 @@ pub enum OpId {
     Softmax(SoftmaxId),
     /// An op that returns values and their indices along a dim (`cummax`, `sort`, `topk`, …).
     Select(SelectId),
+    /// A reduction with one result (`sum`, `mean`, `amax`, `var`, `norm`, `median`, …).
+    Reduce(ReduceId),
+    /// `var_mean` or `std_mean`.
+    Moments(MomentsId),
 }
 
 impl OpId {
@@ -67,6 +74,8 @@ impl OpId {
             OpId::Scan(s) => s.name(),
             OpId::Softmax(s) => s.name(),
             OpId::Select(s) => s.name(),
+            OpId::Reduce(r) => r.name(),
+            OpId::Moments(m) => m.name(),
         }
     }
 
@@ -80,6 +89,8 @@ impl OpId {
             OpId::Scan(s) => s.methods(),
             OpId::Softmax(s) => s.methods(),
             OpId::Select(s) => s.methods(),
+            OpId::Reduce(r) => r.methods(),
+            OpId::Moments(m) => m.methods(),
         }
     }
 
@@ -91,6 +102,14 @@ impl OpId {
         let scan = ScanId::ALL.iter().map(|&s| OpId::Scan(s));
         let soft = SoftmaxId::ALL.iter().map(|&s| OpId::Softmax(s));
         let sel = SelectId::ALL.iter().map(|&s| OpId::Select(s));
-        u.chain(b).chain(m).chain(scan).chain(soft).chain(sel)
+        let red = ReduceId::ALL.iter().map(|&r| OpId::Reduce(r));
+        let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
+        u.chain(b)
+            .chain(m)
+            .chain(scan)
+            .chain(soft)
+            .chain(sel)
+            .chain(red)
+            .chain(mom)
     }
 }
