@@ -4,6 +4,14 @@
 //! [`crate::ops::reduce`] and [`crate::ops::sort`] (`median`); the derivative of a row, in
 //! [`crate::autograd::formulas`], is picked by a `match` on its id. `max(dim)`/`min(dim)`,
 //! which also return indices, are rows of [`crate::optable::select`].
+//!
+//! "This module's docs", in the methods' docs, are these (the reductions' semantics are in
+//! `ops/reduce.rs`). Dims: every `*_dims` method takes a list of dims (negative dims count
+//! from the end; a repeated dim is an error; an empty list reduces every dim, as `dim=[]` does
+//! in PyTorch); a 0-d tensor accepts the dims `0` and `-1`. Errors common to every reduction:
+//! * `Dimension out of range (expected to be in range of [-2, 1], but got 2)` (IndexError);
+//! * `dim 1 appears multiple times in the list of dims` (RuntimeError);
+//! * an output too large to allocate: `DefaultCPUAllocator: can't allocate memory: …`.
 
 use crate::args::{Int, IntoDims};
 use crate::autograd::formulas::{moments, norm, reduce};
