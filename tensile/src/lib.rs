@@ -91,9 +91,7 @@ pub use ops::math_binary::{AddOpts, DivOpts};
 pub use ops::matmul::{AddmmOpts, addmm, addmm_with, baddbmm, baddbmm_with};
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
-pub use ops::reduce::{
-    NansumOpts, NormOpts, NormP, std_mean, std_mean_with, var_mean, var_mean_with,
-};
+pub use ops::reduce::{NansumOpts, NormOpts, NormP};
 pub use ops::scan::DiffOpts;
 pub use ops::shape::{
     CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,
@@ -110,7 +108,10 @@ pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
-pub use optable::{BinaryId, MathId, OpId, UnaryId};
+pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
+pub use optable::{
+    BinaryId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId, SoftmaxId, UnaryId,
+};
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
     MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,

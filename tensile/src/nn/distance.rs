@@ -38,6 +38,16 @@ impl<D: Int> From<(D, f64)> for CosineSimilarityOpts {
     }
 }
 
+/// `torch.linalg.vector_norm(t, p, dims, keepdim)`: [`Tensor::norm_with`] with a number `p`.
+fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    t.norm_with(crate::NormOpts {
+        p: crate::NormP::Num(p),
+        dim: Some(crate::args::IntList::from_slice(dims)),
+        keepdim,
+        dtype: None,
+    })
+}
+
 /// `F.cosine_similarity(x1, x2)` (`dim=1`); see [`cosine_similarity_with`].
 pub fn cosine_similarity(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
     cosine_similarity_with(x1, x2, CosineSimilarityOpts::default())
@@ -74,8 +84,8 @@ pub fn cosine_similarity_with(
     };
     let (a, b) = (cast(x1)?, cast(x2)?);
     let v = crate::broadcast_tensors(&[&a, &b])?;
-    let n1 = crate::ops::reduce::vector_norm(&v[0], 2.0, &[dim], true)?.clamp_min(eps)?;
-    let n2 = crate::ops::reduce::vector_norm(&v[1], 2.0, &[dim], true)?.clamp_min(eps)?;
+    let n1 = vector_norm(&v[0], 2.0, &[dim], true)?.clamp_min(eps)?;
+    let n2 = vector_norm(&v[1], 2.0, &[dim], true)?.clamp_min(eps)?;
     v[0].div(&n1)?.mul(&v[1].div(&n2)?)?.sum_dim(dim, false)
 }
 
@@ -145,7 +155,7 @@ pub fn pairwise_distance_with(
     let nd = x1.dim().max(x2.dim());
     let d = x1.sub(x2)?.add(eps)?;
     let dims: &[i64] = if nd == 0 { &[] } else { &[-1] };
-    crate::ops::reduce::vector_norm(&d, p, dims, keepdim)
+    vector_norm(&d, p, dims, keepdim)
 }
 
 /// `torch.cdist`'s optional arguments (`p=2.0, compute_mode=None`), for [`cdist_with`]: `p`

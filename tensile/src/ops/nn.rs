@@ -15,6 +15,7 @@ use crate::kernels::{gather, norm};
 use crate::layout::contiguous_strides;
 use crate::ops::Operand;
 use crate::ops::copy::copy_unchecked;
+use crate::ops::reduce::{NormOpts, NormP};
 use crate::tensor::Tensor;
 
 /// Reads the values of an index tensor (int32 or int64, checked by the caller) and checks each
@@ -366,7 +367,12 @@ impl Tensor {
         let NormalizeOpts { p, dim, eps } = opts.into();
         // PyTorch's composite: `input / norm(p, dim, keepdim).clamp_min(eps).expand_as(input)`
         // (grad_fn `DivBackward0`; the gradient flows through the norm)
-        let norm = crate::ops::reduce::vector_norm(self, p, &[dim], true)?;
+        let norm = self.norm_with(NormOpts {
+            p: NormP::Num(p),
+            dim: Some(crate::args::IntList::from_slice(&[dim])),
+            keepdim: true,
+            dtype: None,
+        })?;
         let denom = norm.clamp_min(eps)?.expand_as(self)?;
         self.div(&denom)
     }

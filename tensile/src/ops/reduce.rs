@@ -127,13 +127,15 @@ fn zero_numel_check_dims(t: &Tensor, dims: &[i64], name: &str) -> Result<()> {
     Ok(())
 }
 
-fn sum_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+/// `sum` of `t` over `dims` (`None` or an empty list: every dim).
+pub(crate) fn sum_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     let (mask, shape) = reduction_shape(t, dims, keepdim)?;
     dispatch!(t.dtype, T => run_values(
         &SumR::<T, <T as HasAcc>::SumAcc, <T as HasAcc>::SumOut>::new(None), t, &mask, &shape))
 }
 
-fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
+/// `mean` of `t` over `dims` (`None` or an empty list: every dim). Floats only.
+pub(crate) fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> {
     if !t.dtype.is_floating_point() {
         return Err(Error::not_implemented(format!(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. Got: {}",
@@ -156,41 +158,17 @@ fn mean_impl(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) -> Result<Tensor> 
     }
 }
 
-fn prod_impl(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        prod_raw(t, dim, keepdim)?
-    };
-    crate::autograd::formulas::reduce::prod(r, t, dim, keepdim)
-}
-
-fn prod_raw(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
+/// `prod` of `t` over `dim` (`None`: every dim).
+pub(crate) fn prod_raw(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor> {
     let d = dim.map(|d| [d]);
     let (mask, shape) = reduction_shape(t, d.as_ref().map(|d| &d[..]), keepdim)?;
     dispatch!(t.dtype, T => run_values(
         &ProdR::<T, <T as HasAcc>::ProdAcc, <T as HasAcc>::SumOut>::new(), t, &mask, &shape))
 }
 
-fn extremum_impl<const MAX: bool>(
-    t: &Tensor,
-    dims: &[i64],
-    keepdim: bool,
-    name: &str,
-) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        extremum_raw::<MAX>(t, dims, keepdim, name)?
-    };
-    let node = match (MAX, name) {
-        (true, "max()") => "MaxBackward1",
-        (false, "min()") => "MinBackward1",
-        (true, _) => "AmaxBackward0",
-        (false, _) => "AminBackward0",
-    };
-    crate::autograd::formulas::reduce::extremum(r, t, dims, keepdim, node)
-}
-
-fn extremum_raw<const MAX: bool>(
+/// `amax`/`amin` (`MAX`) of `t` over `dims` (empty: every dim); `name` (`"amax()"`) names
+/// the op in the errors.
+pub(crate) fn extremum_raw<const MAX: bool>(
     t: &Tensor,
     dims: &[i64],
     keepdim: bool,
@@ -231,21 +209,8 @@ fn arg_impl<const MAX: bool>(t: &Tensor, dim: Option<i64>, keepdim: bool) -> Res
     Ok(idx)
 }
 
-fn max_min_dim<const MAX: bool>(t: &Tensor, dim: i64, keepdim: bool) -> Result<(Tensor, Tensor)> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        max_min_dim_raw::<MAX>(t, dim, keepdim)?
-    };
-    crate::autograd::formulas::index::by_indices(
-        if MAX { "MaxBackward0" } else { "MinBackward0" },
-        r,
-        t,
-        dim,
-        keepdim,
-    )
-}
-
-fn max_min_dim_raw<const MAX: bool>(
+/// `max(dim)`/`min(dim)` (`MAX`): the values and the int64 index of the first extremum.
+pub(crate) fn max_min_dim_raw<const MAX: bool>(
     t: &Tensor,
     dim: i64,
     keepdim: bool,
@@ -274,21 +239,8 @@ fn logic_impl<const ALL: bool>(t: &Tensor, dims: Option<&[i64]>, keepdim: bool) 
     }
 }
 
-fn var_impl(
-    t: &Tensor,
-    dims: Option<&[i64]>,
-    keepdim: bool,
-    correction: f64,
-    sqrt: bool,
-) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        var_raw(t, dims, keepdim, correction, sqrt)?
-    };
-    crate::autograd::formulas::reduce::var(r, t, dims, keepdim, correction, sqrt)
-}
-
-fn var_raw(
+/// `var`/`std` (`sqrt`) of `t` over `dims` (`None`: every dim) with `correction`.
+pub(crate) fn var_raw(
     t: &Tensor,
     dims: Option<&[i64]>,
     keepdim: bool,
@@ -299,7 +251,7 @@ fn var_raw(
 }
 
 /// [`var_raw`] for `var_mean` / `std_mean` (`name`: their error and warning texts).
-fn var_raw_named(
+pub(crate) fn var_raw_named(
     t: &Tensor,
     dims: Option<&[i64]>,
     keepdim: bool,
@@ -330,19 +282,12 @@ fn var_raw_named(
 }
 
 /// The dims of a `logsumexp` over every dim.
-fn all_dims(t: &Tensor) -> Vec<i64> {
+pub(crate) fn all_dims(t: &Tensor) -> Vec<i64> {
     (0..t.dim() as i64).collect()
 }
 
-fn logsumexp_impl(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        logsumexp_raw(t, dims, keepdim)?
-    };
-    crate::autograd::formulas::reduce::logsumexp(r, t, dims, keepdim)
-}
-
-fn logsumexp_raw(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+/// `logsumexp` of `t` over `dims`, computed stably in `t`'s float dtype (integers in float32).
+pub(crate) fn logsumexp_raw(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
     // integral inputs are promoted to the default float dtype first
     let x = if t.dtype.is_floating_point() {
         t.alias()
@@ -379,96 +324,6 @@ fn logsumexp_raw(t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor> {
 }
 
 impl Tensor {
-    /// `torch.sum(self)`: the sum of every element, as a 0-d tensor.
-    ///
-    /// dtype: integers and bool sum in int64 and return int64 (wrapping on overflow); floats
-    /// keep their dtype (float16 and bfloat16 accumulate in float32). An empty tensor sums to 0.
-    pub fn sum(&self) -> Result<Tensor> {
-        let r = sum_impl(self, None, false)?;
-        crate::autograd::formulas::reduce::sum(r, self, None, false)
-    }
-    /// `torch.sum(self, dim, keepdim)`: [`Tensor::sum_dim`] over one dim.
-    pub fn sum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        let r = sum_impl(self, Some(&dims[..]), keepdim)?;
-        crate::autograd::formulas::reduce::sum(r, self, Some((&dims[..], keepdim)), false)
-    }
-
-    /// `torch.mean(self)`: the mean of every element (0-d). NaN for an empty tensor.
-    ///
-    /// Floats only: other dtypes give NotImplementedError `mean(): could not infer output
-    /// dtype. Input dtype must be either a floating point or complex dtype. Got: Long`.
-    pub fn mean(&self) -> Result<Tensor> {
-        let r = mean_impl(self, None, false)?;
-        crate::autograd::formulas::reduce::mean(r, self, None)
-    }
-    /// `torch.mean(self, dim, keepdim)`: [`Tensor::mean_dim`] over one dim.
-    pub fn mean_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        let r = mean_impl(self, Some(&dims[..]), keepdim)?;
-        crate::autograd::formulas::reduce::mean(r, self, Some((&dims[..], keepdim)))
-    }
-
-    /// `torch.prod(self)`: the product of every element (0-d); 1 for an empty tensor.
-    ///
-    /// dtype: integers and bool multiply in int64 and return int64; floats keep their dtype
-    /// (float16 and bfloat16 round after every multiplication, as PyTorch's do).
-    pub fn prod(&self) -> Result<Tensor> {
-        prod_impl(self, None, false)
-    }
-    /// `torch.prod(self, dim, keepdim)`: the product along one dim. Shapes as
-    /// [`Tensor::sum_dim`], dtype as [`Tensor::prod`], dim errors as this module's docs.
-    pub fn prod_dim(&self, dim: impl Int, keepdim: bool) -> Result<Tensor> {
-        prod_impl(self, Some(dim.to_i64()), keepdim)
-    }
-
-    /// `torch.amax(self)`: the largest element (0-d), same dtype; NaN if any element is NaN.
-    ///
-    /// Error for an empty tensor (RuntimeError): `amax(): Expected reduction dim to be
-    /// specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.`
-    pub fn amax(&self) -> Result<Tensor> {
-        extremum_impl::<true>(self, &[], false, "amax()")
-    }
-    /// `torch.amax(self, dim, keepdim)`: [`Tensor::amax_dim`] over one dim.
-    pub fn amax_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<true>(self, &dims.into_shape()[..], keepdim, "amax()")
-    }
-    /// `torch.amin(self)`: as [`Tensor::amax`], the smallest element (`amin(): …` errors).
-    pub fn amin(&self) -> Result<Tensor> {
-        extremum_impl::<false>(self, &[], false, "amin()")
-    }
-    /// `torch.amin(self, dim, keepdim)`: [`Tensor::amin_dim`] over one dim.
-    pub fn amin_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        extremum_impl::<false>(self, &dims.into_shape()[..], keepdim, "amin()")
-    }
-
-    /// `torch.max(self)`: the largest element (0-d), NaN if any is NaN.
-    ///
-    /// Error for an empty tensor (RuntimeError): `max(): Expected reduction dim to be
-    /// specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument.`
-    pub fn max(&self) -> Result<Tensor> {
-        extremum_impl::<true>(self, &[], false, "max()")
-    }
-    /// `torch.min(self)`: as [`Tensor::max`], the smallest element.
-    pub fn min(&self) -> Result<Tensor> {
-        extremum_impl::<false>(self, &[], false, "min()")
-    }
-
-    /// `torch.max(self, dim, keepdim)`: `(values, indices)` along `dim`. `values` has
-    /// `self`'s dtype, `indices` int64: the index of the first maximum (ties go to the lower
-    /// index; a NaN counts as the maximum, the first NaN wins).
-    ///
-    /// Shapes as [`Tensor::sum_dim`]. Errors: the dim errors; a size-0 `dim` (IndexError,
-    /// wrapped dim): `max(): Expected reduction dim 1 to have non-zero size.`
-    pub fn max_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        max_min_dim::<true>(self, dim.to_i64(), keepdim)
-    }
-    /// `torch.min(self, dim, keepdim)`: as [`Tensor::max_dim`] for the first minimum
-    /// (`min(): …` errors).
-    pub fn min_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        max_min_dim::<false>(self, dim.to_i64(), keepdim)
-    }
-
     /// `torch.argmax(self)`: int64 index of the first maximum (NaN counts as the maximum) in
     /// the flattened tensor, 0-d; [`Tensor::argmax_dim`] takes a dim.
     ///
@@ -523,64 +378,6 @@ impl Tensor {
     pub fn any_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
         logic_impl::<false>(self, Some(&dims.into_shape()[..]), keepdim)
     }
-
-    /// `torch.var(self)`: the sample variance of every element (PyTorch's default
-    /// `correction=1`: the sum of squared deviations divided by `N - 1`), 0-d, same dtype.
-    /// NaN when `N <= 1` (PyTorch also warns `var(): degrees of freedom is <= 0. Correction
-    /// should be strictly less than the reduction factor (input numel divided by output
-    /// numel).`, sent to [`crate::warnings`]).
-    ///
-    /// Floats only: other dtypes give NotImplementedError `std and var only support floating
-    /// point and complex dtypes` (before any dim error).
-    pub fn var(&self) -> Result<Tensor> {
-        var_impl(self, None, false, 1.0, false)
-    }
-    /// `torch.var(self, dim, keepdim)`: [`Tensor::var_dim`] over one dim.
-    pub fn var_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(&dims.into_shape()[..]), keepdim, 1.0, false)
-    }
-    /// `torch.var(self, dim, correction=c, keepdim=k)`: the variance with `N - correction` as
-    /// the divisor (`correction = 0` is the population variance); `dim: None` reduces every
-    /// dim. [`VarOpts`]: `x.var_with(VarOpts { correction: 0.0, ..Default::default() })`.
-    /// Shapes and errors as [`Tensor::var_dim`].
-    pub fn var_with(&self, opts: impl Into<VarOpts>) -> Result<Tensor> {
-        let VarOpts {
-            dim,
-            correction,
-            keepdim,
-        } = opts.into();
-        var_impl(self, dim.as_deref(), keepdim, correction, false)
-    }
-    /// `torch.std(self)`: the square root of [`Tensor::var`] (`std(): …` warning).
-    pub fn std(&self) -> Result<Tensor> {
-        var_impl(self, None, false, 1.0, true)
-    }
-    /// `torch.std(self, dim, keepdim)`: [`Tensor::std_dim`] over one dim.
-    pub fn std_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        var_impl(self, Some(&dims.into_shape()[..]), keepdim, 1.0, true)
-    }
-    /// `torch.std(self, dim, correction=c, keepdim=k)`: the square root of
-    /// [`Tensor::var_with`].
-    pub fn std_with(&self, opts: impl Into<VarOpts>) -> Result<Tensor> {
-        let VarOpts {
-            dim,
-            correction,
-            keepdim,
-        } = opts.into();
-        var_impl(self, dim.as_deref(), keepdim, correction, true)
-    }
-
-    /// `torch.logsumexp(self, tuple(range(self.dim())))`: `log(Σ exp(x))` over every element,
-    /// computed stably as PyTorch does (`m = amax(x)`, with ±∞ maxima replaced by 0, then
-    /// `log(Σ exp(x - m)) + m`, every step in `self`'s dtype). 0-d output; `-inf` for an empty
-    /// tensor. Integer and bool inputs give float32.
-    pub fn logsumexp(&self) -> Result<Tensor> {
-        logsumexp_impl(self, &all_dims(self), false)
-    }
-    /// `torch.logsumexp(self, dim, keepdim)`: [`Tensor::logsumexp_dim`] over one dim.
-    pub fn logsumexp_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        logsumexp_impl(self, &dims.into_shape()[..], keepdim)
-    }
 }
 
 /// `argmax`/`argmin`'s optional arguments (`dim=None, keepdim=False`), for
@@ -614,15 +411,6 @@ impl Default for VarOpts {
     }
 }
 
-/// `torch.linalg.vector_norm(t, p, dim, keepdim)` for the ops of this crate (`F.normalize`).
-/// Floats only (float64 accumulation); the output keeps `t`'s dtype.
-///
-/// Error for other dtypes (NotImplementedError): `linalg.vector_norm: Expected a floating point
-/// or complex tensor as input. Got Long`.
-pub(crate) fn vector_norm(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
-    vector_norm_full(t, p, Some(dims), keepdim, None)
-}
-
 /// How PyTorch prints a norm order in its messages (`2`, `-1`, `1.5`, `inf`).
 fn fmt_ord(p: f64) -> String {
     if p.is_infinite() {
@@ -636,8 +424,9 @@ fn fmt_ord(p: f64) -> String {
 
 /// `torch.linalg.vector_norm(t, p, dim, keepdim, dtype=dtype)`, checks in PyTorch's order
 /// (`linalg_vector_norm`'s meta function): the input dtype, an empty input with a norm that
-/// has no identity (`p < 0` or `inf`), the `dtype` argument, then the dims.
-fn vector_norm_full(
+/// has no identity (`p < 0` or `inf`), the `dtype` argument, then the dims. The forward:
+/// the norm, in `dtype` when given.
+pub(crate) fn vector_norm_fwd(
     t: &Tensor,
     p: f64,
     dims: Option<&[i64]>,
@@ -670,16 +459,12 @@ fn vector_norm_full(
     }
     check_norm_dtype(dtype, t.dtype, "linalg.vector_norm")?;
     let x = match dtype {
-        Some(dt) if dt != t.dtype => {
-            let _ng = crate::autograd::no_grad();
-            t.to(dt)?
-        }
+        Some(dt) if dt != t.dtype => t.to(dt)?,
         _ => t.alias(),
     };
     let dims = dims.unwrap_or(&[]);
     let (mask, shape) = reduction_shape(&x, Some(dims), keepdim)?;
-    let r = dispatch!(x.dtype, T => run_values(&NormR::<T>::new(p), &x, &mask, &shape))?;
-    crate::autograd::formulas::norm::vector_norm(r, t, p, dims, keepdim)
+    dispatch!(x.dtype, T => run_values(&NormR::<T>::new(p), &x, &mask, &shape))
 }
 
 /// PyTorch's `check_linalg_norm_dtype`: a `dtype=` argument must be floating and at least as
@@ -706,7 +491,12 @@ fn check_norm_dtype(dtype: Option<DType>, input: DType, name: &str) -> Result<()
 /// `torch.linalg.matrix_norm(t, ord, dim)`'s checks for a string order (`'fro'` with more
 /// than two dims, `'nuc'`), in PyTorch's order. A valid nuclear norm needs an SVD, which
 /// tensile does not have: NotImplementedError.
-fn matrix_norm_str(t: &Tensor, ord: &str, dims: &[i64], dtype: Option<DType>) -> Result<Tensor> {
+pub(crate) fn matrix_norm_str(
+    t: &Tensor,
+    ord: &str,
+    dims: &[i64],
+    dtype: Option<DType>,
+) -> Result<Tensor> {
     if t.dim() < 2 {
         return Err(Error::runtime(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions.",
@@ -823,139 +613,42 @@ pub struct NansumOpts {
     pub dtype: Option<DType>,
 }
 
-fn nansum_impl(
+/// `nansum` of `t` over `dims` (`None` or an empty list: every dim), NaNs counted as zero,
+/// in `dtype` when given (the input cast first).
+pub(crate) fn nansum_fwd(
     t: &Tensor,
     dims: Option<&[i64]>,
     keepdim: bool,
     dtype: Option<DType>,
 ) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        let x = match dtype {
-            Some(dt) if dt != t.dtype => t.to(dt)?,
-            _ => t.alias(),
-        };
-        let x = if x.dtype.is_floating_point() {
-            crate::where_cond(&x.isnan()?, 0.0, &x)?
-        } else {
-            x
-        };
-        let r = sum_impl(&x, dims, keepdim)?;
-        match dtype {
-            Some(dt) if r.dtype != dt => r.to(dt)?,
-            _ => r,
-        }
+    let x = match dtype {
+        Some(dt) if dt != t.dtype => t.to(dt)?,
+        _ => t.alias(),
     };
-    crate::autograd::formulas::reduce::sum(r, t, dims.map(|d| (d, keepdim)), true)
+    let x = if x.dtype.is_floating_point() {
+        crate::where_cond(&x.isnan()?, 0.0, &x)?
+    } else {
+        x
+    };
+    let r = sum_impl(&x, dims, keepdim)?;
+    Ok(match dtype {
+        Some(dt) if r.dtype != dt => r.to(dt)?,
+        _ => r,
+    })
 }
 
-impl Tensor {
-    /// `torch.norm(self)` / `self.norm()`: the Frobenius (2-) norm of every element, 0-d, same
-    /// float dtype (`linalg.vector_norm(self, 2)`, `LinalgVectorNormBackward0`).
-    ///
-    /// Error for a non-float input (NotImplementedError): `linalg.vector_norm: Expected a
-    /// floating point or complex tensor as input. Got Long`.
-    pub fn norm(&self) -> Result<Tensor> {
-        self.norm_with(NormOpts::default())
-    }
-
-    /// `self.norm(p, dim, keepdim, dtype=…)` ([`NormOpts`]; a number alone is `p`). As
-    /// PyTorch's `torch.norm`: a number `p`, or `'fro'` with no dim or at most two dims, is
-    /// `torch.linalg.vector_norm(self, p, dim, keepdim, dtype=dtype)` (`'fro'` is `p = 2`);
-    /// otherwise `torch.linalg.matrix_norm` (`'nuc'`; `'fro'` over 3+ dims only errors).
-    ///
-    /// Shapes: `dim` reduced (kept as size 1 with `keepdim`); dtype: the input's, or `dtype`.
-    /// Errors, in order (vector norms): `linalg.vector_norm: Expected a floating point or
-    /// complex tensor as input. Got Long` (NotImplementedError); on an empty input with
-    /// `p < 0` or `inf`: `linalg.vector_norm cannot compute the inf norm on an empty tensor
-    /// because the operation does not have an identity` (`… on an empty dimension …` when a
-    /// reduced dim has size 0); `linalg.vector_norm: the dtype of the input (Double) should be
-    /// convertible without narrowing to the specified dtype (Float)`; the dim errors of this
-    /// module. Matrix norms: `linalg.matrix_norm: The input tensor A must have at least 2
-    /// dimensions.`, `linalg.matrix_norm: Expected a floating point or complex tensor as
-    /// input. Got Long`, `linalg.matrix_norm: dim must be a 2-tuple. Got 0 1 2`,
-    /// `linalg.matrix_norm: dims must be different. Got (0, 0)`; a valid `'nuc'` gives
-    /// NotImplementedError (tensile has no SVD).
-    pub fn norm_with(&self, opts: impl Into<NormOpts>) -> Result<Tensor> {
-        let NormOpts {
-            p,
-            dim,
-            keepdim,
-            dtype,
-        } = opts.into();
-        match p {
-            NormP::Num(p) => vector_norm_full(self, p, dim.as_deref(), keepdim, dtype),
-            NormP::Fro if dim.as_ref().is_none_or(|d| d.len() <= 2) => {
-                vector_norm_full(self, 2.0, dim.as_deref(), keepdim, dtype)
-            }
-            _ => {
-                let dims: Vec<i64> = match dim {
-                    Some(d) => d.to_vec(),
-                    None => (0..self.dim() as i64).collect(),
-                };
-                let ord = if p == NormP::Nuc { "nuc" } else { "fro" };
-                matrix_norm_str(self, ord, &dims, dtype)
-            }
-        }
-    }
-
-    /// `torch.nansum(self)`: the sum of every element, NaNs counted as zero (0-d). dtype as
-    /// [`Tensor::sum`] (integers and bool give int64). Gradient: `NansumBackward0` (zero where
-    /// the input is NaN).
-    pub fn nansum(&self) -> Result<Tensor> {
-        nansum_impl(self, None, false, None)
-    }
-    /// `torch.nansum(self, dim, keepdim)`: [`Tensor::nansum`] over `dims`; shapes and dim
-    /// errors as [`Tensor::sum_dim`].
-    pub fn nansum_dim(&self, dims: impl IntoDims, keepdim: bool) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        nansum_impl(self, Some(&dims[..]), keepdim, None)
-    }
-    /// `torch.nansum(self, dim=…, keepdim=…, dtype=…)` ([`NansumOpts`]): with `dtype`, the
-    /// input is cast to it first and the result has it.
-    pub fn nansum_with(&self, opts: NansumOpts) -> Result<Tensor> {
-        nansum_impl(self, opts.dim.as_deref(), opts.keepdim, opts.dtype)
-    }
-}
-
-fn var_mean_impl(t: &Tensor, opts: VarOpts, sqrt: bool) -> Result<(Tensor, Tensor)> {
+/// `var_mean`/`std_mean` (`sqrt`) of `t` over `dims` (`None`: every dim): `(var, mean)`,
+/// `name` (`"var_mean"`, `"std_mean"`) in the errors and warnings.
+pub(crate) fn var_mean_fwd(
+    t: &Tensor,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+    correction: f64,
+    sqrt: bool,
+) -> Result<(Tensor, Tensor)> {
     let name = if sqrt { "std_mean" } else { "var_mean" };
-    let VarOpts {
-        dim,
-        correction,
-        keepdim,
-    } = opts;
-    let dims = dim.as_deref();
-    let (v, m) = {
-        let _ng = crate::autograd::no_grad();
-        let v = var_raw_named(t, dims, keepdim, correction, sqrt, Some(name))?;
-        (v, mean_impl(t, dims, keepdim)?)
-    };
-    crate::autograd::formulas::moments::var_mean(v, m, t, dims, keepdim, correction, sqrt)
-}
-
-/// `torch.var_mean(input)`: `(var, mean)` of every element (`correction=1`), two 0-d tensors
-/// of `input`'s float dtype; one `VarMeanBackward0` node (gradients flow from both).
-///
-/// Errors: non-float input (NotImplementedError) `var_mean only support floating point and
-/// complex dtypes`; `N <= correction` warns `var_mean(): degrees of freedom is <= 0. …` and
-/// gives NaN.
-pub fn var_mean(input: &Tensor) -> Result<(Tensor, Tensor)> {
-    var_mean_impl(input, VarOpts::default(), false)
-}
-/// `torch.var_mean(input, dim, correction=c, keepdim=k)` ([`VarOpts`]): shapes as
-/// [`Tensor::var_with`], errors as [`var_mean`] then the dim errors.
-pub fn var_mean_with(input: &Tensor, opts: impl Into<VarOpts>) -> Result<(Tensor, Tensor)> {
-    var_mean_impl(input, opts.into(), false)
-}
-/// `torch.std_mean(input)`: `(std, mean)`, as [`var_mean`] with the square root
-/// (`StdMeanBackward0`; `std_mean only support floating point and complex dtypes`).
-pub fn std_mean(input: &Tensor) -> Result<(Tensor, Tensor)> {
-    var_mean_impl(input, VarOpts::default(), true)
-}
-/// `torch.std_mean(input, dim, correction=c, keepdim=k)` ([`VarOpts`]).
-pub fn std_mean_with(input: &Tensor, opts: impl Into<VarOpts>) -> Result<(Tensor, Tensor)> {
-    var_mean_impl(input, opts.into(), true)
+    let v = var_raw_named(t, dims, keepdim, correction, sqrt, Some(name))?;
+    Ok((v, mean_impl(t, dims, keepdim)?))
 }
 
 #[cfg(test)]

@@ -71,8 +71,8 @@ fn cum_contiguous(x: &Tensor, d: usize, prod: bool) -> Result<Option<Tensor>> {
     Ok(Some(out))
 }
 
-/// `cumsum`/`cumprod` in `dtype` (the input already cast to it).
-fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
+/// `cumsum`/`cumprod` of `t` cast to `dtype`, along `dim`: a fresh contiguous tensor.
+pub(crate) fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     let x = t.to(dtype)?;
     if let Some(out) = cum_contiguous(&x, d, prod)? {
@@ -110,7 +110,7 @@ fn cum(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
 
 /// The dtype `cumsum`/`cumprod` returns: `dtype=` when given, else int64 for integer and
 /// bool inputs, else the input's.
-fn cum_dtype(t: &Tensor, dtype: Option<DType>) -> DType {
+pub(crate) fn cum_dtype(t: &Tensor, dtype: Option<DType>) -> DType {
     dtype.unwrap_or(if t.dtype().is_integral(true) {
         DType::Int64
     } else {
@@ -118,8 +118,14 @@ fn cum_dtype(t: &Tensor, dtype: Option<DType>) -> DType {
     })
 }
 
-/// `cumsum_`/`cumprod_`: computed in `self`'s dtype (no promotion), written back.
-fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor> {
+/// The checks of `cumsum_`/`cumprod_` (computed in `t`'s dtype, no promotion), in PyTorch's
+/// order: the dim, a `dtype=` other than `t`'s, a bool `t`.
+pub(crate) fn cum_inplace_check(
+    t: &Tensor,
+    dim: i64,
+    dtype: Option<DType>,
+    prod: bool,
+) -> Result<()> {
     let name = if prod { "cumprod" } else { "cumsum" };
     wrap_dim(dim, t.dim())?;
     if let Some(d) = dtype
@@ -136,12 +142,12 @@ fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor
             "\"{name}_out_cpu\" not implemented for 'Bool'"
         )));
     }
-    crate::autograd::write_back(t, |t| cum(t, dim, t.dtype(), prod))
+    Ok(())
 }
 
 /// `cummax`/`cummin`: values and int64 indices. A NaN wins and stays until a later NaN;
 /// ties go to the later index (PyTorch's `>=` / `<=`).
-fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
+pub(crate) fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Tensor)> {
     // PyTorch runs `zero_numel_check_dims` first, whose 0-d check has its own message.
     if t.dim() == 0 && dim != 0 && dim != -1 {
         let name = if max { "cummax" } else { "cummin" };
@@ -202,91 +208,31 @@ fn log_add_exp(x: f64, y: f64) -> f64 {
     }
 }
 
-impl Tensor {
-    /// `torch.cumsum(self, dim)`: running sums along `dim`. Shape: `self`'s, contiguous. dtype:
-    /// int64 for integer and bool inputs (integers wrap), floats keep theirs (accumulated in
-    /// double, or float for float16/bfloat16). A 0-d input accepts dim 0 or -1.
-    ///
-    /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
-    pub fn cumsum(&self, dim: impl Int) -> Result<Tensor> {
-        let r = cum(self, dim.to_i64(), cum_dtype(self, None), false)?;
-        crate::autograd::formulas::reduce::cum(r, self, dim.to_i64(), false)
+/// `logcumsumexp`'s forward along `dim`: PyTorch's pairwise `log_add_exp`, accumulated in
+/// double (float for the half types); a fresh contiguous tensor. Floats only.
+pub(crate) fn logcumsumexp_fwd(t: &Tensor, dim: i64) -> Result<Tensor> {
+    let d = wrap_dim(dim, t.dim())?;
+    if !t.dtype().is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "\"logcumsumexp_out_cpu\" not implemented for '{}'",
+            t.dtype().scalar_type_name()
+        )));
     }
-    /// `torch.cumsum(self, dim, dtype=…)`: the input cast to `dtype` first.
-    pub fn cumsum_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum(self, dim.to_i64(), dtype, false)
-    }
-    /// `torch.cumprod(self, dim)`: running products; dtypes, shapes and errors as
-    /// [`Tensor::cumsum`].
-    pub fn cumprod(&self, dim: impl Int) -> Result<Tensor> {
-        let r = cum(self, dim.to_i64(), cum_dtype(self, None), true)?;
-        crate::autograd::formulas::reduce::cum(r, self, dim.to_i64(), true)
-    }
-    /// `torch.cumprod(self, dim, dtype=…)`.
-    pub fn cumprod_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum(self, dim.to_i64(), dtype, true)
-    }
-    /// `self.cumsum_(dim)`: in place, in `self`'s dtype. Errors: the dim error;
-    /// `"cumsum_out_cpu" not implemented for 'Bool'` (NotImplementedError).
-    pub fn cumsum_(&self, dim: impl Int) -> Result<Tensor> {
-        cum_(self, dim.to_i64(), None, false)
-    }
-    /// `self.cumsum_(dim, dtype=…)`: `dtype` must be `self`'s (`Bad in-place call: input
-    /// tensor dtype float32 and output tensor dtype int64 should match`).
-    pub fn cumsum_with_(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum_(self, dim.to_i64(), Some(dtype), false)
-    }
-    /// `self.cumprod_(dim)`: as [`Tensor::cumsum_`].
-    pub fn cumprod_(&self, dim: impl Int) -> Result<Tensor> {
-        cum_(self, dim.to_i64(), None, true)
-    }
-    /// `self.cumprod_(dim, dtype=…)`: as [`Tensor::cumsum_with_`].
-    pub fn cumprod_with_(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum_(self, dim.to_i64(), Some(dtype), true)
-    }
-    /// `torch.cummax(self, dim)`: `(values, indices)`, the running maximum along `dim` and the
-    /// int64 index where it was reached (ties: the later index; a NaN wins and holds until the
-    /// next NaN). Shapes: `self`'s, contiguous; values keep `self`'s dtype. Errors as
-    /// [`Tensor::cumsum`], except that a 0-d `self` with a dim other than 0/-1 gives
-    /// `cummax(): Expected reduction dim -1 or 0 for scalar but got 2` (IndexError).
-    pub fn cummax(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
-        let r = cum_extreme(self, dim.to_i64(), true)?;
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        crate::autograd::formulas::scan::cummaxmin("CummaxBackward0", r, self, d)
-    }
-    /// `torch.cummin(self, dim)`: as [`Tensor::cummax`] for the running minimum.
-    pub fn cummin(&self, dim: impl Int) -> Result<(Tensor, Tensor)> {
-        let r = cum_extreme(self, dim.to_i64(), false)?;
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        crate::autograd::formulas::scan::cummaxmin("CumminBackward0", r, self, d)
-    }
-    /// `torch.logcumsumexp(self, dim)`: `log(cumsum(exp(self)))` computed stably (PyTorch's
-    /// pairwise `log_add_exp`, accumulated in double, float for the half types). Floats only:
-    /// `"logcumsumexp_out_cpu" not implemented for 'Long'` (NotImplementedError); dim errors as
-    /// [`Tensor::cumsum`].
-    pub fn logcumsumexp(&self, dim: impl Int) -> Result<Tensor> {
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        if !self.dtype().is_floating_point() {
-            return Err(Error::not_implemented(format!(
-                "\"logcumsumexp_out_cpu\" not implemented for '{}'",
-                self.dtype().scalar_type_name()
-            )));
+    let (moved, n) = rows(t, d)?;
+    let r = acc_round(t.dtype());
+    let mut v = moved.try_to_vec::<f64>()?;
+    for row in v.chunks_mut(n.max(1)) {
+        let mut acc = f64::NEG_INFINITY;
+        for e in row.iter_mut() {
+            acc = r(log_add_exp(*e, acc));
+            *e = acc;
         }
-        let (moved, n) = rows(self, d)?;
-        let r = acc_round(self.dtype());
-        let mut v = moved.try_to_vec::<f64>()?;
-        for row in v.chunks_mut(n.max(1)) {
-            let mut acc = f64::NEG_INFINITY;
-            for e in row.iter_mut() {
-                acc = r(log_add_exp(*e, acc));
-                *e = acc;
-            }
-        }
-        let out = Tensor::from_vec(v, [moved.numel()])?.to(self.dtype())?;
-        let out = unrows(out, &moved, self, d)?;
-        crate::autograd::formulas::scan::logcumsumexp(out, self, d)
     }
+    let out = Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?;
+    unrows(out, &moved, t, d)
+}
 
+impl Tensor {
     /// `torch.diff(self)`: the first difference along the last dim; see [`Tensor::diff_with`].
     pub fn diff(&self) -> Result<Tensor> {
         self.diff_with(DiffOpts::default())

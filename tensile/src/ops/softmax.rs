@@ -8,7 +8,6 @@
 //! float32 and rounded. So `[-3, -4, 0, 2, -4]` gives `-0.13757` at the `2` in float16, not
 //! the correctly rounded `-0.13721`. (Other dims, and `softmax`, round once.)
 
-use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::element::Element;
@@ -16,15 +15,9 @@ use crate::error::{Error, Result};
 use crate::iter::Slices;
 use crate::tensor::Tensor;
 
-fn softmax_impl(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        softmax_raw(t, dim, log)?
-    };
-    crate::autograd::formulas::reduce::softmax(r, t, dim, log)
-}
-
-fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
+/// `softmax` (`log`: `log_softmax`) of `t` along `dim`: a fresh contiguous tensor of `t`'s
+/// float dtype.
+pub(crate) fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     if !t.dtype.is_floating_point() {
         let last = if d + 1 == t.dim().max(1) {
@@ -106,22 +99,6 @@ fn rows<T: Element + crate::kernels::softmax::SoftElem>(
         half_lastdim_log,
     );
     Ok(())
-}
-
-impl Tensor {
-    /// `torch.softmax(self, dim)`: `exp(x - max) / sum(exp(x - max))` along `dim`.
-    ///
-    /// Shape: same as `self`, contiguous output. Floats only (integers give
-    /// `"softmax_lastdim_kernel_impl" not implemented for 'Long'`); dim errors as `wrap_dim`.
-    pub fn softmax(&self, dim: impl Int) -> Result<Tensor> {
-        softmax_impl(self, dim.to_i64(), false)
-    }
-
-    /// `torch.log_softmax(self, dim)`: `x - max - log(sum(exp(x - max)))` along `dim`.
-    /// Shapes and errors as [`Tensor::softmax`].
-    pub fn log_softmax(&self, dim: impl Int) -> Result<Tensor> {
-        softmax_impl(self, dim.to_i64(), true)
-    }
 }
 
 #[cfg(test)]

@@ -147,7 +147,7 @@ fn refuse_bool(t: &Tensor, name: &str) -> Result<()> {
 
 /// `sort(self, dim, descending, stable)`: values and int64 indices, laid out like `self`
 /// (its strides when non-overlapping and dense, else dense strides in its dim order).
-fn sort_impl(t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
+pub(crate) fn sort_impl(t: &Tensor, dim: i64, descending: bool) -> Result<(Tensor, Tensor)> {
     let d = wrap_dim(dim, t.dim())?;
     let strides = preserve_format_strides(t.size(), t.stride());
     crate::dispatch!(t.dtype(), T => {
@@ -185,7 +185,7 @@ fn sort_lane<T: Element>(v: &mut [T], idx: &mut [i64], descending: bool) {
 
 /// `topk`: the `k` largest (or smallest) of every lane, in order, without sorting the lane:
 /// a selection, then a sort of the `k` selected.
-fn topk_impl(t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
+pub(crate) fn topk_impl(t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(Tensor, Tensor)> {
     let d = wrap_dim(dim, t.dim())?;
     let slice = if t.dim() == 0 { 1 } else { t.size()[d] };
     if k < 0 || k as usize > slice {
@@ -300,7 +300,7 @@ fn median_lane<T: Element>(lane: &[T], ignore_nan: bool) -> (T, i64) {
 
 /// `median()` / `nanmedian()` without a dim: the lower median of all elements, 0-d. An empty
 /// input gives NaN cast to the dtype.
-fn median_all(t: &Tensor, ignore_nan: bool) -> Result<Tensor> {
+pub(crate) fn median_all(t: &Tensor, ignore_nan: bool) -> Result<Tensor> {
     if t.numel() == 0 {
         return Tensor::from_vec(vec![f64::NAN], ())?.to(t.dtype());
     }
@@ -312,8 +312,9 @@ fn median_all(t: &Tensor, ignore_nan: bool) -> Result<Tensor> {
     })
 }
 
-/// `median(dim)` / `nanmedian(dim)`.
-fn median_dim_impl(
+/// `median(dim)` / `nanmedian(dim)`: the lower median of every lane along `dim` and its
+/// int64 index, checks in PyTorch's order.
+pub(crate) fn median_dim_fwd(
     t: &Tensor,
     dim: i64,
     keepdim: bool,
@@ -322,143 +323,29 @@ fn median_dim_impl(
     let d = wrap_dim(dim, t.dim())?;
     zero_numel_check(t, d, "median()")?;
     refuse_bool(t, "median_out")?;
-    let r = pick_per_lane(t, d, keepdim, |_| PickRule::Median { ignore_nan })?;
-    let name = if ignore_nan {
-        "NanmedianBackward1"
-    } else {
-        "MedianBackward1"
-    };
-    crate::autograd::formulas::reduce::value_selecting(name, r, t, d, keepdim)
+    pick_per_lane(t, d, keepdim, |_| PickRule::Median { ignore_nan })
 }
 
-impl Tensor {
-    /// `torch.sort(self)`: `(values, indices)` sorted ascending along the last dim; see
-    /// [`Tensor::sort_with`].
-    pub fn sort(&self) -> Result<(Tensor, Tensor)> {
-        self.sort_with(SortOpts::default())
+/// `kthvalue(k, dim, keepdim)`: the k-th smallest value (1-based) of every lane along `dim`
+/// and its int64 index, checks in PyTorch's order.
+pub(crate) fn kthvalue_fwd(
+    t: &Tensor,
+    k: i64,
+    dim: i64,
+    keepdim: bool,
+) -> Result<(Tensor, Tensor)> {
+    let d = wrap_dim(dim, t.dim())?;
+    zero_numel_check(t, d, "kthvalue()")?;
+    let slice = if t.dim() == 0 { 1 } else { t.size()[d] };
+    if k < 1 || k as usize > slice {
+        return Err(Error::runtime(format!(
+            "kthvalue(): selected number k out of range for dimension {d}"
+        )));
     }
-
-    /// `torch.sort(self, dim, descending, stable)`: `(values, indices)`, every lane along
-    /// `dim` sorted, NaN the largest value (last ascending, first descending). The sort is
-    /// always stable (equal values, `-0.0` and `0.0` included, keep their input order in both
-    /// directions), which is one of the orders PyTorch allows for `stable=False`. Shapes:
-    /// `self`'s; values keep `self`'s dtype, indices are int64; both laid out like `self`
-    /// (its strides when non-overlapping and dense, else dense strides in the same dim order).
-    /// Every dtype, bool included. A 0-d input accepts dim 0 or -1.
-    ///
-    /// Error (IndexError): `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
-    pub fn sort_with(&self, opts: impl Into<SortOpts>) -> Result<(Tensor, Tensor)> {
-        let o = opts.into();
-        let r = sort_impl(self, o.dim, o.descending)?;
-        crate::autograd::formulas::index::by_indices("SortBackward0", r, self, o.dim, true)
+    if t.dim() > 0 {
+        refuse_bool(t, "kthvalue_cpu")?;
     }
-
-    /// `torch.argsort(self)`: the int64 indices of [`Tensor::sort`].
-    pub fn argsort(&self) -> Result<Tensor> {
-        self.argsort_with(SortOpts::default())
-    }
-
-    /// `torch.argsort(self, dim, descending, stable)`: the indices of
-    /// [`Tensor::sort_with`] (same layout and errors).
-    pub fn argsort_with(&self, opts: impl Into<SortOpts>) -> Result<Tensor> {
-        Ok(self.sort_with(opts)?.1)
-    }
-
-    /// `torch.msort(self)`: the values of `sort(self, dim=0)`. Errors: a 0-d input is sorted
-    /// as one element.
-    pub fn msort(&self) -> Result<Tensor> {
-        Ok(self.sort_with(0)?.0)
-    }
-
-    /// `torch.topk(self, k)`: the `k` largest along the last dim; see [`Tensor::topk_with`].
-    pub fn topk(&self, k: impl Int) -> Result<(Tensor, Tensor)> {
-        self.topk_with(k, TopkOpts::default())
-    }
-
-    /// `torch.topk(self, k, dim, largest, sorted)`: `(values, indices)`, the `k` largest
-    /// (`largest`) or smallest values of every lane along `dim`, NaN the largest value, in
-    /// order (largest first, or smallest first); tied values are taken lowest index first.
-    /// The result is always sorted (`sorted=False` leaves the order to the implementation).
-    /// Shapes: `self`'s with `dim` of size `k`, contiguous; values keep the dtype, indices are
-    /// int64. A 0-d input takes k 0 or 1 and gives itself and index 0.
-    ///
-    /// Errors: the dim error (IndexError); `selected index k out of range` (RuntimeError) for
-    /// `k < 0` or `k >` the dim's size; `topk does not support bool dtypes on CPU`
-    /// (NotImplementedError).
-    pub fn topk_with(&self, k: impl Int, opts: impl Into<TopkOpts>) -> Result<(Tensor, Tensor)> {
-        let o = opts.into();
-        let r = topk_impl(self, k.to_i64(), o.dim, o.largest)?;
-        crate::autograd::formulas::index::by_indices("TopkBackward0", r, self, o.dim, true)
-    }
-
-    /// `torch.kthvalue(self, k)`: the k-th smallest along the last dim; see
-    /// [`Tensor::kthvalue_with`].
-    pub fn kthvalue(&self, k: impl Int) -> Result<(Tensor, Tensor)> {
-        self.kthvalue_with(k, KthvalueOpts::default())
-    }
-
-    /// `torch.kthvalue(self, k, dim, keepdim)`: `(values, indices)`, the k-th smallest value
-    /// (1-based; NaN the largest) of every lane along `dim` and its int64 index (tied values:
-    /// the lowest index). Shapes: `self`'s without `dim` (size 1 with `keepdim`), contiguous.
-    ///
-    /// Errors, in order: the dim error (IndexError); `kthvalue(): Expected reduction dim 1 to
-    /// have non-zero size.` (IndexError); `kthvalue(): selected number k out of range for
-    /// dimension 1` (RuntimeError, the wrapped dim); `"kthvalue_cpu" not implemented for
-    /// 'Bool'` (NotImplementedError; a 0-d bool input is copied).
-    pub fn kthvalue_with(
-        &self,
-        k: impl Int,
-        opts: impl Into<KthvalueOpts>,
-    ) -> Result<(Tensor, Tensor)> {
-        let KthvalueOpts { dim, keepdim } = opts.into();
-        let k = k.to_i64();
-        let d = wrap_dim(dim, self.dim())?;
-        zero_numel_check(self, d, "kthvalue()")?;
-        let slice = if self.dim() == 0 { 1 } else { self.size()[d] };
-        if k < 1 || k as usize > slice {
-            return Err(Error::runtime(format!(
-                "kthvalue(): selected number k out of range for dimension {d}"
-            )));
-        }
-        if self.dim() > 0 {
-            refuse_bool(self, "kthvalue_cpu")?;
-        }
-        let r = pick_per_lane(self, d, keepdim, |_| PickRule::Kth(k as usize - 1))?;
-        crate::autograd::formulas::reduce::value_selecting("KthvalueBackward0", r, self, d, keepdim)
-    }
-
-    /// `torch.median(self)`: the lower median of all elements (the `(n-1)/2`-th smallest), 0-d,
-    /// `self`'s dtype; NaN when any element is NaN; NaN cast to the dtype for an empty input
-    /// (`-2147483648` for int32).
-    ///
-    /// Error: `"median_cpu" not implemented for 'Bool'` (NotImplementedError).
-    pub fn median(&self) -> Result<Tensor> {
-        let r = median_all(self, false)?;
-        crate::autograd::formulas::reduce::evenly_distribute(r, self, "MedianBackward0")
-    }
-
-    /// `torch.median(self, dim, keepdim)`: `(values, indices)`, the lower median of every lane
-    /// along `dim` and its int64 index: the first NaN of a lane holding one; tied values give
-    /// the lowest index. Shapes: `self`'s without `dim` (size 1 with `keepdim`), contiguous.
-    ///
-    /// Errors, in order: the dim error (IndexError); `median(): Expected reduction dim 0 to
-    /// have non-zero size.` (IndexError); `"median_out" not implemented for 'Bool'`.
-    pub fn median_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        median_dim_impl(self, dim.to_i64(), keepdim, false)
-    }
-
-    /// `torch.nanmedian(self)`: as [`Tensor::median`], ignoring NaNs (NaN only when every
-    /// element is NaN).
-    pub fn nanmedian(&self) -> Result<Tensor> {
-        let r = median_all(self, true)?;
-        crate::autograd::formulas::reduce::evenly_distribute(r, self, "NanmedianBackward0")
-    }
-
-    /// `torch.nanmedian(self, dim, keepdim)`: as [`Tensor::median_dim`], the lower median of
-    /// each lane's non-NaN values (a NaN when a lane has no other); errors name `median()`.
-    pub fn nanmedian_dim(&self, dim: impl Int, keepdim: bool) -> Result<(Tensor, Tensor)> {
-        median_dim_impl(self, dim.to_i64(), keepdim, true)
-    }
+    pick_per_lane(t, d, keepdim, |_| PickRule::Kth(k as usize - 1))
 }
 
 /// Optional arguments of `sort` and `argsort` (`dim=-1, descending=False, stable=False`): an

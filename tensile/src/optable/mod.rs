@@ -19,12 +19,26 @@
 //! `autograd/formulas/` and the row names them.
 //!
 //! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
-//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …).
+//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`scan`] (`cumsum`,
+//! `cumprod`, `logcumsumexp` along a dim), [`softmax`] (`softmax`, `log_softmax`),
+//! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …),
+//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`).
+//! A family whose ops share no signature declares its rows by hand (an id, its name and
+//! methods, the forward function each method calls, the derivative picked by a `match` on the
+//! id), as the row macros would.
 
 pub(crate) mod binary;
+pub(crate) mod reduce;
+pub(crate) mod scan;
+pub(crate) mod select;
+pub(crate) mod softmax;
 pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
+pub use reduce::{MomentsId, ReduceId};
+pub use scan::ScanId;
+pub use select::SelectId;
+pub use softmax::SoftmaxId;
 pub use unary::UnaryId;
 
 /// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
@@ -38,6 +52,16 @@ pub enum OpId {
     Binary(BinaryId),
     /// A binary math function (`fmod`, `hypot`, `logaddexp`, `fmax`, …).
     Math(MathId),
+    /// A scan along a dim (`cumsum`, `cumprod`, `logcumsumexp`).
+    Scan(ScanId),
+    /// `softmax` or `log_softmax`.
+    Softmax(SoftmaxId),
+    /// An op that returns values and their indices along a dim (`cummax`, `sort`, `topk`, …).
+    Select(SelectId),
+    /// A reduction with one result (`sum`, `mean`, `amax`, `var`, `norm`, `median`, …).
+    Reduce(ReduceId),
+    /// `var_mean` or `std_mean`.
+    Moments(MomentsId),
 }
 
 impl OpId {
@@ -47,6 +71,11 @@ impl OpId {
             OpId::Unary(u) => u.name(),
             OpId::Binary(b) => b.name(),
             OpId::Math(m) => m.name(),
+            OpId::Scan(s) => s.name(),
+            OpId::Softmax(s) => s.name(),
+            OpId::Select(s) => s.name(),
+            OpId::Reduce(r) => r.name(),
+            OpId::Moments(m) => m.name(),
         }
     }
 
@@ -57,6 +86,11 @@ impl OpId {
             OpId::Unary(u) => u.methods(),
             OpId::Binary(b) => b.methods(),
             OpId::Math(m) => m.methods(),
+            OpId::Scan(s) => s.methods(),
+            OpId::Softmax(s) => s.methods(),
+            OpId::Select(s) => s.methods(),
+            OpId::Reduce(r) => r.methods(),
+            OpId::Moments(m) => m.methods(),
         }
     }
 
@@ -65,6 +99,17 @@ impl OpId {
         let u = UnaryId::ALL.iter().map(|&u| OpId::Unary(u));
         let b = BinaryId::ALL.iter().map(|&b| OpId::Binary(b));
         let m = MathId::ALL.iter().map(|&m| OpId::Math(m));
-        u.chain(b).chain(m)
+        let scan = ScanId::ALL.iter().map(|&s| OpId::Scan(s));
+        let soft = SoftmaxId::ALL.iter().map(|&s| OpId::Softmax(s));
+        let sel = SelectId::ALL.iter().map(|&s| OpId::Select(s));
+        let red = ReduceId::ALL.iter().map(|&r| OpId::Reduce(r));
+        let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
+        u.chain(b)
+            .chain(m)
+            .chain(scan)
+            .chain(soft)
+            .chain(sel)
+            .chain(red)
+            .chain(mom)
     }
 }
