@@ -105,12 +105,12 @@ pub use ops::sort::{
     UniqueConsecutiveOpts, UniqueOpts, UniqueOutput, bucketize, bucketize_with, isin, isin_with,
     searchsorted, searchsorted_with,
 };
-pub use ops::ternary::where_cond;
 pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
-pub use optable::{BinaryId, MathId, OpId, UnaryId};
+pub use optable::ternary::where_cond;
+pub use optable::{BinaryId, MaskedId, MathId, OpId, TernaryId, UnaryId};
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
     MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,

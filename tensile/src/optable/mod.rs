@@ -19,12 +19,18 @@
 //! `autograd/formulas/` and the row names them.
 //!
 //! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
-//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …).
+//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`ternary`] (three
+//! operands: `where`, `lerp`, `addcmul`, `addcdiv`, `clamp`), [`masked`] (`masked_fill`,
+//! `masked_select`, `masked_scatter`).
 
 pub(crate) mod binary;
+pub(crate) mod masked;
+pub(crate) mod ternary;
 pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
+pub use masked::MaskedId;
+pub use ternary::TernaryId;
 pub use unary::UnaryId;
 
 /// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
@@ -38,6 +44,10 @@ pub enum OpId {
     Binary(BinaryId),
     /// A binary math function (`fmod`, `hypot`, `logaddexp`, `fmax`, …).
     Math(MathId),
+    /// A pointwise op of three operands (`where`, `lerp`, `addcmul`, `clamp`, …).
+    Ternary(TernaryId),
+    /// A mask op (`masked_fill`, `masked_select`, `masked_scatter`).
+    Masked(MaskedId),
 }
 
 impl OpId {
@@ -47,6 +57,8 @@ impl OpId {
             OpId::Unary(u) => u.name(),
             OpId::Binary(b) => b.name(),
             OpId::Math(m) => m.name(),
+            OpId::Ternary(t) => t.name(),
+            OpId::Masked(m) => m.name(),
         }
     }
 
@@ -57,6 +69,8 @@ impl OpId {
             OpId::Unary(u) => u.methods(),
             OpId::Binary(b) => b.methods(),
             OpId::Math(m) => m.methods(),
+            OpId::Ternary(t) => t.methods(),
+            OpId::Masked(m) => m.methods(),
         }
     }
 
@@ -65,6 +79,8 @@ impl OpId {
         let u = UnaryId::ALL.iter().map(|&u| OpId::Unary(u));
         let b = BinaryId::ALL.iter().map(|&b| OpId::Binary(b));
         let m = MathId::ALL.iter().map(|&m| OpId::Math(m));
-        u.chain(b).chain(m)
+        let t = TernaryId::ALL.iter().map(|&t| OpId::Ternary(t));
+        let k = MaskedId::ALL.iter().map(|&k| OpId::Masked(k));
+        u.chain(b).chain(m).chain(t).chain(k)
     }
 }
