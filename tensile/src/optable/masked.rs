@@ -21,36 +21,32 @@ use crate::tensor::Tensor;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MaskedId {
     /// [`Tensor::masked_fill`]
-    MaskedFill,
+    Fill,
     /// [`Tensor::masked_select`]
-    MaskedSelect,
+    Select,
     /// [`Tensor::masked_scatter`]
-    MaskedScatter,
+    Scatter,
 }
 
 impl MaskedId {
     /// Every op of the family, in table order.
-    pub const ALL: &'static [MaskedId] = &[
-        MaskedId::MaskedFill,
-        MaskedId::MaskedSelect,
-        MaskedId::MaskedScatter,
-    ];
+    pub const ALL: &'static [MaskedId] = &[MaskedId::Fill, MaskedId::Select, MaskedId::Scatter];
 
     /// PyTorch's name of the op.
     pub fn name(self) -> &'static str {
         match self {
-            MaskedId::MaskedFill => "masked_fill",
-            MaskedId::MaskedSelect => "masked_select",
-            MaskedId::MaskedScatter => "masked_scatter",
+            MaskedId::Fill => "masked_fill",
+            MaskedId::Select => "masked_select",
+            MaskedId::Scatter => "masked_scatter",
         }
     }
 
     /// The methods of the op.
     pub fn methods(self) -> &'static [&'static str] {
         match self {
-            MaskedId::MaskedFill => &["masked_fill", "masked_fill_"],
-            MaskedId::MaskedSelect => &["masked_select"],
-            MaskedId::MaskedScatter => &["masked_scatter", "masked_scatter_"],
+            MaskedId::Fill => &["masked_fill", "masked_fill_"],
+            MaskedId::Select => &["masked_select"],
+            MaskedId::Scatter => &["masked_scatter", "masked_scatter_"],
         }
     }
 }
@@ -59,20 +55,20 @@ impl MaskedId {
 #[derive(Clone, Copy)]
 enum Call<'a> {
     /// `(self, mask, value)`.
-    MaskedFill(&'a Tensor, &'a Tensor, Operand<'a>),
+    Fill(&'a Tensor, &'a Tensor, Operand<'a>),
     /// `(self, mask)`.
-    MaskedSelect(&'a Tensor, &'a Tensor),
+    Select(&'a Tensor, &'a Tensor),
     /// `(self, mask, source)`.
-    MaskedScatter(&'a Tensor, &'a Tensor, &'a Tensor),
+    Scatter(&'a Tensor, &'a Tensor, &'a Tensor),
 }
 
 impl Call<'_> {
     /// The op's forward function (into a new tensor).
     fn forward(self) -> Result<Tensor> {
         match self {
-            Call::MaskedFill(x, mask, value) => masked_fill_fwd(x, mask, value),
-            Call::MaskedSelect(x, mask) => masked_select_fwd(x, mask),
-            Call::MaskedScatter(x, mask, source) => masked_scatter_fwd(x, mask, source),
+            Call::Fill(x, mask, value) => masked_fill_fwd(x, mask, value),
+            Call::Select(x, mask) => masked_select_fwd(x, mask),
+            Call::Scatter(x, mask, source) => masked_scatter_fwd(x, mask, source),
         }
     }
 
@@ -80,11 +76,11 @@ impl Call<'_> {
     /// operand requires grad).
     fn derivative(self, r: Tensor) -> Result<Tensor> {
         match self {
-            Call::MaskedFill(x, mask, value) => masked_fill_node(r, x, mask, value),
-            Call::MaskedSelect(x, mask) => {
-                gathered("MaskedSelectBackward0", r, x, |ids| ids.masked_select(mask))
-            }
-            Call::MaskedScatter(x, mask, source) => masked_scatter_node(r, x, mask, source),
+            Call::Fill(x, mask, value) => masked_fill_node(r, x, mask, value),
+            Call::Select(x, mask) => gathered("MaskedSelectBackward0", r, x, |ids| {
+                masked_select_fwd(ids, mask)
+            }),
+            Call::Scatter(x, mask, source) => masked_scatter_node(r, x, mask, source),
         }
     }
 
@@ -109,7 +105,7 @@ impl Tensor {
     /// got mask with dtype unsigned char`; `value cannot be converted to type uint8_t without
     /// overflow`.
     pub fn masked_fill<'a>(&self, mask: &Tensor, value: impl Into<Operand<'a>>) -> Result<Tensor> {
-        Call::MaskedFill(self, mask, value.into()).call()
+        Call::Fill(self, mask, value.into()).call()
     }
 
     /// `self.masked_fill_(mask, value)`: `value` written where `mask` (broadcast to `self`'s
@@ -130,7 +126,7 @@ impl Tensor {
             self,
             &[&vt],
             || self.masked_fill_raw_(mask, value),
-            |old| Call::MaskedFill(old, mask, value).call(),
+            |old| Call::Fill(old, mask, value).call(),
         )
     }
 
@@ -141,7 +137,7 @@ impl Tensor {
     ///
     /// Errors: `masked_select: expected BoolTensor for mask`; the broadcast error.
     pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
-        Call::MaskedSelect(self, mask).call()
+        Call::Select(self, mask).call()
     }
 
     /// `torch.masked_scatter(self, mask, source)`: a copy of `self` where the positions with
@@ -151,7 +147,7 @@ impl Tensor {
     /// result); output contiguous, `self`'s dtype. Errors as [`Tensor::masked_scatter_`],
     /// after the broadcast error.
     pub fn masked_scatter(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
-        Call::MaskedScatter(self, mask, source).call()
+        Call::Scatter(self, mask, source).call()
     }
 
     /// `self.masked_scatter_(mask, source)`: [`Tensor::masked_scatter`] in place; `mask` must
@@ -167,7 +163,7 @@ impl Tensor {
             self,
             &[source],
             || self.masked_scatter_raw_(mask, source),
-            |old| Call::MaskedScatter(old, mask, source).call(),
+            |old| Call::Scatter(old, mask, source).call(),
         )
     }
 }
