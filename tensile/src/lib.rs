@@ -78,7 +78,6 @@ pub use nn::rnn::{
 };
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
-pub use ops::cat::{cat, cat_with, stack, stack_with};
 pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
@@ -97,8 +96,8 @@ pub use ops::reduce::{
 pub use ops::scan::DiffOpts;
 pub use ops::shape::{
     CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,
-    atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, combinations,
-    combinations_with, dstack, hstack, repeat_interleave, vstack,
+    atleast_2d, atleast_3d, cartesian_prod, column_stack, combinations, combinations_with, dstack,
+    hstack, repeat_interleave, vstack,
 };
 pub use ops::sort::{
     BucketizeOpts, IsinOpts, KthvalueOpts, SearchsortedOpts, SortOpts, TopkOpts,
@@ -109,8 +108,9 @@ pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
+pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
-pub use optable::{BinaryId, MaskedId, MathId, OpId, TernaryId, UnaryId};
+pub use optable::{BinaryId, CopyId, MaskedId, MathId, OpId, ShapeId, TernaryId, UnaryId};
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
     MultinomialOpts, NormalOpts, RandOpts, RandomOpts, UniformOpts, default_generator,

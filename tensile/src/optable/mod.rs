@@ -21,15 +21,21 @@
 //! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
 //! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`ternary`] (three
 //! operands: `where`, `lerp`, `addcmul`, `addcdiv`, `clamp`), [`masked`] (`masked_fill`,
-//! `masked_select`, `masked_scatter`).
+//! `masked_select`, `masked_scatter`), [`copy`] (`copy_`, `fill_`, `to`, `contiguous`,
+//! `clone`), [`shape`] (the shape ops that copy: `cat`, `stack`, `flip`, `roll`, `repeat`,
+//! `tril`, `triu`, `narrow_copy`, `diag`, `diag_embed`, `block_diag`).
 
 pub(crate) mod binary;
+pub(crate) mod copy;
 pub(crate) mod masked;
+pub(crate) mod shape;
 pub(crate) mod ternary;
 pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
+pub use copy::CopyId;
 pub use masked::MaskedId;
+pub use shape::ShapeId;
 pub use ternary::TernaryId;
 pub use unary::UnaryId;
 
@@ -48,6 +54,10 @@ pub enum OpId {
     Ternary(TernaryId),
     /// A mask op (`masked_fill`, `masked_select`, `masked_scatter`).
     Masked(MaskedId),
+    /// A copy or cast (`copy_`, `fill_`, `to`, `contiguous`, `clone`).
+    Copy(CopyId),
+    /// A shape op that copies (`cat`, `stack`, `flip`, `roll`, `repeat`, `tril`, `diag`, …).
+    Shape(ShapeId),
 }
 
 impl OpId {
@@ -59,6 +69,8 @@ impl OpId {
             OpId::Math(m) => m.name(),
             OpId::Ternary(t) => t.name(),
             OpId::Masked(m) => m.name(),
+            OpId::Copy(c) => c.name(),
+            OpId::Shape(s) => s.name(),
         }
     }
 
@@ -71,6 +83,8 @@ impl OpId {
             OpId::Math(m) => m.methods(),
             OpId::Ternary(t) => t.methods(),
             OpId::Masked(m) => m.methods(),
+            OpId::Copy(c) => c.methods(),
+            OpId::Shape(s) => s.methods(),
         }
     }
 
@@ -81,6 +95,8 @@ impl OpId {
         let m = MathId::ALL.iter().map(|&m| OpId::Math(m));
         let t = TernaryId::ALL.iter().map(|&t| OpId::Ternary(t));
         let k = MaskedId::ALL.iter().map(|&k| OpId::Masked(k));
-        u.chain(b).chain(m).chain(t).chain(k)
+        let c = CopyId::ALL.iter().map(|&c| OpId::Copy(c));
+        let s = ShapeId::ALL.iter().map(|&s| OpId::Shape(s));
+        u.chain(b).chain(m).chain(t).chain(k).chain(c).chain(s)
     }
 }
