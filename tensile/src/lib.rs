@@ -78,7 +78,6 @@ pub use nn::rnn::{
 };
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
-pub use ops::cat::{cat, cat_with, stack, stack_with};
 pub use ops::creation::{
     ArangeArgs, EyeOpts, LogspaceOpts, TensorOptions, meshgrid, meshgrid_with, tril_indices,
     tril_indices_with, triu_indices, triu_indices_with,
@@ -95,22 +94,24 @@ pub use ops::reduce::{NansumOpts, NormOpts, NormP};
 pub use ops::scan::DiffOpts;
 pub use ops::shape::{
     CombinationsOpts, DiagEmbedOpts, RepeatInterleaveOpts, Repeats, TensorSplitArg, atleast_1d,
-    atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack, combinations,
-    combinations_with, dstack, hstack, repeat_interleave, vstack,
+    atleast_2d, atleast_3d, cartesian_prod, column_stack, combinations, combinations_with, dstack,
+    hstack, repeat_interleave, vstack,
 };
 pub use ops::sort::{
     BucketizeOpts, IsinOpts, KthvalueOpts, SearchsortedOpts, SortOpts, TopkOpts,
     UniqueConsecutiveOpts, UniqueOpts, UniqueOutput, bucketize, bucketize_with, isin, isin_with,
     searchsorted, searchsorted_with,
 };
-pub use ops::ternary::where_cond;
 pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
 pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
+pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
+pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId, SoftmaxId, UnaryId,
+    BinaryId, CopyId, MaskedId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId, ShapeId,
+    SoftmaxId, TernaryId, UnaryId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

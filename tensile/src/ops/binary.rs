@@ -299,20 +299,6 @@ fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<'_, 3>) -
     Err(Error::runtime("internal error: no small kernel"))
 }
 
-impl Tensor {
-    /// `self.clamp_min_(min)`: in place, `self = max(self, min)` (NaN propagates), `min` a
-    /// tensor broadcastable to `self` or a number. Errors as the other in-place ops, and
-    /// those of number bounds in [`Tensor::clamp`] (`Clamp min value 300 is outside the
-    /// representable range of Byte`; a bound below an integer dtype's range changes nothing).
-    pub fn clamp_min_<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, Some(min.into()), None, true)
-    }
-    /// `self.clamp_max_(max)`: in place, `self = min(self, max)`.
-    pub fn clamp_max_<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, None, Some(max.into()), true)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

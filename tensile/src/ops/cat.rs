@@ -1,7 +1,8 @@
 //! `cat` and `stack`, with PyTorch's type promotion, output memory format and errors
-//! (plus `DefaultCPUAllocator: can't allocate memory: …` for an output too large to allocate).
+//! (plus `DefaultCPUAllocator: can't allocate memory: …` for an output too large to allocate):
+//! their forward functions; the public functions and their recording are in
+//! [`crate::optable::shape`].
 
-use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::promote_types;
 use crate::error::{Error, Result, fmt_list};
@@ -76,7 +77,8 @@ fn skipped(t: &Tensor) -> bool {
     t.dim() == 1 && t.sizes[0] == 0
 }
 
-/// `torch.cat(tensors, dim)`: joins tensors along an existing dim ([`cat`], [`cat_with`]).
+/// The forward function of `torch.cat(tensors, dim)`: joins tensors along an existing dim
+/// ([`crate::cat`], [`crate::cat_with`]).
 ///
 /// Shapes: every tensor has the same sizes except along `dim`; the output's `dim` is the sum.
 /// 1-D empty tensors (shape `(0,)`) are skipped whatever their rank (PyTorch's legacy rule),
@@ -92,7 +94,7 @@ fn skipped(t: &Tensor) -> bool {
 /// with negative dimension -9223372036854775808: [-9223372036854775808, 0]` (summed sizes in
 /// `[2^63, 2^64)`, as PyTorch's wrapped int64 sum); `torch.cat: the summed sizes along
 /// dimension 0 (18446744073709551616) overflow int64` (four `(2^62, 0)` inputs).
-fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+pub(crate) fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     for (i, t) in tensors.iter().enumerate() {
         if t.dim() == 0 {
             return Err(Error::runtime(format!(
@@ -177,16 +179,16 @@ fn cat_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     Ok(out)
 }
 
-/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim ([`stack`],
-/// [`stack_with`]).
+/// The forward function of `torch.stack(tensors, dim)`: joins equally-shaped tensors along a
+/// new dim ([`crate::stack`], [`crate::stack_with`]).
 ///
 /// Shapes: `n` tensors of shape `S` → `S` with `n` inserted at `dim` (which wraps against
-/// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`cat`].
+/// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`crate::cat`].
 ///
 /// Errors: `stack expects a non-empty TensorList`; `Dimension out of range (expected to be in
 /// range of [-3, 2], but got 3)` (IndexError); `stack expects each tensor to be equal size,
 /// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
-fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
+pub(crate) fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     let Some(t0) = tensors.first() else {
         return Err(Error::runtime("stack expects a non-empty TensorList"));
     };
@@ -236,71 +238,10 @@ fn stack_impl(tensors: &[&Tensor], dim: i64) -> Result<Tensor> {
     cat_impl(&refs, wd as i64)
 }
 
-/// `torch.cat(tensors)`: joins `tensors` (a slice of `Tensor`s or of `&Tensor`s) along dim 0.
-/// Shapes, dtypes and errors: [`cat_with`].
-pub fn cat<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
-    cat_with(tensors, 0)
-}
-
-/// `torch.cat(tensors, dim)`: joins tensors along an existing dim.
-///
-/// Shapes: every tensor has the same sizes except along `dim`; the output's `dim` is the sum.
-/// 1-D empty tensors (shape `(0,)`) are skipped whatever their rank (PyTorch's legacy rule),
-/// and `dim` wraps against the first tensor that is not skipped. dtype: the promotion of every
-/// input's dtype (`int32` with `float32` gives `float32`). The output is contiguous, or
-/// channels-last when every input suggests channels-last.
-///
-/// Errors, in PyTorch's order: `zero-dimensional tensor (at position 0) cannot be
-/// concatenated`; `Dimension out of range (expected to be in range of [-2, 1], but got 2)`
-/// (IndexError); `torch.cat(): expected a non-empty list of Tensors` (ValueError); `Tensors must have same
-/// number of dimensions: got 2 and 1`; `Sizes of tensors must match except in dimension 1.
-/// Expected size 2 but got size 1 for tensor number 1 in the list.`; `Trying to create tensor
-/// with negative dimension …` (summed sizes in `[2^63, 2^64)`); `torch.cat: the summed sizes
-/// along dimension 0 (18446744073709551616) overflow int64` (four `(2^62, 0)` inputs).
-pub fn cat_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
-    let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
-    let d = dim.to_i64();
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        cat_impl(&refs, d)?
-    };
-    crate::autograd::formulas::index::gathered_n("CatBackward0", r, &refs, |ids| {
-        let rs: Vec<&Tensor> = ids.iter().collect();
-        cat_impl(&rs, d)
-    })
-}
-
-/// `torch.stack(tensors)`: joins equally-shaped tensors along a new dim 0. See
-/// [`stack_with`].
-pub fn stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
-    stack_with(tensors, 0)
-}
-
-/// `torch.stack(tensors, dim)`: joins equally-shaped tensors along a new dim.
-///
-/// Shapes: `n` tensors of shape `S` → `S` with `n` inserted at `dim` (which wraps against
-/// `S.len() + 1`). dtype: the promotion of the inputs' dtypes, as [`cat_with`].
-///
-/// Errors: `stack expects a non-empty TensorList`; `Dimension out of range (expected to be in
-/// range of [-3, 2], but got 3)` (IndexError); `stack expects each tensor to be equal size,
-/// but got [3, 1] at entry 0 and [1, 2] at entry 1`.
-pub fn stack_with<T: AsRef<Tensor>>(tensors: &[T], dim: impl Int) -> Result<Tensor> {
-    let refs: Vec<&Tensor> = tensors.iter().map(|t| t.as_ref()).collect();
-    let d = dim.to_i64();
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        stack_impl(&refs, d)?
-    };
-    crate::autograd::formulas::index::gathered_n("StackBackward0", r, &refs, |ids| {
-        let rs: Vec<&Tensor> = ids.iter().collect();
-        stack_impl(&rs, d)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::DType;
+    use crate::{DType, cat_with, stack_with};
 
     #[test]
     fn cat_and_stack() {

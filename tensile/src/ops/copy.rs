@@ -1,4 +1,6 @@
-//! Copies and casts: `copy_`, `fill_`, `to`, `contiguous`, `clone`.
+//! Copies and casts: `copy_`, `fill_`, `to`, `contiguous`, `clone`: their forward functions
+//! and the unchecked copies other ops use (the methods and their recording are in
+//! [`crate::optable::copy`]).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -78,49 +80,53 @@ pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
     Ok(())
 }
 
-impl Tensor {
-    /// `self.copy_(src)`: copies `src` into `self`, broadcasting `src` to `self`'s shape and
-    /// casting to `self`'s dtype. Returns `self` (an alias).
-    ///
-    /// Errors, in PyTorch's order: the two memory-overlap errors (`unsupported operation: …`);
-    /// `The size of tensor a (4) must match the size of tensor b (12) at non-singleton dimension 1`;
-    /// `output with shape [3, 1] doesn't match the broadcast shape [3, 4]`.
-    pub fn copy_(&self, src: &Tensor) -> Result<Tensor> {
-        crate::autograd::inplace(
-            self,
-            &[src],
-            || self.copy_raw_(src),
-            |old| crate::autograd::formulas::pointwise::copy_node(old, src),
-        )
+/// The forward function of `self.to(dtype)`: `None` when the dtype is unchanged (the op
+/// returns `self`), else a copy with preserve-format strides, cast.
+pub(crate) fn to_fwd(x: &Tensor, dtype: DType) -> Result<Option<Tensor>> {
+    if dtype == x.dtype {
+        return Ok(None);
     }
+    copy_with_strides(
+        x,
+        &layout::preserve_format_strides(&x.sizes, &x.strides),
+        dtype,
+    )
+    .map(Some)
+}
 
-    /// [`Tensor::copy_`] without autograd (no checks, no version bump, nothing recorded).
+/// The forward function of `contiguous()`: `None` when `x` is contiguous (the op returns
+/// `x`), else a row-major copy.
+pub(crate) fn contiguous_fwd(x: &Tensor) -> Result<Option<Tensor>> {
+    if x.is_contiguous() {
+        return Ok(None);
+    }
+    copy_with_strides(x, &layout::contiguous_strides(&x.sizes), x.dtype).map(Some)
+}
+
+/// The forward function of `contiguous(memory_format=torch.channels_last)`: `None` when `x`
+/// is channels-last already (the op returns `x`), else a copy with channels-last strides.
+/// Error: `required rank 4 tensor to use channels_last format`.
+pub(crate) fn channels_last_fwd(x: &Tensor) -> Result<Option<Tensor>> {
+    if x.dim() != 4 {
+        return Err(Error::runtime(
+            "required rank 4 tensor to use channels_last format",
+        ));
+    }
+    if x.is_contiguous_channels_last() {
+        return Ok(None);
+    }
+    copy_with_strides(x, &layout::channels_last_strides(&x.sizes), x.dtype).map(Some)
+}
+
+impl Tensor {
+    /// `self.copy_(src)` unrecorded (no checks of the in-place rule, no version bump).
     pub(crate) fn copy_raw_(&self, src: &Tensor) -> Result<Tensor> {
         let p = TensorIter::new(Some(self), &[src])?.plan::<2>(self.dtype)?;
         p.copy();
         Ok(p.into_out())
     }
 
-    /// `self.fill_(value)`: writes `value` into every element of `self` (through views, into
-    /// the base). Returns `self`.
-    ///
-    /// An expanded `self` is allowed, as in PyTorch (which skips the overlap check for
-    /// `fill_`): every storage element it reaches gets the value. (The expanded dims are
-    /// written once, through a view where they have size 1, so no element is written twice.)
-    ///
-    /// Error: `value cannot be converted to type uint8_t without overflow` when the value is
-    /// out of the dtype's range.
-    pub fn fill_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
-        let value = value.into();
-        crate::autograd::inplace(
-            self,
-            &[],
-            || self.fill_raw_(value),
-            |old| crate::autograd::formulas::pointwise::zero_node("FillBackward2", old),
-        )
-    }
-
-    /// [`Tensor::fill_`] without autograd.
+    /// `self.fill_(value)` unrecorded (no checks of the in-place rule, no version bump).
     pub(crate) fn fill_raw_(&self, value: impl Into<Scalar>) -> Result<Tensor> {
         let value = value.into();
         check_fill_range(self.dtype, value)?;
@@ -137,21 +143,6 @@ impl Tensor {
         Ok(self.alias())
     }
 
-    /// `self.to(dtype)`: `self` itself (an alias) when the dtype is unchanged, otherwise a copy
-    /// with preserve-format strides, cast as PyTorch casts (floats to ints truncate; anything
-    /// non-zero to bool is `true`).
-    pub fn to(&self, dtype: DType) -> Result<Tensor> {
-        if dtype == self.dtype {
-            return Ok(self.alias());
-        }
-        let r = copy_with_strides(
-            self,
-            &layout::preserve_format_strides(&self.sizes, &self.strides),
-            dtype,
-        )?;
-        crate::autograd::formulas::views::copy_like("ToCopyBackward0", r, self)
-    }
-
     /// `self.contiguous()`: `self` (an alias) when already contiguous, else a row-major copy.
     ///
     /// Aborts the process like `Vec` when the copy's memory can't be had (an expanded input
@@ -159,45 +150,6 @@ impl Tensor {
     /// the error instead.
     pub fn contiguous(&self) -> Tensor {
         self.try_contiguous().unwrap_or_else(|e| abort_with(e))
-    }
-
-    /// As [`Tensor::contiguous`], with PyTorch's allocator error instead of an abort:
-    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`,
-    /// or `Storage size calculation overflowed with sizes=[…]`.
-    pub fn try_contiguous(&self) -> Result<Tensor> {
-        if self.is_contiguous() {
-            return Ok(self.alias());
-        }
-        let r = copy_with_strides(self, &layout::contiguous_strides(&self.sizes), self.dtype)?;
-        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
-    }
-
-    /// `self.clone()` (preserve format) with PyTorch's allocator error instead of the abort of
-    /// `Clone::clone`; errors as [`Tensor::try_contiguous`].
-    pub fn try_clone(&self) -> Result<Tensor> {
-        let r = clone_preserve(self)?;
-        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
-    }
-
-    /// `self.contiguous(memory_format=torch.channels_last)`: a 4-d tensor with channels-last
-    /// strides (`self` when already so).
-    ///
-    /// Error: `required rank 4 tensor to use channels_last format`.
-    pub fn contiguous_channels_last(&self) -> Result<Tensor> {
-        if self.dim() != 4 {
-            return Err(Error::runtime(
-                "required rank 4 tensor to use channels_last format",
-            ));
-        }
-        if self.is_contiguous_channels_last() {
-            return Ok(self.alias());
-        }
-        let r = copy_with_strides(
-            self,
-            &layout::channels_last_strides(&self.sizes),
-            self.dtype,
-        )?;
-        crate::autograd::formulas::views::copy_like("CloneBackward0", r, self)
     }
 }
 

@@ -412,7 +412,7 @@ pub(crate) fn cross(input: &Tensor, other: &Tensor, dim: i64) -> Result<Tensor> 
     let c = |i: i64, j: i64| -> Result<Tensor> {
         x(&a, i)?.mul(&x(&b, j)?)?.sub(&x(&a, j)?.mul(&x(&b, i)?)?)
     };
-    crate::ops::cat::stack_with(&[c(1, 2)?, c(2, 0)?, c(0, 1)?], d)
+    crate::stack_with(&[c(1, 2)?, c(2, 0)?, c(0, 1)?], d)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Mask ops and the non-zero family: `masked_fill`, `masked_select`, `masked_scatter` (and
 //! in-place forms), `nonzero` (and `as_tuple`), `argwhere`, `count_nonzero`, and the
-//! one-argument `torch.where(condition)` (indexing-semantics §5.8–5.9).
+//! one-argument `torch.where(condition)` (indexing-semantics §5.8–5.9). The mask ops' methods
+//! and their recording are in [`crate::optable::masked`]; here are their forward functions.
 
 use crate::args::IntoDims;
 use crate::broadcast::infer_size;
@@ -87,57 +88,52 @@ pub fn where_cond_only(condition: &Tensor) -> Result<Vec<Tensor>> {
     condition.nonzero_as_tuple()
 }
 
+/// The forward function of `torch.masked_fill(self, mask, value)`: `self` broadcast with
+/// `mask` into a contiguous copy, then [`Tensor::masked_fill_`] on it. Errors, in order: the
+/// broadcast error, the value's, the mask's.
+pub(crate) fn masked_fill_fwd(x: &Tensor, mask: &Tensor, value: Operand<'_>) -> Result<Tensor> {
+    let shape = infer_size(&mask.sizes, &x.sizes)?;
+    let v = mask_value(value)?;
+    check_fill_mask(mask)?;
+    let out = x.detach().expand(shape)?.contiguous_copy()?;
+    out.masked_fill_(mask, v)?;
+    Ok(out)
+}
+
+/// The forward function of `torch.masked_select(self, mask)`: the selected elements, 1-d.
+pub(crate) fn masked_select_fwd(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
+    if mask.dtype != DType::Bool {
+        return Err(Error::runtime(
+            "masked_select: expected BoolTensor for mask",
+        ));
+    }
+    let shape = infer_size(&mask.sizes, &x.sizes)?;
+    let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
+    let src = x.expand(shape)?;
+    crate::dispatch!(x.dtype, T => {
+        let v: Vec<T> = src
+            .try_to_vec::<T>()?
+            .into_iter()
+            .zip(&flags)
+            .filter_map(|(x, &f)| f.then_some(x))
+            .collect();
+        let n = v.len();
+        Tensor::from_vec(v, [n])
+    })
+}
+
+/// The forward function of `torch.masked_scatter(self, mask, source)`: `self` broadcast with
+/// `mask` into a contiguous copy, then the in-place scatter into it.
+pub(crate) fn masked_scatter_fwd(x: &Tensor, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+    let shape = infer_size(&mask.sizes, &x.sizes)?;
+    let out = x.detach().expand(shape.clone())?.contiguous_copy()?;
+    out.masked_scatter_raw_(&mask.expand(shape)?, source)?;
+    Ok(out)
+}
+
 impl Tensor {
-    /// `torch.masked_fill(self, mask, value)`: `value` (a number or a 0-d tensor of any
-    /// dtype, cast to `self`'s dtype with an overflow check) where `mask` is true, `self`
-    /// elsewhere.
-    ///
-    /// Shapes: `mask` and `self` broadcast together (`mask` is "tensor a"); the output has the
-    /// broadcast shape, `self`'s dtype, contiguous strides.
-    ///
-    /// Errors, in order: `The size of tensor a (3) must match the size of tensor b (4) at
-    /// non-singleton dimension 1`; `masked_fill_ only supports a 0-dimensional value tensor,
-    /// but got tensor with 1 dimension(s).`; `masked_fill_ only supports boolean masks, but
-    /// got mask with dtype unsigned char`; `value cannot be converted to type uint8_t without
-    /// overflow`.
-    pub fn masked_fill<'a>(&self, mask: &Tensor, value: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let value = value.into();
-        let out = {
-            let _ng = crate::autograd::no_grad();
-            let shape = infer_size(&mask.sizes, &self.sizes)?;
-            let v = mask_value(value)?;
-            check_fill_mask(mask)?;
-            let out = self.detach().expand(shape)?.contiguous_copy()?;
-            out.masked_fill_(mask, v)?;
-            out
-        };
-        crate::autograd::formulas::pointwise::masked_fill(out, self, mask, value)
-    }
-
-    /// `self.masked_fill_(mask, value)`: `value` written where `mask` (broadcast to `self`'s
-    /// shape) is true, through views into the base. Returns `self`. On an expanded `self`
-    /// (stride 0), as PyTorch, every storage element a masked position reaches is written
-    /// (with the warning `Use of masked_fill_ on expanded tensors is deprecated. …`).
-    ///
-    /// Errors, in order: `masked_fill_ only supports a 0-dimensional value tensor, but got
-    /// tensor with 1 dimension(s).`; `masked_fill_ only supports boolean masks, but got mask
-    /// with dtype unsigned char`; `The size of tensor a (3) must match the size of tensor b
-    /// (4) at non-singleton dimension 1` (`self` is a); `output with shape [3, 4] doesn't
-    /// match the broadcast shape [2, 3, 4]`; `value cannot be converted to type uint8_t
-    /// without overflow`.
-    pub fn masked_fill_<'a>(&self, mask: &Tensor, value: impl Into<Operand<'a>>) -> Result<Tensor> {
-        let value = value.into();
-        let vt = value.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[&vt],
-            || self.masked_fill_raw_(mask, value),
-            |old| old.masked_fill(mask, value),
-        )
-    }
-
-    /// [`Tensor::masked_fill_`] without autograd.
-    fn masked_fill_raw_(&self, mask: &Tensor, value: Operand<'_>) -> Result<Tensor> {
+    /// `self.masked_fill_(mask, value)` unrecorded (no in-place checks, no version bump).
+    pub(crate) fn masked_fill_raw_(&self, mask: &Tensor, value: Operand<'_>) -> Result<Tensor> {
         let v = mask_value(value)?;
         check_fill_mask(mask)?;
         let shape = infer_size(&self.sizes, &mask.sizes)?;
@@ -181,74 +177,8 @@ impl Tensor {
         Ok(self.alias())
     }
 
-    /// `torch.masked_select(self, mask)`: the elements of `self` where `mask` is true, both
-    /// broadcast together (`mask` is "tensor a"), in row-major order of the broadcast shape.
-    ///
-    /// Shapes: a 1-d contiguous output of `self`'s dtype.
-    ///
-    /// Errors: `masked_select: expected BoolTensor for mask`; the broadcast error.
-    pub fn masked_select(&self, mask: &Tensor) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            if mask.dtype != DType::Bool {
-                return Err(Error::runtime(
-                    "masked_select: expected BoolTensor for mask",
-                ));
-            }
-            let shape = infer_size(&mask.sizes, &self.sizes)?;
-            let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
-            let src = self.expand(shape)?;
-            crate::dispatch!(self.dtype, T => {
-                let v: Vec<T> = src
-                    .try_to_vec::<T>()?
-                    .into_iter()
-                    .zip(&flags)
-                    .filter_map(|(x, &f)| f.then_some(x))
-                    .collect();
-                let n = v.len();
-                Tensor::from_vec(v, [n])
-            })
-        })()?;
-        crate::autograd::formulas::index::gathered("MaskedSelectBackward0", __out, self, |ids| {
-            ids.masked_select(mask)
-        })
-    }
-
-    /// `torch.masked_scatter(self, mask, source)`: a copy of `self` where the positions with
-    /// `mask` true, in row-major order, take consecutive elements of `source` (flattened).
-    ///
-    /// Shapes: `self` and `mask` broadcast (`mask` is "tensor a"; a larger mask grows the
-    /// result); output contiguous, `self`'s dtype. Errors as [`Tensor::masked_scatter_`],
-    /// after the broadcast error.
-    pub fn masked_scatter(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let out = {
-            let _ng = crate::autograd::no_grad();
-            let shape = infer_size(&mask.sizes, &self.sizes)?;
-            let out = self.detach().expand(shape.clone())?.contiguous_copy()?;
-            out.masked_scatter_raw_(&mask.expand(shape)?, source)?;
-            out
-        };
-        crate::autograd::formulas::index_write::masked_scatter(out, self, mask, source)
-    }
-
-    /// `self.masked_scatter_(mask, source)`: [`Tensor::masked_scatter`] in place; `mask` must
-    /// expand to `self`'s shape. Returns `self`.
-    ///
-    /// Errors, in order: `masked_scatter: expected self and source to have same dtypes but
-    /// gotFloat and Long` (sic); `masked_scatter_ only supports boolean masks, but got mask
-    /// with dtype Byte`; the expand errors (`expand(CPUBoolType{[2, 4]}, size=[4]): the number
-    /// of sizes provided (1) must be greater or equal to the number of dimensions in the tensor
-    /// (2)`); `Number of elements of source < number of ones in mask`.
-    pub fn masked_scatter_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
-        crate::autograd::inplace(
-            self,
-            &[source],
-            || self.masked_scatter_raw_(mask, source),
-            |old| old.masked_scatter(mask, source),
-        )
-    }
-
-    /// [`Tensor::masked_scatter_`] without autograd.
-    fn masked_scatter_raw_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
+    /// `self.masked_scatter_(mask, source)` unrecorded (no in-place checks, no version bump).
+    pub(crate) fn masked_scatter_raw_(&self, mask: &Tensor, source: &Tensor) -> Result<Tensor> {
         crate::iter::check_overlap(self, &[])?;
         if self.dtype != source.dtype {
             return Err(Error::runtime(format!(

@@ -1,6 +1,8 @@
-//! Pointwise ops of three operands: `lerp` (number or tensor weight), `addcmul`, `addcdiv`
-//! (with `value`), and `clamp`/`clip` with tensor bounds; with their in-place forms. Every
-//! tensor operand broadcasts with the others (PyTorch's TensorIterator over all of them).
+//! Pointwise ops of three operands, their forward functions: `lerp` (number or tensor weight),
+//! `addcmul`, `addcdiv` (with `value`), and `clamp`/`clip` with number or tensor bounds; each
+//! also runs in place. Every tensor operand broadcasts with the others (PyTorch's
+//! TensorIterator over all of them). The methods and the recording are in
+//! [`crate::optable::ternary`].
 
 use crate::dispatch;
 use crate::dtype::{DType, check_can_cast};
@@ -13,7 +15,6 @@ use crate::ops::Operand;
 use crate::ops::math_binary::{not_impl, run2, scalar_as};
 use crate::ops::math_scalar as sm;
 use crate::ops::matmul::type_meta_name;
-use crate::ops::nn::ClampOpts;
 use crate::tensor::{Scalar, Tensor};
 
 /// Runs `f` over the plan `lp` of `[out, a, b, c]`, the inputs presented as `T`, the output
@@ -33,9 +34,14 @@ fn build<'t>(ins: &[&'t Tensor], inplace: bool) -> Result<(TensorIter<'t>, DType
     Ok((it, common))
 }
 
-/// `torch.lerp`: dtype checks, then the binary (number weight) or ternary (tensor weight)
-/// iterator, then the float-only kernel.
-fn lerp_impl(a: &Tensor, end: &Tensor, weight: Operand<'_>, inplace: bool) -> Result<Tensor> {
+/// The forward function of `torch.lerp` (`inplace`: into `a`): dtype checks, then the binary
+/// (number weight) or ternary (tensor weight) iterator, then the float-only kernel.
+pub(crate) fn lerp_impl(
+    a: &Tensor,
+    end: &Tensor,
+    weight: Operand<'_>,
+    inplace: bool,
+) -> Result<Tensor> {
     let dt_err = |what: &str, got: DType| {
         Error::runtime(format!(
             "expected dtype {} for `{what}` but got dtype {}",
@@ -86,9 +92,10 @@ fn lerp_impl(a: &Tensor, end: &Tensor, weight: Operand<'_>, inplace: bool) -> Re
     }
 }
 
-/// `addcmul` (`div = false`) and `addcdiv` (`div = true`): `self + value * t1 * t2` or
-/// `self + value * t1 / t2` in the promotion of all three.
-fn addc_impl(
+/// The forward function of `addcmul` (`div = false`) and `addcdiv` (`div = true`):
+/// `self + value * t1 * t2` or `self + value * t1 / t2` in the promotion of all three
+/// (`inplace`: into `a`).
+pub(crate) fn addc_impl(
     a: &Tensor,
     t1: &Tensor,
     t2: &Tensor,
@@ -163,50 +170,10 @@ fn clamp_tensors(
     }
 }
 
-/// `torch.clamp` / `clamp_` with optional bounds: the tensor overload when a bound is a
-/// tensor, otherwise the number overload.
-pub(crate) fn clamp_any(
-    x: &Tensor,
-    min: Option<Operand<'_>>,
-    max: Option<Operand<'_>>,
-    inplace: bool,
-) -> Result<Tensor> {
-    let bounds: Vec<Tensor> = [min, max]
-        .iter()
-        .filter_map(|o| match o {
-            Some(Operand::Tensor(t)) => Some(t.alias()),
-            _ => None,
-        })
-        .collect();
-    let refs: Vec<&Tensor> = bounds.iter().collect();
-    if inplace {
-        return crate::autograd::inplace(
-            x,
-            &refs,
-            || clamp_raw(x, min, max, true),
-            |old| clamp_any(old, min, max, false),
-        );
-    }
-    let r = clamp_raw(x, min, max, false)?;
-    crate::autograd::formulas::pointwise::clamp(r, x, min, max)
-}
-
-/// `torch.clamp_min` / `clamp_max` (not in place): as [`clamp_any`], with number bounds
-/// recorded as `name` (`ClampMinBackward0` / `ClampMaxBackward0`).
-pub(crate) fn clamp_one(
-    x: &Tensor,
-    min: Option<Operand<'_>>,
-    max: Option<Operand<'_>>,
-    name: &'static str,
-) -> Result<Tensor> {
-    if matches!(min.or(max), Some(Operand::Tensor(_))) {
-        return clamp_any(x, min, max, false);
-    }
-    let r = clamp_raw(x, min, max, false)?;
-    crate::autograd::formulas::pointwise::clamp_named(r, x, min, max, name)
-}
-
-fn clamp_raw(
+/// The forward function of `torch.clamp` / `clamp_` with optional bounds: the tensor
+/// overload when a bound is a tensor, otherwise the number overload (`inplace`: into `x`).
+/// Error: `torch.clamp: At least one of 'min' or 'max' must not be None`.
+pub(crate) fn clamp_raw(
     x: &Tensor,
     min: Option<Operand<'_>>,
     max: Option<Operand<'_>>,
@@ -368,138 +335,10 @@ fn run1<T: Element, O: Element>(lp: &Plan<'_, 2>, f: impl Fn(T) -> O + Sync) {
     lp.run(&crate::kernels::pointwise::unary_kernel::<T, O>(f))
 }
 
-impl Tensor {
-    /// `torch.lerp(self, end, weight)`: `self + weight * (end - self)` (computed as PyTorch
-    /// does: from `end` backwards when `|weight| >= 0.5`). `weight` is a number or a tensor.
-    ///
-    /// Shapes: `self`, `end` (and a tensor `weight`) broadcast together. dtype: `self`'s,
-    /// which `end` and a tensor `weight` must share; floats only.
-    ///
-    /// Errors, in order: `expected dtype float for `end` but got dtype long int` (C++ type
-    /// names; likewise for `weight`); the broadcast error; `"lerp_kernel_scalar" not
-    /// implemented for 'Long'` (`lerp_kernel_tensor` with a tensor weight).
-    pub fn lerp<'w>(&self, end: &Tensor, weight: impl Into<Operand<'w>>) -> Result<Tensor> {
-        let w = weight.into();
-        let r = lerp_impl(self, end, w, false)?;
-        crate::autograd::formulas::pointwise::lerp(r, self, end, w)
-    }
-    /// `self.lerp_(end, weight)`: [`Tensor::lerp`] written into `self` (the others broadcast
-    /// to `self`'s shape: `output with shape [2, 2] doesn't match the broadcast shape [1, 2,
-    /// 2]`). Returns `self`.
-    pub fn lerp_<'w>(&self, end: &Tensor, weight: impl Into<Operand<'w>>) -> Result<Tensor> {
-        let w = weight.into();
-        let wt = w.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[end, &wt],
-            || lerp_impl(self, end, w, true),
-            |old| old.lerp(end, w),
-        )
-    }
-
-    /// `torch.addcmul(self, tensor1, tensor2)`: `self + tensor1 * tensor2` (`value = 1`).
-    ///
-    /// Shapes: all three broadcast together. dtype: the promotion of all three. Errors: the
-    /// broadcast error; bool: `"addcmul_cpu_out" not implemented for 'Bool'`.
-    pub fn addcmul(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        self.addcmul_with(tensor1, tensor2, 1)
-    }
-    /// `torch.addcmul(self, tensor1, tensor2, value=v)`: `self + v * tensor1 * tensor2`; `v`
-    /// is converted to the result dtype first (`0.5` is 0 for an int64 result).
-    pub fn addcmul_with(
-        &self,
-        tensor1: &Tensor,
-        tensor2: &Tensor,
-        value: impl Into<Scalar>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        let r = addc_impl(self, tensor1, tensor2, value, false, false)?;
-        crate::autograd::formulas::pointwise::addcmul(r, self, tensor1, tensor2, value.to_f64())
-    }
-    /// `self.addcmul_(tensor1, tensor2)`: in place (`result type Float can't be cast to the
-    /// desired output type Long`, and the in-place broadcast errors). Returns `self`.
-    pub fn addcmul_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        self.addcmul_with_(tensor1, tensor2, 1)
-    }
-    /// `self.addcmul_(tensor1, tensor2, value=v)`: [`Tensor::addcmul_with`] in place.
-    pub fn addcmul_with_(
-        &self,
-        tensor1: &Tensor,
-        tensor2: &Tensor,
-        value: impl Into<Scalar>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        crate::autograd::inplace(
-            self,
-            &[tensor1, tensor2],
-            || addc_impl(self, tensor1, tensor2, value, false, true),
-            |old| old.addcmul_with(tensor1, tensor2, value),
-        )
-    }
-
-    /// `torch.addcdiv(self, tensor1, tensor2)`: `self + tensor1 / tensor2` (`value = 1`).
-    ///
-    /// Shapes: all three broadcast together. dtype: the promotion of all three.
-    /// Errors, in order: `tensor1` and `tensor2` both integer or bool: `Integer division with
-    /// addcdiv is no longer supported, and in a future  release addcdiv will perform a true
-    /// division of tensor1 and tensor2. …`; the broadcast error.
-    pub fn addcdiv(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        self.addcdiv_with(tensor1, tensor2, 1)
-    }
-    /// `torch.addcdiv(self, tensor1, tensor2, value=v)`: `self + v * tensor1 / tensor2`.
-    pub fn addcdiv_with(
-        &self,
-        tensor1: &Tensor,
-        tensor2: &Tensor,
-        value: impl Into<Scalar>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        let r = addc_impl(self, tensor1, tensor2, value, true, false)?;
-        crate::autograd::formulas::binary_math::addcdiv(r, self, tensor1, tensor2, value.to_f64())
-    }
-    /// `self.addcdiv_(tensor1, tensor2)`: in place. Returns `self`.
-    pub fn addcdiv_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, Scalar::Int(1), true, true)
-    }
-    /// `self.addcdiv_(tensor1, tensor2, value=v)`: [`Tensor::addcdiv_with`] in place.
-    pub fn addcdiv_with_(
-        &self,
-        tensor1: &Tensor,
-        tensor2: &Tensor,
-        value: impl Into<Scalar>,
-    ) -> Result<Tensor> {
-        addc_impl(self, tensor1, tensor2, value.into(), true, true)
-    }
-
-    /// `torch.clip(self, min, max)`: an alias of [`Tensor::clamp`].
-    pub fn clip<'a, 'b>(
-        &self,
-        min: impl Into<Operand<'a>>,
-        max: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        clamp_any(self, Some(min.into()), Some(max.into()), false)
-    }
-    /// `torch.clip(self, min=…, max=…)` with either bound optional: [`Tensor::clamp_with`].
-    pub fn clip_with<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        clamp_any(self, opts.min, opts.max, false)
-    }
-    /// `self.clip_(min, max)`: an alias of [`Tensor::clamp_`].
-    pub fn clip_<'a, 'b>(
-        &self,
-        min: impl Into<Operand<'a>>,
-        max: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        clamp_any(self, Some(min.into()), Some(max.into()), true)
-    }
-    /// `self.clip_(min=…, max=…)` with either bound optional: [`Tensor::clamp_with_`].
-    pub fn clip_with_<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        clamp_any(self, opts.min, opts.max, true)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::nn::ClampOpts;
 
     fn t<T: Element>(v: Vec<T>) -> Tensor {
         let n = v.len();

@@ -299,57 +299,6 @@ impl Tensor {
         crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
     }
 
-    /// `torch.clamp(self, min, max)`: `min(max(self, min), max)` elementwise; NaN stays NaN;
-    /// where `min > max` every element becomes `max`. `min` and `max` are numbers or tensors
-    /// (tensors broadcast with `self`); [`Tensor::clamp_min`] / [`Tensor::clamp_max`] give one
-    /// bound, [`Tensor::clamp_with`] an optional pair.
-    ///
-    /// dtype: the promotion of `self` with the bounds (numbers count as Python scalars: an int
-    /// tensor clamped by `0.5` gives float32, a float tensor keeps its dtype). Shape: the
-    /// broadcast of `self` and tensor bounds.
-    ///
-    /// Errors: the broadcast error; a bool result:
-    /// `"clamp_scalar_cpu" not implemented for 'Bool'` (NotImplementedError; `clamp_min_scalar_cpu`
-    /// or `clamp_max_scalar_cpu` when only one bound is given; with two tensor bounds
-    /// `"clamp_cpu" not implemented for 'Bool'`, while one bool tensor bound computes).
-    /// Tensor bounds make one iterator over all operands (PyTorch's `clamp.Tensor`): the
-    /// output's layout follows all of them, and its dtype is the promotion of all of them.
-    pub fn clamp<'a, 'b>(
-        &self,
-        min: impl Into<Operand<'a>>,
-        max: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, Some(min.into()), Some(max.into()), false)
-    }
-    /// `torch.clamp_min(self, min)` = `torch.clamp(self, min=min)`; see [`Tensor::clamp`].
-    pub fn clamp_min<'a>(&self, min: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_one(self, Some(min.into()), None, "ClampMinBackward0")
-    }
-    /// `torch.clamp_max(self, max)` = `torch.clamp(self, max=max)`; see [`Tensor::clamp`].
-    pub fn clamp_max<'a>(&self, max: impl Into<Operand<'a>>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_one(self, None, Some(max.into()), "ClampMaxBackward0")
-    }
-    /// `torch.clamp(self, min=…, max=…)` with either bound optional (`None`), as PyTorch's
-    /// keywords: `x.clamp_with(ClampOpts { min: Some(0.into()), max: None })`. Errors as
-    /// [`Tensor::clamp`], and `torch.clamp: At least one of 'min' or 'max' must not be None`.
-    pub fn clamp_with<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, opts.min, opts.max, false)
-    }
-    /// `self.clamp_(min, max)`: [`Tensor::clamp`] written into `self` (the result dtype must
-    /// cast to `self`'s: `result type Float can't be cast to the desired output type Long`;
-    /// tensor bounds must broadcast to `self`'s shape). Returns `self`.
-    pub fn clamp_<'a, 'b>(
-        &self,
-        min: impl Into<Operand<'a>>,
-        max: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, Some(min.into()), Some(max.into()), true)
-    }
-    /// `self.clamp_(min=…, max=…)` with either bound optional; see [`Tensor::clamp_`].
-    pub fn clamp_with_<'a>(&self, opts: ClampOpts<'a>) -> Result<Tensor> {
-        crate::ops::math_ternary::clamp_any(self, opts.min, opts.max, true)
-    }
-
     /// `torch.nn.functional.normalize(self)` (`p=2, dim=1, eps=1e-12`): `self / max(‖self‖_p, eps)` with
     /// the p-norm taken along `dim` (kept as size 1, then broadcast).
     ///

@@ -292,7 +292,7 @@ impl Tensor {
                 .chain(std::iter::once(self))
                 .chain(append)
                 .collect();
-            crate::ops::cat::cat_with(&parts, d)?
+            crate::cat_with(&parts, d)?
         } else {
             self.alias()
         };

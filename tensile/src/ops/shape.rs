@@ -13,7 +13,7 @@ use crate::args::{Int, IntList, IntoDims, IntoShape, new_sizes};
 use crate::dim::{wrap_dim, wrap_dims};
 use crate::error::{Error, Result, fmt_list};
 use crate::layout::{contiguous_strides, preserve_format_strides};
-use crate::ops::cat::cat_with;
+use crate::ops::cat::cat_impl;
 use crate::ops::copy::copy_with_strides;
 use crate::tensor::{Scalar, Tensor};
 
@@ -373,36 +373,214 @@ fn combination_indices(n: usize, r: usize, with_replacement: bool) -> Vec<Vec<us
     out
 }
 
-impl Tensor {
-    /// `torch.flip(self, dims)`: the elements in reverse order along each of `dims`.
-    ///
-    /// Shapes: as `self`. dtype: `self`'s. Output fresh, with `self`'s strides order
-    /// (`empty_like(self)`, preserve format).
-    ///
-    /// Errors: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got
-    /// -3)`; RuntimeError `dim 0 appears multiple times in the list of dims`.
-    pub fn flip(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let ds = wrap_dims(&dims.clone(), self.dim())?;
-            if let Some(out) = flip_contiguous(self, &ds)? {
-                return preserve_like(out, self);
-            }
-            reserve_output(self.size(), self.dtype())?;
-            let mut maps = identity_maps(self)?;
-            for d in ds {
-                // a 0-d tensor accepts dim 0 / -1 and has no axis to reverse
-                if let Some(m) = maps.get_mut(d) {
-                    m.reverse();
-                }
-            }
-            preserve_like(gather_axes(self, &maps)?, self)
-        })()?;
-        crate::autograd::formulas::index::gathered("FlipBackward0", __out, self, |ids| {
-            ids.flip(dims.clone())
-        })
+/// The forward function of `torch.flip(self, dims)`.
+pub(crate) fn flip_fwd(x: &Tensor, dims: &[i64]) -> Result<Tensor> {
+    let ds = wrap_dims(dims, x.dim())?;
+    if let Some(out) = flip_contiguous(x, &ds)? {
+        return preserve_like(out, x);
     }
+    reserve_output(x.size(), x.dtype())?;
+    let mut maps = identity_maps(x)?;
+    for d in ds {
+        // a 0-d tensor accepts dim 0 / -1 and has no axis to reverse
+        if let Some(m) = maps.get_mut(d) {
+            m.reverse();
+        }
+    }
+    preserve_like(gather_axes(x, &maps)?, x)
+}
 
+/// The forward function of `torch.roll(self, shifts, dims)`: dims rolled one after the other,
+/// each as the `cat` of two `narrow`s.
+pub(crate) fn roll_fwd(x: &Tensor, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
+    if dims.len() != 1 || shifts.len() != 1 {
+        if shifts.is_empty() {
+            return Err(Error::runtime("`shifts` required"));
+        }
+        if dims.is_empty() && shifts.len() == 1 {
+            let flat = x.try_contiguous()?.view(x.numel())?;
+            return roll_fwd(&flat, shifts, &[0])?.view(x.size());
+        }
+        if shifts.len() != dims.len() {
+            return Err(Error::runtime(format!(
+                "shifts and dimensions must align. shifts: {}, dims:{}",
+                shifts.len(),
+                dims.len()
+            )));
+        }
+        let first = roll_fwd(x, &shifts[..1], &dims[..1])?;
+        return roll_fwd(&first, &shifts[1..], &dims[1..]);
+    }
+    if x.numel() == 0 {
+        return x.try_clone();
+    }
+    let d = dims[0];
+    let size = x.size_of(d)? as i64;
+    let start = roll_start(size, shifts[0]);
+    let t0 = x.narrow(d, start, size - start)?;
+    let t1 = x.narrow(d, 0, start)?;
+    cat_impl(&[&t0, &t1], d)
+}
+
+/// The forward function of `self.repeat(*sizes)`.
+pub(crate) fn repeat_fwd(x: &Tensor, sizes: &[i64]) -> Result<Tensor> {
+    let reps = sizes;
+    if reps.len() < x.dim() {
+        return Err(Error::runtime(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
+        ));
+    }
+    let lead = reps.len() - x.dim();
+    let padded: Vec<i64> = std::iter::repeat_n(1, lead)
+        .chain(x.size().iter().map(|&s| s as i64))
+        .collect();
+    let target: Vec<i64> = padded
+        .iter()
+        .zip(reps)
+        .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
+        .collect::<Result<_>>()?;
+    let target = new_sizes(&target)?;
+    if target.contains(&0) {
+        return Tensor::try_alloc_contiguous(&target, x.dtype());
+    }
+    // The result must be allocatable before its per-axis index maps are built (an
+    // axis of 2^32 in a result of 2^40 elements would otherwise abort on the map).
+    drop(Tensor::try_alloc_contiguous(&target, x.dtype())?);
+    let x = x.expand(&padded)?;
+    // One index map per axis, as long as the result's axis: allocated fallibly (an
+    // axis of 2^32 would abort), the allocator's error if it can't be had.
+    let maps: Vec<Vec<usize>> = target
+        .iter()
+        .zip(&padded)
+        .map(|(&t, &p)| {
+            let mut v: Vec<usize> = Vec::new();
+            v.try_reserve_exact(t)
+                .map_err(|_| Error::alloc(t as u128 * std::mem::size_of::<usize>() as u128))?;
+            v.extend((0..t).map(|i| i % p as usize));
+            Ok(v)
+        })
+        .collect::<Result<_>>()?;
+    gather_axes(&x, &maps)
+}
+
+/// The forward function of `torch.tril(self, k)` (`lower`) and `torch.triu(self, k)`.
+pub(crate) fn triangle_fwd(x: &Tensor, k: i64, lower: bool) -> Result<Tensor> {
+    if x.dim() < 2 {
+        return Err(Error::runtime(format!(
+            "{}: input tensor must have at least 2 dimensions",
+            if lower { "tril" } else { "triu" }
+        )));
+    }
+    let n = x.dim();
+    let (r, c) = (x.size()[n - 2], x.size()[n - 1]);
+    // the output first: a too-large input fails with the allocator's error for it, and
+    // an empty one needs no mask (whose r * c may then be anything)
+    let out = fresh_contiguous(x)?;
+    if out.numel() == 0 {
+        return Ok(out);
+    }
+    let mut drop = crate::kernels::cast::try_vec(r * c)?;
+    for i in 0..r as i64 {
+        for j in 0..c as i64 {
+            let d = j as i128 - i as i128;
+            drop.push(if lower { d > k as i128 } else { d < k as i128 });
+        }
+    }
+    let mask = Tensor::from_vec(drop, [r, c])?;
+    out.masked_fill_(&mask, zero_of(x))?;
+    Ok(out)
+}
+
+/// The forward function of `torch.narrow_copy(self, dim, start, length)`.
+pub(crate) fn narrow_copy_fwd(x: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+    fresh_contiguous(&x.detached().narrow(dim, start, length)?)
+}
+
+/// The forward function of `torch.diag(self, diagonal)` for a matrix: a contiguous copy of
+/// `diagonal(diagonal)`. Error for other than 2 dims: `diag(): Supports 1D or 2D tensors. Got
+/// 3D` (a vector is `diag_embed`'s).
+pub(crate) fn diag_fwd(x: &Tensor, k: i64) -> Result<Tensor> {
+    match x.dim() {
+        2 => fresh_contiguous(&x.detached().diagonal_with(k)?),
+        n => Err(Error::runtime(format!(
+            "diag(): Supports 1D or 2D tensors. Got {n}D"
+        ))),
+    }
+}
+
+/// The forward function of `torch.diag_embed(self, offset, dim1, dim2)`.
+pub(crate) fn diag_embed_fwd(x: &Tensor, o: DiagEmbedOpts) -> Result<Tensor> {
+    let nd = x.dim() + 1;
+    let d1 = wrap_dim(o.dim1, nd)?;
+    let d2 = wrap_dim(o.dim2, nd)?;
+    if d1 == d2 {
+        return Err(Error::runtime(format!(
+            "diagonal dimensions cannot be identical {}, {}",
+            o.dim1, o.dim2
+        )));
+    }
+    let last = if x.dim() == 0 {
+        1
+    } else {
+        x.size()[x.dim() - 1]
+    };
+    let n = (o.offset.unsigned_abs() as usize)
+        .checked_add(last)
+        .ok_or_else(overflow)?;
+    let mut sizes: Vec<usize> = x.size().to_vec();
+    sizes.pop();
+    sizes.insert(d1.min(d2), n);
+    sizes.insert(d1.max(d2), n);
+    let out = Tensor::zeros_with(&sizes[..], x.dtype())?;
+    let diag = out.diagonal_with((o.offset, d1 as i64, d2 as i64))?;
+    crate::ops::copy::copy_unchecked(&diag, &x.detached().expand(diag.size())?);
+    Ok(out)
+}
+
+/// The forward function of `torch.block_diag(*tensors)` (the blocks are copied in with
+/// `copy_`, which the caller keeps from recording).
+pub(crate) fn block_diag_fwd(ts: &[&Tensor]) -> Result<Tensor> {
+    if ts.is_empty() {
+        return Tensor::zeros_with([1, 0], crate::DType::Float32);
+    }
+    let dtype = crate::iter::result_type_of(ts);
+    let mut blocks = Vec::with_capacity(ts.len());
+    let (mut r128, mut c128) = (0u128, 0u128);
+    for (i, t) in ts.iter().enumerate() {
+        let b = match t.dim() {
+            0 => t.expand([1, 1])?,
+            1 => t.expand([1, t.size()[0]])?,
+            2 => t.alias(),
+            n => {
+                return Err(Error::runtime(format!(
+                    "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
+                )));
+            }
+        };
+        // summed in u128: sizes near 2^62 (beside an empty dim) pass usize after a few inputs
+        r128 += b.size()[0] as u128;
+        c128 += b.size()[1] as u128;
+        blocks.push(b);
+    }
+    if r128 > i64::MAX as u128 || c128 > i64::MAX as u128 {
+        return Err(Error::runtime(format!(
+            "torch.block_diag: the summed sizes [{r128}, {c128}] overflow int64"
+        )));
+    }
+    let (r, c) = (r128 as usize, c128 as usize);
+    let out = Tensor::zeros_with([r, c], dtype)?;
+    let (mut i, mut j) = (0i64, 0i64);
+    for b in &blocks {
+        let (h, w) = (b.size()[0] as i64, b.size()[1] as i64);
+        let part = out.narrow(0, i, h)?.narrow(1, j, w)?;
+        part.copy_(b)?;
+        i += h;
+        j += w;
+    }
+    Ok(out)
+}
+
+impl Tensor {
     /// `torch.fliplr(self)`: `flip(1)`.
     ///
     /// Error (RuntimeError): `Input must be >= 2-d.`
@@ -428,55 +606,6 @@ impl Tensor {
     /// See [`Tensor::roll_with`].
     pub fn roll(&self, shifts: impl IntoShape) -> Result<Tensor> {
         self.roll_with(shifts, ())
-    }
-
-    /// `torch.roll(self, shifts, dims)`: element `i` along `dims[k]` moves to
-    /// `(i + shifts[k]) mod size`; dims rolled one after the other. With no dims and one
-    /// shift the flattened tensor is rolled.
-    ///
-    /// Shapes: as `self`; dtype `self`'s; output fresh (`cat` of two `narrow`s: contiguous
-    /// unless `self` is channels-last; an empty `self` is cloned, preserve format).
-    ///
-    /// Errors (RuntimeError): ``` `shifts` required ```; `shifts and dimensions must align.
-    /// shifts: 3, dims:2`; IndexError `Dimension out of range (…)`, `Dimension specified as 0
-    /// but tensor has no dimensions`.
-    pub fn roll_with(&self, shifts: impl IntoShape, dims: impl IntoDims) -> Result<Tensor> {
-        self.roll_impl(&shifts.into_shape(), &dims.into_shape())
-    }
-
-    fn roll_impl(&self, shifts: &[i64], dims: &[i64]) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            if dims.len() != 1 || shifts.len() != 1 {
-                if shifts.is_empty() {
-                    return Err(Error::runtime("`shifts` required"));
-                }
-                if dims.is_empty() && shifts.len() == 1 {
-                    let flat = self.try_contiguous()?.view(self.numel())?;
-                    return flat.roll_impl(shifts, &[0])?.view(self.size());
-                }
-                if shifts.len() != dims.len() {
-                    return Err(Error::runtime(format!(
-                        "shifts and dimensions must align. shifts: {}, dims:{}",
-                        shifts.len(),
-                        dims.len()
-                    )));
-                }
-                let first = self.roll_impl(&shifts[..1], &dims[..1])?;
-                return first.roll_impl(&shifts[1..], &dims[1..]);
-            }
-            if self.numel() == 0 {
-                return self.try_clone();
-            }
-            let d = dims[0];
-            let size = self.size_of(d)? as i64;
-            let start = roll_start(size, shifts[0]);
-            let t0 = self.narrow(d, start, size - start)?;
-            let t1 = self.narrow(d, 0, start)?;
-            cat_with(&[t0, t1], d)
-        })()?;
-        crate::autograd::formulas::index::gathered("RollBackward0", __out, self, |ids| {
-            ids.roll_impl(shifts, dims)
-        })
     }
 
     /// `torch.rot90(self)`: `rot90_with(1, [0, 1])`.
@@ -520,62 +649,6 @@ impl Tensor {
             3 => self.flip(d0)?.transpose(d0, d1),
             _ => fresh_contiguous(self),
         }
-    }
-
-    /// `self.repeat(*sizes)`: `self` tiled `sizes[d]` times along each dim; with more sizes
-    /// than dims, `self` first gets leading size-1 dims.
-    ///
-    /// Shapes: `(s_0*r_0, …)` over the padded sizes. Output fresh, contiguous, `self`'s dtype.
-    ///
-    /// Errors (RuntimeError): `Number of dimensions of repeat dims can not be smaller than
-    /// number of dimensions of tensor`; `Trying to create tensor with negative dimension -3:
-    /// [-3, 4]`; the allocator's `DefaultCPUAllocator: can't allocate memory: …` for a
-    /// result too large to allocate.
-    pub fn repeat(&self, sizes: impl IntoShape) -> Result<Tensor> {
-        let sizes = sizes.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let reps = sizes.clone();
-            if reps.len() < self.dim() {
-                return Err(Error::runtime(
-                    "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor",
-                ));
-            }
-            let lead = reps.len() - self.dim();
-            let padded: Vec<i64> = std::iter::repeat_n(1, lead)
-                .chain(self.size().iter().map(|&s| s as i64))
-                .collect();
-            let target: Vec<i64> = padded
-                .iter()
-                .zip(&reps)
-                .map(|(&p, &r)| p.checked_mul(r).ok_or_else(overflow))
-                .collect::<Result<_>>()?;
-            let target = new_sizes(&target)?;
-            if target.contains(&0) {
-                return Tensor::try_alloc_contiguous(&target, self.dtype());
-            }
-            // The result must be allocatable before its per-axis index maps are built (an
-            // axis of 2^32 in a result of 2^40 elements would otherwise abort on the map).
-            drop(Tensor::try_alloc_contiguous(&target, self.dtype())?);
-            let x = self.expand(&padded)?;
-            // One index map per axis, as long as the result's axis: allocated fallibly (an
-            // axis of 2^32 would abort), the allocator's error if it can't be had.
-            let maps: Vec<Vec<usize>> = target
-                .iter()
-                .zip(&padded)
-                .map(|(&t, &p)| {
-                    let mut v: Vec<usize> = Vec::new();
-                    v.try_reserve_exact(t).map_err(|_| {
-                        Error::alloc(t as u128 * std::mem::size_of::<usize>() as u128)
-                    })?;
-                    v.extend((0..t).map(|i| i % p as usize));
-                    Ok(v)
-                })
-                .collect::<Result<_>>()?;
-            gather_axes(&x, &maps)
-        })()?;
-        crate::autograd::formulas::index::gathered("RepeatBackward0", __out, self, |ids| {
-            ids.repeat(sizes.clone())
-        })
     }
 
     /// `torch.tile(self, dims)`: [`Tensor::repeat`] with `dims` first padded with leading 1s
@@ -664,27 +737,9 @@ impl Tensor {
         self.tril_with(0)
     }
 
-    /// `torch.tril(self, diagonal)`: the lower triangle of the last two dims (element `(i, j)`
-    /// kept where `j - i <= diagonal`, zero elsewhere), batched over leading dims.
-    ///
-    /// Shapes: as `self` (at least 2-d). Output fresh, contiguous, `self`'s dtype.
-    ///
-    /// Error (RuntimeError): `tril: input tensor must have at least 2 dimensions`.
-    pub fn tril_with(&self, diagonal: impl Int) -> Result<Tensor> {
-        self.triangle(diagonal.to_i64(), true)
-    }
-
     /// `torch.triu(self)`: `triu_with(0)`.
     pub fn triu(&self) -> Result<Tensor> {
         self.triu_with(0)
-    }
-
-    /// `torch.triu(self, diagonal)`: the upper triangle (`j - i >= diagonal` kept); as
-    /// [`Tensor::tril_with`].
-    ///
-    /// Error (RuntimeError): `triu: input tensor must have at least 2 dimensions`.
-    pub fn triu_with(&self, diagonal: impl Int) -> Result<Tensor> {
-        self.triangle(diagonal.to_i64(), false)
     }
 
     /// `self.tril_()`: `tril_with_(0)`.
@@ -692,74 +747,9 @@ impl Tensor {
         self.tril_with_(0)
     }
 
-    /// `self.tril_(diagonal)`: [`Tensor::tril_with`] in place (through views into the base);
-    /// returns `self`. Autograd: `TrilBackward0` rebased onto `self` (`CopySlices` on a
-    /// view's base). Errors as [`Tensor::tril_with`], after the in-place autograd checks.
-    pub fn tril_with_(&self, diagonal: impl Int) -> Result<Tensor> {
-        self.triangle_(diagonal.to_i64(), true)
-    }
-
     /// `self.triu_()`: `triu_with_(0)`.
     pub fn triu_(&self) -> Result<Tensor> {
         self.triu_with_(0)
-    }
-
-    /// `self.triu_(diagonal)`: [`Tensor::triu_with`] in place; as [`Tensor::tril_with_`]
-    /// (`TriuBackward0`).
-    pub fn triu_with_(&self, diagonal: impl Int) -> Result<Tensor> {
-        self.triangle_(diagonal.to_i64(), false)
-    }
-
-    fn triangle_(&self, k: i64, lower: bool) -> Result<Tensor> {
-        crate::autograd::inplace(
-            self,
-            &[],
-            || {
-                let r = self.detached().triangle(k, lower)?;
-                self.copy_(&r)
-            },
-            |old| old.triangle(k, lower),
-        )
-    }
-
-    fn triangle(&self, k: i64, lower: bool) -> Result<Tensor> {
-        if self.dim() < 2 {
-            return Err(Error::runtime(format!(
-                "{}: input tensor must have at least 2 dimensions",
-                if lower { "tril" } else { "triu" }
-            )));
-        }
-        let n = self.dim();
-        let (r, c) = (self.size()[n - 2], self.size()[n - 1]);
-        // the output first: a too-large input fails with the allocator's error for it, and
-        // an empty one needs no mask (whose r * c may then be anything)
-        let out = fresh_contiguous(self)?;
-        if out.numel() == 0 {
-            return crate::autograd::formulas::shape::triangle(out, self, k, lower);
-        }
-        let mut drop = crate::kernels::cast::try_vec(r * c)?;
-        for i in 0..r as i64 {
-            for j in 0..c as i64 {
-                let d = j as i128 - i as i128;
-                drop.push(if lower { d > k as i128 } else { d < k as i128 });
-            }
-        }
-        let mask = Tensor::from_vec(drop, [r, c])?;
-        out.masked_fill_(&mask, zero_of(self))?;
-        crate::autograd::formulas::shape::triangle(out, self, k, lower)
-    }
-
-    /// `torch.narrow_copy(self, dim, start, length)`: a fresh contiguous copy of
-    /// [`Tensor::narrow`]; its errors.
-    pub fn narrow_copy(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
-        let out = fresh_contiguous(&self.detached().narrow(dim, start, length)?)?;
-        crate::autograd::formulas::shape::narrow_copy(
-            out,
-            self,
-            dim.to_i64(),
-            start.to_i64(),
-            length.to_i64(),
-        )
     }
 
     /// `torch.tensor_split(self, indices_or_sections)` along dim 0; see
@@ -966,66 +956,9 @@ impl Tensor {
         self.diag_with(0)
     }
 
-    /// `torch.diag(self, diagonal)`: for a 1-d `(n,)`, the `(n+|d|, n+|d|)` matrix with
-    /// `self` on diagonal `d` and zeros elsewhere; for a 2-d, a contiguous copy of
-    /// `diagonal(d)` (1-d).
-    ///
-    /// Error (RuntimeError): `diag(): Supports 1D or 2D tensors. Got 3D`.
-    pub fn diag_with(&self, diagonal: impl Int) -> Result<Tensor> {
-        let k = diagonal.to_i64();
-        match self.dim() {
-            1 => self.diag_embed_with((k, 0, 1)),
-            2 => {
-                let out = fresh_contiguous(&self.detached().diagonal_with(k)?)?;
-                crate::autograd::formulas::shape::diagonal_copy(out, self, k)
-            }
-            n => Err(Error::runtime(format!(
-                "diag(): Supports 1D or 2D tensors. Got {n}D"
-            ))),
-        }
-    }
-
     /// `torch.diag_embed(self)`: `diag_embed_with((0, -2, -1))`.
     pub fn diag_embed(&self) -> Result<Tensor> {
         self.diag_embed_with(DiagEmbedOpts::default())
-    }
-
-    /// `torch.diag_embed(self, offset, dim1, dim2)`: the last dim of `self` (size `n`) becomes
-    /// diagonal `offset` of new planes of size `n+|offset|` at output dims `dim1`, `dim2`
-    /// (which wrap against `self.dim() + 1`); zeros elsewhere.
-    ///
-    /// Shapes: `(*, n)` → `*` with two dims of `n+|offset|` inserted. Output fresh,
-    /// contiguous, `self`'s dtype.
-    ///
-    /// Errors: IndexError `Dimension out of range (expected to be in range of [-1, 0], but got
-    /// -2)`; RuntimeError `diagonal dimensions cannot be identical -1, 0` (as given).
-    pub fn diag_embed_with(&self, opts: impl Into<DiagEmbedOpts>) -> Result<Tensor> {
-        let o = opts.into();
-        let nd = self.dim() + 1;
-        let d1 = wrap_dim(o.dim1, nd)?;
-        let d2 = wrap_dim(o.dim2, nd)?;
-        if d1 == d2 {
-            return Err(Error::runtime(format!(
-                "diagonal dimensions cannot be identical {}, {}",
-                o.dim1, o.dim2
-            )));
-        }
-        let last = if self.dim() == 0 {
-            1
-        } else {
-            self.size()[self.dim() - 1]
-        };
-        let n = (o.offset.unsigned_abs() as usize)
-            .checked_add(last)
-            .ok_or_else(overflow)?;
-        let mut sizes: Vec<usize> = self.size().to_vec();
-        sizes.pop();
-        sizes.insert(d1.min(d2), n);
-        sizes.insert(d1.max(d2), n);
-        let out = Tensor::zeros_with(&sizes[..], self.dtype())?;
-        let diag = out.diagonal_with((o.offset, d1 as i64, d2 as i64))?;
-        crate::ops::copy::copy_unchecked(&diag, &self.detached().expand(diag.size())?);
-        crate::autograd::formulas::shape::diag_embed(out, self, o.offset, d1 as i64, d2 as i64)
     }
 
     /// `torch.diagflat(self)`: `diagflat_with(0)`.
@@ -1132,21 +1065,21 @@ pub fn hstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     non_empty("hstack", tensors.len())?;
     let rep = atleast_1d(tensors)?;
     let dim = if rep[0].dim() == 1 { 0 } else { 1 };
-    cat_with(&rep, dim)
+    crate::cat_with(&rep, dim)
 }
 
 /// `torch.vstack(tensors)`: [`atleast_2d`] of each, then `cat` along dim 0. Errors: `vstack
 /// expects a non-empty TensorList` and `cat`'s.
 pub fn vstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     non_empty("vstack", tensors.len())?;
-    cat_with(&atleast_2d(tensors)?, 0)
+    crate::cat_with(&atleast_2d(tensors)?, 0)
 }
 
 /// `torch.dstack(tensors)`: [`atleast_3d`] of each, then `cat` along dim 2. Errors: `dstack
 /// expects a non-empty TensorList` and `cat`'s.
 pub fn dstack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     non_empty("dstack", tensors.len())?;
-    cat_with(&atleast_3d(tensors)?, 2)
+    crate::cat_with(&atleast_3d(tensors)?, 2)
 }
 
 /// `torch.column_stack(tensors)`: 0-d and 1-d tensors become columns `(n, 1)`, then `cat`
@@ -1163,59 +1096,7 @@ pub fn column_stack<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
             }
         })
         .collect::<Result<_>>()?;
-    cat_with(&cols, 1)
-}
-
-/// `torch.block_diag(*tensors)`: the tensors (0-d as `(1, 1)`, 1-d `(n,)` as `(1, n)`, 2-d
-/// as they are) placed along the diagonal of a zero matrix of the summed sizes. dtype: the
-/// promotion of all (as `torch.result_type`). No tensors give an empty `(1, 0)` float32.
-///
-/// Error (RuntimeError): `torch.block_diag: Input tensors must have 2 or fewer dimensions.
-/// Input 0 has 3 dimensions`; `torch.block_diag: the summed sizes [.., ..] overflow int64`
-/// (e.g. four `(2^62, 0)` inputs).
-pub fn block_diag<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
-    let ts = refs(tensors);
-    if ts.is_empty() {
-        return Tensor::zeros_with([1, 0], crate::DType::Float32);
-    }
-    let dtype = crate::iter::result_type_of(&ts);
-    let mut blocks = Vec::with_capacity(ts.len());
-    let (mut r128, mut c128) = (0u128, 0u128);
-    for (i, t) in ts.iter().enumerate() {
-        let b = match t.dim() {
-            0 => t.expand([1, 1])?,
-            1 => t.expand([1, t.size()[0]])?,
-            2 => t.alias(),
-            n => {
-                return Err(Error::runtime(format!(
-                    "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {n} dimensions"
-                )));
-            }
-        };
-        // summed in u128: sizes near 2^62 (beside an empty dim) pass usize after a few inputs
-        r128 += b.size()[0] as u128;
-        c128 += b.size()[1] as u128;
-        blocks.push(b);
-    }
-    if r128 > i64::MAX as u128 || c128 > i64::MAX as u128 {
-        return Err(Error::runtime(format!(
-            "torch.block_diag: the summed sizes [{r128}, {c128}] overflow int64"
-        )));
-    }
-    let (r, c) = (r128 as usize, c128 as usize);
-    let out = Tensor::zeros_with([r, c], dtype)?;
-    {
-        let _ng = crate::autograd::no_grad();
-        let (mut i, mut j) = (0i64, 0i64);
-        for b in &blocks {
-            let (h, w) = (b.size()[0] as i64, b.size()[1] as i64);
-            let part = out.narrow(0, i, h)?.narrow(1, j, w)?;
-            part.copy_(b)?;
-            i += h;
-            j += w;
-        }
-    }
-    crate::autograd::formulas::shape::block_diag(out, &ts)
+    crate::cat_with(&cols, 1)
 }
 
 /// `torch.cartesian_prod(*tensors)`: for 1-d tensors of sizes `n1..nk`, the `(n1*…*nk, k)`
@@ -1239,7 +1120,7 @@ pub fn cartesian_prod<T: AsRef<Tensor>>(tensors: &[T]) -> Result<Tensor> {
     }
     let grids = crate::ops::creation::meshgrid_with(&ts, "ij")?;
     let flat: Vec<Tensor> = grids.iter().map(|g| g.flatten()).collect::<Result<_>>()?;
-    crate::ops::cat::stack_with(&flat, 1)
+    crate::stack_with(&flat, 1)
 }
 
 /// `torch.combinations(input)`: `combinations_with(input, (2, false))`.

@@ -1,4 +1,5 @@
-//! `torch.where(condition, self, other)`: three-way broadcasting.
+//! `torch.where(condition, self, other)`: three-way broadcasting (the forward function; the
+//! methods and the recording are in [`crate::optable::ternary`]).
 
 use crate::dispatch;
 use crate::dtype::DType;
@@ -7,28 +8,14 @@ use crate::kernels::pointwise;
 use crate::ops::Operand;
 use crate::tensor::Tensor;
 
-/// `torch.where(condition, input, other)`: `input` where `condition` is true, else `other`.
-/// (`where` is a Rust keyword, and a trailing `_` means in place in tensile, hence `where_cond`;
-/// `input` and `other` are tensors or numbers.)
-///
-/// Shapes: all three broadcast together (folded left to right: condition, input, other).
-/// dtype: the promotion of `input` and `other` (the condition does not take part).
-/// Errors: the broadcast error (`The size of tensor a (..) must match …`), and
-/// `where expected condition to be a boolean tensor, but got a tensor with dtype Float`.
-pub fn where_cond<'a, 'b>(
+/// The forward function of `torch.where(condition, input, other)` ([`crate::where_cond`]):
+/// the condition's dtype check, the broadcast numel check, then the select kernel over the
+/// condition and both values converted to their common dtype.
+pub(crate) fn where_fwd(
     condition: &Tensor,
-    input: impl Into<Operand<'a>>,
-    other: impl Into<Operand<'b>>,
+    input: Operand<'_>,
+    other: Operand<'_>,
 ) -> Result<Tensor> {
-    let (input, other) = (input.into(), other.into());
-    let r = {
-        let _ng = crate::autograd::no_grad();
-        where_raw(condition, input, other)?
-    };
-    crate::autograd::formulas::pointwise::where_(r, condition, input, other)
-}
-
-fn where_raw(condition: &Tensor, input: Operand<'_>, other: Operand<'_>) -> Result<Tensor> {
     if condition.dtype != DType::Bool && condition.dtype != DType::UInt8 {
         return Err(Error::runtime(format!(
             "where expected condition to be a boolean tensor, but got a tensor with dtype {}",
@@ -49,15 +36,4 @@ fn where_raw(condition: &Tensor, input: Operand<'_>, other: Operand<'_>) -> Resu
     dispatch!(common, T => {
         crate::iter::run_new(&[&cond, &a, &b], common, &pointwise::select_kernel::<T>())
     })
-}
-
-impl Tensor {
-    /// `self.where(condition, other)` = `torch.where(condition, self, other)`; see [`where_cond`].
-    pub fn where_self<'b>(
-        &self,
-        condition: &Tensor,
-        other: impl Into<Operand<'b>>,
-    ) -> Result<Tensor> {
-        where_cond(condition, self, other)
-    }
 }

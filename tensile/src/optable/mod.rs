@@ -19,7 +19,11 @@
 //! `autograd/formulas/` and the row names them.
 //!
 //! Families: [`unary`] (one tensor in, one out: `exp`, `tan`, `relu`, …), [`binary`] (two
-//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`scan`] (`cumsum`,
+//! operands that broadcast: `add`, `fmod`, `logaddexp`, `fmax`, …), [`ternary`] (three
+//! operands: `where`, `lerp`, `addcmul`, `addcdiv`, `clamp`), [`masked`] (`masked_fill`,
+//! `masked_select`, `masked_scatter`), [`copy`] (`copy_`, `fill_`, `to`, `contiguous`,
+//! `clone`), [`shape`] (the shape ops that copy: `cat`, `stack`, `flip`, `roll`, `repeat`,
+//! `tril`, `triu`, `narrow_copy`, `diag`, `diag_embed`, `block_diag`), [`scan`] (`cumsum`,
 //! `cumprod`, `logcumsumexp` along a dim), [`softmax`] (`softmax`, `log_softmax`),
 //! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …),
 //! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`).
@@ -28,17 +32,25 @@
 //! id), as the row macros would.
 
 pub(crate) mod binary;
+pub(crate) mod copy;
+pub(crate) mod masked;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod select;
+pub(crate) mod shape;
 pub(crate) mod softmax;
+pub(crate) mod ternary;
 pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
+pub use copy::CopyId;
+pub use masked::MaskedId;
 pub use reduce::{MomentsId, ReduceId};
 pub use scan::ScanId;
 pub use select::SelectId;
+pub use shape::ShapeId;
 pub use softmax::SoftmaxId;
+pub use ternary::TernaryId;
 pub use unary::UnaryId;
 
 /// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
@@ -52,6 +64,14 @@ pub enum OpId {
     Binary(BinaryId),
     /// A binary math function (`fmod`, `hypot`, `logaddexp`, `fmax`, …).
     Math(MathId),
+    /// A pointwise op of three operands (`where`, `lerp`, `addcmul`, `clamp`, …).
+    Ternary(TernaryId),
+    /// A mask op (`masked_fill`, `masked_select`, `masked_scatter`).
+    Masked(MaskedId),
+    /// A copy or cast (`copy_`, `fill_`, `to`, `contiguous`, `clone`).
+    Copy(CopyId),
+    /// A shape op that copies (`cat`, `stack`, `flip`, `roll`, `repeat`, `tril`, `diag`, …).
+    Shape(ShapeId),
     /// A scan along a dim (`cumsum`, `cumprod`, `logcumsumexp`).
     Scan(ScanId),
     /// `softmax` or `log_softmax`.
@@ -71,6 +91,10 @@ impl OpId {
             OpId::Unary(u) => u.name(),
             OpId::Binary(b) => b.name(),
             OpId::Math(m) => m.name(),
+            OpId::Ternary(t) => t.name(),
+            OpId::Masked(m) => m.name(),
+            OpId::Copy(c) => c.name(),
+            OpId::Shape(s) => s.name(),
             OpId::Scan(s) => s.name(),
             OpId::Softmax(s) => s.name(),
             OpId::Select(s) => s.name(),
@@ -86,6 +110,10 @@ impl OpId {
             OpId::Unary(u) => u.methods(),
             OpId::Binary(b) => b.methods(),
             OpId::Math(m) => m.methods(),
+            OpId::Ternary(t) => t.methods(),
+            OpId::Masked(m) => m.methods(),
+            OpId::Copy(c) => c.methods(),
+            OpId::Shape(s) => s.methods(),
             OpId::Scan(s) => s.methods(),
             OpId::Softmax(s) => s.methods(),
             OpId::Select(s) => s.methods(),
@@ -99,6 +127,10 @@ impl OpId {
         let u = UnaryId::ALL.iter().map(|&u| OpId::Unary(u));
         let b = BinaryId::ALL.iter().map(|&b| OpId::Binary(b));
         let m = MathId::ALL.iter().map(|&m| OpId::Math(m));
+        let t = TernaryId::ALL.iter().map(|&t| OpId::Ternary(t));
+        let k = MaskedId::ALL.iter().map(|&k| OpId::Masked(k));
+        let c = CopyId::ALL.iter().map(|&c| OpId::Copy(c));
+        let s = ShapeId::ALL.iter().map(|&s| OpId::Shape(s));
         let scan = ScanId::ALL.iter().map(|&s| OpId::Scan(s));
         let soft = SoftmaxId::ALL.iter().map(|&s| OpId::Softmax(s));
         let sel = SelectId::ALL.iter().map(|&s| OpId::Select(s));
@@ -106,6 +138,10 @@ impl OpId {
         let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
         u.chain(b)
             .chain(m)
+            .chain(t)
+            .chain(k)
+            .chain(c)
+            .chain(s)
             .chain(scan)
             .chain(soft)
             .chain(sel)

@@ -54,7 +54,7 @@ pub(crate) fn sdpa_math(
     let additive = |m: &Tensor| -> Result<Tensor> {
         if m.dtype() == DType::Bool {
             let z = Tensor::zeros_like(m)?.to(dtype)?;
-            crate::ops::ternary::where_cond(m, &z, f64::NEG_INFINITY)
+            crate::where_cond(m, &z, f64::NEG_INFINITY)
         } else {
             m.to(dtype)
         }

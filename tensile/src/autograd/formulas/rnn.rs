@@ -117,19 +117,19 @@ pub(crate) fn sequence_composite(
                 c = c2;
             }
             let ys: Vec<Tensor> = ys.into_iter().flatten().collect();
-            outs.push(crate::ops::cat::stack_with(&ys, 0)?);
+            outs.push(crate::stack_with(&ys, 0)?);
             hn.push(h);
             cn.extend(c);
         }
         layer_in = if dirs == 1 {
             outs.pop().expect("one direction")
         } else {
-            crate::ops::cat::cat_with(&outs, 2)?
+            crate::cat_with(&outs, 2)?
         };
     }
-    let h_n = crate::ops::cat::stack_with(&hn, 0)?;
+    let h_n = crate::stack_with(&hn, 0)?;
     let c_n = if lstm {
-        Some(crate::ops::cat::stack_with(&cn, 0)?)
+        Some(crate::stack_with(&cn, 0)?)
     } else {
         None
     };
