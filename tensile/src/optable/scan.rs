@@ -71,10 +71,23 @@ impl ScanId {
     }
 }
 
-/// `cumsum_`/`cumprod_`: computed in `t`'s dtype (no promotion), written back.
+/// `cumsum`/`cumprod` of `x` in `dtype` (`x` already in it), recorded as PyTorch records
+/// `CumsumBackward0`/`CumprodBackward0` for every form, `dtype=` and in place included.
+fn cum_recorded(x: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
+    let r = cum(x, dim, dtype, prod)?;
+    reduce::cum(r, x, dim, prod)
+}
+
+/// `cumsum(dtype=)`/`cumprod(dtype=)`: the input cast to `dtype` (recorded as the cast), then
+/// the scan, recorded.
+fn cum_with(t: &Tensor, dim: i64, dtype: DType, prod: bool) -> Result<Tensor> {
+    cum_recorded(&t.to(dtype)?, dim, dtype, prod)
+}
+
+/// `cumsum_`/`cumprod_`: computed in `t`'s dtype (no promotion), written back, and recorded.
 fn cum_(t: &Tensor, dim: i64, dtype: Option<DType>, prod: bool) -> Result<Tensor> {
     cum_inplace_check(t, dim, dtype, prod)?;
-    write_back(t, |t| cum(t, dim, t.dtype(), prod))
+    write_back(t, |t| cum_recorded(t, dim, t.dtype(), prod))
 }
 
 impl Tensor {
@@ -88,7 +101,7 @@ impl Tensor {
     }
     /// `torch.cumsum(self, dim, dtype=…)`: the input cast to `dtype` first.
     pub fn cumsum_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum(self, dim.to_i64(), dtype, false)
+        cum_with(self, dim.to_i64(), dtype, false)
     }
     /// `torch.cumprod(self, dim)`: running products; dtypes, shapes and errors as
     /// [`Tensor::cumsum`].
@@ -97,7 +110,7 @@ impl Tensor {
     }
     /// `torch.cumprod(self, dim, dtype=…)`.
     pub fn cumprod_with(&self, dim: impl Int, dtype: DType) -> Result<Tensor> {
-        cum(self, dim.to_i64(), dtype, true)
+        cum_with(self, dim.to_i64(), dtype, true)
     }
     /// `self.cumsum_(dim)`: in place, in `self`'s dtype. Errors: the dim error;
     /// `"cumsum_out_cpu" not implemented for 'Bool'` (NotImplementedError).
@@ -123,5 +136,42 @@ impl Tensor {
     /// [`Tensor::cumsum`].
     pub fn logcumsumexp(&self, dim: impl Int) -> Result<Tensor> {
         ScanId::Logcumsumexp.call(self, dim.to_i64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{DType, Tensor};
+
+    /// PyTorch 2.15: `x = torch.tensor([1., 2., 3.], requires_grad=True)`;
+    /// `x.cumsum(0, dtype=torch.float64).sum().backward()` and `(x * 1).cumsum_(0).sum()
+    /// .backward()` both give `x.grad = [3., 2., 1.]` (float32), through `CumsumBackward0`;
+    /// `cumprod` likewise (`x.cumprod(0, dtype=torch.float64)`: grad `[9., 4., 2.]`).
+    #[test]
+    fn dtype_and_in_place_forms_record_the_scan() {
+        let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], [3]).unwrap();
+        x.requires_grad_(true).unwrap();
+        let y = x.cumsum_with(0, DType::Float64).unwrap();
+        assert_eq!(y.dtype(), DType::Float64);
+        assert_eq!(y.grad_fn().unwrap().name(), "CumsumBackward0");
+        y.sum().unwrap().backward().unwrap();
+        let g = x.grad().unwrap();
+        assert_eq!(g.dtype(), DType::Float32);
+        assert_eq!(g.to_vec::<f32>(), vec![3.0, 2.0, 1.0]);
+
+        let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], [3]).unwrap();
+        x.requires_grad_(true).unwrap();
+        let a = x.mul(1.0).unwrap();
+        a.cumsum_(0).unwrap();
+        assert_eq!(a.grad_fn().unwrap().name(), "CumsumBackward0");
+        a.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f32>(), vec![3.0, 2.0, 1.0]);
+
+        let x = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], [3]).unwrap();
+        x.requires_grad_(true).unwrap();
+        let y = x.cumprod_with(0, DType::Float64).unwrap();
+        assert_eq!(y.grad_fn().unwrap().name(), "CumprodBackward0");
+        y.sum().unwrap().backward().unwrap();
+        assert_eq!(x.grad().unwrap().to_vec::<f32>(), vec![9.0, 4.0, 2.0]);
     }
 }
