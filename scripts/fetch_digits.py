@@ -4,7 +4,7 @@
 
     python3 scripts/fetch_digits.py          # prints the path of .cache/datasets/digits.csv
 
-What it does, as the MiniLM model of `tensile/examples/embed/` is fetched on first use:
+What it does, as the MiniLM model of `examples/minilm.rs` is fetched on first use:
 `python3 -m pip download --no-deps --only-binary=:all: scikit-learn` into the repository's
 cache `.cache/datasets/` (git-ignored), then `sklearn/datasets/data/digits.csv.gz` is read out
 of the wheel (a zip file), decompressed, checked (1,797 rows of 64 features 0-16 and a label

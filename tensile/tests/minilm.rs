@@ -11,7 +11,7 @@
 //! the comparisons are skipped with a loud message, unless `TENSILE_REQUIRE_MODEL=1`, which
 //! makes that a failure. `cargo test --release --test minilm -- --nocapture` shows the numbers.
 
-#[path = "../examples/embed/minilm.rs"]
+#[path = "../../examples/minilm.rs"]
 mod minilm;
 
 use std::path::{Path, PathBuf};

@@ -12,8 +12,6 @@
 //! time. `--bench` times the forward pass instead (used by `bench/minilm_compare.py`). Run
 //! with `--help` for every option.
 
-mod minilm;
-
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;

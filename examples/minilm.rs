@@ -2,7 +2,8 @@
 //! model, reading sentence-transformers' configuration files, tokenizing with `tokenizer.json`,
 //! loading `model.safetensors`, and the forward pass written with tensile's public API only.
 //!
-//! Shared by `examples/embed/main.rs` and `tests/minilm.rs` (included with `#[path]`).
+//! The library of the `tensile-examples` package, used by `embed/main.rs` and compiled into
+//! `tensile/tests/minilm.rs` (included there with `#[path]`).
 //!
 //! The pipeline is sentence-transformers' for this model (`modules.json`):
 //! `Transformer` (BERT: embeddings + 6 encoder layers) → `Pooling` (mean over the attention
