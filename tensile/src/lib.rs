@@ -87,7 +87,7 @@ pub use ops::gather_scatter::{ScatterOpts, ScatterReduceOpts, TakeAlongDimOpts};
 pub use ops::index_ops::{IndexAddOpts, IndexReduceOpts};
 pub use ops::masked::where_cond_only;
 pub use ops::math_binary::{AddOpts, DivOpts};
-pub use ops::matmul::{AddmmOpts, addmm, addmm_with, baddbmm, baddbmm_with};
+pub use ops::matmul::AddmmOpts;
 pub use ops::nn::{ClampOpts, LayerNormOpts, NormalizeOpts};
 pub use ops::reduce::{ArgmaxOpts, VarOpts};
 pub use ops::reduce::{NansumOpts, NormOpts, NormP};
@@ -106,12 +106,13 @@ pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
+pub use optable::linalg::{addmm, addmm_with, baddbmm, baddbmm_with};
 pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, CopyId, MaskedId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId, ShapeId,
-    SoftmaxId, TernaryId, UnaryId,
+    BinaryId, CopyId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, ReduceId, ScanId,
+    SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

@@ -2,7 +2,6 @@
 //! computed per matrix in float64 (rounded once to the dtype) by the unblocked algorithms
 //! (LAPACK's `potf2` and a forward/back substitution).
 
-use crate::autograd::no_grad;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
 use crate::tensor::Tensor;
@@ -76,7 +75,7 @@ fn potf2(a: &[f64], n: usize) -> (Vec<f64>, Vec<i32>) {
     (l, info)
 }
 
-/// `torch.linalg.cholesky_ex(a, upper=, check_errors=)` without autograd.
+/// `torch.linalg.cholesky_ex(a, upper=, check_errors=)`'s forward function.
 pub(crate) fn cholesky_ex_raw(
     a: &Tensor,
     upper: bool,
@@ -85,7 +84,8 @@ pub(crate) fn cholesky_ex_raw(
 ) -> Result<(Tensor, Tensor)> {
     check_square(a, op, "A")?;
     check_float(a, "cholesky_cpu", op)?;
-    let _g = no_grad();
+    // detached: the factor is computed from the values (the op table records the op)
+    let a = &a.detach();
     let n = a.size()[a.dim() - 1];
     let src = if upper { a.mT()? } else { a.clone() };
     let data = src.to(DType::Float64)?.contiguous().to_vec::<f64>();
@@ -141,7 +141,7 @@ fn trsm(a: &[f64], b: &[f64], n: usize, k: usize, upper: bool, unit: bool) -> Ve
     x
 }
 
-/// `torch.linalg.solve_triangular(A, B, upper=, left=, unitriangular=)` without autograd.
+/// `torch.linalg.solve_triangular(A, B, upper=, left=, unitriangular=)`'s forward function.
 pub(crate) fn solve_triangular_raw(
     a: &Tensor,
     b: &Tensor,
@@ -172,7 +172,8 @@ pub(crate) fn solve_triangular_raw(
             )));
         }
     }
-    let _g = no_grad();
+    // detached: the solution is computed from the values (the op table records the op)
+    let (a, b) = (&a.detach(), &b.detach());
     let batch = crate::broadcast::infer_size(&a.size()[..a.dim() - 2], &b.size()[..b.dim() - 2])?;
     let mut ashape = batch.clone();
     ashape.extend([n, n]);

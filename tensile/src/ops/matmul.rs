@@ -210,7 +210,7 @@ fn row_major_rhs(g: &Gemm, b: &Tensor) -> Result<Option<(Gemm, Tensor)>> {
 }
 
 /// `t` reshaped to `shape` (same number of elements), for a fresh contiguous `t`.
-fn as_shape(t: Tensor, shape: &[usize]) -> Tensor {
+pub(crate) fn as_shape(t: Tensor, shape: &[usize]) -> Tensor {
     // PyTorch's `_unsafe_view` strides (`computeStride`): row-major, except that an empty
     // result's products wrap as int64 ((0, 2^62, 4) gets (0, 4, 1), not a saturated stride)
     let st = crate::layout::compute_stride(&t.sizes, &t.strides, shape)
@@ -292,13 +292,13 @@ fn mm(a: &Tensor, b: &Tensor) -> Result<Tensor> {
     product(a, b, None, "addmm_impl_cpu_")
 }
 
-/// PyTorch's `should_fold` (without autograd): fold the ≥3-D operand's leading dims (all
+/// PyTorch's `should_fold` (for operands that do not require grad): fold the ≥3-D operand's leading dims (all
 /// but the last) into the rows of one matrix when that is a view. Size-1 dims take no part:
 /// their strides are arbitrary and they never stop a fold (PyTorch 2.15 folds a
 /// `(5, 1, 1, 5)` operand with strides `(18, 12, 6, 1)`: its `mm` reports `5x5`); each other
 /// leading dim's stride must be the next such dim's stride times its size.
 ///
-/// With autograd: when the smaller operand requires grad, PyTorch always folds (copying the
+/// When the smaller operand requires grad, PyTorch always folds (copying the
 /// big operand if its dims do not fold as a view), so the small operand's gradient is one
 /// `mm` rather than a large batched product — this decides the path, hence the error texts
 /// (`size mismatch, got input (18), mat (18x3), vec (1)` rather than `bmm`'s).
@@ -353,7 +353,9 @@ fn batch_strides(t: &Tensor, nb_t: usize, batch: &[usize]) -> Vec<usize> {
         .collect()
 }
 
-fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
+/// `torch.matmul`'s forward function: PyTorch's `_matmul_impl` paths (see the module doc and
+/// [`Tensor::matmul`]).
+pub(crate) fn matmul_fwd(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
     let (d1, d2) = (t1.dim(), t2.dim());
     if d1 == 0 || d2 == 0 {
         return Err(Error::runtime(format!(
@@ -463,7 +465,7 @@ fn matmul_impl(t1: &Tensor, t2: &Tensor) -> Result<Tensor> {
 }
 
 /// `torch.addmm(bias, mat1, mat2)` with `beta = alpha = 1`, as `F.linear` calls it.
-fn addmm_raw(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+pub(crate) fn addmm_raw(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
     addmm_check(bias, mat1, mat2)?;
     product(mat1, mat2, Some(bias), "addmm_impl_cpu_")
 }
@@ -511,7 +513,8 @@ fn addmm_check(bias: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<()> {
 /// when `beta = 0`, so its NaNs do not propagate, as BLAS's). Integer dtypes take `beta` and
 /// `alpha` truncated to integers, as PyTorch's integer kernels do.
 fn scale_add(prod: Tensor, input: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
-    let _ng = crate::autograd::no_grad();
+    // `input` detached: the sum is the forward value only (the table records the op)
+    let input = &input.detach();
     let float = prod.dtype.is_floating_point();
     let num = |v: f64| {
         if float {
@@ -538,7 +541,13 @@ fn scale_add(prod: Tensor, input: &Tensor, beta: f64, alpha: f64) -> Result<Tens
 
 /// `torch.baddbmm`'s checks and product, in PyTorch's order (`baddbmm`'s meta function:
 /// `input` expanded to `(b, n, m)` first, then the dtypes, the ranks, the batch sizes).
-fn baddbmm_impl(input: &Tensor, b1: &Tensor, b2: &Tensor, beta: f64, alpha: f64) -> Result<Tensor> {
+pub(crate) fn baddbmm_fwd(
+    input: &Tensor,
+    b1: &Tensor,
+    b2: &Tensor,
+    beta: f64,
+    alpha: f64,
+) -> Result<Tensor> {
     let target = [b1.size_of(0)?, b1.size_of(1)?, b2.size_of(2)?];
     check_expand(input, &target)?;
     if input.dtype != b1.dtype {
@@ -601,70 +610,22 @@ impl From<(f64, f64)> for AddmmOpts {
     }
 }
 
-/// `torch.addmm(input, mat1, mat2)`: `input + mat1 @ mat2`, see [`addmm_with`].
-pub fn addmm(input: &Tensor, mat1: &Tensor, mat2: &Tensor) -> Result<Tensor> {
-    addmm_with(input, mat1, mat2, AddmmOpts::default())
-}
-
-/// `torch.addmm(input, mat1, mat2, beta=b, alpha=a)`: `b · input + a · (mat1 @ mat2)`
-/// (`AddmmBackward0`).
-///
-/// Shapes: `mat1` `(n, k)`, `mat2` `(k, m)`, `input` broadcastable to `(n, m)` → `(n, m)`,
-/// fresh and contiguous. dtype: the operands' (all three must match); integer dtypes truncate
-/// `beta` and `alpha`.
-///
-/// Errors (RuntimeError), in order: `self and mat2 must have the same dtype, but got Float and
-/// Double`; `mat1 and mat2 must have the same dtype, but got Float and Double`; `addmm: self
-/// must be a matrix, got 1-D tensor` (PyTorch's name for `mat1`); `addmm: mat2 must be a
-/// matrix, got 1-D tensor`; `addmm: mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)`;
-/// `input` not broadcastable: `The expanded size of the tensor (2) must match the existing
-/// size (3) at non-singleton dimension 0.  Target sizes: [2, 2].  Tensor sizes: [3, 2]`;
-/// bool: `"addmm_impl_cpu_" not implemented for 'Bool'` (NotImplementedError).
-pub fn addmm_with(
+/// `torch.addmm(input, mat1, mat2, beta=, alpha=)`'s forward function: checks, product,
+/// scaling (see [`crate::addmm_with`] for shapes, dtypes and errors).
+pub(crate) fn addmm_fwd(
     input: &Tensor,
     mat1: &Tensor,
     mat2: &Tensor,
-    opts: impl Into<AddmmOpts>,
+    beta: f64,
+    alpha: f64,
 ) -> Result<Tensor> {
-    let AddmmOpts { beta, alpha } = opts.into();
-    let r = if beta == 1.0 && alpha == 1.0 {
-        addmm_raw(input, mat1, mat2)?
+    if beta == 1.0 && alpha == 1.0 {
+        addmm_raw(input, mat1, mat2)
     } else {
         addmm_check(input, mat1, mat2)?;
         let p = product(mat1, mat2, None, "addmm_impl_cpu_")?;
-        scale_add(p, input, beta, alpha)?
-    };
-    crate::autograd::formulas::linalg::addmm(r, input, mat1, mat2, beta, alpha)
-}
-
-/// `torch.baddbmm(input, batch1, batch2)`: `input + batch1 @ batch2`, see [`baddbmm_with`].
-pub fn baddbmm(input: &Tensor, batch1: &Tensor, batch2: &Tensor) -> Result<Tensor> {
-    baddbmm_with(input, batch1, batch2, AddmmOpts::default())
-}
-
-/// `torch.baddbmm(input, batch1, batch2, beta=b, alpha=a)`: `b · input + a · (batch1 @
-/// batch2)` per batch (`BaddbmmBackward0`).
-///
-/// Shapes: `batch1` `(b, n, k)`, `batch2` `(b, k, m)`, `input` broadcastable to `(b, n, m)` →
-/// `(b, n, m)`, fresh and contiguous. dtype: the operands' (all three must match).
-///
-/// Errors, in PyTorch's order: a `batch1` or `batch2` too small for `input`'s target shape:
-/// `Dimension out of range (expected to be in range of [-2, 1], but got 2)` (IndexError);
-/// `input` not broadcastable to `(b, n, m)`: `The expanded size of the tensor …`; `Input
-/// dtypes must be the same, got: input float, batch1: double, batch2: double`; `batch1 must
-/// be a 3D tensor`; `batch2 must be a 3D tensor`; `Expected size for first two dimensions of
-/// batch2 tensor to be: [2, 3] but got: [2, 4].`; bool: `"baddbmm" not implemented for
-/// 'Bool'` (NotImplementedError); `expected scalar type Double but found Float` (`batch2`'s
-/// dtype).
-pub fn baddbmm_with(
-    input: &Tensor,
-    batch1: &Tensor,
-    batch2: &Tensor,
-    opts: impl Into<AddmmOpts>,
-) -> Result<Tensor> {
-    let AddmmOpts { beta, alpha } = opts.into();
-    let r = baddbmm_impl(input, batch1, batch2, beta, alpha)?;
-    crate::autograd::formulas::linalg_batch::baddbmm(r, input, batch1, batch2, beta, alpha)
+        scale_add(p, input, beta, alpha)
+    }
 }
 
 /// `expand_size`'s check that `t` broadcasts to `target` (right-aligned).
@@ -697,211 +658,73 @@ fn check_expand(t: &Tensor, target: &[usize]) -> Result<()> {
     Ok(())
 }
 
-impl Tensor {
-    /// `torch.matmul(self, other)` (`self @ other`).
-    ///
-    /// Shapes: `(k,)·(k,)` → `()`; `(m,k)·(k,)` → `(m,)`; `(k,)·(k,n)` → `(n,)`;
-    /// `(m,k)·(k,n)` → `(m,n)`; otherwise the leading (batch) dims broadcast:
-    /// `(*a, m, k)·(*b, k, n)` → `(broadcast(a, b), m, n)`, a 1-D left operand acting as
-    /// `(1, k)` and a 1-D right operand as `(k, 1)`, their dim dropped from the result.
-    /// dtype: the operands' (they must match); float16/bfloat16 compute in float32; integer
-    /// products wrap. The output is fresh and contiguous.
-    ///
-    /// Errors (RuntimeError), by path:
-    /// `both arguments to matmul need to be at least 1D, but they are 0D and 2D`;
-    /// `inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively`;
-    /// `dot : expected both vectors to have same dtype, but found Float and Double`;
-    /// `size mismatch, got input (5), mat (5x4), vec (3)`;
-    /// `addmv input tensors must have the same dtype, but got Double, Float, and Double`;
-    /// `mm: mat1 and mat2 shapes cannot be multiplied (5x3 and 4x2)`;
-    /// `expected m1 and m2 to have the same dtype, but got: float != double`;
-    /// `The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 1`;
-    /// `Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 4].`;
-    /// `Storage size calculation overflowed with sizes=[…]` (a broadcast batch too large, e.g.
-    /// `(2^62, 1, 1, 1)·(1, 2^62, 1, 1)` of expanded operands);
-    /// `expected scalar type Float but found Double` (batched); bool operands:
-    /// `"addmm_impl_cpu_" not implemented for 'Bool'` (`"dot"`, `"addmv_impl_cpu"`, `"bmm"`).
-    pub fn matmul(&self, other: &Tensor) -> Result<Tensor> {
-        let r = matmul_impl(self, other)?;
-        let name = match (self.dim(), other.dim()) {
-            (1, 1) => "DotBackward0",
-            (2, 1) => "MvBackward0",
-            (1, 2) => "SqueezeBackward4",
-            (2, 2) => "MmBackward0",
-            // only `self`'s batch dims expanded and `self` requiring grad: PyTorch's matmul
-            // ends with a copy (for a 2-D `self`, the folded product transposed back)
-            (a, b)
-                if self.requires_grad()
-                    && a >= 2
-                    && b >= 3
-                    && self.size()[..a - 2] != r.size()[..r.dim() - 2]
-                    && other.size()[..b - 2] == r.size()[..r.dim() - 2] =>
-            {
-                "CloneBackward0"
-            }
-            _ => "UnsafeViewBackward0",
-        };
-        crate::autograd::formulas::linalg::matmul(r, self, other, name)
-    }
-
-    /// `torch.nn.functional.linear(self, weight)`: `self @ weight.T`, no bias; see
-    /// [`Tensor::linear_with`] for shapes and errors.
-    pub fn linear(&self, weight: &Tensor) -> Result<Tensor> {
-        self.linear_with(weight, None)
-    }
-
-    /// `torch.nn.functional.linear(self, weight, bias)`: `self @ weight.T + bias` (`bias` a
-    /// `&Tensor` or an `Option<&Tensor>`).
-    ///
-    /// Shapes: `self` `(*, in)`, `weight` `(out, in)` (or `(in,)`, giving no `out` dim),
-    /// `bias` broadcastable to `(*, out)` → `(*, out)`. A 2-D input with a bias (and a
-    /// contiguous 3-D input, or any contiguous input with a 1-D bias, flattened to 2-D) runs
-    /// as one `addmm` with the bias as the accumulator (a contiguous bias only, as PyTorch 2.15);
-    /// anything else is `matmul` then `add_`.
-    ///
-    /// Errors: `both arguments to linear need to be at least 1D, but they are 0D and 2D`;
-    /// `t() expects a tensor with <= 2 dimensions, but self is 3D`; `addmm`'s
-    /// `addmm: mat1 and mat2 shapes cannot be multiplied (4x3 and 5x2)`,
-    /// `self and mat2 must have the same dtype, but got Float and Double`,
-    /// `addmm: mat2 must be a matrix, got 1-D tensor`, and a bias that does not broadcast:
-    /// `The expanded size of the tensor (5) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 5].  Tensor sizes: [3]`;
-    /// otherwise [`Tensor::matmul`]'s errors and `add_`'s.
-    pub fn linear_with<'b>(
-        &self,
-        weight: &Tensor,
-        bias: impl Into<Option<&'b Tensor>>,
-    ) -> Result<Tensor> {
-        let bias = bias.into();
-        let (di, dw) = (self.dim(), weight.dim());
-        if di == 0 || dw == 0 {
+/// `torch.mm`'s forward function: the rank checks, then [`mm`] (see [`Tensor::mm`]).
+pub(crate) fn mm_fwd(a: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+    for (name, t) in [("self", a), ("mat2", mat2)] {
+        if t.dim() != 2 {
             return Err(Error::runtime(format!(
-                "both arguments to linear need to be at least 1D, but they are {di}D and {dw}D"
+                "mm: {name} must be a matrix, got {}-D tensor",
+                t.dim()
             )));
         }
-        if dw > 2 {
-            return Err(Error::runtime(format!(
-                "t() expects a tensor with <= 2 dimensions, but self is {dw}D"
-            )));
-        }
-        // `weight.t()` recorded (PyTorch's `TBackward0`) so the weight's gradient flows
-        let wt = if dw == 2 {
-            weight.transpose(0, 1)?
-        } else {
-            weight.alias()
-        };
-        if let Some(b) = bias {
-            if di == 2 {
-                let r = addmm_raw(b, self, &wt)?;
-                return crate::autograd::formulas::linalg::addmm(r, b, self, &wt, 1.0, 1.0);
-            }
-            if self.is_contiguous() && b.is_contiguous() && (di == 3 || b.dim() == 1) {
-                let k = self.sizes[di - 1];
-                let rows: usize = self.sizes[..di - 1].iter().product();
-                let flat = self.reshape(vec![rows as i64, k as i64])?;
-                let r = addmm_raw(b, &flat, &wt)?;
-                let r = crate::autograd::formulas::linalg::addmm(r, b, &flat, &wt, 1.0, 1.0)?;
-                let mut shape = self.sizes[..di - 1].to_vec();
-                shape.push(r.sizes[1]);
-                let out = as_shape(r.alias(), &shape);
-                return crate::autograd::formulas::views::unsafe_view(out, &r);
-            }
-        }
-        let out = self.matmul(&wt)?;
-        match bias {
-            Some(b) => out.add_(b),
-            None => Ok(out),
-        }
     }
+    mm(a, mat2)
 }
 
-impl Tensor {
-    /// `torch.mm(self, mat2)`: `(n, k) @ (k, m)` → `(n, m)`, fresh and contiguous, same dtype.
-    ///
-    /// Errors (RuntimeError): `mm: self must be a matrix, got 1-D tensor` (and `mat2`);
-    /// `mm: mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)`;
-    /// `expected m1 and m2 to have the same dtype, but got: float != double`;
-    /// `"addmm_impl_cpu_" not implemented for 'Bool'`.
-    pub fn mm(&self, mat2: &Tensor) -> Result<Tensor> {
-        for (name, t) in [("self", self), ("mat2", mat2)] {
-            if t.dim() != 2 {
-                return Err(Error::runtime(format!(
-                    "mm: {name} must be a matrix, got {}-D tensor",
-                    t.dim()
-                )));
-            }
-        }
-        let r = mm(self, mat2)?;
-        crate::autograd::formulas::linalg::matmul(r, self, mat2, "MmBackward0")
+/// `torch.bmm`'s forward function: its checks in PyTorch's order, then the batched product
+/// (see [`Tensor::bmm`]).
+pub(crate) fn bmm_fwd(a: &Tensor, mat2: &Tensor) -> Result<Tensor> {
+    if a.dim() != 3 {
+        return Err(Error::runtime("batch1 must be a 3D tensor"));
     }
+    if mat2.dim() != 3 {
+        return Err(Error::runtime("batch2 must be a 3D tensor"));
+    }
+    let (b, k) = (a.sizes[0], a.sizes[2]);
+    if mat2.sizes[0] != b || mat2.sizes[1] != k {
+        return Err(Error::runtime(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
+            mat2.sizes[0], mat2.sizes[1]
+        )));
+    }
+    if a.dtype != mat2.dtype {
+        return Err(Error::runtime(format!(
+            "expected scalar type {} but found {}",
+            a.dtype.scalar_type_name(),
+            mat2.dtype.scalar_type_name()
+        )));
+    }
+    product(a, mat2, None, "bmm")
+}
 
-    /// `torch.bmm(self, mat2)`: `(b, n, k) @ (b, k, m)` → `(b, n, m)`, no broadcasting.
-    ///
-    /// Errors (RuntimeError): `batch1 must be a 3D tensor`; `batch2 must be a 3D tensor`;
-    /// `Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [4, 3].`;
-    /// `expected scalar type Float but found Double`; `"bmm" not implemented for 'Bool'`.
-    pub fn bmm(&self, mat2: &Tensor) -> Result<Tensor> {
-        if self.dim() != 3 {
-            return Err(Error::runtime("batch1 must be a 3D tensor"));
-        }
-        if mat2.dim() != 3 {
-            return Err(Error::runtime("batch2 must be a 3D tensor"));
-        }
-        let (b, k) = (self.sizes[0], self.sizes[2]);
-        if mat2.sizes[0] != b || mat2.sizes[1] != k {
-            return Err(Error::runtime(format!(
-                "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
-                mat2.sizes[0], mat2.sizes[1]
-            )));
-        }
-        if self.dtype != mat2.dtype {
-            return Err(Error::runtime(format!(
-                "expected scalar type {} but found {}",
-                self.dtype.scalar_type_name(),
-                mat2.dtype.scalar_type_name()
-            )));
-        }
-        let r = product(self, mat2, None, "bmm")?;
-        crate::autograd::formulas::linalg::matmul(r, self, mat2, "BmmBackward0")
+/// `torch.mv`'s forward function: the rank check, then [`mv`] (see [`Tensor::mv`]).
+pub(crate) fn mv_fwd(a: &Tensor, vec: &Tensor) -> Result<Tensor> {
+    if a.dim() != 2 || vec.dim() != 1 {
+        return Err(Error::runtime(format!(
+            "vector + matrix @ vector expected, got 1, {}, {}",
+            a.dim(),
+            vec.dim()
+        )));
     }
+    mv(a, vec)
+}
 
-    /// `torch.mv(self, vec)`: `(n, k) @ (k,)` → `(n,)`.
-    ///
-    /// Errors (RuntimeError): `vector + matrix @ vector expected, got 1, 3, 1` (the output's,
-    /// `self`'s and `vec`'s dims); `size mismatch, got input (5), mat (5x4), vec (3)`;
-    /// `addmv input tensors must have the same dtype, but got Double, Float, and Double`.
-    pub fn mv(&self, vec: &Tensor) -> Result<Tensor> {
-        if self.dim() != 2 || vec.dim() != 1 {
-            return Err(Error::runtime(format!(
-                "vector + matrix @ vector expected, got 1, {}, {}",
-                self.dim(),
-                vec.dim()
-            )));
-        }
-        let r = mv(self, vec)?;
-        crate::autograd::formulas::linalg::matmul(r, self, vec, "MvBackward0")
+/// `torch.dot`'s forward function: the rank check, then [`dot`] (see [`Tensor::dot`]).
+pub(crate) fn dot_fwd(a: &Tensor, other: &Tensor) -> Result<Tensor> {
+    if a.dim() != 1 || other.dim() != 1 {
+        return Err(Error::runtime(format!(
+            "1D tensors expected, but got {}D and {}D tensors",
+            a.dim(),
+            other.dim()
+        )));
     }
-
-    /// `torch.dot(self, other)`: 1-D · 1-D → 0-d, same dtype.
-    ///
-    /// Errors (RuntimeError): `1D tensors expected, but got 2D and 1D tensors`;
-    /// `dot : expected both vectors to have same dtype, but found Float and Double`;
-    /// `inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively`.
-    pub fn dot(&self, other: &Tensor) -> Result<Tensor> {
-        if self.dim() != 1 || other.dim() != 1 {
-            return Err(Error::runtime(format!(
-                "1D tensors expected, but got {}D and {}D tensors",
-                self.dim(),
-                other.dim()
-            )));
-        }
-        let r = dot(self, other)?;
-        crate::autograd::formulas::linalg::matmul(r, self, other, "DotBackward0")
-    }
+    dot(a, other)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{addmm, addmm_with, baddbmm};
 
     /// A deterministic tensor of small halves (exact in every float dtype).
     fn halves(shape: &[usize], seed: usize, dt: DType) -> Tensor {

@@ -4,7 +4,7 @@
 //! Each op's output is fresh; one too large to allocate gives `DefaultCPUAllocator: can't
 //! allocate memory: …`.
 
-use crate::args::{Int, IntoShape};
+use crate::args::Int;
 use crate::dtype::DType;
 
 use crate::element::Element;
@@ -200,105 +200,85 @@ fn check_layer_norm_dtypes(x: &Tensor, params: &[Option<&Tensor>]) -> Result<boo
     Ok(true)
 }
 
-impl Tensor {
-    /// `torch.nn.functional.layer_norm(self, normalized_shape)` (no weight or bias,
-    /// `eps = 1e-5`; [`Tensor::layer_norm_with`] takes them): normalises
-    /// over the last `normalized_shape.len()` dims, `(x - mean) / sqrt(var + eps) * weight + bias`
-    /// with the biased variance (statistics in float64).
-    ///
-    /// Shapes: `self` `(*, *normalized_shape)`; `weight` and `bias` exactly `normalized_shape`;
-    /// output as `self`, fresh and contiguous, `self`'s dtype. Float dtypes only; float16 and
-    /// bfloat16 inputs may take float32 parameters.
-    ///
-    /// Errors: `Expected normalized_shape to be at least 1-dimensional, i.e., containing at least
-    /// one element, but got normalized_shape = []`; `Expected weight to be of same shape as
-    /// normalized_shape, but got weight of shape [3] and normalized_shape = [4]` (same for
-    /// bias); `Given normalized_shape=[4], expected input with shape [*, 4], but got input of
-    /// size[2, 3]`; `mixed dtype (CPU): expect parameter to have scalar type of Float`;
-    /// `"LayerNormKernelImpl" not implemented for 'Long'`.
-    pub fn layer_norm(&self, normalized_shape: impl IntoShape) -> Result<Tensor> {
-        self.layer_norm_with(normalized_shape, LayerNormOpts::default())
+/// `torch.nn.functional.layer_norm(x, normalized_shape, weight, bias, eps)`'s forward
+/// function (see [`Tensor::layer_norm_with`]): the normalised tensor and `k`, the number of
+/// normalised dims.
+pub(crate) fn layer_norm_fwd(
+    x: &Tensor,
+    shape: &[i64],
+    weight: Option<&Tensor>,
+    bias: Option<&Tensor>,
+    eps: f64,
+) -> Result<(Tensor, usize)> {
+    if shape.iter().any(|&x| x < 0) {
+        return Err(Error::runtime(format!(
+            "Given normalized_shape={}, expected input with shape [*{}], but got input of size{}",
+            fmt_list(shape),
+            shape.iter().map(|s| format!(", {s}")).collect::<String>(),
+            fmt_list(&x.sizes)
+        )));
     }
-
-    /// `torch.nn.functional.layer_norm(self, normalized_shape, weight, bias, eps)`: as
-    /// [`Tensor::layer_norm`] with PyTorch's optional arguments: `(&w, &b)`, `(&w, &b, eps)`,
-    /// or [`LayerNormOpts`]. Shapes and errors as [`Tensor::layer_norm`].
-    pub fn layer_norm_with<'a>(
-        &self,
-        normalized_shape: impl IntoShape,
-        opts: impl Into<LayerNormOpts<'a>>,
-    ) -> Result<Tensor> {
-        let LayerNormOpts { weight, bias, eps } = opts.into();
-        let shape = normalized_shape.into_shape();
-        if shape.iter().any(|&x| x < 0) {
+    let normalized_shape: &[usize] = &shape.iter().map(|&x| x as usize).collect::<Vec<_>>();
+    let k = normalized_shape.len();
+    if k == 0 {
+        return Err(Error::runtime(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []",
+        ));
+    }
+    for (name, p) in [("weight", weight), ("bias", bias)] {
+        if let Some(p) = p
+            && p.sizes[..] != *normalized_shape
+        {
             return Err(Error::runtime(format!(
-                "Given normalized_shape={}, expected input with shape [*{}], but got input of size{}",
-                fmt_list(&shape),
-                shape.iter().map(|s| format!(", {s}")).collect::<String>(),
-                fmt_list(&self.sizes)
+                "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {} and normalized_shape = {}",
+                fmt_list(&p.sizes),
+                fmt_list(normalized_shape)
             )));
         }
-        let normalized_shape: &[usize] = &shape.iter().map(|&x| x as usize).collect::<Vec<_>>();
-        let k = normalized_shape.len();
-        if k == 0 {
-            return Err(Error::runtime(
-                "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got normalized_shape = []",
-            ));
-        }
-        for (name, p) in [("weight", weight), ("bias", bias)] {
-            if let Some(p) = p
-                && p.sizes[..] != *normalized_shape
-            {
-                return Err(Error::runtime(format!(
-                    "Expected {name} to be of same shape as normalized_shape, but got {name} of shape {} and normalized_shape = {}",
-                    fmt_list(&p.sizes),
-                    fmt_list(normalized_shape)
-                )));
+    }
+    let nd = x.dim();
+    if nd < k || x.sizes[nd - k..] != *normalized_shape {
+        let tail: String = normalized_shape.iter().map(|s| format!(", {s}")).collect();
+        return Err(Error::runtime(format!(
+            "Given normalized_shape={}, expected input with shape [*{tail}], but got input of size{}",
+            fmt_list(normalized_shape),
+            fmt_list(&x.sizes)
+        )));
+    }
+    let mixed = check_layer_norm_dtypes(x, &[weight, bias])?;
+    if !x.dtype.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "\"LayerNormKernelImpl\" not implemented for '{}'",
+            x.dtype.scalar_type_name()
+        )));
+    }
+    let n: usize = normalized_shape.iter().product();
+    let x = x.try_contiguous()?;
+    let (w, b) = (
+        weight.map(|t| t.try_contiguous()).transpose()?,
+        bias.map(|t| t.try_contiguous()).transpose()?,
+    );
+    let mut ins = vec![&x];
+    ins.extend(w.iter().chain(b.iter()));
+    let wb = (w.is_some(), b.is_some());
+    // contiguous: their slices are their rows of `n` (the parameters one row each)
+    let (y, ()) =
+        crate::iter::dense_new(&x.sizes, x.dtype, &ins, |mut s| match (x.dtype, mixed) {
+            (DType::Float16, false) => ln_rows::<half::f16, half::f16>(&mut s, wb, n, eps),
+            (DType::Float16, true) => ln_rows::<half::f16, f32>(&mut s, wb, n, eps),
+            (DType::BFloat16, false) => ln_rows::<half::bf16, half::bf16>(&mut s, wb, n, eps),
+            (DType::BFloat16, true) => ln_rows::<half::bf16, f32>(&mut s, wb, n, eps),
+            (DType::Float64, _) => {
+                let (x, w, b) = ln_inputs::<f64, f64>(&s, wb)?;
+                norm::layer_norm_f64(x, s.out(0)?, n, w, b, eps);
+                Ok(())
             }
-        }
-        let nd = self.dim();
-        if nd < k || self.sizes[nd - k..] != *normalized_shape {
-            let tail: String = normalized_shape.iter().map(|s| format!(", {s}")).collect();
-            return Err(Error::runtime(format!(
-                "Given normalized_shape={}, expected input with shape [*{tail}], but got input of size{}",
-                fmt_list(normalized_shape),
-                fmt_list(&self.sizes)
-            )));
-        }
-        let mixed = check_layer_norm_dtypes(self, &[weight, bias])?;
-        if !self.dtype.is_floating_point() {
-            return Err(Error::not_implemented(format!(
-                "\"LayerNormKernelImpl\" not implemented for '{}'",
-                self.dtype.scalar_type_name()
-            )));
-        }
-        let n: usize = normalized_shape.iter().product();
-        let x = self.try_contiguous()?;
-        let (w, b) = (
-            weight.map(|t| t.try_contiguous()).transpose()?,
-            bias.map(|t| t.try_contiguous()).transpose()?,
-        );
-        let mut ins = vec![&x];
-        ins.extend(w.iter().chain(b.iter()));
-        let wb = (w.is_some(), b.is_some());
-        // contiguous: their slices are their rows of `n` (the parameters one row each)
-        let (y, ()) = crate::iter::dense_new(&self.sizes, self.dtype, &ins, |mut s| {
-            match (self.dtype, mixed) {
-                (DType::Float16, false) => ln_rows::<half::f16, half::f16>(&mut s, wb, n, eps),
-                (DType::Float16, true) => ln_rows::<half::f16, f32>(&mut s, wb, n, eps),
-                (DType::BFloat16, false) => ln_rows::<half::bf16, half::bf16>(&mut s, wb, n, eps),
-                (DType::BFloat16, true) => ln_rows::<half::bf16, f32>(&mut s, wb, n, eps),
-                (DType::Float64, _) => {
-                    let (x, w, b) = ln_inputs::<f64, f64>(&s, wb)?;
-                    norm::layer_norm_f64(x, s.out(0)?, n, w, b, eps);
-                    Ok(())
-                }
-                _ => ln_rows::<f32, f32>(&mut s, wb, n, eps),
-            }
+            _ => ln_rows::<f32, f32>(&mut s, wb, n, eps),
         })?;
-        crate::autograd::formulas::norm::layer_norm(y, self, k, weight, bias, eps)
-    }
+    Ok((y, k))
+}
 
+impl Tensor {
     /// `torch.nn.functional.normalize(self)` (`p=2, dim=1, eps=1e-12`): `self / max(‖self‖_p, eps)` with
     /// the p-norm taken along `dim` (kept as size 1, then broadcast).
     ///

@@ -16,51 +16,19 @@ use crate::error::Result;
 use crate::ops::copy::{channels_last_fwd, clone_preserve, contiguous_fwd, to_fwd};
 use crate::tensor::{Scalar, Tensor};
 
-/// A copy or cast (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CopyId {
-    /// [`Tensor::copy_`]
-    Copy,
-    /// [`Tensor::fill_`]
-    Fill,
-    /// [`Tensor::to`]
-    To,
-    /// [`Tensor::try_contiguous`] and [`Tensor::contiguous_channels_last`]
-    Contiguous,
-    /// [`Tensor::try_clone`]
-    Clone,
-}
-
-impl CopyId {
-    /// Every op of the family, in table order.
-    pub const ALL: &'static [CopyId] = &[
-        CopyId::Copy,
-        CopyId::Fill,
-        CopyId::To,
-        CopyId::Contiguous,
-        CopyId::Clone,
-    ];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            CopyId::Copy => "copy_",
-            CopyId::Fill => "fill_",
-            CopyId::To => "to",
-            CopyId::Contiguous => "contiguous",
-            CopyId::Clone => "clone",
-        }
-    }
-
-    /// The methods the table declares for the op.
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            CopyId::Copy => &["copy_"],
-            CopyId::Fill => &["fill_"],
-            CopyId::To => &["to"],
-            CopyId::Contiguous => &["try_contiguous", "contiguous_channels_last"],
-            CopyId::Clone => &["try_clone"],
-        }
+op_ids! {
+    /// A copy or cast (see [`crate::OpId`]).
+    pub enum CopyId {
+        /// [`Tensor::copy_`]
+        Copy = "copy_" ["copy_"],
+        /// [`Tensor::fill_`]
+        Fill = "fill_" ["fill_"],
+        /// [`Tensor::to`]
+        To = "to" ["to"],
+        /// [`Tensor::try_contiguous`] and [`Tensor::contiguous_channels_last`]
+        Contiguous = "contiguous" ["try_contiguous", "contiguous_channels_last"],
+        /// [`Tensor::try_clone`]
+        Clone = "clone" ["try_clone"],
     }
 }
 

@@ -17,37 +17,15 @@ use crate::ops::Operand;
 use crate::ops::masked::{masked_fill_fwd, masked_scatter_fwd, masked_select_fwd};
 use crate::tensor::Tensor;
 
-/// A mask op (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MaskedId {
-    /// [`Tensor::masked_fill`]
-    Fill,
-    /// [`Tensor::masked_select`]
-    Select,
-    /// [`Tensor::masked_scatter`]
-    Scatter,
-}
-
-impl MaskedId {
-    /// Every op of the family, in table order.
-    pub const ALL: &'static [MaskedId] = &[MaskedId::Fill, MaskedId::Select, MaskedId::Scatter];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            MaskedId::Fill => "masked_fill",
-            MaskedId::Select => "masked_select",
-            MaskedId::Scatter => "masked_scatter",
-        }
-    }
-
-    /// The methods of the op.
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            MaskedId::Fill => &["masked_fill", "masked_fill_"],
-            MaskedId::Select => &["masked_select"],
-            MaskedId::Scatter => &["masked_scatter", "masked_scatter_"],
-        }
+op_ids! {
+    /// A mask op (see [`crate::OpId`]).
+    pub enum MaskedId {
+        /// [`Tensor::masked_fill`]
+        Fill = "masked_fill" ["masked_fill", "masked_fill_"],
+        /// [`Tensor::masked_select`]
+        Select = "masked_select" ["masked_select"],
+        /// [`Tensor::masked_scatter`]
+        Scatter = "masked_scatter" ["masked_scatter", "masked_scatter_"],
     }
 }
 

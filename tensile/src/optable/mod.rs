@@ -26,14 +26,56 @@
 //! `tril`, `triu`, `narrow_copy`, `diag`, `diag_embed`, `block_diag`), [`scan`] (`cumsum`,
 //! `cumprod`, `logcumsumexp` along a dim), [`softmax`] (`softmax`, `log_softmax`),
 //! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …),
-//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`).
+//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`),
+//! [`linalg`] (the matrix products `matmul`, `mm`, `bmm`, `mv`, `dot`, `addmm`, `baddbmm`,
+//! `linear`, and `linalg.cholesky`, `cholesky_ex`, `solve_triangular`), [`nn`] (the
+//! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`).
 //! A family whose ops share no signature declares its rows by hand (an id, its name and
 //! methods, the forward function each method calls, the derivative picked by a `match` on the
 //! id), as the row macros would.
 
+/// Declares a family's id enum from its rows: each variant with its doc, PyTorch's name of
+/// the op and the methods the table declares for it (none for a free function); generates
+/// the enum, `ALL` (the rows in table order), `name()` and `methods()`.
+macro_rules! op_ids {
+    (
+        $(#[$meta:meta])*
+        pub enum $id:ident {
+            $( $(#[$vmeta:meta])* $v:ident = $name:literal [$($m:literal),* $(,)?], )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $id {
+            $( $(#[$vmeta])* $v, )*
+        }
+
+        impl $id {
+            /// Every op of the family, in table order.
+            pub const ALL: &'static [$id] = &[$($id::$v),*];
+
+            /// PyTorch's name of the op.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($id::$v => $name,)*
+                }
+            }
+
+            /// The methods the table declares for the op (none for a free function).
+            pub fn methods(self) -> &'static [&'static str] {
+                match self {
+                    $($id::$v => &[$($m),*],)*
+                }
+            }
+        }
+    };
+}
+
 pub(crate) mod binary;
 pub(crate) mod copy;
+pub(crate) mod linalg;
 pub(crate) mod masked;
+pub(crate) mod nn;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 pub(crate) mod select;
@@ -44,7 +86,9 @@ pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
 pub use copy::CopyId;
+pub use linalg::LinalgId;
 pub use masked::MaskedId;
+pub use nn::NnId;
 pub use reduce::{MomentsId, ReduceId};
 pub use scan::ScanId;
 pub use select::SelectId;
@@ -82,6 +126,10 @@ pub enum OpId {
     Reduce(ReduceId),
     /// `var_mean` or `std_mean`.
     Moments(MomentsId),
+    /// A matrix product or factorisation (`matmul`, `mm`, `addmm`, `linear`, `linalg.cholesky`, …).
+    Linalg(LinalgId),
+    /// A `torch.nn.functional` op (`layer_norm`).
+    Nn(NnId),
 }
 
 impl OpId {
@@ -100,6 +148,8 @@ impl OpId {
             OpId::Select(s) => s.name(),
             OpId::Reduce(r) => r.name(),
             OpId::Moments(m) => m.name(),
+            OpId::Linalg(l) => l.name(),
+            OpId::Nn(n) => n.name(),
         }
     }
 
@@ -119,6 +169,8 @@ impl OpId {
             OpId::Select(s) => s.methods(),
             OpId::Reduce(r) => r.methods(),
             OpId::Moments(m) => m.methods(),
+            OpId::Linalg(l) => l.methods(),
+            OpId::Nn(n) => n.methods(),
         }
     }
 
@@ -136,6 +188,8 @@ impl OpId {
         let sel = SelectId::ALL.iter().map(|&s| OpId::Select(s));
         let red = ReduceId::ALL.iter().map(|&r| OpId::Reduce(r));
         let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
+        let lin = LinalgId::ALL.iter().map(|&l| OpId::Linalg(l));
+        let nn = NnId::ALL.iter().map(|&n| OpId::Nn(n));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -147,5 +201,7 @@ impl OpId {
             .chain(sel)
             .chain(red)
             .chain(mom)
+            .chain(lin)
+            .chain(nn)
     }
 }

@@ -27,98 +27,41 @@ use crate::ops::sort::median_all;
 use crate::optable::select::SelectId;
 use crate::tensor::Tensor;
 
-/// A reduction of the table with one result (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReduceId {
-    /// [`Tensor::sum`]
-    Sum,
-    /// [`Tensor::nansum`]
-    Nansum,
-    /// [`Tensor::mean`]
-    Mean,
-    /// [`Tensor::prod`]
-    Prod,
-    /// [`Tensor::amax`]
-    Amax,
-    /// [`Tensor::amin`]
-    Amin,
-    /// [`Tensor::max`] (of every element)
-    Max,
-    /// [`Tensor::min`] (of every element)
-    Min,
-    /// [`Tensor::var`]
-    Var,
-    /// [`Tensor::std`]
-    Std,
-    /// [`Tensor::logsumexp`]
-    Logsumexp,
-    /// [`Tensor::norm`]
-    Norm,
-    /// [`Tensor::median`] (of every element)
-    Median,
-    /// [`Tensor::nanmedian`] (of every element)
-    Nanmedian,
+op_ids! {
+    /// A reduction of the table with one result (see [`crate::OpId`]).
+    pub enum ReduceId {
+        /// [`Tensor::sum`]
+        Sum = "sum" ["sum", "sum_dim"],
+        /// [`Tensor::nansum`]
+        Nansum = "nansum" ["nansum", "nansum_dim", "nansum_with"],
+        /// [`Tensor::mean`]
+        Mean = "mean" ["mean", "mean_dim"],
+        /// [`Tensor::prod`]
+        Prod = "prod" ["prod", "prod_dim"],
+        /// [`Tensor::amax`]
+        Amax = "amax" ["amax", "amax_dim"],
+        /// [`Tensor::amin`]
+        Amin = "amin" ["amin", "amin_dim"],
+        /// [`Tensor::max`] (of every element)
+        Max = "max" ["max"],
+        /// [`Tensor::min`] (of every element)
+        Min = "min" ["min"],
+        /// [`Tensor::var`]
+        Var = "var" ["var", "var_dim", "var_with"],
+        /// [`Tensor::std`]
+        Std = "std" ["std", "std_dim", "std_with"],
+        /// [`Tensor::logsumexp`]
+        Logsumexp = "logsumexp" ["logsumexp", "logsumexp_dim"],
+        /// [`Tensor::norm`]
+        Norm = "norm" ["norm", "norm_with"],
+        /// [`Tensor::median`] (of every element)
+        Median = "median" ["median"],
+        /// [`Tensor::nanmedian`] (of every element)
+        Nanmedian = "nanmedian" ["nanmedian"],
+    }
 }
 
 impl ReduceId {
-    /// Every reduction of the family, in table order.
-    pub const ALL: &'static [ReduceId] = &[
-        ReduceId::Sum,
-        ReduceId::Nansum,
-        ReduceId::Mean,
-        ReduceId::Prod,
-        ReduceId::Amax,
-        ReduceId::Amin,
-        ReduceId::Max,
-        ReduceId::Min,
-        ReduceId::Var,
-        ReduceId::Std,
-        ReduceId::Logsumexp,
-        ReduceId::Norm,
-        ReduceId::Median,
-        ReduceId::Nanmedian,
-    ];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            ReduceId::Sum => "sum",
-            ReduceId::Nansum => "nansum",
-            ReduceId::Mean => "mean",
-            ReduceId::Prod => "prod",
-            ReduceId::Amax => "amax",
-            ReduceId::Amin => "amin",
-            ReduceId::Max => "max",
-            ReduceId::Min => "min",
-            ReduceId::Var => "var",
-            ReduceId::Std => "std",
-            ReduceId::Logsumexp => "logsumexp",
-            ReduceId::Norm => "norm",
-            ReduceId::Median => "median",
-            ReduceId::Nanmedian => "nanmedian",
-        }
-    }
-
-    /// The methods of the op (`["sum", "sum_dim"]`).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            ReduceId::Sum => &["sum", "sum_dim"],
-            ReduceId::Nansum => &["nansum", "nansum_dim", "nansum_with"],
-            ReduceId::Mean => &["mean", "mean_dim"],
-            ReduceId::Prod => &["prod", "prod_dim"],
-            ReduceId::Amax => &["amax", "amax_dim"],
-            ReduceId::Amin => &["amin", "amin_dim"],
-            ReduceId::Max => &["max"],
-            ReduceId::Min => &["min"],
-            ReduceId::Var => &["var", "var_dim", "var_with"],
-            ReduceId::Std => &["std", "std_dim", "std_with"],
-            ReduceId::Logsumexp => &["logsumexp", "logsumexp_dim"],
-            ReduceId::Norm => &["norm", "norm_with"],
-            ReduceId::Median => &["median"],
-            ReduceId::Nanmedian => &["nanmedian"],
-        }
-    }
-
     /// The row's derivative: records the node of `r = self(x)` over `over` (when grad mode is
     /// on and `x` requires grad).
     pub(crate) fn record(self, r: Tensor, x: &Tensor, over: Over<'_>) -> Result<Tensor> {
@@ -183,34 +126,17 @@ impl<'a> Over<'a> {
     }
 }
 
-/// `var_mean` or `std_mean` (see [`crate::OpId`]): two results, one node.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MomentsId {
-    /// [`var_mean`]
-    VarMean,
-    /// [`std_mean`]
-    StdMean,
+op_ids! {
+    /// `var_mean` or `std_mean` (see [`crate::OpId`]): two results, one node.
+    pub enum MomentsId {
+        /// [`var_mean`]
+        VarMean = "var_mean" [],
+        /// [`std_mean`]
+        StdMean = "std_mean" [],
+    }
 }
 
 impl MomentsId {
-    /// Both ops, in table order.
-    pub const ALL: &'static [MomentsId] = &[MomentsId::VarMean, MomentsId::StdMean];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            MomentsId::VarMean => "var_mean",
-            MomentsId::StdMean => "std_mean",
-        }
-    }
-
-    /// The methods of the op: none (free functions only: [`var_mean`], [`std_mean`]).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            MomentsId::VarMean | MomentsId::StdMean => &[],
-        }
-    }
-
     /// Whether the op is `std_mean` (the forward function's and the formula's flag).
     fn sqrt(self) -> bool {
         match self {

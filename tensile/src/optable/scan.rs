@@ -12,39 +12,19 @@ use crate::error::Result;
 use crate::ops::scan::{cum, cum_dtype, cum_inplace_check, logcumsumexp_fwd};
 use crate::tensor::Tensor;
 
-/// A scan of the table (see [`crate::OpId`]): `self.f(dim)`, same shape as `self`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScanId {
-    /// [`Tensor::cumsum`]
-    Cumsum,
-    /// [`Tensor::cumprod`]
-    Cumprod,
-    /// [`Tensor::logcumsumexp`]
-    Logcumsumexp,
+op_ids! {
+    /// A scan of the table (see [`crate::OpId`]): `self.f(dim)`, same shape as `self`.
+    pub enum ScanId {
+        /// [`Tensor::cumsum`]
+        Cumsum = "cumsum" ["cumsum", "cumsum_with", "cumsum_", "cumsum_with_"],
+        /// [`Tensor::cumprod`]
+        Cumprod = "cumprod" ["cumprod", "cumprod_with", "cumprod_", "cumprod_with_"],
+        /// [`Tensor::logcumsumexp`]
+        Logcumsumexp = "logcumsumexp" ["logcumsumexp"],
+    }
 }
 
 impl ScanId {
-    /// Every scan of the table, in table order.
-    pub const ALL: &'static [ScanId] = &[ScanId::Cumsum, ScanId::Cumprod, ScanId::Logcumsumexp];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            ScanId::Cumsum => "cumsum",
-            ScanId::Cumprod => "cumprod",
-            ScanId::Logcumsumexp => "logcumsumexp",
-        }
-    }
-
-    /// The methods of the op (`["cumsum", "cumsum_with", "cumsum_", "cumsum_with_"]`).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            ScanId::Cumsum => &["cumsum", "cumsum_with", "cumsum_", "cumsum_with_"],
-            ScanId::Cumprod => &["cumprod", "cumprod_with", "cumprod_", "cumprod_with_"],
-            ScanId::Logcumsumexp => &["logcumsumexp"],
-        }
-    }
-
     /// The row's forward function (`cumsum`/`cumprod` in their default dtype).
     fn forward(self, x: &Tensor, dim: i64) -> Result<Tensor> {
         match self {

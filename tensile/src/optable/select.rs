@@ -18,75 +18,32 @@ use crate::ops::sort::{
 };
 use crate::tensor::Tensor;
 
-/// An op of the table that returns values and their indices along a dim (see
-/// [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SelectId {
-    /// [`Tensor::cummax`]
-    Cummax,
-    /// [`Tensor::cummin`]
-    Cummin,
-    /// [`Tensor::sort_with`]
-    Sort,
-    /// [`Tensor::topk_with`]
-    Topk,
-    /// [`Tensor::kthvalue_with`]
-    Kthvalue,
-    /// [`Tensor::median_dim`]
-    MedianDim,
-    /// [`Tensor::nanmedian_dim`]
-    NanmedianDim,
-    /// [`Tensor::max_dim`]
-    MaxDim,
-    /// [`Tensor::min_dim`]
-    MinDim,
+op_ids! {
+    /// An op of the table that returns values and their indices along a dim (see
+    /// [`crate::OpId`]).
+    pub enum SelectId {
+        /// [`Tensor::cummax`]
+        Cummax = "cummax" ["cummax"],
+        /// [`Tensor::cummin`]
+        Cummin = "cummin" ["cummin"],
+        /// [`Tensor::sort_with`]
+        Sort = "sort" ["sort", "sort_with", "argsort", "argsort_with", "msort"],
+        /// [`Tensor::topk_with`]
+        Topk = "topk" ["topk", "topk_with"],
+        /// [`Tensor::kthvalue_with`]
+        Kthvalue = "kthvalue" ["kthvalue", "kthvalue_with"],
+        /// [`Tensor::median_dim`]
+        MedianDim = "median" ["median_dim"],
+        /// [`Tensor::nanmedian_dim`]
+        NanmedianDim = "nanmedian" ["nanmedian_dim"],
+        /// [`Tensor::max_dim`]
+        MaxDim = "max" ["max_dim"],
+        /// [`Tensor::min_dim`]
+        MinDim = "min" ["min_dim"],
+    }
 }
 
 impl SelectId {
-    /// Every op of the family, in table order.
-    pub const ALL: &'static [SelectId] = &[
-        SelectId::Cummax,
-        SelectId::Cummin,
-        SelectId::Sort,
-        SelectId::Topk,
-        SelectId::Kthvalue,
-        SelectId::MedianDim,
-        SelectId::NanmedianDim,
-        SelectId::MaxDim,
-        SelectId::MinDim,
-    ];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            SelectId::Cummax => "cummax",
-            SelectId::Cummin => "cummin",
-            SelectId::Sort => "sort",
-            SelectId::Topk => "topk",
-            SelectId::Kthvalue => "kthvalue",
-            SelectId::MedianDim => "median",
-            SelectId::NanmedianDim => "nanmedian",
-            SelectId::MaxDim => "max",
-            SelectId::MinDim => "min",
-        }
-    }
-
-    /// The methods of the op (`["topk", "topk_with"]`; `sort`'s include `argsort` and
-    /// `msort`, which return one of its results).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            SelectId::Cummax => &["cummax"],
-            SelectId::Cummin => &["cummin"],
-            SelectId::Sort => &["sort", "sort_with", "argsort", "argsort_with", "msort"],
-            SelectId::Topk => &["topk", "topk_with"],
-            SelectId::Kthvalue => &["kthvalue", "kthvalue_with"],
-            SelectId::MedianDim => &["median_dim"],
-            SelectId::NanmedianDim => &["nanmedian_dim"],
-            SelectId::MaxDim => &["max_dim"],
-            SelectId::MinDim => &["min_dim"],
-        }
-    }
-
     /// The row's derivative: records the node of `r = (values, indices) = self(x, dim)` (when
     /// grad mode is on and `x` requires grad; `dim` as given, `keepdim` as the op ran: true
     /// for the ops that keep `dim`).

@@ -24,80 +24,31 @@ use crate::ops::shape::{
 };
 use crate::tensor::Tensor;
 
-/// A shape op that copies (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ShapeId {
-    /// [`crate::cat_with`]
-    Cat,
-    /// [`crate::stack_with`]
-    Stack,
-    /// [`Tensor::flip`]
-    Flip,
-    /// [`Tensor::roll_with`]
-    Roll,
-    /// [`Tensor::repeat`]
-    Repeat,
-    /// [`Tensor::tril_with`]
-    Tril,
-    /// [`Tensor::triu_with`]
-    Triu,
-    /// [`Tensor::narrow_copy`]
-    NarrowCopy,
-    /// [`Tensor::diag_with`]
-    Diag,
-    /// [`Tensor::diag_embed_with`]
-    DiagEmbed,
-    /// [`crate::block_diag`]
-    BlockDiag,
-}
-
-impl ShapeId {
-    /// Every op of the family, in table order.
-    pub const ALL: &'static [ShapeId] = &[
-        ShapeId::Cat,
-        ShapeId::Stack,
-        ShapeId::Flip,
-        ShapeId::Roll,
-        ShapeId::Repeat,
-        ShapeId::Tril,
-        ShapeId::Triu,
-        ShapeId::NarrowCopy,
-        ShapeId::Diag,
-        ShapeId::DiagEmbed,
-        ShapeId::BlockDiag,
-    ];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            ShapeId::Cat => "cat",
-            ShapeId::Stack => "stack",
-            ShapeId::Flip => "flip",
-            ShapeId::Roll => "roll",
-            ShapeId::Repeat => "repeat",
-            ShapeId::Tril => "tril",
-            ShapeId::Triu => "triu",
-            ShapeId::NarrowCopy => "narrow_copy",
-            ShapeId::Diag => "diag",
-            ShapeId::DiagEmbed => "diag_embed",
-            ShapeId::BlockDiag => "block_diag",
-        }
-    }
-
-    /// The methods the table declares for the op (none for the free functions `cat`,
-    /// `stack`, `block_diag`).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            ShapeId::Cat | ShapeId::Stack | ShapeId::BlockDiag => &[],
-            ShapeId::Flip => &["flip"],
-            ShapeId::Roll => &["roll_with"],
-            ShapeId::Repeat => &["repeat"],
-            ShapeId::Tril => &["tril_with", "tril_with_"],
-            ShapeId::Triu => &["triu_with", "triu_with_"],
-            ShapeId::NarrowCopy => &["narrow_copy"],
-            ShapeId::Diag => &["diag_with"],
-            ShapeId::DiagEmbed => &["diag_embed_with"],
-        }
+op_ids! {
+    /// A shape op that copies (see [`crate::OpId`]).
+    pub enum ShapeId {
+        /// [`crate::cat_with`]
+        Cat = "cat" [],
+        /// [`crate::stack_with`]
+        Stack = "stack" [],
+        /// [`Tensor::flip`]
+        Flip = "flip" ["flip"],
+        /// [`Tensor::roll_with`]
+        Roll = "roll" ["roll_with"],
+        /// [`Tensor::repeat`]
+        Repeat = "repeat" ["repeat"],
+        /// [`Tensor::tril_with`]
+        Tril = "tril" ["tril_with", "tril_with_"],
+        /// [`Tensor::triu_with`]
+        Triu = "triu" ["triu_with", "triu_with_"],
+        /// [`Tensor::narrow_copy`]
+        NarrowCopy = "narrow_copy" ["narrow_copy"],
+        /// [`Tensor::diag_with`]
+        Diag = "diag" ["diag_with"],
+        /// [`Tensor::diag_embed_with`]
+        DiagEmbed = "diag_embed" ["diag_embed_with"],
+        /// [`crate::block_diag`]
+        BlockDiag = "block_diag" [],
     }
 }
 

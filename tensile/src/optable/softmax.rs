@@ -9,35 +9,17 @@ use crate::error::Result;
 use crate::ops::softmax::softmax_raw;
 use crate::tensor::Tensor;
 
-/// `softmax` or `log_softmax` (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum SoftmaxId {
-    /// [`Tensor::softmax`]
-    Softmax,
-    /// [`Tensor::log_softmax`]
-    LogSoftmax,
+op_ids! {
+    /// `softmax` or `log_softmax` (see [`crate::OpId`]).
+    pub enum SoftmaxId {
+        /// [`Tensor::softmax`]
+        Softmax = "softmax" ["softmax"],
+        /// [`Tensor::log_softmax`]
+        LogSoftmax = "log_softmax" ["log_softmax"],
+    }
 }
 
 impl SoftmaxId {
-    /// Both ops, in table order.
-    pub const ALL: &'static [SoftmaxId] = &[SoftmaxId::Softmax, SoftmaxId::LogSoftmax];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            SoftmaxId::Softmax => "softmax",
-            SoftmaxId::LogSoftmax => "log_softmax",
-        }
-    }
-
-    /// The methods of the op (`["softmax"]`).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            SoftmaxId::Softmax => &["softmax"],
-            SoftmaxId::LogSoftmax => &["log_softmax"],
-        }
-    }
-
     /// Whether the op is `log_softmax` (the forward function's and the formula's flag).
     fn log(self) -> bool {
         match self {

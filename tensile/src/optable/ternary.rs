@@ -24,70 +24,23 @@ use crate::ops::nn::ClampOpts;
 use crate::ops::ternary::where_fwd;
 use crate::tensor::{Scalar, Tensor};
 
-/// A pointwise op of three operands (see [`crate::OpId`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TernaryId {
-    /// [`crate::where_cond`] (`torch.where(condition, input, other)`)
-    Where,
-    /// [`Tensor::lerp`]
-    Lerp,
-    /// [`Tensor::addcmul`]
-    Addcmul,
-    /// [`Tensor::addcdiv`]
-    Addcdiv,
-    /// [`Tensor::clamp`] (and its alias `clip`)
-    Clamp,
-    /// [`Tensor::clamp_min`]
-    ClampMin,
-    /// [`Tensor::clamp_max`]
-    ClampMax,
-}
-
-impl TernaryId {
-    /// Every op of the family, in table order.
-    pub const ALL: &'static [TernaryId] = &[
-        TernaryId::Where,
-        TernaryId::Lerp,
-        TernaryId::Addcmul,
-        TernaryId::Addcdiv,
-        TernaryId::Clamp,
-        TernaryId::ClampMin,
-        TernaryId::ClampMax,
-    ];
-
-    /// PyTorch's name of the op.
-    pub fn name(self) -> &'static str {
-        match self {
-            TernaryId::Where => "where",
-            TernaryId::Lerp => "lerp",
-            TernaryId::Addcmul => "addcmul",
-            TernaryId::Addcdiv => "addcdiv",
-            TernaryId::Clamp => "clamp",
-            TernaryId::ClampMin => "clamp_min",
-            TernaryId::ClampMax => "clamp_max",
-        }
-    }
-
-    /// The methods of the op (`torch.where`'s free function [`crate::where_cond`] is not one).
-    pub fn methods(self) -> &'static [&'static str] {
-        match self {
-            TernaryId::Where => &["where_self"],
-            TernaryId::Lerp => &["lerp", "lerp_"],
-            TernaryId::Addcmul => &["addcmul", "addcmul_with", "addcmul_", "addcmul_with_"],
-            TernaryId::Addcdiv => &["addcdiv", "addcdiv_with", "addcdiv_", "addcdiv_with_"],
-            TernaryId::Clamp => &[
-                "clamp",
-                "clamp_with",
-                "clamp_",
-                "clamp_with_",
-                "clip",
-                "clip_with",
-                "clip_",
-                "clip_with_",
-            ],
-            TernaryId::ClampMin => &["clamp_min", "clamp_min_"],
-            TernaryId::ClampMax => &["clamp_max", "clamp_max_"],
-        }
+op_ids! {
+    /// A pointwise op of three operands (see [`crate::OpId`]).
+    pub enum TernaryId {
+        /// [`crate::where_cond`] (`torch.where(condition, input, other)`)
+        Where = "where" ["where_self"],
+        /// [`Tensor::lerp`]
+        Lerp = "lerp" ["lerp", "lerp_"],
+        /// [`Tensor::addcmul`]
+        Addcmul = "addcmul" ["addcmul", "addcmul_with", "addcmul_", "addcmul_with_"],
+        /// [`Tensor::addcdiv`]
+        Addcdiv = "addcdiv" ["addcdiv", "addcdiv_with", "addcdiv_", "addcdiv_with_"],
+        /// [`Tensor::clamp`] (and its alias `clip`)
+        Clamp = "clamp" ["clamp", "clamp_with", "clamp_", "clamp_with_", "clip", "clip_with", "clip_", "clip_with_"],
+        /// [`Tensor::clamp_min`]
+        ClampMin = "clamp_min" ["clamp_min", "clamp_min_"],
+        /// [`Tensor::clamp_max`]
+        ClampMax = "clamp_max" ["clamp_max", "clamp_max_"],
     }
 }
 

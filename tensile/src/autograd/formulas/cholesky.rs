@@ -7,25 +7,25 @@ use super::super::node::Save;
 use super::super::record::{node_saving, record};
 use super::pointwise::lam;
 use crate::error::Result;
-use crate::ops::cholesky::solve_triangular_raw;
+use crate::linalg::solve_triangular_with;
 use crate::tensor::Tensor;
 
-/// `solve_triangular` with autograd (what the backward formulas call).
+/// `x = solve_triangular(a, b, upper, left, unit)` (`LinalgSolveTriangularBackward0`).
 pub(crate) fn solve_triangular(
+    x: Tensor,
     a: &Tensor,
     b: &Tensor,
     upper: bool,
     left: bool,
     unit: bool,
 ) -> Result<Tensor> {
-    let x = solve_triangular_raw(a, b, upper, left, unit)?;
     record(x, &[a, b], || {
         let (ra, rb) = (a.requires_grad(), b.requires_grad());
         node_saving(
             lam("LinalgSolveTriangularBackward0", move |g, s| {
                 let (a, x) = (&s[0], &s[1]);
                 // G_B = A^{-H} G; G_A = -G_B X^H (left) or -X^H G_B, on A's triangle.
-                let gb = solve_triangular(&a.mT()?, g, !upper, left, unit)?;
+                let gb = solve_triangular_with(&a.mT()?, g, !upper, left, unit)?;
                 let ga = if ra {
                     let xh = x.mT()?;
                     let m = if left {
@@ -58,8 +58,8 @@ pub(crate) fn cholesky(l: Tensor, a: &Tensor, upper: bool) -> Result<Tensor> {
                 let gl = if upper { g.mT()? } else { g.alias() };
                 let ga = l.mT()?.matmul(&gl)?.tril()?;
                 let ga = ga.add(&ga.tril_with(-1)?.mT()?)?.mul(0.5)?;
-                let ga = solve_triangular(&l.mT()?, &ga, true, true, false)?;
-                let ga = solve_triangular(&l, &ga, false, false, false)?;
+                let ga = solve_triangular_with(&l.mT()?, &ga, true, true, false)?;
+                let ga = solve_triangular_with(&l, &ga, false, false, false)?;
                 Ok(vec![Some(ga)])
             }),
             vec![Save::Output(0)],

@@ -44,13 +44,19 @@ fn mm_mat2_backward(g: &Tensor, mat1: &Tensor, mat2: &Tensor, alpha: f64) -> Res
     times(r, alpha)
 }
 
-/// `a @ b` for every operand rank: `MmBackward0` (2-d @ 2-d), `MvBackward0`, `DotBackward0`,
-/// `BmmBackward0`, and `name` for the other (batched, broadcast) cases.
-pub(crate) fn matmul(out: Tensor, a: &Tensor, b: &Tensor, name: &'static str) -> Result<Tensor> {
+/// `a @ b` for every operand rank, recorded as node `name` (`MmBackward0` for 2-d @ 2-d,
+/// `MvBackward0`, `DotBackward0`, `BmmBackward0`, and the node of the path `matmul` took for
+/// the other cases). `self_first`: the node saves `a` before `b`, PyTorch's unpack order
+/// (the first one changed in place is the one reported): `self` first for `dot` and `mv`,
+/// `mat2` first for `mm` and `bmm` (Functions.h).
+pub(crate) fn matmul(
+    out: Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    name: &'static str,
+    self_first: bool,
+) -> Result<Tensor> {
     let (ra, rb) = (a.requires_grad(), b.requires_grad());
-    // saved in PyTorch's unpack order (the first one changed in place is the one reported):
-    // `self` first for `dot` and `mv`, `mat2` first for `mm`, `bmm` (Functions.h)
-    let self_first = matches!(name, "DotBackward0" | "MvBackward0");
     record(out, &[a, b], || {
         let saves = if self_first {
             vec![Save::Input(a.alias()), Save::Input(b.alias())]
