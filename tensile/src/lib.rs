@@ -110,8 +110,8 @@ pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, CopyId, MaskedId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId, ShapeId,
-    SoftmaxId, TernaryId, UnaryId,
+    BinaryId, CopyId, IndexId, MaskedId, MathId, MomentsId, OpId, ReduceId, ScanId, SelectId,
+    ShapeId, SoftmaxId, TernaryId, UnaryId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

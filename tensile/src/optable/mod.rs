@@ -26,16 +26,21 @@
 //! `tril`, `triu`, `narrow_copy`, `diag`, `diag_embed`, `block_diag`), [`scan`] (`cumsum`,
 //! `cumprod`, `logcumsumexp` along a dim), [`softmax`] (`softmax`, `log_softmax`),
 //! [`select`] (values and their indices along a dim: `cummax`, `sort`, `topk`, `max_dim`, …),
-//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`).
+//! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`),
+//! [`index`] (`index_select`, `index_add`, `index_copy`, `index_fill`, `index_reduce`,
+//! `x[idx]`, `index_put`, `x[idx] = v`, `embedding`; the methods of `gather`, `scatter`,
+//! `scatter_add`, `scatter_reduce`, `take` in [`scatter`]).
 //! A family whose ops share no signature declares its rows by hand (an id, its name and
 //! methods, the forward function each method calls, the derivative picked by a `match` on the
 //! id), as the row macros would.
 
 pub(crate) mod binary;
 pub(crate) mod copy;
+pub(crate) mod index;
 pub(crate) mod masked;
 pub(crate) mod reduce;
 pub(crate) mod scan;
+pub(crate) mod scatter;
 pub(crate) mod select;
 pub(crate) mod shape;
 pub(crate) mod softmax;
@@ -44,6 +49,7 @@ pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
 pub use copy::CopyId;
+pub use index::IndexId;
 pub use masked::MaskedId;
 pub use reduce::{MomentsId, ReduceId};
 pub use scan::ScanId;
@@ -82,6 +88,9 @@ pub enum OpId {
     Reduce(ReduceId),
     /// `var_mean` or `std_mean`.
     Moments(MomentsId),
+    /// An index op (`index_select`, `gather`, `scatter`, `take`, `x[idx]`, `index_put`,
+    /// `embedding`, …).
+    Index(IndexId),
 }
 
 impl OpId {
@@ -100,6 +109,7 @@ impl OpId {
             OpId::Select(s) => s.name(),
             OpId::Reduce(r) => r.name(),
             OpId::Moments(m) => m.name(),
+            OpId::Index(i) => i.name(),
         }
     }
 
@@ -119,6 +129,7 @@ impl OpId {
             OpId::Select(s) => s.methods(),
             OpId::Reduce(r) => r.methods(),
             OpId::Moments(m) => m.methods(),
+            OpId::Index(i) => i.methods(),
         }
     }
 
@@ -136,6 +147,7 @@ impl OpId {
         let sel = SelectId::ALL.iter().map(|&s| OpId::Select(s));
         let red = ReduceId::ALL.iter().map(|&r| OpId::Reduce(r));
         let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
+        let idx = IndexId::ALL.iter().map(|&i| OpId::Index(i));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -147,5 +159,6 @@ impl OpId {
             .chain(sel)
             .chain(red)
             .chain(mom)
+            .chain(idx)
     }
 }
