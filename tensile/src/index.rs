@@ -2,6 +2,8 @@
 //!
 //! Basic indices (ints, slices, `None`, `...`) give a view; index tensors, masks, lists and
 //! bools (advanced indices, `crate::ops::advindex`) give a copy.
+//! [`Tensor::index`] itself and its recording are in `crate::optable::index`; here are the
+//! items and the basic indexing they reduce to.
 //! [`Tensor::index`] takes a list of [`TensorIndex`] items; the [`s!`](crate::s) macro builds
 //! that list with Python-like syntax:
 //!
@@ -221,63 +223,6 @@ impl<R: SliceRange> From<R> for TensorIndex {
     }
 }
 
-impl Tensor {
-    /// Python's `t[items]` (`Tensor.__getitem__` with a tuple): basic indices give a view of
-    /// `self`'s storage, advanced ones (index tensors, masks, lists, bools) a new tensor.
-    /// Strides and offsets are in elements.
-    ///
-    /// Items are applied left to right, each to the next unindexed dim: an int selects (the
-    /// dim disappears), a slice keeps the dim with `ceil(len/step)` elements (bounds clamped,
-    /// never an error), `NewAxis` inserts a size-1 dim, and `Ellipsis` skips the dims no other
-    /// item covers. Missing trailing items mean `:`. A list of exactly one `Int` is Python's
-    /// `t[i]` (not `t[(i,)]`), which differs only on a 0-d tensor. A 0-d integer tensor item
-    /// is an int (still a view).
-    ///
-    /// Advanced items: an int64/int32 index tensor picks positions along its dim (negative
-    /// counting from the end); a bool/uint8 mask of `k` dims covers the next `k` dims and
-    /// stands for the `k` int64 index tensors of its `True` positions (row-major order);
-    /// `Bool(b)` inserts a size-1 dim indexed by `[0]` or by an empty index. All index
-    /// tensors broadcast together to a shape `B`. If they are adjacent (no slice, `None` or
-    /// `...` dim between them), `B` replaces their dims in place; otherwise `B` comes first,
-    /// followed by the other dims in order (`x[[0, 1], :, [1, 2]]` on `(2, 3, 4)` is `(2, 3)`).
-    /// The result is always a fresh tensor of `self`'s dtype, laid out as PyTorch's
-    /// TensorIterator lays it out (unindexed dims keep `self`'s memory order).
-    ///
-    /// Errors, in PyTorch's order:
-    /// IndexError `too many indices for tensor of dimension 2` (more ints, slices, index
-    /// tensors and mask dims than dims, checked first); then per basic item, left to right:
-    /// IndexError `index 5 is out of bounds for dimension 0 with size 5` (`dimension` is the
-    /// item's position in the list), ValueError `slice step cannot be zero`,
-    /// ValueError `step must be greater than zero`; and for `t[i]` on a 0-d tensor, IndexError
-    /// ``invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number``.
-    /// Then the advanced-indexing errors: IndexError `tensors used as indices must be long,
-    /// int, byte or bool tensors`; IndexError `The shape of the mask [2] at index 0 does not
-    /// match the shape of the indexed tensor [3, 4] at index 0`; IndexError `shape mismatch:
-    /// indexing tensors could not be broadcast together with shapes [2], [3]`; IndexError
-    /// `index is out of bounds for dimension with size 0`; IndexError `index 7 is out of
-    /// bounds for dimension 1 with size 4` (`dimension` is the ordinal of the index tensor
-    /// among the index tensors, masks counting one per dim).
-    pub fn index(&self, items: &[TensorIndex]) -> Result<Tensor> {
-        if let [TensorIndex::Int(i)] = items {
-            return apply_select(self, 0, *i, 0);
-        }
-        // PyTorch skips the full slices of a tuple index: `x[:, :]` and `x[(slice(None),)]`
-        // are `x` itself, returned as an alias (`AliasBackward0`). (Only a bare slice object,
-        // `x[:]`, is not optimized; `items` is always a tuple here, as in the corpus.)
-        let (result, indices) = apply_slicing(self, items, true)?;
-        if indices.is_empty() {
-            return crate::autograd::formulas::views::alias_if_same(result, self);
-        }
-        let r = {
-            let _ng = crate::autograd::no_grad();
-            crate::ops::advindex::index_op(&result, &indices)?
-        };
-        crate::autograd::formulas::index::gathered("IndexBackward0", r, &result, |ids| {
-            crate::ops::advindex::index_op(ids, &indices)
-        })
-    }
-}
-
 /// Dims an item consumes (`specified` in PyTorch's `applySlicing`): a mask its rank, any
 /// other tensor, an int or a slice one, the rest none.
 fn consumed(item: &TensorIndex) -> usize {
@@ -408,7 +353,7 @@ fn too_many(ndim: usize) -> Error {
 
 /// `applySelect`: Python's integer index `i` on dim `dim` of `t`, reporting `real_dim` (the
 /// item's position in the index tuple).
-fn apply_select(t: &Tensor, dim: usize, i: i64, real_dim: usize) -> Result<Tensor> {
+pub(crate) fn apply_select(t: &Tensor, dim: usize, i: i64, real_dim: usize) -> Result<Tensor> {
     if t.dim() == 0 {
         return Err(Error::index(
             "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number",

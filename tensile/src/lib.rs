@@ -111,7 +111,7 @@ pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, CopyId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, ReduceId, ScanId,
+    BinaryId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, ReduceId, ScanId,
     SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
 };
 pub use random::{

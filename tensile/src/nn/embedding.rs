@@ -43,12 +43,12 @@ pub fn embedding_with(
             // the padding row gets no gradient: its own node
             let out = {
                 let _ng = crate::autograd::no_grad();
-                crate::ops::nn::embedding(input, weight)?
+                crate::nn::functional::embedding(input, weight)?
             };
             return crate::autograd::formulas::embedding::embedding_padded(out, input, weight, p);
         }
     }
-    crate::ops::nn::embedding(input, weight)
+    crate::nn::functional::embedding(input, weight)
 }
 
 /// `F.embedding_bag`'s optional arguments (`offsets=None, mode='mean',

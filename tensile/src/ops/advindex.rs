@@ -1,6 +1,7 @@
 //! Advanced indexing: `x[idx]` with index tensors and masks (PyTorch's `aten::index`),
 //! `x[items] = value` ([`Tensor::index_set_`], Python's `__setitem__`) and
-//! [`Tensor::index_put_`] / [`Tensor::index_put`].
+//! [`Tensor::index_put_`] / [`Tensor::index_put`]: their forward functions (the methods and
+//! their recording are in [`crate::optable::index`]).
 //!
 //! The steps are PyTorch's `make_info` and `AdvancedIndex`: check the index dtypes, expand
 //! every mask into the int64 indices of its `True` positions, broadcast the index tensors to
@@ -475,167 +476,125 @@ impl<E: IndexEntry> IndexList for &Vec<E> {
     }
 }
 
-impl Tensor {
-    /// `self.index_put_(indices, values)` with PyTorch's default `accumulate=False`; see
-    /// [`Tensor::index_put_with_`].
-    pub fn index_put_(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
-        self.index_put_with_(indices, values, false)
-    }
+/// The forward function of `torch.index_put(self, indices, values, accumulate)`:
+/// [`put_impl`] on a copy of `self` (preserve-format strides), errors as
+/// [`Tensor::index_put_with_`].
+pub(crate) fn index_put_fwd(
+    x: &Tensor,
+    indices: &[Option<Tensor>],
+    values: &Tensor,
+    accumulate: bool,
+) -> Result<Tensor> {
+    let out = crate::ops::copy::clone_preserve(x)?;
+    put_impl(&out, indices, values, accumulate)?;
+    Ok(out)
+}
 
-    /// PyTorch's `Tensor.index_put_(indices, values, accumulate=False)`: writes `values`
-    /// (broadcast to the shape of `self[indices]`) into the elements `self[indices]` selects,
-    /// in place (writing through views into the base); returns an alias of `self`.
-    ///
-    /// `indices` is a tuple of optional index tensors aligned with `self`'s leading dims
-    /// (`None` = the whole dim), each int64/int32 (negative values count from the end) or a
-    /// bool/uint8 mask covering as many dims as it has; they broadcast together and place
-    /// their dims as in [`Tensor::index`]. Without `accumulate`, duplicate targets take the
-    /// last value written (index order); with it, every value is added (in index order;
-    /// bool adds as a logical or; float16/bfloat16 add in float32 and round each time).
-    /// `values` must have `self`'s dtype, except in the masked-fill shortcut: no
-    /// `accumulate`, one element, and exactly one mask (plus `None`s) among the indices, where
-    /// `values.item()` is cast to `self`'s dtype.
-    ///
-    /// Errors, in PyTorch's order: IndexError `too many indices for tensor of dimension 2
-    /// (got 3)`; (shortcut) IndexError `The shape of the mask [3] at index 0 does not match
-    /// the shape of the indexed tensor [2, 3] at index 0`, RuntimeError `masked_fill_ only
-    /// supports boolean masks, but got mask with dtype unsigned char`, RuntimeError `value
-    /// cannot be converted to type uint8_t without overflow`; RuntimeError `unsupported
-    /// operation: some elements of the input tensor and the written-to tensor refer to a
-    /// single memory location. Please clone() the tensor before performing the operation.`
-    /// (`values` or an index overlaps `self`); then the errors of [`Tensor::index`]'s advanced
-    /// part (index dtype, mask shape, `shape mismatch: indexing tensors could not be broadcast
-    /// together with shapes [2], [3]`, `index is out of bounds for dimension with size 0`);
-    /// RuntimeError `shape mismatch: value tensor of shape [2] cannot be broadcast to indexing
-    /// result of shape [3]`; RuntimeError `Index put requires the source and destination
-    /// dtypes match, got Float for the destination and Long for the source.`; IndexError
-    /// `index 5 is out of bounds for dimension 0 with size 3` (nothing is written then).
-    /// An expanded `self` only warns (`Use of index_put_ on expanded tensors is deprecated…`).
-    pub fn index_put_with_(
-        &self,
-        indices: impl IndexList,
-        values: &Tensor,
-        opts: impl Into<IndexPutOpts>,
-    ) -> Result<Tensor> {
-        let indices = indices.index_list();
-        put_recorded(self, &indices, values, opts.into().accumulate)?;
-        Ok(self.alias())
-    }
+/// What `self[items] = value` ([`Tensor::index_set_`]) does once its items are applied: the
+/// write PyTorch's `__setitem__` dispatches to, on the view the basic items select.
+pub(crate) enum SetItem {
+    /// Only basic items: the value is already written into the view.
+    Done,
+    /// A number and exactly one bool/uint8 mask: `view.masked_fill_(mask, value)`, the mask
+    /// covering the view's dims from `dim` on ([`setitem_masked_fill_raw_`]).
+    MaskedFill {
+        view: Tensor,
+        dim: usize,
+        mask: Tensor,
+        value: Scalar,
+    },
+    /// A number and exactly one int64 index that is 1-d or contiguous:
+    /// `view.index_fill_(dim, index.view(-1), value)` ([`index_fill_shortcut`]).
+    IndexFill {
+        view: Tensor,
+        dim: usize,
+        index: Tensor,
+        value: Scalar,
+    },
+    /// The general case: `view.index_put_(indices, values)`.
+    Put {
+        view: Tensor,
+        indices: Vec<Option<Tensor>>,
+        values: Tensor,
+    },
+}
 
-    /// `torch.index_put(self, indices, values)` with `accumulate=False`; see
-    /// [`Tensor::index_put_with`].
-    pub fn index_put(&self, indices: impl IndexList, values: &Tensor) -> Result<Tensor> {
-        self.index_put_with(indices, values, false)
+/// `self[items] = value` up to the write: the value's range check, the items applied (basic
+/// only: the value written into the view), then which write of [`SetItem`] remains (errors
+/// as [`Tensor::index_set_`]).
+pub(crate) fn setitem_plan(
+    x: &Tensor,
+    items: &[TensorIndex],
+    value: Operand<'_>,
+) -> Result<SetItem> {
+    if let Operand::Scalar(s) = value {
+        crate::ops::copy::check_fill_range(x.dtype(), s)?;
     }
-
-    /// `torch.index_put(self, indices, values, accumulate=False)`: [`Tensor::index_put_with_`]
-    /// on `self.clone()` (preserve-format strides: `self`'s own when dense), returning the
-    /// copy; `self` is unchanged. Same shapes, dtypes and errors.
-    pub fn index_put_with(
-        &self,
-        indices: impl IndexList,
-        values: &Tensor,
-        opts: impl Into<IndexPutOpts>,
-    ) -> Result<Tensor> {
-        let accumulate = opts.into().accumulate;
-        let out = crate::ops::copy::clone_preserve(self)?;
-        let indices = indices.index_list();
-        put_impl(&out, &indices, values, accumulate)?;
-        crate::autograd::formulas::index_write::index_put(out, self, &indices, values, accumulate)
+    let (sliced, idx) = if let [TensorIndex::Int(_)] = items {
+        (x.index(items)?, Vec::new())
+    } else {
+        apply_slicing(x, items, true)?
+    };
+    if idx.is_empty() {
+        copy_to(&sliced, value)?;
+        return Ok(SetItem::Done);
     }
-
-    /// Python's `self[items] = value` (`Tensor.__setitem__`), in place; returns an alias of
-    /// `self`. `items` is an indexing list as for [`Tensor::index`] (build it with
-    /// [`s!`](crate::s)); `value` is a tensor or a Rust number (a Python scalar).
-    ///
-    /// A number is first converted to `self`'s dtype (RuntimeError `value cannot be converted
-    /// to type int8_t without overflow`; floats into integer dtypes truncate). With only basic
-    /// items the selected view is filled (a number) or copied into (a tensor, of any dtype:
-    /// cast; leading size-1 dims dropped, then broadcast: RuntimeError `The expanded size of
-    /// the tensor (4) must match the existing size (5) at non-singleton dimension 1.  Target
-    /// sizes: [3, 4].  Tensor sizes: [5]`). With advanced items, PyTorch's shortcuts apply for
-    /// a number: one mask is a `masked_fill_` (bool masks only: RuntimeError `masked_fill_ only
-    /// supports boolean masks, but got mask with dtype unsigned char`); one int64 index that is
-    /// 1-d or contiguous is an `index_fill_` (out of range: IndexError `index 7 is out of
-    /// bounds for dimension 1 with size 3`, naming the tensor dim); otherwise the value goes
-    /// to [`Tensor::index_put_`] (a number as a 0-d tensor of `self`'s dtype, a tensor without
-    /// its leading size-1 dims and with no cast: RuntimeError `Index put requires the source
-    /// and destination dtypes match, …`), with its errors. Errors of the items themselves are
-    /// [`Tensor::index`]'s.
-    pub fn index_set_<'a>(
-        &self,
-        items: &[TensorIndex],
-        value: impl Into<Operand<'a>>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        if let Operand::Scalar(s) = value {
-            crate::ops::copy::check_fill_range(self.dtype(), s)?;
-        }
-        let (sliced, idx) = if let [TensorIndex::Int(_)] = items {
-            (self.index(items)?, Vec::new())
-        } else {
-            apply_slicing(self, items, true)?
-        };
-        if idx.is_empty() {
-            copy_to(&sliced, value)?;
-            return Ok(self.alias());
-        }
-        match value {
-            Operand::Scalar(s) => {
-                let defined: Vec<(usize, &Tensor)> = idx
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(d, o)| o.as_ref().map(|t| (d, t)))
-                    .collect();
-                if let [(d, t)] = defined[..] {
-                    if is_mask(t) {
-                        // `masked_fill_(mask, value)`: MaskedFillBackward0
-                        crate::autograd::inplace(
-                            &sliced,
-                            &[],
-                            || {
-                                check_mask(&sliced, t, d)?;
-                                masked_fill_shortcut(&sliced, d, t, s)?;
-                                Ok(sliced.alias())
-                            },
-                            |old| {
-                                // the mask covers dims d.., the trailing dims broadcast
-                                let mut shape = t.size().to_vec();
-                                shape.resize(old.dim() - d, 1);
-                                old.masked_fill(&t.reshape(&shape[..])?, s)
-                            },
-                        )?;
-                        return Ok(self.alias());
-                    }
-                    if t.dtype() == DType::Int64 && (t.dim() == 1 || t.is_contiguous()) {
-                        // `index_fill_(d, index, value)`: IndexFillBackward0
-                        crate::autograd::inplace(
-                            &sliced,
-                            &[],
-                            || {
-                                index_fill_shortcut(&sliced, d, t, s)?;
-                                Ok(sliced.alias())
-                            },
-                            |old| old.index_fill(d as i64, &t.reshape(-1)?, s),
-                        )?;
-                        return Ok(self.alias());
-                    }
+    let values = match value {
+        Operand::Scalar(s) => {
+            let defined: Vec<(usize, &Tensor)> = idx
+                .iter()
+                .enumerate()
+                .filter_map(|(d, o)| o.as_ref().map(|t| (d, t)))
+                .collect();
+            if let [(d, t)] = defined[..] {
+                if is_mask(t) {
+                    return Ok(SetItem::MaskedFill {
+                        view: sliced,
+                        dim: d,
+                        mask: t.alias(),
+                        value: s,
+                    });
                 }
-                let v = scalar_as(self.dtype(), s)?;
-                put_recorded(&sliced, &idx, &v, false)?;
+                if t.dtype() == DType::Int64 && (t.dim() == 1 || t.is_contiguous()) {
+                    return Ok(SetItem::IndexFill {
+                        view: sliced,
+                        dim: d,
+                        index: t.alias(),
+                        value: s,
+                    });
+                }
             }
-            Operand::Tensor(v) => {
-                let v = strip_leading_ones(v)?;
-                put_recorded(&sliced, &idx, &v, false)?;
-            }
+            scalar_as(x.dtype(), s)?
         }
-        Ok(self.alias())
-    }
+        Operand::Tensor(v) => strip_leading_ones(v)?,
+    };
+    Ok(SetItem::Put {
+        view: sliced,
+        indices: idx,
+        values,
+    })
+}
+
+/// `view.masked_fill_(mask, value)` as `__setitem__`'s shortcut runs it, unrecorded: the
+/// mask's shape checked against the view's dims from `dim` on, then the fill.
+pub(crate) fn setitem_masked_fill_raw_(
+    view: &Tensor,
+    dim: usize,
+    mask: &Tensor,
+    value: Scalar,
+) -> Result<()> {
+    check_mask(view, mask, dim)?;
+    masked_fill_shortcut(view, dim, mask, value)
 }
 
 /// `self.index_fill_(d, index.view(-1), value)` as `__setitem__`'s shortcut runs it:
 /// negative indices wrap; out of range names the tensor dim `d`.
-fn index_fill_shortcut(t: &Tensor, d: usize, index: &Tensor, value: Scalar) -> Result<()> {
+pub(crate) fn index_fill_shortcut(
+    t: &Tensor,
+    d: usize,
+    index: &Tensor,
+    value: Scalar,
+) -> Result<()> {
     let flat = index.reshape(-1)?;
     let size = t.size()[d] as i64;
     for x in flat.try_to_vec::<i64>()? {
@@ -673,28 +632,8 @@ fn copy_to(dst: &Tensor, value: Operand<'_>) -> Result<()> {
     Ok(())
 }
 
-/// `index_put_` through autograd (spec §4): [`put_impl`] in place, recorded as
-/// `IndexPutBackward0` of the out-of-place `index_put` on `t`'s previous value.
-fn put_recorded(
-    t: &Tensor,
-    indices: &[Option<Tensor>],
-    values: &Tensor,
-    accumulate: bool,
-) -> Result<()> {
-    crate::autograd::inplace(
-        t,
-        &[values],
-        || {
-            put_impl(t, indices, values, accumulate)?;
-            Ok(t.alias())
-        },
-        |old| old.index_put_with(indices, values, accumulate),
-    )?;
-    Ok(())
-}
-
 /// `_index_put_impl_`: the checks and the shortcut, then the general write.
-fn put_impl(
+pub(crate) fn put_impl(
     t: &Tensor,
     indices: &[Option<Tensor>],
     values: &Tensor,

@@ -6,6 +6,10 @@
 //! Values are read in row-major order into buffers of the dtype's compute type (float16 and
 //! bfloat16 as float32, rounded back after every step, as PyTorch's scalar kernels do) and
 //! reduced by [`crate::kernels::scatter`].
+//!
+//! The methods of `gather`, `scatter`, `scatter_add`, `scatter_reduce` and `take` and their
+//! recording are in [`crate::optable::scatter`]; here are their forward functions
+//! (`take_along_dim`, which only calls `gather`, stays here).
 
 use crate::args::Int;
 use crate::dim::wrap_dim;
@@ -348,293 +352,118 @@ impl<I: Int> From<Option<I>> for TakeAlongDimOpts {
     }
 }
 
+/// The forward function of `torch.gather(self, dim, index)`: the checks (errors as
+/// [`Tensor::gather`]), then `self`'s elements at `index` along `dim`, fresh and contiguous.
+pub(crate) fn gather_fwd(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    if index.numel() == 0 {
+        return Tensor::try_alloc_contiguous(&index.sizes, x.dtype);
+    }
+    if !is_index_dtype(index.dtype) {
+        return Err(Error::runtime(
+            "gather(): Expected dtype int32/int64 for index",
+        ));
+    }
+    let sd = nonempty(&x.sizes);
+    let id = nonempty(&index.sizes);
+    if sd.len() != id.len() {
+        return Err(Error::runtime(
+            "Index tensor must have the same number of dimensions as input tensor",
+        ));
+    }
+    if let Some(k) = (0..sd.len()).find(|&k| k != d && id[k] > sd[k]) {
+        return Err(Error::runtime(format!(
+            "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
+            fmt_list(&index.sizes),
+            fmt_list(&x.sizes)
+        )));
+    }
+    let idx = bounded(index, d, sd[d])?;
+    let stride_d = contiguous_strides(&sd)[d];
+    let pos = walk(&id, d, &sd, &id);
+    crate::dispatch!(x.dtype, T => {
+        let v = x.try_to_vec::<T>()?;
+        let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
+        Tensor::from_vec(out, index.sizes.to_vec())
+    })
+}
+
+/// The forward function of `torch.scatter(self, dim, index, src, reduce=…)` (`src` a tensor
+/// or a number, `reduce` the legacy `"add"`/`"multiply"` or `None`): the new values of
+/// `self`, fresh and contiguous (errors as [`Tensor::scatter`] and [`Tensor::scatter_with`]).
+pub(crate) fn scatter_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    src: Operand<'_>,
+    reduce: Option<&str>,
+) -> Result<Tensor> {
+    scatter_impl(x, dim, index, src_of(&src), || legacy_reduce(reduce))
+}
+
+/// The forward function of `torch.scatter_add(self, dim, index, src)` (errors as
+/// [`Tensor::scatter`]).
+pub(crate) fn scatter_add_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    src: &Tensor,
+) -> Result<Tensor> {
+    scatter_impl(x, dim, index, Src::Tensor(src), || Ok((Reduce::Sum, true)))
+}
+
+/// The forward function of `torch.scatter_reduce(self, dim, index, src, reduce,
+/// include_self)` (errors as [`Tensor::scatter_reduce`]).
+pub(crate) fn scatter_reduce_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    src: &Tensor,
+    reduce: &str,
+    include_self: bool,
+) -> Result<Tensor> {
+    scatter_impl(x, dim, index, Src::Tensor(src), || {
+        Ok((new_reduce(reduce)?, include_self))
+    })
+}
+
+/// The forward function of `torch.take(self, index)`: `self` read as if flattened at
+/// `index` (negative indices wrap), shaped like `index`, contiguous (errors as
+/// [`Tensor::take`]).
+pub(crate) fn take_fwd(x: &Tensor, index: &Tensor) -> Result<Tensor> {
+    if index.dtype != DType::Int64 {
+        return Err(Error::runtime(format!(
+            "take(): Expected a long tensor for index, but got {}",
+            index.dtype.scalar_type_name()
+        )));
+    }
+    let n = x.numel();
+    let vals = index.try_to_vec::<i64>()?;
+    if n == 0 && !vals.is_empty() {
+        return Err(Error::index("take(): tried to take from an empty tensor"));
+    }
+    let idx: Vec<usize> = vals
+        .into_iter()
+        .map(|v| {
+            if v >= n as i64 || v < -(n as i64) {
+                Err(Error::index(format!(
+                    "out of range: tried to access index {v} on a tensor of {n} elements."
+                )))
+            } else {
+                Ok(if v < 0 { v + n as i64 } else { v } as usize)
+            }
+        })
+        .collect::<Result<_>>()?;
+    crate::dispatch!(x.dtype, T => {
+        let v = x.try_to_vec::<T>()?;
+        Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
+    })
+}
+
 impl Tensor {
     /// A fresh contiguous copy (`clone(memory_format=torch.contiguous_format)`).
     pub(crate) fn contiguous_copy(&self) -> Result<Tensor> {
         crate::ops::copy::copy_with_strides(self, &contiguous_strides(&self.sizes), self.dtype)
-    }
-
-    /// `torch.gather(self, dim, index)`: `out[i][j][k] = self[i][index[i][j][k]][k]` (dim=1).
-    ///
-    /// Shapes: `index` has `self`'s number of dims (0-d read as `(1,)`) and `index.size(d) <=
-    /// self.size(d)` for `d != dim`; the output has `index`'s shape, `self`'s dtype, and is
-    /// contiguous. No broadcasting and no negative wrapping.
-    ///
-    /// Errors, in order: `Dimension out of range (…)` (IndexError); `gather(): Expected dtype
-    /// int32/int64 for index` (only for a non-empty index); `Index tensor must have the same
-    /// number of dimensions as input tensor`; `Size does not match at dimension 0 expected
-    /// index [3, 1] to be no larger than self [2, 2] apart from dimension 1`; `index 5 is out of
-    /// bounds for dimension 1 with size 2` (all RuntimeError).
-    pub fn gather(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let d = wrap_dim(dim.to_i64(), self.dim())?;
-            if index.numel() == 0 {
-                return Tensor::try_alloc_contiguous(&index.sizes, self.dtype);
-            }
-            if !is_index_dtype(index.dtype) {
-                return Err(Error::runtime(
-                    "gather(): Expected dtype int32/int64 for index",
-                ));
-            }
-            let sd = nonempty(&self.sizes);
-            let id = nonempty(&index.sizes);
-            if sd.len() != id.len() {
-                return Err(Error::runtime(
-                    "Index tensor must have the same number of dimensions as input tensor",
-                ));
-            }
-            if let Some(k) = (0..sd.len()).find(|&k| k != d && id[k] > sd[k]) {
-                return Err(Error::runtime(format!(
-                    "Size does not match at dimension {k} expected index {} to be no larger than self {} apart from dimension {d}",
-                    fmt_list(&index.sizes),
-                    fmt_list(&self.sizes)
-                )));
-            }
-            let idx = bounded(index, d, sd[d])?;
-            let stride_d = contiguous_strides(&sd)[d];
-            let pos = walk(&id, d, &sd, &id);
-            crate::dispatch!(self.dtype, T => {
-                let v = self.try_to_vec::<T>()?;
-                let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
-                Tensor::from_vec(out, index.sizes.to_vec())
-            })
-        })()?;
-        crate::autograd::formulas::index::gathered("GatherBackward0", __out, self, |ids| {
-            ids.gather(dim, index)
-        })
-    }
-
-    /// `torch.scatter(self, dim, index, src)` (or `value`): a copy of `self` with
-    /// `out[i][index[i][j]] = src[i][j]` (dim=1) at every position of `index`; `src` is a
-    /// tensor of `self`'s dtype (only its `index`-shaped corner is read) or a number (cast to
-    /// `self`'s dtype with an overflow check).
-    ///
-    /// Shapes: `index` has `self`'s number of dims, `index.size(d) <= self.size(d)` for `d !=
-    /// dim` and `<= src.size(d)` for every `d`; an empty `index` skips every check but the
-    /// dtype checks. The output has `self`'s shape and dtype, contiguous. Duplicate targets:
-    /// the last write along `dim` wins.
-    ///
-    /// Errors, in order (RuntimeError unless noted): `Dimension out of range (…)`
-    /// (IndexError); `scatter(): Expected dtype int32/int64 for index`; `scatter(): Expected
-    /// self.dtype to be equal to src.dtype`; `Index tensor must have the same number of
-    /// dimensions as self tensor`; `Expected index [2, 3] to be no larger than self [2, 2]
-    /// apart from dimension 0 and to be no larger size than src [2, 2]` (without the `src`
-    /// part for a value); `Index tensor must have the same number of dimensions as src
-    /// tensor`; `index 4 is out of bounds for dimension 0 with size 2`.
-    pub fn scatter<'a>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: impl Into<Operand<'a>>,
-    ) -> Result<Tensor> {
-        self.scatter_with(dim, index, src, ScatterOpts::default())
-    }
-
-    /// `torch.scatter(self, dim, index, src, reduce=…)`: as [`Tensor::scatter`], with the
-    /// legacy `reduce` `"add"` or `"multiply"` combining instead of assigning. Extra error
-    /// (after the shape checks): `reduce argument must be either add or multiply.`
-    pub fn scatter_with<'a, 'o>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: impl Into<Operand<'a>>,
-        opts: impl Into<ScatterOpts<'o>>,
-    ) -> Result<Tensor> {
-        let src = src.into();
-        let reduce = opts.into().reduce;
-        let r = scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
-            legacy_reduce(reduce)
-        })?;
-        let st = match &src {
-            Operand::Tensor(t) => Some(*t),
-            Operand::Scalar(_) => None,
-        };
-        crate::autograd::formulas::index_write::scatter(
-            r,
-            self,
-            dim.to_i64(),
-            index,
-            st,
-            reduce.is_some(),
-        )
-    }
-
-    /// `self.scatter_(dim, index, src)` (or `value`): [`Tensor::scatter`] in place (`self`
-    /// keeps its shape; writes go through views into the base). Returns `self`. Errors as
-    /// [`Tensor::scatter`].
-    pub fn scatter_<'a>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: impl Into<Operand<'a>>,
-    ) -> Result<Tensor> {
-        self.scatter_with_(dim, index, src, ScatterOpts::default())
-    }
-
-    /// `self.scatter_(dim, index, src, reduce=…)`: [`Tensor::scatter_with`] in place.
-    pub fn scatter_with_<'a, 'o>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: impl Into<Operand<'a>>,
-        opts: impl Into<ScatterOpts<'o>>,
-    ) -> Result<Tensor> {
-        let (src, opts) = (src.into(), opts.into());
-        let st = src.as_tensor();
-        crate::autograd::inplace(
-            self,
-            &[&st],
-            || {
-                let r = scatter_impl(self, dim.to_i64(), index, src_of(&src), || {
-                    legacy_reduce(opts.reduce)
-                })?;
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.scatter_with(dim.to_i64(), index, src, opts),
-        )
-    }
-
-    /// `torch.scatter_add(self, dim, index, src)`: a copy of `self` with `out[i][index[i][j]]
-    /// += src[i][j]` (dim=1); every duplicate contributes (bool: logical or). Shapes, layout and
-    /// errors as [`Tensor::scatter`] with a tensor `src`.
-    pub fn scatter_add(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
-            Ok((Reduce::Sum, true))
-        })?;
-        crate::autograd::formulas::index::scatter_add(r, self, dim.to_i64(), index, src)
-    }
-
-    /// `self.scatter_add_(dim, index, src)`: [`Tensor::scatter_add`] in place; returns `self`.
-    pub fn scatter_add_(&self, dim: impl Int, index: &Tensor, src: &Tensor) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        crate::autograd::inplace(
-            self,
-            &[src],
-            || {
-                let r = scatter_impl(self, dim, index, Src::Tensor(src), || {
-                    Ok((Reduce::Sum, true))
-                })?;
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.scatter_add(dim, index, src),
-        )
-    }
-
-    /// `torch.scatter_reduce(self, dim, index, src, reduce)` (`include_self=True`): every
-    /// target receiving at least one `src` element becomes the reduction of `self`'s value and
-    /// those elements; `reduce` is `"sum"`, `"prod"`, `"mean"` (integer dtypes floor the
-    /// division), `"amax"` or `"amin"` (NaN propagates). Shapes and errors as
-    /// [`Tensor::scatter`]; extra error (after the shape checks): `reduce argument must be
-    /// either sum, prod, mean, amax or amin, got add`.
-    /// A bool `self` has no mean kernel: `"scatter_gather_tensor_cpu_reduce_mean" not implemented
-    /// for 'Bool'` (`"div_floor_cpu" …` for an empty index; NotImplementedError).
-    pub fn scatter_reduce(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: &Tensor,
-        reduce: &str,
-    ) -> Result<Tensor> {
-        self.scatter_reduce_with(dim, index, src, reduce, ScatterReduceOpts::default())
-    }
-
-    /// `torch.scatter_reduce(self, dim, index, src, reduce, include_self=…)`: without
-    /// `include_self`, `self`'s value at a receiving target is left out (targets receiving
-    /// nothing keep it).
-    pub fn scatter_reduce_with(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: &Tensor,
-        reduce: &str,
-        opts: impl Into<ScatterReduceOpts>,
-    ) -> Result<Tensor> {
-        let include_self = opts.into().include_self;
-        let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
-            Ok((new_reduce(reduce)?, include_self))
-        })?;
-        let ax = crate::autograd::formulas::index_write::Axis {
-            slices: false,
-            dim: dim.to_i64(),
-            index: index.alias(),
-        };
-        crate::autograd::formulas::index_write::reduce_op(r, self, ax, src, reduce, include_self)
-    }
-
-    /// `self.scatter_reduce_(dim, index, src, reduce)`: [`Tensor::scatter_reduce`] in place.
-    pub fn scatter_reduce_(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: &Tensor,
-        reduce: &str,
-    ) -> Result<Tensor> {
-        self.scatter_reduce_with_(dim, index, src, reduce, ScatterReduceOpts::default())
-    }
-
-    /// `self.scatter_reduce_(dim, index, src, reduce, include_self=…)` in place.
-    pub fn scatter_reduce_with_(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        src: &Tensor,
-        reduce: &str,
-        opts: impl Into<ScatterReduceOpts>,
-    ) -> Result<Tensor> {
-        let include_self = opts.into().include_self;
-        crate::autograd::inplace(
-            self,
-            &[src],
-            || {
-                let r = scatter_impl(self, dim.to_i64(), index, Src::Tensor(src), || {
-                    Ok((new_reduce(reduce)?, include_self))
-                })?;
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.scatter_reduce_with(dim.to_i64(), index, src, reduce, include_self),
-        )
-    }
-
-    /// `torch.take(self, index)`: `self` read as if flattened (row-major, whatever its
-    /// strides) at `index`; negative indices wrap by `numel`.
-    ///
-    /// Shapes: the output has `index`'s shape and `self`'s dtype, contiguous.
-    ///
-    /// Errors: `take(): Expected a long tensor for index, but got Float` (RuntimeError);
-    /// `take(): tried to take from an empty tensor` (IndexError); `out of range: tried to
-    /// access index 12 on a tensor of 12 elements.` (IndexError).
-    pub fn take(&self, index: &Tensor) -> Result<Tensor> {
-        if index.dtype != DType::Int64 {
-            return Err(Error::runtime(format!(
-                "take(): Expected a long tensor for index, but got {}",
-                index.dtype.scalar_type_name()
-            )));
-        }
-        let n = self.numel();
-        let vals = index.try_to_vec::<i64>()?;
-        if n == 0 && !vals.is_empty() {
-            return Err(Error::index("take(): tried to take from an empty tensor"));
-        }
-        let idx: Vec<usize> = vals
-            .into_iter()
-            .map(|v| {
-                if v >= n as i64 || v < -(n as i64) {
-                    Err(Error::index(format!(
-                        "out of range: tried to access index {v} on a tensor of {n} elements."
-                    )))
-                } else {
-                    Ok(if v < 0 { v + n as i64 } else { v } as usize)
-                }
-            })
-            .collect::<Result<_>>()?;
-        let r = crate::dispatch!(self.dtype, T => {
-            let v = self.try_to_vec::<T>()?;
-            Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
-        })?;
-        crate::autograd::formulas::index_write::take(r, self, index)
     }
 
     /// `torch.take_along_dim(self, indices)` (`dim=None`): `self` flattened, gathered at

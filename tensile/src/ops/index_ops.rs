@@ -1,9 +1,9 @@
 //! The index ops along one dim: `index_select`, `index_add`, `index_copy`, `index_fill`,
 //! `index_reduce` (and their in-place forms), with PyTorch's check order and error texts
 //! (indexing-semantics §5.5–5.6). `index` is 0-d or 1-d; the slices `self.select(dim,
-//! index[i])` receive `source.select(dim, i)` in the order of `i`.
+//! index[i])` receive `source.select(dim, i)` in the order of `i`. The methods and their
+//! recording are in [`crate::optable::index`]; here are their forward functions.
 
-use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
@@ -212,500 +212,289 @@ fn fill_value(value: Operand<'_>) -> Result<Scalar> {
     }
 }
 
-impl Tensor {
-    /// `torch.index_select(self, dim, index)`: the slices `index[j]` of `self` along `dim`.
-    ///
-    /// Shapes: `self`'s with `dim` resized to `index.numel()`; `index` is 0-d or 1-d, int64 or
-    /// int32. Output fresh and contiguous.
-    ///
-    /// Errors, in order: `Dimension out of range (…)` (IndexError); `index_select(): Index is
-    /// supposed to be a vector` (IndexError); `index_select(): Index to scalar can have only 1
-    /// value, got 2 value(s)`; `index_select(): Expected dtype int32 or int64 for
-    /// index`; `index out of range in self` (IndexError; negative indices are out of range) —
-    /// for dim 1 of a tensor with more dims, PyTorch's fast path says
-    /// `INDICES element is out of DATA bounds, id=3 axis_dim=3` (RuntimeError), and for an
-    /// empty multi-dim `self`, `index_select(): self indexing axis dim should be positive` or
-    /// `index_select(): index 3 out of range for tensor of size [0, 3] at dimension 1`
-    /// (IndexError; negative indices wrap there).
-    pub fn index_select(&self, dim: impl Int, index: &Tensor) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let d = wrap_dim(dim, self.dim())?;
-            if index.dim() > 1 {
-                return Err(Error::index(
-                    "index_select(): Index is supposed to be a vector",
+/// The forward function of `torch.index_select(self, dim, index)`: the checks (errors as
+/// [`Tensor::index_select`]), then the slices `index[j]` gathered into a fresh contiguous
+/// tensor.
+pub(crate) fn index_select_fwd(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    if index.dim() > 1 {
+        return Err(Error::index(
+            "index_select(): Index is supposed to be a vector",
+        ));
+    }
+    if x.dim() == 0 && index.numel() != 1 {
+        return Err(Error::runtime(format!(
+            "index_select(): Index to scalar can have only 1 value, got {} value(s)",
+            index.numel()
+        )));
+    }
+    check_index_dtype(index)?;
+    let size = if x.dim() == 0 { 1 } else { x.sizes[d] };
+    let values = index.try_to_vec::<i64>()?;
+    let bad = values
+        .iter()
+        .copied()
+        .find(|&i| i < 0 || i as u64 >= size as u64);
+    if x.dim() > 1 && !values.is_empty() {
+        // PyTorch's multi-dim paths check differently: an empty self wraps negative
+        // indices, and dim 1 takes a fast path with its own message
+        if x.numel() == 0 {
+            if size == 0 {
+                return Err(Error::runtime(
+                    "index_select(): self indexing axis dim should be positive",
                 ));
             }
-            if self.dim() == 0 && index.numel() != 1 {
-                return Err(Error::runtime(format!(
-                    "index_select(): Index to scalar can have only 1 value, got {} value(s)",
-                    index.numel()
-                )));
-            }
-            check_index_dtype(index)?;
-            let size = if self.dim() == 0 { 1 } else { self.sizes[d] };
-            let values = index.try_to_vec::<i64>()?;
-            let bad = values
-                .iter()
-                .copied()
-                .find(|&i| i < 0 || i as u64 >= size as u64);
-            if self.dim() > 1 && !values.is_empty() {
-                // PyTorch's multi-dim paths check differently: an empty self wraps negative
-                // indices, and dim 1 takes a fast path with its own message
-                if self.numel() == 0 {
-                    if size == 0 {
-                        return Err(Error::runtime(
-                            "index_select(): self indexing axis dim should be positive",
-                        ));
-                    }
-                    for &i in &values {
-                        let w = if i < 0 { i + size as i64 } else { i };
-                        if w < 0 || w >= size as i64 {
-                            return Err(Error::index(format!(
-                                "index_select(): index {w} out of range for tensor of size {} at dimension {d}",
-                                fmt_list(&self.sizes)
-                            )));
-                        }
-                    }
-                    return select_rows(self, d, &vec![0; values.len()]);
-                }
-                if let Some(i) = bad
-                    && d == 1
-                {
-                    return Err(Error::runtime(format!(
-                        "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
+            for &i in &values {
+                let w = if i < 0 { i + size as i64 } else { i };
+                if w < 0 || w >= size as i64 {
+                    return Err(Error::index(format!(
+                        "index_select(): index {w} out of range for tensor of size {} at dimension {d}",
+                        fmt_list(&x.sizes)
                     )));
                 }
             }
-            if bad.is_some() {
-                return Err(Error::index("index out of range in self"));
-            }
-            let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
-            select_rows(self, d, &idx)
-        })()?;
-        crate::autograd::formulas::index::gathered("IndexSelectBackward0", __out, self, |ids| {
-            ids.index_select(dim, index)
-        })
-    }
-
-    /// `torch.index_add(self, dim, index, source)` (`alpha=1`): a copy of `self` with
-    /// `out.select(dim, index[i]) += source.select(dim, i)`; duplicates accumulate (bool: or).
-    ///
-    /// Shapes: `index` 0-d or 1-d (int64 or int32) with `source.size(dim)` entries; `source`
-    /// has `self`'s shape except along `dim`. The output has `self`'s shape and dtype,
-    /// contiguous.
-    ///
-    /// Errors, in order: `Dimension out of range (…)` (IndexError); `index_add_(): Index is
-    /// supposed to be a vector, but got dim: 2 with type: Long and size: [1, 1]` (IndexError);
-    /// `index_add_(): Expected dtype int32/int64 for index but got: Float`; `index_add_(): self
-    /// (Float) and source (Double) must have the same scalar type`; `index_add_(): Number of
-    /// indices (3) should be equal to source.size(dim): (2), for dim: 1` (for a 0-d source,
-    /// `Dimension specified as 0 but tensor has no dimensions`, IndexError); `source tensor shape
-    /// must match self tensor shape, excluding the specified dimension. Got self.shape = [3,
-    /// 4] source.shape = [2, 2]`; out of range (negative included): for `self` of 2 or more
-    /// dims, an int64 index, `dim` first or last and `alpha` 1, `index 5 is out of bounds for dimension 0
-    /// with size 3` (RuntimeError), else `index out of range in self` (IndexError).
-    pub fn index_add(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        self.index_add_with(dim, index, source, IndexAddOpts::default())
-    }
-
-    /// `torch.index_add(self, dim, index, source, alpha=…)`: `source` scaled by `alpha` (cast
-    /// to `self`'s dtype) first. Errors as [`Tensor::index_add`].
-    pub fn index_add_with(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        opts: impl Into<IndexAddOpts>,
-    ) -> Result<Tensor> {
-        let alpha = opts.into().alpha;
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        index_func_checks(self, d, index, source, "index_add")?;
-        let shape = nonempty(&self.sizes);
-        let size = shape[d];
-        // PyTorch takes its scatter_add path (with its own bound message) for alpha == 1
-        let unit = match alpha {
-            Scalar::Bool(b) => b,
-            Scalar::Int(i) => i == 1,
-            Scalar::Float(f) => f == 1.0,
-        };
-        let scatter_path = unit
-            && self.dim() >= 2
-            && index.dtype == DType::Int64
-            && (d == 0 || d == self.dim() - 1);
-        let idx: Vec<usize> = index
-            .try_to_vec::<i64>()?
-            .into_iter()
-            .map(|v| {
-                if v >= 0 && (v as u64) < size as u64 {
-                    Ok(v as usize)
-                } else if scatter_path {
-                    Err(Error::runtime(format!(
-                        "index {v} is out of bounds for dimension {d} with size {size}"
-                    )))
-                } else {
-                    Err(Error::index("index out of range in self"))
-                }
-            })
-            .collect::<Result<_>>()?;
-        let a = scalar_as(alpha, self.dtype)?;
-        let pairs = slice_pairs(&shape, d, &idx);
-        let r = reduce_pairs(self, source, &pairs, Reduce::Sum, true, Some(&a))?;
-        crate::autograd::formulas::index::index_add(
-            r,
-            self,
-            d as i64,
-            index,
-            source,
-            alpha.to_f64(),
-        )
-    }
-
-    /// `self.index_add_(dim, index, source)`: [`Tensor::index_add`] in place; returns `self`.
-    pub fn index_add_(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        self.index_add_with_(dim, index, source, IndexAddOpts::default())
-    }
-
-    /// `self.index_add_(dim, index, source, alpha=…)` in place; returns `self`.
-    pub fn index_add_with_(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        opts: impl Into<IndexAddOpts>,
-    ) -> Result<Tensor> {
-        let opts = opts.into();
-        let dim = dim.to_i64();
-        crate::autograd::inplace(
-            self,
-            &[source],
-            || {
-                let r = {
-                    let _ng = crate::autograd::no_grad();
-                    self.index_add_with(dim, index, source, opts)?
-                };
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.index_add_with(dim, index, source, opts),
-        )
-    }
-
-    /// `torch.index_copy(self, dim, index, source)`: a copy of `self` with
-    /// `out.select(dim, index[i]) = source.select(dim, i)`.
-    ///
-    /// Shapes: `index` 0-d or 1-d int64; `source` as `self` except along `dim`. Output
-    /// `self`'s shape and dtype, contiguous.
-    ///
-    /// Errors, in order: `Dimension out of range (…)` (IndexError); `index_copy_(): Index
-    /// should have dimension 1 or 0 (got 2)` (IndexError); `index_copy_(): When source is
-    /// scalar, index should have one element (got 2)` (IndexError); `index_copy_(): When
-    /// source and destination are not scalars, their dimensionality must match. Source
-    /// dimensionality (1), destination dimensionality (2)` (IndexError); `index_copy_():
-    /// Expected a long tensor for index, but got Int`; `index_copy_(): self and source
-    /// expected to have the same dtype, but got (self) Float and (source) Double`;
-    /// `index_copy_(): Source/destination tensor must have same slice shapes. Destination
-    /// slice shape: 3 at dimension 1 and source slice shape: 2 at dimension 0.` (C++'s
-    /// space-separated list);
-    /// `index_copy_(): Number of indices (2) should be equal to source.size(dim) (3)`
-    /// (IndexError); `index_copy_(): index 5 is out of bounds for dimension 1 with size 4`
-    /// (IndexError; negative indices are out of bounds).
-    pub fn index_copy(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        if index.dim() >= 2 {
-            return Err(Error::index(format!(
-                "index_copy_(): Index should have dimension 1 or 0 (got {})",
-                index.dim()
-            )));
+            return select_rows(x, d, &vec![0; values.len()]);
         }
-        let n = index.numel();
-        if source.dim() == 0 && n != 1 {
-            return Err(Error::index(format!(
-                "index_copy_(): When source is scalar, index should have one element (got {n})"
-            )));
-        } else if source.dim() != self.dim() && source.dim() != 0 && self.dim() != 0 {
-            return Err(Error::index(format!(
-                "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source dimensionality ({}), destination dimensionality ({})",
-                source.dim(),
-                self.dim()
-            )));
-        }
-        if index.dtype != DType::Int64 {
-            return Err(Error::runtime(format!(
-                "index_copy_(): Expected a long tensor for index, but got {}",
-                index.dtype.scalar_type_name()
-            )));
-        }
-        if self.dtype != source.dtype {
-            return Err(Error::runtime(format!(
-                "index_copy_(): self and source expected to have the same dtype, but got (self) {} and (source) {}",
-                self.dtype.scalar_type_name(),
-                source.dtype.scalar_type_name()
-            )));
-        }
-        let (mut a, mut b) = (self.sizes.to_vec(), source.sizes.to_vec());
-        if !a.is_empty() {
-            a.remove(d);
-        }
-        if !b.is_empty() {
-            b.remove(d);
-        }
-        if a != b {
-            return Err(Error::runtime(format!(
-                "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: {} at dimension {d} and source slice shape: {} at dimension 0.",
-                space_list(&a),
-                space_list(&b)
-            )));
-        }
-        if source.dim() != 0 && n != source.sizes[d] {
-            return Err(Error::index(format!(
-                "index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({})",
-                source.sizes[d]
-            )));
-        }
-        let shape = nonempty(&self.sizes);
-        let size = shape[d];
-        let idx: Vec<usize> = index
-            .try_to_vec::<i64>()?
-            .into_iter()
-            .map(|v| {
-                if v >= 0 && (v as u64) < size as u64 {
-                    Ok(v as usize)
-                } else {
-                    Err(Error::index(format!(
-                        "index_copy_(): index {v} is out of bounds for dimension {d} with size {size}"
-                    )))
-                }
-            })
-            .collect::<Result<_>>()?;
-        let pairs = slice_pairs(&shape, d, &idx);
-        let r = reduce_pairs(self, source, &pairs, Reduce::Assign, true, None)?;
-        crate::autograd::formulas::index_write::index_copy(r, self, d as i64, index, source)
-    }
-
-    /// `self.index_copy_(dim, index, source)`: [`Tensor::index_copy`] in place; returns
-    /// `self`.
-    pub fn index_copy_(&self, dim: impl Int, index: &Tensor, source: &Tensor) -> Result<Tensor> {
-        let dim = dim.to_i64();
-        crate::autograd::inplace(
-            self,
-            &[source],
-            || {
-                let r = {
-                    let _ng = crate::autograd::no_grad();
-                    self.index_copy(dim, index, source)?
-                };
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.index_copy(dim, index, source),
-        )
-    }
-
-    /// `torch.index_fill(self, dim, index, value)`: a copy of `self` (keeping its memory
-    /// layout) with the slices `self.select(dim, index[i])` set to `value`, a number or a 0-d
-    /// tensor of any dtype (cast to `self`'s, with an overflow check). Negative indices wrap.
-    ///
-    /// Shapes: `index` 0-d or 1-d int64; a 0-d `self` is read as `(1,)`. Output `self`'s
-    /// shape, dtype and dim order.
-    ///
-    /// Errors: `index_fill_ only supports a 0-dimensional value tensor, but got tensor with 1
-    /// dimension(s).`; `index_fill_(): Expected dtype int64 for index.` (IndexError);
-    /// `Dimension out of range (…)` (IndexError); `Index has to be a vector/scalar`; `index
-    /// -5 is out of bounds for dimension 0 with size 3` (IndexError).
-    pub fn index_fill<'a>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        value: impl Into<Operand<'a>>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        let v = fill_value(value)?;
-        let r = index_fill_values(self, dim.to_i64(), index, v)?;
-        let out = clone_preserve(self)?;
-        copy_unchecked(&out, &r);
-        let vt = match value {
-            Operand::Tensor(t) => Some(t),
-            Operand::Scalar(_) => None,
-        };
-        crate::autograd::formulas::index_write::index_fill(out, self, dim.to_i64(), index, vt)
-    }
-
-    /// `self.index_fill_(dim, index, value)`: [`Tensor::index_fill`] in place; returns `self`.
-    pub fn index_fill_<'a>(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        value: impl Into<Operand<'a>>,
-    ) -> Result<Tensor> {
-        let value = value.into();
-        let vt = value.as_tensor();
-        let dim = dim.to_i64();
-        crate::autograd::inplace(
-            self,
-            &[&vt],
-            || {
-                let v = fill_value(value)?;
-                let r = index_fill_values(self, dim, index, v)?;
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.index_fill(dim, index, value),
-        )
-    }
-
-    /// `torch.index_reduce(self, dim, index, source, reduce)` (`include_self=True`): each
-    /// slice `self.select(dim, j)` becomes the reduction of itself and every
-    /// `source.select(dim, i)` with `index[i] == j`; `reduce` is `"prod"`, `"mean"` (integer
-    /// dtypes floor), `"amax"` or `"amin"` (NaN propagates).
-    ///
-    /// Shapes and the index/source checks as [`Tensor::index_add`] (with `index_reduce_():`
-    /// prefixes). Output `self`'s shape and dtype, contiguous.
-    ///
-    /// Errors: first `index_reduce(): Expected reduce to be one of prod, mean, amax or amin but
-    /// got sum.`; then as [`Tensor::index_add`]; out of range (negative included): `index out
-    /// of range in self` (IndexError). Kernels PyTorch 2.15 lacks give its errors: bool `self`
-    /// with `include_self=False`, `"index_reduce_func_exclude_input_init" not implemented for
-    /// 'Bool'`; a 0-d or 1-d bool `self`, `"index_func_" not implemented for 'Bool'`; a bool
-    /// `"mean"`, `"div_floor_cpu" not implemented for 'Bool'` (NotImplementedError); a float16
-    /// or bfloat16 `"prod"` on a multi-dim `self` whose slices have one element, `iter.ninputs()
-    /// == traits::arity INTERNAL ASSERT FAILED at "…/Loops.h":351, please report a bug to
-    /// PyTorch. ` (RuntimeError).
-    pub fn index_reduce(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        reduce: &str,
-    ) -> Result<Tensor> {
-        self.index_reduce_with(dim, index, source, reduce, IndexReduceOpts::default())
-    }
-
-    /// `torch.index_reduce(…, include_self=…)`: without `include_self`, the indexed slices
-    /// are first filled with the reduction's identity (as PyTorch does, with `index_fill_`'s
-    /// checks: a too large index then reports `index 3 is out of bounds for dimension 0 with
-    /// size 3`, IndexError).
-    pub fn index_reduce_with(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        reduce: &str,
-        opts: impl Into<IndexReduceOpts>,
-    ) -> Result<Tensor> {
-        let include_self = opts.into().include_self;
-        let r = match reduce {
-            "prod" => Reduce::Prod,
-            "mean" => Reduce::Mean,
-            "amax" => Reduce::Max,
-            "amin" => Reduce::Min,
-            _ => {
-                return Err(Error::runtime(format!(
-                    "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
-                )));
-            }
-        };
-        let d = wrap_dim(dim.to_i64(), self.dim())?;
-        index_func_checks(self, d, index, source, "index_reduce")?;
-        let bool_err = |k: &str| {
-            Err(Error::not_implemented(format!(
-                "\"{k}\" not implemented for 'Bool'"
-            )))
-        };
-        if self.dtype == DType::Bool {
-            if !include_self {
-                return bool_err("index_reduce_func_exclude_input_init");
-            }
-            if self.dim() <= 1 {
-                return bool_err("index_func_");
-            }
-        }
-        if !include_self {
-            // PyTorch first fills the indexed slices with the identity through
-            // `index_fill_`, whose checks (negative indices wrap) come first
-            index_fill_values(self, d as i64, &index.to(DType::Int64)?, Scalar::Int(0))?;
-        }
-        let shape = nonempty(&self.sizes);
-        let size = shape[d];
-        let idx: Vec<usize> = index
-            .try_to_vec::<i64>()?
-            .into_iter()
-            .map(|v| {
-                if v >= 0 && (v as u64) < size as u64 {
-                    Ok(v as usize)
-                } else {
-                    Err(Error::index("index out of range in self"))
-                }
-            })
-            .collect::<Result<_>>()?;
-        // PyTorch 2.15 fails inside its first slice product for float16/bfloat16 when the
-        // slices of a multi-dim self have one element
-        if !idx.is_empty()
-            && r == Reduce::Prod
-            && matches!(self.dtype, DType::Float16 | DType::BFloat16)
-            && self.dim() > 1
-            && self.numel() == size
+        if let Some(i) = bad
+            && d == 1
         {
-            return Err(Error::runtime(
-                "iter.ninputs() == traits::arity INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/cpu/Loops.h\":351, please report a bug to PyTorch. ",
-            ));
+            return Err(Error::runtime(format!(
+                "INDICES element is out of DATA bounds, id={i} axis_dim={size}"
+            )));
         }
-        if self.dtype == DType::Bool && r == Reduce::Mean {
-            return bool_err("div_floor_cpu");
+    }
+    if bad.is_some() {
+        return Err(Error::index("index out of range in self"));
+    }
+    let idx: Vec<usize> = values.into_iter().map(|i| i as usize).collect();
+    select_rows(x, d, &idx)
+}
+
+/// The forward function of `torch.index_add(self, dim, index, source, alpha)`: the checks
+/// (errors as [`Tensor::index_add`]), then a contiguous copy of `self` with `alpha * source`'s
+/// slices added at `index`.
+pub(crate) fn index_add_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    source: &Tensor,
+    alpha: Scalar,
+) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    index_func_checks(x, d, index, source, "index_add")?;
+    let shape = nonempty(&x.sizes);
+    let size = shape[d];
+    // PyTorch takes its scatter_add path (with its own bound message) for alpha == 1
+    let unit = match alpha {
+        Scalar::Bool(b) => b,
+        Scalar::Int(i) => i == 1,
+        Scalar::Float(f) => f == 1.0,
+    };
+    let scatter_path =
+        unit && x.dim() >= 2 && index.dtype == DType::Int64 && (d == 0 || d == x.dim() - 1);
+    let idx: Vec<usize> = index
+        .try_to_vec::<i64>()?
+        .into_iter()
+        .map(|v| {
+            if v >= 0 && (v as u64) < size as u64 {
+                Ok(v as usize)
+            } else if scatter_path {
+                Err(Error::runtime(format!(
+                    "index {v} is out of bounds for dimension {d} with size {size}"
+                )))
+            } else {
+                Err(Error::index("index out of range in self"))
+            }
+        })
+        .collect::<Result<_>>()?;
+    let a = scalar_as(alpha, x.dtype)?;
+    let pairs = slice_pairs(&shape, d, &idx);
+    reduce_pairs(x, source, &pairs, Reduce::Sum, true, Some(&a))
+}
+
+/// The forward function of `torch.index_copy(self, dim, index, source)`: the checks (errors
+/// as [`Tensor::index_copy`]), then a contiguous copy of `self` with `source`'s slices
+/// written at `index`.
+pub(crate) fn index_copy_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    source: &Tensor,
+) -> Result<Tensor> {
+    let d = wrap_dim(dim, x.dim())?;
+    if index.dim() >= 2 {
+        return Err(Error::index(format!(
+            "index_copy_(): Index should have dimension 1 or 0 (got {})",
+            index.dim()
+        )));
+    }
+    let n = index.numel();
+    if source.dim() == 0 && n != 1 {
+        return Err(Error::index(format!(
+            "index_copy_(): When source is scalar, index should have one element (got {n})"
+        )));
+    } else if source.dim() != x.dim() && source.dim() != 0 && x.dim() != 0 {
+        return Err(Error::index(format!(
+            "index_copy_(): When source and destination are not scalars, their dimensionality must match. Source dimensionality ({}), destination dimensionality ({})",
+            source.dim(),
+            x.dim()
+        )));
+    }
+    if index.dtype != DType::Int64 {
+        return Err(Error::runtime(format!(
+            "index_copy_(): Expected a long tensor for index, but got {}",
+            index.dtype.scalar_type_name()
+        )));
+    }
+    if x.dtype != source.dtype {
+        return Err(Error::runtime(format!(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) {} and (source) {}",
+            x.dtype.scalar_type_name(),
+            source.dtype.scalar_type_name()
+        )));
+    }
+    let (mut a, mut b) = (x.sizes.to_vec(), source.sizes.to_vec());
+    if !a.is_empty() {
+        a.remove(d);
+    }
+    if !b.is_empty() {
+        b.remove(d);
+    }
+    if a != b {
+        return Err(Error::runtime(format!(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: {} at dimension {d} and source slice shape: {} at dimension 0.",
+            space_list(&a),
+            space_list(&b)
+        )));
+    }
+    if source.dim() != 0 && n != source.sizes[d] {
+        return Err(Error::index(format!(
+            "index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({})",
+            source.sizes[d]
+        )));
+    }
+    let shape = nonempty(&x.sizes);
+    let size = shape[d];
+    let idx: Vec<usize> = index
+        .try_to_vec::<i64>()?
+        .into_iter()
+        .map(|v| {
+            if v >= 0 && (v as u64) < size as u64 {
+                Ok(v as usize)
+            } else {
+                Err(Error::index(format!(
+                    "index_copy_(): index {v} is out of bounds for dimension {d} with size {size}"
+                )))
+            }
+        })
+        .collect::<Result<_>>()?;
+    let pairs = slice_pairs(&shape, d, &idx);
+    reduce_pairs(x, source, &pairs, Reduce::Assign, true, None)
+}
+
+/// The forward function of `torch.index_fill(self, dim, index, value)`: a copy of `self`
+/// keeping its memory layout, with the slices at `index` set to `value` (errors as
+/// [`Tensor::index_fill`]).
+pub(crate) fn index_fill_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    value: Operand<'_>,
+) -> Result<Tensor> {
+    let v = fill_value(value)?;
+    let r = index_fill_values(x, dim, index, v)?;
+    let out = clone_preserve(x)?;
+    copy_unchecked(&out, &r);
+    Ok(out)
+}
+
+/// `self.index_fill_(dim, index, value)` unrecorded (no in-place checks, no version bump):
+/// the new values written into `x`.
+pub(crate) fn index_fill_raw_(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    value: Operand<'_>,
+) -> Result<()> {
+    let v = fill_value(value)?;
+    let r = index_fill_values(x, dim, index, v)?;
+    x.copy_raw_(&r)?;
+    Ok(())
+}
+
+/// The forward function of `torch.index_reduce(self, dim, index, source, reduce,
+/// include_self)`: the checks (errors as [`Tensor::index_reduce`] and
+/// [`Tensor::index_reduce_with`]), then a contiguous copy of `self` with the reduction at
+/// `index`.
+pub(crate) fn index_reduce_fwd(
+    x: &Tensor,
+    dim: i64,
+    index: &Tensor,
+    source: &Tensor,
+    reduce: &str,
+    include_self: bool,
+) -> Result<Tensor> {
+    let r = match reduce {
+        "prod" => Reduce::Prod,
+        "mean" => Reduce::Mean,
+        "amax" => Reduce::Max,
+        "amin" => Reduce::Min,
+        _ => {
+            return Err(Error::runtime(format!(
+                "index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+            )));
         }
-        let pairs = slice_pairs(&shape, d, &idx);
-        let out = reduce_pairs(self, source, &pairs, r, include_self, None)?;
-        let ax = crate::autograd::formulas::index_write::Axis {
-            slices: true,
-            dim: d as i64,
-            index: index.alias(),
-        };
-        crate::autograd::formulas::index_write::reduce_op(
-            out,
-            self,
-            ax,
-            source,
-            reduce,
-            include_self,
-        )
+    };
+    let d = wrap_dim(dim, x.dim())?;
+    index_func_checks(x, d, index, source, "index_reduce")?;
+    let bool_err = |k: &str| {
+        Err(Error::not_implemented(format!(
+            "\"{k}\" not implemented for 'Bool'"
+        )))
+    };
+    if x.dtype == DType::Bool {
+        if !include_self {
+            return bool_err("index_reduce_func_exclude_input_init");
+        }
+        if x.dim() <= 1 {
+            return bool_err("index_func_");
+        }
     }
-
-    /// `self.index_reduce_(dim, index, source, reduce)`: [`Tensor::index_reduce`] in place.
-    pub fn index_reduce_(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        reduce: &str,
-    ) -> Result<Tensor> {
-        self.index_reduce_with_(dim, index, source, reduce, IndexReduceOpts::default())
+    if !include_self {
+        // PyTorch first fills the indexed slices with the identity through
+        // `index_fill_`, whose checks (negative indices wrap) come first
+        index_fill_values(x, d as i64, &index.to(DType::Int64)?, Scalar::Int(0))?;
     }
-
-    /// `self.index_reduce_(…, include_self=…)` in place; returns `self`.
-    pub fn index_reduce_with_(
-        &self,
-        dim: impl Int,
-        index: &Tensor,
-        source: &Tensor,
-        reduce: &str,
-        opts: impl Into<IndexReduceOpts>,
-    ) -> Result<Tensor> {
-        let include_self = opts.into().include_self;
-        let dim = dim.to_i64();
-        crate::autograd::inplace(
-            self,
-            &[source],
-            || {
-                let r = {
-                    let _ng = crate::autograd::no_grad();
-                    self.index_reduce_with(dim, index, source, reduce, include_self)?
-                };
-                self.copy_raw_(&r)?;
-                Ok(self.alias())
-            },
-            |old| old.index_reduce_with(dim, index, source, reduce, include_self),
-        )
+    let shape = nonempty(&x.sizes);
+    let size = shape[d];
+    let idx: Vec<usize> = index
+        .try_to_vec::<i64>()?
+        .into_iter()
+        .map(|v| {
+            if v >= 0 && (v as u64) < size as u64 {
+                Ok(v as usize)
+            } else {
+                Err(Error::index("index out of range in self"))
+            }
+        })
+        .collect::<Result<_>>()?;
+    // PyTorch 2.15 fails inside its first slice product for float16/bfloat16 when the
+    // slices of a multi-dim self have one element
+    if !idx.is_empty()
+        && r == Reduce::Prod
+        && matches!(x.dtype, DType::Float16 | DType::BFloat16)
+        && x.dim() > 1
+        && x.numel() == size
+    {
+        return Err(Error::runtime(
+            "iter.ninputs() == traits::arity INTERNAL ASSERT FAILED at \"/__w/pytorch/pytorch/aten/src/ATen/native/cpu/Loops.h\":351, please report a bug to PyTorch. ",
+        ));
     }
+    if x.dtype == DType::Bool && r == Reduce::Mean {
+        return bool_err("div_floor_cpu");
+    }
+    let pairs = slice_pairs(&shape, d, &idx);
+    reduce_pairs(x, source, &pairs, r, include_self, None)
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! What a model needs next to the reductions and `matmul`: `embedding`, `layer_norm`,
+//! What a model needs next to the reductions and `matmul`: `embedding` (its forward function;
+//! the function itself and its recording are in `crate::optable::index`), `layer_norm`,
 //! `clamp`, `normalize` (`linear` lives with `matmul`; `index_select` and `masked_fill` with
 //! the gather/scatter family in `index_ops.rs` and `masked.rs`).
 //! Each op's output is fresh; one too large to allocate gives `DefaultCPUAllocator: can't
@@ -89,36 +90,25 @@ fn ln_rows<T: Element + SoftElem, P: Element + SoftElem>(
     Ok(())
 }
 
-/// `torch.nn.functional.embedding(input, weight)`: row `input[...]` of `weight` (PyTorch's
-/// argument order: the indices first).
-///
-/// Shapes: `weight` `(num, dim)`, `indices` of any shape `S` (int64 or int32) → `S + (dim,)`,
-/// fresh and contiguous.
-///
-/// Errors: `'weight' must be 2-D`; `Expected tensor for argument #1 'indices' to have one of
-/// the following scalar types: Long, Int; but got torch.FloatTensor instead (while checking
-/// arguments for embedding)`; `index out of range in self` (IndexError).
-pub fn embedding(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
-    let __out = (|| -> Result<Tensor> {
-        let indices = input;
-        if weight.dim() != 2 {
-            return Err(Error::runtime("'weight' must be 2-D"));
-        }
-        if !matches!(indices.dtype, DType::Int64 | DType::Int32) {
-            return Err(Error::runtime(format!(
-                "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {} instead (while checking arguments for embedding)",
-                indices.dtype.legacy_type_name()
-            )));
-        }
-        let idx = checked_indices(indices, weight.sizes[0])?;
-        let rows = select_rows(weight, 0, &idx)?;
-        let mut shape = indices.sizes.to_vec();
-        shape.push(weight.sizes[1]);
-        Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
-    })()?;
-    crate::autograd::formulas::index::gathered("EmbeddingBackward0", __out, weight, |ids| {
-        ids.index_select(0, &input.reshape(-1)?)
-    })
+/// The forward function of `torch.nn.functional.embedding(input, weight)`: the checks
+/// (errors as [`crate::nn::functional::embedding`]), then the rows `input[...]` of `weight`,
+/// shaped `input.shape + (dim,)`, fresh and contiguous.
+pub(crate) fn embedding_fwd(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
+    let indices = input;
+    if weight.dim() != 2 {
+        return Err(Error::runtime("'weight' must be 2-D"));
+    }
+    if !matches!(indices.dtype, DType::Int64 | DType::Int32) {
+        return Err(Error::runtime(format!(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got {} instead (while checking arguments for embedding)",
+            indices.dtype.legacy_type_name()
+        )));
+    }
+    let idx = checked_indices(indices, weight.sizes[0])?;
+    let rows = select_rows(weight, 0, &idx)?;
+    let mut shape = indices.sizes.to_vec();
+    shape.push(weight.sizes[1]);
+    Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
 }
 
 /// `torch.nn.functional.one_hot(tensor)`: `num_classes` inferred as `max + 1`; see
@@ -411,6 +401,7 @@ impl<D: Int> From<(f64, D, f64)> for NormalizeOpts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nn::functional::embedding;
     use crate::tensor::Scalar;
 
     /// float32 tolerance of the corpus (`torch.testing.assert_close`).

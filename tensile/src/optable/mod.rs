@@ -29,10 +29,13 @@
 //! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`),
 //! [`linalg`] (the matrix products `matmul`, `mm`, `bmm`, `mv`, `dot`, `addmm`, `baddbmm`,
 //! `linear`, and `linalg.cholesky`, `cholesky_ex`, `solve_triangular`), [`nn`] (the
-//! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`).
-//! A family whose ops share no signature declares its rows by hand (an id, its name and
-//! methods, the forward function each method calls, the derivative picked by a `match` on the
-//! id), as the row macros would.
+//! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`),
+//! [`index`] (`index_select`, `index_add`, `index_copy`, `index_fill`, `index_reduce`,
+//! `x[idx]`, `index_put`, `x[idx] = v`, `embedding`; the methods of `gather`, `scatter`,
+//! `scatter_add`, `scatter_reduce`, `take` in [`scatter`]).
+//! A family whose ops share no signature declares its ids with `op_ids!` (one row an op: its
+//! name and methods) and, by hand, the forward function each method calls and the derivative
+//! picked by a `match` on the op, as the row macros would.
 
 /// Declares a family's id enum from its rows: each variant with its doc, PyTorch's name of
 /// the op and the methods the table declares for it (none for a free function); generates
@@ -73,11 +76,13 @@ macro_rules! op_ids {
 
 pub(crate) mod binary;
 pub(crate) mod copy;
+pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod masked;
 pub(crate) mod nn;
 pub(crate) mod reduce;
 pub(crate) mod scan;
+pub(crate) mod scatter;
 pub(crate) mod select;
 pub(crate) mod shape;
 pub(crate) mod softmax;
@@ -86,6 +91,7 @@ pub(crate) mod unary;
 
 pub use binary::{BinaryId, MathId};
 pub use copy::CopyId;
+pub use index::IndexId;
 pub use linalg::LinalgId;
 pub use masked::MaskedId;
 pub use nn::NnId;
@@ -128,8 +134,11 @@ pub enum OpId {
     Moments(MomentsId),
     /// A matrix product or factorisation (`matmul`, `mm`, `addmm`, `linear`, `linalg.cholesky`, …).
     Linalg(LinalgId),
-    /// A `torch.nn.functional` op (`layer_norm`).
+    /// A `torch.nn.functional` op (`layer_norm`),
     Nn(NnId),
+    /// An index op (`index_select`, `gather`, `scatter`, `take`, `x[idx]`, `index_put`,
+    /// `embedding`, …).
+    Index(IndexId),
 }
 
 impl OpId {
@@ -150,6 +159,7 @@ impl OpId {
             OpId::Moments(m) => m.name(),
             OpId::Linalg(l) => l.name(),
             OpId::Nn(n) => n.name(),
+            OpId::Index(i) => i.name(),
         }
     }
 
@@ -171,6 +181,7 @@ impl OpId {
             OpId::Moments(m) => m.methods(),
             OpId::Linalg(l) => l.methods(),
             OpId::Nn(n) => n.methods(),
+            OpId::Index(i) => i.methods(),
         }
     }
 
@@ -190,6 +201,7 @@ impl OpId {
         let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
         let lin = LinalgId::ALL.iter().map(|&l| OpId::Linalg(l));
         let nn = NnId::ALL.iter().map(|&n| OpId::Nn(n));
+        let idx = IndexId::ALL.iter().map(|&i| OpId::Index(i));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -203,5 +215,6 @@ impl OpId {
             .chain(mom)
             .chain(lin)
             .chain(nn)
+            .chain(idx)
     }
 }

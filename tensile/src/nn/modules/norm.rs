@@ -669,7 +669,7 @@ impl Module for Embedding {
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
         match self.padding_idx {
             Some(p) => embedding_with(input, &self.weight, p),
-            None => crate::ops::nn::embedding(input, &self.weight),
+            None => crate::nn::functional::embedding(input, &self.weight),
         }
     }
     fn local_parameters(&self) -> Vec<(String, Tensor)> {
