@@ -29,7 +29,9 @@
 //! [`reduce`] (reductions with one result, `sum`, `var`, `norm`, …, and `var_mean`, `std_mean`),
 //! [`linalg`] (the matrix products `matmul`, `mm`, `bmm`, `mv`, `dot`, `addmm`, `baddbmm`,
 //! `linear`, and `linalg.cholesky`, `cholesky_ex`, `solve_triangular`), [`nn`] (the
-//! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`).
+//! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`), [`view`] (the
+//! ops that return views: `view`, `reshape`, `squeeze`, `transpose`, `permute`, `narrow`,
+//! `select`, `expand`, `diagonal`, `unfold`, `as_strided`, `split`, `chunk`, `unbind`, …).
 //! A family whose ops share no signature declares its rows by hand (an id, its name and
 //! methods, the forward function each method calls, the derivative picked by a `match` on the
 //! id), as the row macros would.
@@ -83,6 +85,7 @@ pub(crate) mod shape;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
 pub(crate) mod unary;
+pub(crate) mod view;
 
 pub use binary::{BinaryId, MathId};
 pub use copy::CopyId;
@@ -96,6 +99,7 @@ pub use shape::ShapeId;
 pub use softmax::SoftmaxId;
 pub use ternary::TernaryId;
 pub use unary::UnaryId;
+pub use view::ViewId;
 
 /// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
 /// (`"exp"`, `"logaddexp"`); [`OpId::all`] lists every op the table declares, in table order,
@@ -130,6 +134,7 @@ pub enum OpId {
     Linalg(LinalgId),
     /// A `torch.nn.functional` op (`layer_norm`).
     Nn(NnId),
+    View(ViewId),
 }
 
 impl OpId {
@@ -150,6 +155,7 @@ impl OpId {
             OpId::Moments(m) => m.name(),
             OpId::Linalg(l) => l.name(),
             OpId::Nn(n) => n.name(),
+            OpId::View(v) => v.name(),
         }
     }
 
@@ -171,6 +177,7 @@ impl OpId {
             OpId::Moments(m) => m.methods(),
             OpId::Linalg(l) => l.methods(),
             OpId::Nn(n) => n.methods(),
+            OpId::View(v) => v.methods(),
         }
     }
 
@@ -190,6 +197,7 @@ impl OpId {
         let mom = MomentsId::ALL.iter().map(|&m| OpId::Moments(m));
         let lin = LinalgId::ALL.iter().map(|&l| OpId::Linalg(l));
         let nn = NnId::ALL.iter().map(|&n| OpId::Nn(n));
+        let view = ViewId::ALL.iter().map(|&v| OpId::View(v));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -203,5 +211,6 @@ impl OpId {
             .chain(mom)
             .chain(lin)
             .chain(nn)
+            .chain(view)
     }
 }
