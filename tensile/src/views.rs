@@ -19,6 +19,9 @@ use crate::geometry::view as g;
 use crate::layout;
 use crate::tensor::{Dims, Tensor};
 
+/// The pieces of a multi-output view op and their plan `(dim, lengths)`.
+pub(crate) type Pieces = (Vec<Tensor>, (usize, Vec<usize>));
+
 fn as_i64(v: &[usize]) -> Vec<i64> {
     v.iter().map(|&x| x as i64).collect()
 }
@@ -334,22 +337,14 @@ impl Tensor {
     }
 
     /// `split_with`'s forward for an integer size: the pieces and their plan `(dim, lengths)`.
-    pub(crate) fn split_fwd(
-        &self,
-        split_size: i64,
-        dim: i64,
-    ) -> Result<(Vec<Tensor>, (usize, Vec<usize>))> {
+    pub(crate) fn split_fwd(&self, split_size: i64, dim: i64) -> Result<Pieces> {
         let (d, lengths) = g::split_plan(&self.sizes, split_size, dim)?;
         let geo = (d, lengths.to_vec());
         Ok((self.pieces(d, &lengths)?, geo))
     }
 
     /// `split_with_sizes`'s forward: the pieces and their plan `(dim, lengths)`.
-    pub(crate) fn split_with_sizes_fwd(
-        &self,
-        split_sizes: &[i64],
-        dim: i64,
-    ) -> Result<(Vec<Tensor>, (usize, Vec<usize>))> {
+    pub(crate) fn split_with_sizes_fwd(&self, split_sizes: &[i64], dim: i64) -> Result<Pieces> {
         let (d, lengths) = g::split_with_sizes_plan(&self.sizes, split_sizes, dim)?;
         let geo = (d, lengths.to_vec());
         Ok((self.pieces(d, &lengths)?, geo))
@@ -387,11 +382,7 @@ impl Tensor {
     }
 
     /// `chunk_with`'s forward: the pieces and their plan `(dim, lengths)`.
-    pub(crate) fn chunk_fwd(
-        &self,
-        chunks: i64,
-        dim: i64,
-    ) -> Result<(Vec<Tensor>, (usize, Vec<usize>))> {
+    pub(crate) fn chunk_fwd(&self, chunks: i64, dim: i64) -> Result<Pieces> {
         let (d, lengths) = g::chunk_plan(&self.sizes, chunks, dim)?;
         let geo = (d, lengths.to_vec());
         Ok((self.pieces(d, &lengths)?, geo))
