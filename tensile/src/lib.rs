@@ -112,7 +112,7 @@ pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
     BinaryId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, ReduceId, ScanId,
-    SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
+    SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

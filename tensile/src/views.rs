@@ -12,16 +12,15 @@
 //! computation in the crate can overflow. Error texts (and their Python exception classes) are
 //! PyTorch 2.15's.
 
-// The view ops run their body in a closure so that autograd can record the result (or
-// replay the op) afterwards.
-#![allow(clippy::redundant_closure_call)]
-
 use crate::args::{Int, IntoDims, IntoShape};
 use crate::dim::wrap_dim;
 use crate::error::{Error, Result};
 use crate::geometry::view as g;
 use crate::layout;
 use crate::tensor::{Dims, Tensor};
+
+/// The pieces of a multi-output view op and their plan `(dim, lengths)`.
+pub(crate) type Pieces = (Vec<Tensor>, (usize, Vec<usize>));
 
 fn as_i64(v: &[usize]) -> Vec<i64> {
     v.iter().map(|&x| x as i64).collect()
@@ -81,25 +80,10 @@ impl Tensor {
         c.checked_view(new.to_vec(), st, c.offset)
     }
 
-    /// `self.view(shape)`: the same elements, in row-major order, seen with sizes `shape` (one
-    /// entry may be `-1`, inferred from the element count). Always a view: strides (in
-    /// elements) come from PyTorch's `computeStride`, the storage offset is kept.
-    ///
-    /// Errors (RuntimeError): `only one dimension can be inferred`;
-    /// `invalid shape dimension -2 at index 0 of shape [-2, 3]`;
-    /// `shape '[5, -1]' is invalid for input of size 24`;
-    /// `cannot reshape tensor of 0 elements into shape [-1, 0] because the unspecified dimension size -1 can be any value and is ambiguous`;
-    /// `view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.`
-    pub fn view(&self, shape: impl IntoShape) -> Result<Tensor> {
-        let shape = shape.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let shape = &shape.clone()[..];
-            let new = layout::infer_shape(shape, self.numel())?;
-            self.view_sizes(&new)
-        })()?;
-        crate::autograd::formulas::views::view_replay("ViewBackward0", __out, self, |ids| {
-            ids.view(shape.clone())
-        })
+    /// `view`'s forward: `self` seen with sizes `shape` (one entry may be `-1`).
+    pub(crate) fn view_fwd(&self, shape: &[i64]) -> Result<Tensor> {
+        let new = layout::infer_shape(shape, self.numel())?;
+        self.view_sizes(&new)
     }
 
     /// `self.view_as(other)` = `self.view(other.size())`; errors as [`Tensor::view`].
@@ -107,23 +91,10 @@ impl Tensor {
         self.view(as_i64(&other.sizes))
     }
 
-    /// `self.reshape(shape)`: as [`Tensor::view`] when the layout allows a view; otherwise a
-    /// contiguous copy (fresh storage, row-major strides) with sizes `shape`. One entry may be
-    /// `-1`.
-    ///
-    /// Errors: the shape errors of [`Tensor::view`] (`only one dimension can be inferred`,
-    /// `invalid shape dimension …`, `shape '[5, -1]' is invalid for input of size 24`,
-    /// `cannot reshape tensor of 0 elements into shape …`).
-    pub fn reshape(&self, shape: impl IntoShape) -> Result<Tensor> {
-        let shape = shape.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let shape = &shape.clone()[..];
-            let new = layout::infer_shape(shape, self.numel())?;
-            self.reshape_sizes(&new)
-        })()?;
-        crate::autograd::formulas::views::reshape_replay(__out, self, |ids| {
-            ids.reshape(shape.clone())
-        })
+    /// `reshape`'s forward: a view when the layout allows one, else a contiguous copy.
+    pub(crate) fn reshape_fwd(&self, shape: &[i64]) -> Result<Tensor> {
+        let new = layout::infer_shape(shape, self.numel())?;
+        self.reshape_sizes(&new)
     }
 
     /// `self.reshape_as(other)` = `self.reshape(other.size())`; errors as [`Tensor::reshape`].
@@ -142,161 +113,89 @@ impl Tensor {
         self.flatten_with(FlattenOpts::default())
     }
 
-    /// `self.flatten(start_dim, end_dim)`: as [`Tensor::flatten`] with PyTorch's optional
-    /// arguments: `x.flatten_with(1)` (start_dim), `x.flatten_with((1, 2))`, or
-    /// [`FlattenOpts`] (`FlattenOpts { end_dim: 1, ..Default::default() }`). Errors as
-    /// [`Tensor::flatten`].
-    pub fn flatten_with(&self, opts: impl Into<FlattenOpts>) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let FlattenOpts { start_dim, end_dim } = opts.into();
-            let (start, end) = g::flatten_dims(self.dim(), start_dim, end_dim)?;
-            if self.dim() == 0 {
-                return self.reshape_sizes(&[1]);
-            }
-            if start == end {
-                return Ok(self.alias());
-            }
-            self.reshape_sizes(&g::flatten_sizes(&self.sizes, start, end)?)
-        })()?;
-        crate::autograd::formulas::views::reshape(__out, self)
+    /// `flatten_with`'s forward.
+    pub(crate) fn flatten_fwd(&self, opts: FlattenOpts) -> Result<Tensor> {
+        let FlattenOpts { start_dim, end_dim } = opts;
+        let (start, end) = g::flatten_dims(self.dim(), start_dim, end_dim)?;
+        if self.dim() == 0 {
+            return self.reshape_sizes(&[1]);
+        }
+        if start == end {
+            return Ok(self.alias());
+        }
+        self.reshape_sizes(&g::flatten_sizes(&self.sizes, start, end)?)
     }
 
-    /// `self.ravel()` = `self.contiguous().view(-1)`: 1-d, `numel()` elements; a view of
-    /// `self` when it is contiguous, otherwise a contiguous copy with fresh storage (even when a
-    /// strided 1-d view would do: `arange(20)[::4].ravel()` is a copy, as in PyTorch).
-    pub fn ravel(&self) -> Result<Tensor> {
+    /// `ravel`'s forward: `(c, r)`, `c` the contiguous input (`self` or a copy) and `r` the
+    /// 1-d view of `c`.
+    pub(crate) fn ravel_fwd(&self) -> Result<(Tensor, Tensor)> {
         let c = self.try_contiguous()?;
         let n = c.numel();
         let r = c.view_sizes(&[n])?;
-        crate::autograd::formulas::views::view("ViewBackward0", r, &c)
+        Ok((c, r))
     }
 
-    /// `self.unflatten(dim, sizes)`: dim `dim` split into `sizes` (one entry may be `-1`),
-    /// e.g. `(2,12).unflatten(1, [3,-1])` → `(2,3,4)`. Always a view.
-    ///
-    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
-    /// `unflatten: sizes must be non-empty`;
-    /// `unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input tensor`
-    /// (the wrapped dim); any other failure of the size inference is reported as
-    /// `unflatten got an unexpected error:\n{original message}` (e.g. two `-1`s, or a 0-d input:
-    /// `…\nDimension specified as 0 but tensor has no dimensions`).
-    pub fn unflatten(&self, dim: impl Int, sizes: impl IntoShape) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let shape = g::unflatten_sizes(&self.sizes, dim.to_i64(), &sizes.into_shape())?;
-            self.view_sizes(&shape)
-        })()?;
-        let shape = __out.size().to_vec();
-        crate::autograd::formulas::views::view_replay("ViewBackward0", __out, self, |ids| {
-            ids.reshape(&shape[..])
-        })
+    /// `unflatten`'s forward.
+    pub(crate) fn unflatten_fwd(&self, dim: i64, sizes: &[i64]) -> Result<Tensor> {
+        let shape = g::unflatten_sizes(&self.sizes, dim, sizes)?;
+        self.view_sizes(&shape)
     }
 
-    /// `self.squeeze()`: every size-1 dim removed (`(1,3,1)` → `(3,)`, `(1,1)` → 0-d); the
-    /// other sizes and strides (elements) are kept. A view; never an error.
-    pub fn squeeze(&self) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let (sz, st) = g::squeeze_geometry(&self.sizes, &self.strides, None);
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view_replay("SqueezeBackward0", __out, self, |ids| {
-            ids.squeeze()
-        })
+    /// `squeeze`'s forward: the listed dims of size 1 removed (`None`: every size-1 dim).
+    pub(crate) fn squeeze_fwd(&self, dims: Option<&[i64]>) -> Result<Tensor> {
+        let mask = match dims {
+            Some(dims) => Some(g::squeeze_mask(dims, self.dim())?),
+            None => None,
+        };
+        let (sz, st) = g::squeeze_geometry(&self.sizes, &self.strides, mask.as_deref());
+        self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.squeeze(dim)`: the listed dims (one dim or a list, [`IntoDims`]) that have size 1
-    /// removed; an empty list gives an unchanged view. A 0-d input accepts `0` and `-1` and
-    /// stays 0-d.
-    ///
-    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
-    /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
-    pub fn squeeze_dim(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let mask = g::squeeze_mask(&dims.into_shape(), self.dim())?;
-            let (sz, st) = g::squeeze_geometry(&self.sizes, &self.strides, Some(&mask));
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        let shape = __out.size().to_vec();
-        crate::autograd::formulas::views::view_replay("SqueezeBackward1", __out, self, |ids| {
-            ids.reshape(&shape[..])
-        })
+    /// `unsqueeze`'s forward.
+    pub(crate) fn unsqueeze_fwd(&self, dim: i64) -> Result<Tensor> {
+        let d = wrap_dim(dim, self.dim() + 1)?;
+        let (sz, st) = g::unsqueeze_geometry(&self.sizes, &self.strides, d);
+        self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.unsqueeze(dim)`: a size-1 dim inserted at `dim` (wrapped against `ndim+1`), with
-    /// stride `size*stride` of the dim that follows it (1 when last): `(2,3).unsqueeze(1)` has
-    /// strides `(3,3,1)`. A view.
-    ///
-    /// Error: IndexError `Dimension out of range (expected to be in range of [-3, 2], but got 3)`.
-    pub fn unsqueeze(&self, dim: impl Int) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let d = wrap_dim(dim, self.dim() + 1)?;
-            let (sz, st) = g::unsqueeze_geometry(&self.sizes, &self.strides, d);
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view_replay("UnsqueezeBackward0", __out, self, |ids| {
-            ids.unsqueeze(dim)
-        })
+    /// `transpose`'s forward.
+    pub(crate) fn transpose_fwd(&self, dim0: i64, dim1: i64) -> Result<Tensor> {
+        let (sz, st) = g::transpose_geometry(&self.sizes, &self.strides, dim0, dim1)?;
+        self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.transpose(dim0, dim1)`: the two dims' sizes and strides swapped (a view; equal
-    /// dims give an alias). A 0-d tensor accepts `0`/`-1`.
-    ///
-    /// Error: IndexError `Dimension out of range (expected to be in range of [-2, 1], but got 2)`.
-    pub fn transpose(&self, dim0: impl Int, dim1: impl Int) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let (dim0, dim1) = (dim0.to_i64(), dim1.to_i64());
-            let (sz, st) = g::transpose_geometry(&self.sizes, &self.strides, dim0, dim1)?;
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view_replay("TransposeBackward0", __out, self, |ids| {
-            ids.transpose(dim0, dim1)
-        })
+    /// `t`'s forward: the ndim check, then [`Tensor::transpose`] (recorded as such; the
+    /// caller records `t` over it).
+    pub(crate) fn t_fwd(&self) -> Result<Tensor> {
+        let nd = self.dim();
+        if nd > 2 {
+            return Err(Error::runtime(format!(
+                "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
+            )));
+        }
+        self.transpose(0, if nd < 2 { 0 } else { 1 })
     }
 
-    /// `self.t()`: `transpose(0, 1)` of a 2-d tensor; 0-d and 1-d tensors come back as an
-    /// unchanged view.
-    ///
-    /// Error: RuntimeError `t() expects a tensor with <= 2 dimensions, but self is 3D`.
-    pub fn t(&self) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let nd = self.dim();
-            if nd > 2 {
-                return Err(Error::runtime(format!(
-                    "t() expects a tensor with <= 2 dimensions, but self is {nd}D"
-                )));
-            }
-            self.transpose(0, if nd < 2 { 0 } else { 1 })
-        })()?;
-        crate::autograd::formulas::views::view_replay("TBackward0", __out, self, |ids| ids.t())
-    }
-
-    /// `self.T`: all dims reversed (`permute(n-1, …, 0)`), a view; never an error.
-    ///
-    /// Warns once per process (through [`crate::warnings::warn`]) for ndim ∉ {0, 2}:
-    /// ``The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.``
-    /// and for 0-d: `Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.`
+    /// `T`'s forward: all dims reversed, with PyTorch's deprecation warnings.
     #[allow(non_snake_case)]
-    pub fn T(&self) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            use std::sync::atomic::{AtomicBool, Ordering};
-            static WARNED_ND: AtomicBool = AtomicBool::new(false);
-            static WARNED_0D: AtomicBool = AtomicBool::new(false);
-            let n = self.dim();
-            if n != 2 && n != 0 && !WARNED_ND.swap(true, Ordering::Relaxed) {
-                crate::warnings::warn(
-                    "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
-                );
-            }
-            if n == 0 && !WARNED_0D.swap(true, Ordering::Relaxed) {
-                crate::warnings::warn(
-                    "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-                );
-            }
-            let sz: Vec<usize> = self.sizes.iter().rev().copied().collect();
-            let st: Vec<usize> = self.strides.iter().rev().copied().collect();
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
+    pub(crate) fn T_fwd(&self) -> Result<Tensor> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        static WARNED_ND: AtomicBool = AtomicBool::new(false);
+        static WARNED_0D: AtomicBool = AtomicBool::new(false);
+        let n = self.dim();
+        if n != 2 && n != 0 && !WARNED_ND.swap(true, Ordering::Relaxed) {
+            crate::warnings::warn(
+                "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+            );
+        }
+        if n == 0 && !WARNED_0D.swap(true, Ordering::Relaxed) {
+            crate::warnings::warn(
+                "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            );
+        }
+        let sz: Vec<usize> = self.sizes.iter().rev().copied().collect();
+        let st: Vec<usize> = self.strides.iter().rev().copied().collect();
+        self.checked_view(sz, st, self.offset)
     }
 
     /// `self.mT`: the last two dims transposed (`transpose(-2, -1)`), a view. A 0-d tensor is
@@ -325,132 +224,53 @@ impl Tensor {
         self.transpose(-2, -1)
     }
 
-    /// `self.permute(dims)`: result dim `i` is input dim `dims[i]` (sizes and strides moved
-    /// together), a view.
-    ///
-    /// Errors: RuntimeError `permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 3`;
-    /// IndexError `Dimension out of range (…)`; RuntimeError `permute(): duplicate dims are not allowed.`
-    pub fn permute(&self, dims: impl IntoDims) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let (sz, st) = g::permute_geometry(&self.sizes, &self.strides, &dims)?;
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view_replay("PermuteBackward0", __out, self, |ids| {
-            ids.permute(dims.clone())
-        })
+    /// `permute`'s forward.
+    pub(crate) fn permute_fwd(&self, dims: &[i64]) -> Result<Tensor> {
+        let (sz, st) = g::permute_geometry(&self.sizes, &self.strides, dims)?;
+        self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.movedim(source, destination)` (alias `moveaxis`): dims `source[i]` moved to
-    /// positions `destination[i]`, the others keeping their relative order. A view; a 0-d
-    /// input gives an alias.
-    ///
-    /// Errors: RuntimeError `movedim: Invalid source or destination dims: source ([0, 1] dims) should contain the same number of dims as destination ([2] dims)`;
-    /// IndexError `Dimension out of range (…)`;
-    /// RuntimeError ``movedim: repeated dim in `source` ([0, 0])``,
-    /// ``movedim: repeated dim in `destination` ([2, 2])`` (lists as given).
-    pub fn movedim(&self, source: impl IntoDims, destination: impl IntoDims) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let (source, destination) = (source.into_shape(), destination.into_shape());
-            match g::movedim_geometry(&self.sizes, &self.strides, &source, &destination)? {
-                None => Ok(self.alias()),
-                Some((sz, st)) => self.checked_view(sz, st, self.offset),
-            }
-        })()?;
-        crate::autograd::formulas::views::view("PermuteBackward0", __out, self)
+    /// `movedim`'s forward (an alias for a 0-d input).
+    pub(crate) fn movedim_fwd(&self, source: &[i64], destination: &[i64]) -> Result<Tensor> {
+        match g::movedim_geometry(&self.sizes, &self.strides, source, destination)? {
+            None => Ok(self.alias()),
+            Some((sz, st)) => self.checked_view(sz, st, self.offset),
+        }
     }
 
-    /// `self.narrow(dim, start, length)`: elements `start..start+length` of dim `dim` (a
-    /// negative `start` counts from the end); same strides, offset moved by
-    /// `start*stride[dim]`. A view.
-    ///
-    /// Errors, in PyTorch's order: RuntimeError `narrow() cannot be applied to a 0-dim tensor.`;
-    /// RuntimeError `narrow(): length must be non-negative.`; IndexError `Dimension out of range (…)`;
-    /// IndexError `start out of range (expected to be in range of [-3, 3], but got 4)`;
-    /// RuntimeError `start (2) + length (2) exceeds dimension size (3).` (the wrapped start).
-    pub fn narrow(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let start = start.to_i64();
-            let length = length.to_i64();
-            let ((sz, st), shift) =
-                g::narrow_geometry(&self.sizes, &self.strides, dim, start, length)?;
-            let off = g::shifted(self.offset, self.element_size(), shift)?;
-            self.checked_view(sz, st, off)
-        })()?;
-        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
-            ids.narrow(dim, start, length)
-        })
+    /// `narrow`'s forward.
+    pub(crate) fn narrow_fwd(&self, dim: i64, start: i64, length: i64) -> Result<Tensor> {
+        let ((sz, st), shift) = g::narrow_geometry(&self.sizes, &self.strides, dim, start, length)?;
+        let off = g::shifted(self.offset, self.element_size(), shift)?;
+        self.checked_view(sz, st, off)
     }
 
-    /// `self.select(dim, index)` (what `t[..., index]` does on one dim): dim `dim` removed,
-    /// offset moved by `index*stride[dim]` (a negative `index` counts from the end). A view.
-    ///
-    /// Errors: IndexError `select() cannot be applied to a 0-dim tensor.`;
-    /// IndexError `Dimension out of range (…)`;
-    /// IndexError `select(): index 5 out of range for tensor of size [5, 2] at dimension 0`.
-    pub fn select(&self, dim: impl Int, index: impl Int) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let index = index.to_i64();
-            let ((sz, st), shift) = g::select_geometry(&self.sizes, &self.strides, dim, index)?;
-            let off = g::shifted(self.offset, self.element_size(), shift)?;
-            self.checked_view(sz, st, off)
-        })()?;
-        crate::autograd::formulas::views::view_replay("SelectBackward0", __out, self, |ids| {
-            ids.select(dim, index)
-        })
+    /// `select`'s forward.
+    pub(crate) fn select_fwd(&self, dim: i64, index: i64) -> Result<Tensor> {
+        let ((sz, st), shift) = g::select_geometry(&self.sizes, &self.strides, dim, index)?;
+        let off = g::shifted(self.offset, self.element_size(), shift)?;
+        self.checked_view(sz, st, off)
     }
 
-    /// `torch.slice(self, dim, start, end, step)` (Python's `t[:, start:end:step]` on one
-    /// dim): bounds default to `0` and `i64::MAX`, negative ones count from the end, and both
-    /// are clamped into the dim, so there is never an out-of-range error. New size
-    /// `ceil((end-start)/step)`, stride `stride*step`, offset moved by `start*stride`. A view.
-    ///
-    /// Errors: IndexError `slice() cannot be applied to a 0-dim tensor.`;
-    /// IndexError `Dimension out of range (…)`; RuntimeError `slice step must be positive`.
-    pub fn slice(
+    /// `slice`'s forward.
+    pub(crate) fn slice_fwd(
         &self,
-        dim: impl Int,
+        dim: i64,
         start: Option<i64>,
         end: Option<i64>,
-        step: impl Int,
+        step: i64,
     ) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let step = step.to_i64();
-            let ((sz, st), shift) =
-                g::slice_geometry(&self.sizes, &self.strides, dim, start, end, step)?;
-            let off = g::shifted(self.offset, self.element_size(), shift)?;
-            self.checked_view(sz, st, off)
-        })()?;
-        crate::autograd::formulas::views::view_replay("SliceBackward0", __out, self, |ids| {
-            ids.slice(dim, start, end, step)
-        })
+        let ((sz, st), shift) =
+            g::slice_geometry(&self.sizes, &self.strides, dim, start, end, step)?;
+        let off = g::shifted(self.offset, self.element_size(), shift)?;
+        self.checked_view(sz, st, off)
     }
 
-    /// `self.expand(*sizes)`: size-1 dims repeated to `sizes` (stride 0), new leading dims
-    /// added; `-1` keeps a size. A view with the same storage offset, even when nothing
-    /// changes. Strides (elements): kept for unchanged dims, 0 for expanded dims, and for a new
-    /// leading dim of size 1 the `size*stride` of the dim to its right (`ones(3).expand(1,3)`
-    /// has strides `(3,1)`); a 0-d input takes `sizes` verbatim with all-zero strides.
-    ///
-    /// Errors (RuntimeError):
-    /// `expand(torch.FloatTensor{[2, 3]}, size=[3]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)`;
-    /// `The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0`;
-    /// `The expanded size of the tensor (4) must match the existing size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  Tensor sizes: [2, 3]`;
-    /// `numel: integer multiplication overflow` (a negative size other than -1 on a size-1 dim).
-    pub fn expand(&self, sizes: impl IntoShape) -> Result<Tensor> {
-        let sizes = sizes.into_shape();
-        let __out = (|| -> Result<Tensor> {
-            let sizes = &sizes.clone()[..];
-            g::check_expand_len(&self.sizes, sizes, self.dtype)?;
-            let (sz, st) = g::expand_geometry(&self.sizes, &self.strides, sizes)?;
-            self.as_strided_i64(&sz, &st, self.offset as i64)
-        })()?;
-        crate::autograd::formulas::views::view_replay("ExpandBackward0", __out, self, |ids| {
-            ids.expand(sizes.clone())
-        })
+    /// `expand`'s forward.
+    pub(crate) fn expand_fwd(&self, sizes: &[i64]) -> Result<Tensor> {
+        g::check_expand_len(&self.sizes, sizes, self.dtype)?;
+        let (sz, st) = g::expand_geometry(&self.sizes, &self.strides, sizes)?;
+        self.as_strided_i64(&sz, &st, self.offset as i64)
     }
 
     /// `self.expand_as(other)` = `self.expand(other.size())`; errors as [`Tensor::expand`].
@@ -486,78 +306,29 @@ impl Tensor {
         self.diagonal_with(DiagonalOpts::default())
     }
 
-    /// `self.diagonal(offset, dim1, dim2)`: as [`Tensor::diagonal`] with PyTorch's optional
-    /// arguments: `x.diagonal_with(1)` (offset), `x.diagonal_with((0, -2, -1))`, or
-    /// [`DiagonalOpts`]. Errors as [`Tensor::diagonal`].
-    pub fn diagonal_with(&self, opts: impl Into<DiagonalOpts>) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let DiagonalOpts { offset, dim1, dim2 } = opts.into();
-            let ((sz, st), shift) =
-                g::diagonal_geometry(&self.sizes, &self.strides, offset, dim1, dim2)?;
-            let off = g::shifted(self.offset, self.element_size(), shift)?;
-            self.checked_view(sz, st, off)
-        })()?;
-        crate::autograd::formulas::views::view("DiagonalBackward0", __out, self)
+    /// `diagonal_with`'s forward.
+    pub(crate) fn diagonal_fwd(&self, opts: DiagonalOpts) -> Result<Tensor> {
+        let DiagonalOpts { offset, dim1, dim2 } = opts;
+        let ((sz, st), shift) =
+            g::diagonal_geometry(&self.sizes, &self.strides, offset, dim1, dim2)?;
+        let off = g::shifted(self.offset, self.element_size(), shift)?;
+        self.checked_view(sz, st, off)
     }
 
-    /// `self.unfold(dim, size, step)`: all windows of length `size` taken every `step` along
-    /// `dim`; dim `dim` becomes the window count `(sizes[dim]-size)/step + 1` (stride
-    /// `stride*step`) and a new last dim of length `size` (stride `stride[dim]`) is added. A
-    /// 0-d tensor counts as 1-d of size 1. A view: `arange(7).unfold(0,3,2)` is `(3,3)` with
-    /// strides `(2,1)`.
-    ///
-    /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
-    /// `maximum size for tensor at dimension 0 is 7 but size is 8`, `size is -1 but must be >= 0`,
-    /// `step is 0 but must be > 0`.
-    pub fn unfold(&self, dim: impl Int, size: impl Int, step: impl Int) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let dim = dim.to_i64();
-            let size = size.to_i64();
-            let step = step.to_i64();
-            let (sz, st) = g::unfold_geometry(&self.sizes, &self.strides, dim, size, step)?;
-            self.checked_view(sz, st, self.offset)
-        })()?;
-        crate::autograd::formulas::views::view_replay("UnfoldBackward0", __out, self, |ids| {
-            ids.unfold(dim, size, step)
-        })
+    /// `unfold`'s forward.
+    pub(crate) fn unfold_fwd(&self, dim: i64, size: i64, step: i64) -> Result<Tensor> {
+        let (sz, st) = g::unfold_geometry(&self.sizes, &self.strides, dim, size, step)?;
+        self.checked_view(sz, st, self.offset)
     }
 
-    /// `self.as_strided(size, stride, storage_offset)`: a view of the same storage with the
-    /// given sizes, strides (elements) and offset (elements, absolute — not relative to
-    /// `self`'s offset; `None` keeps `self`'s). Bounds-checked against the storage; a view with
-    /// no elements skips the check.
-    ///
-    /// Errors (RuntimeError), in PyTorch's order: `mismatch in length of strides and shape`;
-    /// `as_strided: Negative strides are not supported at the moment, got strides: [1, -1]`;
-    /// `Storage size calculation overflowed with sizes=[2, -2] and strides=[1, 1]`;
-    /// `setStorage: sizes [2, 2], strides [3, 3], storage offset 1, and itemsize 4 requiring a storage size of 32 are out of bounds for storage of size 24`;
-    /// `Tensor: invalid storage offset -1`; `numel: integer multiplication overflow`.
-    ///
-    /// Stricter than PyTorch for absurd empty views, so that byte arithmetic elsewhere cannot
-    /// overflow: sizes (0 counted as 1) multiplying past `i64::MAX / itemsize` give
-    /// `numel: integer multiplication overflow`; a dim of size ≥ 2 whose `size*stride` bytes
-    /// pass `i64::MAX` gives `Storage size calculation overflowed with sizes=… and strides=…`;
-    /// an offset past `i64::MAX / itemsize` gives `storage offset overflows int64`. The stride
-    /// of a size-0 or size-1 dim is clamped to `i64::MAX / itemsize`.
-    pub fn as_strided(&self, size: impl IntoShape, stride: impl IntoShape) -> Result<Tensor> {
-        let offset = self.offset as i64;
-        let r = self.as_strided_i64(&size.into_shape(), &stride.into_shape(), offset)?;
-        crate::autograd::formulas::views::view("AsStridedBackward0", r, self)
-    }
-
-    /// `self.as_strided(size, stride, storage_offset)`: as [`Tensor::as_strided`] with an
-    /// explicit storage offset (elements, absolute). Errors as [`Tensor::as_strided`].
-    pub fn as_strided_with(
+    /// `as_strided`'s forward (`offset` absolute, in elements).
+    pub(crate) fn as_strided_fwd(
         &self,
-        size: impl IntoShape,
-        stride: impl IntoShape,
-        storage_offset: impl Int,
+        size: &[i64],
+        stride: &[i64],
+        offset: i64,
     ) -> Result<Tensor> {
-        let __out = (|| -> Result<Tensor> {
-            let (size, stride) = (size.into_shape(), stride.into_shape());
-            self.as_strided_i64(&size, &stride, storage_offset.to_i64())
-        })()?;
-        crate::autograd::formulas::views::view("AsStridedBackward0", __out, self)
+        self.as_strided_i64(size, stride, offset)
     }
 
     /// `self.split(split_size_or_sections)` along dim 0; see [`Tensor::split_with`].
@@ -565,55 +336,18 @@ impl Tensor {
         self.split_with(split_size_or_sections, 0)
     }
 
-    /// `self.split(split_size_or_sections, dim)`: consecutive views along `dim` (`narrow`s).
-    /// An integer gives pieces of that many elements, the last one shorter (`(5,).split(2)`
-    /// → sizes 2, 2, 1); a list (`[1, 3]`, `vec![…]`, `&sizes[..]`) gives pieces of exactly
-    /// those sizes ([`Tensor::split_with_sizes`]).
-    ///
-    /// Errors: RuntimeError `split expects at least a 1-dimensional tensor`;
-    /// `split expects split_size be non-negative, but got split_size=-1`;
-    /// IndexError `Dimension out of range (…)`;
-    /// RuntimeError `split_size can only be 0 if dimension size is 0, but got dimension size of 3`;
-    /// and those of [`Tensor::split_with_sizes`] for a list.
-    pub fn split_with(
-        &self,
-        split_size_or_sections: impl SplitSizes,
-        dim: impl Int,
-    ) -> Result<Vec<Tensor>> {
-        let mut geo: Option<(usize, Vec<usize>)> = None;
-        let __out = (|| -> Result<Vec<Tensor>> {
-            let dim = dim.to_i64();
-            let split_size = match split_size_or_sections.into_split() {
-                SplitSpec::Sizes(sizes) => return self.split_with_sizes(&sizes[..], dim),
-                SplitSpec::Size(s) => s,
-            };
-            let (d, lengths) = g::split_plan(&self.sizes, split_size, dim)?;
-            geo = Some((d, lengths.to_vec()));
-            self.pieces(d, &lengths)
-        })()?;
-        crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
+    /// `split_with`'s forward for an integer size: the pieces and their plan `(dim, lengths)`.
+    pub(crate) fn split_fwd(&self, split_size: i64, dim: i64) -> Result<Pieces> {
+        let (d, lengths) = g::split_plan(&self.sizes, split_size, dim)?;
+        let geo = (d, lengths.to_vec());
+        Ok((self.pieces(d, &lengths)?, geo))
     }
 
-    /// `torch.split_with_sizes(self, split_sizes, dim)`: consecutive views along `dim` of
-    /// exactly the given sizes.
-    ///
-    /// Errors: RuntimeError `split expects at least a 1-dimensional tensor`; IndexError
-    /// `Dimension out of range (…)`; RuntimeError `split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=[1, -1]`;
-    /// `split_with_sizes expects split_sizes to sum exactly to 3 (input tensor's size at dimension -1), but got split_sizes=[2, 2]`
-    /// (the dim as given).
-    pub fn split_with_sizes(
-        &self,
-        split_sizes: impl IntoShape,
-        dim: impl Int,
-    ) -> Result<Vec<Tensor>> {
-        let mut geo: Option<(usize, Vec<usize>)> = None;
-        let __out = (|| -> Result<Vec<Tensor>> {
-            let (d, lengths) =
-                g::split_with_sizes_plan(&self.sizes, &split_sizes.into_shape(), dim.to_i64())?;
-            geo = Some((d, lengths.to_vec()));
-            self.pieces(d, &lengths)
-        })()?;
-        crate::autograd::formulas::views::pieces("SplitWithSizesBackward0", __out, self, geo)
+    /// `split_with_sizes`'s forward: the pieces and their plan `(dim, lengths)`.
+    pub(crate) fn split_with_sizes_fwd(&self, split_sizes: &[i64], dim: i64) -> Result<Pieces> {
+        let (d, lengths) = g::split_with_sizes_plan(&self.sizes, split_sizes, dim)?;
+        let geo = (d, lengths.to_vec());
+        Ok((self.pieces(d, &lengths)?, geo))
     }
 
     /// Consecutive `narrow`s of the given lengths along (wrapped) dim `d`.
@@ -647,15 +381,11 @@ impl Tensor {
         self.chunk_with(chunks, 0)
     }
 
-    /// `self.chunk(chunks, dim)`: as [`Tensor::chunk`] along `dim`.
-    pub fn chunk_with(&self, chunks: impl Int, dim: impl Int) -> Result<Vec<Tensor>> {
-        let mut geo: Option<(usize, Vec<usize>)> = None;
-        let __out = (|| -> Result<Vec<Tensor>> {
-            let (d, lengths) = g::chunk_plan(&self.sizes, chunks.to_i64(), dim.to_i64())?;
-            geo = Some((d, lengths.to_vec()));
-            self.pieces(d, &lengths)
-        })()?;
-        crate::autograd::formulas::views::pieces("SplitBackward0", __out, self, geo)
+    /// `chunk_with`'s forward: the pieces and their plan `(dim, lengths)`.
+    pub(crate) fn chunk_fwd(&self, chunks: i64, dim: i64) -> Result<Pieces> {
+        let (d, lengths) = g::chunk_plan(&self.sizes, chunks, dim)?;
+        let geo = (d, lengths.to_vec());
+        Ok((self.pieces(d, &lengths)?, geo))
     }
 
     /// `self.unbind()` (dim 0; [`Tensor::unbind_with`] takes a dim): the `size(dim)` slices `select(dim, i)`, each with `dim` removed.
@@ -667,21 +397,18 @@ impl Tensor {
         self.unbind_with(0)
     }
 
-    /// `self.unbind(dim)`: as [`Tensor::unbind`] along `dim`.
-    pub fn unbind_with(&self, dim: impl Int) -> Result<Vec<Tensor>> {
-        let __out = (|| -> Result<Vec<Tensor>> {
-            let dim = dim.to_i64();
-            let d = wrap_dim(dim, self.dim())?;
-            let size = self.size_of(d as i64)?;
-            // one view per index: the list itself is allocated fallibly (an expanded dim can
-            // name far more views than memory holds)
-            let mut out: Vec<Tensor> = crate::kernels::cast::try_vec(size)?;
-            for i in 0..size {
-                out.push(self.select(d as i64, i as i64)?);
-            }
-            Ok(out)
-        })()?;
-        crate::autograd::formulas::views::views("UnbindBackward0", __out, self)
+    /// `unbind_with`'s forward: `select(dim, i)` for every `i` (each recorded as such; the
+    /// caller records `unbind` over them).
+    pub(crate) fn unbind_fwd(&self, dim: i64) -> Result<Vec<Tensor>> {
+        let d = wrap_dim(dim, self.dim())?;
+        let size = self.size_of(d as i64)?;
+        // one view per index: the list itself is allocated fallibly (an expanded dim can
+        // name far more views than memory holds)
+        let mut out: Vec<Tensor> = crate::kernels::cast::try_vec(size)?;
+        for i in 0..size {
+            out.push(self.select(d as i64, i as i64)?);
+        }
+        Ok(out)
     }
 }
 

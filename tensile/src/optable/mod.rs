@@ -32,7 +32,9 @@
 //! `torch.nn.functional` ops whose forward code is in `ops/`: `layer_norm`),
 //! [`index`] (`index_select`, `index_add`, `index_copy`, `index_fill`, `index_reduce`,
 //! `x[idx]`, `index_put`, `x[idx] = v`, `embedding`; the methods of `gather`, `scatter`,
-//! `scatter_add`, `scatter_reduce`, `take` in [`scatter`]).
+//! `scatter_add`, `scatter_reduce`, `take` in [`scatter`]), [`view`] (the ops that return
+//! views: `view`, `reshape`, `squeeze`, `transpose`, `permute`, `narrow`, `select`, `expand`,
+//! `diagonal`, `unfold`, `as_strided`, `split`, `chunk`, `unbind`, …).
 //! A family whose ops share no signature declares its ids with `op_ids!` (one row an op: its
 //! name and methods) and, by hand, the forward function each method calls and the derivative
 //! picked by a `match` on the op, as the row macros would.
@@ -88,6 +90,7 @@ pub(crate) mod shape;
 pub(crate) mod softmax;
 pub(crate) mod ternary;
 pub(crate) mod unary;
+pub(crate) mod view;
 
 pub use binary::{BinaryId, MathId};
 pub use copy::CopyId;
@@ -102,6 +105,7 @@ pub use shape::ShapeId;
 pub use softmax::SoftmaxId;
 pub use ternary::TernaryId;
 pub use unary::UnaryId;
+pub use view::ViewId;
 
 /// An op of the table (its family and its row). [`OpId::name`] is PyTorch's name of the op
 /// (`"exp"`, `"logaddexp"`); [`OpId::all`] lists every op the table declares, in table order,
@@ -134,11 +138,13 @@ pub enum OpId {
     Moments(MomentsId),
     /// A matrix product or factorisation (`matmul`, `mm`, `addmm`, `linear`, `linalg.cholesky`, …).
     Linalg(LinalgId),
-    /// A `torch.nn.functional` op (`layer_norm`),
+    /// A `torch.nn.functional` op (`layer_norm`).
     Nn(NnId),
     /// An index op (`index_select`, `gather`, `scatter`, `take`, `x[idx]`, `index_put`,
     /// `embedding`, …).
     Index(IndexId),
+    /// A view op (`view`, `reshape`, `transpose`, `permute`, `narrow`, `expand`, `split`, …).
+    View(ViewId),
 }
 
 impl OpId {
@@ -160,6 +166,7 @@ impl OpId {
             OpId::Linalg(l) => l.name(),
             OpId::Nn(n) => n.name(),
             OpId::Index(i) => i.name(),
+            OpId::View(v) => v.name(),
         }
     }
 
@@ -182,6 +189,7 @@ impl OpId {
             OpId::Linalg(l) => l.methods(),
             OpId::Nn(n) => n.methods(),
             OpId::Index(i) => i.methods(),
+            OpId::View(v) => v.methods(),
         }
     }
 
@@ -202,6 +210,7 @@ impl OpId {
         let lin = LinalgId::ALL.iter().map(|&l| OpId::Linalg(l));
         let nn = NnId::ALL.iter().map(|&n| OpId::Nn(n));
         let idx = IndexId::ALL.iter().map(|&i| OpId::Index(i));
+        let view = ViewId::ALL.iter().map(|&v| OpId::View(v));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -216,5 +225,6 @@ impl OpId {
             .chain(lin)
             .chain(nn)
             .chain(idx)
+            .chain(view)
     }
 }
