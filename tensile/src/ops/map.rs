@@ -1,6 +1,6 @@
 //! `map_f64`: a float64 function applied elementwise to N broadcast operands, on the pointwise
 //! engine. The backward formulas' elementwise derivatives are written this way
-//! (`autograd::formulas::pointwise::map_n`); it is not a public op.
+//! (the formulas' `pointwise::map_n`); it is not a public op.
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
