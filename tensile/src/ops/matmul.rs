@@ -539,6 +539,27 @@ fn scale_add(prod: Tensor, input: &Tensor, beta: f64, alpha: f64) -> Result<Tens
     p.add(&b)
 }
 
+/// `bmm`'s and `baddbmm`'s checks of the two batches: both 3-D, the same batch size, and
+/// `b2`'s rows matching `b1`'s columns (`batch1 must be a 3D tensor`, `batch2 must be a 3D
+/// tensor`, `Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got:
+/// [2, 4].`).
+fn check_batches(b1: &Tensor, b2: &Tensor) -> Result<()> {
+    if b1.dim() != 3 {
+        return Err(Error::runtime("batch1 must be a 3D tensor"));
+    }
+    if b2.dim() != 3 {
+        return Err(Error::runtime("batch2 must be a 3D tensor"));
+    }
+    let (b, k) = (b1.sizes[0], b1.sizes[2]);
+    if b2.sizes[0] != b || b2.sizes[1] != k {
+        return Err(Error::runtime(format!(
+            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
+            b2.sizes[0], b2.sizes[1]
+        )));
+    }
+    Ok(())
+}
+
 /// `torch.baddbmm`'s checks and product, in PyTorch's order (`baddbmm`'s meta function:
 /// `input` expanded to `(b, n, m)` first, then the dtypes, the ranks, the batch sizes).
 pub(crate) fn baddbmm_fwd(
@@ -558,19 +579,7 @@ pub(crate) fn baddbmm_fwd(
             type_meta_name(b2.dtype)
         )));
     }
-    if b1.dim() != 3 {
-        return Err(Error::runtime("batch1 must be a 3D tensor"));
-    }
-    if b2.dim() != 3 {
-        return Err(Error::runtime("batch2 must be a 3D tensor"));
-    }
-    let (b, k) = (b1.sizes[0], b1.sizes[2]);
-    if b2.sizes[0] != b || b2.sizes[1] != k {
-        return Err(Error::runtime(format!(
-            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
-            b2.sizes[0], b2.sizes[1]
-        )));
-    }
+    check_batches(b1, b2)?;
     if b1.dtype == DType::Bool {
         return Err(not_implemented("baddbmm", DType::Bool));
     }
@@ -674,19 +683,7 @@ pub(crate) fn mm_fwd(a: &Tensor, mat2: &Tensor) -> Result<Tensor> {
 /// `torch.bmm`'s forward function: its checks in PyTorch's order, then the batched product
 /// (see [`Tensor::bmm`]).
 pub(crate) fn bmm_fwd(a: &Tensor, mat2: &Tensor) -> Result<Tensor> {
-    if a.dim() != 3 {
-        return Err(Error::runtime("batch1 must be a 3D tensor"));
-    }
-    if mat2.dim() != 3 {
-        return Err(Error::runtime("batch2 must be a 3D tensor"));
-    }
-    let (b, k) = (a.sizes[0], a.sizes[2]);
-    if mat2.sizes[0] != b || mat2.sizes[1] != k {
-        return Err(Error::runtime(format!(
-            "Expected size for first two dimensions of batch2 tensor to be: [{b}, {k}] but got: [{}, {}].",
-            mat2.sizes[0], mat2.sizes[1]
-        )));
-    }
+    check_batches(a, mat2)?;
     if a.dtype != mat2.dtype {
         return Err(Error::runtime(format!(
             "expected scalar type {} but found {}",
