@@ -159,3 +159,10 @@ pub(crate) fn try_filled<T: Clone>(value: T, n: usize) -> Result<Vec<T>> {
     v.resize(n, value);
     Ok(v)
 }
+
+/// Prints `e` and aborts, as `Vec` does when its allocation fails: the fate of the infallible
+/// copies (`Clone::clone`, `Tensor::contiguous`, `Tensor::to_vec`) when memory runs out.
+pub(crate) fn abort_with(e: Error) -> ! {
+    eprintln!("tensile: {e}");
+    std::process::abort()
+}

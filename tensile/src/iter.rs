@@ -53,6 +53,21 @@ fn broadcast_strides_of(sizes: &[usize], strides: &[usize], shape: &[usize]) -> 
     st
 }
 
+impl Tensor {
+    /// The tensor's memory and geometry for a kernel ([`crate::kernels::Strided`]). The caller holds
+    /// the storage lock (`crate::iter::lock_operands`) while the kernel runs.
+    pub(crate) fn mem(&self) -> crate::kernels::Strided<'_> {
+        crate::kernels::Strided {
+            base: self.storage.ptr(),
+            nbytes: self.storage.nbytes(),
+            offset: self.offset,
+            dtype: self.dtype,
+            sizes: &self.sizes,
+            strides: &self.strides,
+        }
+    }
+}
+
 /// Memory-overlap checks for a written-to tensor (`MemoryOverlap.cpp`).
 pub(crate) fn check_overlap(out: &Tensor, inputs: &[&Tensor]) -> Result<()> {
     let nod = out.is_non_overlapping_and_dense();

@@ -223,6 +223,18 @@ impl Storage {
 
     /// A buffer holding a copy of `data`; the allocator's error (see [`Storage::try_new`])
     /// when the memory can't be had.
+    pub(crate) fn try_from_slice<T: crate::element::Element>(
+        data: &[T],
+    ) -> crate::error::Result<Arc<Storage>> {
+        // SAFETY: Element types are integers, bools (always 0 or 1), IEEE floats and half
+        // types: no padding, every byte initialised; the length is the slice's size in bytes.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(data.as_ptr() as *const u8, std::mem::size_of_val(data))
+        };
+        Storage::try_from_bytes(bytes)
+    }
+
+    /// A fresh storage holding a copy of `data`, or the allocator's error.
     pub(crate) fn try_from_bytes(data: &[u8]) -> crate::error::Result<Arc<Storage>> {
         let s = Storage::try_new(data.len(), false)?;
         // SAFETY: `s` is a fresh allocation of at least data.len() bytes, not shared yet.

@@ -9,12 +9,11 @@ use crate::args::IntoShape;
 use crate::dtype::{Category, DType};
 use crate::element::Element;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels;
 use crate::layout;
 use crate::storage::Storage;
 
 /// Sizes or strides: inline up to 4 dims, so most tensors do not allocate for their shape,
-/// and a [`Tensor`] stays small enough (120 bytes) that moving one is a few register stores
+/// and a [`Tensor`] stays small enough (128 bytes) that moving one is a few register stores
 /// rather than a `memcpy` call (small ops move their tensors several times).
 pub(crate) type Dims = SmallVec<[usize; 4]>;
 
@@ -37,7 +36,27 @@ pub struct Tensor {
     pub(crate) wrapped: bool,
     /// Autograd metadata (requires_grad, grad, grad_fn, view info): empty, and allocation
     /// free, for a tensor autograd never touched; shared by [`Tensor::alias`].
-    pub(crate) autograd: std::sync::OnceLock<Arc<crate::autograd::meta::AutogradMeta>>,
+    pub(crate) autograd: AutogradSlot,
+}
+
+/// The slot of a tensor's autograd variable, as PyTorch's `TensorImpl` holds its
+/// `AutogradMetaInterface`: the core keeps it and shares it between aliases, and only
+/// `crate::autograd` knows the type it holds (its `meta` module reads it back).
+#[derive(Default)]
+pub(crate) struct AutogradSlot(std::sync::OnceLock<Arc<dyn std::any::Any + Send + Sync>>);
+
+impl AutogradSlot {
+    /// The variable, if one was made.
+    pub(crate) fn any(&self) -> Option<&Arc<dyn std::any::Any + Send + Sync>> {
+        self.0.get()
+    }
+    /// The variable, made by `init` on first need.
+    pub(crate) fn any_or_init(
+        &self,
+        init: impl FnOnce() -> Arc<dyn std::any::Any + Send + Sync>,
+    ) -> &Arc<dyn std::any::Any + Send + Sync> {
+        self.0.get_or_init(init)
+    }
 }
 
 // Every op moves its tensors by value several times (results through `Result`, `Option`,
@@ -119,7 +138,7 @@ impl Clone for Tensor {
     /// PyTorch's allocator error instead.
     fn clone(&self) -> Tensor {
         self.try_clone()
-            .unwrap_or_else(|e| crate::ops::copy::abort_with(e))
+            .unwrap_or_else(|e| crate::error::abort_with(e))
     }
 }
 
@@ -193,18 +212,6 @@ impl Tensor {
             .ptr()
             .wrapping_add(self.offset * self.dtype.itemsize())
     }
-    /// The tensor's memory and geometry for a kernel ([`kernels::Strided`]). The caller holds
-    /// the storage lock (`crate::iter::lock_operands`) while the kernel runs.
-    pub(crate) fn mem(&self) -> kernels::Strided<'_> {
-        kernels::Strided {
-            base: self.storage.ptr(),
-            nbytes: self.storage.nbytes(),
-            offset: self.offset,
-            dtype: self.dtype,
-            sizes: &self.sizes,
-            strides: &self.strides,
-        }
-    }
     /// Whether `self` and `other` view the same storage (Python's
     /// `a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()`).
     pub fn shares_storage(&self, other: &Tensor) -> bool {
@@ -220,8 +227,8 @@ impl Tensor {
     /// `grad_fn` with `self`.
     pub fn alias(&self) -> Tensor {
         let t = self.view_with(self.sizes.clone(), self.strides.clone(), self.offset);
-        if let Some(m) = self.autograd.get() {
-            let _ = t.autograd.set(m.clone());
+        if let Some(m) = self.autograd.any() {
+            t.autograd.any_or_init(|| m.clone());
         }
         t
     }
@@ -252,7 +259,7 @@ impl Tensor {
             offset,
             dtype: self.dtype,
             wrapped: false,
-            autograd: std::sync::OnceLock::new(),
+            autograd: AutogradSlot::default(),
         }
     }
 
@@ -319,7 +326,7 @@ impl Tensor {
             offset: 0,
             dtype,
             wrapped: false,
-            autograd: std::sync::OnceLock::new(),
+            autograd: AutogradSlot::default(),
         })
     }
 
@@ -370,13 +377,13 @@ impl Tensor {
             return Err(Error::runtime("Stride calculation overflowed"));
         }
         Ok(Tensor {
-            storage: Storage::try_from_bytes(kernels::cast::bytes_of(data))?,
+            storage: Storage::try_from_slice(data)?,
             sizes: Dims::from_slice(size),
             strides: strides.into(),
             offset: 0,
             dtype: T::DTYPE,
             wrapped: false,
-            autograd: std::sync::OnceLock::new(),
+            autograd: AutogradSlot::default(),
         })
     }
 
@@ -395,13 +402,6 @@ impl Tensor {
                 std::process::abort()
             }
         }
-    }
-
-    /// As [`Tensor::to_vec`], with PyTorch's allocator error instead of an abort:
-    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
-    pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
-        let _lock = self.storage.read();
-        kernels::cast::try_gather::<T>(self.mem())
     }
 
     /// The single value of a one-element tensor, cast to `T` (`t.item()`).

@@ -26,7 +26,7 @@ pub(crate) fn multi_output_msg(nr: usize, op: &str, modified_itself: bool) -> St
 /// `t.grad_fn`, regenerating a view's node (as `AsStridedBackward0` to its base's current
 /// node) when an in-place op changed the shared storage since it was last set.
 pub(crate) fn current_grad_fn(t: &Tensor) -> Result<Option<Arc<Node>>> {
-    let Some(meta) = t.autograd.get() else {
+    let Some(meta) = t.variable() else {
         return Ok(None);
     };
     let base = {
@@ -65,23 +65,20 @@ pub(crate) fn current_grad_fn(t: &Tensor) -> Result<Option<Arc<Node>>> {
     }
     g.grad_fn = node.clone();
     g.output_nr = 0;
-    move_retained(&g, node.as_ref(), meta);
+    move_retained(&g, node.as_ref(), t);
     Ok(node)
 }
 
 /// Registers a retained tensor's hook on its (new) node.
-pub(crate) fn move_retained(
-    g: &super::meta::MetaInner,
-    node: Option<&Arc<Node>>,
-    meta: &Arc<super::meta::AutogradMeta>,
-) {
+pub(crate) fn move_retained(g: &super::meta::MetaInner, node: Option<&Arc<Node>>, t: &Tensor) {
     if g.retains_grad
         && let Some(n) = node
+        && let Some(meta) = t.variable_arc()
     {
         n.retained
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .push((g.output_nr, Arc::downgrade(meta)));
+            .push((g.output_nr, Arc::downgrade(&meta)));
     }
 }
 
@@ -89,7 +86,7 @@ pub(crate) fn move_retained(
 /// that requires grad), or nowhere.
 pub(crate) fn gradient_edge(t: &Tensor) -> Result<Option<Edge>> {
     if let Some(f) = current_grad_fn(t)? {
-        let nr = t.autograd.get().map(|m| m.lock().output_nr).unwrap_or(0);
+        let nr = t.variable().map(|m| m.lock().output_nr).unwrap_or(0);
         return Ok(Some(Edge {
             node: f,
             input_nr: nr,
@@ -127,7 +124,7 @@ impl Tensor {
     /// `grad_fn`.
     #[inline]
     pub fn requires_grad(&self) -> bool {
-        match self.autograd.get() {
+        match self.variable() {
             None => false,
             Some(m) => {
                 let g = m.lock();
@@ -156,7 +153,7 @@ impl Tensor {
                 "only Tensors of floating point dtype can require gradients",
             ));
         }
-        if b || self.autograd.get().is_some() {
+        if b || self.variable().is_some() {
             self.meta().lock().requires_grad = b;
         }
         Ok(self.alias())
@@ -171,8 +168,7 @@ impl Tensor {
 
     /// `t.grad`: the accumulated gradient of a leaf (or of a non-leaf that `retain_grad()`s).
     pub fn grad(&self) -> Option<Tensor> {
-        self.autograd
-            .get()
+        self.variable()
             .and_then(|m| m.lock().grad.as_ref().map(|g| g.alias()))
     }
 
@@ -193,13 +189,13 @@ impl Tensor {
     /// the same size`. On error `t.grad()` is unchanged.
     pub fn set_grad(&self, g: Option<Tensor>) -> Result<()> {
         let Some(g) = g else {
-            if self.autograd.get().is_some() {
+            if self.variable().is_some() {
                 self.meta().lock().grad = None;
             }
             return Ok(());
         };
-        if let (Some(a), Some(b)) = (self.autograd.get(), g.autograd.get())
-            && Arc::ptr_eq(a, b)
+        if let (Some(a), Some(b)) = (self.variable(), g.variable())
+            && std::ptr::eq(a, b)
         {
             return Err(Error::runtime("can't assign Variable as its own grad"));
         }
@@ -267,7 +263,7 @@ impl Tensor {
             return Ok(());
         }
         g.retains_grad = true;
-        move_retained(&g, Some(&node), meta);
+        move_retained(&g, Some(&node), self);
         Ok(())
     }
 
@@ -281,7 +277,7 @@ impl Tensor {
 
     /// `t.retains_grad`.
     pub fn retains_grad(&self) -> bool {
-        self.autograd.get().is_some_and(|m| m.lock().retains_grad)
+        self.variable().is_some_and(|m| m.lock().retains_grad)
     }
 
     /// `t.detach()`: a new leaf that does not require grad, sharing storage and the version
@@ -305,7 +301,7 @@ impl Tensor {
     /// gradients. To fix this error, please refer to the Optimizer.zero_grad() function in
     /// torch/optim/optimizer.py as the solution.`
     pub fn detach_(&self) -> Result<Tensor> {
-        if let Some(m) = self.autograd.get() {
+        if let Some(m) = self.variable() {
             let mut g = m.lock();
             if g.view
                 .as_ref()

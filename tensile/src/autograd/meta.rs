@@ -77,9 +77,37 @@ impl Geometry {
     }
 }
 
+/// The core's slot holds an `Arc<dyn Any>` (the core does not name autograd); only this
+/// module puts an [`AutogradMeta`] in it, so reading one back cannot fail.
+fn typed(m: &Arc<dyn std::any::Any + Send + Sync>) -> &AutogradMeta {
+    m.downcast_ref::<AutogradMeta>()
+        .expect("a tensor's autograd slot holds an AutogradMeta")
+}
+
 impl Tensor {
+    /// This tensor's meta, if autograd has touched it.
+    pub(crate) fn variable(&self) -> Option<&AutogradMeta> {
+        self.autograd.any().map(typed)
+    }
+    /// This tensor's meta as a shared handle (to keep it, or a weak reference to it).
+    pub(crate) fn variable_arc(&self) -> Option<Arc<AutogradMeta>> {
+        let m = self.autograd.any()?.clone();
+        Some(
+            m.downcast::<AutogradMeta>()
+                .unwrap_or_else(|_| unreachable!("a tensor's autograd slot holds an AutogradMeta")),
+        )
+    }
+    /// This tensor's meta as a shared handle, created on first need.
+    pub(crate) fn meta_arc(&self) -> Arc<AutogradMeta> {
+        self.meta();
+        self.variable_arc()
+            .unwrap_or_else(|| unreachable!("`meta` made the variable"))
+    }
     /// This tensor's meta, created on first need.
-    pub(crate) fn meta(&self) -> &Arc<AutogradMeta> {
-        self.autograd.get_or_init(Default::default)
+    pub(crate) fn meta(&self) -> &AutogradMeta {
+        typed(
+            self.autograd
+                .any_or_init(|| Arc::new(AutogradMeta::default())),
+        )
     }
 }

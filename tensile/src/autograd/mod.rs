@@ -2,7 +2,8 @@
 //!
 //! # Design
 //! * **Grad mode** ([`mode`]): a thread-local flag, `no_grad()` / `enable_grad()` guards.
-//! * **Metadata** ([`meta`]): `Tensor::autograd` is a `OnceLock<Arc<AutogradMeta>>`, empty
+//! * **Metadata** ([`meta`]): `Tensor::autograd` is a slot of the core holding an
+//!   `Arc<AutogradMeta>` (as an `Arc<dyn Any>`: the core does not name autograd), empty
 //!   (no allocation) until autograd touches the tensor; [`Tensor::alias`] shares it (Python's
 //!   `b = a`). It holds `requires_grad` of leaves, `.grad`, `grad_fn` + `output_nr`,
 //!   `retains_grad`, the lazily made `AccumulateGrad`, and for views their root base and

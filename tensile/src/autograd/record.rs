@@ -115,16 +115,15 @@ pub(crate) fn record_multi(
 /// `out` is `input` itself (an op that returned its input, as PyTorch's `x.flatten()` of a
 /// 1-d `x`): nothing to record.
 fn same_meta(out: &Tensor, input: &Tensor) -> bool {
-    match (out.autograd.get(), input.autograd.get()) {
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+    match (out.variable(), input.variable()) {
+        (Some(a), Some(b)) => std::ptr::eq(a, b),
         _ => false,
     }
 }
 
 fn root_base(input: &Tensor) -> Tensor {
     input
-        .autograd
-        .get()
+        .variable()
         .and_then(|m| m.lock().view.as_ref().map(|v| v.base.alias()))
         .unwrap_or_else(|| input.alias())
 }
@@ -153,7 +152,7 @@ pub(crate) fn record_view(
     input: &Tensor,
     make: impl FnOnce(&Tensor) -> Built,
 ) -> Result<Tensor> {
-    if input.autograd.get().is_none() || same_meta(&out, input) {
+    if input.variable().is_none() || same_meta(&out, input) {
         return Ok(out);
     }
     if !is_grad_enabled() {
@@ -180,7 +179,7 @@ pub(crate) fn record_view_multi(
     input: &Tensor,
     make: impl FnOnce(&[Tensor]) -> Built,
 ) -> Result<Vec<Tensor>> {
-    if input.autograd.get().is_none() {
+    if input.variable().is_none() {
         return Ok(outs);
     }
     if !is_grad_enabled() {
@@ -216,7 +215,7 @@ pub(crate) fn record_view_multi(
 /// The forward checks of an in-place op on `t` in grad mode (spec §4.1, §4.3), made before
 /// any shape or dtype check.
 pub(crate) fn check_inplace(t: &Tensor, others_require: bool) -> Result<()> {
-    let Some(m) = t.autograd.get() else {
+    let Some(m) = t.variable() else {
         return Ok(());
     };
     let (view_creation, base, leaf_flag, has_fn) = {
@@ -294,7 +293,7 @@ pub(crate) fn inplace(
     }
     let self_requires = grad_on && self_.requires_grad();
     let record = self_requires || others_require;
-    let is_view = self_.autograd.get().is_some_and(|m| {
+    let is_view = self_.variable().is_some_and(|m| {
         m.lock()
             .view
             .as_ref()
@@ -308,11 +307,7 @@ pub(crate) fn inplace(
             c.meta().lock().requires_grad = true;
         } else if self_requires {
             let f = current_grad_fn(self_)?;
-            let nr = self_
-                .autograd
-                .get()
-                .map(|m| m.lock().output_nr)
-                .unwrap_or(0);
+            let nr = self_.variable().map(|m| m.lock().output_nr).unwrap_or(0);
             let m = c.meta();
             let mut g = m.lock();
             g.grad_fn = f;
@@ -329,7 +324,7 @@ pub(crate) fn inplace(
         return Ok(r);
     };
     let out = formula(&old)?;
-    let Some(f) = out.autograd.get().and_then(|m| m.lock().grad_fn.clone()) else {
+    let Some(f) = out.variable().and_then(|m| m.lock().grad_fn.clone()) else {
         return Ok(r);
     };
     if is_view {
@@ -359,7 +354,7 @@ pub(crate) fn inplace(
             let mut g = m.lock();
             g.grad_fn = Some(cs.clone());
             g.output_nr = 0;
-            move_retained(&g, Some(&cs), m);
+            move_retained(&g, Some(&cs), &base);
         }
         // the saved result is the view: its error names the view's (regenerated) node
         if let Some(vf) = current_grad_fn(self_)? {
@@ -371,7 +366,7 @@ pub(crate) fn inplace(
         let mut g = m.lock();
         g.grad_fn = Some(f.clone());
         g.output_nr = 0;
-        move_retained(&g, Some(&f), m);
+        move_retained(&g, Some(&f), self_);
     }
     Ok(r)
 }

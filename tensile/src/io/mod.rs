@@ -275,7 +275,7 @@ pub(crate) fn tensor_over(
         offset,
         dtype,
         wrapped: false,
-        autograd: std::sync::OnceLock::new(),
+        autograd: Default::default(),
     }
 }
 

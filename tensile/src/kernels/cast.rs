@@ -5,13 +5,6 @@ use crate::dtype::DType;
 use crate::element::{Element, cast};
 use crate::kernels::Strided;
 
-/// The bytes of a slice of elements (every element type is plain old data).
-pub(crate) fn bytes_of<T: Element>(v: &[T]) -> &[u8] {
-    // SAFETY: Element types are integers, bools (always 0 or 1), IEEE floats and half types:
-    // no padding, every byte initialised; the length is the slice's size in bytes.
-    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
-}
-
 /// Runs a copy loop (operand 0 written, operand 1 read, each presented as its own dtype):
 /// as blocked transposes when the two operands' fastest dims are swapped and the dtypes
 /// agree ([`super::transpose::try_copy`]), else through the engine's loop with [`cast_run`].

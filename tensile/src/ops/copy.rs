@@ -3,6 +3,7 @@
 //! [`crate::optable::copy`]).
 
 use crate::dtype::DType;
+use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIter;
 use crate::layout;
@@ -29,13 +30,6 @@ pub(crate) fn clone_preserve(t: &Tensor) -> Result<Tensor> {
         &layout::preserve_format_strides(&t.sizes, &t.strides),
         t.dtype,
     )
-}
-
-/// Prints `e` and aborts, as `Vec` does when its allocation fails: the fate of the infallible
-/// copies (`Clone::clone`, [`Tensor::contiguous`], [`Tensor::to_vec`]) when memory runs out.
-pub(crate) fn abort_with(e: crate::error::Error) -> ! {
-    eprintln!("tensile: {e}");
-    std::process::abort()
 }
 
 /// Writes `value` (cast to the tensor's dtype) into every element; no checks.
@@ -119,6 +113,13 @@ pub(crate) fn channels_last_fwd(x: &Tensor) -> Result<Option<Tensor>> {
 }
 
 impl Tensor {
+    /// As [`Tensor::to_vec`], with PyTorch's allocator error instead of an abort:
+    /// `[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate N bytes. Error code 12 (Cannot allocate memory)`.
+    pub fn try_to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        let _lock = self.storage.read();
+        crate::kernels::cast::try_gather::<T>(self.mem())
+    }
+
     /// `self.copy_(src)` unrecorded (no checks of the in-place rule, no version bump).
     pub(crate) fn copy_raw_(&self, src: &Tensor) -> Result<Tensor> {
         let p = TensorIter::new(Some(self), &[src])?.plan::<2>(self.dtype)?;
@@ -149,7 +150,8 @@ impl Tensor {
     /// can name far more elements than its storage holds); [`Tensor::try_contiguous`] returns
     /// the error instead.
     pub fn contiguous(&self) -> Tensor {
-        self.try_contiguous().unwrap_or_else(|e| abort_with(e))
+        self.try_contiguous()
+            .unwrap_or_else(|e| crate::error::abort_with(e))
     }
 }
 

@@ -424,11 +424,11 @@ impl<S> StateMap<S> {
         p: &Tensor,
         f: impl FnOnce(&mut Option<S>) -> Result<R>,
     ) -> Result<R> {
-        let meta = p.meta();
-        let key = Arc::as_ptr(meta) as usize;
+        let meta = p.meta_arc();
+        let key = Arc::as_ptr(&meta) as usize;
         let order = self.inserted;
         let e = self.map.entry(key).or_insert_with(|| StateEntry {
-            _variable: meta.clone(),
+            _variable: meta,
             order,
             state: None,
         });
@@ -475,10 +475,12 @@ impl<S> StateMap<S> {
             let mut idx = Vec::with_capacity(g.params.len());
             for (i, p) in g.params.iter().enumerate() {
                 // a tensor without a variable is a distinct object with no state
-                match p.autograd.get() {
-                    Some(m) => {
-                        idx.push(*mapping.entry(Arc::as_ptr(m) as usize).or_insert(start + i))
-                    }
+                match p.variable() {
+                    Some(m) => idx.push(
+                        *mapping
+                            .entry(std::ptr::from_ref(m) as usize)
+                            .or_insert(start + i),
+                    ),
                     None => idx.push(start + i),
                 }
             }
@@ -716,8 +718,8 @@ pub(crate) fn group_at_mut<O>(
 
 /// Whether `a` and `b` are the same autograd variable (Python's `a is b` for parameters).
 fn same_variable(a: &Tensor, b: &Tensor) -> bool {
-    match (a.autograd.get(), b.autograd.get()) {
-        (Some(x), Some(y)) => std::sync::Arc::ptr_eq(x, y),
+    match (a.variable(), b.variable()) {
+        (Some(x), Some(y)) => std::ptr::eq(x, y),
         _ => false,
     }
 }

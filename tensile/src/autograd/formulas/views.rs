@@ -327,7 +327,7 @@ impl Formula for CopySlices {
 
 /// Records a single-output view op by its node name.
 pub(crate) fn view(name: &'static str, out: Tensor, x: &Tensor) -> Result<Tensor> {
-    if x.autograd.get().is_none() {
+    if x.variable().is_none() {
         return Ok(out);
     }
     let input = Geometry::of(x);
@@ -394,7 +394,7 @@ pub(crate) fn pieces(
     let Some((d, lengths)) = geo else {
         return Ok(outs);
     };
-    if x.autograd.get().is_none() || !overlapping(&Geometry::of(x)) {
+    if x.variable().is_none() || !overlapping(&Geometry::of(x)) {
         return views(name, outs, x);
     }
     let sizes = x.size().to_vec();
@@ -461,8 +461,8 @@ pub(crate) fn copy_like(name: &'static str, out: Tensor, x: &Tensor) -> Result<T
 
 /// `x[...]` (nothing applied): a new tensor object (`AliasBackward0`) rather than `x` itself.
 pub(crate) fn alias_if_same(out: Tensor, x: &Tensor) -> Result<Tensor> {
-    match (out.autograd.get(), x.autograd.get()) {
-        (Some(a), Some(b)) if Arc::ptr_eq(a, b) => {
+    match (out.variable(), x.variable()) {
+        (Some(a), Some(b)) if std::ptr::eq(a, b) => {
             view_replay("AliasBackward0", out.detached(), x, |ids| Ok(ids.alias()))
         }
         _ => Ok(out),
@@ -498,7 +498,7 @@ pub(crate) fn view_replay(
     x: &Tensor,
     replay: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    if x.autograd.get().is_none() {
+    if x.variable().is_none() {
         return Ok(out);
     }
     if !overlapping(&Geometry::of(x)) {
@@ -515,7 +515,7 @@ pub(crate) fn reshape_replay(
     x: &Tensor,
     replay: impl FnOnce(&Tensor) -> Result<Tensor>,
 ) -> Result<Tensor> {
-    if x.autograd.get().is_none() {
+    if x.variable().is_none() {
         return Ok(out);
     }
     if out.shares_storage(x) && overlapping(&Geometry::of(x)) {
