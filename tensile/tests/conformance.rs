@@ -39,8 +39,6 @@ mod calls_reduce;
 mod calls_rnn;
 #[path = "conformance/calls_shape.rs"]
 mod calls_shape;
-#[path = "conformance/calls_sort.rs"]
-mod calls_sort;
 #[path = "conformance/calls_views.rs"]
 mod calls_views;
 mod opinfo;
@@ -560,7 +558,6 @@ pub fn dispatch(
         .or_else(|| calls_views::call(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_creation::call(op, args, kw))
-        .or_else(|| calls_sort::call(op, args, kw))
         .or_else(|| calls_shape::call(op, args, kw))
         .or_else(|| calls_gather_scatter::call(op, args, kw))
         .or_else(|| calls_advindex::call(op, args, kw))

@@ -412,9 +412,6 @@ fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
         "linalg.vecdot" => |a: &Tensor, b: &Tensor| tensile::linalg::vecdot(a, b, -1),
         "outer" => |a: &Tensor, b: &Tensor| a.outer(b),
         "kron" => |a: &Tensor, b: &Tensor| a.kron(b),
-        "searchsorted" => |a: &Tensor, b: &Tensor| tensile::searchsorted(a, b),
-        "bucketize" => |a: &Tensor, b: &Tensor| tensile::bucketize(a, b),
-        "isin" => |a: &Tensor, b: &Tensor| tensile::isin(a, b),
         "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
         "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
     );
@@ -437,31 +434,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 } else {
                     Box::new(move || ok(a.masked_fill(&m, v)))
                 }
-            }
-            // sorting
-            "T.sort" => {
-                let a = t(0);
-                Box::new(move || ok(a.sort_with(dim).map(|r| r.0)))
-            }
-            "T.argsort" => {
-                let (a, desc) = (t(0), kb("descending"));
-                Box::new(move || ok(a.argsort_with((dim, desc))))
-            }
-            "T.kthvalue" => {
-                let (a, k) = (t(0), args[1].i());
-                Box::new(move || ok(a.kthvalue_with(k, dim).map(|r| r.0)))
-            }
-            "T.median" => {
-                let a = t(0);
-                Box::new(move || ok(a.median_dim(dim, false).map(|r| r.0)))
-            }
-            "T.topk" => {
-                let (a, k) = (t(0), args[1].i());
-                Box::new(move || ok(a.topk_with(k, dim).map(|r| r.0)))
-            }
-            "unique" => {
-                let a = t(0);
-                Box::new(move || ok(a.unique()))
             }
             // index ops
             "T.index_select" => {

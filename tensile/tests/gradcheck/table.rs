@@ -96,19 +96,6 @@ pub fn table() -> Vec<Row> {
     t.push(row("masked_select", &[x(&[2, 3])], |a| {
         a[0].masked_select(&bt(&[true, false, true], &[3]))
     }));
-    // ---------------------------------------------------------------- sorting
-    t.push(row("median", &[x(&[2, 3])], |a| a[0].median()));
-    t.push(row("median_dim", &[x(&[2, 3])], |a| {
-        Ok(a[0].median_dim(1, false)?.0)
-    }));
-    t.push(row("nanmedian", &[x(&[2, 3])], |a| a[0].nanmedian()));
-    t.push(row("nanmedian_dim", &[x(&[2, 3])], |a| {
-        Ok(a[0].nanmedian_dim(1, false)?.0)
-    }));
-    t.push(row("kthvalue", &[x(&[2, 3])], |a| Ok(a[0].kthvalue(2)?.0)));
-    t.push(row("sort", &[x(&[2, 3])], |a| Ok(a[0].sort()?.0)));
-    t.push(row("msort", &[x(&[3, 2])], |a| a[0].msort()));
-    t.push(row("topk", &[x(&[2, 4])], |a| Ok(a[0].topk(2)?.0)));
     // ---------------------------------------------------------------- softmax family
     t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
     t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));

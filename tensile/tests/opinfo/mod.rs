@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`);
+//! `scan.rs`, `sort.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -70,6 +70,7 @@ macro_rules! with_kw {
 pub mod binary;
 pub mod reduce;
 pub mod scan;
+pub mod sort;
 pub mod ternary;
 pub mod unary;
 
@@ -269,13 +270,14 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 5] {
+pub fn families() -> [&'static [OpInfo]; 6] {
     [
         unary::OPS,
         binary::OPS,
         ternary::OPS,
         reduce::OPS,
         scan::OPS,
+        sort::OPS,
     ]
 }
 
@@ -606,16 +608,18 @@ pub enum Table {
     MathUnary,
     Reductions,
     Scans,
+    Sorting,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 5] = [
+    pub const ALL: [Table; 6] = [
         Table::Pointwise,
         Table::MathBinary,
         Table::MathUnary,
         Table::Reductions,
         Table::Scans,
+        Table::Sorting,
     ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
@@ -625,6 +629,7 @@ impl Table {
             Table::MathUnary => "### Unary math and activations",
             Table::Reductions => "### Reductions",
             Table::Scans => "### Scans",
+            Table::Sorting => "### Sorting and searching",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -635,6 +640,7 @@ impl Table {
             Table::MathUnary => vec![unary::OPS],
             Table::Reductions => vec![reduce::OPS],
             Table::Scans => vec![scan::OPS],
+            Table::Sorting => vec![sort::OPS],
         }
     }
 }
