@@ -21,8 +21,6 @@ mod calls_attention;
 mod calls_conv;
 #[path = "conformance/calls_creation.rs"]
 mod calls_creation;
-#[path = "conformance/calls_gather_scatter.rs"]
-mod calls_gather_scatter;
 #[path = "conformance/calls_grad.rs"]
 mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
@@ -559,7 +557,6 @@ pub fn dispatch(
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_creation::call(op, args, kw))
         .or_else(|| calls_shape::call(op, args, kw))
-        .or_else(|| calls_gather_scatter::call(op, args, kw))
         .or_else(|| calls_advindex::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
@@ -573,10 +570,7 @@ pub fn dispatch(
 /// [`opinfo::Args`] (keywords given as `null` left out, as are keyword values no adapter
 /// reads: lists of floats, nested objects).
 fn call_opinfo(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
-    let (info, inplace) = opinfo::lookup(op)?;
-    if !info.sig.takes(args.len()) {
-        return None;
-    }
+    let (info, inplace) = opinfo::lookup(op, args.len())?;
     let pos = args.iter().map(to_opinfo).collect::<Option<Vec<_>>>()?;
     let kw = kw
         .as_object()

@@ -174,14 +174,10 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("any_dim", "integer"),
     ("argmax_dim", "index"),
     ("argmin_dim", "index"),
-    ("argwhere", "index"),
-    ("count_nonzero", "integer"),
     ("count_nonzero_dim", "integer"),
-    ("nonzero", "index"),
     ("nonzero_as_tuple", "index"),
     ("one_hot", "integer"),
     ("tril_indices", "creation"),
-    ("where_cond_only", "index"),
 ];
 
 fn src_dir() -> std::path::PathBuf {

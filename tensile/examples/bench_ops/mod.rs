@@ -427,44 +427,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
         op
     } else {
         match row.op.as_str() {
-            "T.masked_fill" | "T.masked_fill_" => {
-                let (a, m, v) = (t(0), t(1), args[2].f());
-                if row.op.ends_with('_') {
-                    Box::new(move || ok(a.masked_fill_(&m, v)))
-                } else {
-                    Box::new(move || ok(a.masked_fill(&m, v)))
-                }
-            }
-            // index ops
-            "T.index_select" => {
-                let (a, d, i) = (t(0), args[1].i(), t(2));
-                Box::new(move || ok(a.index_select(d, &i)))
-            }
-            "take" => {
-                let (a, i) = (t(0), t(1));
-                Box::new(move || ok(a.take(&i)))
-            }
-            "nonzero" => {
-                let a = t(0);
-                Box::new(move || ok(a.nonzero()))
-            }
-            "T.index_add" | "T.index_copy" => {
-                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
-                if row.op == "T.index_add" {
-                    Box::new(move || ok(a.index_add(d, &i, &s)))
-                } else {
-                    Box::new(move || ok(a.index_copy(d, &i, &s)))
-                }
-            }
-            "T.scatter" => {
-                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
-                Box::new(move || ok(a.scatter(d, &i, &s)))
-            }
-            "T.scatter_reduce" => {
-                let (a, d, i, s) = (t(0), args[1].i(), t(2), t(3));
-                let r = kw.get("reduce").cloned().unwrap_or_default();
-                Box::new(move || ok(a.scatter_reduce(d, &i, &s, &r)))
-            }
             "F.one_hot" => {
                 let (a, n) = (t(0), ki("num_classes", -1));
                 Box::new(move || ok(F::one_hot_with(&a, n)))

@@ -87,15 +87,6 @@ pub fn table() -> Vec<Row> {
         })
         .bcast(&[&[2, 1], &[3]]),
     );
-    t.push(row("masked_fill", &[x(&[2, 3])], |a| {
-        a[0].masked_fill(&bt(&[true, false, true], &[3]), 0.5)
-    }));
-    t.push(row("masked_scatter", &[x(&[2, 3]), x(&[6])], |a| {
-        a[0].masked_scatter(&bt(&[true, false, true], &[3]), &a[1])
-    }));
-    t.push(row("masked_select", &[x(&[2, 3])], |a| {
-        a[0].masked_select(&bt(&[true, false, true], &[3]))
-    }));
     // ---------------------------------------------------------------- softmax family
     t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
     t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));
@@ -244,22 +235,7 @@ pub fn table() -> Vec<Row> {
     t.push(row("atleast_1d (list)", &[x(&[]), x(&[2])], |a| {
         cat_flat(&tensile::atleast_1d(&[&a[0], &a[1]])?)
     }));
-    // ---------------------------------------------------------------- indexing, gather/scatter
-    t.push(row("index_select", &[x(&[3, 4])], |a| {
-        a[0].index_select(1, &it(&[3, 0, 3], &[3]))
-    }));
-    t.push(row("index_add", &[x(&[3, 4]), x(&[3, 2])], |a| {
-        a[0].index_add_with(1, &it(&[3, 0], &[2]), &a[1], 2.0)
-    }));
-    t.push(row("index_copy", &[x(&[3, 4]), x(&[3, 2])], |a| {
-        a[0].index_copy(1, &it(&[3, 0], &[2]), &a[1])
-    }));
-    t.push(row("index_fill", &[x(&[3, 4])], |a| {
-        a[0].index_fill(1, &it(&[3, 0], &[2]), 0.5)
-    }));
-    t.push(row("index_reduce", &[x(&[3, 4]), x(&[3, 3])], |a| {
-        a[0].index_reduce(1, &it(&[3, 0, 3], &[3]), &a[1], "prod")
-    }));
+    // ---------------------------------------------------------------- indexing
     t.push(row("index_put", &[x(&[3, 4]), x(&[2, 4])], |a| {
         a[0].index_put([&it(&[2, 0], &[2])], &a[1])
     }));
@@ -274,36 +250,6 @@ pub fn table() -> Vec<Row> {
             )
         },
     ));
-    t.push(row("gather", &[x(&[3, 4])], |a| {
-        a[0].gather(1, &it(&[0, 3, 3, 1, 2, 2], &[3, 2]))
-    }));
-    t.push(row("scatter", &[x(&[3, 4]), x(&[3, 2])], |a| {
-        a[0].scatter(1, &it(&[0, 3, 1, 2, 2, 0], &[3, 2]), &a[1])
-    }));
-    t.push(row("scatter (number)", &[x(&[3, 4])], |a| {
-        a[0].scatter(1, &it(&[0, 3, 1, 2, 2, 0], &[3, 2]), 0.5)
-    }));
-    t.push(row("scatter_add", &[x(&[3, 4]), x(&[3, 2])], |a| {
-        a[0].scatter_add(1, &it(&[0, 0, 1, 2, 2, 2], &[3, 2]), &a[1])
-    }));
-    for r in ["sum", "prod", "mean", "amax", "amin"] {
-        let name: &'static str = match r {
-            "sum" => "scatter_reduce (sum)",
-            "prod" => "scatter_reduce (prod)",
-            "mean" => "scatter_reduce (mean)",
-            "amax" => "scatter_reduce (amax)",
-            _ => "scatter_reduce (amin)",
-        };
-        t.push(row(name, &[x(&[3, 4]), x(&[3, 2])], move |a| {
-            a[0].scatter_reduce(1, &it(&[0, 3, 1, 1, 2, 0], &[3, 2]), &a[1], r)
-        }));
-    }
-    t.push(row("take", &[x(&[3, 4])], |a| {
-        a[0].take(&it(&[11, 0, 5, 5], &[2, 2]))
-    }));
-    t.push(row("take_along_dim", &[x(&[3, 4])], |a| {
-        a[0].take_along_dim_with(&it(&[0, 3, 3, 1, 2, 2], &[3, 2]), 1)
-    }));
     // ---------------------------------------------------------------- matmul, linalg
     t.push(
         row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -68,6 +68,7 @@ macro_rules! with_kw {
 }
 
 pub mod binary;
+pub mod index;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
@@ -98,6 +99,9 @@ pub enum Sig {
     ReduceDim,
     /// A scan along one dim, `f(x, dim=…, **kwargs)` (the fuzzer passes `dim=` by keyword).
     Scan,
+    /// `f(x)`: one positional argument exactly (`torch.where(cond)`, another op than the
+    /// three-argument `where`).
+    One,
     /// Anything else (positional arguments as the adapter reads them).
     Other,
 }
@@ -107,6 +111,7 @@ impl Sig {
     pub fn takes(self, n: usize) -> bool {
         match self {
             Sig::Ternary => n == 3,
+            Sig::One => n == 1,
             _ => n >= 1,
         }
     }
@@ -270,7 +275,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 6] {
+pub fn families() -> [&'static [OpInfo]; 7] {
     [
         unary::OPS,
         binary::OPS,
@@ -278,6 +283,7 @@ pub fn families() -> [&'static [OpInfo]; 6] {
         reduce::OPS,
         scan::OPS,
         sort::OPS,
+        index::OPS,
     ]
 }
 
@@ -286,14 +292,21 @@ pub fn all() -> impl Iterator<Item = &'static OpInfo> {
     families().into_iter().flatten()
 }
 
-/// The entry an op name calls, and whether it names the in-place form (`exp_`): `None` when
-/// no entry has that name (or `NAME_` names an entry without an in-place form).
-pub fn lookup(op: &str) -> Option<(&'static OpInfo, bool)> {
-    if let Some(i) = all().find(|i| i.name == op || i.aliases.contains(&op)) {
+/// The entry a call of op `op` with `nargs` positional arguments calls (its name or an alias,
+/// and a [`Sig`] that takes `nargs`: `where(c)` and `where(c, x, y)` are two entries), and
+/// whether it names the in-place form (`exp_`): `None` when no entry has that name (or
+/// `NAME_` names an entry without an in-place form).
+pub fn lookup(op: &str, nargs: usize) -> Option<(&'static OpInfo, bool)> {
+    let takes = |i: &&OpInfo| i.sig.takes(nargs);
+    if let Some(i) = all()
+        .filter(takes)
+        .find(|i| i.name == op || i.aliases.contains(&op))
+    {
         return Some((i, false));
     }
     let base = op.strip_suffix('_')?;
     all()
+        .filter(takes)
         .find(|i| i.name == base && i.inplace)
         .map(|i| (i, true))
 }
@@ -482,6 +495,8 @@ pub enum P {
     Ints(&'static [i64]),
     /// A bool tensor of these values and shape (not differentiated).
     Mask(&'static [bool], &'static [usize]),
+    /// An int64 tensor of these values and shape (an index; not differentiated).
+    Idx(&'static [i64], &'static [usize]),
 }
 
 /// A `[2, 3]` input drawn from `±[0.2, 2]`.
@@ -581,6 +596,7 @@ impl Sample {
                 P::Bool(b) => Arg::Scalar(Scalar::Bool(b)),
                 P::Ints(v) => Arg::Ints(v.to_vec()),
                 P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+                P::Idx(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
             })
         };
         let pos = self.args.iter().map(&mut lit).collect::<Result<Vec<_>>>()?;
@@ -609,17 +625,19 @@ pub enum Table {
     Reductions,
     Scans,
     Sorting,
+    Index,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 6] = [
+    pub const ALL: [Table; 7] = [
         Table::Pointwise,
         Table::MathBinary,
         Table::MathUnary,
         Table::Reductions,
         Table::Scans,
         Table::Sorting,
+        Table::Index,
     ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
@@ -630,6 +648,7 @@ impl Table {
             Table::Reductions => "### Reductions",
             Table::Scans => "### Scans",
             Table::Sorting => "### Sorting and searching",
+            Table::Index => "### Gather, scatter, index ops and masks",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -641,6 +660,7 @@ impl Table {
             Table::Reductions => vec![reduce::OPS],
             Table::Scans => vec![scan::OPS],
             Table::Sorting => vec![sort::OPS],
+            Table::Index => vec![index::OPS],
         }
     }
 }
