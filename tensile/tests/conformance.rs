@@ -35,8 +35,6 @@ mod calls_random;
 mod calls_reduce;
 #[path = "conformance/calls_rnn.rs"]
 mod calls_rnn;
-#[path = "conformance/calls_shape.rs"]
-mod calls_shape;
 #[path = "conformance/calls_views.rs"]
 mod calls_views;
 mod opinfo;
@@ -556,7 +554,6 @@ pub fn dispatch(
         .or_else(|| calls_views::call(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_creation::call(op, args, kw))
-        .or_else(|| calls_shape::call(op, args, kw))
         .or_else(|| calls_advindex::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
@@ -594,6 +591,8 @@ fn to_opinfo(a: &Arg) -> Option<opinfo::Arg> {
         Arg::Shape(v) | Arg::Dims(v) | Arg::Ints(v) => opinfo::Arg::Ints(v.clone()),
         Arg::Str(s) => opinfo::Arg::Str(s.clone()),
         Arg::DType(d) => opinfo::Arg::DType(*d),
+        Arg::Tensors(ts) => opinfo::Arg::Tensors(ts.iter().map(|t| t.alias()).collect()),
+        Arg::DimLists(a, b) => opinfo::Arg::DimLists(a.clone(), b.clone()),
         _ => return None,
     })
 }

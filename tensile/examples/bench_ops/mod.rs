@@ -408,10 +408,7 @@ fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
         "matmul" => |a: &Tensor, b: &Tensor| a.matmul(b),
         "mm" => |a: &Tensor, b: &Tensor| a.mm(b), "bmm" => |a: &Tensor, b: &Tensor| a.bmm(b),
         "mv" => |a: &Tensor, b: &Tensor| a.mv(b), "dot" => |a: &Tensor, b: &Tensor| a.dot(b),
-        "linalg.cross" => |a: &Tensor, b: &Tensor| tensile::linalg::cross(a, b),
         "linalg.vecdot" => |a: &Tensor, b: &Tensor| tensile::linalg::vecdot(a, b, -1),
-        "outer" => |a: &Tensor, b: &Tensor| a.outer(b),
-        "kron" => |a: &Tensor, b: &Tensor| a.kron(b),
         "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
         "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
     );
@@ -439,35 +436,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
             "stack_pair" => {
                 let (a, b) = (t(0), t(1));
                 Box::new(move || ok(tensile::stack_with(&[&a, &b], dim)))
-            }
-            "roll" => {
-                let (a, s, d) = (t(0), args[1].i(), ki("dims", 0));
-                Box::new(move || ok(a.roll_with(s, d)))
-            }
-            "T.repeat" => {
-                let (a, r) = (t(0), args[1].l());
-                Box::new(move || ok(a.repeat(r.as_slice())))
-            }
-            "T.repeat_interleave" => {
-                let (a, r) = (t(0), args[1].i());
-                Box::new(move || ok(a.repeat_interleave_with(r, dim)))
-            }
-            "triu" => {
-                let a = t(0);
-                Box::new(move || ok(a.triu()))
-            }
-            "F.pad" => {
-                let (a, p) = (t(0), args[1].l());
-                let mode = kw.get("mode").cloned().unwrap_or_else(|| "constant".into());
-                Box::new(move || ok(F::pad_with(&a, p.as_slice(), mode.as_str())))
-            }
-            "diag_embed" => {
-                let a = t(0);
-                Box::new(move || ok(a.diag_embed()))
-            }
-            "narrow_copy" => {
-                let (a, d, s, l) = (t(0), args[1].i(), args[2].i(), args[3].i());
-                Box::new(move || ok(a.narrow_copy(d, s, l)))
             }
             // linear algebra and nn
             "F.linear" => {

@@ -26,12 +26,6 @@ fn combine(ts: &[Tensor]) -> Result<Tensor> {
     }
     Ok(acc)
 }
-/// A flat `f64` list for a few outputs of list-returning ops (`split`, `unbind`, …).
-fn cat_flat(ts: &[Tensor]) -> Result<Tensor> {
-    let flat: Vec<Tensor> = ts.iter().map(|t| t.reshape(-1)).collect::<Result<_>>()?;
-    tensile::cat(&flat)
-}
-
 /// One row per [`opinfo::Sample`] of every OpInfo entry, calling the entry's adapter with the
 /// row's inputs in the sample's tensor places (of several outputs, the float ones: the one,
 /// or their weighted sum as [`combine`] makes it).
@@ -117,8 +111,6 @@ pub fn table() -> Vec<Row> {
         a[0].permute([2, 0, 1])
     }));
     t.push(row("movedim", &[x(&[2, 3, 2])], |a| a[0].movedim(0, 2)));
-    t.push(row("swapaxes", &[x(&[2, 3])], |a| a[0].swapaxes(0, 1)));
-    t.push(row("swapdims", &[x(&[2, 3])], |a| a[0].swapdims(0, 1)));
     t.push(row("narrow", &[x(&[3, 4])], |a| a[0].narrow(1, 1, 2)));
     t.push(row("select", &[x(&[3, 4])], |a| a[0].select(0, 1)));
     t.push(row("slice", &[x(&[3, 5])], |a| {
@@ -140,19 +132,7 @@ pub fn table() -> Vec<Row> {
         a[0].contiguous().as_strided([2, 2], [1, 2])
     }));
     t.push(row("split", &[x(&[5, 2])], |a| combine(&a[0].split(2)?)));
-    t.push(row("split_with_sizes", &[x(&[5, 2])], |a| {
-        combine(&a[0].split_with_sizes([1, 4], 0)?)
-    }));
     t.push(row("chunk", &[x(&[5, 2])], |a| combine(&a[0].chunk(3)?)));
-    t.push(row("unbind", &[x(&[3, 2])], |a| cat_flat(&a[0].unbind()?)));
-    t.push(row("tensor_split", &[x(&[5, 2])], |a| {
-        combine(&a[0].tensor_split(3)?)
-    }));
-    t.push(row("hsplit", &[x(&[2, 4])], |a| combine(&a[0].hsplit(2)?)));
-    t.push(row("vsplit", &[x(&[4, 2])], |a| combine(&a[0].vsplit(2)?)));
-    t.push(row("dsplit", &[x(&[2, 2, 4])], |a| {
-        combine(&a[0].dsplit(2)?)
-    }));
     t.push(row("index (basic)", &[x(&[3, 4])], |a| {
         a[0].index(&[
             TensorIndex::Slice(Some(1), None, Some(2)),
@@ -179,61 +159,14 @@ pub fn table() -> Vec<Row> {
             .mul(0.0)?
             .add(&a[0].to(DType::Float64)?)
     }));
-    t.push(row("flip", &[x(&[2, 3])], |a| a[0].flip([1])));
-    t.push(row("fliplr", &[x(&[2, 3])], |a| a[0].fliplr()));
-    t.push(row("flipud", &[x(&[2, 3])], |a| a[0].flipud()));
-    t.push(row("roll", &[x(&[2, 3])], |a| a[0].roll_with([1], [1])));
-    t.push(row("rot90", &[x(&[2, 3])], |a| a[0].rot90()));
-    t.push(row("repeat", &[x(&[2, 3])], |a| a[0].repeat([2, 1, 2])));
-    t.push(row("tile", &[x(&[2, 3])], |a| a[0].tile([2])));
-    t.push(row("repeat_interleave", &[x(&[2, 3])], |a| {
-        a[0].repeat_interleave(2)
-    }));
-    t.push(row("tril", &[x(&[3, 3])], |a| a[0].tril()));
-    t.push(row("triu", &[x(&[3, 3])], |a| a[0].triu_with(1)));
-    t.push(row("narrow_copy", &[x(&[3, 4])], |a| {
-        a[0].narrow_copy(1, 1, 2)
-    }));
-    t.push(row("atleast_1d", &[x(&[])], |a| a[0].atleast_1d()));
-    t.push(row("atleast_2d", &[x(&[3])], |a| a[0].atleast_2d()));
-    t.push(row("atleast_3d", &[x(&[3])], |a| a[0].atleast_3d()));
-    t.push(row("trace", &[x(&[3, 3])], |a| a[0].trace()));
-    t.push(row("diag", &[x(&[3])], |a| a[0].diag()));
-    t.push(row("diag (matrix)", &[x(&[3, 3])], |a| a[0].diag_with(1)));
-    t.push(row("diag_embed", &[x(&[2, 3])], |a| a[0].diag_embed()));
-    t.push(row("diagflat", &[x(&[2, 2])], |a| a[0].diagflat()));
     t.push(row("cat", &[x(&[2, 3]), x(&[1, 3])], |a| {
         tensile::cat(&[&a[0], &a[1]])
     }));
     t.push(row("stack", &[x(&[2, 3]), x(&[2, 3])], |a| {
         tensile::stack_with(&[&a[0], &a[1]], 1)
     }));
-    t.push(row("hstack", &[x(&[2, 3]), x(&[2, 1])], |a| {
-        tensile::hstack(&[&a[0], &a[1]])
-    }));
-    t.push(row("vstack", &[x(&[2, 3]), x(&[3])], |a| {
-        tensile::vstack(&[&a[0], &a[1]])
-    }));
-    t.push(row("dstack", &[x(&[2, 3]), x(&[2, 3])], |a| {
-        tensile::dstack(&[&a[0], &a[1]])
-    }));
-    t.push(row("column_stack", &[x(&[3]), x(&[3, 2])], |a| {
-        tensile::column_stack(&[&a[0], &a[1]])
-    }));
-    t.push(row("block_diag", &[x(&[2, 3]), x(&[1, 2])], |a| {
-        tensile::block_diag(&[&a[0], &a[1]])
-    }));
-    t.push(row("cartesian_prod", &[x(&[3]), x(&[2])], |a| {
-        tensile::cartesian_prod(&[&a[0], &a[1]])
-    }));
-    t.push(row("combinations", &[x(&[4])], |a| {
-        tensile::combinations(&a[0])
-    }));
     t.push(row("meshgrid", &[x(&[3]), x(&[2])], |a| {
         combine(&tensile::meshgrid(&[&a[0], &a[1]])?)
-    }));
-    t.push(row("atleast_1d (list)", &[x(&[]), x(&[2])], |a| {
-        cat_flat(&tensile::atleast_1d(&[&a[0], &a[1]])?)
     }));
     // ---------------------------------------------------------------- indexing
     t.push(row("index_put", &[x(&[3, 4]), x(&[2, 4])], |a| {
@@ -292,14 +225,6 @@ pub fn table() -> Vec<Row> {
     }));
     t.push(row("mv", &[x(&[2, 3]), x(&[3])], |a| a[0].mv(&a[1])));
     t.push(row("dot", &[x(&[3]), x(&[3])], |a| a[0].dot(&a[1])));
-    t.push(row("outer", &[x(&[3]), x(&[2])], |a| a[0].outer(&a[1])));
-    t.push(row("kron", &[x(&[2, 2]), x(&[2, 1])], |a| a[0].kron(&a[1])));
-    t.push(row("einsum", &[x(&[2, 3]), x(&[3, 4])], |a| {
-        tensile::einsum("ij,jk->ik", &[&a[0], &a[1]])
-    }));
-    t.push(row("tensordot", &[x(&[2, 3, 2]), x(&[3, 2, 2])], |a| {
-        tensile::tensordot(&a[0], &a[1], 2)
-    }));
     t.push(
         row("vecdot", &[x(&[2, 3]), x(&[2, 3])], |a| {
             tensile::linalg::vecdot(&a[0], &a[1], -1)
@@ -331,12 +256,6 @@ pub fn table() -> Vec<Row> {
             tensile::linalg::solve_triangular_with(&u, &a[1], true, false, false)
         },
     ));
-    t.push(
-        row("cross", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            tensile::linalg::cross(&a[0], &a[1])
-        })
-        .bcast(&[&[2, 1, 3], &[1, 2, 3]]),
-    );
     t.push(row("linear", &[x(&[2, 3]), x(&[4, 3]), x(&[4])], |a| {
         a[0].linear_with(&a[1], &a[2])
     }));
@@ -480,18 +399,6 @@ fn nn_rows(t: &mut Vec<Row>) {
     }));
     t.push(row("fold (col2im)", &[x(&[1, 8, 4])], |a| {
         F::fold(&a[0], [3, 3], [2, 2])
-    }));
-    t.push(row("pad (constant)", &[x(&[1, 2, 3])], |a| {
-        F::pad(&a[0], [1, 2])
-    }));
-    t.push(row("pad (reflect)", &[x(&[1, 2, 4])], |a| {
-        F::pad_with(&a[0], [2, 1], "reflect")
-    }));
-    t.push(row("pad (replicate)", &[x(&[1, 2, 3])], |a| {
-        F::pad_with(&a[0], [2, 1], "replicate")
-    }));
-    t.push(row("pad (circular)", &[x(&[1, 2, 3])], |a| {
-        F::pad_with(&a[0], [2, 1], "circular")
     }));
     t.push(row("interpolate (nearest)", &[x(&[1, 1, 3])], |a| {
         F::interpolate(&a[0], [5])

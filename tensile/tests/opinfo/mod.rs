@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -71,6 +71,7 @@ pub mod binary;
 pub mod index;
 pub mod reduce;
 pub mod scan;
+pub mod shape;
 pub mod sort;
 pub mod ternary;
 pub mod unary;
@@ -275,7 +276,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 7] {
+pub fn families() -> [&'static [OpInfo]; 8] {
     [
         unary::OPS,
         binary::OPS,
@@ -284,6 +285,7 @@ pub fn families() -> [&'static [OpInfo]; 7] {
         scan::OPS,
         sort::OPS,
         index::OPS,
+        shape::OPS,
     ]
 }
 
@@ -342,9 +344,20 @@ pub enum Arg {
     Str(String),
     /// A `torch.dtype`.
     DType(DType),
+    /// A Python list of tensors (`torch.hstack(ts)`).
+    Tensors(Vec<Tensor>),
+    /// `tensordot`'s pair of dim lists.
+    DimLists(Vec<i64>, Vec<i64>),
 }
 
 impl Arg {
+    /// The argument as a tensor (panics when it is not one: the caller built a wrong call).
+    pub fn tensor(&self) -> &Tensor {
+        match self {
+            Arg::Tensor(t) => t,
+            _ => panic!("opinfo: expected a tensor"),
+        }
+    }
     /// The argument as a tensor-or-number operand.
     pub fn operand(&self) -> Operand<'_> {
         match self {
@@ -497,6 +510,8 @@ pub enum P {
     Mask(&'static [bool], &'static [usize]),
     /// An int64 tensor of these values and shape (an index; not differentiated).
     Idx(&'static [i64], &'static [usize]),
+    /// A Python list of differentiated float64 inputs of these domains and shapes.
+    Ts(&'static [(Dom, &'static [usize])]),
 }
 
 /// A `[2, 3]` input drawn from `±[0.2, 2]`.
@@ -574,14 +589,16 @@ impl Sample {
             ..self
         }
     }
-    /// The inputs: every [`P::T`], in order.
+    /// The inputs: every [`P::T`] and every member of a [`P::Ts`], in order.
     pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
-        self.args.iter().filter_map(|p| match *p {
-            P::T(d, s) => Some((d, s)),
-            _ => None,
+        self.args.iter().flat_map(|p| match *p {
+            P::T(d, s) => vec![(d, s)],
+            P::Ts(ts) => ts.to_vec(),
+            _ => Vec::new(),
         })
     }
-    /// The call's arguments, with `inputs` (one per [`P::T`], in order) in their places.
+    /// The call's arguments, with `inputs` (one per [`Sample::inputs`], in order) in their
+    /// places.
     pub fn args_with(&self, inputs: &[Tensor]) -> Result<Args> {
         let mut k = 0;
         let mut lit = |p: &P| -> Result<Arg> {
@@ -597,6 +614,10 @@ impl Sample {
                 P::Ints(v) => Arg::Ints(v.to_vec()),
                 P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Idx(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+                P::Ts(ts) => {
+                    k += ts.len();
+                    Arg::Tensors(inputs[k - ts.len()..k].iter().map(|t| t.alias()).collect())
+                }
             })
         };
         let pos = self.args.iter().map(&mut lit).collect::<Result<Vec<_>>>()?;
@@ -626,11 +647,12 @@ pub enum Table {
     Scans,
     Sorting,
     Index,
+    Shape,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 7] = [
+    pub const ALL: [Table; 8] = [
         Table::Pointwise,
         Table::MathBinary,
         Table::MathUnary,
@@ -638,6 +660,7 @@ impl Table {
         Table::Scans,
         Table::Sorting,
         Table::Index,
+        Table::Shape,
     ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
@@ -649,6 +672,7 @@ impl Table {
             Table::Scans => "### Scans",
             Table::Sorting => "### Sorting and searching",
             Table::Index => "### Gather, scatter, index ops and masks",
+            Table::Shape => "### Shape ops (copies unless noted)",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -661,6 +685,7 @@ impl Table {
             Table::Scans => vec![scan::OPS],
             Table::Sorting => vec![sort::OPS],
             Table::Index => vec![index::OPS],
+            Table::Shape => vec![shape::OPS],
         }
     }
 }
