@@ -429,14 +429,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 Box::new(move || ok(F::one_hot_with(&a, n)))
             }
             // shape ops
-            "cat_pair" => {
-                let (a, b) = (t(0), t(1));
-                Box::new(move || ok(tensile::cat_with(&[&a, &b], dim)))
-            }
-            "stack_pair" => {
-                let (a, b) = (t(0), t(1));
-                Box::new(move || ok(tensile::stack_with(&[&a, &b], dim)))
-            }
             // linear algebra and nn
             "F.linear" => {
                 let (x, w, b) = (t(0), t(1), t(2));

@@ -84,68 +84,7 @@ pub fn table() -> Vec<Row> {
     // ---------------------------------------------------------------- softmax family
     t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
     t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));
-    // ---------------------------------------------------------------- views
-    t.push(row("view", &[x(&[2, 3])], |a| {
-        a[0].contiguous().view([3, 2])
-    }));
-    t.push(row("view_as", &[x(&[6])], |a| {
-        a[0].view_as(&Tensor::zeros([2, 3])?)
-    }));
-    t.push(row("reshape", &[x(&[2, 3])], |a| a[0].reshape([3, 2])));
-    t.push(row("reshape_as", &[x(&[2, 3])], |a| {
-        a[0].reshape_as(&Tensor::zeros([6])?)
-    }));
-    t.push(row("flatten", &[x(&[2, 3])], |a| a[0].flatten()));
-    t.push(row("ravel", &[x(&[2, 3])], |a| a[0].ravel()));
-    t.push(row("unflatten", &[x(&[6])], |a| a[0].unflatten(0, [2, 3])));
-    t.push(row("squeeze", &[x(&[2, 1, 3])], |a| a[0].squeeze()));
-    t.push(row("squeeze_dim", &[x(&[2, 1, 3])], |a| {
-        a[0].squeeze_dim(1)
-    }));
-    t.push(row("unsqueeze", &[x(&[2, 3])], |a| a[0].unsqueeze(1)));
-    t.push(row("transpose", &[x(&[2, 3])], |a| a[0].transpose(0, 1)));
-    t.push(row("t", &[x(&[2, 3])], |a| a[0].t()));
-    t.push(row("T", &[x(&[2, 3, 2])], |a| a[0].T()));
-    t.push(row("mT", &[x(&[2, 2, 3])], |a| a[0].mT()));
-    t.push(row("permute", &[x(&[2, 3, 2])], |a| {
-        a[0].permute([2, 0, 1])
-    }));
-    t.push(row("movedim", &[x(&[2, 3, 2])], |a| a[0].movedim(0, 2)));
-    t.push(row("narrow", &[x(&[3, 4])], |a| a[0].narrow(1, 1, 2)));
-    t.push(row("select", &[x(&[3, 4])], |a| a[0].select(0, 1)));
-    t.push(row("slice", &[x(&[3, 5])], |a| {
-        a[0].slice(1, Some(0), Some(5), 2)
-    }));
-    t.push(row("expand", &[x(&[3, 1])], |a| a[0].expand([2, 3, 4])));
-    t.push(row("expand_as", &[x(&[3, 1])], |a| {
-        a[0].expand_as(&Tensor::zeros([3, 4])?)
-    }));
-    t.push(row("broadcast_to", &[x(&[3, 1])], |a| {
-        a[0].broadcast_to([3, 4])
-    }));
-    t.push(row("broadcast_tensors", &[x(&[3, 1]), x(&[4])], |a| {
-        combine(&tensile::broadcast_tensors(&[&a[0], &a[1]])?)
-    }));
-    t.push(row("diagonal", &[x(&[3, 4])], |a| a[0].diagonal()));
-    t.push(row("unfold", &[x(&[2, 5])], |a| a[0].unfold(1, 2, 1)));
-    t.push(row("as_strided", &[x(&[3, 3])], |a| {
-        a[0].contiguous().as_strided([2, 2], [1, 2])
-    }));
-    t.push(row("split", &[x(&[5, 2])], |a| combine(&a[0].split(2)?)));
-    t.push(row("chunk", &[x(&[5, 2])], |a| combine(&a[0].chunk(3)?)));
-    t.push(row("index (basic)", &[x(&[3, 4])], |a| {
-        a[0].index(&[
-            TensorIndex::Slice(Some(1), None, Some(2)),
-            TensorIndex::Int(1),
-        ])
-    }));
-    t.push(row("index (advanced)", &[x(&[3, 4])], |a| {
-        a[0].index(&[TensorIndex::Tensor(it(&[2, 0, 2], &[3]))])
-    }));
     // ---------------------------------------------------------------- copies and shape ops
-    t.push(row("contiguous", &[x(&[2, 3])], |a| {
-        Ok(a[0].t()?.contiguous())
-    }));
     t.push(row("try_contiguous", &[x(&[2, 3])], |a| {
         a[0].t()?.try_contiguous()
     }));
@@ -159,30 +98,9 @@ pub fn table() -> Vec<Row> {
             .mul(0.0)?
             .add(&a[0].to(DType::Float64)?)
     }));
-    t.push(row("cat", &[x(&[2, 3]), x(&[1, 3])], |a| {
-        tensile::cat(&[&a[0], &a[1]])
-    }));
-    t.push(row("stack", &[x(&[2, 3]), x(&[2, 3])], |a| {
-        tensile::stack_with(&[&a[0], &a[1]], 1)
-    }));
     t.push(row("meshgrid", &[x(&[3]), x(&[2])], |a| {
         combine(&tensile::meshgrid(&[&a[0], &a[1]])?)
     }));
-    // ---------------------------------------------------------------- indexing
-    t.push(row("index_put", &[x(&[3, 4]), x(&[2, 4])], |a| {
-        a[0].index_put([&it(&[2, 0], &[2])], &a[1])
-    }));
-    t.push(row(
-        "index_put (accumulate)",
-        &[x(&[3, 4]), x(&[3, 4])],
-        |a| {
-            a[0].index_put_with(
-                [&it(&[2, 0, 2], &[3])],
-                &a[1],
-                tensile::IndexPutOpts { accumulate: true },
-            )
-        },
-    ));
     // ---------------------------------------------------------------- matmul, linalg
     t.push(
         row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -75,6 +75,7 @@ pub mod shape;
 pub mod sort;
 pub mod ternary;
 pub mod unary;
+pub mod views;
 
 use tensile::{DType, Operand, Result, Scalar, Tensor};
 
@@ -276,7 +277,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 8] {
+pub fn families() -> [&'static [OpInfo]; 9] {
     [
         unary::OPS,
         binary::OPS,
@@ -286,6 +287,7 @@ pub fn families() -> [&'static [OpInfo]; 8] {
         sort::OPS,
         index::OPS,
         shape::OPS,
+        views::OPS,
     ]
 }
 
@@ -348,6 +350,8 @@ pub enum Arg {
     Tensors(Vec<Tensor>),
     /// `tensordot`'s pair of dim lists.
     DimLists(Vec<i64>, Vec<i64>),
+    /// The items of `x[items]`.
+    Index(Vec<tensile::TensorIndex>),
 }
 
 impl Arg {
@@ -512,6 +516,39 @@ pub enum P {
     Idx(&'static [i64], &'static [usize]),
     /// A Python list of differentiated float64 inputs of these domains and shapes.
     Ts(&'static [(Dom, &'static [usize])]),
+    /// A differentiated float64 input made contiguous before the call (an op that refuses
+    /// the checker's non-contiguous layout: `view`, `as_strided`).
+    Contig(Dom, &'static [usize]),
+    /// A float64 tensor of zeros of this shape (not differentiated: `view_as`'s target).
+    Zeros(&'static [usize]),
+    /// The items of `x[items]`.
+    Index(&'static [Ix]),
+    /// A Python list of int64 index tensors (`index_put`'s indices; not differentiated).
+    Idxs(&'static [(&'static [i64], &'static [usize])]),
+}
+
+/// One item of a [`P::Index`] (`x[1::2, 1]`, `x[idx]`).
+#[derive(Clone, Copy, Debug)]
+pub enum Ix {
+    Int(i64),
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+    NewAxis,
+    Ellipsis,
+    /// An int64 index tensor of these values and shape.
+    Idx(&'static [i64], &'static [usize]),
+}
+
+impl Ix {
+    fn item(&self) -> Result<tensile::TensorIndex> {
+        use tensile::TensorIndex as I;
+        Ok(match *self {
+            Ix::Int(i) => I::Int(i),
+            Ix::Slice(a, b, c) => I::Slice(a, b, c),
+            Ix::NewAxis => I::NewAxis,
+            Ix::Ellipsis => I::Ellipsis,
+            Ix::Idx(v, s) => I::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+        })
+    }
 }
 
 /// A `[2, 3]` input drawn from `±[0.2, 2]`.
@@ -592,7 +629,7 @@ impl Sample {
     /// The inputs: every [`P::T`] and every member of a [`P::Ts`], in order.
     pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
         self.args.iter().flat_map(|p| match *p {
-            P::T(d, s) => vec![(d, s)],
+            P::T(d, s) | P::Contig(d, s) => vec![(d, s)],
             P::Ts(ts) => ts.to_vec(),
             _ => Vec::new(),
         })
@@ -618,6 +655,17 @@ impl Sample {
                     k += ts.len();
                     Arg::Tensors(inputs[k - ts.len()..k].iter().map(|t| t.alias()).collect())
                 }
+                P::Contig(..) => {
+                    k += 1;
+                    Arg::Tensor(inputs[k - 1].contiguous())
+                }
+                P::Zeros(s) => Arg::Tensor(Tensor::zeros_with(s, DType::Float64)?),
+                P::Index(items) => Arg::Index(items.iter().map(Ix::item).collect::<Result<_>>()?),
+                P::Idxs(v) => Arg::Tensors(
+                    v.iter()
+                        .map(|&(v, s)| Tensor::from_vec(v.to_vec(), s))
+                        .collect::<Result<_>>()?,
+                ),
             })
         };
         let pos = self.args.iter().map(&mut lit).collect::<Result<Vec<_>>>()?;
@@ -648,11 +696,12 @@ pub enum Table {
     Sorting,
     Index,
     Shape,
+    Views,
 }
 
 impl Table {
     /// Every rendered table.
-    pub const ALL: [Table; 8] = [
+    pub const ALL: [Table; 9] = [
         Table::Pointwise,
         Table::MathBinary,
         Table::MathUnary,
@@ -661,6 +710,7 @@ impl Table {
         Table::Sorting,
         Table::Index,
         Table::Shape,
+        Table::Views,
     ];
     /// The README heading the table follows.
     pub fn heading(self) -> &'static str {
@@ -673,6 +723,7 @@ impl Table {
             Table::Sorting => "### Sorting and searching",
             Table::Index => "### Gather, scatter, index ops and masks",
             Table::Shape => "### Shape ops (copies unless noted)",
+            Table::Views => "### Views and shape (all views unless noted)",
         }
     }
     /// The families whose rows it holds, in row order.
@@ -686,6 +737,7 @@ impl Table {
             Table::Sorting => vec![sort::OPS],
             Table::Index => vec![index::OPS],
             Table::Shape => vec![shape::OPS],
+            Table::Views => vec![views::OPS],
         }
     }
 }

@@ -313,7 +313,11 @@ pub static OPS: &[OpInfo] = &[
         many(a.t(0).unbind_with(int_at(a, 1, "dim").unwrap_or(0)))
     })
     .grad(&[Sample::new(&[P::T(Dom::Any, &[3, 2])])])
-    .docs(&[Doc::Row(Table::Shape, "`x.unbind(d)`", "`x.unbind_with(d)` (views)")]),
+    .docs(&[Doc::Row(
+        Table::Shape,
+        "`x.unbind()`, `x.unbind(d)`",
+        "`x.unbind()`, `x.unbind_with(d)` (views)",
+    )]),
     other("einsum", einsum)
         .grad(&[Sample::new(&[
             P::Str("ij,jk->ik"),
