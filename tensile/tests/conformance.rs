@@ -17,8 +17,6 @@ mod autograd_programs;
 mod calls_attention;
 #[path = "conformance/calls_conv.rs"]
 mod calls_conv;
-#[path = "conformance/calls_creation.rs"]
-mod calls_creation;
 #[path = "conformance/calls_grad.rs"]
 mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
@@ -548,7 +546,6 @@ pub fn dispatch(
         .or_else(|| call_opinfo(op, args, kw))
         .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
-        .or_else(|| calls_creation::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
         .or_else(|| calls_pool::call(op, args, kw))

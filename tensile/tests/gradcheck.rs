@@ -152,21 +152,8 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("from_slice", "creation"),
     ("from_vec", "creation"),
     // creation and random
-    ("arange", "creation"),
     ("empty", "creation"),
-    ("empty_like", "creation"),
-    ("eye", "creation"),
-    ("full", "creation"),
-    ("full_like", "creation"),
-    ("linspace", "creation"),
-    ("logspace", "creation"),
-    ("ones", "creation"),
-    ("ones_like", "creation"),
     ("scalar_tensor", "creation"),
-    ("tril_indices", "creation"),
-    ("triu_indices", "creation"),
-    ("zeros", "creation"),
-    ("zeros_like", "creation"),
     ("rand", "random"),
     ("randn", "random"),
     // integer / bool results
@@ -176,8 +163,6 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("argmin_dim", "index"),
     ("count_nonzero_dim", "integer"),
     ("nonzero_as_tuple", "index"),
-    ("one_hot", "integer"),
-    ("tril_indices", "creation"),
 ];
 
 fn src_dir() -> std::path::PathBuf {

@@ -240,26 +240,6 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = match row.op.as_str() {
         // creation and data movement
-        "zeros" => {
-            let s = kl("size");
-            Box::new(move || ok(Tensor::zeros(s.as_slice())))
-        }
-        "full" => {
-            let (s, v) = (kl("size"), kf("fill_value").unwrap());
-            Box::new(move || ok(Tensor::full(s.as_slice(), v)))
-        }
-        "arange" => {
-            let e = ki("end", 0);
-            Box::new(move || ok(Tensor::arange(e)))
-        }
-        "linspace" => {
-            let (a, b, n) = (kf("start").unwrap(), kf("end").unwrap(), ki("steps", 0));
-            Box::new(move || ok(Tensor::linspace(a, b, n)))
-        }
-        "eye" => {
-            let n = ki("n", 0);
-            Box::new(move || ok(Tensor::eye(n)))
-        }
         "rand" => {
             let s = kl("size");
             Box::new(move || ok(Tensor::rand(s.as_slice())))
@@ -424,10 +404,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
         op
     } else {
         match row.op.as_str() {
-            "F.one_hot" => {
-                let (a, n) = (t(0), ki("num_classes", -1));
-                Box::new(move || ok(F::one_hot_with(&a, n)))
-            }
             // shape ops
             // linear algebra and nn
             "F.linear" => {

@@ -98,9 +98,7 @@ pub fn table() -> Vec<Row> {
             .mul(0.0)?
             .add(&a[0].to(DType::Float64)?)
     }));
-    t.push(row("meshgrid", &[x(&[3]), x(&[2])], |a| {
-        combine(&tensile::meshgrid(&[&a[0], &a[1]])?)
-    }));
+
     // ---------------------------------------------------------------- matmul, linalg
     t.push(
         row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -68,6 +68,7 @@ macro_rules! with_kw {
 }
 
 pub mod binary;
+pub mod creation;
 pub mod index;
 pub mod reduce;
 pub mod scan;
@@ -277,7 +278,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 9] {
+pub fn families() -> [&'static [OpInfo]; 10] {
     [
         unary::OPS,
         binary::OPS,
@@ -288,6 +289,7 @@ pub fn families() -> [&'static [OpInfo]; 9] {
         index::OPS,
         shape::OPS,
         views::OPS,
+        creation::OPS,
     ]
 }
 
