@@ -148,6 +148,26 @@ impl std::fmt::Display for Tensor {
 /// `usize` above `i64::MAX` is a negative int, as everywhere); `Overflow when unpacking long`
 /// (ValueError, `n` outside int32, as PyTorch's binding).
 pub fn set_num_threads(n: impl Int) -> Result<()> {
+    kernels::par::set_threads(checked_threads(n)?);
+    Ok(())
+}
+
+/// The calling thread's intra-op thread count alone (no PyTorch counterpart): unlike
+/// [`set_num_threads`], it leaves the default of threads yet to run an op unchanged. What
+/// tensile's data-loader worker threads call with `n = 1`, as each of PyTorch's worker
+/// processes calls `torch.set_num_threads(1)` (process-wide there, which for a process of its
+/// own is the same); for a user's own worker threads likewise.
+///
+/// Errors: as [`set_num_threads`]: `set_num_threads expects a positive integer`
+/// (RuntimeError, `n <= 0`); `Overflow when unpacking long` (ValueError, `n` outside int32).
+pub fn set_thread_num_threads(n: impl Int) -> Result<()> {
+    let n = checked_threads(n)?;
+    kernels::par::set_own_threads(n);
+    Ok(())
+}
+
+/// `n` as a thread count: PyTorch's checks of `torch.set_num_threads`.
+fn checked_threads(n: impl Int) -> Result<usize> {
     let n = n.to_i64();
     if n > i32::MAX as i64 || n < i32::MIN as i64 {
         return Err(Error::value("Overflow when unpacking long"));
@@ -155,8 +175,7 @@ pub fn set_num_threads(n: impl Int) -> Result<()> {
     if n <= 0 {
         return Err(Error::runtime("set_num_threads expects a positive integer"));
     }
-    kernels::par::set_threads(n as usize);
-    Ok(())
+    Ok(n as usize)
 }
 
 /// `torch.get_num_threads()`: the number of threads ops called from this thread split their

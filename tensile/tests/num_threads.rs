@@ -8,6 +8,13 @@ use tensile::Tensor;
 
 const BIG: usize = 1 << 20;
 
+/// The tests of this binary change the process-wide default: they run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `f` on its own thread and returns its result, or panics after `secs` seconds.
 fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
     let (tx, rx) = mpsc::channel();
@@ -27,6 +34,7 @@ fn within<R: Send + 'static>(secs: u64, what: &str, f: impl FnOnce() -> R + Send
 
 #[test]
 fn set_num_threads_is_per_thread_as_pytorch() {
+    let _serial = serial();
     use tensile::{ErrorKind, get_num_threads, set_num_threads};
     // torch.set_num_threads's refusals (checked against torch 2.15)
     for (n, kind, text) in [
@@ -110,5 +118,29 @@ fn set_num_threads_is_per_thread_as_pytorch() {
         // the early thread's set_num_threads(1) is the default now, the setter keeps its own
         assert_eq!((fresh, mine_after), (1, first + 1));
         assert_eq!((s, s2), (BIG as f32, BIG as f32));
+    });
+}
+
+/// `set_thread_num_threads` changes the calling thread's count alone: a thread started
+/// afterwards still gets the default, and the refusals are `set_num_threads`'s.
+#[test]
+fn set_thread_num_threads_is_the_calling_threads_alone() {
+    let _serial = serial();
+    use tensile::{ErrorKind, get_num_threads, set_thread_num_threads};
+    within(60, "set_thread_num_threads", || {
+        // a default of 2, so that 1 differs from it
+        tensile::set_num_threads(2).unwrap();
+        let before = std::thread::spawn(get_num_threads).join().unwrap();
+        assert_eq!(before, 2);
+        set_thread_num_threads(1).unwrap();
+        assert_eq!(get_num_threads(), 1);
+        let other = std::thread::spawn(get_num_threads).join().unwrap();
+        assert_eq!(other, before, "another thread keeps the default");
+        let e = set_thread_num_threads(0).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::RuntimeError);
+        assert_eq!(e.message(), "set_num_threads expects a positive integer");
+        let e = set_thread_num_threads(1i64 << 40).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::ValueError);
+        assert_eq!(e.message(), "Overflow when unpacking long");
     });
 }

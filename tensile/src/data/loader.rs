@@ -730,7 +730,8 @@ fn worker_loop<I: Send + 'static, B>(
 ) {
     WORKER.with(|w| *w.borrow_mut() = Some(info));
     crate::random::set_thread_default_generator(Some(Generator::new().manual_seed(info.seed)));
-    crate::kernels::par::set_own_threads(1);
+    // one intra-op thread per worker, as PyTorch's worker processes (`n = 1` is valid)
+    let _ = crate::set_thread_num_threads(1);
     let guarded = |f: &mut dyn FnMut() -> Result<()>| -> Result<()> {
         match catch_unwind(AssertUnwindSafe(f)) {
             Ok(r) => r,
