@@ -7,30 +7,17 @@
 use super::{Adapter, Arg, Args, Dom, OpInfo, P, Ret, Sample, Sig};
 use tensile::{Result, Scalar, Tensor, TensorOptions};
 
-/// The argument at position `i`, or keyword `k`.
-fn arg<'a>(a: &'a Args, i: usize, k: &str) -> Option<&'a Arg> {
-    a.pos.get(i).or(a.kw_arg(k))
-}
-
 /// A number at position `i` or in keyword `k`.
 fn num(a: &Args, i: usize, k: &str) -> Scalar {
-    match arg(a, i, k) {
+    match a.arg(i, k) {
         Some(Arg::Scalar(s)) => *s,
         _ => panic!("opinfo: {k} is a number"),
     }
 }
 
-/// An int at position `i` or in keyword `k`.
-fn int_at(a: &Args, i: usize, k: &str) -> Option<i64> {
-    match arg(a, i, k)? {
-        Arg::Scalar(Scalar::Int(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is an int"),
-    }
-}
-
 /// The size at position 0 or in `size=` (borrowed: the bench times the adapter too).
 fn size(a: &Args) -> &[i64] {
-    match arg(a, 0, "size") {
+    match a.arg(0, "size") {
         Some(Arg::Ints(v)) => v,
         Some(Arg::Scalar(Scalar::Int(n))) => std::slice::from_ref(n),
         _ => panic!("opinfo: a size"),
@@ -59,13 +46,13 @@ fn logspace(a: &Args) -> Result<Tensor> {
         base: a.kw_f64("base").unwrap_or(10.0),
         dtype: a.kw_dtype("dtype"),
     };
-    let steps = int_at(a, 2, "steps").expect("opinfo: logspace takes steps");
+    let steps = a.int_at(2, "steps").expect("opinfo: logspace takes steps");
     Tensor::logspace_with(num(a, 0, "start"), num(a, 1, "end"), steps, lo)
 }
 
 fn tri_indices(a: &Args, lower: bool) -> Result<Tensor> {
-    let (r, c) = (int_at(a, 0, "row").unwrap(), int_at(a, 1, "col").unwrap());
-    let off = int_at(a, 2, "offset").unwrap_or(0);
+    let (r, c) = (a.int_at(0, "row").unwrap(), a.int_at(1, "col").unwrap());
+    let off = a.int_at(2, "offset").unwrap_or(0);
     if lower {
         tensile::tril_indices_with(r, c, off)
     } else {
@@ -93,16 +80,16 @@ pub static OPS: &[OpInfo] = &[
         Tensor::full_like_with(a.t(0), num(a, 1, "fill_value"), opts(a))
     }),
     create("linspace", |a| {
-        let steps = int_at(a, 2, "steps").expect("opinfo: linspace takes steps");
+        let steps = a.int_at(2, "steps").expect("opinfo: linspace takes steps");
         Tensor::linspace_with(num(a, 0, "start"), num(a, 1, "end"), steps, opts(a))
     })
     .bench("linspace"),
     create("logspace", logspace),
     create("eye", |a| {
         Tensor::eye_with(
-            int_at(a, 0, "n").expect("opinfo: eye takes n"),
+            a.int_at(0, "n").expect("opinfo: eye takes n"),
             tensile::EyeOpts {
-                m: int_at(a, 1, "m"),
+                m: a.int_at(1, "m"),
                 dtype: a.kw_dtype("dtype"),
             },
         )
@@ -111,7 +98,7 @@ pub static OPS: &[OpInfo] = &[
     create("tril_indices", |a| tri_indices(a, true)),
     create("triu_indices", |a| tri_indices(a, false)),
     OpInfo::new("one_hot", Sig::Other, |a| {
-        match int_at(a, 1, "num_classes") {
+        match a.int_at(1, "num_classes") {
             Some(k) => tensile::nn::functional::one_hot_with(a.t(0), k),
             None => tensile::nn::functional::one_hot(a.t(0)),
         }

@@ -417,6 +417,56 @@ impl Args {
         self.opt_scalar(i)
             .unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
     }
+    /// The argument at position `i`, else keyword `k` (`""`: positional only).
+    pub fn arg(&self, i: usize, k: &str) -> Option<&Arg> {
+        self.pos.get(i).or(self.kw_arg(k))
+    }
+    /// An int at position `i` or in keyword `k` (panics on another kind: a wrong call).
+    pub fn int_at(&self, i: usize, k: &str) -> Option<i64> {
+        match self.arg(i, k)? {
+            Arg::Scalar(Scalar::Int(v)) => Some(*v),
+            _ => panic!("opinfo: argument {i} ({k}) is an int"),
+        }
+    }
+    /// A bool at position `i` or in keyword `k`.
+    pub fn bool_at(&self, i: usize, k: &str) -> Option<bool> {
+        match self.arg(i, k)? {
+            Arg::Scalar(Scalar::Bool(v)) => Some(*v),
+            _ => panic!("opinfo: argument {i} ({k}) is a bool"),
+        }
+    }
+    /// An int list at position `i` or in keyword `k`; a lone int is a 1-list.
+    pub fn ints_at(&self, i: usize, k: &str) -> Option<&[i64]> {
+        match self.arg(i, k)? {
+            Arg::Scalar(Scalar::Int(v)) => Some(std::slice::from_ref(v)),
+            Arg::Ints(v) => Some(v),
+            _ => panic!("opinfo: argument {i} ({k}) is an int or a list of ints"),
+        }
+    }
+    /// The int at position `i`.
+    pub fn int(&self, i: usize) -> i64 {
+        self.int_at(i, "")
+            .unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
+    }
+    /// The int list at position `i` (a lone int is a 1-list).
+    pub fn ints(&self, i: usize) -> &[i64] {
+        self.ints_at(i, "")
+            .unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
+    }
+    /// The tensors of a call taking a list first (`torch.cat(ts)`) or `*tensors`.
+    pub fn tensors(&self) -> Vec<&Tensor> {
+        match self.pos.first() {
+            Some(Arg::Tensors(ts)) => ts.iter().collect(),
+            _ => self
+                .pos
+                .iter()
+                .filter_map(|x| match x {
+                    Arg::Tensor(t) => Some(t),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
     /// Keyword `k`, if given.
     pub fn kw_arg(&self, k: &str) -> Option<&Arg> {
         self.kw.iter().find(|(n, _)| n == k).map(|(_, a)| a)

@@ -12,19 +12,11 @@ fn dim(a: &Args) -> i64 {
     }
 }
 
-/// An int at position `i` or in keyword `k`.
-fn int_at(a: &Args, i: usize, k: &str) -> Option<i64> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Int(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is an int"),
-    }
-}
-
 /// `torch.diff(x, n=1, dim=-1, prepend=None, append=None)`.
 fn diff(a: &Args) -> Result<Tensor> {
     a.t(0).diff_with(DiffOpts {
-        n: int_at(a, 1, "n").unwrap_or(1),
-        dim: int_at(a, 2, "dim").unwrap_or(-1),
+        n: a.int_at(1, "n").unwrap_or(1),
+        dim: a.int_at(2, "dim").unwrap_or(-1),
         prepend: a.kw_tensor("prepend"),
         append: a.kw_tensor("append"),
     })

@@ -7,41 +7,6 @@ use super::{Adapter, Arg, Args, Doc, Dom, OpInfo, P, Ret, Sample, Sig, Table, X}
 use tensile::nn::functional as F;
 use tensile::{RepeatInterleaveOpts, Result, Scalar, Tensor, TensorSplitArg};
 
-/// An int at position `i` or in keyword `k`.
-fn int_at(a: &Args, i: usize, k: &str) -> Option<i64> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Int(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is an int"),
-    }
-}
-
-/// An int list at position `i` or in keyword `k` (a lone int is a 1-list).
-fn list_at(a: &Args, i: usize, k: &str) -> Option<Vec<i64>> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Int(v)) => Some(vec![*v]),
-        Arg::Ints(v) => Some(v.clone()),
-        _ => panic!("opinfo: {k} is an int or a list of ints"),
-    }
-}
-
-/// The int list at position `i`.
-fn list(a: &Args, i: usize) -> Vec<i64> {
-    list_at(a, i, "").unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
-}
-
-/// The int at position `i`.
-fn int(a: &Args, i: usize) -> i64 {
-    int_at(a, i, "").unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
-}
-
-/// The tensors of a call taking `*tensors` or a list.
-fn tensors(a: &Args) -> Vec<&Tensor> {
-    match a.pos.first() {
-        Some(Arg::Tensors(ts)) => ts.iter().collect(),
-        _ => a.pos.iter().map(|x| x.tensor()).collect(),
-    }
-}
-
 /// `tensor_split`'s and `hsplit`'s `indices_or_sections`: a count, an index list or a tensor.
 fn split_arg(a: &Args, i: usize) -> TensorSplitArg<'_> {
     match &a.pos[i] {
@@ -57,14 +22,14 @@ fn many(r: Result<Vec<Tensor>>) -> Result<Ret> {
 }
 
 fn roll(a: &Args) -> Result<Tensor> {
-    match list_at(a, 2, "dims") {
-        Some(d) => a.t(0).roll_with(list(a, 1), d),
-        None => a.t(0).roll(list(a, 1)),
+    match a.ints_at(2, "dims") {
+        Some(d) => a.t(0).roll_with(a.ints(1), d),
+        None => a.t(0).roll(a.ints(1)),
     }
 }
 
 fn rot90(a: &Args) -> Result<Tensor> {
-    match (int_at(a, 1, "k"), list_at(a, 2, "dims")) {
+    match (a.int_at(1, "k"), a.ints_at(2, "dims")) {
         (None, _) => a.t(0).rot90(),
         (Some(k), None) => a.t(0).rot90_with(k, [0, 1]),
         (Some(k), Some(d)) => a.t(0).rot90_with(k, d),
@@ -76,7 +41,7 @@ fn repeat_interleave(a: &Args) -> Result<Tensor> {
         return tensile::repeat_interleave(a.t(0));
     };
     let opts = RepeatInterleaveOpts {
-        dim: int_at(a, 2, "dim"),
+        dim: a.int_at(2, "dim"),
         output_size: a.kw_int("output_size"),
     };
     match r {
@@ -95,7 +60,7 @@ fn pad(a: &Args) -> Result<Tensor> {
         mode,
         value: a.kw_f64("value"),
     };
-    F::pad_with(a.t(0), list(a, 1), opts)
+    F::pad_with(a.t(0), a.ints(1), opts)
 }
 
 fn atleast(a: &Args, n: usize) -> Result<Ret> {
@@ -125,16 +90,16 @@ fn einsum(a: &Args) -> Result<Tensor> {
 fn tensordot(a: &Args) -> Result<Tensor> {
     match &a.pos[2] {
         Arg::DimLists(x, y) => tensile::tensordot(a.t(0), a.t(1), (x, y)),
-        _ => tensile::tensordot(a.t(0), a.t(1), int(a, 2)),
+        _ => tensile::tensordot(a.t(0), a.t(1), a.int(2)),
     }
 }
 
 fn diag_embed(a: &Args) -> Result<Tensor> {
     match a.pos.len() {
         1 => a.t(0).diag_embed(),
-        2 => a.t(0).diag_embed_with(int(a, 1)),
-        3 => a.t(0).diag_embed_with((int(a, 1), int(a, 2), -1)),
-        _ => a.t(0).diag_embed_with((int(a, 1), int(a, 2), int(a, 3))),
+        2 => a.t(0).diag_embed_with(a.int(1)),
+        3 => a.t(0).diag_embed_with((a.int(1), a.int(2), -1)),
+        _ => a.t(0).diag_embed_with((a.int(1), a.int(2), a.int(3))),
     }
 }
 
@@ -158,7 +123,7 @@ const X33: P = P::T(Dom::Any, &[3, 3]);
 const X52: P = P::T(Dom::Any, &[5, 2]);
 
 pub static OPS: &[OpInfo] = &[
-    other("flip", |a| a.t(0).flip(list(a, 1)))
+    other("flip", |a| a.t(0).flip(a.ints(1)))
         .grad(&[Sample::new(&[X, P::Ints(&[1])])])
         .docs(&[Doc::Row(
             Table::Shape,
@@ -182,7 +147,7 @@ pub static OPS: &[OpInfo] = &[
             "`torch.rot90(x)`, `torch.rot90(x, k, dims)`",
             "`x.rot90()`, `x.rot90_with(k, dims)`",
         )]),
-    other("repeat", |a| a.t(0).repeat(list(a, 1)))
+    other("repeat", |a| a.t(0).repeat(a.ints(1)))
         .grad(&[Sample::new(&[X, P::Ints(&[2, 1, 2])])])
         .bench("T.repeat")
         .docs(&[Doc::Row(
@@ -190,7 +155,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.repeat(*sizes)`, `torch.tile(x, dims)`",
             "`x.repeat(sizes)`, `x.tile(dims)`",
         )]),
-    other("tile", |a| a.t(0).tile(list(a, 1))).grad(&[Sample::new(&[X, P::Ints(&[2])])]),
+    other("tile", |a| a.t(0).tile(a.ints(1))).grad(&[Sample::new(&[X, P::Ints(&[2])])]),
     other("repeat_interleave", repeat_interleave)
         .grad(&[Sample::new(&[X, P::Int(2)])])
         .bench("T.repeat_interleave")
@@ -199,7 +164,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.repeat_interleave(r)`, `(r, dim)`, `(r, dim, output_size=n)`; `torch.repeat_interleave(r)`",
             "`x.repeat_interleave(r)`, `x.repeat_interleave_with(r, dim)`, `x.repeat_interleave_with(r, (dim, n))` (`r` an int or `&Tensor`); `tensile::repeat_interleave(&r)`",
         )]),
-    other("tril", |a| match int_at(a, 1, "diagonal") {
+    other("tril", |a| match a.int_at(1, "diagonal") {
         Some(k) => a.t(0).tril_with(k),
         None => a.t(0).tril(),
     })
@@ -209,7 +174,7 @@ pub static OPS: &[OpInfo] = &[
         "`torch.tril(x)`, `torch.tril(x, k)`; `triu` likewise",
         "`x.tril()`, `x.tril_with(k)`; `x.triu()`, `x.triu_with(k)`",
     )]),
-    other("triu", |a| match int_at(a, 1, "diagonal") {
+    other("triu", |a| match a.int_at(1, "diagonal") {
         Some(k) => a.t(0).triu_with(k),
         None => a.t(0).triu(),
     })
@@ -231,7 +196,7 @@ pub static OPS: &[OpInfo] = &[
             "`F.pad(x, pad)`, `F.pad(x, pad, mode, value)`",
             "`F::pad(&x, pad)`, `F::pad_with(&x, pad, \"reflect\")`, `F::pad_with(&x, pad, (\"constant\", v))`",
         )]),
-    other("narrow_copy", |a| a.t(0).narrow_copy(int(a, 1), int(a, 2), int(a, 3)))
+    other("narrow_copy", |a| a.t(0).narrow_copy(a.int(1), a.int(2), a.int(3)))
         .grad(&[Sample::new(&[
             P::T(Dom::Any, &[3, 4]),
             P::Int(1),
@@ -245,7 +210,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.narrow_copy(d, start, len)`",
         )]),
     other_ret("split_with_sizes", |a| {
-        many(a.t(0).split_with_sizes(list(a, 1), int_at(a, 2, "dim").unwrap_or(0)))
+        many(a.t(0).split_with_sizes(a.ints(1), a.int_at(2, "dim").unwrap_or(0)))
     })
     .grad(&[Sample::new(&[X52, P::Ints(&[1, 4]), P::Int(0)])])
     .docs(&[Doc::Row(
@@ -254,7 +219,7 @@ pub static OPS: &[OpInfo] = &[
         "`x.split_with_sizes(sizes, d)` (views)",
     )]),
     other_ret("tensor_split", |a| {
-        many(match int_at(a, 2, "dim") {
+        many(match a.int_at(2, "dim") {
             Some(d) => a.t(0).tensor_split_with(split_arg(a, 1), d),
             None => a.t(0).tensor_split(split_arg(a, 1)),
         })
@@ -276,26 +241,26 @@ pub static OPS: &[OpInfo] = &[
         .grad(&[Sample::new(&[P::T(Dom::Any, &[4, 2]), P::Int(2)])]),
     other_ret("dsplit", |a| many(a.t(0).dsplit(split_arg(a, 1))))
         .grad(&[Sample::new(&[P::T(Dom::Any, &[2, 2, 4]), P::Int(2)])]),
-    other("hstack", |a| tensile::hstack(&tensors(a)))
+    other("hstack", |a| tensile::hstack(&a.tensors()))
         .grad(&[Sample::new(&[two!([2, 3], [2, 1])])])
         .docs(&[Doc::Row(
             Table::Shape,
             "`torch.hstack(ts)`, `vstack`, `dstack`, `column_stack`",
             "`tensile::hstack(&ts)`, `tensile::vstack(&ts)`, `tensile::dstack(&ts)`, `tensile::column_stack(&ts)`",
         )]),
-    other("vstack", |a| tensile::vstack(&tensors(a))).grad(&[Sample::new(&[two!([2, 3], [3])])]),
-    other("dstack", |a| tensile::dstack(&tensors(a)))
+    other("vstack", |a| tensile::vstack(&a.tensors())).grad(&[Sample::new(&[two!([2, 3], [3])])]),
+    other("dstack", |a| tensile::dstack(&a.tensors()))
         .grad(&[Sample::new(&[two!([2, 3], [2, 3])])]),
-    other("column_stack", |a| tensile::column_stack(&tensors(a)))
+    other("column_stack", |a| tensile::column_stack(&a.tensors()))
         .grad(&[Sample::new(&[two!([3], [3, 2])])]),
-    other("swapaxes", |a| a.t(0).swapaxes(int(a, 1), int(a, 2)))
+    other("swapaxes", |a| a.t(0).swapaxes(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X, P::Int(0), P::Int(1)])])
         .docs(&[Doc::Row(
             Table::Shape,
             "`torch.swapaxes(x, a, b)`, `torch.swapdims(x, a, b)`",
             "`x.swapaxes(a, b)`, `x.swapdims(a, b)` (views)",
         )]),
-    other("swapdims", |a| a.t(0).swapdims(int(a, 1), int(a, 2)))
+    other("swapdims", |a| a.t(0).swapdims(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X, P::Int(0), P::Int(1)])]),
     other_ret("atleast_1d", |a| atleast(a, 1))
         .grad(&[
@@ -310,7 +275,7 @@ pub static OPS: &[OpInfo] = &[
     other_ret("atleast_2d", |a| atleast(a, 2)).grad(&[Sample::new(&[X3])]),
     other_ret("atleast_3d", |a| atleast(a, 3)).grad(&[Sample::new(&[X3])]),
     other_ret("unbind", |a| {
-        many(a.t(0).unbind_with(int_at(a, 1, "dim").unwrap_or(0)))
+        many(a.t(0).unbind_with(a.int_at(1, "dim").unwrap_or(0)))
     })
     .grad(&[Sample::new(&[P::T(Dom::Any, &[3, 2])])])
     .docs(&[Doc::Row(
@@ -353,17 +318,17 @@ pub static OPS: &[OpInfo] = &[
     other("kron", |a| a.t(0).kron(a.t(1)))
         .grad(&[Sample::new(&[P::T(Dom::Any, &[2, 2]), P::T(Dom::Any, &[2, 1])]).no_bcast()])
         .bench("kron"),
-    other("block_diag", |a| tensile::block_diag(&tensors(a)))
+    other("block_diag", |a| tensile::block_diag(&a.tensors()))
         .grad(&[Sample::new(&[two!([2, 3], [1, 2])])])
         .docs(&[Doc::Row(
             Table::Shape,
             "`torch.block_diag(*ts)`, `torch.cartesian_prod(*ts)`",
             "`tensile::block_diag(&ts)`, `tensile::cartesian_prod(&ts)`",
         )]),
-    other("cartesian_prod", |a| tensile::cartesian_prod(&tensors(a)))
+    other("cartesian_prod", |a| tensile::cartesian_prod(&a.tensors()))
         .grad(&[Sample::new(&[two!([3], [2])])]),
     other("combinations", |a| {
-        let r = int_at(a, 1, "r").unwrap_or(2);
+        let r = a.int_at(1, "r").unwrap_or(2);
         let w = a.kw_bool("with_replacement").unwrap_or(false);
         tensile::combinations_with(a.t(0), (r, w))
     })
@@ -388,7 +353,7 @@ pub static OPS: &[OpInfo] = &[
     other("trace", |a| a.t(0).trace())
         .grad(&[Sample::new(&[X33])])
         .docs(&[Doc::Row(Table::Shape, "`torch.trace(x)`", "`x.trace()`")]),
-    other("diag", |a| match int_at(a, 1, "diagonal") {
+    other("diag", |a| match a.int_at(1, "diagonal") {
         Some(k) => a.t(0).diag_with(k),
         None => a.t(0).diag(),
     })
@@ -401,7 +366,7 @@ pub static OPS: &[OpInfo] = &[
         "`torch.diag(x)`, `(x, k)`; `diagflat` likewise",
         "`x.diag()`, `x.diag_with(k)`; `x.diagflat()`, `x.diagflat_with(k)`",
     )]),
-    other("diagflat", |a| match int_at(a, 1, "offset") {
+    other("diagflat", |a| match a.int_at(1, "offset") {
         Some(k) => a.t(0).diagflat_with(k),
         None => a.t(0).diagflat(),
     })

@@ -2,33 +2,17 @@
 //! `nanmedian` (all, or along a dim with indices), `unique`, `unique_consecutive`,
 //! `searchsorted`, `bucketize`, `isin`.
 
-use super::{Adapter, Arg, Args, Doc, Dom, OpInfo, P, Ret, Sample, Sig, Table, X, pair};
+use super::{Adapter, Args, Doc, Dom, OpInfo, P, Ret, Sample, Sig, Table, X, pair};
 use tensile::{
-    BucketizeOpts, IsinOpts, KthvalueOpts, Result, Scalar, SearchsortedOpts, SortOpts, TopkOpts,
+    BucketizeOpts, IsinOpts, KthvalueOpts, Result, SearchsortedOpts, SortOpts, TopkOpts,
     UniqueConsecutiveOpts, UniqueOpts, UniqueOutput,
 };
-
-/// An int at position `i` or in keyword `k`.
-fn int_at(a: &Args, i: usize, k: &str) -> Option<i64> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Int(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is an int"),
-    }
-}
-
-/// A bool at position `i` or in keyword `k`.
-fn bool_at(a: &Args, i: usize, k: &str) -> Option<bool> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Bool(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is a bool"),
-    }
-}
 
 /// `sort`'s and `argsort`'s `(dim=-1, descending=False, stable=False)`.
 fn sort_opts(a: &Args) -> SortOpts {
     SortOpts {
-        dim: int_at(a, 1, "dim").unwrap_or(-1),
-        descending: bool_at(a, 2, "descending").unwrap_or(false),
+        dim: a.int_at(1, "dim").unwrap_or(-1),
+        descending: a.bool_at(2, "descending").unwrap_or(false),
         stable: a.kw_bool("stable").unwrap_or(false),
     }
 }
@@ -47,8 +31,8 @@ fn uniq(r: Result<UniqueOutput>) -> Result<Ret> {
 /// `median(x)` / `median(x, dim, keepdim=False)`, `nanmedian` likewise.
 fn median(a: &Args, nan: bool) -> Result<Ret> {
     let x = a.t(0);
-    let keepdim = bool_at(a, 2, "keepdim").unwrap_or(false);
-    match (int_at(a, 1, "dim"), nan) {
+    let keepdim = a.bool_at(2, "keepdim").unwrap_or(false);
+    match (a.int_at(1, "dim"), nan) {
         (None, false) => x.median().map(Ret::One),
         (None, true) => x.nanmedian().map(Ret::One),
         (Some(d), false) => pair(x.median_dim(d, keepdim)),
@@ -57,24 +41,24 @@ fn median(a: &Args, nan: bool) -> Result<Ret> {
 }
 
 fn topk(a: &Args) -> Result<Ret> {
-    let k = int_at(a, 1, "k").expect("opinfo: topk takes k");
+    let k = a.int_at(1, "k").expect("opinfo: topk takes k");
     pair(a.t(0).topk_with(
         k,
         TopkOpts {
-            dim: int_at(a, 2, "dim").unwrap_or(-1),
-            largest: bool_at(a, 3, "largest").unwrap_or(true),
-            sorted: bool_at(a, 4, "sorted").unwrap_or(true),
+            dim: a.int_at(2, "dim").unwrap_or(-1),
+            largest: a.bool_at(3, "largest").unwrap_or(true),
+            sorted: a.bool_at(4, "sorted").unwrap_or(true),
         },
     ))
 }
 
 fn kthvalue(a: &Args) -> Result<Ret> {
-    let k = int_at(a, 1, "k").expect("opinfo: kthvalue takes k");
+    let k = a.int_at(1, "k").expect("opinfo: kthvalue takes k");
     pair(a.t(0).kthvalue_with(
         k,
         KthvalueOpts {
-            dim: int_at(a, 2, "dim").unwrap_or(-1),
-            keepdim: bool_at(a, 3, "keepdim").unwrap_or(false),
+            dim: a.int_at(2, "dim").unwrap_or(-1),
+            keepdim: a.bool_at(3, "keepdim").unwrap_or(false),
         },
     ))
 }

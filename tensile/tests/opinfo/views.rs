@@ -7,47 +7,10 @@
 use super::{Adapter, Arg, Args, Doc, Dom, Ix, OpInfo, P, Ret, Sample, Sig, Table, X};
 use tensile::{Result, Scalar, Tensor};
 
-/// An int at position `i` or in keyword `k`.
-fn int_at(a: &Args, i: usize, k: &str) -> Option<i64> {
-    match a.pos.get(i).or(a.kw_arg(k))? {
-        Arg::Scalar(Scalar::Int(v)) => Some(*v),
-        _ => panic!("opinfo: {k} is an int"),
-    }
-}
-
-/// The int at position `i`.
-fn int(a: &Args, i: usize) -> i64 {
-    int_at(a, i, "").unwrap_or_else(|| panic!("opinfo: argument {i} is missing"))
-}
-
-/// The int list at position `i` (a lone int is a 1-list).
-fn list(a: &Args, i: usize) -> Vec<i64> {
-    match a.pos.get(i) {
-        Some(Arg::Scalar(Scalar::Int(v))) => vec![*v],
-        Some(Arg::Ints(v)) => v.clone(),
-        _ => panic!("opinfo: argument {i} is an int or a list of ints"),
-    }
-}
-
-/// The tensors of a call taking `*tensors` or a list first.
-fn tensors(a: &Args) -> Vec<&Tensor> {
-    match a.pos.first() {
-        Some(Arg::Tensors(ts)) => ts.iter().collect(),
-        _ => a
-            .pos
-            .iter()
-            .filter_map(|x| match x {
-                Arg::Tensor(t) => Some(t),
-                _ => None,
-            })
-            .collect(),
-    }
-}
-
 /// `cat`'s and `stack`'s dim: after a list, or `dim=` (default 0).
 fn cat_dim(a: &Args) -> i64 {
     match a.pos.first() {
-        Some(Arg::Tensors(_)) => int_at(a, 1, "dim"),
+        Some(Arg::Tensors(_)) => a.int_at(1, "dim"),
         _ => a.kw_int("dim"),
     }
     .unwrap_or(0)
@@ -60,7 +23,7 @@ fn cat_like(a: &Args, f: fn(&[&Tensor], i64) -> Result<Tensor>) -> Result<Tensor
     let d = cat_dim(a);
     match a.pos.as_slice() {
         [Arg::Tensor(x), Arg::Tensor(y)] => f(&[x, y], d),
-        _ => f(&tensors(a), d),
+        _ => f(&a.tensors(), d),
     }
 }
 
@@ -95,7 +58,7 @@ fn slice(a: &Args) -> Result<Tensor> {
         _ => None,
     };
     a.t(0).slice(
-        int_at(a, 1, "dim").unwrap_or(0),
+        a.int_at(1, "dim").unwrap_or(0),
         opt(2),
         opt(3),
         opt(4).unwrap_or(1),
@@ -103,14 +66,14 @@ fn slice(a: &Args) -> Result<Tensor> {
 }
 
 fn as_strided(a: &Args) -> Result<Tensor> {
-    match int_at(a, 3, "storage_offset") {
-        Some(o) => a.t(0).as_strided_with(list(a, 1), list(a, 2), o),
-        None => a.t(0).as_strided(list(a, 1), list(a, 2)),
+    match a.int_at(3, "storage_offset") {
+        Some(o) => a.t(0).as_strided_with(a.ints(1), a.ints(2), o),
+        None => a.t(0).as_strided(a.ints(1), a.ints(2)),
     }
 }
 
 fn split_chunk(a: &Args, split: bool) -> Result<Ret> {
-    let (k, d) = (int(a, 1), int_at(a, 2, "dim").unwrap_or(0));
+    let (k, d) = (a.int(1), a.int_at(2, "dim").unwrap_or(0));
     if split {
         a.t(0).split_with(k, d)
     } else {
@@ -132,7 +95,7 @@ const X52: P = P::T(Dom::Any, &[5, 2]);
 const X232: P = P::T(Dom::Any, &[2, 3, 2]);
 
 pub static OPS: &[OpInfo] = &[
-    other("view", |a| a.t(0).view(list(a, 1)))
+    other("view", |a| a.t(0).view(a.ints(1)))
         .grad(&[Sample::new(&[P::Contig(Dom::Any, &[2, 3]), P::Ints(&[3, 2])])])
         .docs(&[Doc::Row(
             Table::Views,
@@ -141,7 +104,7 @@ pub static OPS: &[OpInfo] = &[
         )]),
     other("view_as", |a| a.t(0).view_as(a.t(1)))
         .grad(&[Sample::new(&[t(&[6]), P::Zeros(&[2, 3])])]),
-    other("reshape", |a| a.t(0).reshape(list(a, 1)))
+    other("reshape", |a| a.t(0).reshape(a.ints(1)))
         .grad(&[Sample::new(&[X, P::Ints(&[3, 2])])])
         .docs(&[Doc::Row(
             Table::Views,
@@ -152,8 +115,8 @@ pub static OPS: &[OpInfo] = &[
         .grad(&[Sample::new(&[X, P::Zeros(&[6])])]),
     other("flatten", |a| {
         a.t(0).flatten_with((
-            int_at(a, 1, "start_dim").unwrap_or(0),
-            int_at(a, 2, "end_dim").unwrap_or(-1),
+            a.int_at(1, "start_dim").unwrap_or(0),
+            a.int_at(2, "end_dim").unwrap_or(-1),
         ))
     })
     .grad(&[Sample::new(&[X])])
@@ -169,7 +132,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.ravel()`",
             "`x.ravel()` (a copy unless contiguous)",
         )]),
-    other("unflatten", |a| a.t(0).unflatten(int(a, 1), list(a, 2)))
+    other("unflatten", |a| a.t(0).unflatten(a.int(1), a.ints(2)))
         .grad(&[Sample::new(&[t(&[6]), P::Int(0), P::Ints(&[2, 3])])])
         .docs(&[Doc::Row(
             Table::Views,
@@ -186,10 +149,10 @@ pub static OPS: &[OpInfo] = &[
             "`x.squeeze()`, `x.squeeze(d)`, `x.squeeze((d1, d2))`",
             "`x.squeeze()`, `x.squeeze_dim(d)`, `x.squeeze_dim([d1, d2])`",
         )]),
-    other("unsqueeze", |a| a.t(0).unsqueeze(int(a, 1)))
+    other("unsqueeze", |a| a.t(0).unsqueeze(a.int(1)))
         .grad(&[Sample::new(&[X, P::Int(1)])])
         .docs(&[Doc::Row(Table::Views, "`x.unsqueeze(d)`", "`x.unsqueeze(d)`")]),
-    other("transpose", |a| a.t(0).transpose(int(a, 1), int(a, 2)))
+    other("transpose", |a| a.t(0).transpose(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X, P::Int(0), P::Int(1)])])
         .docs(&[Doc::Row(
             Table::Views,
@@ -199,10 +162,10 @@ pub static OPS: &[OpInfo] = &[
     other("t", |a| a.t(0).t()).grad(&[Sample::new(&[X])]),
     other("T", |a| a.t(0).T()).grad(&[Sample::new(&[X232])]),
     other("mT", |a| a.t(0).mT()).grad(&[Sample::new(&[t(&[2, 2, 3])])]),
-    other("permute", |a| a.t(0).permute(list(a, 1)))
+    other("permute", |a| a.t(0).permute(a.ints(1)))
         .grad(&[Sample::new(&[X232, P::Ints(&[2, 0, 1])])])
         .docs(&[Doc::Row(Table::Views, "`x.permute(*dims)`", "`x.permute(dims)`")]),
-    other("movedim", |a| a.t(0).movedim(list(a, 1), list(a, 2)))
+    other("movedim", |a| a.t(0).movedim(a.ints(1), a.ints(2)))
         .aliases(&["moveaxis"])
         .grad(&[Sample::new(&[X232, P::Int(0), P::Int(2)])])
         .docs(&[Doc::Row(
@@ -210,14 +173,14 @@ pub static OPS: &[OpInfo] = &[
             "`x.movedim(src, dst)`",
             "`x.movedim(src, dst)` (ints or lists)",
         )]),
-    other("narrow", |a| a.t(0).narrow(int(a, 1), int(a, 2), int(a, 3)))
+    other("narrow", |a| a.t(0).narrow(a.int(1), a.int(2), a.int(3)))
         .grad(&[Sample::new(&[X34, P::Int(1), P::Int(1), P::Int(2)])])
         .docs(&[Doc::Row(
             Table::Views,
             "`x.narrow(d, start, length)`",
             "`x.narrow(d, start, length)`",
         )]),
-    other("select", |a| a.t(0).select(int(a, 1), int(a, 2)))
+    other("select", |a| a.t(0).select(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X34, P::Int(0), P::Int(1)])])
         .docs(&[Doc::Row(Table::Views, "`x.select(d, i)`", "`x.select(d, i)`")]),
     other("slice", slice)
@@ -285,7 +248,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.index_put(&[&i], &v)`, `x.index_put_with(&[&i], &v, true)`",
         ),
     ]),
-    other("expand", |a| a.t(0).expand(list(a, 1)))
+    other("expand", |a| a.t(0).expand(a.ints(1)))
         .grad(&[Sample::new(&[t(&[3, 1]), P::Ints(&[2, 3, 4])])])
         .docs(&[Doc::Row(
             Table::Views,
@@ -294,12 +257,12 @@ pub static OPS: &[OpInfo] = &[
         )]),
     other("expand_as", |a| a.t(0).expand_as(a.t(1)))
         .grad(&[Sample::new(&[t(&[3, 1]), P::Zeros(&[3, 4])])]),
-    other("broadcast_to", |a| a.t(0).broadcast_to(list(a, 1)))
+    other("broadcast_to", |a| a.t(0).broadcast_to(a.ints(1)))
         .grad(&[Sample::new(&[t(&[3, 1]), P::Ints(&[3, 4])])]),
     OpInfo::new_ret(
         "broadcast_tensors",
         Sig::Other,
-        Adapter::Ret(|a| Tensor::broadcast_tensors(&tensors(a)).map(Ret::Many)),
+        Adapter::Ret(|a| Tensor::broadcast_tensors(&a.tensors()).map(Ret::Many)),
     )
     .grad(&[Sample::new(&[P::Ts(&[(Dom::Any, &[3, 1]), (Dom::Any, &[4])])])])
     .docs(&[Doc::Row(
@@ -309,9 +272,9 @@ pub static OPS: &[OpInfo] = &[
     )]),
     other("diagonal", |a| {
         a.t(0).diagonal_with((
-            int_at(a, 1, "offset").unwrap_or(0),
-            int_at(a, 2, "dim1").unwrap_or(0),
-            int_at(a, 3, "dim2").unwrap_or(1),
+            a.int_at(1, "offset").unwrap_or(0),
+            a.int_at(2, "dim1").unwrap_or(0),
+            a.int_at(3, "dim2").unwrap_or(1),
         ))
     })
     .grad(&[Sample::new(&[X34])])
@@ -320,7 +283,7 @@ pub static OPS: &[OpInfo] = &[
         "`x.diagonal()`, `x.diagonal(o)`, `x.diagonal(o, d1, d2)`",
         "`x.diagonal()`, `x.diagonal_with(o)`, `x.diagonal_with((o, d1, d2))`",
     )]),
-    other("unfold", |a| a.t(0).unfold(int(a, 1), int(a, 2), int(a, 3)))
+    other("unfold", |a| a.t(0).unfold(a.int(1), a.int(2), a.int(3)))
         .grad(&[Sample::new(&[t(&[2, 5]), P::Int(1), P::Int(2), P::Int(1)])])
         .docs(&[Doc::Row(
             Table::Views,
