@@ -13,8 +13,6 @@
 
 #[path = "conformance/autograd_programs.rs"]
 mod autograd_programs;
-#[path = "conformance/calls_attention.rs"]
-mod calls_attention;
 #[path = "conformance/calls_conv.rs"]
 mod calls_conv;
 #[path = "conformance/calls_grad.rs"]
@@ -549,7 +547,6 @@ pub fn dispatch(
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
         .or_else(|| calls_pool::call(op, args, kw))
-        .or_else(|| calls_attention::call(op, args, kw))
         .or_else(|| calls_rnn::call(op, args, kw))
 }
 

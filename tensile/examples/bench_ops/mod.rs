@@ -398,7 +398,6 @@ fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
 fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
     let kw = &row.kw;
     let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
-    let kb = |k: &str| kw.get(k).map(|v| v == "True").unwrap_or(false);
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = if let Some(op) = two_tensor(row, args) {
         op
@@ -481,20 +480,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                         F::RmsNormOpts {
                             weight: Some(&w),
                             eps: None,
-                        },
-                    ))
-                })
-            }
-            "F.scaled_dot_product_attention" => {
-                let (q, k, v, causal) = (t(0), t(1), t(2), kb("is_causal"));
-                Box::new(move || {
-                    ok(F::scaled_dot_product_attention_with(
-                        &q,
-                        &k,
-                        &v,
-                        F::ScaledDotProductAttentionOpts {
-                            is_causal: causal,
-                            ..Default::default()
                         },
                     ))
                 })

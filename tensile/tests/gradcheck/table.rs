@@ -560,26 +560,6 @@ fn nn_rows(t: &mut Vec<Row>) {
     t.push(row("pairwise_distance", &[x(&[2, 3]), x(&[2, 3])], |a| {
         F::pairwise_distance(&a[0], &a[1])
     }));
-    t.push(row(
-        "scaled_dot_product_attention",
-        &[x(&[1, 2, 3]), x(&[1, 4, 3]), x(&[1, 4, 2])],
-        |a| F::scaled_dot_product_attention(&a[0], &a[1], &a[2]),
-    ));
-    t.push(row(
-        "scaled_dot_product_attention (causal)",
-        &[x(&[1, 3, 2]), x(&[1, 3, 2]), x(&[1, 3, 2])],
-        |a| {
-            F::scaled_dot_product_attention_with(
-                &a[0],
-                &a[1],
-                &a[2],
-                F::ScaledDotProductAttentionOpts {
-                    is_causal: true,
-                    ..Default::default()
-                },
-            )
-        },
-    ));
     // dropout: training with p = 0.5 and a fixed seed, so that the mask is a constant
     macro_rules! drop {
         ($($name:ident, $with:ident: $shape:expr),* $(,)?) => {

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -67,6 +67,7 @@ macro_rules! with_kw {
     };
 }
 
+pub mod attention;
 pub mod binary;
 pub mod creation;
 pub mod index;
@@ -278,7 +279,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 10] {
+pub fn families() -> [&'static [OpInfo]; 11] {
     [
         unary::OPS,
         binary::OPS,
@@ -290,6 +291,7 @@ pub fn families() -> [&'static [OpInfo]; 10] {
         shape::OPS,
         views::OPS,
         creation::OPS,
+        attention::OPS,
     ]
 }
 
