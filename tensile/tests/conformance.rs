@@ -27,8 +27,6 @@ mod calls_pool;
 mod calls_random;
 #[path = "conformance/calls_reduce.rs"]
 mod calls_reduce;
-#[path = "conformance/calls_rnn.rs"]
-mod calls_rnn;
 mod opinfo;
 
 use std::path::PathBuf;
@@ -547,7 +545,6 @@ pub fn dispatch(
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
         .or_else(|| calls_pool::call(op, args, kw))
-        .or_else(|| calls_rnn::call(op, args, kw))
 }
 
 /// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -72,6 +72,7 @@ pub mod binary;
 pub mod creation;
 pub mod index;
 pub mod reduce;
+pub mod rnn;
 pub mod scan;
 pub mod shape;
 pub mod sort;
@@ -279,7 +280,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 11] {
+pub fn families() -> [&'static [OpInfo]; 12] {
     [
         unary::OPS,
         binary::OPS,
@@ -292,6 +293,7 @@ pub fn families() -> [&'static [OpInfo]; 11] {
         views::OPS,
         creation::OPS,
         attention::OPS,
+        rnn::OPS,
     ]
 }
 
@@ -680,9 +682,11 @@ impl Sample {
             ..self
         }
     }
-    /// The inputs: every [`P::T`] and every member of a [`P::Ts`], in order.
+    /// The inputs: every [`P::T`] and every member of a [`P::Ts`], in order (positional
+    /// arguments, then keywords: `b_ih=`).
     pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
-        self.args.iter().flat_map(|p| match *p {
+        let kw = self.kw.iter().map(|(_, p)| p);
+        self.args.iter().chain(kw).flat_map(|p| match *p {
             P::T(d, s) | P::Contig(d, s) => vec![(d, s)],
             P::Ts(ts) => ts.to_vec(),
             _ => Vec::new(),
