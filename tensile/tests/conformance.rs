@@ -13,8 +13,6 @@
 
 #[path = "conformance/autograd_programs.rs"]
 mod autograd_programs;
-#[path = "conformance/calls_conv.rs"]
-mod calls_conv;
 #[path = "conformance/calls_grad.rs"]
 mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
@@ -538,8 +536,7 @@ pub fn dispatch(
     kw: &Value,
     kwt: &std::collections::HashMap<String, Tensor>,
 ) -> Option<tensile::Result<Out>> {
-    calls_conv::call(op, args, kw)
-        .or_else(|| call_opinfo(op, args, kw))
+    call_opinfo(op, args, kw)
         .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))

@@ -422,19 +422,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
             }
             // nn.functional (issue 12)
-            "F.conv2d" | "F.conv1d" => {
-                let (x, w) = (t(0), t(1));
-                let (s, p, g) = (ki("stride", 1), ki("padding", 0), ki("groups", 1));
-                let two = row.op == "F.conv2d";
-                Box::new(move || {
-                    let o = (None::<&Tensor>, s, p, 1, g);
-                    ok(if two {
-                        F::conv2d_with(&x, &w, o)
-                    } else {
-                        F::conv1d_with(&x, &w, o)
-                    })
-                })
-            }
             "F.max_pool2d" => {
                 let (x, k) = (t(0), args[1].i());
                 let (s, p) = (ki("stride", k), ki("padding", 0));

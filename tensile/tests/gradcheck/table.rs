@@ -223,7 +223,6 @@ pub fn table() -> Vec<Row> {
 }
 
 fn nn_rows(t: &mut Vec<Row>) {
-    use F::{ConvOpts, ConvTransposeOpts};
     t.push(row("normalize", &[x(&[2, 3])], |a| a[0].normalize()));
     t.push(row("layer_norm", &[x(&[2, 3]), x(&[3]), x(&[3])], |a| {
         a[0].layer_norm_with(
@@ -249,73 +248,7 @@ fn nn_rows(t: &mut Vec<Row>) {
         )
     }));
     // ---------------------------------------------------------------- conv, pooling, resampling
-    t.push(row(
-        "conv1d",
-        &[x(&[1, 2, 5]), x(&[3, 2, 2]), x(&[3])],
-        |a| {
-            tensile::conv1d_with(
-                &a[0],
-                &a[1],
-                ConvOpts {
-                    bias: Some(&a[2]),
-                    ..Default::default()
-                },
-            )
-        },
-    ));
-    t.push(row(
-        "conv2d",
-        &[x(&[1, 2, 3, 3]), x(&[2, 1, 2, 2]), x(&[2])],
-        |a| {
-            tensile::conv2d_with(
-                &a[0],
-                &a[1],
-                ConvOpts {
-                    bias: Some(&a[2]),
-                    stride: vec![1, 2].into(),
-                    padding: [1, 0].into(),
-                    groups: 2,
-                    ..Default::default()
-                },
-            )
-        },
-    ));
-    t.push(row(
-        "conv3d",
-        &[x(&[1, 1, 2, 3, 3]), x(&[2, 1, 1, 2, 2])],
-        |a| tensile::conv3d(&a[0], &a[1]),
-    ));
-    t.push(row(
-        "conv_transpose1d",
-        &[x(&[1, 2, 3]), x(&[2, 2, 2]), x(&[2])],
-        |a| {
-            tensile::conv_transpose1d_with(
-                &a[0],
-                &a[1],
-                ConvTransposeOpts {
-                    bias: Some(&a[2]),
-                    stride: vec![2].into(),
-                    ..Default::default()
-                },
-            )
-        },
-    ));
-    t.push(row(
-        "conv_transpose2d",
-        &[x(&[1, 2, 2, 2]), x(&[2, 1, 2, 2])],
-        |a| tensile::conv_transpose2d(&a[0], &a[1]),
-    ));
-    t.push(row(
-        "conv_transpose3d",
-        &[x(&[1, 1, 1, 2, 2]), x(&[1, 2, 1, 2, 2])],
-        |a| tensile::conv_transpose3d(&a[0], &a[1]),
-    ));
-    t.push(row("unfold (im2col)", &[x(&[1, 2, 3, 3])], |a| {
-        F::unfold(&a[0], [2, 2])
-    }));
-    t.push(row("fold (col2im)", &[x(&[1, 8, 4])], |a| {
-        F::fold(&a[0], [3, 3], [2, 2])
-    }));
+
     t.push(row("interpolate (nearest)", &[x(&[1, 1, 3])], |a| {
         F::interpolate(&a[0], [5])
     }));

@@ -258,7 +258,7 @@ pub static OPS: &[OpInfo] = &[
     other("argwhere", |a| a.t(0).argwhere()).nograd("index"),
     OpInfo::new_ret(
         "where_cond_only",
-        Sig::One,
+        Sig::Args(1),
         Adapter::Ret(|a| tensile::where_cond_only(a.t(0)).map(Ret::Many)),
     )
     .aliases(&["where"])

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -69,6 +69,7 @@ macro_rules! with_kw {
 
 pub mod attention;
 pub mod binary;
+pub mod conv;
 pub mod creation;
 pub mod index;
 pub mod reduce;
@@ -104,9 +105,10 @@ pub enum Sig {
     ReduceDim,
     /// A scan along one dim, `f(x, dim=…, **kwargs)` (the fuzzer passes `dim=` by keyword).
     Scan,
-    /// `f(x)`: one positional argument exactly (`torch.where(cond)`, another op than the
-    /// three-argument `where`).
-    One,
+    /// Exactly this many positional arguments: `torch.where(cond)` (1) is another op than
+    /// the three-argument `where`, `F.unfold(x, kernel_size=…)` (1) than `x.unfold(d, size,
+    /// step)` (4).
+    Args(usize),
     /// Anything else (positional arguments as the adapter reads them).
     Other,
 }
@@ -116,7 +118,7 @@ impl Sig {
     pub fn takes(self, n: usize) -> bool {
         match self {
             Sig::Ternary => n == 3,
-            Sig::One => n == 1,
+            Sig::Args(k) => n == k,
             _ => n >= 1,
         }
     }
@@ -280,7 +282,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 12] {
+pub fn families() -> [&'static [OpInfo]; 13] {
     [
         unary::OPS,
         binary::OPS,
@@ -294,6 +296,7 @@ pub fn families() -> [&'static [OpInfo]; 12] {
         creation::OPS,
         attention::OPS,
         rnn::OPS,
+        conv::OPS,
     ]
 }
 

@@ -283,7 +283,9 @@ pub static OPS: &[OpInfo] = &[
         "`x.diagonal()`, `x.diagonal(o)`, `x.diagonal(o, d1, d2)`",
         "`x.diagonal()`, `x.diagonal_with(o)`, `x.diagonal_with((o, d1, d2))`",
     )]),
-    other("unfold", |a| a.t(0).unfold(a.int(1), a.int(2), a.int(3)))
+    OpInfo::new("unfold", Sig::Args(4), |a| {
+        a.t(0).unfold(a.int(1), a.int(2), a.int(3))
+    })
         .grad(&[Sample::new(&[t(&[2, 5]), P::Int(1), P::Int(2), P::Int(1)])])
         .docs(&[Doc::Row(
             Table::Views,
