@@ -19,8 +19,6 @@ mod calls_grad;
 mod calls_loss;
 #[path = "conformance/calls_norm.rs"]
 mod calls_norm;
-#[path = "conformance/calls_pool.rs"]
-mod calls_pool;
 #[path = "conformance/calls_random.rs"]
 mod calls_random;
 #[path = "conformance/calls_reduce.rs"]
@@ -541,7 +539,6 @@ pub fn dispatch(
         .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
-        .or_else(|| calls_pool::call(op, args, kw))
 }
 
 /// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,
@@ -600,7 +597,13 @@ fn json_to_opinfo(v: &Value) -> Option<opinfo::Arg> {
         }),
         Value::String(s) => opinfo::Arg::Str(s.clone()),
         Value::Array(a) => {
-            opinfo::Arg::Ints(a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>()?)
+            if let Some(v) = a.iter().map(|x| x.as_i64()).collect::<Option<Vec<_>>>() {
+                opinfo::Arg::Ints(v)
+            } else if a.iter().all(|x| x.is_null() || x.is_i64()) {
+                opinfo::Arg::OptInts(a.iter().map(|x| x.as_i64()).collect())
+            } else {
+                opinfo::Arg::Floats(a.iter().map(|x| x.as_f64()).collect::<Option<Vec<_>>>()?)
+            }
         }
         Value::Object(_)
             if v.get("tensor").is_some()

@@ -396,8 +396,6 @@ fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
 }
 
 fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
-    let kw = &row.kw;
-    let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = if let Some(op) = two_tensor(row, args) {
         op
@@ -422,34 +420,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                 Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
             }
             // nn.functional (issue 12)
-            "F.max_pool2d" => {
-                let (x, k) = (t(0), args[1].i());
-                let (s, p) = (ki("stride", k), ki("padding", 0));
-                Box::new(move || ok(F::max_pool2d_with(&x, k, (s, p))))
-            }
-            "F.adaptive_avg_pool2d" => {
-                let (x, o) = (t(0), args[1].i());
-                Box::new(move || ok(F::adaptive_avg_pool2d(&x, o)))
-            }
-            "F.interpolate" => {
-                let x = t(0);
-                let sf = kw.get("scale_factor").map(|v| v.parse::<f64>().unwrap());
-                let mode = kw.get("mode").cloned().unwrap_or_else(|| "nearest".into());
-                Box::new(move || {
-                    ok(F::interpolate_with(
-                        &x,
-                        F::InterpolateOpts {
-                            scale_factor: sf.map(|f| vec![f]),
-                            mode: mode.as_str(),
-                            ..Default::default()
-                        },
-                    ))
-                })
-            }
-            "F.pixel_shuffle" => {
-                let (x, r) = (t(0), args[1].i());
-                Box::new(move || ok(F::pixel_shuffle(&x, r)))
-            }
             "F.batch_norm" => {
                 let (x, m, v) = (t(0), t(1), t(2));
                 Box::new(move || ok(F::batch_norm(&x, &m, &v)))

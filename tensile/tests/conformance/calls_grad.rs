@@ -221,13 +221,6 @@ pub fn run(case: &Value) -> Result<(), String> {
             };
             Some(tensile::nn::functional::conv2d_with(args[0].tensor(), w, o).map(Out::Tensor))
         }
-        // F.max_pool2d / F.avg_pool2d(input, kernel_size, **kwargs): the pool family's call
-        // table reads kernel_size as a keyword
-        ("max_pool2d" | "avg_pool2d", Some(Arg::Int(k))) => {
-            let mut kw2 = kw.clone();
-            kw2["kernel_size"] = serde_json::json!(k);
-            super::calls_pool::call(op, &call_args, &kw2)
-        }
         ("layer_norm", Some(Arg::Shape(v) | Arg::Ints(v))) => {
             let opt = |i: usize| match args.get(i) {
                 Some(Arg::Tensor(t)) => Some(t),

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -72,6 +72,7 @@ pub mod binary;
 pub mod conv;
 pub mod creation;
 pub mod index;
+pub mod pool;
 pub mod reduce;
 pub mod rnn;
 pub mod scan;
@@ -282,7 +283,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 13] {
+pub fn families() -> [&'static [OpInfo]; 14] {
     [
         unary::OPS,
         binary::OPS,
@@ -297,6 +298,7 @@ pub fn families() -> [&'static [OpInfo]; 13] {
         attention::OPS,
         rnn::OPS,
         conv::OPS,
+        pool::OPS,
     ]
 }
 
@@ -361,6 +363,10 @@ pub enum Arg {
     DimLists(Vec<i64>, Vec<i64>),
     /// The items of `x[items]`.
     Index(Vec<tensile::TensorIndex>),
+    /// A Python list of ints some of which are `None` (an adaptive pool's `output_size`).
+    OptInts(Vec<Option<i64>>),
+    /// A Python list of floats (`scale_factor=[2.0, 1.5]`).
+    Floats(Vec<f64>),
 }
 
 impl Arg {
