@@ -65,8 +65,8 @@ pub use crate::nn::rnn::{
     lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
     rnn_tanh_cell_with, rnn_tanh_with,
 };
-pub use crate::ops::nn::{one_hot, one_hot_with};
 pub use crate::optable::index::embedding;
+pub use crate::optable::nn::{one_hot, one_hot_with};
 
 pub use crate::nn::activation::{
     CeluOpts, EluOpts, GeluOpts, GluOpts, HardtanhOpts, LeakyReluOpts, SoftplusOpts, celu, celu_,

@@ -111,22 +111,10 @@ pub(crate) fn embedding_fwd(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
     Ok(rows.view_with(shape.clone(), contiguous_strides(&shape), rows.offset))
 }
 
-/// `torch.nn.functional.one_hot(tensor)`: `num_classes` inferred as `max + 1`; see
-/// [`one_hot_with`].
-pub fn one_hot(tensor: &Tensor) -> Result<Tensor> {
-    one_hot_with(tensor, -1)
-}
-
-/// `torch.nn.functional.one_hot(tensor, num_classes)`: int64 of shape `tensor.shape +
-/// (num_classes,)`, contiguous, 1 at each value's class and 0 elsewhere. `num_classes = -1`
-/// infers `max + 1`.
-///
-/// Errors (RuntimeError), in PyTorch's order: `one_hot is only applicable to index tensor of
-/// type LongTensor.`; `Can not infer total number of classes from empty tensor.`;
-/// `Class values must be non-negative.`; `Class values must be smaller than num_classes.`;
-/// `Stride calculation overflowed` (an empty `(0, 2^62)` with 4 classes, as PyTorch's `empty`).
-pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
-    let mut classes = num_classes.to_i64();
+/// The forward function of `torch.nn.functional.one_hot(tensor, num_classes)`
+/// ([`crate::nn::functional::one_hot_with`]): its checks, then the int64 one-hot rows.
+pub(crate) fn one_hot_fwd(tensor: &Tensor, num_classes: i64) -> Result<Tensor> {
+    let mut classes = num_classes;
     if tensor.dtype != DType::Int64 {
         return Err(Error::runtime(
             "one_hot is only applicable to index tensor of type LongTensor.",

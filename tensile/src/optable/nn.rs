@@ -1,12 +1,13 @@
-//! The `torch.nn.functional` ops of the table ([`NnId`]): `layer_norm`. The forward
-//! function is [`crate::ops::nn`]'s `layer_norm_fwd`; the derivative (`NativeLayerNormBackward0`)
-//! is `autograd/formulas/norm.rs`'s. The other functional ops are still in `nn/`, which
+//! The `torch.nn.functional` ops of the table ([`NnId`]): `layer_norm` and `one_hot`. The
+//! forward functions are [`crate::ops::nn`]'s `layer_norm_fwd` and `one_hot_fwd`; the
+//! derivative of `layer_norm` (`NativeLayerNormBackward0`) is `autograd/formulas/norm.rs`'s,
+//! `one_hot` (int64) has none. The other functional ops are still in `nn/`, which
 //! records them itself; they move here as their forward code moves to `ops/`.
 
-use crate::args::IntoShape;
+use crate::args::{Int, IntoShape};
 use crate::autograd::formulas::norm::layer_norm as layer_norm_node;
 use crate::error::Result;
-use crate::ops::nn::{LayerNormOpts, layer_norm_fwd};
+use crate::ops::nn::{LayerNormOpts, layer_norm_fwd, one_hot_fwd};
 use crate::tensor::Tensor;
 
 op_ids! {
@@ -14,6 +15,8 @@ op_ids! {
     pub enum NnId {
         /// [`Tensor::layer_norm_with`]
         LayerNorm = "layer_norm" ["layer_norm", "layer_norm_with"],
+        /// [`one_hot_with`]
+        OneHot = "one_hot" ["one_hot", "one_hot_with"],
     }
 }
 
@@ -50,4 +53,23 @@ impl Tensor {
         let (y, k) = layer_norm_fwd(self, &shape, weight, bias, eps)?;
         layer_norm_node(y, self, k, weight, bias, eps)
     }
+}
+
+/// `torch.nn.functional.one_hot(tensor)`: `num_classes` inferred as `max + 1`; see
+/// [`one_hot_with`].
+pub fn one_hot(tensor: &Tensor) -> Result<Tensor> {
+    one_hot_with(tensor, -1)
+}
+
+/// `torch.nn.functional.one_hot(tensor, num_classes)`: int64 of shape `tensor.shape +
+/// (num_classes,)`, contiguous, 1 at each value's class and 0 elsewhere. `num_classes = -1`
+/// infers `max + 1`.
+///
+/// Errors (RuntimeError), in PyTorch's order: `one_hot is only applicable to index tensor of
+/// type LongTensor.`; `Can not infer total number of classes from empty tensor.`;
+/// `Class values must be non-negative.`; `Class values must be smaller than num_classes.`;
+/// `Stride calculation overflowed` (an empty `(0, 2^62)` with 4 classes, as PyTorch's `empty`).
+pub fn one_hot_with(tensor: &Tensor, num_classes: impl Int) -> Result<Tensor> {
+    // int64 out: nothing to record (PyTorch's `one_hot` is not differentiable)
+    one_hot_fwd(tensor, num_classes.to_i64())
 }
