@@ -471,7 +471,7 @@ fn conv_same(x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, p: &Params) -> 
     match same.extra {
         None => convolution(x, weight, bias, &q),
         Some(pad_nd) => {
-            let padded = crate::nn::pad::pad(x, &pad_nd[..])?;
+            let padded = crate::nn::functional::pad(x, &pad_nd[..])?;
             convolution(&padded, weight, bias, &q)
         }
     }

@@ -21,7 +21,7 @@ pub use crate::nn::conv::{
     conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
     conv3d_with, fold, fold_with, unfold, unfold_with,
 };
-pub use crate::nn::pad::{PadOpts, pad, pad_with};
+pub use crate::optable::resample::{PadOpts, pad, pad_with};
 
 pub use crate::nn::distance::{
     CdistOpts, CosineSimilarityOpts, PairwiseDistanceOpts, cdist, cdist_with, cosine_similarity,
@@ -148,7 +148,6 @@ pub fn normalize_with(input: &Tensor, opts: impl Into<NormalizeOpts>) -> Result<
 }
 
 pub use crate::nn::interpolate::{InterpolateOpts, interpolate, interpolate_with};
-pub use crate::nn::pixel_shuffle::{pixel_shuffle, pixel_unshuffle};
 pub use crate::nn::pool::{
     AvgPoolOpts, IntoOutputSize, LpPoolOpts, MaxPoolOpts, MaxUnpoolOpts, adaptive_avg_pool1d,
     adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
@@ -158,3 +157,4 @@ pub use crate::nn::pool::{
     max_pool2d_with, max_pool2d_with_indices, max_pool3d, max_pool3d_with, max_pool3d_with_indices,
     max_unpool1d, max_unpool1d_with, max_unpool2d, max_unpool2d_with,
 };
+pub use crate::optable::resample::{pixel_shuffle, pixel_unshuffle};

@@ -14,8 +14,6 @@ pub(crate) mod loss_fast;
 pub mod loss_opts;
 pub mod modules;
 pub(crate) mod norm;
-pub(crate) mod pad;
-pub(crate) mod pixel_shuffle;
 pub(crate) mod pool;
 pub(crate) mod rnn;
 pub mod utils;

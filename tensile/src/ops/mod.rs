@@ -21,6 +21,7 @@ pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod operators;
 pub(crate) mod reduce;
+pub(crate) mod resample;
 pub(crate) mod scan;
 pub(crate) mod shape;
 pub(crate) mod softmax;

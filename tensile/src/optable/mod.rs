@@ -83,6 +83,7 @@ pub(crate) mod linalg;
 pub(crate) mod masked;
 pub(crate) mod nn;
 pub(crate) mod reduce;
+pub(crate) mod resample;
 pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod select;
@@ -99,6 +100,7 @@ pub use linalg::LinalgId;
 pub use masked::MaskedId;
 pub use nn::NnId;
 pub use reduce::{MomentsId, ReduceId};
+pub use resample::ResampleId;
 pub use scan::ScanId;
 pub use select::SelectId;
 pub use shape::ShapeId;
@@ -145,6 +147,8 @@ pub enum OpId {
     Index(IndexId),
     /// A view op (`view`, `reshape`, `transpose`, `permute`, `narrow`, `expand`, `split`, …).
     View(ViewId),
+    /// `F.pad`, `F.pixel_shuffle` or `F.pixel_unshuffle`.
+    Resample(ResampleId),
 }
 
 impl OpId {
@@ -167,6 +171,7 @@ impl OpId {
             OpId::Nn(n) => n.name(),
             OpId::Index(i) => i.name(),
             OpId::View(v) => v.name(),
+            OpId::Resample(r) => r.name(),
         }
     }
 
@@ -190,6 +195,7 @@ impl OpId {
             OpId::Nn(n) => n.methods(),
             OpId::Index(i) => i.methods(),
             OpId::View(v) => v.methods(),
+            OpId::Resample(r) => r.methods(),
         }
     }
 
@@ -211,6 +217,7 @@ impl OpId {
         let nn = NnId::ALL.iter().map(|&n| OpId::Nn(n));
         let idx = IndexId::ALL.iter().map(|&i| OpId::Index(i));
         let view = ViewId::ALL.iter().map(|&v| OpId::View(v));
+        let resample = ResampleId::ALL.iter().map(|&r| OpId::Resample(r));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -226,5 +233,6 @@ impl OpId {
             .chain(nn)
             .chain(idx)
             .chain(view)
+            .chain(resample)
     }
 }

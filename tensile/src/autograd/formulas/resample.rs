@@ -91,7 +91,7 @@ pub(crate) fn constant_pad(out: Tensor, x: &Tensor, pad: &[i64]) -> Result<Tenso
     let neg: Vec<i64> = pad.iter().map(|&p| -p).collect();
     record(out, &[x], || {
         node(lam("ConstantPadNdBackward0", move |g, _| {
-            Ok(vec![Some(crate::nn::pad::pad(g, &neg[..])?)])
+            Ok(vec![Some(crate::optable::resample::pad(g, &neg[..])?)])
         }))
     })
 }
@@ -114,7 +114,7 @@ pub(crate) fn edge_pad(out: Tensor, x: &Tensor, pad: &[i64], mode: &str) -> Resu
     let pad = pad.to_vec();
     let mode = mode.to_string();
     super::index::gathered(name, out, x, |ids| {
-        crate::nn::pad::pad_with(ids, &pad[..], mode.as_str())
+        crate::optable::resample::pad_with(ids, &pad[..], mode.as_str())
     })
 }
 
@@ -124,11 +124,11 @@ pub(crate) fn pixel_shuffle(out: Tensor, x: &Tensor, r: i64, shuffle: bool) -> R
     record(out, &[x], || {
         if shuffle {
             node(lam("PixelShuffleBackward0", move |g, _| {
-                Ok(vec![Some(crate::nn::pixel_shuffle::pixel_unshuffle(g, r)?)])
+                Ok(vec![Some(crate::optable::resample::pixel_unshuffle(g, r)?)])
             }))
         } else {
             node(lam("PixelUnshuffleBackward0", move |g, _| {
-                Ok(vec![Some(crate::nn::pixel_shuffle::pixel_shuffle(g, r)?)])
+                Ok(vec![Some(crate::optable::resample::pixel_shuffle(g, r)?)])
             }))
         }
     })

@@ -1,0 +1,315 @@
+//! Padding and pixel shuffling, the forward functions (the public functions and their
+//! recording are in `crate::optable::resample`): `F.pad` (constant, where negative widths
+//! crop; reflect; replicate; circular) and `F.pixel_shuffle` / `F.pixel_unshuffle`, with
+//! PyTorch's checks, messages and output layouts (channel blocks to spatial blocks and back
+//! by one strided copy into an output laid out as `input.suggest_memory_format()` says).
+
+use crate::error::{Error, Result};
+use crate::geometry::resample as gr;
+use crate::geometry::resample::widths;
+use crate::layout::{channels_last_strides, contiguous_strides};
+use crate::ops::copy::{copy_unchecked, copy_with_strides};
+use crate::ops::shape::{axis_map, gather_axes, identity_maps, reserve_output};
+use crate::{Scalar, Tensor};
+
+/// `F.pad`'s optional arguments (`mode='constant', value=None`), for [`pad_with`]: a string
+/// is `mode`, a pair `(mode, value)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PadOpts<'a> {
+    /// `"constant"`, `"reflect"`, `"replicate"` or `"circular"`.
+    pub mode: &'a str,
+    /// The fill value of `"constant"` (default 0); other modes refuse a nonzero one.
+    pub value: Option<f64>,
+}
+impl Default for PadOpts<'_> {
+    fn default() -> Self {
+        PadOpts {
+            mode: "constant",
+            value: None,
+        }
+    }
+}
+impl<'a> From<&'a str> for PadOpts<'a> {
+    fn from(mode: &'a str) -> Self {
+        PadOpts { mode, value: None }
+    }
+}
+impl<'a> From<(&'a str, f64)> for PadOpts<'a> {
+    fn from((mode, value): (&'a str, f64)) -> Self {
+        PadOpts {
+            mode,
+            value: Some(value),
+        }
+    }
+}
+
+/// The forward function of `F.pad(input, pad, mode, value)`: the checks, then the padded
+/// copy (errors as `crate::nn::functional::pad_with`).
+pub(crate) fn pad_fwd(input: &Tensor, pad: &[i64], o: PadOpts<'_>) -> Result<Tensor> {
+    let (mode, nd) = (o.mode, input.dim());
+    gr::check_pad(mode, pad, nd)?;
+    if mode == "constant" {
+        return constant_pad(input, pad, o.value.unwrap_or(0.0));
+    }
+    gr::check_edge_pad(mode, o.value, pad.len(), nd)?;
+    if mode == "circular" {
+        circular_pad(input, pad)
+    } else {
+        edge_pad(input, pad, mode == "reflect")
+    }
+}
+
+/// The layout `input.suggest_memory_format()` gives a new tensor of `sizes`.
+fn suggested_strides(input: &Tensor, sizes: &[usize]) -> Vec<usize> {
+    if crate::ops::cat::suggests_channels_last(input) {
+        channels_last_strides(sizes)
+    } else {
+        contiguous_strides(sizes)
+    }
+}
+
+/// `constant_pad_nd`: crop by negative widths (`narrow`), then copy into a `value`-filled
+/// tensor of the padded shape.
+fn constant_pad(input: &Tensor, pad: &[i64], value: f64) -> Result<Tensor> {
+    let nd = input.dim();
+    let lp = pad.len() / 2;
+    let ldiff = nd - lp;
+    let mut c_input = input.alias();
+    let mut all_non_positive = true;
+    for i in ldiff..nd {
+        let (l, r) = widths(pad, nd - i - 1);
+        if l < 0 {
+            let sz = c_input.size()[i] as i64;
+            c_input = c_input.narrow(i as i64, -l, sz + l)?;
+        } else if l != 0 {
+            all_non_positive = false;
+        }
+        if r < 0 {
+            let sz = c_input.size()[i] as i64;
+            c_input = c_input.narrow(i as i64, 0, sz + r)?;
+        } else if r != 0 {
+            all_non_positive = false;
+        }
+    }
+    if all_non_positive {
+        return c_input.try_clone();
+    }
+    let shape = gr::constant_pad_sizes(input.size(), pad)?;
+    let strides = suggested_strides(input, &shape);
+    let out = Tensor::try_alloc(&shape, &strides, input.dtype())?;
+    let v = if input.dtype() == crate::DType::Bool {
+        Scalar::Bool(value != 0.0)
+    } else {
+        Scalar::Float(value)
+    };
+    crate::ops::copy::fill_unchecked(&out, v);
+    let mut c_out = out.alias();
+    for i in ldiff..nd {
+        let (l, r) = widths(pad, nd - i - 1);
+        if l > 0 {
+            let sz = c_out.size()[i] as i64;
+            c_out = c_out.narrow(i as i64, l, sz - l)?;
+        }
+        if r > 0 {
+            let sz = c_out.size()[i] as i64;
+            c_out = c_out.narrow(i as i64, 0, sz - r)?;
+        }
+    }
+    if c_input.numel() > 0 {
+        copy_unchecked(&c_out, &c_input);
+    }
+    Ok(out)
+}
+
+/// Reflection (`reflect`) or replication padding of the last `pad.len() / 2` dims, with
+/// PyTorch's index rule (which also handles negative widths).
+fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
+    let k = pad.len() / 2;
+    let nd = input.dim();
+    let out_sizes = gr::edge_pad_sizes(input.size(), pad, reflect)?;
+    reserve_output(&out_sizes, input.dtype())?;
+    let mut maps = identity_maps(input)?;
+    for j in 0..k {
+        let (l, _) = widths(pad, j);
+        let d = nd - 1 - j;
+        let size = input.size()[d];
+        maps[d] = axis_map(out_sizes[d], |o| gr::edge_source(o, l, size, reflect))?;
+    }
+    let out = gather_axes(input, &maps)?;
+    let strides = suggested_strides(input, out.size());
+    if strides == contiguous_strides(out.size()) {
+        Ok(out)
+    } else {
+        copy_with_strides(&out, &strides, out.dtype())
+    }
+}
+
+/// `_pad_circular`: element `o` of a padded dim is `input[(o - left) mod size]`.
+fn circular_pad(input: &Tensor, pad: &[i64]) -> Result<Tensor> {
+    let k = pad.len() / 2;
+    let nd = input.dim();
+    let out_sizes = gr::circular_pad_sizes(input.size(), pad)?;
+    reserve_output(&out_sizes, input.dtype())?;
+    let mut maps = identity_maps(input)?;
+    for i in 0..k {
+        let d = nd - k + i;
+        let (l, _) = widths(pad, k - i - 1);
+        let size = input.size()[d];
+        maps[d] = axis_map(out_sizes[d], |o| gr::circular_source(o, l, size))?;
+    }
+    gather_axes(input, &maps)
+}
+
+/// The output strides of `sizes` for `input`'s suggested memory format, or PyTorch's kernel
+/// refusal for a channels-last-3d (5-d) one.
+fn out_strides(input: &Tensor, sizes: &[usize]) -> Result<Vec<usize>> {
+    if crate::ops::cat::suggests_channels_last(input) {
+        if input.dim() == 5 {
+            return Err(Error::runtime(
+                "Unsupported memory format. Supports only ChannelsLast, Contiguous",
+            ));
+        }
+        Ok(channels_last_strides(sizes))
+    } else {
+        Ok(contiguous_strides(sizes))
+    }
+}
+
+pub(crate) fn pixel_shuffle_fwd(input: &Tensor, r: i64) -> Result<Tensor> {
+    let nd = input.dim();
+    if nd < 3 {
+        return Err(Error::runtime(format!(
+            "pixel_shuffle expects input to have at least 3 dimensions, but got input with {nd} dimension(s)"
+        )));
+    }
+    if r <= 0 {
+        return Err(Error::runtime(format!(
+            "pixel_shuffle expects a positive upscale_factor, but got {r}"
+        )));
+    }
+    let rr = r.checked_mul(r).ok_or_else(|| {
+        Error::value(format!(
+            "upscale factor is too large, (upscale_factor)^2 overflowed: upscale_factor={r}"
+        ))
+    })?;
+    let c = input.size()[nd - 3] as i64;
+    if c % rr != 0 {
+        return Err(Error::runtime(format!(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, but input.size(-3)={c} is not divisible by {rr}"
+        )));
+    }
+    let r = r as usize;
+    let (h, w) = (input.size()[nd - 2], input.size()[nd - 1]);
+    let oc = c as usize / (r * r);
+    // H·r and W·r are bounded by no allocation (beside zero channels, H·C is no bound on H)
+    let up = |n: usize, what: &str| {
+        n.checked_mul(r)
+            .filter(|&v| v <= i64::MAX as usize)
+            .ok_or_else(|| {
+                Error::runtime(format!(
+                    "pixel_shuffle: the output {what} {n} * {r} overflows int64"
+                ))
+            })
+    };
+    let mut sizes = input.size()[..nd - 3].to_vec();
+    sizes.extend([oc, up(h, "height")?, up(w, "width")?]);
+    let strides = out_strides(input, &sizes)?;
+    let out = Tensor::try_alloc(&sizes, &strides, input.dtype())?;
+    if out.numel() == 0 {
+        return Ok(out);
+    }
+    // both as (*, oc, i, j, h, w)
+    let lead = nd - 3;
+    let ist = input.stride();
+    let mut isz = input.size()[..lead].to_vec();
+    let mut is = ist[..lead].to_vec();
+    isz.extend([oc, r, r, h, w]);
+    is.extend([
+        ist[lead] * r * r,
+        ist[lead] * r,
+        ist[lead],
+        ist[lead + 1],
+        ist[lead + 2],
+    ]);
+    let mut os = strides[..lead].to_vec();
+    os.extend([
+        strides[lead],
+        strides[lead + 1],
+        strides[lead + 2],
+        strides[lead + 1] * r,
+        strides[lead + 2] * r,
+    ]);
+    let src = input.view_with(isz.clone(), is, input.storage_offset());
+    let dst = out.view_with(isz, os, 0);
+    copy_unchecked(&dst, &src);
+    Ok(out)
+}
+
+pub(crate) fn pixel_unshuffle_fwd(input: &Tensor, r: i64) -> Result<Tensor> {
+    let nd = input.dim();
+    if nd < 3 {
+        return Err(Error::runtime(format!(
+            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with {nd} dimension(s)"
+        )));
+    }
+    if r <= 0 {
+        return Err(Error::runtime(format!(
+            "pixel_unshuffle expects a positive downscale_factor, but got {r}"
+        )));
+    }
+    let (h, w) = (input.size()[nd - 2] as i64, input.size()[nd - 1] as i64);
+    if h % r != 0 {
+        return Err(Error::runtime(format!(
+            "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)={h} is not divisible by {r}"
+        )));
+    }
+    if w % r != 0 {
+        return Err(Error::runtime(format!(
+            "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)={w} is not divisible by {r}"
+        )));
+    }
+    let r = r as usize;
+    let (oh, ow) = (h as usize / r, w as usize / r);
+    let c = input.size()[nd - 3];
+    let mut sizes = input.size()[..nd - 3].to_vec();
+    // c * r * r ≤ numel unless another dim is 0; then it wraps as PyTorch's int64 does
+    sizes.extend([c.wrapping_mul(r).wrapping_mul(r), oh, ow]);
+    if let Some(&bad) = sizes.iter().find(|&&n| n > i64::MAX as usize) {
+        let shown: Vec<i64> = sizes.iter().map(|&n| n as i64).collect();
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            bad as i64,
+            crate::error::fmt_list(&shown)
+        )));
+    }
+    let strides = out_strides(input, &sizes)?;
+    let out = Tensor::try_alloc(&sizes, &strides, input.dtype())?;
+    if out.numel() == 0 {
+        return Ok(out);
+    }
+    // both as (*, c, i, j, oh, ow)
+    let lead = nd - 3;
+    let ist = input.stride();
+    let mut isz = input.size()[..lead].to_vec();
+    let mut is = ist[..lead].to_vec();
+    isz.extend([c, r, r, oh, ow]);
+    is.extend([
+        ist[lead],
+        ist[lead + 1],
+        ist[lead + 2],
+        ist[lead + 1] * r,
+        ist[lead + 2] * r,
+    ]);
+    let mut os = strides[..lead].to_vec();
+    os.extend([
+        strides[lead] * r * r,
+        strides[lead] * r,
+        strides[lead],
+        strides[lead + 1],
+        strides[lead + 2],
+    ]);
+    let src = input.view_with(isz.clone(), is, input.storage_offset());
+    let dst = out.view_with(isz, os, 0);
+    copy_unchecked(&dst, &src);
+    Ok(out)
+}
