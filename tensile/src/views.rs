@@ -404,7 +404,7 @@ impl Tensor {
         let size = self.size_of(d as i64)?;
         // one view per index: the list itself is allocated fallibly (an expanded dim can
         // name far more views than memory holds)
-        let mut out: Vec<Tensor> = crate::kernels::cast::try_vec(size)?;
+        let mut out: Vec<Tensor> = crate::error::try_vec(size)?;
         for i in 0..size {
             out.push(self.select(d as i64, i as i64)?);
         }

@@ -107,8 +107,9 @@ unsafe fn cast_typed<S: Element, D: Element>(
     }
 }
 
-// The fallible allocations live in core (`crate::error`), where geometry reaches them too.
-pub(crate) use crate::error::{try_filled, try_vec};
+// The fallible allocations live in core (`crate::error`), where geometry and the users
+// reach them too.
+use crate::error::try_vec;
 
 /// Runs `f` on the elements of `dst` as one mutable slice, in row-major order: the one-pass
 /// write of a serial kernel (a random fill) into its output. `dst` must be contiguous and of

@@ -263,7 +263,7 @@ pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) 
     let (a, b) = (expand(x1, r1)?, expand(x2, r2)?);
     let nb: usize = batch.iter().product();
     let m = m1;
-    let mut out = crate::kernels::cast::try_filled(0.0, nb * r1 * r2)?;
+    let mut out = crate::error::try_filled(0.0, nb * r1 * r2)?;
     let fill = |(k, o): (usize, &mut [f64])| {
         if r2 == 0 {
             return;
@@ -320,7 +320,7 @@ pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
         )));
     }
     let v = input.try_to_vec::<f64>()?;
-    let mut out = crate::kernels::cast::try_vec(pairs as usize)?;
+    let mut out = crate::error::try_vec(pairs as usize)?;
     for i in 0..n {
         for j in i + 1..n {
             out.push(dist(&v[i * m..(i + 1) * m], &v[j * m..(j + 1) * m], p));

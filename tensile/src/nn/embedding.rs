@@ -161,7 +161,7 @@ pub fn embedding_bag_with<'a>(
             let (b, l) = (input.sizes[0], input.sizes[1]);
             idx = input.try_to_vec::<i64>()?;
             // one offset per bag, allocated fallibly (an empty (2^62, 0) input has 2^62 bags)
-            let mut o: Vec<i64> = crate::kernels::cast::try_vec(b)?;
+            let mut o: Vec<i64> = crate::error::try_vec(b)?;
             o.extend((0..b).map(|i| i.wrapping_mul(l) as i64));
             offs = o;
         }
@@ -232,7 +232,7 @@ pub fn embedding_bag_with<'a>(
     let pad = o
         .padding_idx
         .map(|p| if p < 0 { p + num as i64 } else { p });
-    let mut out = crate::kernels::cast::try_filled(0.0, bags * dim)?;
+    let mut out = crate::error::try_filled(0.0, bags * dim)?;
     for b in 0..bags {
         let start = offs[b].max(0) as usize;
         let end = if b + 1 < offs.len() {

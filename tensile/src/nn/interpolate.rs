@@ -179,7 +179,7 @@ pub fn interpolate_with<'a>(
                 dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2)?;
         }
         let xs = src.try_to_vec::<T>()?;
-        let mut out = crate::kernels::cast::try_filled(T::ZERO, numel)?;
+        let mut out = crate::error::try_filled(T::ZERO, numel)?;
         kp::resample(&xs, &mut out, sizes[0], sizes[1], ins3, outs3, &taps, cl);
         Tensor::from_vec(out, [numel])
     }

@@ -648,7 +648,7 @@ fn prob_target(
         }
     }
     let w = weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
-    let mut per = crate::kernels::cast::try_filled(0.0, n * s)?;
+    let mut per = crate::error::try_filled(0.0, n * s)?;
     for b in 0..n {
         for e in 0..s {
             let mut acc = 0.0;

@@ -488,8 +488,8 @@ pub fn group_norm_with<'a>(
             .collect()
     };
     let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
-    let mut alpha = crate::kernels::cast::try_filled(0.0, n * c)?;
-    let mut beta = crate::kernels::cast::try_filled(0.0, n * c)?;
+    let mut alpha = crate::error::try_filled(0.0, n * c)?;
+    let mut beta = crate::error::try_filled(0.0, n * c)?;
     for i in 0..n {
         for ch in 0..c {
             let (mean, var) = stats[i * gu + ch / cg];
@@ -856,8 +856,8 @@ pub fn instance_norm_with<'a>(
         return Tensor::try_alloc(&input.sizes, &strides, input.dtype);
     }
     let (w, b) = (param(o.weight, c, 1.0)?, param(o.bias, c, 0.0)?);
-    let mut alpha = crate::kernels::cast::try_filled(0.0, n * c)?;
-    let mut beta = crate::kernels::cast::try_filled(0.0, n * c)?;
+    let mut alpha = crate::error::try_filled(0.0, n * c)?;
+    let mut beta = crate::error::try_filled(0.0, n * c)?;
     let f32 = input.dtype == DType::Float32;
     if o.use_input_stats {
         let planes = plane_moments(input, n, c, s)?;
@@ -1024,7 +1024,7 @@ pub fn local_response_norm_with(
                     "Storage size calculation overflowed with sizes=[{c}, {c}]"
                 ))
             })?;
-        let mut band = crate::kernels::cast::try_filled(0.0, cc2)?;
+        let mut band = crate::error::try_filled(0.0, cc2)?;
         for ch in 0..c {
             for cc in ch.saturating_sub(lo)..=(ch + hi).min(c - 1) {
                 band[ch * c + cc] = 1.0;
@@ -1040,7 +1040,7 @@ pub fn local_response_norm_with(
         return input.div(&div);
     }
     let v = sq.try_to_vec::<f64>()?;
-    let mut div = crate::kernels::cast::try_filled(0.0, n * c * s)?;
+    let mut div = crate::error::try_filled(0.0, n * c * s)?;
     for i in 0..n {
         for ch in 0..c {
             let from = ch.saturating_sub(lo);

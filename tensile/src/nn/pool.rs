@@ -291,7 +291,7 @@ fn run_pool(
         g: &Geo,
         r: Reduce,
     ) -> Result<(Tensor, Option<Tensor>)> {
-        use crate::kernels::cast::try_filled;
+        use crate::error::try_filled;
         let xs = src.try_to_vec::<T>()?;
         let mut out = try_filled(T::ZERO, numel)?;
         let mut idx = if with_idx {
@@ -1129,7 +1129,7 @@ fn max_unpool2d_core_impl(input: &Tensor, indices: &Tensor, os: &[i64]) -> Resul
         .iter()
         .try_fold(1usize, |a, &s| a.checked_mul(s))
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
-    let mut out = crate::kernels::cast::try_filled(0f64, numel)?;
+    let mut out = crate::error::try_filled(0f64, numel)?;
     let inplane = input.size()[nd - 2].saturating_mul(input.size()[nd - 1]);
     let c = input.size()[nd - 3];
     for (q, (&v, &m)) in vals.iter().zip(&idx).enumerate() {

@@ -487,12 +487,12 @@ fn cell_typed<T: RnnFloat + Element>(
     } else {
         Vec::new()
     };
-    let mut gx = crate::kernels::cast::try_filled(T::ZERO, n * g)?;
+    let mut gx = crate::error::try_filled(T::ZERO, n * g)?;
     k::linear(n, g, ins, &x, ins, &wi, as_bias(&bi), &mut gx);
-    let mut gh = crate::kernels::cast::try_filled(T::ZERO, n * g)?;
-    let mut h_out = crate::kernels::cast::try_filled(T::ZERO, n * hidden)?;
+    let mut gh = crate::error::try_filled(T::ZERO, n * g)?;
+    let mut h_out = crate::error::try_filled(T::ZERO, n * hidden)?;
     let mut c_out = if lstm {
-        crate::kernels::cast::try_filled(T::ZERO, n * hidden)?
+        crate::error::try_filled(T::ZERO, n * hidden)?
     } else {
         Vec::new()
     };
@@ -847,16 +847,16 @@ fn sequence_typed<T: RnnFloat + Element>(
         Vec::new()
     };
     let nh = batch * hid;
-    let mut h_n = crate::kernels::cast::try_filled(T::ZERO, layers * dirs * nh)?;
+    let mut h_n = crate::error::try_filled(T::ZERO, layers * dirs * nh)?;
     let mut c_n = if lstm {
-        crate::kernels::cast::try_filled(T::ZERO, layers * dirs * nh)?
+        crate::error::try_filled(T::ZERO, layers * dirs * nh)?
     } else {
         Vec::new()
     };
     let mut cur = x.try_to_vec::<T>()?;
     let mut in_l = x.size()[2];
     for l in 0..layers {
-        let mut out = crate::kernels::cast::try_filled(T::ZERO, steps * batch * dirs * hid)?;
+        let mut out = crate::error::try_filled(T::ZERO, steps * batch * dirs * hid)?;
         for d in 0..dirs {
             let c = &cells[l * dirs + d];
             let w_ih = c.w_ih.try_to_vec::<T>()?;

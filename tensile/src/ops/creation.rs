@@ -638,8 +638,8 @@ fn tri_indices(row: i64, col: i64, offset: i64, lower: bool) -> Result<Tensor> {
     if n == 0 {
         return Tensor::from_vec(Vec::<i64>::new(), [2, 0]);
     }
-    let mut rs = crate::kernels::cast::try_vec::<i64>(2 * n)?;
-    let mut cs = crate::kernels::cast::try_vec::<i64>(n)?;
+    let mut rs = crate::error::try_vec::<i64>(2 * n)?;
+    let mut cs = crate::error::try_vec::<i64>(n)?;
     // only the rows that keep something (each keeps at least one once `n > 0`)
     let (first, end) = if lower {
         ((-(o + 1)).clamp(0, r) as i64, row)

@@ -157,7 +157,7 @@ pub(crate) fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Te
     }
     let d = wrap_dim(dim, t.dim())?;
     let (moved, n) = rows(t, d)?;
-    let mut idx = crate::kernels::cast::try_filled(0i64, moved.numel())?;
+    let mut idx = crate::error::try_filled(0i64, moved.numel())?;
     let better =
         |x: f64, out: f64| x.is_nan() || (!out.is_nan() && if max { x >= out } else { x <= out });
     let vals = if t.dtype().is_floating_point() || t.dtype() == DType::Bool {

@@ -123,7 +123,7 @@ pub(crate) fn identity_maps(t: &Tensor) -> Result<Vec<Vec<usize>>> {
 /// `(0..n).map(f).collect()` for an index map of [`gather_axes`], with the allocator's error
 /// instead of an abort (a dim of an expanded input may be far longer than its storage).
 pub(crate) fn axis_map(n: usize, f: impl Fn(usize) -> usize) -> Result<Vec<usize>> {
-    let mut v = crate::kernels::cast::try_vec(n)?;
+    let mut v = crate::error::try_vec(n)?;
     v.extend((0..n).map(f));
     Ok(v)
 }
@@ -479,7 +479,7 @@ pub(crate) fn triangle_fwd(x: &Tensor, k: i64, lower: bool) -> Result<Tensor> {
     if out.numel() == 0 {
         return Ok(out);
     }
-    let mut drop = crate::kernels::cast::try_vec(r * c)?;
+    let mut drop = crate::error::try_vec(r * c)?;
     for i in 0..r as i64 {
         for j in 0..c as i64 {
             let d = j as i128 - i as i128;
@@ -801,7 +801,7 @@ impl Tensor {
                         "cannot create std::vector larger than max_size()",
                     ));
                 }
-                let mut out = crate::kernels::cast::try_vec(n)?;
+                let mut out = crate::error::try_vec(n)?;
                 for (s, e) in section_bounds(self.size()[d], n) {
                     out.push(self.narrow(d as i64, s as i64, (e - s) as i64)?);
                 }
@@ -1013,7 +1013,7 @@ fn repeat_interleave_counts(repeats: &Tensor, output_size: Option<i64>) -> Resul
         });
     }
     let n = total as usize;
-    let mut out: Vec<i64> = crate::kernels::cast::try_vec(n)?;
+    let mut out: Vec<i64> = crate::error::try_vec(n)?;
     for (i, &c) in counts.iter().enumerate() {
         out.extend(std::iter::repeat_n(i as i64, c.max(0) as usize));
     }

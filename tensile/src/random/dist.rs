@@ -6,7 +6,7 @@ use super::generator::GenState;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
-use crate::kernels::cast::{try_filled, try_vec};
+use crate::error::{try_filled, try_vec};
 use crate::tensor::{Dims, Tensor};
 
 /// The row-major (logical) flat index of every element of `t`, in the order a serial

@@ -1154,7 +1154,7 @@ impl Tensor {
             return Err(not_for("randperm", dt));
         }
         let n = n as usize;
-        let mut r = crate::kernels::cast::try_vec::<i64>(n)?;
+        let mut r = crate::error::try_vec::<i64>(n)?;
         let rng = or_default(o.generator);
         let mut s = rng.lock();
         if (n as u64) < u32::MAX as u64 / 20 {
@@ -1515,7 +1515,7 @@ fn multinomial(p: &Tensor, n: i64, o: MultinomialOpts) -> Result<Tensor> {
         }
         // topk's indices, ties resolved as PyTorch's libstdc++ selection resolves them
         let qv = q.try_contiguous()?.try_to_vec::<f64>()?;
-        let mut idx = crate::kernels::cast::try_vec::<i64>(result.numel())?;
+        let mut idx = crate::error::try_vec::<i64>(result.numel())?;
         for row in qv.chunks(k) {
             idx.extend(super::stl::topk_indices(row, n));
         }
@@ -1526,7 +1526,7 @@ fn multinomial(p: &Tensor, n: i64, o: MultinomialOpts) -> Result<Tensor> {
     let double = p.dtype() == DType::Float64;
     let rng = or_default(o.generator);
     let mut s = rng.lock();
-    let mut out = crate::kernels::cast::try_vec::<i64>(result.numel())?;
+    let mut out = crate::error::try_vec::<i64>(result.numel())?;
     let mut cum = vec![0f64; k];
     for r in 0..rows {
         let row = &pv[r * k..(r + 1) * k];
@@ -1676,7 +1676,7 @@ pub fn poisson_with<'g>(rates: &Tensor, opts: impl Into<GeneratorOpts<'g>>) -> R
     let rv = rates.try_contiguous()?.try_to_vec::<f64>()?;
     let rng = or_default(opts.into().generator);
     let mut s = rng.lock();
-    let mut vals = crate::kernels::cast::try_vec::<f64>(rv.len())?;
+    let mut vals = crate::error::try_vec::<f64>(rv.len())?;
     for &lambda in &rv {
         if fails_ge(lambda, 0.0) {
             return Err(Error::runtime(

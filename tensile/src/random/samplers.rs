@@ -165,7 +165,7 @@ pub fn standard_gamma_with<'g>(
     };
     let rng = or_default(opts.into().generator);
     let mut s = rng.lock();
-    let mut vals = crate::kernels::cast::try_vec::<f64>(av.len())?;
+    let mut vals = crate::error::try_vec::<f64>(av.len())?;
     for &a in &av {
         vals.push(if dt == DType::Float32 {
             let v = sample_gamma(&mut s, a as f32) as f32;
@@ -376,7 +376,7 @@ pub fn sample_dirichlet_with<'g>(
     let av = alpha.try_contiguous()?.try_to_vec::<f64>()?;
     let rng = or_default(opts.into().generator);
     let mut s = rng.lock();
-    let mut gam = crate::kernels::cast::try_vec::<f64>(av.len())?;
+    let mut gam = crate::error::try_vec::<f64>(av.len())?;
     for &a in &av {
         let v = sample_gamma(&mut s, a);
         gam.push(if v < f64::MIN_POSITIVE {
@@ -796,7 +796,7 @@ pub fn binomial_with<'g>(
     let (shape, v) = broadcast_values(&[count, prob])?;
     let rng = or_default(opts.into().generator);
     let mut s = rng.lock();
-    let mut vals = crate::kernels::cast::try_vec::<f64>(v[0].len())?;
+    let mut vals = crate::error::try_vec::<f64>(v[0].len())?;
     for (&c, &p) in v[0].iter().zip(&v[1]) {
         vals.push(if dt == DType::Float32 {
             sample_binomial(&mut s, c as f32, p as f32) as f64
