@@ -14,7 +14,8 @@
 //!   `F.pad`'s extents and source indices;
 //! * [`index`]: advanced-indexing placement (where the indexed dims go, the result shape) and
 //!   the row-major offsets the index kernels walk;
-//! * [`einsum`]: `einsum` subscript parsing and validation.
+//! * [`einsum`]: `einsum` subscript parsing and validation;
+//! * [`rnn`]: a recurrent cell's kind and gate count.
 //!
 //! Sizes and strides are a tensor's (so at most `i64::MAX`, which the view constructor
 //! enforces); arithmetic that PyTorch does in int64 and that could overflow runs in `i128`.
@@ -29,4 +30,5 @@ pub mod einsum;
 pub mod index;
 pub mod pool;
 pub mod resample;
+pub mod rnn;
 pub mod view;

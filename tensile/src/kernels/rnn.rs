@@ -14,29 +14,7 @@ use rayon::prelude::*;
 use super::mm::{MmElem, mm};
 use super::vmath::{sigmoid_f32, tanh_f32};
 
-/// Which recurrence: the gate count `G` and the gate math.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(crate) enum CellKind {
-    /// Gates i, f, g, o: `c' = σ(f)·c + σ(i)·tanh(g)`, `h' = σ(o)·tanh(c')`.
-    Lstm,
-    /// Gates r, z, n: `n = tanh(xn + σ(r)·hn)`, `h' = (1 − σ(z))·n + σ(z)·h`.
-    Gru,
-    /// `h' = tanh(x·W_ihᵀ + b_ih + h·W_hhᵀ + b_hh)`.
-    RnnTanh,
-    /// As [`CellKind::RnnTanh`] with `relu`.
-    RnnRelu,
-}
-
-impl CellKind {
-    /// Gates per hidden unit: 4 (LSTM), 3 (GRU), 1 (tanh/ReLU).
-    pub(crate) fn gates(self) -> usize {
-        match self {
-            CellKind::Lstm => 4,
-            CellKind::Gru => 3,
-            CellKind::RnnTanh | CellKind::RnnRelu => 1,
-        }
-    }
-}
+pub(crate) use crate::geometry::rnn::CellKind;
 
 /// The element types the kernels run on: float32 and float64.
 pub(crate) trait RnnFloat:

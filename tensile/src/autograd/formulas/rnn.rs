@@ -5,7 +5,7 @@
 //! `TanhBackward0` / `ReluBackward0` for the plain cells).
 
 use crate::error::Result;
-use crate::kernels::rnn::CellKind;
+use crate::geometry::rnn::CellKind;
 use crate::tensor::Tensor;
 
 /// `x·wᵀ + b`.
