@@ -232,8 +232,12 @@ impl Tensor {
         }
         t
     }
-    /// Whether this tensor is a wrapped Python number (from a [`Scalar`] operand).
-    pub(crate) fn category(&self) -> Category {
+    /// How this tensor takes part in type promotion: [`Category::Wrapped`] for a wrapped
+    /// Python number (from a [`Scalar`] operand), [`Category::ZeroDim`] for another 0-d
+    /// tensor, [`Category::Dim`] otherwise. With the dtype, it is what
+    /// [`crate::dtype::result_type`] takes: `result_type(&[(a.dtype(), a.category()), (b.dtype(),
+    /// b.category())])` is `torch.result_type(a, b)`.
+    pub fn category(&self) -> Category {
         if self.wrapped {
             Category::Wrapped
         } else if self.sizes.is_empty() {

@@ -134,6 +134,7 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("dim", "metadata"),
     ("dtype", "metadata"),
     ("element_size", "metadata"),
+    ("category", "metadata: promotion category"),
     ("is_contiguous", "metadata"),
     ("is_contiguous_channels_last", "metadata"),
     ("is_non_overlapping_and_dense", "metadata"),

@@ -1,7 +1,6 @@
-//! Distances and similarities: `F.cosine_similarity`, `F.pairwise_distance`, `torch.cdist`
-//! and `F.pdist`, with PyTorch's checks and messages.
-
-use rayon::prelude::*;
+//! Similarities and distances written with differentiable ops: `F.cosine_similarity` and
+//! `F.pairwise_distance`, with PyTorch's checks and messages (`torch.cdist` and `F.pdist` are
+//! rows of the op table, `crate::optable::nn`).
 
 use crate::Tensor;
 use crate::args::Int;
@@ -68,7 +67,7 @@ pub fn cosine_similarity_with(
     opts: impl Into<CosineSimilarityOpts>,
 ) -> Result<Tensor> {
     let CosineSimilarityOpts { dim, eps } = opts.into();
-    let common = crate::iter::result_type_of(&[x1, x2]);
+    let common = crate::dtype::result_type(&[(x1.dtype, x1.category()), (x2.dtype, x2.category())]);
     if !common.is_floating_point() {
         return Err(Error::runtime(format!(
             "expected common dtype to be floating point, yet common dtype is {}",
@@ -156,177 +155,4 @@ pub fn pairwise_distance_with(
     let d = x1.sub(x2)?.add(eps)?;
     let dims: &[i64] = if nd == 0 { &[] } else { &[-1] };
     vector_norm(&d, p, dims, keepdim)
-}
-
-/// `torch.cdist`'s optional arguments (`p=2.0, compute_mode=None`), for [`cdist_with`]: `p`
-/// or the struct.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct CdistOpts<'a> {
-    /// The norm's exponent, ≥ 0 (`0` counts differing coordinates, `inf` the largest
-    /// difference). Default 2.
-    pub p: f64,
-    /// PyTorch's choice between the direct and the matrix-product Euclidean distance; tensile
-    /// always computes directly (in double), so every mode gives the direct distances.
-    pub compute_mode: Option<&'a str>,
-}
-impl Default for CdistOpts<'_> {
-    fn default() -> Self {
-        CdistOpts {
-            p: 2.0,
-            compute_mode: None,
-        }
-    }
-}
-impl From<f64> for CdistOpts<'_> {
-    fn from(p: f64) -> Self {
-        CdistOpts {
-            p,
-            compute_mode: None,
-        }
-    }
-}
-
-/// The p-norm of the coordinate differences of two rows.
-#[inline]
-fn dist(a: &[f64], b: &[f64], p: f64) -> f64 {
-    let it = a.iter().zip(b).map(|(x, y)| (x - y).abs());
-    if p == 0.0 {
-        it.filter(|&d| d != 0.0).count() as f64
-    } else if p == 1.0 {
-        it.sum()
-    } else if p == 2.0 {
-        it.map(|d| d * d).sum::<f64>().sqrt()
-    } else if p.is_infinite() {
-        it.fold(0.0, f64::max)
-    } else {
-        it.map(|d| d.powf(p)).sum::<f64>().powf(1.0 / p)
-    }
-}
-
-/// `torch.cdist(x1, x2)` (`p=2`); see [`cdist_with`].
-pub fn cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
-    cdist_with(x1, x2, CdistOpts::default())
-}
-
-/// `torch.cdist(x1, x2, p, compute_mode)`: the p-norm distance between every row of `x1` and
-/// every row of `x2`, batched over the broadcast leading dims.
-///
-/// Shapes: `x1` `(*a, P, M)`, `x2` `(*b, R, M)` → `(broadcast(a, b), P, R)`, contiguous.
-/// dtype: the inputs' float dtype (computed in double, rounded once).
-///
-/// Errors (RuntimeError): `cdist only supports at least 2D tensors, X1 got: 1D` (X2 alike);
-/// `X1 and X2 must have the same number of columns. X1: 3 X2: 4`; `cdist only supports
-/// non-negative p values`; `cdist only supports floating-point dtypes, X1 got: Long`; `The
-/// size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0`;
-/// `Storage size calculation overflowed with sizes=[1, 4611686018427387904, 4611686018427387904]`
-/// (an output too large, e.g. two `(1, 2^62, 0)` inputs); the allocator's error.
-pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) -> Result<Tensor> {
-    let p = opts.into().p;
-    for (name, t) in [("X1", x1), ("X2", x2)] {
-        if t.dim() < 2 {
-            return Err(Error::runtime(format!(
-                "cdist only supports at least 2D tensors, {name} got: {}D",
-                t.dim()
-            )));
-        }
-    }
-    let (m1, m2) = (x1.sizes[x1.dim() - 1], x2.sizes[x2.dim() - 1]);
-    if m1 != m2 {
-        return Err(Error::runtime(format!(
-            "X1 and X2 must have the same number of columns. X1: {m1} X2: {m2}"
-        )));
-    }
-    if p.is_nan() || p < 0.0 {
-        return Err(Error::runtime("cdist only supports non-negative p values"));
-    }
-    for (name, t) in [("X1", x1), ("X2", x2)] {
-        if !t.dtype.is_floating_point() {
-            return Err(Error::runtime(format!(
-                "cdist only supports floating-point dtypes, {name} got: {}",
-                t.dtype.scalar_type_name()
-            )));
-        }
-    }
-    let (r1, r2) = (x1.sizes[x1.dim() - 2], x2.sizes[x2.dim() - 2]);
-    let batch = crate::broadcast::infer_size(&x1.sizes[..x1.dim() - 2], &x2.sizes[..x2.dim() - 2])?;
-    let dtype = crate::iter::result_type_of(&[x1, x2]);
-    // the output's size checked first, as PyTorch allocates it first: `(1, 2^62, 0)` against
-    // itself overflowed `nb * r1 * r2`
-    let mut out_shape = batch.clone();
-    out_shape.extend([r1, r2]);
-    crate::layout::storage_nbytes_contiguous(&out_shape, dtype.itemsize())?;
-    let expand = |t: &Tensor, r: usize| -> Result<Vec<f64>> {
-        let mut s: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
-        s.extend([r as i64, m1 as i64]);
-        t.expand(&s)?.try_to_vec::<f64>()
-    };
-    let (a, b) = (expand(x1, r1)?, expand(x2, r2)?);
-    let nb: usize = batch.iter().product();
-    let m = m1;
-    let mut out = crate::error::try_filled(0.0, nb * r1 * r2)?;
-    let fill = |(k, o): (usize, &mut [f64])| {
-        if r2 == 0 {
-            return;
-        }
-        let (bi, i) = (k / r1, k % r1);
-        let row = &a[(bi * r1 + i) * m..(bi * r1 + i + 1) * m];
-        for (j, e) in o.iter_mut().enumerate() {
-            *e = dist(row, &b[(bi * r2 + j) * m..(bi * r2 + j + 1) * m], p);
-        }
-    };
-    if nb * r1 * r2 * m > 1 << 16 && crate::kernels::par::threads() > 1 {
-        crate::kernels::par::run(|| out.par_chunks_mut(r2.max(1)).enumerate().for_each(fill));
-    } else {
-        out.chunks_mut(r2.max(1)).enumerate().for_each(fill);
-    }
-    let mut shape = batch.clone();
-    shape.extend([r1, r2]);
-    let r = Tensor::from_vec(out, &shape[..])?.to(dtype)?;
-    crate::autograd::formulas::distance::cdist(r, x1, x2, p)
-}
-
-/// `F.pdist(input)` (`p=2`); see [`pdist_with`].
-pub fn pdist(input: &Tensor) -> Result<Tensor> {
-    pdist_with(input, 2.0)
-}
-
-/// `F.pdist(input, p)`: the p-norm distance between rows `i < j` of an `(N, M)` input, in
-/// row-major order of the upper triangle: shape `(N*(N-1)/2,)`, contiguous, `input`'s dtype.
-///
-/// Errors (RuntimeError): `pdist only supports 2D tensors, got: 3D`; `pdist only supports
-/// floating-point dtypes`; `pdist only supports non-negative p values`; `pdist: the number
-/// of pairs 10633823966279326980924613473029062656 of 4611686018427387904 rows overflows
-/// int64` (an `(2^62, 0)` input); the allocator's error.
-pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
-    if input.dim() != 2 {
-        return Err(Error::runtime(format!(
-            "pdist only supports 2D tensors, got: {}D",
-            input.dim()
-        )));
-    }
-    if !input.dtype.is_floating_point() {
-        return Err(Error::runtime("pdist only supports floating-point dtypes"));
-    }
-    if p.is_nan() || p < 0.0 {
-        return Err(Error::runtime("pdist only supports non-negative p values"));
-    }
-    let (n, m) = (input.sizes[0], input.sizes[1]);
-    // the pair count in u128 and its buffer held fallibly: an `(2^62, 0)` input overflowed
-    // `n * (n - 1)` (and then walked ~2^123 pairs)
-    let pairs = n as u128 * (n as u128).saturating_sub(1) / 2;
-    if pairs > i64::MAX as u128 {
-        return Err(Error::runtime(format!(
-            "pdist: the number of pairs {pairs} of {n} rows overflows int64"
-        )));
-    }
-    let v = input.try_to_vec::<f64>()?;
-    let mut out = crate::error::try_vec(pairs as usize)?;
-    for i in 0..n {
-        for j in i + 1..n {
-            out.push(dist(&v[i * m..(i + 1) * m], &v[j * m..(j + 1) * m], p));
-        }
-    }
-    let len = out.len();
-    let r = Tensor::from_vec(out, [len])?.to(input.dtype)?;
-    crate::autograd::formulas::distance::pdist(r, input, p)
 }

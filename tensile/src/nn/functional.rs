@@ -21,11 +21,12 @@ pub use crate::nn::conv::{
     conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
     conv3d_with, fold, fold_with, unfold, unfold_with,
 };
+pub use crate::optable::nn::{CdistOpts, cdist, cdist_with, pdist, pdist_with};
 pub use crate::optable::resample::{PadOpts, pad, pad_with};
 
 pub use crate::nn::distance::{
-    CdistOpts, CosineSimilarityOpts, PairwiseDistanceOpts, cdist, cdist_with, cosine_similarity,
-    cosine_similarity_with, pairwise_distance, pairwise_distance_with, pdist, pdist_with,
+    CosineSimilarityOpts, PairwiseDistanceOpts, cosine_similarity, cosine_similarity_with,
+    pairwise_distance, pairwise_distance_with,
 };
 pub use crate::nn::dropout::{
     DropoutOpts, alpha_dropout, alpha_dropout_with, dropout, dropout_with, dropout1d,

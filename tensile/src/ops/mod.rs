@@ -8,6 +8,7 @@ pub(crate) mod cat;
 pub(crate) mod cholesky;
 pub(crate) mod copy;
 pub(crate) mod creation;
+pub(crate) mod distance;
 pub(crate) mod einsum;
 pub(crate) mod gather_scatter;
 pub(crate) mod index_ops;
