@@ -11,9 +11,6 @@ use crate::args::{Int, IntoShape};
 use crate::error::Result;
 use crate::{LayerNormOpts, NormalizeOpts};
 
-pub use crate::nn::attention::{
-    ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,
-};
 pub use crate::nn::conv::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvOpts, ConvPadding, ConvTranspose1dOpts,
     ConvTranspose2dOpts, ConvTranspose3dOpts, ConvTransposeOpts, FoldOpts, UnfoldOpts,
@@ -22,6 +19,9 @@ pub use crate::nn::conv::{
     conv3d_with, fold, fold_with, unfold, unfold_with,
 };
 pub use crate::optable::nn::{CdistOpts, cdist, cdist_with, pdist, pdist_with};
+pub use crate::optable::nn::{
+    ScaledDotProductAttentionOpts, scaled_dot_product_attention, scaled_dot_product_attention_with,
+};
 pub use crate::optable::resample::{PadOpts, pad, pad_with};
 
 pub use crate::nn::distance::{

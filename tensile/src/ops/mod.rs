@@ -3,6 +3,7 @@
 //! kernels.
 
 pub(crate) mod advindex;
+pub(crate) mod attention;
 pub(crate) mod binary;
 pub(crate) mod cat;
 pub(crate) mod cholesky;

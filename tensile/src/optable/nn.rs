@@ -1,15 +1,21 @@
 //! The `torch.nn.functional` ops of the table ([`NnId`]): `layer_norm`, `one_hot`, `cdist`,
-//! `pdist`. The forward functions are [`crate::ops::nn`]'s `layer_norm_fwd` and `one_hot_fwd`
-//! and [`crate::ops::distance`]'s `cdist_fwd` and `pdist_fwd`; the derivatives are
+//! `pdist`, `scaled_dot_product_attention`. The forward functions are [`crate::ops::nn`]'s
+//! `layer_norm_fwd` and `one_hot_fwd`, [`crate::ops::distance`]'s `cdist_fwd` and `pdist_fwd`,
+//! [`crate::ops::attention`]'s `sdpa_check` and `sdpa_fused` (the fused kernel; with a
+//! gradient to record, attention is PyTorch's math path, a composite); the derivatives are
 //! `autograd/formulas/norm.rs`'s (`NativeLayerNormBackward0`) and
 //! `autograd/formulas/distance.rs`'s (`CdistBackward0`, `PdistBackward0`); `one_hot` (int64)
 //! has none. The other functional ops are still in `nn/`, which
 //! records them itself; they move here as their forward code moves to `ops/`.
 
 use crate::args::{Int, IntoShape};
+use crate::autograd::api::any_requires_grad;
+use crate::autograd::formulas::attention::sdpa_math;
 use crate::autograd::formulas::distance::{cdist as cdist_node, pdist as pdist_node};
 use crate::autograd::formulas::norm::layer_norm as layer_norm_node;
 use crate::error::Result;
+pub use crate::ops::attention::ScaledDotProductAttentionOpts;
+use crate::ops::attention::{sdpa_check, sdpa_fused};
 pub use crate::ops::distance::CdistOpts;
 use crate::ops::distance::{cdist_fwd, pdist_fwd};
 use crate::ops::nn::{LayerNormOpts, layer_norm_fwd, one_hot_fwd};
@@ -26,6 +32,11 @@ op_ids! {
         Cdist = "cdist" ["cdist", "cdist_with"],
         /// [`pdist_with`]
         Pdist = "pdist" ["pdist", "pdist_with"],
+        /// [`scaled_dot_product_attention_with`]
+        ScaledDotProductAttention = "scaled_dot_product_attention" [
+            "scaled_dot_product_attention",
+            "scaled_dot_product_attention_with",
+        ],
     }
 }
 
@@ -119,4 +130,79 @@ pub fn pdist(input: &Tensor) -> Result<Tensor> {
 /// int64` (an `(2^62, 0)` input); the allocator's error.
 pub fn pdist_with(input: &Tensor, p: f64) -> Result<Tensor> {
     pdist_node(pdist_fwd(input, p)?, input, p)
+}
+
+/// `F.scaled_dot_product_attention(query, key, value)`: no mask, not causal, scale
+/// `1/sqrt(E)`. See [`scaled_dot_product_attention_with`].
+pub fn scaled_dot_product_attention(
+    query: &Tensor,
+    key: &Tensor,
+    value: &Tensor,
+) -> Result<Tensor> {
+    scaled_dot_product_attention_with(query, key, value, ScaledDotProductAttentionOpts::default())
+}
+
+/// `F.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+/// enable_gqa)`: `softmax(query·keyᵀ·scale + mask, -1)·value`.
+///
+/// Shapes: `query (…, L, E)`, `key (…, S, E)`, `value (…, S, Ev)`, each at least 2-d; the
+/// batch dims `…` broadcast as `matmul`'s do (query with key, then with value); the result is
+/// `(…, L, Ev)`. `attn_mask` broadcasts to the scores' shape `(…, L, S)` without growing it:
+/// bool (`false` excludes the key) or float (added). `is_causal` lets query `i` see keys
+/// `j <= i` (top-left aligned, also for `L != S`). With `enable_gqa`, key and value may have
+/// fewer heads (dim -3) than the query, `Hq` a multiple of each: head `h` of the query uses
+/// head `h / (Hq/Hk)`. A query row whose keys are all masked gives zeros (not NaN).
+///
+/// dtype: the inputs' (all equal): float32, float64, bfloat16, float16 (the half types are
+/// computed in float32). Layout: contiguous, except where PyTorch's CPU dispatcher picks its
+/// flash kernel (3-d or 4-d inputs of one rank, equal batch, key/value heads equal to the
+/// query's, 1, or with `enable_gqa` dividing them, `E == Ev`, non-empty `L` and `S`, last-dim
+/// stride 1, a 2-d or 4-d mask of matching/1 sizes, no dropout): then laid out like `query`
+/// (`empty_like`). Strides are in elements.
+///
+/// Errors (RuntimeError unless noted), in PyTorch's order: `Expected query, key, and value to
+/// have the same dtype, but got query.dtype: float key.dtype: double and value.dtype: float
+/// instead.`; `Expected query, key, and value to all be  at least 2 dimensional, but got
+/// query.dim: 1 key.dim: 4 and value.dim: 4 instead.`; `Expected attn_mask dtype to be bool or
+/// float or to match query dtype, but got attn_mask.dtype: double and  query.dtype: float
+/// instead.`; IndexError from the dispatcher's mask check on 4-d inputs (`Dimension out of
+/// range (expected to be in range of [-1, 0], but got -2)` for a 1-d mask);
+/// `_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True`;
+/// IndexError `Dimension out of range (expected to be in range of [-2, 1], but got -3)`
+/// (`enable_gqa` on 2-d inputs); `Number of heads in key and value must divide the number of
+/// heads in query`; batch dims that do not broadcast (`The size of tensor a (2) must match
+/// the size of tensor b (3) at non-singleton dimension 0`); `Expected size for first two
+/// dimensions of batch2 tensor to be: [4, 6] but got: [4, 7].` / `mm: mat1 and mat2 shapes
+/// cannot be multiplied (3x2 and 3x4)` (E or S mismatch); a mask that would grow the scores:
+/// `output with shape [2, 3, 4, 6] doesn't match the broadcast shape [3, 2, 3, 4, 6]`;
+/// `dropout probability has to be between 0 and 1, but got 1.5`; NotImplementedError for
+/// `0 < dropout_p <= 1`; integer or bool inputs: `expected scalar type Float but found Long`
+/// (2-d: `expected m1 and m2 to have the same dtype, but got: float != long int`).
+pub fn scaled_dot_product_attention_with<'a>(
+    query: &Tensor,
+    key: &Tensor,
+    value: &Tensor,
+    opts: impl Into<ScaledDotProductAttentionOpts<'a>>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let (q, k, v) = (query, key, value);
+    let (shapes, flash) = sdpa_check(q, k, v, &o)?;
+    let mut grad_inputs = vec![q, k, v];
+    grad_inputs.extend(o.attn_mask.filter(|m| m.dtype().is_floating_point()));
+    if any_requires_grad(&grad_inputs) {
+        // recording: PyTorch takes the math path, a composite of recorded ops
+        let e = q.size()[q.dim() - 1];
+        let scale = o.scale.unwrap_or(1.0 / (e as f64).sqrt());
+        return sdpa_math(
+            q,
+            k,
+            v,
+            o.attn_mask,
+            o.is_causal,
+            scale,
+            shapes.rep_k,
+            shapes.rep_v,
+        );
+    }
+    sdpa_fused(q, k, v, o, &shapes, flash)
 }

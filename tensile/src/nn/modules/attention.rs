@@ -7,9 +7,9 @@ use crate::Tensor;
 use crate::baddbmm;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::nn::attention::{ScaledDotProductAttentionOpts, scaled_dot_product_attention_with};
 use crate::nn::dropout::{DropoutOpts, dropout_with};
 use crate::nn::init;
+use crate::optable::nn::{ScaledDotProductAttentionOpts, scaled_dot_product_attention_with};
 
 /// The optional constructor arguments of `nn.MultiheadAttention` (`dropout=0.0, bias=True,
 /// batch_first=False, dtype=torch.float32`; `add_bias_kv`, `add_zero_attn`, `kdim`, `vdim` are

@@ -1,6 +1,7 @@
-//! `torch.nn.functional.scaled_dot_product_attention`: `softmax(q·kᵀ·scale + mask)·v` with
-//! boolean or additive masks, causal masking, grouped-query attention, PyTorch's checks and
-//! messages, and the output layout of the backend PyTorch's CPU dispatcher picks.
+//! The forward code of `torch.nn.functional.scaled_dot_product_attention` (the function and
+//! its recording are `crate::optable::nn`'s): `softmax(q·kᵀ·scale + mask)·v` with boolean or
+//! additive masks, causal masking, grouped-query attention, PyTorch's checks and messages,
+//! and the output layout of the backend PyTorch's CPU dispatcher picks.
 //!
 //! The arithmetic is one fused kernel (`crate::kernels::attention`) in float32 (float32,
 //! bfloat16 and float16 inputs, converted back at the end, as PyTorch's math path computes
@@ -16,7 +17,8 @@ use crate::layout::{contiguous_strides, preserve_format_strides};
 use crate::ops::matmul::type_meta_name;
 
 /// `F.scaled_dot_product_attention`'s optional arguments (`attn_mask=None, dropout_p=0.0,
-/// is_causal=False, scale=None, enable_gqa=False`), for [`scaled_dot_product_attention_with`].
+/// is_causal=False, scale=None, enable_gqa=False`), for
+/// [`crate::nn::functional::scaled_dot_product_attention_with`].
 /// A `&Tensor` (or `Option<&Tensor>`) is `attn_mask`; tuples give the leading parameters in
 /// PyTorch's order: `(attn_mask, dropout_p)`, `(attn_mask, dropout_p, is_causal)`,
 /// `(attn_mask, dropout_p, is_causal, scale)`, `(attn_mask, dropout_p, is_causal, scale,
@@ -105,60 +107,14 @@ impl<'a> From<(Option<&'a Tensor>, f64, bool, Option<f64>, bool)>
     }
 }
 
-/// `F.scaled_dot_product_attention(query, key, value)`: no mask, not causal, scale
-/// `1/sqrt(E)`. See [`scaled_dot_product_attention_with`].
-pub fn scaled_dot_product_attention(
-    query: &Tensor,
-    key: &Tensor,
-    value: &Tensor,
-) -> Result<Tensor> {
-    scaled_dot_product_attention_with(query, key, value, ScaledDotProductAttentionOpts::default())
-}
-
-/// `F.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
-/// enable_gqa)`: `softmax(query·keyᵀ·scale + mask, -1)·value`.
-///
-/// Shapes: `query (…, L, E)`, `key (…, S, E)`, `value (…, S, Ev)`, each at least 2-d; the
-/// batch dims `…` broadcast as `matmul`'s do (query with key, then with value); the result is
-/// `(…, L, Ev)`. `attn_mask` broadcasts to the scores' shape `(…, L, S)` without growing it:
-/// bool (`false` excludes the key) or float (added). `is_causal` lets query `i` see keys
-/// `j <= i` (top-left aligned, also for `L != S`). With `enable_gqa`, key and value may have
-/// fewer heads (dim -3) than the query, `Hq` a multiple of each: head `h` of the query uses
-/// head `h / (Hq/Hk)`. A query row whose keys are all masked gives zeros (not NaN).
-///
-/// dtype: the inputs' (all equal): float32, float64, bfloat16, float16 (the half types are
-/// computed in float32). Layout: contiguous, except where PyTorch's CPU dispatcher picks its
-/// flash kernel (3-d or 4-d inputs of one rank, equal batch, key/value heads equal to the
-/// query's, 1, or with `enable_gqa` dividing them, `E == Ev`, non-empty `L` and `S`, last-dim
-/// stride 1, a 2-d or 4-d mask of matching/1 sizes, no dropout): then laid out like `query`
-/// (`empty_like`). Strides are in elements.
-///
-/// Errors (RuntimeError unless noted), in PyTorch's order: `Expected query, key, and value to
-/// have the same dtype, but got query.dtype: float key.dtype: double and value.dtype: float
-/// instead.`; `Expected query, key, and value to all be  at least 2 dimensional, but got
-/// query.dim: 1 key.dim: 4 and value.dim: 4 instead.`; `Expected attn_mask dtype to be bool or
-/// float or to match query dtype, but got attn_mask.dtype: double and  query.dtype: float
-/// instead.`; IndexError from the dispatcher's mask check on 4-d inputs (`Dimension out of
-/// range (expected to be in range of [-1, 0], but got -2)` for a 1-d mask);
-/// `_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True`;
-/// IndexError `Dimension out of range (expected to be in range of [-2, 1], but got -3)`
-/// (`enable_gqa` on 2-d inputs); `Number of heads in key and value must divide the number of
-/// heads in query`; batch dims that do not broadcast (`The size of tensor a (2) must match
-/// the size of tensor b (3) at non-singleton dimension 0`); `Expected size for first two
-/// dimensions of batch2 tensor to be: [4, 6] but got: [4, 7].` / `mm: mat1 and mat2 shapes
-/// cannot be multiplied (3x2 and 3x4)` (E or S mismatch); a mask that would grow the scores:
-/// `output with shape [2, 3, 4, 6] doesn't match the broadcast shape [3, 2, 3, 4, 6]`;
-/// `dropout probability has to be between 0 and 1, but got 1.5`; NotImplementedError for
-/// `0 < dropout_p <= 1`; integer or bool inputs: `expected scalar type Float but found Long`
-/// (2-d: `expected m1 and m2 to have the same dtype, but got: float != long int`).
-pub fn scaled_dot_product_attention_with<'a>(
-    query: &Tensor,
-    key: &Tensor,
-    value: &Tensor,
-    opts: impl Into<ScaledDotProductAttentionOpts<'a>>,
-) -> Result<Tensor> {
-    let o = opts.into();
-    let (q, k, v) = (query, key, value);
+/// `F.scaled_dot_product_attention`'s checks, in PyTorch's order, and the shapes and backend
+/// they settle (see `crate::optable::nn::scaled_dot_product_attention_with` for the errors).
+pub(crate) fn sdpa_check(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    o: &ScaledDotProductAttentionOpts<'_>,
+) -> Result<(AttnShapes, bool)> {
     validate(q, k, v, o.attn_mask)?;
     let geo = |t: &Tensor| Operand {
         sizes: t.size().to_vec(),
@@ -218,23 +174,21 @@ pub fn scaled_dot_product_attention_with<'a>(
             )
         }));
     }
-    let mut grad_inputs = vec![q, k, v];
-    grad_inputs.extend(o.attn_mask.filter(|m| m.dtype().is_floating_point()));
-    if crate::autograd::api::any_requires_grad(&grad_inputs) {
-        // recording: PyTorch takes the math path, a composite of recorded ops
-        let e = q.size()[q.dim() - 1];
-        let scale = o.scale.unwrap_or(1.0 / (e as f64).sqrt());
-        return crate::autograd::formulas::attention::sdpa_math(
-            q,
-            k,
-            v,
-            o.attn_mask,
-            o.is_causal,
-            scale,
-            shapes.rep_k,
-            shapes.rep_v,
-        );
-    }
+    Ok((shapes, flash))
+}
+
+/// `F.scaled_dot_product_attention`'s value by the fused kernel, after [`sdpa_check`] gave
+/// `shapes` and `flash` (the backend PyTorch's dispatcher picks, which sets the output's
+/// layout); records nothing.
+pub(crate) fn sdpa_fused(
+    q: &Tensor,
+    k: &Tensor,
+    v: &Tensor,
+    o: ScaledDotProductAttentionOpts<'_>,
+    shapes: &AttnShapes,
+    flash: bool,
+) -> Result<Tensor> {
+    let dtype = q.dtype();
     let out_strides = if flash {
         preserve_format_strides(q.size(), q.stride())
     } else {
@@ -256,8 +210,8 @@ pub fn scaled_dot_product_attention_with<'a>(
         None => 1.0 / (e as f64).sqrt(),
     };
     match dtype {
-        DType::Float64 => run::<f64>(q, k, v, o, &shapes, scale, &out),
-        _ => run::<f32>(q, k, v, o, &shapes, scale, &out),
+        DType::Float64 => run::<f64>(q, k, v, o, shapes, scale, &out),
+        _ => run::<f32>(q, k, v, o, shapes, scale, &out),
     }?;
     Ok(out)
 }
