@@ -111,8 +111,8 @@ pub use optable::resample::{pixel_shuffle, pixel_unshuffle};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, ReduceId, ScanId,
-    SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
+    BinaryId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, PoolId, ReduceId,
+    ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

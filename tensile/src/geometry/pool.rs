@@ -43,6 +43,20 @@ impl Win {
     }
 }
 
+/// How windows are reduced.
+#[derive(Clone, Copy, Debug)]
+pub enum Reduce {
+    /// The maximum, NaN winning (PyTorch's `val > max || isnan(val)`), with the flat in-plane
+    /// index of the winner; an empty window gives `-inf` at the window's first position.
+    Max,
+    /// The sum divided by `divisor_override`, or the padded window size (`count_include_pad`),
+    /// or the number of input positions; an empty window gives 0.
+    Avg {
+        divisor_override: Option<i64>,
+        count_include_pad: bool,
+    },
+}
+
 /// `div_rtn`: division rounding toward negative infinity (in `i128`, where the pooling
 /// geometry of `i64` sizes and arguments cannot overflow).
 fn div_floor(a: i128, b: i128) -> i128 {

@@ -10,7 +10,7 @@
 
 use rayon::prelude::*;
 
-use crate::geometry::pool::Win;
+use crate::geometry::pool::{Reduce, Win};
 use crate::geometry::resample::{Real, Taps};
 use crate::kernels::par;
 
@@ -31,20 +31,6 @@ impl PoolFloat for f64 {
     fn nan(self) -> bool {
         self.is_nan()
     }
-}
-
-/// How windows are reduced.
-#[derive(Clone, Copy, Debug)]
-pub(crate) enum Reduce {
-    /// The maximum, NaN winning (PyTorch's `val > max || isnan(val)`), with the flat in-plane
-    /// index of the winner; an empty window gives `-inf` at the window's first position.
-    Max,
-    /// The sum divided by `divisor_override`, or the padded window size (`count_include_pad`),
-    /// or the number of input positions; an empty window gives 0.
-    Avg {
-        divisor_override: Option<i64>,
-        count_include_pad: bool,
-    },
 }
 
 /// The geometry of a pooling: `planes = n·c` planes of `ins` input and `outs` output

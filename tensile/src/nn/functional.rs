@@ -148,8 +148,7 @@ pub fn normalize_with(input: &Tensor, opts: impl Into<NormalizeOpts>) -> Result<
     input.normalize_with(opts)
 }
 
-pub use crate::nn::interpolate::{InterpolateOpts, interpolate, interpolate_with};
-pub use crate::nn::pool::{
+pub use crate::optable::pool::{
     AvgPoolOpts, IntoOutputSize, LpPoolOpts, MaxPoolOpts, MaxUnpoolOpts, adaptive_avg_pool1d,
     adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d, adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool1d_with, avg_pool2d,
@@ -158,4 +157,5 @@ pub use crate::nn::pool::{
     max_pool2d_with, max_pool2d_with_indices, max_pool3d, max_pool3d_with, max_pool3d_with_indices,
     max_unpool1d, max_unpool1d_with, max_unpool2d, max_unpool2d_with,
 };
+pub use crate::optable::resample::{InterpolateOpts, interpolate, interpolate_with};
 pub use crate::optable::resample::{pixel_shuffle, pixel_unshuffle};

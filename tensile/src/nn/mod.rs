@@ -6,14 +6,12 @@ pub(crate) mod dropout;
 pub(crate) mod embedding;
 pub mod functional;
 pub mod init;
-pub(crate) mod interpolate;
 pub(crate) mod loss;
 pub(crate) mod loss_class;
 pub(crate) mod loss_fast;
 pub mod loss_opts;
 pub mod modules;
 pub(crate) mod norm;
-pub(crate) mod pool;
 pub(crate) mod rnn;
 pub mod utils;
 pub use modules::{

@@ -1,12 +1,17 @@
-//! Padding and pixel shuffling, the forward functions (the public functions and their
-//! recording are in `crate::optable::resample`): `F.pad` (constant, where negative widths
-//! crop; reflect; replicate; circular) and `F.pixel_shuffle` / `F.pixel_unshuffle`, with
+//! Padding, pixel shuffling and interpolation, the forward functions (the public functions
+//! and their recording are in `crate::optable::resample`): `F.pad` (constant, where negative
+//! widths crop; reflect; replicate; circular), `F.pixel_shuffle` / `F.pixel_unshuffle`, with
 //! PyTorch's checks, messages and output layouts (channel blocks to spatial blocks and back
-//! by one strided copy into an output laid out as `input.suggest_memory_format()` says).
+//! by one strided copy into an output laid out as `input.suggest_memory_format()` says), and
+//! `F.interpolate`'s resampling (separable taps from `crate::geometry::resample`, run by
+//! `crate::kernels::pool::resample`; float32 index arithmetic for the nearest modes, the
+//! input's opmath type for the others).
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::geometry::resample as gr;
-use crate::geometry::resample::widths;
+use crate::geometry::resample::{Taps, dim_taps, widths};
+use crate::kernels::pool::{self as kp, PoolFloat};
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
 use crate::ops::shape::{axis_map, gather_axes, identity_maps, reserve_output};
@@ -312,4 +317,103 @@ pub(crate) fn pixel_unshuffle_fwd(input: &Tensor, r: i64) -> Result<Tensor> {
     let dst = out.view_with(isz, os, 0);
     copy_unchecked(&dst, &src);
     Ok(out)
+}
+
+/// `F.interpolate`'s resampling (its `upsample_*` ops) of `input`'s spatial dims to `outs`
+/// (the plan `crate::geometry::resample::interpolate_sizes` gave: `scales` for the source
+/// indices, `align` the corners): a fresh tensor of `input`'s dtype, channels-last when
+/// `input` suggests it. Records nothing. Errors: NotImplementedError `"upsample_bilinear"
+/// not implemented for 'Long'` (any non-float dtype); `numel: integer multiplication
+/// overflow`; `Stride calculation overflowed`; the allocator's error.
+pub(crate) fn interpolate_fwd(
+    input: &Tensor,
+    mode: &str,
+    outs: &[usize],
+    scales: &Option<Vec<f64>>,
+    align: bool,
+) -> Result<Tensor> {
+    let nd = input.dim();
+    let spatial: Vec<usize> = input.size().get(2..).unwrap_or(&[]).to_vec();
+    let k = spatial.len();
+    let dt = input.dtype();
+    if !dt.is_floating_point() {
+        return Err(Error::not_implemented(format!(
+            "\"upsample_{mode}\" not implemented for '{}'",
+            dt.scalar_type_name()
+        )));
+    }
+    let mut sizes = input.size()[..2].to_vec();
+    sizes.extend_from_slice(&outs);
+    let numel = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    if numel == 0 {
+        // PyTorch's `empty` of the output: its strides must fit (`Stride calculation
+        // overflowed` for an empty batch beside sizes whose product passes int64)
+        Tensor::try_alloc_contiguous(&sizes, dt)?;
+    }
+    let cl = crate::ops::cat::suggests_channels_last(input);
+    let strides = if cl {
+        channels_last_strides(&sizes)
+    } else {
+        contiguous_strides(&sizes)
+    };
+    let src = if cl {
+        let mut perm: Vec<i64> = vec![0];
+        perm.extend(2..nd as i64);
+        perm.push(1);
+        input.permute(perm)?
+    } else {
+        input.alias()
+    };
+    let mut ins3 = [1usize; 3];
+    let mut outs3 = [1usize; 3];
+    for j in 0..k {
+        ins3[3 - k + j] = spatial[j];
+        outs3[3 - k + j] = outs[j];
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn go<T: PoolFloat + crate::element::Element>(
+        src: &Tensor,
+        numel: usize,
+        sizes: &[usize],
+        ins3: [usize; 3],
+        outs3: [usize; 3],
+        mode: &str,
+        align: bool,
+        scales: &Option<Vec<f64>>,
+        cl: bool,
+    ) -> Result<Tensor> {
+        if numel == 0 {
+            // an empty batch or channel dim: no taps (an output size near 2^62 would not
+            // hold them), as PyTorch's empty result
+            return Tensor::from_vec(Vec::<T>::new(), [0usize]);
+        }
+        let k = sizes.len() - 2;
+        let mut taps: [Vec<Taps<T>>; 3] = [
+            vec![vec![(0, T::of(1.0))]],
+            vec![vec![(0, T::of(1.0))]],
+            vec![vec![(0, T::of(1.0))]],
+        ];
+        for j in 0..k {
+            let s = scales.as_ref().map(|f| f[j]);
+            taps[3 - k + j] =
+                dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2)?;
+        }
+        let xs = src.try_to_vec::<T>()?;
+        let mut out = crate::error::try_filled(T::ZERO, numel)?;
+        kp::resample(&xs, &mut out, sizes[0], sizes[1], ins3, outs3, &taps, cl);
+        Tensor::from_vec(out, [numel])
+    }
+    let flat = match dt {
+        DType::Float64 => go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, scales, cl)?,
+        _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, scales, cl)?,
+    };
+    let out = flat.view_with(sizes.clone(), strides.clone(), 0);
+    if dt != out.dtype() {
+        copy_with_strides(&out, &strides, dt)
+    } else {
+        Ok(out)
+    }
 }

@@ -82,6 +82,7 @@ pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod masked;
 pub(crate) mod nn;
+pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod scan;
@@ -99,6 +100,7 @@ pub use index::IndexId;
 pub use linalg::LinalgId;
 pub use masked::MaskedId;
 pub use nn::NnId;
+pub use pool::PoolId;
 pub use reduce::{MomentsId, ReduceId};
 pub use resample::ResampleId;
 pub use scan::ScanId;
@@ -140,15 +142,18 @@ pub enum OpId {
     Moments(MomentsId),
     /// A matrix product or factorisation (`matmul`, `mm`, `addmm`, `linear`, `linalg.cholesky`, …).
     Linalg(LinalgId),
-    /// A `torch.nn.functional` op (`layer_norm`).
+    /// A `torch.nn.functional` op (`layer_norm`, `one_hot`, `cdist`, `pdist`,
+    /// `scaled_dot_product_attention`).
     Nn(NnId),
     /// An index op (`index_select`, `gather`, `scatter`, `take`, `x[idx]`, `index_put`,
     /// `embedding`, …).
     Index(IndexId),
     /// A view op (`view`, `reshape`, `transpose`, `permute`, `narrow`, `expand`, `split`, …).
     View(ViewId),
-    /// `F.pad`, `F.pixel_shuffle` or `F.pixel_unshuffle`.
+    /// `F.pad`, `F.pixel_shuffle`, `F.pixel_unshuffle` or `F.interpolate`.
     Resample(ResampleId),
+    /// A pooling op (`max_pool2d`, `avg_pool1d`, `adaptive_avg_pool2d`, `max_unpool2d`, …).
+    Pool(PoolId),
 }
 
 impl OpId {
@@ -172,6 +177,7 @@ impl OpId {
             OpId::Index(i) => i.name(),
             OpId::View(v) => v.name(),
             OpId::Resample(r) => r.name(),
+            OpId::Pool(p) => p.name(),
         }
     }
 
@@ -196,6 +202,7 @@ impl OpId {
             OpId::Index(i) => i.methods(),
             OpId::View(v) => v.methods(),
             OpId::Resample(r) => r.methods(),
+            OpId::Pool(p) => p.methods(),
         }
     }
 
@@ -218,6 +225,7 @@ impl OpId {
         let idx = IndexId::ALL.iter().map(|&i| OpId::Index(i));
         let view = ViewId::ALL.iter().map(|&v| OpId::View(v));
         let resample = ResampleId::ALL.iter().map(|&r| OpId::Resample(r));
+        let pool = PoolId::ALL.iter().map(|&p| OpId::Pool(p));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -234,5 +242,6 @@ impl OpId {
             .chain(idx)
             .chain(view)
             .chain(resample)
+            .chain(pool)
     }
 }

@@ -1,19 +1,23 @@
-//! Padding and pixel shuffling ([`ResampleId`]): `F.pad`, `F.pixel_shuffle`,
-//! `F.pixel_unshuffle`. The forward functions are [`crate::ops::resample`]'s; the
-//! derivatives are `autograd/formulas/resample.rs`'s (`ConstantPadNdBackward0`, the edge
-//! pads' backward nodes, `PixelShuffleBackward0`/`PixelUnshuffleBackward0`).
+//! Padding, pixel shuffling and interpolation ([`ResampleId`]): `F.pad`, `F.pixel_shuffle`,
+//! `F.pixel_unshuffle`, `F.interpolate`. The forward functions are [`crate::ops::resample`]'s;
+//! the derivatives are `autograd/formulas/resample.rs`'s (`ConstantPadNdBackward0`, the edge
+//! pads' backward nodes, `PixelShuffleBackward0`/`PixelUnshuffleBackward0`, the
+//! `Upsample*Backward0` nodes); `F.interpolate`'s `area` mode is adaptive average pooling.
 
 use crate::args::{Int, IntoShape};
 use crate::autograd::api::any_requires_grad;
 use crate::autograd::formulas::resample::{
-    constant_pad as constant_pad_node, edge_pad as edge_pad_node,
-    pixel_shuffle as pixel_shuffle_node,
+    Resample, constant_pad as constant_pad_node, edge_pad as edge_pad_node,
+    interpolate as interpolate_node, pixel_shuffle as pixel_shuffle_node,
 };
 use crate::autograd::no_grad;
+use crate::error::Error;
 use crate::error::Result;
+use crate::geometry::resample::{Interpolation, interpolate_sizes};
 pub use crate::ops::resample::PadOpts;
-use crate::ops::resample::{pad_fwd, pixel_shuffle_fwd, pixel_unshuffle_fwd};
+use crate::ops::resample::{interpolate_fwd, pad_fwd, pixel_shuffle_fwd, pixel_unshuffle_fwd};
 use crate::tensor::Tensor;
+use crate::{DType, args::IntList};
 
 op_ids! {
     /// A padding or pixel-shuffle op (see [`crate::OpId`]).
@@ -24,6 +28,8 @@ op_ids! {
         PixelShuffle = "pixel_shuffle" ["pixel_shuffle"],
         /// [`pixel_unshuffle`]
         PixelUnshuffle = "pixel_unshuffle" ["pixel_unshuffle"],
+        /// [`interpolate_with`]
+        Interpolate = "interpolate" ["interpolate", "interpolate_with"],
     }
 }
 
@@ -113,6 +119,127 @@ pub fn pixel_unshuffle(input: &Tensor, downscale_factor: impl Int) -> Result<Ten
     pixel_shuffle_node(out, input, r, false)
 }
 
+/// `F.interpolate`'s optional arguments (`size=None, scale_factor=None, mode='nearest',
+/// align_corners=None, recompute_scale_factor=None, antialias=False`), for
+/// [`interpolate_with`]. One-element `size`/`scale_factor` lists apply to every spatial dim
+/// (PyTorch's single int / float). From a list of ints: `size`; from `(size, mode)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterpolateOpts<'a> {
+    pub size: Option<IntList>,
+    pub scale_factor: Option<Vec<f64>>,
+    pub mode: &'a str,
+    pub align_corners: Option<bool>,
+    pub recompute_scale_factor: Option<bool>,
+    pub antialias: bool,
+}
+impl Default for InterpolateOpts<'_> {
+    fn default() -> Self {
+        InterpolateOpts {
+            size: None,
+            scale_factor: None,
+            mode: "nearest",
+            align_corners: None,
+            recompute_scale_factor: None,
+            antialias: false,
+        }
+    }
+}
+impl<S: crate::args::IntoShape> From<S> for InterpolateOpts<'_> {
+    fn from(size: S) -> Self {
+        InterpolateOpts {
+            size: Some(size.into_shape()),
+            ..Default::default()
+        }
+    }
+}
+impl<'a, S: crate::args::IntoShape> From<(S, &'a str)> for InterpolateOpts<'a> {
+    fn from((size, mode): (S, &'a str)) -> Self {
+        InterpolateOpts {
+            size: Some(size.into_shape()),
+            mode,
+            ..Default::default()
+        }
+    }
+}
+
+/// `F.interpolate(input, size=...)` with the other arguments at their defaults (nearest);
+/// see [`interpolate_with`].
+pub fn interpolate(input: &Tensor, size: impl crate::args::IntoShape) -> Result<Tensor> {
+    interpolate_with(input, size)
+}
+
+/// `F.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor,
+/// antialias)`: resamples the spatial dims of a `(N, C, L)`, `(N, C, H, W)` or `(N, C, D, H,
+/// W)` tensor to `size`, or to `⌊in·scale_factor⌋` (then the source indices use
+/// `1/scale_factor`, unless `recompute_scale_factor`). Modes: `nearest` (source `⌊o·in/out⌋`),
+/// `nearest-exact` (`⌊(o + ½)·in/out⌋`), `linear` (3-d), `bilinear` and `bicubic` (4-d,
+/// cubic coefficient -0.75, edge-clamped taps), `trilinear` (5-d); `align_corners` maps the
+/// corner pixels' centres onto each other. dtype of `input` (float dtypes; float16/bfloat16
+/// for the nearest modes); a channels-last 4-d/5-d input gives a channels-last output.
+///
+/// Errors: ValueError `align_corners option can only be set with the interpolating modes:
+/// linear | bilinear | bicubic | trilinear`, `only one of size or scale_factor should be
+/// defined`, `either size or scale_factor should be defined`, `Input and output must have the
+/// same number of spatial dimensions, but got input with spatial dimensions of [5] and output
+/// size of [3, 4]. ...`, `recompute_scale_factor is not meaningful with an explicit size.`;
+/// NotImplementedError `Got 5D input, but bilinear mode needs 4D input`, `Input Error: Only
+/// 3D, 4D and 5D input Tensors supported (got 3D) for the modes: ... (got bicubic)`;
+/// RuntimeError `Input and output sizes should be greater than 0, but got input (H: 1, W: 1)
+/// output (H: 3, W: 0)`.
+///
+/// With an empty batch or channel dim the output is empty (no taps are made); its sizes'
+/// strides must fit int64 (`Stride calculation overflowed`).
+pub fn interpolate_with<'a>(
+    input: &Tensor,
+    opts: impl Into<InterpolateOpts<'a>>,
+) -> Result<Tensor> {
+    let o = opts.into();
+    let mode = o.mode;
+    let nd = input.dim();
+    let spatial: Vec<usize> = input.size().get(2..).unwrap_or(&[]).to_vec();
+    let plan = interpolate_sizes(
+        input.size(),
+        o.size.as_deref(),
+        o.scale_factor.as_deref(),
+        mode,
+        o.align_corners,
+        o.recompute_scale_factor,
+        o.antialias,
+    )?;
+    let (outs, scales, align) = match plan {
+        Interpolation::Area(os) => {
+            return match nd {
+                3 => crate::optable::pool::adaptive_avg_pool1d(input, &os[..]),
+                4 => crate::optable::pool::adaptive_avg_pool2d(input, &os[..]),
+                _ => Err(Error::not_implemented("adaptive_avg_pool3d")),
+            };
+        }
+        Interpolation::Resample {
+            outs,
+            scales,
+            align,
+        } => (outs, scales, align),
+    };
+    let rec = any_requires_grad(&[input]);
+    let out = {
+        // the forward function's permute and copy are not recorded
+        let _ng = rec.then(no_grad);
+        interpolate_fwd(input, mode, &outs, &scales, align)?
+    };
+    if !rec {
+        return Ok(out);
+    }
+    let r = Resample {
+        mode: mode.to_string(),
+        ins: spatial,
+        outs,
+        align,
+        scales,
+        float64: input.dtype() == DType::Float64,
+    };
+    interpolate_node(out, input, r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,5 +280,32 @@ mod tests {
             e.message(),
             "pixel_shuffle: the output height 4611686018427387904 * 2 overflows int64"
         );
+    }
+}
+
+#[cfg(test)]
+mod interpolate_tests {
+    use super::*;
+
+    /// Found by audit: an output size near 2^62 beside an empty batch collected 2^62 lists
+    /// of taps (capacity overflow).
+    #[test]
+    fn empty_batch_with_huge_output_size() {
+        let x = Tensor::zeros([0, 1, 1, 1]).unwrap();
+        for mode in ["nearest", "bilinear", "bicubic"] {
+            let o = InterpolateOpts {
+                size: Some(IntList::from_slice(&[1 << 62, 1])),
+                mode,
+                ..Default::default()
+            };
+            let y = interpolate_with(&x, o).unwrap();
+            assert_eq!(y.size(), &[0, 1, 1 << 62, 1]);
+            let o = InterpolateOpts {
+                size: Some(IntList::from_slice(&[1 << 62, 1 << 62])),
+                mode,
+                ..Default::default()
+            };
+            assert!(interpolate_with(&x, o).is_err());
+        }
     }
 }

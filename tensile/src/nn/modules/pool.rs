@@ -5,7 +5,7 @@ use super::module::{Module, Training};
 use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::error::Result;
-use crate::nn::pool::{
+use crate::optable::pool::{
     AvgPoolOpts, IntoOutputSize, MaxPoolOpts, adaptive_avg_pool2d, avg_pool2d_with, max_pool2d_with,
 };
 

@@ -1,0 +1,208 @@
+//! The forward code of the pooling ops (their functions and recording are
+//! `crate::optable::pool`'s): the windows run in [`crate::kernels::pool`], the output laid out
+//! as PyTorch's CPU kernels lay it out. Records nothing.
+
+use crate::Tensor;
+use crate::dtype::DType;
+use crate::error::{Error, Result, fmt_list};
+use crate::geometry::pool::{Reduce, Win};
+use crate::kernels::pool::{self as kp, Geo, PoolFloat};
+use crate::layout::{channels_last_strides, contiguous_strides};
+
+/// Whether `input.suggest_memory_format()` is channels-last (4-d) / channels-last-3d (5-d).
+pub(crate) fn suggests_cl(x: &Tensor) -> bool {
+    crate::ops::cat::suggests_channels_last(x)
+}
+
+/// Runs a pooling of the batched `x` (`(N, C, *spatial)`, 1 to 3 spatial dims) with the
+/// per-dim windows `wins` into a fresh `(N, C, *outs)` tensor of `x`'s dtype, channels-last
+/// when `cl`; with the int64 indices when `with_idx`.
+pub(crate) fn run_pool(
+    x: &Tensor,
+    wins: Vec<Vec<Win>>,
+    r: Reduce,
+    with_idx: bool,
+    cl: bool,
+) -> Result<(Tensor, Option<Tensor>)> {
+    let k = wins.len();
+    let (n, c) = (x.size()[0], x.size()[1]);
+    let mut ins = [1usize; 3];
+    let mut outs = [1usize; 3];
+    for j in 0..k {
+        ins[3 - k + j] = x.size()[2 + j];
+        outs[3 - k + j] = wins[j].len();
+    }
+    let mut all: [Vec<Win>; 3] = [vec![], vec![], vec![]];
+    for (j, w) in wins.into_iter().enumerate() {
+        all[3 - k + j] = w;
+    }
+    for w in all.iter_mut().take(3 - k) {
+        *w = vec![Win::UNIT];
+    }
+    let mut sizes = vec![n, c];
+    sizes.extend_from_slice(&outs[3 - k..]);
+    let numel = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    let g = Geo {
+        n,
+        c,
+        ins,
+        outs,
+        wins: all,
+        cl,
+    };
+    let strides = if cl {
+        channels_last_strides(&sizes)
+    } else {
+        contiguous_strides(&sizes)
+    };
+    let dtype = x.dtype();
+    let src = if cl {
+        let mut perm: Vec<i64> = vec![0];
+        perm.extend(2..2 + k as i64);
+        perm.push(1);
+        x.permute(perm)?
+    } else {
+        x.alias()
+    };
+    fn go<T: PoolFloat + crate::element::Element>(
+        src: &Tensor,
+        numel: usize,
+        with_idx: bool,
+        g: &Geo,
+        r: Reduce,
+    ) -> Result<(Tensor, Option<Tensor>)> {
+        use crate::error::try_filled;
+        let xs = src.try_to_vec::<T>()?;
+        let mut out = try_filled(T::ZERO, numel)?;
+        let mut idx = if with_idx {
+            try_filled(0i64, numel)?
+        } else {
+            vec![]
+        };
+        kp::pool(
+            &xs,
+            &mut out,
+            if with_idx { Some(&mut idx) } else { None },
+            g,
+            r,
+        );
+        let o = Tensor::from_vec(out, [numel])?;
+        let i = with_idx
+            .then(|| Tensor::from_vec(idx, [numel]))
+            .transpose()?;
+        Ok((o, i))
+    }
+    let (flat, idx) = match dtype {
+        DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r)?,
+        _ => go::<f32>(&src, numel, with_idx, &g, r)?,
+    };
+    let out = flat.view_with(sizes.clone(), strides.clone(), 0);
+    let out = if out.dtype() != dtype {
+        crate::ops::copy::copy_with_strides(&out, &strides, dtype)?
+    } else {
+        out
+    };
+    Ok((out, idx.map(|i| i.view_with(sizes, strides, 0))))
+}
+
+pub(crate) fn max_unpool2d_core_impl(
+    input: &Tensor,
+    indices: &Tensor,
+    os: &[i64],
+) -> Result<Tensor> {
+    if indices.dtype() != DType::Int64 {
+        return Err(Error::runtime(format!(
+            "elements in indices should be type int64 but got: {}",
+            indices.dtype().scalar_type_name()
+        )));
+    }
+    if os.len() != 2 {
+        return Err(Error::runtime(format!(
+            "There should be exactly two elements (height, width) in output_size, but got {} elements.",
+            os.len()
+        )));
+    }
+    let nd = input.dim();
+    if nd != 3 && nd != 4 {
+        return Err(Error::runtime(format!(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with {nd} dimensions."
+        )));
+    }
+    if input.size() != indices.size() {
+        return Err(Error::runtime(format!(
+            "Expected shape of indices to be same as that of the input tensor ({}) but got indices tensor with shape: {}",
+            fmt_list(input.size()),
+            fmt_list(indices.size())
+        )));
+    }
+    for i in 1..nd {
+        if input.size()[i] == 0 {
+            return Err(Error::runtime(format!(
+                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch dimensions, but got {} with dimension {i} being empty.",
+                fmt_list(input.size())
+            )));
+        }
+    }
+    let (oh, ow) = (os[0], os[1]);
+    if oh < 0 || ow < 0 {
+        let mut s: Vec<i64> = input.size()[..nd - 2].iter().map(|&v| v as i64).collect();
+        s.extend_from_slice(os);
+        return Err(Error::runtime(format!(
+            "Trying to create tensor with negative dimension {}: {}",
+            if oh < 0 { oh } else { ow },
+            fmt_list(&s)
+        )));
+    }
+    let cl = nd == 4 && suggests_cl(input);
+    let mut sizes: Vec<usize> = input.size()[..nd - 2].to_vec();
+    sizes.extend([oh as usize, ow as usize]);
+    // saturating: only used when the output has elements, which bounds it (an empty batch
+    // leaves `oh·ow` free to pass usize)
+    let plane = (oh as usize).saturating_mul(ow as usize);
+    // (planes, in-plane positions) in the layout of the output
+    let (vals, idx) = if cl {
+        (
+            input.permute([0i64, 2, 3, 1])?.try_to_vec::<f64>()?,
+            indices.permute([0i64, 2, 3, 1])?.try_to_vec::<i64>()?,
+        )
+    } else {
+        (input.try_to_vec::<f64>()?, indices.try_to_vec::<i64>()?)
+    };
+    let numel = sizes
+        .iter()
+        .try_fold(1usize, |a, &s| a.checked_mul(s))
+        .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
+    let mut out = crate::error::try_filled(0f64, numel)?;
+    let inplane = input.size()[nd - 2].saturating_mul(input.size()[nd - 1]);
+    let c = input.size()[nd - 3];
+    for (q, (&v, &m)) in vals.iter().zip(&idx).enumerate() {
+        if m < 0 || m >= plane as i64 {
+            return Err(Error::runtime(format!(
+                "Found an invalid max index: {m} (output volumes are of size {oh}x{ow})"
+            )));
+        }
+        let m = m as usize;
+        let at = if cl {
+            let (n, rest) = (q / (inplane * c), q % (inplane * c));
+            let ch = rest % c;
+            (n * plane + m) * c + ch
+        } else {
+            (q / inplane) * plane + m
+        };
+        out[at] = v;
+    }
+    let strides = if cl {
+        channels_last_strides(&sizes)
+    } else {
+        contiguous_strides(&sizes)
+    };
+    let flat = Tensor::from_vec(out, [numel])?;
+    crate::ops::copy::copy_with_strides(
+        &flat.view_with(sizes.clone(), strides.clone(), 0),
+        &strides,
+        input.dtype(),
+    )
+}
