@@ -64,11 +64,6 @@ pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
-pub use nn::conv::{
-    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
-    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
-    conv3d_with,
-};
 pub use nn::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
     lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
@@ -104,6 +99,11 @@ pub use ops::unary_math::{LogitOpts, NanToNumOpts};
 pub use optable::binary::{
     bitwise_left_shift, bitwise_right_shift, float_power, pow, rsub, rsub_with, special, xlogy,
 };
+pub use optable::conv::{
+    conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,
+    conv_transpose3d, conv_transpose3d_with, conv1d, conv1d_with, conv2d, conv2d_with, conv3d,
+    conv3d_with,
+};
 pub use optable::linalg::{addmm, addmm_with, baddbmm, baddbmm_with};
 pub use optable::nn::{CdistOpts, cdist, cdist_with};
 pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
@@ -111,8 +111,8 @@ pub use optable::resample::{pixel_shuffle, pixel_unshuffle};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, PoolId, ReduceId,
-    ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
+    BinaryId, ConvId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, OpId, PoolId,
+    ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

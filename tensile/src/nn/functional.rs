@@ -11,7 +11,7 @@ use crate::args::{Int, IntoShape};
 use crate::error::Result;
 use crate::{LayerNormOpts, NormalizeOpts};
 
-pub use crate::nn::conv::{
+pub use crate::optable::conv::{
     Conv1dOpts, Conv2dOpts, Conv3dOpts, ConvOpts, ConvPadding, ConvTranspose1dOpts,
     ConvTranspose2dOpts, ConvTranspose3dOpts, ConvTransposeOpts, FoldOpts, UnfoldOpts,
     conv_transpose1d, conv_transpose1d_with, conv_transpose2d, conv_transpose2d_with,

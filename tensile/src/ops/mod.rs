@@ -7,6 +7,7 @@ pub(crate) mod attention;
 pub(crate) mod binary;
 pub(crate) mod cat;
 pub(crate) mod cholesky;
+pub(crate) mod conv;
 pub(crate) mod copy;
 pub(crate) mod creation;
 pub(crate) mod distance;

@@ -77,6 +77,7 @@ macro_rules! op_ids {
 }
 
 pub(crate) mod binary;
+pub(crate) mod conv;
 pub(crate) mod copy;
 pub(crate) mod index;
 pub(crate) mod linalg;
@@ -95,6 +96,7 @@ pub(crate) mod unary;
 pub(crate) mod view;
 
 pub use binary::{BinaryId, MathId};
+pub use conv::ConvId;
 pub use copy::CopyId;
 pub use index::IndexId;
 pub use linalg::LinalgId;
@@ -154,6 +156,8 @@ pub enum OpId {
     Resample(ResampleId),
     /// A pooling op (`max_pool2d`, `avg_pool1d`, `adaptive_avg_pool2d`, `max_unpool2d`, …).
     Pool(PoolId),
+    /// A convolution (`conv2d`, `conv_transpose1d`, …), `unfold` or `fold`.
+    Conv(ConvId),
 }
 
 impl OpId {
@@ -178,6 +182,7 @@ impl OpId {
             OpId::View(v) => v.name(),
             OpId::Resample(r) => r.name(),
             OpId::Pool(p) => p.name(),
+            OpId::Conv(c) => c.name(),
         }
     }
 
@@ -203,6 +208,7 @@ impl OpId {
             OpId::View(v) => v.methods(),
             OpId::Resample(r) => r.methods(),
             OpId::Pool(p) => p.methods(),
+            OpId::Conv(c) => c.methods(),
         }
     }
 
@@ -226,6 +232,7 @@ impl OpId {
         let view = ViewId::ALL.iter().map(|&v| OpId::View(v));
         let resample = ResampleId::ALL.iter().map(|&r| OpId::Resample(r));
         let pool = PoolId::ALL.iter().map(|&p| OpId::Pool(p));
+        let conv = ConvId::ALL.iter().map(|&c| OpId::Conv(c));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -243,5 +250,6 @@ impl OpId {
             .chain(view)
             .chain(resample)
             .chain(pool)
+            .chain(conv)
     }
 }

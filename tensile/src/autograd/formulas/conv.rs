@@ -16,7 +16,8 @@ use super::super::record::{node, node_saving, record};
 use super::pointwise::lam;
 use crate::args::IntList;
 use crate::error::Result;
-use crate::nn::conv::{self as c, ConvOpts, ConvPadding, ConvTransposeOpts, UnfoldOpts};
+use crate::ops::conv::conv_weight_grad;
+use crate::optable::conv::{self as c, ConvOpts, ConvPadding, ConvTransposeOpts, UnfoldOpts};
 use crate::tensor::Tensor;
 
 /// The geometry of one convolution, one entry per spatial dim.
@@ -198,7 +199,7 @@ pub(crate) fn convolution(
                     )?)
                 } else {
                     let (st, pa, di) = (&a.stride, &a.padding, &a.dilation);
-                    match c::conv_weight_grad(x, g, w.size(), st, pa, di, a.groups)? {
+                    match conv_weight_grad(x, g, w.size(), st, pa, di, a.groups)? {
                         Some(gw) => Some(gw),
                         None => Some(weight_grad(x, g, w.size(), st, pa, di, a.groups)?),
                     }

@@ -6,9 +6,9 @@ use crate::Tensor;
 use crate::args::{IntList, IntoShape};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::nn::conv::{ConvOpts, ConvPadding, conv1d_with, conv2d_with};
 use crate::nn::functional::{PadOpts, pad_with};
 use crate::nn::init;
+use crate::optable::conv::{ConvOpts, ConvPadding, conv1d_with, conv2d_with};
 
 /// The optional constructor arguments of `nn.Conv1d`/`nn.Conv2d` (`stride=1, padding=0,
 /// dilation=1, groups=1, bias=True, padding_mode='zeros', dtype=torch.float32`). Single-entry
