@@ -64,11 +64,6 @@ pub use dtype::{DType, FInfo, IInfo, promote_types};
 pub use element::Element;
 pub use error::{Error, ErrorKind, Result};
 pub use index::{SliceRange, TensorIndex};
-pub use nn::rnn::{
-    RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
-    lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
-    rnn_tanh_cell_with, rnn_tanh_with,
-};
 pub use ops::Operand;
 pub use ops::advindex::{IndexEntry, IndexList, IndexPutOpts};
 pub use ops::creation::{
@@ -108,6 +103,11 @@ pub use optable::linalg::{addmm, addmm_with, baddbmm, baddbmm_with};
 pub use optable::nn::{CdistOpts, cdist, cdist_with};
 pub use optable::reduce::{std_mean, std_mean_with, var_mean, var_mean_with};
 pub use optable::resample::{pixel_shuffle, pixel_unshuffle};
+pub use optable::rnn::{
+    RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
+    lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,
+    rnn_tanh_cell_with, rnn_tanh_with,
+};
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{

@@ -1,4 +1,4 @@
-//! Recurrent cells (LSTM, GRU, Elman tanh/ReLU) over plain slices, for `crate::nn::rnn`.
+//! Recurrent cells (LSTM, GRU, Elman tanh/ReLU) over plain slices, for `crate::ops::rnn`.
 //!
 //! A whole-sequence layer direction runs as one GEMM for the input projection of every time
 //! step (`X·W_ihᵀ + b_ih`, `(T·N, G·H)`), then per step one GEMM for `h·W_hhᵀ + b_hh` and one

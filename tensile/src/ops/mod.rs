@@ -26,6 +26,7 @@ pub(crate) mod operators;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
+pub(crate) mod rnn;
 pub(crate) mod scan;
 pub(crate) mod shape;
 pub(crate) mod softmax;

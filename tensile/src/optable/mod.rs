@@ -86,6 +86,7 @@ pub(crate) mod nn;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
+pub(crate) mod rnn;
 pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod select;
@@ -105,6 +106,7 @@ pub use nn::NnId;
 pub use pool::PoolId;
 pub use reduce::{MomentsId, ReduceId};
 pub use resample::ResampleId;
+pub use rnn::RnnId;
 pub use scan::ScanId;
 pub use select::SelectId;
 pub use shape::ShapeId;
@@ -158,6 +160,8 @@ pub enum OpId {
     Pool(PoolId),
     /// A convolution (`conv2d`, `conv_transpose1d`, …), `unfold` or `fold`.
     Conv(ConvId),
+    /// A recurrent cell or layer (`lstm_cell`, `gru`, …).
+    Rnn(RnnId),
 }
 
 impl OpId {
@@ -183,6 +187,7 @@ impl OpId {
             OpId::Resample(r) => r.name(),
             OpId::Pool(p) => p.name(),
             OpId::Conv(c) => c.name(),
+            OpId::Rnn(r) => r.name(),
         }
     }
 
@@ -209,6 +214,7 @@ impl OpId {
             OpId::Resample(r) => r.methods(),
             OpId::Pool(p) => p.methods(),
             OpId::Conv(c) => c.methods(),
+            OpId::Rnn(r) => r.methods(),
         }
     }
 
@@ -233,6 +239,7 @@ impl OpId {
         let resample = ResampleId::ALL.iter().map(|&r| OpId::Resample(r));
         let pool = PoolId::ALL.iter().map(|&p| OpId::Pool(p));
         let conv = ConvId::ALL.iter().map(|&c| OpId::Conv(c));
+        let rnn = RnnId::ALL.iter().map(|&r| OpId::Rnn(r));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -251,5 +258,6 @@ impl OpId {
             .chain(resample)
             .chain(pool)
             .chain(conv)
+            .chain(rnn)
     }
 }

@@ -148,9 +148,9 @@ mod tests {
         let c = Tensor::from_vec(v(4, 0.4), [2, 2]).unwrap();
         let wi = Tensor::from_vec(v(24, 0.9), [8, 3]).unwrap();
         let wh = Tensor::from_vec(v(16, 1.1), [8, 2]).unwrap();
-        let (h0, c0) = crate::nn::rnn::lstm_cell(&x, &[&h, &c], &wi, &wh).unwrap();
+        let (h0, c0) = crate::optable::rnn::lstm_cell(&x, &[&h, &c], &wi, &wh).unwrap();
         let wr = wi.detach().requires_grad_(true).unwrap();
-        let (h1, c1) = crate::nn::rnn::lstm_cell(&x, &[&h, &c], &wr, &wh).unwrap();
+        let (h1, c1) = crate::optable::rnn::lstm_cell(&x, &[&h, &c], &wr, &wh).unwrap();
         for (a, b) in [(h0, &h1), (c0, &c1)] {
             for (p, q) in a.to_vec::<f64>().iter().zip(b.to_vec::<f64>()) {
                 assert!((p - q).abs() < 1e-12);

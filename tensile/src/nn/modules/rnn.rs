@@ -6,7 +6,7 @@ use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::nn::init;
-use crate::nn::rnn::{RnnOpts, gru_with, lstm_with};
+use crate::optable::rnn::{RnnOpts, gru_with, lstm_with};
 
 /// The optional constructor arguments of `nn.LSTM`/`nn.GRU` (`num_layers=1, bias=True,
 /// batch_first=False, dropout=0.0, bidirectional=False, dtype=torch.float32`). From

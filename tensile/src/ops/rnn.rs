@@ -1,7 +1,7 @@
-//! Recurrent cells and layers: `torch.lstm_cell`, `gru_cell`, `rnn_tanh_cell`,
-//! `rnn_relu_cell` and the whole-sequence `torch.lstm`, `gru`, `rnn_tanh`, `rnn_relu` with
-//! explicit weight lists (what `nn.LSTM`/`nn.GRU`/`nn.RNN` call), re-exported at the crate
-//! root and in [`crate::nn::functional`].
+//! The forward code of the recurrent cells and layers (`torch.lstm_cell`, `gru_cell`,
+//! `rnn_tanh_cell`, `rnn_relu_cell`, `torch.lstm`, `gru`, `rnn_tanh`, `rnn_relu`; their
+//! functions and the choice of PyTorch's recorded composite are `crate::optable::rnn`'s):
+//! the checks in PyTorch's order and the fused kernels. Records nothing.
 //!
 //! Gate order is PyTorch's: LSTM `i, f, g, o`, GRU `r, z, n` (row blocks of `H` in every
 //! weight and bias). Inputs may have any strides; float32 and float64 run natively, float16
@@ -146,116 +146,6 @@ impl From<(bool, i64, f64, bool, bool, bool)> for RnnOpts {
     }
 }
 
-// ------------------------------------------------------------------ cells
-
-/// `torch.lstm_cell(input, hx, w_ih, w_hh)`: one LSTM step without biases; see
-/// [`lstm_cell_with`].
-pub fn lstm_cell<T: AsRef<Tensor>>(
-    input: &Tensor,
-    hx: &[T],
-    w_ih: &Tensor,
-    w_hh: &Tensor,
-) -> Result<(Tensor, Tensor)> {
-    lstm_cell_with(input, hx, w_ih, w_hh, RnnCellOpts::default())
-}
-
-/// `torch.lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh)`: one LSTM step, returning `(h', c')`.
-///
-/// Shapes: `input` `(N, in)`, `hx = [h, c]` each `(N, H)`, `w_ih` `(4H, in)`, `w_hh`
-/// `(4H, H)`, biases `(4H)` → `h'`, `c'` `(N, H)`, fresh and contiguous. Gates `i, f, g, o`:
-/// `c' = σ(f)·c + σ(i)·tanh(g)`, `h' = σ(o)·tanh(c')` with `gates = input·w_ihᵀ + b_ih +
-/// h·w_hhᵀ + b_hh`. Dtypes: one float dtype throughout.
-///
-/// Errors (RuntimeError unless noted), in PyTorch's order:
-/// `lstm_cell expects two hidden states`;
-/// `Expected 2D input (batch x feature), but got 1D input`;
-/// `input has inconsistent input_size: got 3 expected 4` (`w_ih.size(1)`);
-/// `Expected 2D hidden0 (batch x hidden_size), but got 1D tensor` (`hidden1` for `c`);
-/// `weight_ih first dim must be 4 * hidden_size = 12, but got 8` (`hidden_size` is
-/// `w_hh.size(1)`), likewise `weight_hh`;
-/// `Input batch size 2 doesn't match hidden0 batch size 3`;
-/// `hidden1 has inconsistent hidden_size: got 3, expected 2`;
-/// a 1-D weight: IndexError `Dimension out of range (expected to be in range of [-1, 0], but got 1)`;
-/// a weight of 3 or more dims: `t() expects a tensor with <= 2 dimensions, but self is 3D`;
-/// a bias that does not broadcast to `(N, 4H)`: `expand`'s error
-/// (`The expanded size of the tensor (8) must match the existing size (7) at non-singleton dimension 1.  Target sizes: [2, 8].  Tensor sizes: [7]`);
-/// mixed dtypes: `expected m1 and m2 to have the same dtype, but got: double != float`;
-/// an integer or bool dtype: NotImplementedError `"lstm_cell" not implemented for 'Long'`.
-pub fn lstm_cell_with<'a, T: AsRef<Tensor>>(
-    input: &Tensor,
-    hx: &[T],
-    w_ih: &Tensor,
-    w_hh: &Tensor,
-    opts: impl Into<RnnCellOpts<'a>>,
-) -> Result<(Tensor, Tensor)> {
-    if hx.len() != 2 {
-        return Err(Error::runtime("lstm_cell expects two hidden states"));
-    }
-    let hx: Vec<&Tensor> = hx.iter().map(|t| t.as_ref()).collect();
-    let (h, c) = cell(CellKind::Lstm, input, &hx, w_ih, w_hh, opts.into())?;
-    Ok((h, c.expect("an LSTM cell returns a cell state")))
-}
-
-macro_rules! one_state_cell {
-    ($name:ident, $name_with:ident, $kind:expr, $g:literal, $torch:literal, $math:literal) => {
-        #[doc = concat!("`torch.", $torch, "(input, hx, w_ih, w_hh)`: one step without biases; see [`", stringify!($name_with), "`].")]
-        pub fn $name(input: &Tensor, hx: &Tensor, w_ih: &Tensor, w_hh: &Tensor) -> Result<Tensor> {
-            $name_with(input, hx, w_ih, w_hh, RnnCellOpts::default())
-        }
-
-        #[doc = concat!("`torch.", $torch, "(input, hx, w_ih, w_hh, b_ih, b_hh)`: one step, returning `h'`.")]
-        ///
-        #[doc = concat!("Shapes: `input` `(N, in)`, `hx` `(N, H)`, `w_ih` `(", $g, "H, in)`, `w_hh` `(", $g, "H, H)`, biases `(", $g, "H)` → `h'` `(N, H)`, fresh and contiguous: ", $math, ". Dtypes: one float dtype throughout.")]
-        ///
-        /// Errors (RuntimeError unless noted), in PyTorch's order:
-        /// `Expected 2D input (batch x feature), but got 1D input`;
-        /// `input has inconsistent input_size: got 3 expected 4` (`w_ih.size(1)`);
-        /// `Expected 2D hidden0 (batch x hidden_size), but got 1D tensor`;
-        #[doc = concat!("`weight_ih first dim must be ", $g, " * hidden_size = 6, but got 5` (`hidden_size` is `w_hh.size(1)`), likewise `weight_hh`;")]
-        /// `Input batch size 2 doesn't match hidden0 batch size 3`;
-        /// `hidden0 has inconsistent hidden_size: got 2, expected 3`;
-        /// a 1-D weight: IndexError `Dimension out of range (expected to be in range of [-1, 0], but got 1)`;
-        /// a weight of 3 or more dims: `t() expects a tensor with <= 2 dimensions, but self is 3D`;
-        /// a bias that does not broadcast to `(N, G·H)`: `expand`'s error;
-        /// mixed dtypes: `expected m1 and m2 to have the same dtype, but got: double != float`;
-        #[doc = concat!("an integer or bool dtype: NotImplementedError `\"", $torch, "\" not implemented for 'Long'`.")]
-        pub fn $name_with<'a>(
-            input: &Tensor,
-            hx: &Tensor,
-            w_ih: &Tensor,
-            w_hh: &Tensor,
-            opts: impl Into<RnnCellOpts<'a>>,
-        ) -> Result<Tensor> {
-            Ok(cell($kind, input, &[hx], w_ih, w_hh, opts.into())?.0)
-        }
-    };
-}
-
-one_state_cell!(
-    gru_cell,
-    gru_cell_with,
-    CellKind::Gru,
-    "3",
-    "gru_cell",
-    "gates `r, z, n`, `n = tanh(xn + σ(r)·hn)`, `h' = (1 − σ(z))·n + σ(z)·h`"
-);
-one_state_cell!(
-    rnn_tanh_cell,
-    rnn_tanh_cell_with,
-    CellKind::RnnTanh,
-    "1",
-    "rnn_tanh_cell",
-    "`h' = tanh(input·w_ihᵀ + b_ih + hx·w_hhᵀ + b_hh)`"
-);
-one_state_cell!(
-    rnn_relu_cell,
-    rnn_relu_cell_with,
-    CellKind::RnnRelu,
-    "1",
-    "rnn_relu_cell",
-    "`h' = relu(input·w_ihᵀ + b_ih + hx·w_hhᵀ + b_hh)`"
-);
-
 fn op_name(kind: CellKind, cell: bool) -> &'static str {
     match (kind, cell) {
         (CellKind::Lstm, true) => "lstm_cell",
@@ -334,15 +224,16 @@ fn as_bias<T>(b: &Option<(Vec<T>, usize)>) -> Option<Bias<'_, T>> {
     })
 }
 
-/// The shared body of the four cells: validation in PyTorch's order, then one step.
-fn cell(
+/// A cell's checks, in the order PyTorch's cell makes them (see `crate::optable::rnn`'s
+/// cells for the errors); gives the hidden size.
+pub(crate) fn cell_check(
     kind: CellKind,
     input: &Tensor,
     hx: &[&Tensor],
     w_ih: &Tensor,
     w_hh: &Tensor,
-    opts: RnnCellOpts<'_>,
-) -> Result<(Tensor, Option<Tensor>)> {
+    opts: &RnnCellOpts<'_>,
+) -> Result<usize> {
     let g = kind.gates();
     let check_input = || -> Result<()> {
         if input.dim() != 2 {
@@ -434,16 +325,22 @@ fn cell(
     for b in &biases {
         b.expand([n, gh])?;
     }
+    Ok(hidden)
+}
+
+/// One step of a cell by the fused kernels, after [`cell_check`] gave `hidden`: `(h', c')`
+/// (`c'` for LSTM only), fresh, of `input`'s dtype (GRU's `h'` laid out after `hx`, as
+/// TensorIterator lays out `(hx - n)·z + n`). Records nothing.
+pub(crate) fn cell_fused(
+    kind: CellKind,
+    input: &Tensor,
+    hx: &[&Tensor],
+    w_ih: &Tensor,
+    w_hh: &Tensor,
+    opts: RnnCellOpts<'_>,
+    hidden: usize,
+) -> Result<(Tensor, Option<Tensor>)> {
     let dt = input.dtype();
-    let mut operands = vec![input, w_ih, w_hh];
-    operands.extend(hx.iter().copied());
-    operands.extend(biases.iter().copied());
-    if crate::autograd::api::any_requires_grad(&operands) && dt.is_floating_point() {
-        // recording: PyTorch's composite cell, with recorded ops
-        return crate::autograd::formulas::rnn::cell_composite(
-            kind, input, hx, w_ih, w_hh, opts.b_ih, opts.b_hh,
-        );
-    }
     let out = match work_dtype(dt, op_name(kind, true))? {
         DType::Float64 => cell_typed::<f64>(kind, input, hx, w_ih, w_hh, opts, hidden)?,
         _ => cell_typed::<f32>(kind, input, hx, w_ih, w_hh, opts, hidden)?,
@@ -518,121 +415,21 @@ fn cell_typed<T: RnnFloat + Element>(
     Ok((h, c))
 }
 
-// ------------------------------------------------------------------ sequences
-
-/// `torch.lstm(input, hx, params, True, 1, 0.0, False, False, False)`; see [`lstm_with`].
-pub fn lstm<T: AsRef<Tensor>, P: AsRef<Tensor>>(
-    input: &Tensor,
-    hx: &[T],
-    params: &[P],
-) -> Result<(Tensor, Tensor, Tensor)> {
-    lstm_with(input, hx, params, RnnOpts::default())
-}
-
-/// `torch.lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional,
-/// batch_first)`: a whole multi-layer LSTM over a sequence, returning `(output, h_n, c_n)`.
-///
-/// Shapes: `input` `(T, N, in)` (`(N, T, in)` when `batch_first`), `hx = [h0, c0]` each
-/// `(L·D, N, H)` (`L = num_layers`, `D` = 2 when `bidirectional`, else 1), `params` in
-/// `nn.LSTM`'s `_flat_weights` order: per layer, per direction (forward, then reverse),
-/// `w_ih (4H, in_l)`, `w_hh (4H, H)`, then `b_ih (4H)`, `b_hh (4H)` when `has_biases`
-/// (`in_l` = `in` for layer 0, `D·H` above). Results: `output` `(T, N, D·H)` contiguous (with
-/// `batch_first`, its `transpose(0, 1)`: `(N, T, D·H)` with strides `(D·H, N·D·H, 1)`, as
-/// PyTorch returns it), `h_n`, `c_n` `(L·D, N, H)` contiguous. Each step is
-/// [`lstm_cell_with`]'s math. `dropout` applies between layers only when `train` (not
-/// supported: see the errors).
-///
-/// Errors (RuntimeError unless noted): `lstm expects two hidden states`;
-/// `Expected sequence length to be larger than 0 in RNN`;
-/// `got an incorrect number of RNN parameters` (not a multiple of 4, or 2 without biases);
-/// `Odd number of params or hiddens given to a bidirectional RNN`;
-/// `Expected more hidden states in stacked_rnn` (`h0.size(0) != L·D`);
-/// `Expected more weights in stacked_rnn`;
-/// `Input and parameter tensors are not the same dtype, found input tensor with Float and parameter tensor with Double` (`hidden` likewise);
-/// shape mismatches inside the products:
-/// `addmm: mat1 and mat2 shapes cannot be multiplied (6x3 and 4x8)` (`mm:` without biases),
-/// `weight_hh first dim must be 4 * hidden_size = 8, but got 6`,
-/// `The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0`
-/// (batch of `h0`/`c0`), `expand`'s error for a bias; an input that is not 3-D: IndexError
-/// `Dimension out of range (expected to be in range of [-2, 1], but got 2)` or RuntimeError
-/// `input must have 3 dimensions, got 4`; NotImplementedError for dropout > 0 with `train`
-/// and several layers (random masks), for LSTM projections (`h0`, `c0` of different sizes),
-/// and for integer dtypes.
-pub fn lstm_with<T: AsRef<Tensor>, P: AsRef<Tensor>>(
-    input: &Tensor,
-    hx: &[T],
-    params: &[P],
-    opts: impl Into<RnnOpts>,
-) -> Result<(Tensor, Tensor, Tensor)> {
-    if hx.len() != 2 {
-        return Err(Error::runtime("lstm expects two hidden states"));
-    }
-    let hx: Vec<&Tensor> = hx.iter().map(|t| t.as_ref()).collect();
-    let params: Vec<&Tensor> = params.iter().map(|t| t.as_ref()).collect();
-    let (o, h, c) = sequence(CellKind::Lstm, input, &hx, &params, opts.into())?;
-    Ok((o, h, c.expect("an LSTM returns a cell state")))
-}
-
-macro_rules! one_state_rnn {
-    ($name:ident, $name_with:ident, $kind:expr, $g:literal, $torch:literal, $cell:literal) => {
-        #[doc = concat!("`torch.", $torch, "(input, hx, params, True, 1, 0.0, False, False, False)`; see [`", stringify!($name_with), "`].")]
-        pub fn $name<P: AsRef<Tensor>>(
-            input: &Tensor,
-            hx: &Tensor,
-            params: &[P],
-        ) -> Result<(Tensor, Tensor)> {
-            $name_with(input, hx, params, RnnOpts::default())
-        }
-
-        #[doc = concat!("`torch.", $torch, "(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)`: a whole multi-layer recurrent layer over a sequence, returning `(output, h_n)`.")]
-        ///
-        /// Shapes: `input` `(T, N, in)` (`(N, T, in)` when `batch_first`), `hx` `(L·D, N, H)`,
-        #[doc = concat!("`params` per layer, per direction: `w_ih (", $g, "H, in_l)`, `w_hh (", $g, "H, H)`, then `b_ih`, `b_hh` `(", $g, "H)` when `has_biases`. Each step is [`", $cell, "`]'s math.")]
-        /// Results: `output` `(T, N, D·H)` contiguous (with `batch_first` its
-        /// `transpose(0, 1)`), `h_n` `(L·D, N, H)` contiguous. Errors as [`lstm_with`]'s
-        /// (without the two-hidden-states one).
-        pub fn $name_with<P: AsRef<Tensor>>(
-            input: &Tensor,
-            hx: &Tensor,
-            params: &[P],
-            opts: impl Into<RnnOpts>,
-        ) -> Result<(Tensor, Tensor)> {
-            let params: Vec<&Tensor> = params.iter().map(|t| t.as_ref()).collect();
-            let (o, h, _) = sequence($kind, input, &[hx], &params, opts.into())?;
-            Ok((o, h))
-        }
-    };
-}
-
-one_state_rnn!(gru, gru_with, CellKind::Gru, "3", "gru", "gru_cell_with");
-one_state_rnn!(
-    rnn_tanh,
-    rnn_tanh_with,
-    CellKind::RnnTanh,
-    "1",
-    "rnn_tanh",
-    "rnn_tanh_cell_with"
-);
-one_state_rnn!(
-    rnn_relu,
-    rnn_relu_with,
-    CellKind::RnnRelu,
-    "1",
-    "rnn_relu",
-    "rnn_relu_cell_with"
-);
-
 /// The weights of one cell (layer and direction), checked against the shapes of the step.
-struct CellParams<'a> {
-    w_ih: &'a Tensor,
-    w_hh: &'a Tensor,
-    b_ih: Option<&'a Tensor>,
-    b_hh: Option<&'a Tensor>,
+pub(crate) struct CellParams<'a> {
+    pub(crate) w_ih: &'a Tensor,
+    pub(crate) w_hh: &'a Tensor,
+    pub(crate) b_ih: Option<&'a Tensor>,
+    pub(crate) b_hh: Option<&'a Tensor>,
 }
 
 /// Layer and parameter counting in PyTorch's order (`gather_params`, `pair_vec`,
 /// `apply_layer_stack`): the cells' parameters, or the error.
-fn gather<'a>(params: &[&'a Tensor], hiddens: usize, o: &RnnOpts) -> Result<Vec<CellParams<'a>>> {
+pub(crate) fn gather<'a>(
+    params: &[&'a Tensor],
+    hiddens: usize,
+    o: &RnnOpts,
+) -> Result<Vec<CellParams<'a>>> {
     let per = if o.has_biases { 4 } else { 2 };
     if !params.len().is_multiple_of(per) {
         return Err(Error::runtime("got an incorrect number of RNN parameters"));
@@ -662,13 +459,24 @@ fn gather<'a>(params: &[&'a Tensor], hiddens: usize, o: &RnnOpts) -> Result<Vec<
 }
 
 /// The shared body of the four sequence ops: `(output, h_n, c_n)`.
-fn sequence(
+/// What [`sequence_check`] settles: the time-major input `x`, the cells (layer by layer,
+/// direction by direction), the number of directions and the hidden size.
+pub(crate) struct SeqPlan<'a> {
+    pub(crate) x: Tensor,
+    pub(crate) cells: Vec<CellParams<'a>>,
+    pub(crate) dirs: usize,
+    pub(crate) hid: usize,
+}
+
+/// A whole sequence's checks, in PyTorch's order (see `crate::optable::rnn::lstm_with` for
+/// the errors).
+pub(crate) fn sequence_check<'a>(
     kind: CellKind,
     input: &Tensor,
     hx: &[&Tensor],
-    params: &[&Tensor],
-    o: RnnOpts,
-) -> Result<(Tensor, Tensor, Option<Tensor>)> {
+    params: &[&'a Tensor],
+    o: &RnnOpts,
+) -> Result<SeqPlan<'a>> {
     let lstm = kind == CellKind::Lstm;
     if lstm && hx[0].dim() < 3 {
         hx[0].size_of(2)?;
@@ -726,7 +534,7 @@ fn sequence(
             "Expected sequence length to be larger than 0 in RNN",
         ));
     }
-    let cells = gather(params, hx[0].size()[0], &o)?;
+    let cells = gather(params, hx[0].size()[0], o)?;
     let dirs = if o.bidirectional { 2 } else { 1 };
     if o.train && o.dropout > 0.0 && o.num_layers > 1 {
         return Err(Error::not_implemented(
@@ -775,29 +583,29 @@ fn sequence(
             in_l = dirs * hid;
         }
     }
+    Ok(SeqPlan {
+        x,
+        cells,
+        dirs,
+        hid,
+    })
+}
+
+/// A whole sequence by the fused kernels, after [`sequence_check`] gave `plan`: `(output,
+/// h_n, c_n)` (`c_n` for LSTM only), fresh, of `input`'s dtype, `output` transposed back
+/// when `batch_first`. Records nothing.
+pub(crate) fn sequence_fused(
+    kind: CellKind,
+    input: &Tensor,
+    hx: &[&Tensor],
+    plan: &SeqPlan<'_>,
+    o: RnnOpts,
+) -> Result<(Tensor, Tensor, Option<Tensor>)> {
     let dt = input.dtype();
-    let operands: Vec<&Tensor> = std::iter::once(input)
-        .chain(hx.iter().copied())
-        .chain(params.iter().copied())
-        .collect();
-    if crate::autograd::api::any_requires_grad(&operands) && dt.is_floating_point() {
-        // recording: PyTorch's composite, one recorded cell per step
-        let cw: Vec<_> = cells
-            .iter()
-            .map(|c| (c.w_ih, c.w_hh, c.b_ih, c.b_hh))
-            .collect();
-        let (out, h_n, c_n) =
-            crate::autograd::formulas::rnn::sequence_composite(kind, &x, hx, &cw, dirs)?;
-        let out = if o.batch_first {
-            out.transpose(0, 1)?
-        } else {
-            out
-        };
-        return Ok((out, h_n, c_n));
-    }
+    let (x, cells, dirs, hid) = (&plan.x, &plan.cells, plan.dirs, plan.hid);
     let (out, h_n, c_n) = match work_dtype(dt, op_name(kind, false))? {
-        DType::Float64 => sequence_typed::<f64>(kind, &x, hx, &cells, dirs, hid)?,
-        _ => sequence_typed::<f32>(kind, &x, hx, &cells, dirs, hid)?,
+        DType::Float64 => sequence_typed::<f64>(kind, x, hx, cells, dirs, hid)?,
+        _ => sequence_typed::<f32>(kind, x, hx, cells, dirs, hid)?,
     };
     let (out, h_n, c_n) = if out.dtype() != dt {
         (out.to(dt)?, h_n.to(dt)?, c_n.map(|c| c.to(dt)).transpose()?)
@@ -907,79 +715,4 @@ fn sequence_typed<T: RnnFloat + Element>(
         None
     };
     Ok((out, h, c))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn t(v: &[f64], shape: &[usize]) -> Tensor {
-        Tensor::from_vec(v.to_vec(), shape).unwrap()
-    }
-
-    #[test]
-    fn lstm_cell_matches_the_gate_formulas() {
-        // N=1, in=1, H=1: gates = x*w_ih + h*w_hh (no biases)
-        let x = t(&[0.5], &[1, 1]);
-        let h = t(&[0.25], &[1, 1]);
-        let c = t(&[-0.5], &[1, 1]);
-        let w_ih = t(&[1.0, -1.0, 0.5, 2.0], &[4, 1]);
-        let w_hh = t(&[0.5, 0.25, -1.0, 1.0], &[4, 1]);
-        let (h1, c1) = lstm_cell(&x, &[&h, &c], &w_ih, &w_hh).unwrap();
-        let sg = |v: f64| 1.0 / (1.0 + (-v).exp());
-        let gi = sg(0.5 + 0.125);
-        let gf = sg(-0.5 + 0.0625);
-        let gg = (0.25f64 - 0.25).tanh();
-        let go = sg(1.0 + 0.25);
-        let cy = gf * -0.5 + gi * gg;
-        assert!((c1.item::<f64>().unwrap() - cy).abs() < 1e-15);
-        assert!((h1.item::<f64>().unwrap() - go * cy.tanh()).abs() < 1e-15);
-    }
-
-    #[test]
-    fn parameter_counting_follows_pytorch() {
-        let w = t(&[0.0; 3], &[3, 1]);
-        let p = [&w, &w, &w];
-        let o = RnnOpts::default();
-        let e = gather(&p, 1, &o).err().unwrap();
-        assert_eq!(e.to_string(), "got an incorrect number of RNN parameters");
-        let p4 = [&w, &w, &w, &w];
-        let o2 = RnnOpts::from((false, 1));
-        assert_eq!(
-            gather(&p4, 2, &o2).err().unwrap().to_string(),
-            "Expected more hidden states in stacked_rnn"
-        );
-        assert_eq!(
-            gather(&p4, 1, &o2).err().unwrap().to_string(),
-            "Expected more weights in stacked_rnn"
-        );
-        let o3 = RnnOpts {
-            bidirectional: true,
-            ..o2
-        };
-        assert_eq!(
-            gather(&p4, 1, &o3).err().unwrap().to_string(),
-            "Odd number of params or hiddens given to a bidirectional RNN"
-        );
-        assert_eq!(gather(&p4, 2, &o3).unwrap().len(), 2);
-    }
-
-    #[test]
-    fn batch_first_output_is_the_transposed_time_major_result() {
-        let x = Tensor::from_vec((0..12).map(|i| i as f32 / 16.0).collect(), [2, 3, 2]).unwrap();
-        let h0 = Tensor::zeros([1, 2, 2]).unwrap();
-        let w_ih = Tensor::from_vec(vec![0.5f32, -0.25, 0.125, 1.0], [2, 2]).unwrap();
-        let w_hh = Tensor::from_vec(vec![0.25f32, 0.5, -0.5, 0.75], [2, 2]).unwrap();
-        let p = [&w_ih, &w_hh];
-        let (o, h) = rnn_tanh_with(&x, &h0, &p, (false, 1, 0.0, false, false, true)).unwrap();
-        assert_eq!(o.size(), &[2, 3, 2]);
-        assert_eq!(o.stride(), &[2, 4, 1]);
-        assert_eq!(h.stride(), &[4, 2, 1]);
-        // the last step of each batch row is h_n
-        let last = o.select(1, 2).unwrap().contiguous();
-        assert_eq!(
-            last.to_vec::<f32>(),
-            h.select(0, 0).unwrap().to_vec::<f32>()
-        );
-    }
 }
