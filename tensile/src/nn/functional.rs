@@ -56,13 +56,13 @@ pub use crate::nn::loss_opts::{
     MultilabelSoftMarginLossOpts, NllLossOpts, PoissonNllLossOpts, Reduction, ReductionOpts,
     SmoothL1LossOpts, TripletMarginLossOpts,
 };
-pub use crate::nn::norm::{
+pub use crate::optable::index::embedding;
+pub use crate::optable::nn::{one_hot, one_hot_with};
+pub use crate::optable::norm::{
     BatchNormOpts, GroupNormOpts, InstanceNormOpts, LocalResponseNormOpts, RmsNormOpts, batch_norm,
     batch_norm_with, group_norm, group_norm_with, instance_norm, instance_norm_with,
     local_response_norm, local_response_norm_with, rms_norm, rms_norm_with,
 };
-pub use crate::optable::index::embedding;
-pub use crate::optable::nn::{one_hot, one_hot_with};
 pub use crate::optable::rnn::{
     RnnCellOpts, RnnOpts, gru, gru_cell, gru_cell_with, gru_with, lstm, lstm_cell, lstm_cell_with,
     lstm_with, rnn_relu, rnn_relu_cell, rnn_relu_cell_with, rnn_relu_with, rnn_tanh, rnn_tanh_cell,

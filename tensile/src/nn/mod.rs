@@ -10,7 +10,6 @@ pub(crate) mod loss_class;
 pub(crate) mod loss_fast;
 pub mod loss_opts;
 pub mod modules;
-pub(crate) mod norm;
 pub mod utils;
 pub use modules::{
     AdaptiveAvgPool2d, AvgPool2d, BatchNorm1d, BatchNorm2d, BatchNormConfig, Conv1d, Conv2d,

@@ -22,6 +22,7 @@ pub(crate) mod math_scalar;
 pub(crate) mod math_ternary;
 pub(crate) mod matmul;
 pub(crate) mod nn;
+pub(crate) mod norm;
 pub(crate) mod operators;
 pub(crate) mod pool;
 pub(crate) mod reduce;

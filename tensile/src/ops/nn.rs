@@ -386,6 +386,34 @@ impl<D: Int> From<(f64, D, f64)> for NormalizeOpts {
     }
 }
 
+/// `native_layer_norm_backward`'s row kernel on contiguous float32 operands (PyTorch's
+/// `LayerNormBackwardKernel`, statistics recomputed as the forward computes them): `x` and `g`
+/// hold rows of `n` values, `w` (when given) one row. Gives `(dx, xhat)`, fresh, contiguous;
+/// the formula (`autograd/formulas/norm.rs`) derives the weight and bias gradients from
+/// `xhat`. Records nothing.
+pub(crate) fn layer_norm_backward_f32(
+    x: &Tensor,
+    gc: &Tensor,
+    w: Option<&Tensor>,
+    n: usize,
+    eps: f64,
+) -> Result<(Tensor, Tensor)> {
+    let st = contiguous_strides(x.size());
+    let dx = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
+    let xhat = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
+    let mut ins = vec![x, gc];
+    ins.extend(w);
+    // contiguous float32: their slices are their rows of `n` (the weight one row)
+    crate::iter::dense(&[&dx, &xhat], &ins, |mut s| {
+        let wv: &[f32] = if w.is_some() { s.input(2)? } else { &[] };
+        let (xs, gs) = (s.input(0)?, s.input(1)?);
+        let (d, h) = (s.out(0)?, s.out(1)?);
+        norm::layer_norm_backward_rows(xs, gs, wv, n, eps, d, h);
+        Ok(())
+    })?;
+    Ok((dx, xhat))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

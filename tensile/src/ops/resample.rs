@@ -343,7 +343,7 @@ pub(crate) fn interpolate_fwd(
         )));
     }
     let mut sizes = input.size()[..2].to_vec();
-    sizes.extend_from_slice(&outs);
+    sizes.extend_from_slice(outs);
     let numel = sizes
         .iter()
         .try_fold(1usize, |a, &s| a.checked_mul(s))

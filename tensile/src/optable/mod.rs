@@ -83,6 +83,7 @@ pub(crate) mod index;
 pub(crate) mod linalg;
 pub(crate) mod masked;
 pub(crate) mod nn;
+pub(crate) mod norm;
 pub(crate) mod pool;
 pub(crate) mod reduce;
 pub(crate) mod resample;
@@ -103,6 +104,7 @@ pub use index::IndexId;
 pub use linalg::LinalgId;
 pub use masked::MaskedId;
 pub use nn::NnId;
+pub use norm::NormId;
 pub use pool::PoolId;
 pub use reduce::{MomentsId, ReduceId};
 pub use resample::ResampleId;
@@ -162,6 +164,9 @@ pub enum OpId {
     Conv(ConvId),
     /// A recurrent cell or layer (`lstm_cell`, `gru`, …).
     Rnn(RnnId),
+    /// A normalisation (`batch_norm`, `group_norm`, `rms_norm`, …; `layer_norm` is
+    /// [`OpId::Nn`]).
+    Norm(NormId),
 }
 
 impl OpId {
@@ -188,6 +193,7 @@ impl OpId {
             OpId::Pool(p) => p.name(),
             OpId::Conv(c) => c.name(),
             OpId::Rnn(r) => r.name(),
+            OpId::Norm(n) => n.name(),
         }
     }
 
@@ -215,6 +221,7 @@ impl OpId {
             OpId::Pool(p) => p.methods(),
             OpId::Conv(c) => c.methods(),
             OpId::Rnn(r) => r.methods(),
+            OpId::Norm(n) => n.methods(),
         }
     }
 
@@ -240,6 +247,7 @@ impl OpId {
         let pool = PoolId::ALL.iter().map(|&p| OpId::Pool(p));
         let conv = ConvId::ALL.iter().map(|&c| OpId::Conv(c));
         let rnn = RnnId::ALL.iter().map(|&r| OpId::Rnn(r));
+        let norm = NormId::ALL.iter().map(|&n| OpId::Norm(n));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -259,5 +267,6 @@ impl OpId {
             .chain(pool)
             .chain(conv)
             .chain(rnn)
+            .chain(norm)
     }
 }

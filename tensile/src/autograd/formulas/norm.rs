@@ -147,19 +147,7 @@ fn layer_norm_f32(
         None
     };
     let n = x.size()[lead.len()..].iter().product::<usize>();
-    let st = crate::layout::contiguous_strides(x.size());
-    let dx = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
-    let xhat = Tensor::try_alloc(x.size(), &st, DType::Float32)?;
-    let mut ins = vec![&x, &gc];
-    ins.extend(w.iter());
-    // contiguous float32: their slices are their rows of `n` (the weight one row)
-    crate::iter::dense(&[&dx, &xhat], &ins, |mut s| {
-        let wv: &[f32] = if has_w { s.input(2)? } else { &[] };
-        let (xs, gs) = (s.input(0)?, s.input(1)?);
-        let (d, h) = (s.out(0)?, s.out(1)?);
-        crate::kernels::norm::layer_norm_backward_rows(xs, gs, wv, n, eps, d, h);
-        Ok(())
-    })?;
+    let (dx, xhat) = crate::ops::nn::layer_norm_backward_f32(&x, &gc, w.as_ref(), n, eps)?;
     let mut r = vec![rg[0].then_some(dx)];
     push_affine_grads(&mut r, &gc, &xhat, rg, has_w, has_b, lead)?;
     Ok(Some(r))
@@ -407,11 +395,11 @@ mod tests {
         );
         let w = t(&[1.5, -0.5], &[2]);
         check(&x, |x| {
-            crate::nn::norm::batch_norm_with(
+            crate::optable::norm::batch_norm_with(
                 x,
                 None::<&Tensor>,
                 None::<&Tensor>,
-                crate::nn::norm::BatchNormOpts {
+                crate::optable::norm::BatchNormOpts {
                     weight: Some(&w),
                     training: true,
                     ..Default::default()
@@ -422,10 +410,10 @@ mod tests {
         // eval: the running statistics are constants
         let (rm, rv) = (t(&[0.5, -0.5], &[2]), t(&[2.0, 0.5], &[2]));
         check(&x, |x| {
-            crate::nn::norm::batch_norm_with(x, &rm, &rv, (&w, &w)).unwrap()
+            crate::optable::norm::batch_norm_with(x, &rm, &rv, (&w, &w)).unwrap()
         });
-        check(&x, |x| crate::nn::norm::group_norm(x, 2).unwrap());
-        check(&x, |x| crate::nn::norm::instance_norm(x).unwrap());
+        check(&x, |x| crate::optable::norm::group_norm(x, 2).unwrap());
+        check(&x, |x| crate::optable::norm::instance_norm(x).unwrap());
     }
 
     #[test]

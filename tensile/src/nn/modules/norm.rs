@@ -11,7 +11,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::nn::embedding::embedding_with;
 use crate::nn::init;
-use crate::nn::norm::{
+use crate::optable::norm::{
     BatchNormOpts, GroupNormOpts, RmsNormOpts, batch_norm_with, group_norm_with,
 };
 
@@ -454,7 +454,7 @@ impl RMSNorm {
 impl Module for RMSNorm {
     module_common!("RMSNorm");
     fn forward(&self, input: &Tensor) -> Result<Tensor> {
-        crate::nn::norm::rms_norm_with(
+        crate::optable::norm::rms_norm_with(
             input,
             &self.normalized_shape[..],
             RmsNormOpts {

@@ -4,191 +4,36 @@
 //!
 //! Statistics are taken in double (PyTorch takes them in float for float32 inputs; both agree
 //! to float32 tolerance); float32 inputs in contiguous or channels-last layout go through the
-//! row/plane kernels of [`crate::kernels::normalize`], other inputs through a generic path over
-//! their values in double.
+//! row/plane kernels of `crate::kernels::normalize`, other inputs through a generic path over
+//! their values in double. That forward code is [`crate::ops::norm`]'s; the derivatives are
+//! `autograd/formulas/norm.rs`'s (`NativeGroupNormBackward0`, `NativeBatchNormBackward0`, and
+//! PyTorch's composites for `rms_norm` and `instance_norm`).
 
 use crate::Tensor;
 use crate::args::{Int, IntoShape};
+use crate::autograd::api::any_requires_grad;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::normalize as k;
-use crate::layout::{channels_last_strides, contiguous_strides};
-use crate::ops::copy::copy_unchecked;
+use crate::layout::contiguous_strides;
+use crate::ops::norm::{
+    affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only, from_f64,
+    linear_terms, moments, ncs, param, plane_moments, rms_norm_fused, suggested_strides,
+};
 
-/// A fresh tensor of `sizes`/`strides`/`dtype` holding `vals` (row-major logical order),
-/// rounded once to `dtype`.
-fn from_f64(vals: Vec<f64>, sizes: &[usize], strides: &[usize], dtype: DType) -> Result<Tensor> {
-    let src = Tensor::from_vec(vals, sizes)?;
-    let out = Tensor::try_alloc(sizes, strides, dtype)?;
-    copy_unchecked(&out, &src);
-    Ok(out)
-}
-
-/// `t.suggest_memory_format()` as strides for a new tensor of `t`'s sizes.
-fn suggested_strides(t: &Tensor) -> Vec<usize> {
-    if crate::ops::cat::suggests_channels_last(t) {
-        channels_last_strides(&t.sizes)
-    } else {
-        contiguous_strides(&t.sizes)
-    }
-}
-
-/// Values of an optional per-channel parameter in double (`default` where absent).
-fn param(p: Option<&Tensor>, c: usize, default: f64) -> Result<Vec<f64>> {
-    match p {
-        Some(p) => p.try_to_vec::<f64>(),
-        None => Ok(vec![default; c]),
-    }
-}
-
-/// `(N, C, S)` of an input with at least 2 dims: batch, channels, and the product of the rest.
-fn ncs(t: &Tensor) -> (usize, usize, usize) {
-    (t.sizes[0], t.sizes[1], t.sizes[2..].iter().product())
-}
-
-/// Whether `t` is float32 and laid out contiguously (`Some(false)`) or channels-last
-/// contiguously (`Some(true)`) — the layouts the float32 kernels read.
-fn f32_layout(t: &Tensor) -> Option<bool> {
-    if t.dtype != DType::Float32 || t.numel() == 0 {
-        return None;
-    }
-    if t.is_contiguous() {
-        Some(false)
-    } else if crate::layout::is_channels_last_contiguous(&t.sizes, &t.strides)
-        || crate::layout::is_channels_last_3d_contiguous(&t.sizes, &t.strides)
-    {
-        Some(true)
-    } else {
-        None
-    }
-}
-
-/// Mean and biased variance of each `(n, c)` plane of `(N, C, S)` (`planes` in row-major
-/// order), in double.
-fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Result<Vec<(f64, f64)>> {
-    if f32_layout(x) == Some(false) {
-        // contiguous: its slice is its values
-        return crate::iter::dense(&[], &[x], |sl| {
-            Ok(k::plane_moments_f32(sl.input(0)?, n * c, s))
-        });
-    }
-    let v = x.try_to_vec::<f64>()?;
-    Ok((0..n * c)
-        .map(|p| moments(&v[p * s..(p + 1) * s]))
-        .collect())
-}
-
-/// Mean and biased variance of `v` (zeros when empty).
-fn moments(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (0.0, 0.0);
-    }
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / v.len() as f64;
-    (mean, var)
-}
-
-/// Combines the moments of equal-sized parts into the moments of their union.
-fn combine(parts: impl Iterator<Item = (f64, f64)> + Clone) -> (f64, f64) {
-    let k = parts.clone().count();
-    if k == 0 {
-        return (0.0, 0.0);
-    }
-    let mean = parts.clone().map(|p| p.0).sum::<f64>() / k as f64;
-    let var = parts.map(|(m, v)| v + (m - mean) * (m - mean)).sum::<f64>() / k as f64;
-    (mean, var)
-}
-
-/// PyTorch's batch-norm linear terms `alpha = invstd * w`, `beta = b - mean * alpha`
-/// (`batch_norm_cpu_collect_linear_and_constant_terms`), in float32 arithmetic for a float32
-/// input (the statistics stored as float32 first, `beta` fused as its compiler fuses it), in
-/// double otherwise. `invstd` is the training statistic `1 / sqrt(var + eps)` (computed in
-/// double, as PyTorch does) or, when `eval_var` is given, computed from that running variance
-/// in the input's precision.
-fn linear_terms(
-    mean: f64,
-    invstd_or_var: (f64, Option<f64>),
-    w: f64,
-    b: f64,
-    eps: f64,
-    f32: bool,
-) -> (f64, f64) {
-    let (invstd, eval_var) = invstd_or_var;
-    if f32 {
-        let invstd = match eval_var {
-            Some(v) => 1.0 / (v as f32 + eps as f32).sqrt(),
-            None => invstd as f32,
-        };
-        let alpha = invstd * w as f32;
-        let beta = (-(mean as f32)).mul_add(alpha, b as f32);
-        (alpha as f64, beta as f64)
-    } else {
-        let invstd = match eval_var {
-            Some(v) => 1.0 / (v + eps).sqrt(),
-            None => invstd,
-        };
-        let alpha = invstd * w;
-        (alpha, (-mean).mul_add(alpha, b))
-    }
-}
-
-/// `y[n, c, s] = x[n, c, s] * alpha[c'] + beta[c']` with `c' = n * C + c` when `per_sample`
-/// (`alpha` of `N * C` entries) else `c`: a fresh tensor with `strides`, `x`'s dtype.
-fn affine(
-    x: &Tensor,
-    strides: &[usize],
-    alpha: &[f64],
-    beta: &[f64],
-    per_sample: bool,
-) -> Result<Tensor> {
-    let (n, c, s) = ncs(x);
-    let out = Tensor::try_alloc(&x.sizes, strides, x.dtype)?;
-    let layout = f32_layout(x);
-    let same = layout.is_some() && x.strides[..] == *strides;
-    if same {
-        let a32: Vec<f32> = alpha.iter().map(|&v| v as f32).collect();
-        let b32: Vec<f32> = beta.iter().map(|&v| v as f32).collect();
-        // `x` and `out` share one dense layout (contiguous or channels-last): their slices
-        // are their values in memory order
-        crate::iter::dense(&[&out], &[x], |mut sl| {
-            let (xs, ys) = (sl.input::<f32>(0)?, sl.out::<f32>(0)?);
-            match (layout, per_sample) {
-                (Some(false), false) => k::affine_f32(xs, ys, n, &a32, &b32, s),
-                (Some(false), true) => k::affine_f32(xs, ys, 1, &a32, &b32, s),
-                (_, false) => k::affine_f32(xs, ys, n * s, &a32, &b32, 1),
-                (_, true) => {
-                    let per = s * c;
-                    for (i, (yi, xi)) in ys.chunks_mut(per).zip(xs.chunks(per)).enumerate() {
-                        let ch = i * c..(i + 1) * c;
-                        k::affine_f32(xi, yi, s, &a32[ch.clone()], &b32[ch], 1)
-                    }
-                }
-            }
-            Ok(())
-        })?;
-        return Ok(out);
-    }
-    let mut v = x.try_to_vec::<f64>()?;
-    for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
-        let ch = if per_sample { p } else { p % c };
-        for e in chunk {
-            *e = e.mul_add(alpha[ch], beta[ch]);
-        }
-    }
-    let src = Tensor::from_vec(v, &x.sizes[..])?;
-    copy_unchecked(&out, &src);
-    Ok(out)
-}
-
-/// `"<name>" not implemented for '<dtype>'` unless `t` is floating point.
-fn float_only(t: &Tensor, name: &str) -> Result<()> {
-    if t.dtype.is_floating_point() {
-        Ok(())
-    } else {
-        Err(Error::not_implemented(format!(
-            "\"{name}\" not implemented for '{}'",
-            t.dtype.scalar_type_name()
-        )))
+op_ids! {
+    /// A normalisation of `torch.nn.functional` (see [`crate::OpId`]; `layer_norm` is
+    /// [`crate::NnId::LayerNorm`]).
+    pub enum NormId {
+        /// [`rms_norm_with`]
+        RmsNorm = "rms_norm" ["rms_norm", "rms_norm_with"],
+        /// [`group_norm_with`]
+        GroupNorm = "group_norm" ["group_norm", "group_norm_with"],
+        /// [`batch_norm_with`]
+        BatchNorm = "batch_norm" ["batch_norm", "batch_norm_with"],
+        /// [`instance_norm_with`]
+        InstanceNorm = "instance_norm" ["instance_norm", "instance_norm_with"],
+        /// [`local_response_norm_with`]
+        LocalResponseNorm = "local_response_norm" ["local_response_norm", "local_response_norm_with"],
     }
 }
 
@@ -294,79 +139,10 @@ pub fn rms_norm_with<'a>(
     };
     let mut operands = vec![input];
     operands.extend(weight);
-    if crate::autograd::api::any_requires_grad(&operands) {
+    if any_requires_grad(&operands) {
         return crate::autograd::formulas::norm::rms_norm_composite(input, kd, weight, eps);
     }
-    // PyTorch computes `input * rsqrt(mean(input², dims, keepdim) + eps)` (then `* weight`):
-    // the result has the layout TensorIterator gives those two products.
-    let rshape: Vec<usize> = (0..nd)
-        .map(|d| if d < nd - kd { input.sizes[d] } else { 1 })
-        .collect();
-    let rstrides = contiguous_strides(&rshape);
-    // The products read `input.contiguous(input.suggest_memory_format())`.
-    let cstrides: Vec<usize> = if crate::ops::cat::suggests_channels_last(input) {
-        if crate::layout::is_channels_last_contiguous(&input.sizes, &input.strides)
-            || crate::layout::is_channels_last_3d_contiguous(&input.sizes, &input.strides)
-        {
-            input.strides.to_vec()
-        } else {
-            channels_last_strides(&input.sizes)
-        }
-    } else if input.is_contiguous() {
-        input.strides.to_vec()
-    } else {
-        contiguous_strides(&input.sizes)
-    };
-    let s1 = crate::iter::output_strides_of(
-        &input.sizes,
-        &[(&input.sizes, &cstrides), (&rshape, &rstrides)],
-    );
-    let out_strides: Vec<usize> = match weight {
-        Some(w) => crate::iter::output_strides_of(
-            &input.sizes,
-            &[(&input.sizes, &s1), (&w.sizes, &w.strides)],
-        )
-        .to_vec(),
-        None => s1.to_vec(),
-    };
-    let n: usize = input.sizes[nd - kd..].iter().product();
-    let w_ok = weight.is_none_or(|w| w.dtype == DType::Float32 && w.is_contiguous());
-    if f32_layout(input) == Some(false)
-        && w_ok
-        && n > 0
-        && out_strides == contiguous_strides(&input.sizes)
-    {
-        let mut ins = vec![input];
-        ins.extend(weight);
-        // contiguous: their slices are their values
-        let (out, ()) = crate::iter::dense_new(&input.sizes, DType::Float32, &ins, |mut sl| {
-            let w = weight.map(|_| sl.input::<f32>(1)).transpose()?;
-            k::rms_rows_f32(
-                sl.input(0)?,
-                w,
-                sl.out(0)?,
-                input.numel() / n,
-                n,
-                eps as f32,
-            );
-            Ok(())
-        })?;
-        return Ok(out);
-    }
-    let dims: Vec<i64> = (0..kd).map(|i| (nd - i - 1) as i64).collect();
-    let up = input.to(opmath)?;
-    let r = up.pow(2)?.mean_dim(dims, true)?.add(eps)?.rsqrt()?;
-    let res = up.mul(&r)?.to(input.dtype)?;
-    let res = match weight {
-        Some(w) => res.mul(w)?.to(res.dtype)?,
-        None => res,
-    };
-    if res.strides[..] == out_strides[..] {
-        return Ok(res);
-    }
-    let out = Tensor::try_alloc(&input.sizes, &out_strides, res.dtype)?;
-    copy_unchecked(&out, &res);
-    Ok(out)
+    rms_norm_fused(input, kd, weight, eps, opmath)
 }
 
 // ---------------------------------------------------------------- group_norm
@@ -724,27 +500,6 @@ pub fn batch_norm_with<'r, 'a>(
     )
 }
 
-/// `batch_norm_cpu`'s output layout: with every operand contiguous (the input in either
-/// memory format), `suggest_memory_format_contig` (contiguous, else the channels-last format
-/// the input is contiguous in, size-1 dims ignored); otherwise `suggest_memory_format`.
-fn batch_norm_strides(input: &Tensor, all_contiguous: bool) -> Vec<usize> {
-    if all_contiguous {
-        if input.is_contiguous() {
-            contiguous_strides(&input.sizes)
-        } else {
-            channels_last_strides(&input.sizes)
-        }
-    } else {
-        suggested_strides(input)
-    }
-}
-
-/// Whether `t` is channels-last (or channels-last-3d) contiguous.
-fn f32_layout_cl(t: &Tensor) -> bool {
-    crate::layout::is_channels_last_contiguous(&t.sizes, &t.strides)
-        || crate::layout::is_channels_last_3d_contiguous(&t.sizes, &t.strides)
-}
-
 // ---------------------------------------------------------------- instance_norm
 
 /// `F.instance_norm`'s optional arguments (`running_mean=None, running_var=None, weight=None,
@@ -1011,7 +766,7 @@ pub fn local_response_norm_with(
     }
     let (n, c, s) = ncs(input);
     let (lo, hi) = ((size / 2) as usize, ((size - 1) / 2) as usize);
-    if crate::autograd::api::any_requires_grad(&[input]) {
+    if any_requires_grad(&[input]) {
         // recording: the channel window sums as a product with a band matrix, with recorded
         // ops (PyTorch's composite pads and average-pools; its `grad_fn` is `DivBackward0`)
         // sized with a check and held fallibly: an expanded `(1, 2^20, 1)` input aborted in
