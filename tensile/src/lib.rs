@@ -111,8 +111,9 @@ pub use optable::rnn::{
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    BinaryId, ConvId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId, NormId, OpId,
-    PoolId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId, ViewId,
+    ActivationId, BinaryId, ConvId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId,
+    NormId, OpId, PoolId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
+    ViewId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

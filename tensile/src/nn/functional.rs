@@ -69,7 +69,7 @@ pub use crate::optable::rnn::{
     rnn_tanh_cell_with, rnn_tanh_with,
 };
 
-pub use crate::nn::activation::{
+pub use crate::optable::activation::{
     CeluOpts, EluOpts, GeluOpts, GluOpts, HardtanhOpts, LeakyReluOpts, SoftplusOpts, celu, celu_,
     celu_with, celu_with_, elu, elu_, elu_with, elu_with_, gelu_with, glu, glu_with, hardsigmoid,
     hardsigmoid_, hardswish, hardswish_, hardtanh, hardtanh_, hardtanh_with, hardtanh_with_,

@@ -516,7 +516,7 @@ pub fn binary_cross_entropy_with_logits_with<'a>(
     crate::autograd::formulas::loss::check_no_requires_grad(o.pos_weight, "pos_weight", f)?;
     let out = {
         let _ng = crate::autograd::no_grad();
-        let mut ls = crate::nn::activation::logsigmoid(input)?;
+        let mut ls = crate::nn::functional::logsigmoid(input)?;
         if let Some(pw) = o.pos_weight {
             let log_weight = pw.sub(1)?.mul(target)?.add(1)?;
             ls = ls.mul_(&log_weight)?;
@@ -782,7 +782,7 @@ pub fn multilabel_soft_margin_loss_with<'a>(
     target: &Tensor,
     opts: impl Into<MultilabelSoftMarginLossOpts<'a>>,
 ) -> Result<Tensor> {
-    use crate::nn::activation::logsigmoid;
+    use crate::nn::functional::logsigmoid;
     let o = opts.into();
     let a = target.mul(&logsigmoid(input)?)?;
     let b = target.neg()?.add(1)?.mul(&logsigmoid(&input.neg()?)?)?;

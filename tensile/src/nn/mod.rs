@@ -1,5 +1,4 @@
 //! `torch.nn`: for now its functional half, [`functional`] (`use tensile::nn::functional as F;`).
-pub(crate) mod activation;
 pub(crate) mod distance;
 pub(crate) mod dropout;
 pub(crate) mod embedding;

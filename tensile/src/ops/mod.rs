@@ -2,6 +2,7 @@
 //! in its family's file; the work is done by the pointwise engine ([`crate::iter`]) and the
 //! kernels.
 
+pub(crate) mod activation;
 pub(crate) mod advindex;
 pub(crate) mod attention;
 pub(crate) mod binary;

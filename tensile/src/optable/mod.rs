@@ -76,6 +76,7 @@ macro_rules! op_ids {
     };
 }
 
+pub(crate) mod activation;
 pub(crate) mod binary;
 pub(crate) mod conv;
 pub(crate) mod copy;
@@ -97,6 +98,7 @@ pub(crate) mod ternary;
 pub(crate) mod unary;
 pub(crate) mod view;
 
+pub use activation::ActivationId;
 pub use binary::{BinaryId, MathId};
 pub use conv::ConvId;
 pub use copy::CopyId;
@@ -167,6 +169,8 @@ pub enum OpId {
     /// A normalisation (`batch_norm`, `group_norm`, `rms_norm`, …; `layer_norm` is
     /// [`OpId::Nn`]).
     Norm(NormId),
+    /// An activation of `torch.nn.functional` (`softplus`, `elu`, `hardtanh`, `gelu`, `glu`, …).
+    Activation(ActivationId),
 }
 
 impl OpId {
@@ -194,6 +198,7 @@ impl OpId {
             OpId::Conv(c) => c.name(),
             OpId::Rnn(r) => r.name(),
             OpId::Norm(n) => n.name(),
+            OpId::Activation(a) => a.name(),
         }
     }
 
@@ -222,6 +227,7 @@ impl OpId {
             OpId::Conv(c) => c.methods(),
             OpId::Rnn(r) => r.methods(),
             OpId::Norm(n) => n.methods(),
+            OpId::Activation(a) => a.methods(),
         }
     }
 
@@ -248,6 +254,7 @@ impl OpId {
         let conv = ConvId::ALL.iter().map(|&c| OpId::Conv(c));
         let rnn = RnnId::ALL.iter().map(|&r| OpId::Rnn(r));
         let norm = NormId::ALL.iter().map(|&n| OpId::Norm(n));
+        let act = ActivationId::ALL.iter().map(|&a| OpId::Activation(a));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -268,5 +275,6 @@ impl OpId {
             .chain(conv)
             .chain(rnn)
             .chain(norm)
+            .chain(act)
     }
 }

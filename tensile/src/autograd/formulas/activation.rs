@@ -1,4 +1,4 @@
-//! Activations of `nn::activation` (PyTorch's `derivatives.yaml` entries `elu`, `celu`,
+//! Activations of `optable::activation` (PyTorch's `derivatives.yaml` entries `elu`, `celu`,
 //! `hardswish`, `hardsigmoid`, `hardtanh`, `threshold`, `log_sigmoid`, `glu`,
 //! `_prelu_kernel`). The older ones (`softplus`, `leaky_relu`, `elu`, `hardtanh`, `mish`,
 //! `gelu(approximate='tanh')`) record through [`super::pointwise::act`] with their

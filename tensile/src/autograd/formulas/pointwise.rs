@@ -781,7 +781,7 @@ pub(crate) fn not_implemented_fn(
     })
 }
 
-/// Records an activation of `nn::activation` with its derivative `d(x)` (the input saved).
+/// Records an activation of `optable::activation` with its derivative `d(x)` (the input saved).
 pub(crate) fn act(
     name: &'static str,
     out: Tensor,

@@ -4,8 +4,8 @@
 use super::module::{Module, Training};
 use crate::Tensor;
 use crate::error::{Error, Result};
-use crate::nn::activation::{GeluOpts, gelu_with};
 use crate::nn::dropout::{DropoutOpts, dropout_with};
+use crate::optable::activation::{GeluOpts, gelu_with};
 
 macro_rules! simple_activation {
     ($name:ident, $torch:literal, $doc:literal, |$x:ident| $body:expr) => {

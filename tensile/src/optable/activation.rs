@@ -7,34 +7,61 @@
 //! result into `input` (through views, into the base) and return it; an expanded `input` is
 //! refused with `unsupported operation: more than one element of the written-to tensor refers
 //! to a single memory location. …`. Values are computed in double and rounded once to the
-//! dtype (PyTorch computes float16/bfloat16 in float32 and rounds once).
+//! dtype (PyTorch computes float16/bfloat16 in float32 and rounds once). The kernels are
+//! [`crate::ops::activation`]'s; the derivatives `autograd/formulas/activation.rs`'s and
+//! `autograd/formulas/pointwise.rs`'s.
 
 use crate::args::{Int, Number};
 use crate::autograd::write_back;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::special::log1pexp;
+use crate::ops::activation::{
+    clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
+};
 use crate::ops::copy::check_fill_range;
 use crate::ops::unary_math::{Layout, map, map2, not_impl, round_to};
 use crate::{Scalar, Tensor};
 
-/// `std::max` as C++ computes it (`a < b ? b : a`): NaN in `a` propagates.
-fn cmax(a: f64, b: f64) -> f64 {
-    if a < b { b } else { a }
-}
-/// `std::min` as C++ computes it (`b < a ? b : a`): NaN in `a` propagates.
-fn cmin(a: f64, b: f64) -> f64 {
-    if b < a { b } else { a }
-}
-
-/// A float-only activation: `f` over a float `input` (same dtype); integers and bool give
-/// `"NAME" not implemented for 'Long'` (NotImplementedError).
-fn float_act(input: &Tensor, name: &str, f: impl Fn(f64) -> f64 + Sync) -> Result<Tensor> {
-    if !input.dtype.is_floating_point() {
-        return Err(not_impl(name, input.dtype));
+op_ids! {
+    /// An activation of `torch.nn.functional` that has no `Tensor` method of the unary
+    /// family (see [`crate::OpId`]).
+    pub enum ActivationId {
+        /// [`softplus_with`]
+        Softplus = "softplus" ["softplus", "softplus_with"],
+        /// [`leaky_relu_with`]
+        LeakyRelu = "leaky_relu" ["leaky_relu", "leaky_relu_with", "leaky_relu_", "leaky_relu_with_"],
+        /// [`elu_with`]
+        Elu = "elu" ["elu", "elu_with", "elu_", "elu_with_"],
+        /// [`selu`]
+        Selu = "selu" ["selu", "selu_"],
+        /// [`celu_with`]
+        Celu = "celu" ["celu", "celu_with", "celu_", "celu_with_"],
+        /// [`hardswish`]
+        Hardswish = "hardswish" ["hardswish", "hardswish_"],
+        /// [`hardsigmoid`]
+        Hardsigmoid = "hardsigmoid" ["hardsigmoid", "hardsigmoid_"],
+        /// [`hardtanh_with`]
+        Hardtanh = "hardtanh" ["hardtanh", "hardtanh_with", "hardtanh_", "hardtanh_with_"],
+        /// [`relu6`]
+        Relu6 = "relu6" ["relu6", "relu6_"],
+        /// [`threshold`]
+        Threshold = "threshold" ["threshold", "threshold_"],
+        /// [`mish`]
+        Mish = "mish" ["mish", "mish_"],
+        /// [`logsigmoid`]
+        Logsigmoid = "logsigmoid" ["logsigmoid"],
+        /// [`softsign`]
+        Softsign = "softsign" ["softsign"],
+        /// [`tanhshrink`]
+        Tanhshrink = "tanhshrink" ["tanhshrink"],
+        /// [`gelu_with`]
+        Gelu = "gelu" ["gelu_with"],
+        /// [`glu_with`]
+        Glu = "glu" ["glu", "glu_with"],
+        /// [`prelu`]
+        Prelu = "prelu" ["prelu"],
     }
-    map::<f64, f64>(input, input.dtype, false, Layout::Iter, f)
 }
 
 macro_rules! opts_one {
@@ -179,40 +206,13 @@ pub fn softplus(input: &Tensor) -> Result<Tensor> {
 /// `beta*x > threshold`. Floats only: `"softplus_cpu" not implemented for 'Long'`.
 pub fn softplus_with(input: &Tensor, opts: impl Into<SoftplusOpts>) -> Result<Tensor> {
     let o: SoftplusOpts = opts.into();
-    let r = softplus_raw(input, o)?;
+    let r = softplus_raw(input, o.beta, o.threshold)?;
     crate::autograd::formulas::pointwise::act(
         "SoftplusBackward0",
         r,
         input,
         crate::autograd::formulas::pointwise::d_softplus(o.beta, o.threshold),
     )
-}
-
-fn softplus_raw(input: &Tensor, opts: SoftplusOpts) -> Result<Tensor> {
-    let SoftplusOpts { beta, threshold } = opts;
-    if input.dtype == DType::Float32 {
-        // PyTorch's float kernel: beta and threshold as float, computed in float
-        let (b, t) = (beta as f32, threshold as f32);
-        if input.is_contiguous() {
-            // both contiguous: their slices are their values
-            let (out, ()) =
-                crate::iter::dense_new(input.size(), DType::Float32, &[input], |mut s| {
-                    crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
-                    Ok(())
-                })?;
-            return Ok(out);
-        }
-        return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {
-            crate::kernels::rows::softplus_f32(x, b, t)
-        });
-    }
-    float_act(input, "softplus_cpu", move |x| {
-        if x * beta > threshold {
-            x
-        } else {
-            (x * beta).exp().ln_1p() / beta
-        }
-    })
 }
 
 /// `F.leaky_relu(input)`: `x` for `x > 0`, else `0.01*x`. See [`leaky_relu_with`].
@@ -240,18 +240,6 @@ pub fn leaky_relu_(input: &Tensor) -> Result<Tensor> {
 pub fn leaky_relu_with_(input: &Tensor, opts: impl Into<LeakyReluOpts>) -> Result<Tensor> {
     let o = opts.into();
     write_back(input, |input| leaky_relu_with(input, o))
-}
-
-/// The ELU family's kernel: `x <= 0 ? expm1(x*input_scale)*negcoef : x*poscoef`, floats only
-/// (`"elu_cpu" not implemented for 'Long'`).
-fn elu_kernel(input: &Tensor, negcoef: f64, poscoef: f64, input_scale: f64) -> Result<Tensor> {
-    float_act(input, "elu_cpu", move |x| {
-        if x <= 0.0 {
-            (x * input_scale).exp_m1() * negcoef
-        } else {
-            x * poscoef
-        }
-    })
 }
 
 /// `F.elu(input)` (alpha 1). See [`elu_with`].
@@ -389,34 +377,6 @@ pub fn hardtanh_with_(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<T
     write_back(input, |input| hardtanh_with(input, o))
 }
 
-/// `hardtanh`'s kernel (`clamp` with scalar bounds) into `empty_like(input)` (a dense
-/// input's strides kept, size-1 dims' included).
-fn clamp_act(input: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
-    let dt = input.dtype;
-    if dt == DType::Bool {
-        return Err(Error::not_implemented(
-            "Bool inputs not supported for hardtanh",
-        ));
-    }
-    if dt.is_floating_point() {
-        return map::<f64, f64>(input, dt, false, Layout::Preserve, move |x| {
-            if x < lo {
-                lo
-            } else if x > hi {
-                hi
-            } else {
-                x
-            }
-        });
-    }
-    // For integers, clamping in double then truncating equals clamping to the truncated
-    // bounds (truncation is monotone and keeps integers).
-    let (lo, hi) = (lo.trunc() as i64, hi.trunc() as i64);
-    map::<i64, i64>(input, dt, false, Layout::Preserve, move |x| {
-        x.max(lo).min(hi)
-    })
-}
-
 /// `F.relu6(input)`: `hardtanh(input, 0, 6)`; integers keep their dtype. Error: `Bool
 /// inputs not supported for hardtanh`.
 pub fn relu6(input: &Tensor) -> Result<Tensor> {
@@ -469,7 +429,7 @@ pub fn threshold_(
 /// `F.mish(input)`: `x * tanh(softplus(x))`. Floats only: `"mish_cpu" not implemented for
 /// 'Long'`.
 pub fn mish(input: &Tensor) -> Result<Tensor> {
-    let r = float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())?;
+    let r = mish_raw(input)?;
     crate::autograd::formulas::pointwise::act(
         "MishBackward0",
         r,
@@ -523,26 +483,6 @@ pub fn gelu_with<'a>(input: &Tensor, opts: impl Into<GeluOpts<'a>>) -> Result<Te
         );
     }
     Ok(r)
-}
-
-fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
-    match approximate {
-        "none" => input.gelu(),
-        "tanh" if input.dtype == DType::Float32 => {
-            map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {
-                crate::kernels::vmath::gelu_tanh_f32(x)
-            })
-        }
-        "tanh" => {
-            let k = (2.0 / std::f64::consts::PI).sqrt();
-            float_act(input, "GeluKernelImpl", move |x| {
-                0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-            })
-        }
-        _ => Err(Error::runtime(
-            "approximate argument must be either none or tanh.",
-        )),
-    }
 }
 
 /// `F.glu(input)` (dim -1). See [`glu_with`].
@@ -635,7 +575,7 @@ pub fn prelu(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
 }
 
 impl Tensor {
-    /// `self.prelu(weight)`: see [`prelu`](crate::nn::functional::prelu).
+    /// `self.prelu(weight)`: see [`prelu`].
     pub fn prelu(&self, weight: &Tensor) -> Result<Tensor> {
         prelu(self, weight)
     }

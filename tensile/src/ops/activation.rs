@@ -1,0 +1,133 @@
+//! The forward kernels of the activations of `torch.nn.functional` (their functions, in-place
+//! forms and recording are `crate::optable::activation`'s): float-only maps computed in double
+//! and rounded once, `hardtanh`'s clamp, and the float32 kernels of `softplus` and the tanh
+//! `gelu`. Records nothing.
+
+use crate::Tensor;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::kernels::special::log1pexp;
+use crate::ops::unary_math::{Layout, map, not_impl};
+
+/// `std::max` as C++ computes it (`a < b ? b : a`): NaN in `a` propagates.
+pub(crate) fn cmax(a: f64, b: f64) -> f64 {
+    if a < b { b } else { a }
+}
+
+/// `std::min` as C++ computes it (`b < a ? b : a`): NaN in `a` propagates.
+pub(crate) fn cmin(a: f64, b: f64) -> f64 {
+    if b < a { b } else { a }
+}
+
+/// A float-only activation: `f` over a float `input` (same dtype); integers and bool give
+/// `"NAME" not implemented for 'Long'` (NotImplementedError).
+pub(crate) fn float_act(
+    input: &Tensor,
+    name: &str,
+    f: impl Fn(f64) -> f64 + Sync,
+) -> Result<Tensor> {
+    if !input.dtype.is_floating_point() {
+        return Err(not_impl(name, input.dtype));
+    }
+    map::<f64, f64>(input, input.dtype, false, Layout::Iter, f)
+}
+
+/// `F.softplus`'s kernel: `log1p(exp(x·beta))/beta`, `x` above `threshold/beta`; float32 in
+/// float (PyTorch's float kernel), other floats in double. Floats only.
+pub(crate) fn softplus_raw(input: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
+    if input.dtype == DType::Float32 {
+        // PyTorch's float kernel: beta and threshold as float, computed in float
+        let (b, t) = (beta as f32, threshold as f32);
+        if input.is_contiguous() {
+            // both contiguous: their slices are their values
+            let (out, ()) =
+                crate::iter::dense_new(input.size(), DType::Float32, &[input], |mut s| {
+                    crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
+                    Ok(())
+                })?;
+            return Ok(out);
+        }
+        return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {
+            crate::kernels::rows::softplus_f32(x, b, t)
+        });
+    }
+    float_act(input, "softplus_cpu", move |x| {
+        if x * beta > threshold {
+            x
+        } else {
+            (x * beta).exp().ln_1p() / beta
+        }
+    })
+}
+
+/// The ELU family's kernel: `x <= 0 ? expm1(x*input_scale)*negcoef : x*poscoef`, floats only
+/// (`"elu_cpu" not implemented for 'Long'`).
+pub(crate) fn elu_kernel(
+    input: &Tensor,
+    negcoef: f64,
+    poscoef: f64,
+    input_scale: f64,
+) -> Result<Tensor> {
+    float_act(input, "elu_cpu", move |x| {
+        if x <= 0.0 {
+            (x * input_scale).exp_m1() * negcoef
+        } else {
+            x * poscoef
+        }
+    })
+}
+
+/// `hardtanh`'s kernel (`clamp` with scalar bounds) into `empty_like(input)` (a dense
+/// input's strides kept, size-1 dims' included).
+pub(crate) fn clamp_act(input: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
+    let dt = input.dtype;
+    if dt == DType::Bool {
+        return Err(Error::not_implemented(
+            "Bool inputs not supported for hardtanh",
+        ));
+    }
+    if dt.is_floating_point() {
+        return map::<f64, f64>(input, dt, false, Layout::Preserve, move |x| {
+            if x < lo {
+                lo
+            } else if x > hi {
+                hi
+            } else {
+                x
+            }
+        });
+    }
+    // For integers, clamping in double then truncating equals clamping to the truncated
+    // bounds (truncation is monotone and keeps integers).
+    let (lo, hi) = (lo.trunc() as i64, hi.trunc() as i64);
+    map::<i64, i64>(input, dt, false, Layout::Preserve, move |x| {
+        x.max(lo).min(hi)
+    })
+}
+
+/// `F.gelu`'s kernel, exact (`input.gelu()`) or `tanh`-approximated.
+pub(crate) fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
+    match approximate {
+        "none" => input.gelu(),
+        "tanh" if input.dtype == DType::Float32 => {
+            map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {
+                crate::kernels::vmath::gelu_tanh_f32(x)
+            })
+        }
+        "tanh" => {
+            let k = (2.0 / std::f64::consts::PI).sqrt();
+            float_act(input, "GeluKernelImpl", move |x| {
+                0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+            })
+        }
+        _ => Err(Error::runtime(
+            "approximate argument must be either none or tanh.",
+        )),
+    }
+}
+
+/// `F.mish`'s kernel: `x * tanh(softplus(x))`, floats only (`"mish_cpu" not implemented for
+/// 'Long'`).
+pub(crate) fn mish_raw(input: &Tensor) -> Result<Tensor> {
+    float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())
+}
