@@ -166,3 +166,37 @@ pub(crate) fn abort_with(e: Error) -> ! {
     eprintln!("tensile: {e}");
     std::process::abort()
 }
+
+/// Formats a double as C++'s `operator<<` does by default (6 significant digits, `%g`).
+pub(crate) fn fmt_g(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let exp = x.abs().log10().floor() as i32;
+    let trim = |s: String| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if (-5..6).contains(&exp) {
+        trim(format!("{:.*}", (5 - exp).max(0) as usize, x))
+    } else {
+        let s = format!("{:.5e}", x);
+        let (m, e) = s.split_once('e').unwrap();
+        let e: i32 = e.parse().unwrap();
+        format!(
+            "{}e{}{:02}",
+            trim(m.to_string()),
+            if e < 0 { '-' } else { '+' },
+            e.abs()
+        )
+    }
+}

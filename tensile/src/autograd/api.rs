@@ -202,7 +202,7 @@ impl Tensor {
         if g.dtype != self.dtype {
             return Err(Error::runtime(format!(
                 "attempting to assign a gradient with dtype '{}' to a tensor with grad_dtype '{}'. The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break downstream systems that assume they match.",
-                crate::ops::matmul::type_meta_name(g.dtype),
+                crate::dtype::type_meta_name(g.dtype),
                 self.dtype.scalar_type_name()
             )));
         }

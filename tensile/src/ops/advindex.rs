@@ -311,7 +311,7 @@ fn item_scalar(t: &Tensor) -> Result<Scalar> {
 /// A Python number as a 0-d tensor of `dtype`, with PyTorch's range check
 /// (`value cannot be converted to type int8_t without overflow`).
 fn scalar_as(dtype: DType, s: Scalar) -> Result<Tensor> {
-    crate::ops::copy::check_fill_range(dtype, s)?;
+    crate::dtype::check_fill_range(dtype, s)?;
     Tensor::full_with((), s, dtype)
 }
 
@@ -528,7 +528,7 @@ pub(crate) fn setitem_plan(
     value: Operand<'_>,
 ) -> Result<SetItem> {
     if let Operand::Scalar(s) = value {
-        crate::ops::copy::check_fill_range(x.dtype(), s)?;
+        crate::dtype::check_fill_range(x.dtype(), s)?;
     }
     let (sliced, idx) = if let [TensorIndex::Int(_)] = items {
         (x.index(items)?, Vec::new())

@@ -11,10 +11,10 @@ use crate::Tensor;
 use crate::broadcast::infer_size;
 use crate::dim::wrap_dim_no_scalar;
 use crate::dtype::DType;
+use crate::dtype::type_meta_name;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::attention::{AttnFloat, AttnGeom, Mask, attention};
 use crate::layout::{contiguous_strides, preserve_format_strides};
-use crate::ops::matmul::type_meta_name;
 
 /// `F.scaled_dot_product_attention`'s optional arguments (`attn_mask=None, dropout_p=0.0,
 /// is_causal=False, scale=None, enable_gqa=False`), for

@@ -3,6 +3,7 @@
 //! [`crate::optable::copy`]).
 
 use crate::dtype::DType;
+use crate::dtype::check_fill_range;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIter;
@@ -36,42 +37,6 @@ pub(crate) fn clone_preserve(t: &Tensor) -> Result<Tensor> {
 pub(crate) fn fill_unchecked(t: &Tensor, value: Scalar) {
     let src = Tensor::wrapped_scalar(value);
     copy_unchecked(t, &src);
-}
-
-pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
-    let v = value.to_f64();
-    let (lo, hi, cname) = match dtype {
-        DType::UInt8 => (0.0, 255.0, "uint8_t"),
-        DType::Int8 => (-128.0, 127.0, "int8_t"),
-        DType::Int16 => (-32768.0, 32767.0, "int16_t"),
-        DType::Int32 => (i32::MIN as f64, i32::MAX as f64, "int"),
-        DType::Int64 => (i64::MIN as f64, i64::MAX as f64, "int64_t"),
-        DType::Float16 => (-65504.0, 65504.0, "c10::Half"),
-        DType::BFloat16 => (
-            -3.3895313892515355e38,
-            3.3895313892515355e38,
-            "c10::BFloat16",
-        ),
-        DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
-        _ => return Ok(()),
-    };
-    // c10's `overflows`: an unsigned target also takes negative integers down to -max
-    // (they wrap: uint8 <- -1 stores 255)
-    let lo = match (dtype, value) {
-        (DType::UInt8, Scalar::Int(_)) => -hi,
-        _ => lo,
-    };
-    if v.is_finite() && (v < lo || v > hi) {
-        return Err(Error::runtime(format!(
-            "value cannot be converted to type {cname} without overflow"
-        )));
-    }
-    if !v.is_finite() && !dtype.is_floating_point() && matches!(value, Scalar::Float(_)) {
-        return Err(Error::runtime(format!(
-            "value cannot be converted to type {cname} without overflow"
-        )));
-    }
-    Ok(())
 }
 
 /// The forward function of `self.to(dtype)`: `None` when the dtype is unchanged (the op

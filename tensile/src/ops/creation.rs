@@ -8,6 +8,7 @@
 
 use crate::args::{Int, IntoShape, new_sizes};
 use crate::dtype::DType;
+use crate::error::fmt_g;
 use crate::error::{Error, Result};
 use crate::layout;
 use crate::tensor::{Scalar, Tensor};
@@ -67,40 +68,6 @@ impl<A: Into<Scalar>, B: Into<Scalar>> ArangeArgs for (A, B) {
 impl<A: Into<Scalar>, B: Into<Scalar>, C: Into<Scalar>> ArangeArgs for (A, B, C) {
     fn into_arange(self) -> (Scalar, Scalar, Scalar) {
         (self.0.into(), self.1.into(), self.2.into())
-    }
-}
-
-/// Formats a double as C++'s `operator<<` does by default (6 significant digits, `%g`).
-pub(crate) fn fmt_g(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf" } else { "-inf" }.into();
-    }
-    if x == 0.0 {
-        return "0".into();
-    }
-    let exp = x.abs().log10().floor() as i32;
-    let trim = |s: String| {
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
-    };
-    if (-5..6).contains(&exp) {
-        trim(format!("{:.*}", (5 - exp).max(0) as usize, x))
-    } else {
-        let s = format!("{:.5e}", x);
-        let (m, e) = s.split_once('e').unwrap();
-        let e: i32 = e.parse().unwrap();
-        format!(
-            "{}e{}{:02}",
-            trim(m.to_string()),
-            if e < 0 { '-' } else { '+' },
-            e.abs()
-        )
     }
 }
 
@@ -216,7 +183,7 @@ impl Tensor {
         let value = value.into();
         let sizes = new_sizes(size)?;
         let dtype = opts.into().dtype.unwrap_or_else(|| inferred_dtype(value));
-        crate::ops::copy::check_fill_range(dtype, value)?;
+        crate::dtype::check_fill_range(dtype, value)?;
         let t = Tensor::try_alloc_contiguous(&sizes, dtype)?;
         crate::ops::copy::fill_unchecked(&t, value);
         Ok(t)
@@ -259,7 +226,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let dtype = opts.into().dtype.unwrap_or(t.dtype);
         let value = value.into();
-        crate::ops::copy::check_fill_range(dtype, value)?;
+        crate::dtype::check_fill_range(dtype, value)?;
         let strides = layout::preserve_format_strides(&t.sizes, &t.strides);
         let out = Tensor::try_alloc(&t.sizes, &strides, dtype)?;
         crate::ops::copy::fill_unchecked(&out, value);
@@ -445,7 +412,7 @@ fn rounding(dtype: DType) -> fn(f64) -> f64 {
 /// `Scalar::to<scalar_t>()` for an integer dtype: truncation toward zero, then PyTorch's
 /// range check (`value cannot be converted to type int16_t without overflow`).
 fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
-    crate::ops::copy::check_fill_range(dtype, s)?;
+    crate::dtype::check_fill_range(dtype, s)?;
     Ok(s.to_f64().trunc())
 }
 

@@ -75,7 +75,7 @@ fn check_fill_mask(mask: &Tensor) -> Result<()> {
     if mask.dtype != DType::Bool {
         return Err(Error::runtime(format!(
             "masked_fill_ only supports boolean masks, but got mask with dtype {}",
-            crate::ops::matmul::type_meta_name(mask.dtype)
+            crate::dtype::type_meta_name(mask.dtype)
         )));
     }
     Ok(())

@@ -5,6 +5,7 @@
 //! [`crate::optable::ternary`].
 
 use crate::dispatch;
+use crate::dtype::type_meta_name;
 use crate::dtype::{DType, check_can_cast};
 use crate::element::{Element, compute_dtype};
 use crate::error::{Error, Result};
@@ -14,7 +15,6 @@ use crate::kernels::pointwise3;
 use crate::ops::Operand;
 use crate::ops::math_binary::{not_impl, run2, scalar_as};
 use crate::ops::math_scalar as sm;
-use crate::ops::matmul::type_meta_name;
 use crate::tensor::{Scalar, Tensor};
 
 /// Runs `f` over the plan `lp` of `[out, a, b, c]`, the inputs presented as `T`, the output

@@ -17,27 +17,12 @@
 
 use crate::broadcast::infer_size;
 use crate::dtype::DType;
+use crate::dtype::type_meta_name;
 use crate::error::{Error, Result, fmt_list};
 use crate::kernels::gemm::Gemm;
 use crate::layout::contiguous_strides;
 use crate::ops::copy::{copy_unchecked, copy_with_strides};
 use crate::tensor::Tensor;
-
-/// The C++ type name PyTorch prints for a dtype in `mm`'s dtype error.
-pub(crate) fn type_meta_name(dt: DType) -> &'static str {
-    match dt {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-    }
-}
 
 fn same_dtype_mm(a: &Tensor, b: &Tensor) -> Result<()> {
     if a.dtype != b.dtype {

@@ -15,11 +15,11 @@ use crate::args::{Int, Number};
 use crate::autograd::write_back;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
+use crate::dtype::check_fill_range;
 use crate::error::{Error, Result};
 use crate::ops::activation::{
     clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
 };
-use crate::ops::copy::check_fill_range;
 use crate::ops::unary_math::{Layout, map, map2, not_impl, round_to};
 use crate::{Scalar, Tensor};
 

@@ -8,10 +8,10 @@
 
 use crate::Tensor;
 use crate::args::{Int, IntList, IntoShape};
+use crate::dtype::type_meta_name;
 use crate::error::{Error, Result, fmt_list};
 use crate::geometry::conv as gc;
 use crate::ops::conv::{Params, convolution_impl, fold_impl, unfold_impl, window};
-use crate::ops::matmul::type_meta_name;
 
 op_ids! {
     /// A convolution, `unfold` or `fold` of `torch.nn.functional` (see [`crate::OpId`]).

@@ -15,9 +15,9 @@ use super::generator::{Generator, or_default};
 use crate::Operand;
 use crate::args::{Int, IntoShape, new_sizes};
 use crate::dtype::DType;
+use crate::dtype::type_meta_name;
+use crate::error::fmt_g;
 use crate::error::{Error, Result};
-use crate::ops::creation::fmt_g;
-use crate::ops::matmul::type_meta_name;
 use crate::{Scalar, Tensor};
 
 // ------------------------------------------------------------------ options
@@ -1136,7 +1136,7 @@ impl Tensor {
         let n = n.to_i64();
         let dt = o.dtype.unwrap_or(DType::Int64);
         new_sizes(n)?;
-        crate::ops::copy::check_fill_range(dt, Scalar::Int(if n > 0 { n - 1 } else { n }))?;
+        crate::dtype::check_fill_range(dt, Scalar::Int(if n > 0 { n - 1 } else { n }))?;
         let limit = match dt {
             DType::Float16 => Some(((1i64 << 11) + 1, "2049 for Half")),
             DType::Float32 => Some(((1i64 << 24) + 1, "2^24+1 for Float")),
