@@ -111,8 +111,8 @@ pub use optable::rnn::{
 pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
-    ActivationId, BinaryId, ConvId, CopyId, IndexId, LinalgId, MaskedId, MathId, MomentsId, NnId,
-    NormId, OpId, PoolId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
+    ActivationId, BinaryId, ConvId, CopyId, IndexId, LinalgId, LossId, MaskedId, MathId, MomentsId,
+    NnId, NormId, OpId, PoolId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
     ViewId,
 };
 pub use random::{

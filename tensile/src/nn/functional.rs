@@ -47,9 +47,6 @@ pub use crate::nn::loss::{
     smooth_l1_loss_with, soft_margin_loss, soft_margin_loss_with, triplet_margin_loss,
     triplet_margin_loss_with,
 };
-pub use crate::nn::loss_class::{
-    cross_entropy, cross_entropy_with, ctc_loss, ctc_loss_with, nll_loss, nll_loss_with,
-};
 pub use crate::nn::loss_opts::{
     BceWithLogitsOpts, BinaryCrossEntropyOpts, CrossEntropyOpts, CtcLossOpts, GaussianNllLossOpts,
     HuberLossOpts, KlDivOpts, L1LossOpts, MarginOpts, MseLossOpts, MultiMarginLossOpts,
@@ -57,6 +54,9 @@ pub use crate::nn::loss_opts::{
     SmoothL1LossOpts, TripletMarginLossOpts,
 };
 pub use crate::optable::index::embedding;
+pub use crate::optable::loss_class::{
+    cross_entropy, cross_entropy_with, ctc_loss, ctc_loss_with, nll_loss, nll_loss_with,
+};
 pub use crate::optable::nn::{one_hot, one_hot_with};
 pub use crate::optable::norm::{
     BatchNormOpts, GroupNormOpts, InstanceNormOpts, LocalResponseNormOpts, RmsNormOpts, batch_norm,

@@ -5,9 +5,7 @@ pub(crate) mod embedding;
 pub mod functional;
 pub mod init;
 pub(crate) mod loss;
-pub(crate) mod loss_class;
-pub(crate) mod loss_fast;
-pub mod loss_opts;
+pub use crate::optable::loss_opts;
 pub mod modules;
 pub mod utils;
 pub use modules::{

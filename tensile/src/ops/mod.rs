@@ -16,6 +16,7 @@ pub(crate) mod einsum;
 pub(crate) mod gather_scatter;
 pub(crate) mod index_ops;
 pub(crate) mod linalg;
+pub(crate) mod loss;
 pub(crate) mod map;
 pub(crate) mod masked;
 pub(crate) mod math_binary;

@@ -82,6 +82,8 @@ pub(crate) mod conv;
 pub(crate) mod copy;
 pub(crate) mod index;
 pub(crate) mod linalg;
+pub(crate) mod loss_class;
+pub mod loss_opts;
 pub(crate) mod masked;
 pub(crate) mod nn;
 pub(crate) mod norm;
@@ -104,6 +106,7 @@ pub use conv::ConvId;
 pub use copy::CopyId;
 pub use index::IndexId;
 pub use linalg::LinalgId;
+pub use loss_class::LossId;
 pub use masked::MaskedId;
 pub use nn::NnId;
 pub use norm::NormId;
@@ -171,6 +174,8 @@ pub enum OpId {
     Norm(NormId),
     /// An activation of `torch.nn.functional` (`softplus`, `elu`, `hardtanh`, `gelu`, `glu`, …).
     Activation(ActivationId),
+    /// A class-index loss (`nll_loss`, `cross_entropy`, `ctc_loss`).
+    Loss(LossId),
 }
 
 impl OpId {
@@ -199,6 +204,7 @@ impl OpId {
             OpId::Rnn(r) => r.name(),
             OpId::Norm(n) => n.name(),
             OpId::Activation(a) => a.name(),
+            OpId::Loss(l) => l.name(),
         }
     }
 
@@ -228,6 +234,7 @@ impl OpId {
             OpId::Rnn(r) => r.methods(),
             OpId::Norm(n) => n.methods(),
             OpId::Activation(a) => a.methods(),
+            OpId::Loss(l) => l.methods(),
         }
     }
 
@@ -255,6 +262,7 @@ impl OpId {
         let rnn = RnnId::ALL.iter().map(|&r| OpId::Rnn(r));
         let norm = NormId::ALL.iter().map(|&n| OpId::Norm(n));
         let act = ActivationId::ALL.iter().map(|&a| OpId::Activation(a));
+        let loss = LossId::ALL.iter().map(|&l| OpId::Loss(l));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -276,5 +284,6 @@ impl OpId {
             .chain(rnn)
             .chain(norm)
             .chain(act)
+            .chain(loss)
     }
 }

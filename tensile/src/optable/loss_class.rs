@@ -4,13 +4,25 @@
 //!
 //! Values are computed in double from the input's values in logical order and rounded once
 //! to the input's dtype; cross_entropy over contiguous float32 `(N, C)` logits with int64
-//! targets runs the fused row kernel of `kernels::loss` (log-sum-exp and pick, parallel
+//! targets runs the fused row kernel (`crate::ops::loss`, on `kernels::loss`) (log-sum-exp and pick, parallel
 //! over rows).
 
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
-use crate::nn::loss_opts::{CrossEntropyOpts, CtcLossOpts, NllLossOpts, Reduction};
+use crate::optable::loss_opts::{CrossEntropyOpts, CtcLossOpts, NllLossOpts, Reduction};
+
+op_ids! {
+    /// A class-index loss of `torch.nn.functional` (see [`crate::OpId`]).
+    pub enum LossId {
+        /// [`nll_loss_with`]
+        NllLoss = "nll_loss" ["nll_loss", "nll_loss_with"],
+        /// [`cross_entropy_with`]
+        CrossEntropy = "cross_entropy" ["cross_entropy", "cross_entropy_with"],
+        /// [`ctc_loss_with`]
+        CtcLoss = "ctc_loss" ["ctc_loss", "ctc_loss_with"],
+    }
+}
 
 /// The class-loss geometry: input viewed as `(n, c, s)` (s the product of the spatial dims),
 /// and the shape of a `reduction='none'` result.
@@ -408,14 +420,22 @@ pub fn cross_entropy_with<'a>(
         return index_target_graph(input, target, &o, &r, g.c);
     }
     let t = index_target(target)?;
+    let mean = match r {
+        Reduction::None => Some(None),
+        Reduction::Mean => Some(Some(true)),
+        Reduction::Sum => Some(Some(false)),
+        _ => None,
+    };
     if ls <= 0.0
-        && let Some(out) = crate::nn::loss_fast::cross_entropy_rows_f32(
+        && let Some(mean) = mean
+        && let Some(out) = crate::ops::loss::cross_entropy_rows_f32(
             input,
             &t,
             o.weight,
             o.ignore_index,
-            &g,
-            &r,
+            g.n,
+            g.c,
+            mean,
         )?
     {
         return Ok(out);

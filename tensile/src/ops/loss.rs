@@ -1,22 +1,23 @@
-//! The fused float32 path of `F.cross_entropy`: contiguous `(N, C)` logits, int64 targets,
-//! no label smoothing — one pass per row in `kernels::loss`, parallel over rows.
+//! The fused float32 path of `F.cross_entropy` (the function and its recording are
+//! `crate::optable::loss_class`'s): contiguous `(N, C)` logits, int64 targets, no label
+//! smoothing — one pass per row in `kernels::loss`, parallel over rows. Records nothing.
 
-use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::nn::loss_class::ClassGeom;
-use crate::nn::loss_opts::Reduction;
+use crate::tensor::Tensor;
 
-/// cross_entropy of contiguous float32 `(N, C)` logits (targets already read, geometry
-/// checked), or `None` when the input does not qualify. Errors: IndexError `Target 5 is out
-/// of bounds.` for the first bad target.
+/// cross_entropy of contiguous float32 `(N, C)` logits (the `n·c` values; targets already
+/// read, geometry checked), or `None` when the input does not qualify. `mean`: `None` gives
+/// the `(N,)` per-row losses (reduction `none`), `Some(true)` their weighted mean, `Some(false)`
+/// their sum (0-d). Errors: IndexError `Target 5 is out of bounds.` for the first bad target.
 pub(crate) fn cross_entropy_rows_f32(
     input: &Tensor,
     target: &[i64],
     weight: Option<&Tensor>,
     ignore: i64,
-    g: &ClassGeom,
-    r: &Reduction,
+    n: usize,
+    c: usize,
+    mean: Option<bool>,
 ) -> Result<Option<Tensor>> {
     if input.dtype() != DType::Float32
         || input.dim() != 2
@@ -25,7 +26,6 @@ pub(crate) fn cross_entropy_rows_f32(
     {
         return Ok(None);
     }
-    let (n, c) = (g.n, g.c);
     for &t in &target[..n] {
         if t != ignore && (t < 0 || t >= c as i64) {
             return Err(Error::index(format!("Target {t} is out of bounds.")));
@@ -39,12 +39,12 @@ pub(crate) fn cross_entropy_rows_f32(
         crate::kernels::loss::cross_entropy_rows_f32(x, c, target, w.as_deref(), ignore, o);
         Ok(())
     })?;
-    if *r == Reduction::None {
+    let Some(mean) = mean else {
         return Ok(Some(out));
-    }
+    };
     let per = out.try_to_vec::<f32>()?;
     let sum: f64 = per.iter().map(|&v| v as f64).sum();
-    let v = if *r == Reduction::Mean {
+    let v = if mean {
         let total: f64 = match &w {
             None => target[..n].iter().filter(|&&t| t != ignore).count() as f64,
             Some(w) => target[..n]
