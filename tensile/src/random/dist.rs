@@ -3,11 +3,11 @@
 //! of `TransformationHelper.h`, and the samplers of `Distributions.h` (Poisson).
 
 use super::generator::GenState;
+use crate::Tensor;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
 use crate::error::{try_filled, try_vec};
-use crate::tensor::{Dims, Tensor};
 
 /// The row-major (logical) flat index of every element of `t`, in the order a serial
 /// TensorIterator kernel writing `t` visits them: dims sorted by stride (`reorder_dimensions`),
@@ -15,8 +15,7 @@ use crate::tensor::{Dims, Tensor};
 /// that order is the row-major one (every contiguous tensor).
 pub(crate) fn visit_order(t: &Tensor) -> Result<Option<Vec<usize>>> {
     let sizes = t.size();
-    let strides: Dims = Dims::from_slice(t.stride());
-    let perm = crate::iter::reorder_dims(sizes, &[strides]);
+    let perm = crate::iter::reorder_dims(sizes, &[t.stride().into()]);
     // fastest to slowest, dims of size 1 play no part
     let dims: Vec<usize> = perm.iter().copied().filter(|&d| sizes[d] > 1).collect();
     if dims.windows(2).all(|w| w[0] > w[1]) {
