@@ -431,6 +431,61 @@ pub fn check_can_cast(common: DType, out: DType) -> Result<()> {
     Ok(())
 }
 
+/// The C++ type name PyTorch prints for a dtype in `mm`'s dtype error.
+pub(crate) fn type_meta_name(dt: DType) -> &'static str {
+    match dt {
+        DType::Bool => "bool",
+        DType::UInt8 => "unsigned char",
+        DType::Int8 => "signed char",
+        DType::Int16 => "short int",
+        DType::Int32 => "int",
+        DType::Int64 => "long int",
+        DType::Float16 => "c10::Half",
+        DType::BFloat16 => "c10::BFloat16",
+        DType::Float32 => "float",
+        DType::Float64 => "double",
+    }
+}
+
+/// c10's `overflows` check of a fill value against the dtype's range: `value cannot be
+/// converted to type int8_t without overflow` (RuntimeError; non-finite floats into integer
+/// dtypes too). Float64 and bool take anything.
+pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
+    let v = value.to_f64();
+    let (lo, hi, cname) = match dtype {
+        DType::UInt8 => (0.0, 255.0, "uint8_t"),
+        DType::Int8 => (-128.0, 127.0, "int8_t"),
+        DType::Int16 => (-32768.0, 32767.0, "int16_t"),
+        DType::Int32 => (i32::MIN as f64, i32::MAX as f64, "int"),
+        DType::Int64 => (i64::MIN as f64, i64::MAX as f64, "int64_t"),
+        DType::Float16 => (-65504.0, 65504.0, "c10::Half"),
+        DType::BFloat16 => (
+            -3.3895313892515355e38,
+            3.3895313892515355e38,
+            "c10::BFloat16",
+        ),
+        DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
+        _ => return Ok(()),
+    };
+    // c10's `overflows`: an unsigned target also takes negative integers down to -max
+    // (they wrap: uint8 <- -1 stores 255)
+    let lo = match (dtype, value) {
+        (DType::UInt8, Scalar::Int(_)) => -hi,
+        _ => lo,
+    };
+    if v.is_finite() && (v < lo || v > hi) {
+        return Err(Error::runtime(format!(
+            "value cannot be converted to type {cname} without overflow"
+        )));
+    }
+    if !v.is_finite() && !dtype.is_floating_point() && matches!(value, Scalar::Float(_)) {
+        return Err(Error::runtime(format!(
+            "value cannot be converted to type {cname} without overflow"
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -499,59 +554,4 @@ mod tests {
         assert_eq!(result_type(&[(Int8, Dim), (Bool, Wrapped)]), Int8);
         assert_eq!(result_type(&[(UInt8, Dim), (Int8, ZeroDim)]), UInt8);
     }
-}
-
-/// The C++ type name PyTorch prints for a dtype in `mm`'s dtype error.
-pub(crate) fn type_meta_name(dt: DType) -> &'static str {
-    match dt {
-        DType::Bool => "bool",
-        DType::UInt8 => "unsigned char",
-        DType::Int8 => "signed char",
-        DType::Int16 => "short int",
-        DType::Int32 => "int",
-        DType::Int64 => "long int",
-        DType::Float16 => "c10::Half",
-        DType::BFloat16 => "c10::BFloat16",
-        DType::Float32 => "float",
-        DType::Float64 => "double",
-    }
-}
-
-/// c10's `overflows` check of a fill value against the dtype's range: `value cannot be
-/// converted to type int8_t without overflow` (RuntimeError; non-finite floats into integer
-/// dtypes too). Float64 and bool take anything.
-pub(crate) fn check_fill_range(dtype: DType, value: Scalar) -> Result<()> {
-    let v = value.to_f64();
-    let (lo, hi, cname) = match dtype {
-        DType::UInt8 => (0.0, 255.0, "uint8_t"),
-        DType::Int8 => (-128.0, 127.0, "int8_t"),
-        DType::Int16 => (-32768.0, 32767.0, "int16_t"),
-        DType::Int32 => (i32::MIN as f64, i32::MAX as f64, "int"),
-        DType::Int64 => (i64::MIN as f64, i64::MAX as f64, "int64_t"),
-        DType::Float16 => (-65504.0, 65504.0, "c10::Half"),
-        DType::BFloat16 => (
-            -3.3895313892515355e38,
-            3.3895313892515355e38,
-            "c10::BFloat16",
-        ),
-        DType::Float32 => (f32::MIN as f64, f32::MAX as f64, "float"),
-        _ => return Ok(()),
-    };
-    // c10's `overflows`: an unsigned target also takes negative integers down to -max
-    // (they wrap: uint8 <- -1 stores 255)
-    let lo = match (dtype, value) {
-        (DType::UInt8, Scalar::Int(_)) => -hi,
-        _ => lo,
-    };
-    if v.is_finite() && (v < lo || v > hi) {
-        return Err(Error::runtime(format!(
-            "value cannot be converted to type {cname} without overflow"
-        )));
-    }
-    if !v.is_finite() && !dtype.is_floating_point() && matches!(value, Scalar::Float(_)) {
-        return Err(Error::runtime(format!(
-            "value cannot be converted to type {cname} without overflow"
-        )));
-    }
-    Ok(())
 }
