@@ -13,7 +13,11 @@ use crate::tensor::Tensor;
 /// `is_channels_last_strides_2d_s4` / `_3d_s5`: whether strides look channels-last, with
 /// PyTorch's tie-breaks for size-0/1 dims (`order` is C, then the spatial dims from the
 /// innermost, then N).
-fn strides_like_channels_last(sizes: &[usize], strides: &[usize], order: &[usize]) -> bool {
+pub(crate) fn strides_like_channels_last(
+    sizes: &[usize],
+    strides: &[usize],
+    order: &[usize],
+) -> bool {
     if strides[1] == 0 {
         return false;
     }

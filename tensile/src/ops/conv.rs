@@ -20,6 +20,7 @@ use crate::layout::{
     channels_last_strides, contiguous_strides, is_channels_last_3d_contiguous,
     is_channels_last_contiguous, is_contiguous,
 };
+use crate::ops::cat::strides_like_channels_last;
 use crate::ops::copy::copy_with_strides;
 
 /// The options of either kind, normalised.
@@ -42,23 +43,7 @@ pub(crate) fn suggests_cl(sizes: &[usize], strides: &[usize]) -> bool {
         5 => &[1, 4, 3, 2, 0],
         _ => return false,
     };
-    if strides[1] == 0 {
-        return false;
-    }
-    let mut min = 0usize;
-    for &d in order {
-        if sizes[d] == 0 || strides[d] < min {
-            return false;
-        }
-        if d == 0 && min == strides[1] {
-            return false;
-        }
-        min = strides[d];
-        if sizes[d] > 1 {
-            min *= sizes[d];
-        }
-    }
-    true
+    strides_like_channels_last(sizes, strides, order)
 }
 
 /// The strides of `t.contiguous(memory_format)` (kept when already so).
