@@ -223,30 +223,18 @@ pub(crate) fn pixel_shuffle_fwd(input: &Tensor, r: i64) -> Result<Tensor> {
     if out.numel() == 0 {
         return Ok(out);
     }
-    // both as (*, oc, i, j, h, w)
-    let lead = nd - 3;
-    let ist = input.stride();
-    let mut isz = input.size()[..lead].to_vec();
-    let mut is = ist[..lead].to_vec();
-    isz.extend([oc, r, r, h, w]);
-    is.extend([
-        ist[lead] * r * r,
-        ist[lead] * r,
-        ist[lead],
-        ist[lead + 1],
-        ist[lead + 2],
-    ]);
-    let mut os = strides[..lead].to_vec();
-    os.extend([
-        strides[lead],
-        strides[lead + 1],
-        strides[lead + 2],
-        strides[lead + 1] * r,
-        strides[lead + 2] * r,
-    ]);
-    let src = input.view_with(isz.clone(), is, input.storage_offset());
-    let dst = out.view_with(isz, os, 0);
-    copy_unchecked(&dst, &src);
+    // both as (*, oc, i, j, h, w): the input's channel splits into (oc, i, j), the output's
+    // rows and columns into (h, i) and (w, j)
+    let (ist, ost) = (input.stride(), out.stride());
+    let l = nd - 3;
+    let (ic, oh, ow) = (ist[l], ost[l + 1], ost[l + 2]);
+    copy_blocks(
+        input,
+        &out,
+        [oc, r, r, h, w],
+        [ic * r * r, ic * r, ic, ist[l + 1], ist[l + 2]],
+        [ost[l], oh, ow, oh * r, ow * r],
+    );
     Ok(out)
 }
 
@@ -292,31 +280,35 @@ pub(crate) fn pixel_unshuffle_fwd(input: &Tensor, r: i64) -> Result<Tensor> {
     if out.numel() == 0 {
         return Ok(out);
     }
-    // both as (*, c, i, j, oh, ow)
-    let lead = nd - 3;
-    let ist = input.stride();
-    let mut isz = input.size()[..lead].to_vec();
-    let mut is = ist[..lead].to_vec();
-    isz.extend([c, r, r, oh, ow]);
-    is.extend([
-        ist[lead],
-        ist[lead + 1],
-        ist[lead + 2],
-        ist[lead + 1] * r,
-        ist[lead + 2] * r,
-    ]);
-    let mut os = strides[..lead].to_vec();
-    os.extend([
-        strides[lead] * r * r,
-        strides[lead] * r,
-        strides[lead],
-        strides[lead + 1],
-        strides[lead + 2],
-    ]);
-    let src = input.view_with(isz.clone(), is, input.storage_offset());
-    let dst = out.view_with(isz, os, 0);
-    copy_unchecked(&dst, &src);
+    // both as (*, c, i, j, oh, ow): the input's rows and columns split into (oh, i) and
+    // (ow, j), the output's channel into (c, i, j)
+    let (ist, ost) = (input.stride(), out.stride());
+    let l = nd - 3;
+    let (ih, iw, oc) = (ist[l + 1], ist[l + 2], ost[l]);
+    copy_blocks(
+        input,
+        &out,
+        [c, r, r, oh, ow],
+        [ist[l], ih, iw, ih * r, iw * r],
+        [oc * r * r, oc * r, oc, ost[l + 1], ost[l + 2]],
+    );
     Ok(out)
+}
+
+/// The one strided copy of pixel (un)shuffling: `input` and `out` (of rank `nd >= 3`) seen as
+/// `(*, c, i, j, h, w)`, the leading dims as they are and the last three split by `block`
+/// sizes with strides `in5` and `out5` (elements).
+fn copy_blocks(input: &Tensor, out: &Tensor, block: [usize; 5], in5: [usize; 5], out5: [usize; 5]) {
+    let l = input.dim() - 3;
+    let mut sizes = input.size()[..l].to_vec();
+    sizes.extend(block);
+    let mut is = input.stride()[..l].to_vec();
+    is.extend(in5);
+    let mut os = out.stride()[..l].to_vec();
+    os.extend(out5);
+    let src = input.view_with(sizes.clone(), is, input.storage_offset());
+    let dst = out.view_with(sizes, os, 0);
+    copy_unchecked(&dst, &src);
 }
 
 /// `F.interpolate`'s resampling (its `upsample_*` ops) of `input`'s spatial dims to `outs`
