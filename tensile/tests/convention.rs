@@ -161,6 +161,28 @@ fn in_place_forms_write_through_views() {
     );
 }
 
+/// `addcdiv_` is an in-place op like `addcmul_`: one version bump, PyTorch's in-place node
+/// on a tensor that requires grad, and the leaf refusal.
+#[test]
+fn addcdiv_in_place_bumps_the_version_and_records() {
+    let (a, b) = (tensor![1.0f32, 2.0], tensor![4.0f32, 8.0]);
+    let x = tensor![1.0f32, 1.0];
+    let v0 = x.version();
+    x.addcdiv_with_(&a, &b, 2).unwrap();
+    assert_eq!((vals(&x), x.version() - v0), (vec![1.5, 1.5], 1));
+    x.addcmul_(&a, &b).unwrap();
+    assert_eq!(x.version() - v0, 2);
+    let w = tensor![1.0f32, 1.0].requires_grad_(true).unwrap();
+    let e = w.addcdiv_(&a, &b).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "a leaf Variable that requires grad is being used in an in-place operation."
+    );
+    let y = w.mul(1.0).unwrap();
+    y.addcdiv_(&a, &b).unwrap();
+    assert_eq!(y.grad_fn().unwrap().name(), "AddcdivBackward0");
+}
+
 #[test]
 fn functional_and_matrix_names() {
     let w = Tensor::arange(6.0).unwrap().view([3, 2]).unwrap();

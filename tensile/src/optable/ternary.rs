@@ -246,7 +246,7 @@ impl Tensor {
     }
     /// `self.addcdiv_(tensor1, tensor2)`: in place. Returns `self`.
     pub fn addcdiv_(&self, tensor1: &Tensor, tensor2: &Tensor) -> Result<Tensor> {
-        Call::Addcdiv(self, tensor1, tensor2, Scalar::Int(1)).forward(true)
+        Call::Addcdiv(self, tensor1, tensor2, Scalar::Int(1)).call_(self, &[tensor1, tensor2])
     }
     /// `self.addcdiv_(tensor1, tensor2, value=v)`: [`Tensor::addcdiv_with`] in place.
     pub fn addcdiv_with_(
@@ -255,7 +255,7 @@ impl Tensor {
         tensor2: &Tensor,
         value: impl Into<Scalar>,
     ) -> Result<Tensor> {
-        Call::Addcdiv(self, tensor1, tensor2, value.into()).forward(true)
+        Call::Addcdiv(self, tensor1, tensor2, value.into()).call_(self, &[tensor1, tensor2])
     }
 
     /// `torch.clip(self, min, max)`: an alias of [`Tensor::clamp`].
