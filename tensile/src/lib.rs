@@ -44,6 +44,7 @@ pub mod warnings;
 pub mod nn;
 pub mod optim;
 
+mod generator;
 mod index;
 #[allow(unsafe_code)]
 mod iter;
@@ -112,8 +113,8 @@ pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
     ActivationId, BinaryId, ConvId, CopyId, IndexId, LinalgId, LossId, MaskedId, MathId, MomentsId,
-    NnId, NormId, OpId, PoolId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId, TernaryId, UnaryId,
-    ViewId,
+    NnId, NormId, OpId, PoolId, RandomId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId,
+    TernaryId, UnaryId, ViewId,
 };
 pub use random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,

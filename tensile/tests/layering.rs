@@ -4,7 +4,7 @@
 //!
 //! | layer | files |
 //! |---|---|
-//! | core | `args` `broadcast` `dim` `dtype` `element` `error` `geometry` `layout` `storage` (and `storage/mmap.rs`, file mappings) `tensor` `warnings` `macros` |
+//! | core | `args` `broadcast` `dim` `dtype` `element` `error` `generator` (`torch.Generator` and its mt19937) `geometry` `layout` `storage` (and `storage/mmap.rs`, file mappings) `tensor` `warnings` `macros` |
 //! | engine | `iter` (TensorIterator, and `iter/dense.rs`, the dense kernels' entry point) |
 //! | kernels | `kernels/` |
 //! | forward | `ops/` `index` `views` `linalg` `print` `explain` `backcompat` |
@@ -44,6 +44,7 @@ const CORE: &[&str] = &[
     "dtype",
     "element",
     "error",
+    "generator",
     "geometry",
     "layout",
     "storage",

@@ -1,12 +1,16 @@
 //! `torch.Generator` on the CPU (`CPUGeneratorImpl`) and the default generator behind
-//! `torch.manual_seed`.
+//! `torch.manual_seed`: the stream every random op draws from (core, as PyTorch's
+//! `CPUGeneratorImpl` is ATen's core; the random ops are `crate::ops::random`'s, the public
+//! paths are `crate::random`'s).
+
+mod engine;
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use super::engine::{self, Mt19937, STATE_BYTES};
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use engine::{Mt19937, STATE_BYTES};
 
 /// PyTorch's default seed (`default_rng_seed_val`): the seed of a new `torch.Generator()` and
 /// of the default generator before any `manual_seed`.

@@ -27,6 +27,8 @@ pub(crate) mod nn;
 pub(crate) mod norm;
 pub(crate) mod operators;
 pub(crate) mod pool;
+pub(crate) mod random;
+pub(crate) mod random_dist;
 pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod rnn;

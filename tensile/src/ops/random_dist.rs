@@ -2,12 +2,12 @@
 //! (`cpu_serial_kernel` over a TensorIterator), the vectorised `normal_fill`, the transforms
 //! of `TransformationHelper.h`, and the samplers of `Distributions.h` (Poisson).
 
-use super::generator::GenState;
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::element::Element;
 use crate::error::Result;
 use crate::error::{try_filled, try_vec};
+use crate::generator::GenState;
 
 /// The row-major (logical) flat index of every element of `t`, in the order a serial
 /// TensorIterator kernel writing `t` visits them: dims sorted by stride (`reorder_dimensions`),

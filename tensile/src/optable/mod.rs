@@ -88,6 +88,7 @@ pub(crate) mod masked;
 pub(crate) mod nn;
 pub(crate) mod norm;
 pub(crate) mod pool;
+pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod resample;
 pub(crate) mod rnn;
@@ -111,6 +112,7 @@ pub use masked::MaskedId;
 pub use nn::NnId;
 pub use norm::NormId;
 pub use pool::PoolId;
+pub use random::RandomId;
 pub use reduce::{MomentsId, ReduceId};
 pub use resample::ResampleId;
 pub use rnn::RnnId;
@@ -176,6 +178,8 @@ pub enum OpId {
     Activation(ActivationId),
     /// A class-index loss (`nll_loss`, `cross_entropy`, `ctc_loss`).
     Loss(LossId),
+    /// A random fill (`uniform_`, `normal_`, `bernoulli_`, …) or `poisson`.
+    Random(RandomId),
 }
 
 impl OpId {
@@ -205,6 +209,7 @@ impl OpId {
             OpId::Norm(n) => n.name(),
             OpId::Activation(a) => a.name(),
             OpId::Loss(l) => l.name(),
+            OpId::Random(r) => r.name(),
         }
     }
 
@@ -235,6 +240,7 @@ impl OpId {
             OpId::Norm(n) => n.methods(),
             OpId::Activation(a) => a.methods(),
             OpId::Loss(l) => l.methods(),
+            OpId::Random(r) => r.methods(),
         }
     }
 
@@ -263,6 +269,7 @@ impl OpId {
         let norm = NormId::ALL.iter().map(|&n| OpId::Norm(n));
         let act = ActivationId::ALL.iter().map(|&a| OpId::Activation(a));
         let loss = LossId::ALL.iter().map(|&l| OpId::Loss(l));
+        let random = RandomId::ALL.iter().map(|&r| OpId::Random(r));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -285,5 +292,6 @@ impl OpId {
             .chain(norm)
             .chain(act)
             .chain(loss)
+            .chain(random)
     }
 }

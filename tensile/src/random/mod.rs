@@ -27,22 +27,27 @@
 //! multiply-adds are fused here too, and float32 `normal_` of 16 or more contiguous elements
 //! reproduces the AVX2 kernel's single-precision `log`/`sincos`.
 
-mod dist;
-mod engine;
-mod generator;
+//!
+//! Where the code is: the generator and its mt19937 engine are core (`src/generator/`); the
+//! in-place fills and `poisson` are ops of the table (`optable/random.rs`, their forward code
+//! in `ops/random.rs` and `ops/random_dist.rs`); this module holds the factories and samplers
+//! written with them (`ops.rs`, `samplers.rs`, and `stl.rs`, libstdc++'s selection for
+//! `multinomial`).
+
 mod ops;
 mod samplers;
 mod stl;
 
-pub(crate) use generator::set_thread_default_generator;
-pub use generator::{
+pub(crate) use crate::generator::set_thread_default_generator;
+pub use crate::generator::{
     DEFAULT_SEED, Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed,
     set_rng_state,
 };
-pub use ops::{
+pub use crate::optable::random::{
     BernoulliOpts, CauchyOpts, ExponentialOpts, GeneratorOpts, LogNormalOpts, MultinomialOpts,
-    NormalOpts, RandOpts, RandomOpts, UniformOpts, normal, normal_with, poisson, poisson_with,
+    NormalOpts, RandOpts, RandomOpts, UniformOpts, poisson, poisson_with,
 };
+pub use ops::{normal, normal_with};
 pub use samplers::{
     binomial, binomial_with, dirichlet_grad, sample_dirichlet, sample_dirichlet_with,
     standard_gamma, standard_gamma_grad, standard_gamma_with,

@@ -10,11 +10,11 @@
 
 use std::ops::{Add, Div, Mul, Sub};
 
-use super::generator::{GenState, or_default};
-use super::ops::GeneratorOpts;
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, ErrorKind, Result};
+use crate::generator::{GenState, or_default};
+use crate::random::GeneratorOpts;
 
 /// `scalar_t` of the kernels: `f32` or `f64`, with the C++ math functions of that type
 /// (`std::log(float)` is `logf`, …).

@@ -1,6 +1,6 @@
 //! The crate's public op list, read from its source (no hand-kept copy that could drift):
 //! every `pub fn` of an `impl Tensor` block (anywhere under `src/`), every top-level `pub fn`
-//! of `src/ops/`, `src/nn/`, `src/random/`, `src/views.rs` and `src/linalg.rs` (the free
+//! of `src/ops/`, `src/nn/`, `src/random/`, `src/generator/`, `src/views.rs` and `src/linalg.rs` (the free
 //! functions the crate root, `tensile::linalg` and `tensile::nn::functional` re-export), and
 //! every name a method-generating macro (`macro_rules!` whose body has `pub fn $…`) is invoked with,
 //! outside `src/optable/`, whose ops and methods come from the table itself
@@ -94,6 +94,7 @@ pub fn public_ops(src: &Path) -> BTreeMap<String, String> {
             || rel.starts_with("ops/")
             || rel.starts_with("nn/")
             || rel.starts_with("random/")
+            || rel.starts_with("generator/")
             || rel == "views.rs"
             || rel == "linalg.rs";
         #[derive(PartialEq)]
