@@ -200,3 +200,44 @@ pub(crate) fn fmt_g(x: f64) -> String {
         )
     }
 }
+
+/// A Python float as `str(x)` / f-strings print it: the shortest round-trip digits,
+/// positional for exponents in `[-4, 16)` with at least one decimal (`1.0`, `-0.1`),
+/// otherwise scientific with a signed two-digit exponent (`1e-08`, `1.5e+16`); `nan`, `inf`.
+pub(crate) fn py_float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let sci = format!("{x:e}"); // shortest digits: "-1.5e-7"
+    let (mant, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
+    if (-4..16).contains(&exp) {
+        let s = format!("{x}");
+        if s.contains('.') { s } else { format!("{s}.0") }
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{mant}e{sign}{:02}", exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_float;
+
+    #[test]
+    fn floats_print_as_python_prints_them() {
+        assert_eq!(py_float(-0.1), "-0.1");
+        assert_eq!(py_float(-1.0), "-1.0");
+        assert_eq!(py_float(-1e-8), "-1e-08");
+        assert_eq!(py_float(-1e-5), "-1e-05");
+        assert_eq!(py_float(1e-4), "0.0001");
+        assert_eq!(py_float(1.5e16), "1.5e+16");
+        assert_eq!(py_float(1e15), "1000000000000000.0");
+        assert_eq!(py_float(f64::NAN), "nan");
+        assert_eq!(py_float(-0.0), "-0.0");
+        assert_eq!(py_float(-2.5e-7), "-2.5e-07");
+    }
+}

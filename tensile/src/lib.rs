@@ -113,7 +113,7 @@ pub use optable::shape::{block_diag, cat, cat_with, stack, stack_with};
 pub use optable::ternary::where_cond;
 pub use optable::{
     ActivationId, BinaryId, ConvId, CopyId, IndexId, LinalgId, LossId, MaskedId, MathId, MomentsId,
-    NnId, NormId, OpId, PoolId, RandomId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId,
+    NnId, NormId, OpId, OptimId, PoolId, RandomId, ReduceId, ScanId, SelectId, ShapeId, SoftmaxId,
     TernaryId, UnaryId, ViewId,
 };
 pub use random::{

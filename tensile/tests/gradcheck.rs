@@ -60,6 +60,9 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("dirac_with_", "init: fill under no_grad"),
     ("sparse_", "init: fill under no_grad"),
     ("sparse_with_", "init: fill under no_grad"),
+    // the optimizers' updates of one parameter, under no_grad as Optimizer.step runs them
+    ("sgd_step_", "optim: update under no_grad"),
+    ("adam_step_", "optim: update under no_grad"),
     // the random generator and the random ops (PyTorch's derivatives are zero)
     ("manual_seed", "random generator"),
     ("seed", "random generator"),

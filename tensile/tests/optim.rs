@@ -1406,3 +1406,92 @@ fn mismatched_adam_state_fails_as_pytorchs_ops() {
         assert_eq!(sd.state_tensor(0, key).unwrap().size(), sshape);
     }
 }
+
+/// The update ops the optimizers call (`sgd_step_`, `adam_step_`): a non-contiguous
+/// parameter or gradient gets the values of the contiguous case (the kernel runs on copies),
+/// versions move as PyTorch's in-place ops move them, and a state of another shape gives
+/// PyTorch's error from the same steps written with tensile's ops.
+#[test]
+fn update_ops_take_any_layout() {
+    use tensile::optim::{adam_step_, sgd_step_};
+    let vals = |n: usize, k: f32| -> Vec<f32> {
+        (0..n).map(|i| (i as f32 * 0.37 + k).sin() * 0.8).collect()
+    };
+    let n = 24;
+    let (p0, g0) = (vals(n, 0.1), vals(n, 1.3));
+    // the values of `v` as a [4, 6] tensor, contiguous or a transposed view
+    let make = |v: &[f32], contiguous: bool| -> Tensor {
+        let t = Tensor::from_vec(v.to_vec(), [4, 6]).unwrap();
+        if contiguous {
+            return t;
+        }
+        let t = t.t().unwrap().try_contiguous().unwrap().t().unwrap();
+        assert!(!t.is_contiguous());
+        t
+    };
+    let sgd = SgdOpts {
+        lr: 0.1,
+        momentum: 0.9,
+        dampening: 0.1,
+        weight_decay: 0.01,
+        nesterov: false,
+        maximize: false,
+    };
+    let adam = AdamOpts {
+        weight_decay: 0.02,
+        amsgrad: true,
+        decoupled_weight_decay: true,
+        ..AdamOpts::default()
+    };
+    let mut out = Vec::new();
+    for (pc, gc) in [(true, true), (true, false), (false, true)] {
+        let g = make(&g0, gc);
+        let p = make(&p0, pc);
+        let v0 = p.version();
+        let buf = sgd_step_(&p, &g, None, &sgd).unwrap().unwrap();
+        let b0 = buf.version();
+        assert!(sgd_step_(&p, &g, Some(&buf), &sgd).unwrap().is_none());
+        // param.add_ twice; buf.mul_(momentum).add_(grad) once
+        assert_eq!((p.version() - v0, buf.version() - b0), (2, 2));
+        let q = make(&p0, pc);
+        let (m, v, vmax) = (
+            Tensor::zeros([4, 6]).unwrap(),
+            Tensor::zeros([4, 6]).unwrap(),
+            Tensor::zeros([4, 6]).unwrap(),
+        );
+        let w0 = q.version();
+        for step in 1..=3 {
+            adam_step_(&q, &g, &m, &v, Some(&vmax), step as f64, &adam).unwrap();
+        }
+        // AdamW: param.mul_ and param.addcdiv_ per step
+        assert_eq!(q.version() - w0, 6);
+        out.push([p, buf, q, m, v, vmax].map(|t| t.to_vec::<f32>()));
+    }
+    let names = [
+        "sgd param",
+        "momentum_buffer",
+        "adam param",
+        "exp_avg",
+        "exp_avg_sq",
+        "max",
+    ];
+    for case in &out[1..] {
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(
+                out[0][i], case[i],
+                "{name}: a non-contiguous operand changes it"
+            );
+        }
+    }
+    // a state of another shape: PyTorch's error, from the composed steps
+    let p = Tensor::ones([3]).unwrap();
+    let g = Tensor::ones([3]).unwrap();
+    let bad = Tensor::zeros([2]).unwrap();
+    let e = adam_step_(&p, &g, &bad, &bad, None, 1.0, &adam).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"
+    );
+    let e = sgd_step_(&p, &g, Some(&bad), &sgd).unwrap_err();
+    assert!(e.message().contains("must match the size"), "{e}");
+}

@@ -21,12 +21,12 @@ pub enum Bound {
 impl fmt::Display for Bound {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Bound::Float(x) => f.write_str(&crate::optim::py_float(*x)),
+            Bound::Float(x) => f.write_str(&crate::error::py_float(*x)),
             Bound::Int(i) => write!(f, "{i}"),
             // Python's f-string of a 0-d tensor is its item's (`0.0`), else the tensor.
             Bound::Tensor(t) if t.dim() == 0 && t.dtype().is_floating_point() => {
                 let _g = crate::autograd::no_grad();
-                f.write_str(&crate::optim::py_float(t.item::<f64>().unwrap_or(f64::NAN)))
+                f.write_str(&crate::error::py_float(t.item::<f64>().unwrap_or(f64::NAN)))
             }
             Bound::Tensor(t) => write!(f, "{t}"),
         }

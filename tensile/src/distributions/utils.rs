@@ -115,7 +115,7 @@ fn item_str(t: &Tensor) -> String {
                 "False".into()
             }
         }
-        d if d.is_floating_point() => crate::optim::py_float(t.item::<f64>().unwrap_or(f64::NAN)),
+        d if d.is_floating_point() => crate::error::py_float(t.item::<f64>().unwrap_or(f64::NAN)),
         _ => t.item::<i64>().map(|v| v.to_string()).unwrap_or_default(),
     }
 }

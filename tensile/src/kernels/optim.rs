@@ -21,7 +21,6 @@
 
 /// The element types the optimizers update (float32 and float64).
 pub(crate) trait OptFloat: Copy + PartialOrd + std::ops::Neg<Output = Self> {
-    const ZERO: Self;
     const ONE: Self;
     const HALF: Self;
     /// A Python float handed to a kernel of this type (`static_cast`: round to nearest).
@@ -39,7 +38,6 @@ pub(crate) trait OptFloat: Copy + PartialOrd + std::ops::Neg<Output = Self> {
 macro_rules! opt_float {
     ($t:ty) => {
         impl OptFloat for $t {
-            const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             const HALF: Self = 0.5;
             #[inline(always)]

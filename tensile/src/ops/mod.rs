@@ -26,6 +26,7 @@ pub(crate) mod matmul;
 pub(crate) mod nn;
 pub(crate) mod norm;
 pub(crate) mod operators;
+pub(crate) mod optim;
 pub(crate) mod pool;
 pub(crate) mod random;
 pub(crate) mod random_dist;

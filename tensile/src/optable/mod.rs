@@ -87,6 +87,7 @@ pub mod loss_opts;
 pub(crate) mod masked;
 pub(crate) mod nn;
 pub(crate) mod norm;
+pub(crate) mod optim;
 pub(crate) mod pool;
 pub(crate) mod random;
 pub(crate) mod reduce;
@@ -111,6 +112,7 @@ pub use loss_class::LossId;
 pub use masked::MaskedId;
 pub use nn::NnId;
 pub use norm::NormId;
+pub use optim::OptimId;
 pub use pool::PoolId;
 pub use random::RandomId;
 pub use reduce::{MomentsId, ReduceId};
@@ -180,6 +182,8 @@ pub enum OpId {
     Loss(LossId),
     /// A random fill (`uniform_`, `normal_`, `bernoulli_`, …) or `poisson`.
     Random(RandomId),
+    /// An optimizer's update of one parameter (`sgd_step_`, `adam_step_`).
+    Optim(OptimId),
 }
 
 impl OpId {
@@ -210,6 +214,7 @@ impl OpId {
             OpId::Activation(a) => a.name(),
             OpId::Loss(l) => l.name(),
             OpId::Random(r) => r.name(),
+            OpId::Optim(o) => o.name(),
         }
     }
 
@@ -241,6 +246,7 @@ impl OpId {
             OpId::Activation(a) => a.methods(),
             OpId::Loss(l) => l.methods(),
             OpId::Random(r) => r.methods(),
+            OpId::Optim(o) => o.methods(),
         }
     }
 
@@ -270,6 +276,7 @@ impl OpId {
         let act = ActivationId::ALL.iter().map(|&a| OpId::Activation(a));
         let loss = LossId::ALL.iter().map(|&l| OpId::Loss(l));
         let random = RandomId::ALL.iter().map(|&r| OpId::Random(r));
+        let optim = OptimId::ALL.iter().map(|&o| OpId::Optim(o));
         u.chain(b)
             .chain(m)
             .chain(t)
@@ -293,5 +300,6 @@ impl OpId {
             .chain(act)
             .chain(loss)
             .chain(random)
+            .chain(optim)
     }
 }

@@ -2,61 +2,12 @@
 //! implementation, as in PyTorch 2.x where `AdamW` is `Adam(decoupled_weight_decay=True)`.
 
 use super::{
-    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState, StateMap,
-    check_dtype, check_groups, check_param_groups, grad_values, load_buf, py_float, update_param,
-    update_with_ops,
+    AdamOpts, Buf, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState,
+    StateMap, adam_step_, check_dtype, check_grad, check_groups, check_param_groups, load_buf,
 };
 use crate::Tensor;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::optim::{AdamScalars, adam};
 use std::collections::BTreeMap;
-
-/// `torch.optim.Adam`'s hyperparameters (`Adam(params, lr=1e-3, betas=(0.9, 0.999),
-/// eps=1e-8, weight_decay=0, amsgrad=False, *, maximize=False, …,
-/// decoupled_weight_decay=False)`); `Default` gives PyTorch's defaults, and a number converts
-/// to the options with that `lr`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct AdamOpts {
-    /// Learning rate (default `1e-3`).
-    pub lr: f64,
-    /// The running averages' coefficients (default `(0.9, 0.999)`).
-    pub betas: (f64, f64),
-    /// Added to the denominator (default `1e-8`).
-    pub eps: f64,
-    /// Weight decay (default 0): an L2 penalty added to the gradient, or with
-    /// `decoupled_weight_decay` the parameter scaled by `1 - lr * weight_decay` (AdamW).
-    pub weight_decay: f64,
-    /// The AMSGrad variant (default false).
-    pub amsgrad: bool,
-    /// Maximise the objective (default false).
-    pub maximize: bool,
-    /// AdamW's decoupled weight decay (default false).
-    pub decoupled_weight_decay: bool,
-}
-
-impl Default for AdamOpts {
-    fn default() -> AdamOpts {
-        AdamOpts {
-            lr: 1e-3,
-            betas: (0.9, 0.999),
-            eps: 1e-8,
-            weight_decay: 0.0,
-            amsgrad: false,
-            maximize: false,
-            decoupled_weight_decay: false,
-        }
-    }
-}
-
-impl From<f64> for AdamOpts {
-    fn from(lr: f64) -> AdamOpts {
-        AdamOpts {
-            lr,
-            ..AdamOpts::default()
-        }
-    }
-}
 
 /// `torch.optim.AdamW`'s hyperparameters (`AdamW(params, lr=1e-3, betas=(0.9, 0.999),
 /// eps=1e-8, weight_decay=1e-2, amsgrad=False, *, maximize=False)`); `Default` gives
@@ -114,34 +65,8 @@ impl From<AdamWOpts> for AdamOpts {
     }
 }
 
-impl AdamOpts {
-    /// `Adam.__init__`'s checks, in its order (ValueError): `Invalid learning rate: -1.0`
-    /// (unless `0 <= lr`: NaN fails), `Invalid epsilon value: -1e-08`, `Invalid beta
-    /// parameter at index 0: 1.0` (unless `0 <= beta < 1`), `Invalid beta parameter at index
-    /// 1: -0.5`, `Invalid weight_decay value: -0.01`.
-    pub fn validate(&self) -> Result<()> {
-        let bad = |what: &str, x: f64| Err(Error::value(format!("{what}: {}", py_float(x))));
-        if !(0.0..).contains(&self.lr) {
-            return bad("Invalid learning rate", self.lr);
-        }
-        if !(0.0..).contains(&self.eps) {
-            return bad("Invalid epsilon value", self.eps);
-        }
-        if !(0.0 <= self.betas.0 && self.betas.0 < 1.0) {
-            return bad("Invalid beta parameter at index 0", self.betas.0);
-        }
-        if !(0.0 <= self.betas.1 && self.betas.1 < 1.0) {
-            return bad("Invalid beta parameter at index 1", self.betas.1);
-        }
-        if !(0.0..).contains(&self.weight_decay) {
-            return bad("Invalid weight_decay value", self.weight_decay);
-        }
-        Ok(())
-    }
-}
-
 /// One parameter's state.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct AdamState {
     /// `state["step"]`: a float32 counter, as PyTorch's 0-d float32 tensor (it stops
     /// increasing above 2^24).
@@ -154,13 +79,17 @@ struct AdamState {
 impl AdamState {
     /// PyTorch's `_init_group` for a parameter without state: `step` 0 and zeros shaped as
     /// `p` (`max_exp_avg_sq` too with amsgrad).
-    fn new(p: &Tensor, amsgrad: bool) -> AdamState {
-        AdamState {
+    fn new(p: &Tensor, amsgrad: bool) -> Result<AdamState> {
+        Ok(AdamState {
             step: 0.0,
-            exp_avg: Buf::zeros_like(p),
-            exp_avg_sq: Buf::zeros_like(p),
-            max_exp_avg_sq: amsgrad.then(|| Buf::zeros_like(p)),
-        }
+            exp_avg: Buf::zeros_like(p)?,
+            exp_avg_sq: Buf::zeros_like(p)?,
+            max_exp_avg_sq: if amsgrad {
+                Some(Buf::zeros_like(p)?)
+            } else {
+                None
+            },
+        })
     }
 }
 
@@ -240,100 +169,20 @@ impl Adam {
         &mut self.groups
     }
 
-    fn step_one<T: BufElem>(
-        p: &Tensor,
-        g: &Tensor,
-        st: &mut AdamState,
-        o: &AdamOpts,
-    ) -> Result<()> {
-        if g.numel() != p.numel() {
-            grad_values::<T>(p, g)?; // its error
-        }
+    /// One parameter's update ([`adam_step_`]): `step += 1`, then the update.
+    fn step_param(p: &Tensor, g: &Tensor, st: &mut AdamState, o: &AdamOpts) -> Result<()> {
+        check_grad(p, g)?;
         if o.amsgrad && st.max_exp_avg_sq.is_none() {
-            st.max_exp_avg_sq = Some(Buf::zeros::<T>(p));
+            st.max_exp_avg_sq = Some(Buf::zeros_like(p)?);
         }
         st.step += 1.0;
-        let t = st.step as f64;
-        let (b1, b2) = o.betas;
-        let bc1 = 1.0 - b1.powf(t);
-        let bc2 = 1.0 - b2.powf(t);
-        let s = AdamScalars {
-            lr: o.lr,
-            beta1: b1,
-            beta2: b2,
-            eps: o.eps,
-            weight_decay: o.weight_decay,
-            maximize: o.maximize,
-            decoupled: o.decoupled_weight_decay,
-            step_size: o.lr / bc1,
-            bc2_sqrt: bc2.powf(0.5),
-        };
-        let fits = st.exp_avg.fits::<T>(p)
-            && st.exp_avg_sq.fits::<T>(p)
-            && (!o.amsgrad || st.max_exp_avg_sq.as_ref().is_some_and(|b| b.fits::<T>(p)));
-        if !fits {
-            return Adam::step_with_ops(p, g, st, o, &s);
-        }
         let vmax = if o.amsgrad {
-            st.max_exp_avg_sq.as_mut().and_then(T::values_mut)
+            st.max_exp_avg_sq.as_ref().map(Buf::tensor)
         } else {
             None
         };
-        let bumps = if o.decoupled_weight_decay && o.weight_decay != 0.0 {
-            2 // param.mul_ and param.addcdiv_
-        } else {
-            1
-        };
-        let m = T::values_mut(&mut st.exp_avg);
-        let v = T::values_mut(&mut st.exp_avg_sq);
-        update_param::<T>(p, g, bumps, |pv, gv| {
-            if let (Some(m), Some(v)) = (m, v) {
-                adam(pv, gv, m, v, vmax, &s)
-            }
-        })
-    }
-
-    /// The step after `step += 1` as PyTorch's `_single_tensor_adam` writes it, in tensile's
-    /// ops, for loaded state tensors whose shape is not the parameter's: PyTorch's ops fail
-    /// there (`exp_avg.lerp_(grad)`, `exp_avg_sq.mul_(beta2).addcmul_(grad, grad)`,
-    /// `torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)` or
-    /// `param.addcdiv_(exp_avg, denom)`: `The size of tensor a (3) must match the size of
-    /// tensor b (2) at non-singleton dimension 0`, `output with shape [1] doesn't match the
-    /// broadcast shape [2]`), after the same in-place changes.
-    fn step_with_ops(
-        p: &Tensor,
-        g: &Tensor,
-        st: &mut AdamState,
-        o: &AdamOpts,
-        s: &AdamScalars,
-    ) -> Result<()> {
-        let mut bufs = vec![&mut st.exp_avg, &mut st.exp_avg_sq];
-        if o.amsgrad
-            && let Some(b) = st.max_exp_avg_sq.as_mut()
-        {
-            bufs.push(b);
-        }
-        update_with_ops(&mut bufs, |t| {
-            let (m, v) = (&t[0], &t[1]);
-            let mut grad = if o.maximize { g.neg()? } else { g.alias() };
-            if o.weight_decay != 0.0 {
-                if o.decoupled_weight_decay {
-                    p.mul_(1.0 - o.lr * o.weight_decay)?;
-                } else {
-                    grad = grad.add_with(p, o.weight_decay)?;
-                }
-            }
-            m.lerp_(&grad, 1.0 - s.beta1)?;
-            v.mul_(s.beta2)?
-                .addcmul_with_(&grad, &grad, 1.0 - s.beta2)?;
-            let v = match t.get(2) {
-                Some(vmax) => vmax.maximum_(v)?,
-                None => v.alias(),
-            };
-            let denom = v.sqrt()?.div(s.bc2_sqrt)?.add_(s.eps)?;
-            p.addcdiv_with_(m, &denom, -s.step_size)?;
-            Ok(())
-        })
+        let (m, v) = (st.exp_avg.tensor(), st.exp_avg_sq.tensor());
+        adam_step_(p, g, m, v, vmax, st.step as f64, o)
     }
 }
 
@@ -348,15 +197,16 @@ impl Optimizer for Adam {
                 let Some(g) = p.grad() else { continue };
                 check_dtype(self.name, p)?;
                 self.state.with_state(p, |s| {
-                    s.get_or_insert_with(|| AdamState::new(p, o.amsgrad));
+                    if s.is_none() {
+                        *s = Some(AdamState::new(p, o.amsgrad)?);
+                    }
                     Ok(())
                 })?;
                 todo.push((p, g));
             }
             for (p, g) in todo {
                 self.state.with_state(p, |s| match s {
-                    Some(st) if p.dtype() == DType::Float64 => Adam::step_one::<f64>(p, &g, st, o),
-                    Some(st) => Adam::step_one::<f32>(p, &g, st, o),
+                    Some(st) => Adam::step_param(p, &g, st, o),
                     None => Ok(()),
                 })?;
             }

@@ -42,17 +42,17 @@ pub(crate) mod adam;
 pub mod lr_scheduler;
 pub(crate) mod sgd;
 
-pub use adam::{Adam, AdamOpts, AdamW, AdamWOpts};
+pub use crate::optable::optim::{AdamOpts, SgdOpts, adam_step_, sgd_step_};
+pub use adam::{Adam, AdamW, AdamWOpts};
 pub use lr_scheduler::{
     CosineAnnealingLR, LRScheduler, LambdaLR, LinearLR, SchedulerStateDict, StepLR,
 };
-pub use sgd::{SGD, SgdOpts};
+pub use sgd::SGD;
 
 use crate::Tensor;
 use crate::autograd::meta::AutogradMeta;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::kernels::optim::OptFloat;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -273,119 +273,48 @@ fn saved_indices(sd: &OptimizerStateDict) -> Vec<usize> {
         .collect()
 }
 
-/// A state buffer (`exp_avg`, `momentum_buffer`, …): its values in row-major order and its
-/// shape. Made in its parameter's dtype and shape; one loaded from a state dict keeps the
-/// loaded tensor's shape (PyTorch casts the loaded tensor to the parameter's dtype and keeps
-/// its shape), and `step` then fails as PyTorch's ops do when that shape is not the
-/// parameter's.
-#[derive(Clone, Debug)]
+/// A state buffer (`exp_avg`, `momentum_buffer`, …): a tensor in a storage of its own, as
+/// PyTorch's `state` holds tensors. Made in its parameter's dtype and shape; one loaded from a
+/// state dict keeps the loaded tensor's shape (PyTorch casts the loaded tensor to the
+/// parameter's dtype and keeps its shape), and `step` then fails as PyTorch's ops do when that
+/// shape is not the parameter's. The update ops ([`sgd_step_`], [`adam_step_`]) change it in
+/// place.
+#[derive(Debug)]
 pub(crate) struct Buf {
-    vals: Vals,
-    shape: Vec<usize>,
-}
-
-#[derive(Clone, Debug)]
-enum Vals {
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-}
-
-/// The element types with a [`Buf`] variant.
-pub(crate) trait BufElem: OptFloat + crate::element::Element {
-    /// The values, when the buffer holds this type.
-    fn values_mut(b: &mut Buf) -> Option<&mut [Self]>;
-    fn wrap(v: Vec<Self>, shape: &[usize]) -> Buf;
-}
-impl BufElem for f32 {
-    fn values_mut(b: &mut Buf) -> Option<&mut [f32]> {
-        match &mut b.vals {
-            Vals::F32(v) => Some(v),
-            Vals::F64(_) => None,
-        }
-    }
-    fn wrap(v: Vec<f32>, shape: &[usize]) -> Buf {
-        Buf {
-            vals: Vals::F32(v),
-            shape: shape.to_vec(),
-        }
-    }
-}
-impl BufElem for f64 {
-    fn values_mut(b: &mut Buf) -> Option<&mut [f64]> {
-        match &mut b.vals {
-            Vals::F64(v) => Some(v),
-            Vals::F32(_) => None,
-        }
-    }
-    fn wrap(v: Vec<f64>, shape: &[usize]) -> Buf {
-        Buf {
-            vals: Vals::F64(v),
-            shape: shape.to_vec(),
-        }
-    }
+    t: Tensor,
 }
 
 impl Buf {
-    /// Zeros shaped as `p` (in `T`, `p`'s dtype).
-    pub(crate) fn zeros<T: BufElem>(p: &Tensor) -> Buf {
-        T::wrap(vec![T::ZERO; p.numel()], p.size())
-    }
     /// Zeros shaped as `p`, in `p`'s dtype (float64, else float32).
-    pub(crate) fn zeros_like(p: &Tensor) -> Buf {
-        match p.dtype() {
-            DType::Float64 => Buf::zeros::<f64>(p),
-            _ => Buf::zeros::<f32>(p),
-        }
-    }
-    /// A copy of `t` (its values and shape) cast to `dtype` (float32 or float64).
-    pub(crate) fn from_tensor(t: &Tensor, dtype: DType) -> Result<Buf> {
-        let vals = match dtype {
-            DType::Float64 => Vals::F64(t.try_to_vec::<f64>()?),
-            _ => Vals::F32(t.try_to_vec::<f32>()?),
+    pub(crate) fn zeros_like(p: &Tensor) -> Result<Buf> {
+        let dtype = match p.dtype() {
+            DType::Float64 => DType::Float64,
+            _ => DType::Float32,
         };
         Ok(Buf {
-            vals,
-            shape: t.size().to_vec(),
+            t: Tensor::zeros_with(p.size(), dtype)?,
         })
     }
-    /// A new tensor holding these values, in this buffer's shape.
-    pub(crate) fn to_tensor(&self) -> Result<Tensor> {
-        match &self.vals {
-            Vals::F32(v) => Tensor::from_slice(v, &self.shape[..]),
-            Vals::F64(v) => Tensor::from_slice(v, &self.shape[..]),
-        }
+    /// A tensor an update op made (a storage nobody else holds).
+    pub(crate) fn made(t: Tensor) -> Buf {
+        Buf { t }
     }
-    /// Whether the buffer has `p`'s shape and holds `T`: what the update kernels need (any
-    /// other buffer goes through PyTorch's ops, [`update_with_ops`]).
-    pub(crate) fn fits<T: BufElem>(&self, p: &Tensor) -> bool {
-        let dtype_ok = match self.vals {
-            Vals::F32(_) => T::DTYPE == DType::Float32,
-            Vals::F64(_) => T::DTYPE == DType::Float64,
+    /// A copy of `t` (its values and shape, contiguous) cast to `dtype` (float32 or float64).
+    pub(crate) fn from_tensor(t: &Tensor, dtype: DType) -> Result<Buf> {
+        let t = match dtype {
+            DType::Float64 => Tensor::from_vec(t.try_to_vec::<f64>()?, t.size())?,
+            _ => Tensor::from_vec(t.try_to_vec::<f32>()?, t.size())?,
         };
-        dtype_ok && self.shape == p.size()
+        Ok(Buf { t })
     }
-}
-
-/// Runs `f` on the buffers as tensors and stores what `f` left in them back, whether `f`
-/// succeeded or failed (PyTorch's in-place ops before the one that fails have changed the
-/// state). The step's slow path, for state buffers whose shape or dtype is not their
-/// parameter's: `f` is the step written with tensile's ops, so the failing op gives
-/// PyTorch's error after the same changes.
-pub(crate) fn update_with_ops(
-    bufs: &mut [&mut Buf],
-    f: impl FnOnce(&[Tensor]) -> Result<()>,
-) -> Result<()> {
-    let _guard = crate::autograd::no_grad();
-    let ts = bufs
-        .iter()
-        .map(|b| b.to_tensor())
-        .collect::<Result<Vec<_>>>()?;
-    let r = f(&ts);
-    for (b, t) in bufs.iter_mut().zip(&ts) {
-        let dtype = t.dtype();
-        **b = Buf::from_tensor(t, dtype)?;
+    /// A new tensor holding these values, in this buffer's shape (`state_dict`'s copy).
+    pub(crate) fn to_tensor(&self) -> Result<Tensor> {
+        self.t.try_clone()
     }
-    r
+    /// The buffer itself, for the update ops to change in place.
+    pub(crate) fn tensor(&self) -> &Tensor {
+        &self.t
+    }
 }
 
 /// `optimizer.state`: each parameter's state keyed by the parameter's identity, as PyTorch
@@ -543,9 +472,10 @@ pub(crate) fn check_dtype(name: &str, p: &Tensor) -> Result<()> {
     }
 }
 
-/// A parameter's gradient as values of `T` (cast like `.to()` if its dtype differs), checked
-/// against the parameter's number of elements.
-pub(crate) fn grad_values<T: BufElem>(p: &Tensor, g: &Tensor) -> Result<Vec<T>> {
+/// PyTorch's check that a parameter's gradient has its number of elements.
+///
+/// Errors: RuntimeError `the gradient of a parameter of shape [3] has shape [2]`.
+pub(crate) fn check_grad(p: &Tensor, g: &Tensor) -> Result<()> {
     if g.numel() != p.numel() {
         return Err(Error::runtime(format!(
             "the gradient of a parameter of shape {:?} has shape {:?}",
@@ -553,96 +483,7 @@ pub(crate) fn grad_values<T: BufElem>(p: &Tensor, g: &Tensor) -> Result<Vec<T>> 
             g.size()
         )));
     }
-    g.try_to_vec::<T>()
-}
-
-/// Runs an update `f(param values, gradient values)` (row-major) on the parameter `p` with
-/// `bumps` version increments in all (PyTorch's number of in-place ops on `p`). In place,
-/// without copies, when `p` and `g` are contiguous, of `T`'s dtype, of the same sizes and in
-/// different storages (the usual case); otherwise on copies written back as [`write_param`]
-/// does. Errors: [`grad_values`]'s; the allocator's for the copies.
-pub(crate) fn update_param<T: BufElem>(
-    p: &Tensor,
-    g: &Tensor,
-    bumps: u32,
-    f: impl FnOnce(&mut [T], &[T]),
-) -> Result<()> {
-    let direct = p.dtype() == T::DTYPE
-        && g.dtype() == T::DTYPE
-        && p.size() == g.size()
-        && p.is_contiguous()
-        && g.is_contiguous()
-        && !p.shares_storage(g);
-    if direct {
-        // p and g are contiguous: their slices are their row-major values
-        crate::iter::dense(&[p], &[g], |mut s| {
-            f(s.out::<T>(0)?, s.input::<T>(0)?);
-            Ok(())
-        })?;
-        for _ in 0..bumps {
-            p.storage.bump_version();
-        }
-        return Ok(());
-    }
-    let gv = grad_values::<T>(p, g)?;
-    let mut pv = p.try_to_vec::<T>()?;
-    f(&mut pv, &gv);
-    write_param(p, pv, bumps)
-}
-
-/// Writes `values` (row-major) into the parameter `p` in place under `no_grad`, with
-/// `bumps` version increments in all (PyTorch's number of in-place ops on `p`).
-pub(crate) fn write_param<T: BufElem>(p: &Tensor, values: Vec<T>, bumps: u32) -> Result<()> {
-    let src = Tensor::from_vec(values, p.size())?;
-    {
-        let _guard = crate::autograd::no_grad();
-        p.copy_(&src)?; // +1
-    }
-    for _ in 1..bumps {
-        p.storage.bump_version();
-    }
     Ok(())
-}
-
-/// A Python float as `str(x)` / f-strings print it: the shortest round-trip digits,
-/// positional for exponents in `[-4, 16)` with at least one decimal (`1.0`, `-0.1`),
-/// otherwise scientific with a signed two-digit exponent (`1e-08`, `1.5e+16`); `nan`, `inf`.
-pub(crate) fn py_float(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let sci = format!("{x:e}"); // shortest digits: "-1.5e-7"
-    let (mant, exp) = sci.split_once('e').expect("`{:e}` has an exponent");
-    let exp: i32 = exp.parse().expect("`{:e}`'s exponent is an integer");
-    if (-4..16).contains(&exp) {
-        let s = format!("{x}");
-        if s.contains('.') { s } else { format!("{s}.0") }
-    } else {
-        let sign = if exp < 0 { '-' } else { '+' };
-        format!("{mant}e{sign}{:02}", exp.abs())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::py_float;
-
-    #[test]
-    fn floats_print_as_python_prints_them() {
-        assert_eq!(py_float(-0.1), "-0.1");
-        assert_eq!(py_float(-1.0), "-1.0");
-        assert_eq!(py_float(-1e-8), "-1e-08");
-        assert_eq!(py_float(-1e-5), "-1e-05");
-        assert_eq!(py_float(1e-4), "0.0001");
-        assert_eq!(py_float(1.5e16), "1.5e+16");
-        assert_eq!(py_float(1e15), "1000000000000000.0");
-        assert_eq!(py_float(f64::NAN), "nan");
-        assert_eq!(py_float(-0.0), "-0.0");
-        assert_eq!(py_float(-2.5e-7), "-2.5e-07");
-    }
 }
 
 /// One of `optimizer.param_groups`: its parameters (the caller's tensors, shared through

@@ -1,100 +1,12 @@
 //! `torch.optim.SGD`.
 
 use super::{
-    Buf, BufElem, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState, StateMap,
-    check_dtype, check_groups, check_param_groups, grad_values, py_float, update_param,
-    update_with_ops,
+    Buf, HyperValue, Optimizer, OptimizerStateDict, ParamGroup, ParamGroupState, SgdOpts, StateMap,
+    check_dtype, check_grad, check_groups, check_param_groups, sgd_step_,
 };
 use crate::Tensor;
-use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::kernels::optim::{SgdScalars, sgd};
+use crate::error::Result;
 use std::collections::BTreeMap;
-
-/// `torch.optim.SGD`'s hyperparameters (`SGD(params, lr=1e-3, momentum=0, dampening=0,
-/// weight_decay=0, nesterov=False, *, maximize=False)`); `Default` gives PyTorch's defaults,
-/// and a number converts to the options with that `lr`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SgdOpts {
-    /// Learning rate (default `1e-3`).
-    pub lr: f64,
-    /// Momentum factor (default 0: no momentum buffer).
-    pub momentum: f64,
-    /// Dampening of the momentum (default 0).
-    pub dampening: f64,
-    /// L2 penalty added to the gradient (default 0).
-    pub weight_decay: f64,
-    /// Nesterov momentum (default false).
-    pub nesterov: bool,
-    /// Maximise the objective (the gradient is negated first; default false).
-    pub maximize: bool,
-}
-
-impl Default for SgdOpts {
-    fn default() -> SgdOpts {
-        SgdOpts {
-            lr: 1e-3,
-            momentum: 0.0,
-            dampening: 0.0,
-            weight_decay: 0.0,
-            nesterov: false,
-            maximize: false,
-        }
-    }
-}
-
-impl From<f64> for SgdOpts {
-    fn from(lr: f64) -> SgdOpts {
-        SgdOpts {
-            lr,
-            ..SgdOpts::default()
-        }
-    }
-}
-
-impl SgdOpts {
-    /// `SGD.__init__`'s checks, in its order (ValueError): `Invalid learning rate: -0.1`
-    /// (`lr < 0`; NaN passes, as in PyTorch), `Invalid momentum value: -0.5`, `Invalid
-    /// weight_decay value: -1e-05`, `Nesterov momentum requires a momentum and zero
-    /// dampening`.
-    pub fn validate(&self) -> Result<()> {
-        if self.lr < 0.0 {
-            return Err(Error::value(format!(
-                "Invalid learning rate: {}",
-                py_float(self.lr)
-            )));
-        }
-        if self.momentum < 0.0 {
-            return Err(Error::value(format!(
-                "Invalid momentum value: {}",
-                py_float(self.momentum)
-            )));
-        }
-        if self.weight_decay < 0.0 {
-            return Err(Error::value(format!(
-                "Invalid weight_decay value: {}",
-                py_float(self.weight_decay)
-            )));
-        }
-        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
-            return Err(Error::value(
-                "Nesterov momentum requires a momentum and zero dampening",
-            ));
-        }
-        Ok(())
-    }
-
-    fn scalars(&self) -> SgdScalars {
-        SgdScalars {
-            lr: self.lr,
-            momentum: self.momentum,
-            dampening: self.dampening,
-            weight_decay: self.weight_decay,
-            nesterov: self.nesterov,
-            maximize: self.maximize,
-        }
-    }
-}
 
 /// `torch.optim.SGD`: stochastic gradient descent with optional momentum (PyTorch's
 /// single-tensor update, spec §10.2):
@@ -170,82 +82,12 @@ impl SGD {
         &mut self.groups
     }
 
-    /// One parameter's update, in `p`'s dtype. `buf`: its momentum buffer (`None`: no
+    /// One parameter's update ([`sgd_step_`]). `buf`: its momentum buffer (`None`: no
     /// momentum, or its first step with momentum). Returns the buffer a first step with
     /// momentum makes (the gradient, after `maximize` and weight decay).
-    fn step_param(
-        p: &Tensor,
-        g: &Tensor,
-        buf: Option<&mut Buf>,
-        o: &SgdOpts,
-    ) -> Result<Option<Buf>> {
-        if p.dtype() == DType::Float64 {
-            SGD::step_one::<f64>(p, g, buf, o)
-        } else {
-            SGD::step_one::<f32>(p, g, buf, o)
-        }
-    }
-
-    fn step_one<T: BufElem>(
-        p: &Tensor,
-        g: &Tensor,
-        buf: Option<&mut Buf>,
-        opts: &SgdOpts,
-    ) -> Result<Option<Buf>> {
-        if g.numel() != p.numel() {
-            grad_values::<T>(p, g)?; // its error
-        }
-        let s = opts.scalars();
-        if opts.momentum == 0.0 {
-            update_param::<T>(p, g, 1, |pv, gv| sgd(pv, gv, None, false, &s))?;
-            return Ok(None);
-        }
-        match buf {
-            None => {
-                let mut b = Buf::zeros::<T>(p);
-                update_param::<T>(p, g, 1, |pv, gv| {
-                    if let Some(bv) = T::values_mut(&mut b) {
-                        sgd(pv, gv, Some(bv), true, &s)
-                    }
-                })?;
-                Ok(Some(b))
-            }
-            Some(b) if b.fits::<T>(p) => {
-                update_param::<T>(p, g, 1, |pv, gv| {
-                    if let Some(bv) = T::values_mut(b) {
-                        sgd(pv, gv, Some(bv), false, &s)
-                    }
-                })?;
-                Ok(None)
-            }
-            Some(b) => {
-                SGD::step_with_ops(p, g, b, opts)?;
-                Ok(None)
-            }
-        }
-    }
-
-    /// The step with momentum as PyTorch's `_single_tensor_sgd` writes it, in tensile's ops,
-    /// for a loaded `momentum_buffer` whose shape is not the parameter's: PyTorch's ops fail
-    /// there (`buf.mul_(momentum).add_(grad)`: `The size of tensor a (3) must match the size
-    /// of tensor b (2) at non-singleton dimension 0`, `output with shape [1] doesn't match the
-    /// broadcast shape [2]`; or `param.add_(buf)`), after the same in-place changes.
-    fn step_with_ops(p: &Tensor, g: &Tensor, buf: &mut Buf, o: &SgdOpts) -> Result<()> {
-        update_with_ops(&mut [buf], |b| {
-            let b = &b[0];
-            let mut grad = if o.maximize { g.neg()? } else { g.alias() };
-            if o.weight_decay != 0.0 {
-                grad = grad.add_with(p, o.weight_decay)?;
-            }
-            b.mul_(o.momentum)?.add_with_(&grad, 1.0 - o.dampening)?;
-            let grad = if o.nesterov {
-                grad.add_with(b, o.momentum)?
-            } else {
-                b.alias()
-            };
-            p.add_with_(&grad, -o.lr)?;
-            Ok(())
-        })
+    fn step_param(p: &Tensor, g: &Tensor, buf: Option<&Buf>, o: &SgdOpts) -> Result<Option<Buf>> {
+        check_grad(p, g)?;
+        Ok(sgd_step_(p, g, buf.map(Buf::tensor), o)?.map(Buf::made))
     }
 }
 
@@ -275,7 +117,7 @@ impl Optimizer for SGD {
                     SGD::step_param(p, &g, None, o)?
                 } else {
                     self.state.with_state(p, |s| {
-                        SGD::step_param(p, &g, s.as_mut().and_then(|b| b.as_mut()), o)
+                        SGD::step_param(p, &g, s.as_ref().and_then(|b| b.as_ref()), o)
                     })?
                 };
                 if let Some(b) = made {
