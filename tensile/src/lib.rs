@@ -122,6 +122,7 @@ pub use random::{
     get_rng_state, initial_seed, manual_seed, normal, normal_with, poisson, poisson_with, seed,
     set_rng_state,
 };
+pub use storage::{MappedFile, TypedStorage};
 pub use tensor::{Scalar, Tensor};
 pub use views::{DiagonalOpts, FlattenOpts, SplitSizes, SplitSpec, broadcast_tensors};
 

@@ -41,6 +41,9 @@
 //! ATen's intra-op pool runs only `at::parallel_for` chunks.
 
 pub(crate) mod mmap;
+mod typed;
+
+pub use typed::{MappedFile, TypedStorage};
 
 use std::alloc::{Layout, alloc, alloc_zeroed, dealloc};
 use std::cell::UnsafeCell;

@@ -138,6 +138,8 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("dtype", "metadata"),
     ("element_size", "metadata"),
     ("category", "metadata: promotion category"),
+    ("storage", "metadata: the tensor's storage"),
+    ("from_storage", "creation: a tensor over a storage"),
     ("is_contiguous", "metadata"),
     ("is_contiguous_channels_last", "metadata"),
     ("is_non_overlapping_and_dense", "metadata"),

@@ -1256,3 +1256,87 @@ fn write_outputs_for_python() {
         .collect();
     st::save(&sd, dir.join("model.safetensors")).unwrap();
 }
+
+/// The public storage API the loaders are written with: `TypedStorage::from_buffer`,
+/// `Tensor::from_storage` (`set_`), and a mapped file's ranges as storages.
+#[test]
+fn storages_and_mapped_files() {
+    use tensile::{MappedFile, TypedStorage};
+    // from_buffer: byte order, element count, PyTorch's size error, bool validation
+    let le: Vec<u8> = [1.5f32, -2.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    let be: Vec<u8> = [1.5f32, -2.0]
+        .iter()
+        .flat_map(|x| x.to_be_bytes())
+        .collect();
+    let s = TypedStorage::from_buffer(&le, DType::Float32, false).unwrap();
+    assert_eq!((s.size(), s.nbytes(), s.dtype()), (2, 8, DType::Float32));
+    let t = Tensor::from_storage(&s, 0, &[2], &[1]).unwrap();
+    let b = TypedStorage::from_buffer(&be, DType::Float32, true).unwrap();
+    assert_eq!(
+        Tensor::from_storage(&b, 0, &[2], &[1])
+            .unwrap()
+            .to_vec::<f32>(),
+        [1.5, -2.0]
+    );
+    assert_eq!(t.to_vec::<f32>(), [1.5, -2.0]);
+    let e = TypedStorage::from_buffer(&le[..7], DType::Float32, false).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "buffer size (7) must be a multiple of element size (4)"
+    );
+    let e = TypedStorage::from_buffer(&[0, 2], DType::Bool, false).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "invalid bool value 2 in the data (expected 0 or 1)"
+    );
+    // tensors over one storage share it (and its writes); the geometry must fit
+    let u = Tensor::from_storage(&t.storage(), 1, &[1], &[1]).unwrap();
+    u.fill_(7.0).unwrap();
+    assert_eq!(t.to_vec::<f32>(), [1.5, 7.0]);
+    assert_eq!(t.storage().data_ptr(), u.storage().data_ptr());
+    let e = Tensor::from_storage(&s, 1, &[2], &[1]).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "setStorage: sizes [2], strides [1], storage offset 1, and itemsize 4 requiring a storage size of 12 are out of bounds for storage of size 8"
+    );
+    let e = Tensor::from_storage(&s, 0, &[2], &[]).unwrap_err();
+    assert_eq!(e.message(), "mismatch in length of strides and shape");
+    // a mapped file: its bytes while no storage views it; each range given to one storage
+    let p = tmp("mapped.bin");
+    let mut bytes = le.clone();
+    bytes.extend_from_slice(&[1, 0, 3, 0]);
+    std::fs::write(&p, &bytes).unwrap();
+    let mut m = MappedFile::open(&p).unwrap();
+    assert_eq!(m.bytes().unwrap(), &bytes[..]);
+    let s = m.storage(0, 8, DType::Float32, false).unwrap();
+    assert!(
+        m.bytes().is_none(),
+        "no reading once a storage views the file"
+    );
+    let t = Tensor::from_storage(&s, 0, &[2], &[1]).unwrap();
+    assert_eq!(t.to_vec::<f32>(), [1.5, -2.0]);
+    t.mul_(2.0).unwrap(); // copy-on-write: the file is unchanged
+    assert_eq!(std::fs::read(&p).unwrap(), bytes);
+    let e = m.storage(4, 4, DType::Float32, false).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "bytes 4..8 of the file already back another storage"
+    );
+    let e = m.storage(8, 4, DType::Bool, false).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "invalid bool value 3 in the data (expected 0 or 1)"
+    );
+    let e = m.storage(8, 8, DType::UInt8, false).unwrap_err();
+    assert_eq!(e.message(), "bytes 8..16 are outside the file of 12 bytes");
+    let e = m.storage(8, 3, DType::Int16, false).unwrap_err();
+    assert_eq!(
+        e.message(),
+        "bytes 8..11 hold no whole number of elements of size 2"
+    );
+    let e = MappedFile::open(tmp("no_such_file")).err().unwrap();
+    assert_eq!(e.kind(), std::io::ErrorKind::NotFound);
+}

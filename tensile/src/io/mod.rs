@@ -37,13 +37,10 @@
 //! ```
 
 use std::path::Path;
-use std::sync::Arc;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::storage::Storage;
-pub(crate) use crate::storage::mmap::Mapped;
-use crate::tensor::{Dims, Tensor};
+use crate::{MappedFile, Tensor, TypedStorage};
 
 pub mod npy;
 pub mod npz;
@@ -115,24 +112,40 @@ pub(crate) fn write_all(path: &Path, data: &[u8]) -> Result<()> {
     std::fs::write(path, data).map_err(|e| io_err(path, &e))
 }
 
-/// A storage holding `data` (little-endian values of `dtype`, all of them valid: bools
-/// checked): over `map` without a copy when `data` lies in it at an address aligned for
-/// `dtype` on a little-endian host, else a copy.
-pub(crate) fn storage_for(
-    map: Option<&Arc<Mapped>>,
-    data: &[u8],
-    dtype: DType,
-    file: &str,
-) -> Result<Arc<Storage>> {
-    check_bool(data, dtype, file)?;
-    if let Some(m) = map.filter(|_| cfg!(target_endian = "little")) {
-        let base = m.bytes().as_ptr() as usize;
-        let start = (data.as_ptr() as usize).wrapping_sub(base);
-        if let Some(s) = m.storage(start, data.len(), dtype.itemsize()) {
-            return Ok(s);
-        }
+/// Where a loader's tensor data comes from: a mapped file, whose byte ranges become storages
+/// without a copy ([`MappedFile::storage`]), or bytes in memory, which are copied
+/// ([`TypedStorage::from_buffer`]).
+pub(crate) enum Source<'a> {
+    Mapped(&'a mut MappedFile),
+    Bytes(&'a [u8]),
+}
+
+impl Source<'_> {
+    /// A storage of `dtype` holding bytes `start..start + len` of the source (values in
+    /// little-endian byte order, or big-endian when `big_endian`). Errors start with `file`:
+    /// `w.pt: invalid bool value 2 in the data (expected 0 or 1)`, a range outside the source
+    /// or given to another storage before (which the loaders' own checks rule out first).
+    pub(crate) fn storage(
+        &mut self,
+        start: usize,
+        len: usize,
+        dtype: DType,
+        big_endian: bool,
+        file: &str,
+    ) -> Result<TypedStorage> {
+        let r = match self {
+            Source::Mapped(m) => m.storage(start, len, dtype, big_endian),
+            Source::Bytes(b) => match start.checked_add(len).and_then(|e| b.get(start..e)) {
+                Some(data) => TypedStorage::from_buffer(data, dtype, big_endian),
+                None => Err(Error::runtime(format!(
+                    "bytes {start}..{} are outside the data of {} bytes",
+                    start as u128 + len as u128,
+                    b.len()
+                ))),
+            },
+        };
+        r.map_err(|e| ferr(file, e.message()))
     }
-    storage_from_le(data, dtype)
 }
 
 /// Opens the zip archive in `bytes` (a `torch.save` file or a `.npz`) and checks that its
@@ -215,68 +228,9 @@ pub(crate) fn open_zip<'a>(
     Ok(z)
 }
 
-/// Maps `path` privately (see [`Mapped`]).
-pub(crate) fn map_file(path: &Path) -> Result<Arc<Mapped>> {
-    let f = std::fs::File::open(path).map_err(|e| io_err(path, &e))?;
-    Mapped::open(&f).map_err(|e| io_err(path, &e))
-}
-
-/// The bytes of bool data must be 0 or 1 (tensile reads them as Rust `bool`).
-pub(crate) fn check_bool(data: &[u8], dtype: DType, file: &str) -> Result<()> {
-    let bad = match dtype {
-        DType::Bool => data.iter().find(|&&b| b > 1),
-        _ => None,
-    };
-    if let Some(b) = bad {
-        return Err(ferr(
-            file,
-            format!("invalid bool value {b} in the data (expected 0 or 1)"),
-        ));
-    }
-    Ok(())
-}
-
-/// A new storage holding little-endian `data` of `dtype` in native byte order.
-pub(crate) fn storage_from_le(data: &[u8], dtype: DType) -> Result<Arc<Storage>> {
-    if cfg!(target_endian = "big") && dtype.itemsize() > 1 {
-        let mut v = data.to_vec();
-        for c in v.chunks_exact_mut(dtype.itemsize()) {
-            c.reverse();
-        }
-        return Storage::try_from_bytes(&v);
-    }
-    Storage::try_from_bytes(data)
-}
-
-/// A new storage holding big-endian `data` of `dtype` in native byte order.
-pub(crate) fn storage_from_be(data: &[u8], dtype: DType) -> Result<Arc<Storage>> {
-    if cfg!(target_endian = "little") && dtype.itemsize() > 1 {
-        let mut v = data.to_vec();
-        for c in v.chunks_exact_mut(dtype.itemsize()) {
-            c.reverse();
-        }
-        return Storage::try_from_bytes(&v);
-    }
-    Storage::try_from_bytes(data)
-}
-
-/// A tensor over `storage` (no checks: the caller checked that the geometry fits).
-pub(crate) fn tensor_over(
-    storage: Arc<Storage>,
-    dtype: DType,
-    sizes: &[usize],
-    strides: &[usize],
-    offset: usize,
-) -> Tensor {
-    Tensor {
-        storage,
-        sizes: Dims::from_slice(sizes),
-        strides: Dims::from_slice(strides),
-        offset,
-        dtype,
-        wrapped: false,
-        autograd: Default::default(),
-    }
+/// Maps `path` privately (see [`MappedFile`]).
+pub(crate) fn map_file(path: &Path) -> Result<MappedFile> {
+    MappedFile::open(path).map_err(|e| io_err(path, &e))
 }
 
 /// The number of elements a geometry reaches (`offset + 1 + Σ (size-1)·stride`, 0 when empty),
@@ -292,20 +246,29 @@ pub(crate) fn extent(sizes: &[usize], strides: &[usize], offset: usize) -> Optio
     last.checked_add(1)
 }
 
-/// The contiguous little-endian bytes of `t` in row-major order (a copy; a non-contiguous
-/// tensor is made contiguous first).
+/// The little-endian bytes of `t`'s elements in row-major order (a copy).
 pub(crate) fn contiguous_le_bytes(t: &Tensor) -> Result<Vec<u8>> {
-    let c = t.try_contiguous()?;
-    let isz = c.dtype.itemsize();
-    let n = c.numel() * isz;
-    let mut out = crate::storage::mmap::copy_out(&c.storage, c.offset * isz, n)
-        .ok_or_else(|| Error::runtime("contiguous tensor outside its storage"))?;
-    if cfg!(target_endian = "big") && isz > 1 {
-        for ch in out.chunks_exact_mut(isz) {
-            ch.reverse();
-        }
+    fn flat<T: crate::Element, const N: usize>(
+        t: &Tensor,
+        le: impl Fn(T) -> [u8; N],
+    ) -> Result<Vec<u8>> {
+        let v = t.try_to_vec::<T>()?;
+        let mut out = crate::error::try_vec::<u8>(v.len() * N)?;
+        out.extend(v.into_iter().flat_map(le));
+        Ok(out)
     }
-    Ok(out)
+    match t.dtype() {
+        DType::Bool => flat(t, |b: bool| [b as u8]),
+        DType::UInt8 => flat(t, u8::to_le_bytes),
+        DType::Int8 => flat(t, i8::to_le_bytes),
+        DType::Int16 => flat(t, i16::to_le_bytes),
+        DType::Int32 => flat(t, i32::to_le_bytes),
+        DType::Int64 => flat(t, i64::to_le_bytes),
+        DType::Float16 => flat(t, half::f16::to_le_bytes),
+        DType::BFloat16 => flat(t, half::bf16::to_le_bytes),
+        DType::Float32 => flat(t, f32::to_le_bytes),
+        DType::Float64 => flat(t, f64::to_le_bytes),
+    }
 }
 
 /// The product of `sizes` as a byte count for `dtype`, `None` on overflow. A zero size makes

@@ -8,9 +8,8 @@
 //! (`<u2`, `<c8`, `|O`, structured arrays, …) are refused on read.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use super::{Mapped, ferr, label, map_file, storage_for, tensor_over};
+use super::{Source, ferr, label, map_file};
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_tuple};
@@ -47,17 +46,46 @@ pub(crate) struct Header {
 /// bool value 2 in the data (expected 0 or 1)`.
 pub fn read(path: impl AsRef<Path>) -> Result<Tensor> {
     let path = path.as_ref();
-    let map = map_file(path)?;
-    read_impl(Some(&map), map.bytes(), &label(path))
+    let file = label(path);
+    let mut map = map_file(path)?;
+    let p = plan(map.bytes().unwrap_or(&[]), &file)?;
+    p.build(&mut Source::Mapped(&mut map), 0, &file)
 }
 
 /// [`read`] from bytes in memory (`numpy.load(io.BytesIO(data))`); the data is copied. Errors
 /// as [`read`], starting with `<bytes>`.
 pub fn read_bytes(data: &[u8]) -> Result<Tensor> {
-    read_impl(None, data, "<bytes>")
+    plan(data, "<bytes>")?.build(&mut Source::Bytes(data), 0, "<bytes>")
 }
 
-pub(crate) fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Tensor> {
+/// A checked `.npy` array: its header and the byte range of its data in the file.
+pub(crate) struct Planned {
+    h: Header,
+    start: usize,
+    len: usize,
+}
+
+impl Planned {
+    /// The array as a tensor over a storage of its own from `src`, its data at `base` plus
+    /// the planned start.
+    pub(crate) fn build(&self, src: &mut Source, base: usize, file: &str) -> Result<Tensor> {
+        let h = &self.h;
+        let storage = src.storage(base + self.start, self.len, h.dtype, h.big_endian, file)?;
+        let strides = if h.fortran {
+            let rev: Vec<usize> = h.shape.iter().rev().copied().collect();
+            crate::layout::contiguous_strides(&rev)
+                .into_iter()
+                .rev()
+                .collect()
+        } else {
+            crate::layout::contiguous_strides(&h.shape)
+        };
+        Tensor::from_storage(&storage, 0, &h.shape, &strides).map_err(|e| ferr(file, e.message()))
+    }
+}
+
+/// The array of the `.npy` file in `bytes`, checked (header, dtype, data size).
+pub(crate) fn plan(bytes: &[u8], file: &str) -> Result<Planned> {
     let (h, start) = parse_header(bytes, file)?;
     let fits = numpy_fits(&h.shape, h.dtype);
     let need = super::nbytes_of(&h.shape, h.dtype)
@@ -80,23 +108,11 @@ pub(crate) fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> 
             ),
         ));
     }
-    let data = &data[..need];
-    let storage = if h.big_endian && h.dtype.itemsize() > 1 {
-        super::check_bool(data, h.dtype, file)?;
-        super::storage_from_be(data, h.dtype)?
-    } else {
-        storage_for(map, data, h.dtype, file)?
-    };
-    let strides = if h.fortran {
-        let rev: Vec<usize> = h.shape.iter().rev().copied().collect();
-        crate::layout::contiguous_strides(&rev)
-            .into_iter()
-            .rev()
-            .collect()
-    } else {
-        crate::layout::contiguous_strides(&h.shape)
-    };
-    Ok(tensor_over(storage, h.dtype, &h.shape, &strides, 0))
+    Ok(Planned {
+        h,
+        start,
+        len: need,
+    })
 }
 
 fn truncated(file: &str, what: &str) -> Error {

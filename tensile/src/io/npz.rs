@@ -3,12 +3,11 @@
 
 use std::io::{Cursor, Read, Write};
 use std::path::Path;
-use std::sync::Arc;
 
 use zip::CompressionMethod;
 use zip::write::SimpleFileOptions;
 
-use super::{Mapped, ferr, label, map_file};
+use super::{Source, ferr, label, map_file};
 use crate::Tensor;
 use crate::error::Result;
 
@@ -31,17 +30,44 @@ use crate::error::Result;
 /// dtype not supported, size mismatch).
 pub fn read(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
     let path = path.as_ref();
-    let map = map_file(path)?;
-    read_impl(Some(&map), map.bytes(), &label(path))
+    let file = label(path);
+    let mut map = map_file(path)?;
+    let members = plan(map.bytes().unwrap_or(&[]), &file)?;
+    build(members, Source::Mapped(&mut map))
 }
 
 /// [`read`] from bytes in memory; the data is copied. Errors as [`read`], starting with
 /// `<bytes>`.
 pub fn read_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
-    read_impl(None, data, "<bytes>")
+    build(plan(data, "<bytes>")?, Source::Bytes(data))
 }
 
-fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<(String, Tensor)>> {
+/// One array of the archive: its key, its label for errors (`a.npz/x.npy`), its checked
+/// `.npy` plan, and where its bytes are: at `base` in the file (a stored member, read in
+/// place) or in `owned` (a compressed member, inflated).
+struct Member {
+    key: String,
+    label: String,
+    npy: super::npy::Planned,
+    base: usize,
+    owned: Option<Vec<u8>>,
+}
+
+/// The arrays of the archive, each as a tensor over a storage of its own.
+fn build(members: Vec<Member>, mut src: Source) -> Result<Vec<(String, Tensor)>> {
+    let mut out = Vec::with_capacity(members.len());
+    for m in members {
+        let t = match &m.owned {
+            Some(v) => m.npy.build(&mut Source::Bytes(v), 0, &m.label)?,
+            None => m.npy.build(&mut src, m.base, &m.label)?,
+        };
+        out.push((m.key, t));
+    }
+    Ok(out)
+}
+
+/// The archive in `bytes`, checked (zip structure, each member's `.npy` header).
+fn plan(bytes: &[u8], file: &str) -> Result<Vec<Member>> {
     let corrupt = |e: zip::result::ZipError| ferr(file, format!("corrupt zip archive: {e}"));
     // Members checked against the central directory and apart from each other: two arrays
     // never view the same bytes of the file.
@@ -61,11 +87,17 @@ fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<
             let e = s.checked_add(usize::try_from(f.size()).ok()?)?;
             (stored && f.compressed_size() == f.size() && e <= bytes.len()).then_some(s..e)
         });
-        let t = match range {
+        let m = match range {
             Some(r) => {
                 // Stored: read the member in place (its CRC is checked by `read`, below, only
                 // for members that are copied; PyTorch and NumPy's mmap mode skip it too).
-                super::npy::read_impl(map, &bytes[r], &member)?
+                Member {
+                    npy: super::npy::plan(&bytes[r.clone()], &member)?,
+                    key,
+                    label: member,
+                    base: r.start,
+                    owned: None,
+                }
             }
             None => {
                 let mut v = Vec::new();
@@ -76,10 +108,16 @@ fn read_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<
                     ),
                     _ => ferr(file, format!("corrupt zip archive: member '{name}': {e}")),
                 })?;
-                super::npy::read_impl(None, &v, &member)?
+                Member {
+                    npy: super::npy::plan(&v, &member)?,
+                    key,
+                    label: member,
+                    base: 0,
+                    owned: Some(v),
+                }
             }
         };
-        out.push((key, t));
+        out.push(m);
     }
     Ok(out)
 }

@@ -18,14 +18,13 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
 
 use super::ferr;
 use super::torch::Value;
 use crate::Tensor;
+use crate::TypedStorage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::storage::Storage;
 
 /// The deepest nesting of containers [`Value`] may have.
 pub const MAX_DEPTH: usize = 100;
@@ -101,8 +100,8 @@ enum PV {
     /// Keys and values alternate.
     Dict(Rc<Cell>),
     Global(Global),
-    /// A storage from a persistent id: its bytes, dtype and element count.
-    Storage(Arc<Storage>, DType, usize),
+    /// A storage from a persistent id and its element count.
+    Storage(TypedStorage, usize),
     Tensor(Rc<Tensor>),
 }
 
@@ -129,7 +128,7 @@ impl PV {
 }
 
 /// Where storages come from: `(key, dtype, numel)` of a persistent id → the storage's bytes.
-pub(crate) type StorageLoader<'a> = dyn FnMut(&str, DType, usize) -> Result<Arc<Storage>> + 'a;
+pub(crate) type StorageLoader<'a> = dyn FnMut(&str, DType, usize) -> Result<TypedStorage> + 'a;
 
 /// The unpickler's state.
 struct Unpickler<'a, 'l> {
@@ -458,7 +457,7 @@ impl Unpickler<'_, '_> {
                     return Ok(s.clone());
                 }
                 let st = (self.load_storage)(key, *dtype, numel)?;
-                let pv = PV::Storage(st, *dtype, numel);
+                let pv = PV::Storage(st, numel);
                 self.storages.insert(key.to_string(), pv.clone());
                 drain(items);
                 Ok(pv)
@@ -471,8 +470,8 @@ impl Unpickler<'_, '_> {
     }
 
     fn rebuild_tensor(&self, args: &[PV]) -> Result<Tensor> {
-        let (st, dtype, numel) = match args.first() {
-            Some(PV::Storage(s, d, n)) => (s.clone(), *d, *n),
+        let (st, numel) = match args.first() {
+            Some(PV::Storage(s, n)) => (s, *n),
             _ => {
                 return Err(
                     self.err("bad tensor: _rebuild_tensor's first argument is not a storage")
@@ -500,7 +499,7 @@ impl Unpickler<'_, '_> {
                 sizes, strides
             )));
         }
-        Ok(super::tensor_over(st, dtype, &sizes, &strides, offset))
+        Tensor::from_storage(st, offset, &sizes, &strides).map_err(|e| self.err(e.message()))
     }
 
     fn reduce(&mut self, f: PV, args: PV) -> Result<PV> {

@@ -9,11 +9,10 @@
 
 use std::borrow::Cow;
 use std::path::Path;
-use std::sync::Arc;
 
 use safetensors::tensor::{Dtype, SafeTensors, View};
 
-use super::{Mapped, ferr, label, map_file, storage_for, tensor_over};
+use super::{Source, ferr, label, map_file};
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -68,17 +67,29 @@ fn to_st(d: DType) -> Dtype {
 /// value 2 in the data (expected 0 or 1)`.
 pub fn load(path: impl AsRef<Path>) -> Result<Vec<(String, Tensor)>> {
     let path = path.as_ref();
-    let map = map_file(path)?;
-    load_impl(Some(&map), map.bytes(), &label(path))
+    let file = label(path);
+    let mut map = map_file(path)?;
+    let plan = plan(map.bytes().unwrap_or(&[]), &file)?;
+    build(plan, Source::Mapped(&mut map), &file)
 }
 
 /// [`load`] from bytes in memory (`safetensors.torch.load(data)`); the data is copied. Errors
 /// as [`load`], starting with `<bytes>`.
 pub fn load_bytes(data: &[u8]) -> Result<Vec<(String, Tensor)>> {
-    load_impl(None, data, "<bytes>")
+    build(plan(data, "<bytes>")?, Source::Bytes(data), "<bytes>")
 }
 
-fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<(String, Tensor)>> {
+/// One tensor of a file: its name, dtype, shape and the byte range of its data.
+struct Planned {
+    name: String,
+    dtype: DType,
+    sizes: Vec<usize>,
+    start: usize,
+    len: usize,
+}
+
+/// The tensors of the file in `bytes`, sorted by name, checked (header, dtypes, sizes).
+fn plan(bytes: &[u8], file: &str) -> Result<Vec<Planned>> {
     let st = SafeTensors::deserialize(bytes)
         .map_err(|e| ferr(file, format!("invalid safetensors file: {e}")))?;
     let mut views = st.tensors();
@@ -106,9 +117,26 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Vec<
                 ),
             ));
         }
-        let storage = storage_for(map, v.data(), dtype, file)?;
-        let strides = crate::layout::contiguous_strides(&sizes);
-        out.push((name, tensor_over(storage, dtype, &sizes, &strides, 0)));
+        out.push(Planned {
+            name,
+            dtype,
+            sizes,
+            start: v.data().as_ptr() as usize - bytes.as_ptr() as usize,
+            len: v.data().len(),
+        });
+    }
+    Ok(out)
+}
+
+/// The planned tensors, each over a storage of its own from `src`.
+fn build(plan: Vec<Planned>, mut src: Source, file: &str) -> Result<Vec<(String, Tensor)>> {
+    let mut out = Vec::with_capacity(plan.len());
+    for p in plan {
+        let storage = src.storage(p.start, p.len, p.dtype, false, file)?;
+        let strides = crate::layout::contiguous_strides(&p.sizes);
+        let t = Tensor::from_storage(&storage, 0, &p.sizes, &strides)
+            .map_err(|e| ferr(file, e.message()))?;
+        out.push((p.name, t));
     }
     Ok(out)
 }
@@ -144,10 +172,10 @@ fn shared_groups(tensors: &[(&str, &Tensor)]) -> Vec<Vec<usize>> {
     let mut by_storage: Vec<Vec<usize>> = Vec::new();
     let mut slot = std::collections::HashMap::new();
     for (i, (_, t)) in tensors.iter().enumerate() {
-        if t.storage.nbytes() == 0 {
+        if t.storage_nbytes() == 0 {
             continue;
         }
-        let j = *slot.entry(Arc::as_ptr(&t.storage)).or_insert_with(|| {
+        let j = *slot.entry(t.storage().data_ptr()).or_insert_with(|| {
             by_storage.push(Vec::new());
             by_storage.len() - 1
         });
@@ -161,12 +189,12 @@ fn shared_groups(tensors: &[(&str, &Tensor)]) -> Vec<Vec<usize>> {
             .iter()
             .map(|&i| {
                 let (name, t) = tensors[i];
-                let isz = t.dtype.itemsize();
-                let start = t.offset.saturating_mul(isz);
+                let isz = t.dtype().itemsize();
+                let start = t.storage_offset().saturating_mul(isz);
                 let end = if t.numel() == 0 {
                     start
                 } else {
-                    super::extent(&t.sizes, &t.strides, t.offset)
+                    super::extent(t.size(), t.stride(), t.storage_offset())
                         .map_or(usize::MAX, |e| e.saturating_mul(isz))
                 };
                 (start, end, name, i)

@@ -14,17 +14,16 @@
 //! Others (complex, quantized, float8, unsigned 16/32/64-bit) are refused:
 //! `w.pt: dtype not supported: torch.ComplexFloatStorage`.
 
+use std::collections::HashMap;
 use std::io::{Cursor, Read};
 use std::path::Path;
-use std::sync::Arc;
 
 use zip::CompressionMethod;
 
-use super::{Mapped, ferr, label, map_file, storage_for};
-use crate::Tensor;
+use super::{Source, ferr, label, map_file};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::storage::Storage;
+use crate::{Tensor, TypedStorage};
 
 /// A value loaded from a `torch.save` file: the Python objects a state dict, an optimizer
 /// state dict or a checkpoint dict are made of.
@@ -161,14 +160,16 @@ impl Value {
 /// storages never alias, so it refuses as NumPy's `zipfile` does.)
 pub fn load(path: impl AsRef<Path>) -> Result<Value> {
     let path = path.as_ref();
-    let map = map_file(path)?;
-    load_impl(Some(&map), map.bytes(), &label(path))
+    let file = label(path);
+    let mut map = map_file(path)?;
+    let a = plan(map.bytes().unwrap_or(&[]), &file)?;
+    unpickle(a, Source::Mapped(&mut map), &file)
 }
 
 /// [`load`] from bytes in memory (`torch.load(io.BytesIO(data), weights_only=True)`); the
 /// storages are copied. Errors as [`load`], starting with `<bytes>`.
 pub fn load_bytes(data: &[u8]) -> Result<Value> {
-    load_impl(None, data, "<bytes>")
+    unpickle(plan(data, "<bytes>")?, Source::Bytes(data), "<bytes>")
 }
 
 /// `torch.load(path, weights_only=True)` of a saved `model.state_dict()`: its `(name, tensor)`
@@ -225,7 +226,26 @@ fn state_dict_of(v: Value, file: &str) -> Result<Vec<(String, Tensor)>> {
     Ok(out)
 }
 
-fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Value> {
+/// A checked archive: the pickle's bytes, the byte order of the storages, and each storage
+/// member (`<archive>/data/<key>`) by name: its size and where its bytes are.
+struct Archive {
+    pickle: Vec<u8>,
+    prefix: String,
+    big_endian: bool,
+    members: HashMap<String, (u64, Member)>,
+}
+
+/// Where a storage member's bytes are.
+enum Member {
+    /// Stored uncompressed at this offset of the file: a storage views it in place.
+    At(usize),
+    /// Compressed: inflated here.
+    Owned(Vec<u8>),
+    /// Compressed and unreadable: the error, returned if the pickle names the member.
+    Bad(crate::Error),
+}
+
+fn plan(bytes: &[u8], file: &str) -> Result<Archive> {
     if !bytes.starts_with(b"PK\x03\x04") {
         return Err(ferr(
             file,
@@ -274,28 +294,59 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Valu
         }
         None => false,
     };
-    let data = read_entry(&mut z, pkl.0, &pkl.1)?;
-    let mut loader = |key: &str, dtype: DType, numel: usize| -> Result<Arc<Storage>> {
-        let name = format!("{prefix}data/{key}");
-        let i = z
-            .index_for_name(&name)
-            .ok_or_else(|| ferr(file, format!("missing storage '{name}'")))?;
-        let want = numel.checked_mul(dtype.itemsize());
-        let (size, range) = {
+    let pickle = read_entry(&mut z, pkl.0, &pkl.1)?;
+    let data_prefix = format!("{prefix}data/");
+    let mut members = HashMap::new();
+    for i in 0..z.len() {
+        let Some(name) = z
+            .name_for_index(i)
+            .and_then(|n| n.ok())
+            .filter(|n| n.starts_with(&data_prefix))
+            .map(|n| n.to_string())
+        else {
+            continue;
+        };
+        let (size, at) = {
             let f = z.by_index_raw(i).map_err(corrupt)?;
             let size = f.size();
-            let range = f.data_start().and_then(|s| {
+            let at = f.data_start().and_then(|s| {
                 let s = usize::try_from(s).ok()?;
                 let e = s.checked_add(usize::try_from(size).ok()?)?;
                 (f.compression() == CompressionMethod::Stored
                     && !f.encrypted()
                     && f.compressed_size() == size
                     && e <= bytes.len())
-                .then_some(s..e)
+                .then_some(s)
             });
-            (size, range)
+            (size, at)
         };
-        if want.map(|w| w as u64) != Some(size) {
+        let m = match at {
+            Some(s) => Member::At(s),
+            None => match read_entry(&mut z, i, &name) {
+                Ok(v) => Member::Owned(v),
+                Err(e) => Member::Bad(e),
+            },
+        };
+        members.insert(name, (size, m));
+    }
+    Ok(Archive {
+        pickle,
+        prefix,
+        big_endian,
+        members,
+    })
+}
+
+/// Unpickles the archive's object, each storage it names over `src` (or its inflated bytes).
+fn unpickle(a: Archive, mut src: Source, file: &str) -> Result<Value> {
+    let mut loader = |key: &str, dtype: DType, numel: usize| -> Result<TypedStorage> {
+        let name = format!("{}data/{key}", a.prefix);
+        let (size, m) = a
+            .members
+            .get(&name)
+            .ok_or_else(|| ferr(file, format!("missing storage '{name}'")))?;
+        let want = numel.checked_mul(dtype.itemsize());
+        if want.map(|w| w as u64) != Some(*size) {
             return Err(ferr(
                 file,
                 format!(
@@ -304,19 +355,12 @@ fn load_impl(map: Option<&Arc<Mapped>>, bytes: &[u8], file: &str) -> Result<Valu
                 ),
             ));
         }
-        let owned;
-        let data: &[u8] = match &range {
-            Some(r) => &bytes[r.clone()],
-            None => {
-                owned = read_entry(&mut z, i, &name)?;
-                &owned
-            }
-        };
-        if big_endian {
-            super::check_bool(data, dtype, file)?;
-            return super::storage_from_be(data, dtype);
+        let n = *size as usize;
+        match m {
+            Member::At(s) => src.storage(*s, n, dtype, a.big_endian, file),
+            Member::Owned(v) => Source::Bytes(v).storage(0, n, dtype, a.big_endian, file),
+            Member::Bad(e) => Err(e.clone()),
         }
-        storage_for(if range.is_some() { map } else { None }, data, dtype, file)
     };
-    super::pickle::unpickle(&data, file, &mut loader)
+    super::pickle::unpickle(&a.pickle, file, &mut loader)
 }

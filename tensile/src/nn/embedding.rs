@@ -33,7 +33,7 @@ pub fn embedding_with(
     opts: impl Into<EmbeddingOpts>,
 ) -> Result<Tensor> {
     if let Some(p) = opts.into().padding_idx {
-        let num = weight.sizes.first().copied().unwrap_or(0) as i64;
+        let num = weight.size().first().copied().unwrap_or(0) as i64;
         if (p > 0 && p >= num) || (p < 0 && p < -num) {
             return Err(Error::assertion(
                 "Padding_idx must be within num_embeddings",

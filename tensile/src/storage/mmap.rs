@@ -1,5 +1,5 @@
-//! Raw memory for `crate::io`: private file mappings that storages may view without a copy,
-//! and byte copies out of a storage.
+//! Raw memory for the public storage API (`super::typed`, which `crate::io` uses): private
+//! file mappings that storages may view without a copy.
 //!
 //! # No two storages over the same bytes
 //! Soundness of `Tensor: Sync` rests on each storage's lock guarding its bytes (see
@@ -34,9 +34,10 @@ pub(crate) struct Mapped {
 }
 
 // SAFETY: the mapping is plain bytes owned by this value; reads go through `bytes()` only while
-// a loader builds its tensors (before it returns any tensor over the mapping, so nothing writes
-// to it meanwhile), and afterwards every access goes through the lock of the one `Storage` that
-// covers the bytes (`storage` hands out disjoint ranges only; see `crate::storage`).
+// no storage views the mapping (`MappedFile::bytes` refuses once one does) or through
+// `free_bytes`, for bytes no storage views, so nothing writes them meanwhile; every other
+// access goes through the lock of the one `Storage` that covers the bytes (`storage` hands
+// out disjoint ranges only; see `crate::storage`).
 unsafe impl Send for Mapped {}
 // SAFETY: as above.
 unsafe impl Sync for Mapped {}
@@ -59,14 +60,37 @@ impl Mapped {
         }))
     }
 
-    /// The mapped bytes. Only called during a load, before the loader returns any tensor over
-    /// the mapping (storages made meanwhile are not written to until then).
+    /// The mapped bytes. Only called while no storage views the mapping
+    /// (`super::typed::MappedFile` makes sure of it), and by [`Mapped::free_bytes`] for a
+    /// range no storage views.
     pub(crate) fn bytes(&self) -> &[u8] {
         if self.len == 0 {
             return &[];
         }
         // SAFETY: `base..base + len` is the live mapping; during a load nothing writes to it.
         unsafe { std::slice::from_raw_parts(self.base, self.len) }
+    }
+
+    /// The mapping's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Bytes `start..end` of the mapping when no storage views any of them (so nothing writes
+    /// them), else `None` (also for a range outside the mapping).
+    pub(crate) fn free_bytes(&self, start: usize, end: usize) -> Option<&[u8]> {
+        if start > end || end > self.len {
+            return None;
+        }
+        let taken = self.taken.lock().unwrap_or_else(|p| p.into_inner());
+        if taken
+            .range(..end)
+            .next_back()
+            .is_some_and(|(_, &e)| e > start)
+        {
+            return None;
+        }
+        Some(&self.bytes()[start..end])
     }
 
     /// A storage viewing `start..start + len` of the mapping without a copy, or `None` when the
@@ -109,23 +133,6 @@ impl Mapped {
         // documented duty.
         Some(unsafe { Storage::from_external(NonNull::new(ptr)?, len, owner) })
     }
-}
-
-/// A copy of `n` bytes of `storage` starting `byte_offset` bytes in, or `None` when the range is
-/// outside the storage. Takes the storage's read lock.
-pub(crate) fn copy_out(storage: &Storage, byte_offset: usize, n: usize) -> Option<Vec<u8>> {
-    if byte_offset.checked_add(n)? > storage.nbytes() {
-        return None;
-    }
-    let mut out = vec![0u8; n];
-    if n > 0 {
-        let _g = storage.read();
-        // SAFETY: the range is inside the storage (checked) and we hold its read lock.
-        unsafe {
-            std::ptr::copy_nonoverlapping(storage.ptr().add(byte_offset), out.as_mut_ptr(), n)
-        };
-    }
-    Some(out)
 }
 
 #[cfg(test)]
