@@ -20,11 +20,113 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ferr;
-use super::torch::Value;
 use crate::Tensor;
 use crate::TypedStorage;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+
+/// A value loaded from a `torch.save` file: the Python objects a state dict, an optimizer
+/// state dict or a checkpoint dict are made of.
+#[derive(Debug)]
+pub enum Value {
+    /// Python `None`.
+    None,
+    /// Python `bool`.
+    Bool(bool),
+    /// Python `int` (one that fits in 64 bits; a larger one is an error).
+    Int(i64),
+    /// Python `float`.
+    Float(f64),
+    /// Python `str`.
+    Str(String),
+    /// Python `bytes`.
+    Bytes(Vec<u8>),
+    /// A tensor (or `nn.Parameter`, loaded with its `requires_grad`). Tensors that shared a
+    /// storage in PyTorch (views, `t()` of a weight) share one in tensile.
+    Tensor(Tensor),
+    /// Python `list`.
+    List(Vec<Value>),
+    /// Python `tuple` or `torch.Size`.
+    Tuple(Vec<Value>),
+    /// Python `dict` or `collections.OrderedDict`, in insertion order (keys may be any value:
+    /// an optimizer's `state` is keyed by int).
+    Dict(Vec<(Value, Value)>),
+}
+
+impl Value {
+    /// The tensor, if this is one.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The tensor, if this is one, by value.
+    pub fn into_tensor(self) -> Option<Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// The int, if this is one.
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+    /// The float (an int widened), if this is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Float(f) => Some(*f),
+            Value::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The items of a list or tuple.
+    pub fn as_seq(&self) -> Option<&[Value]> {
+        match self {
+            Value::List(v) | Value::Tuple(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The entries of a dict.
+    pub fn as_dict(&self) -> Option<&[(Value, Value)]> {
+        match self {
+            Value::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+    /// `d[key]` for a dict with a string key `key` (`None` when absent or not a dict).
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.as_dict()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v)
+    }
+    /// The Python type name (`"dict"`, `"tensor"`, …), for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::None => "None",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Bytes(_) => "bytes",
+            Value::Tensor(_) => "Tensor",
+            Value::List(_) => "list",
+            Value::Tuple(_) => "tuple",
+            Value::Dict(_) => "dict",
+        }
+    }
+}
 
 /// The deepest nesting of containers [`Value`] may have.
 pub const MAX_DEPTH: usize = 100;
