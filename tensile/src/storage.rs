@@ -265,6 +265,26 @@ impl Storage {
         s
     }
 
+    /// A copy of bytes `byte_offset..byte_offset + n` of the storage, under its read lock.
+    /// Errors: the allocator's; a range outside the storage (internal: no tensor reaches
+    /// outside its storage).
+    pub(crate) fn copy_bytes(&self, byte_offset: usize, n: usize) -> crate::error::Result<Vec<u8>> {
+        if byte_offset.checked_add(n).is_none_or(|e| e > self.nbytes()) {
+            return Err(crate::error::Error::runtime(
+                "internal error: a byte range outside its storage",
+            ));
+        }
+        let mut out = crate::error::try_filled(0u8, n)?;
+        if n > 0 {
+            let _g = self.read();
+            // SAFETY: the range is inside the storage (checked) and we hold its read lock.
+            unsafe {
+                std::ptr::copy_nonoverlapping(self.ptr().add(byte_offset), out.as_mut_ptr(), n)
+            };
+        }
+        Ok(out)
+    }
+
     /// Size in bytes.
     pub(crate) fn nbytes(&self) -> usize {
         self.bytes

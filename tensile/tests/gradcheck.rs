@@ -140,6 +140,7 @@ const NOT_DIFFERENTIABLE: &[(&str, &str)] = &[
     ("category", "metadata: promotion category"),
     ("storage", "metadata: the tensor's storage"),
     ("from_storage", "creation: a tensor over a storage"),
+    ("to_le_bytes", "metadata: the elements' bytes"),
     ("is_contiguous", "metadata"),
     ("is_contiguous_channels_last", "metadata"),
     ("is_non_overlapping_and_dense", "metadata"),

@@ -40,7 +40,7 @@ use std::path::Path;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::{MappedFile, Tensor, TypedStorage};
+use crate::{MappedFile, TypedStorage};
 
 pub mod npy;
 pub mod npz;
@@ -244,31 +244,6 @@ pub(crate) fn extent(sizes: &[usize], strides: &[usize], offset: usize) -> Optio
         last = last.checked_add((n - 1).checked_mul(s)?)?;
     }
     last.checked_add(1)
-}
-
-/// The little-endian bytes of `t`'s elements in row-major order (a copy).
-pub(crate) fn contiguous_le_bytes(t: &Tensor) -> Result<Vec<u8>> {
-    fn flat<T: crate::Element, const N: usize>(
-        t: &Tensor,
-        le: impl Fn(T) -> [u8; N],
-    ) -> Result<Vec<u8>> {
-        let v = t.try_to_vec::<T>()?;
-        let mut out = crate::error::try_vec::<u8>(v.len() * N)?;
-        out.extend(v.into_iter().flat_map(le));
-        Ok(out)
-    }
-    match t.dtype() {
-        DType::Bool => flat(t, |b: bool| [b as u8]),
-        DType::UInt8 => flat(t, u8::to_le_bytes),
-        DType::Int8 => flat(t, i8::to_le_bytes),
-        DType::Int16 => flat(t, i16::to_le_bytes),
-        DType::Int32 => flat(t, i32::to_le_bytes),
-        DType::Int64 => flat(t, i64::to_le_bytes),
-        DType::Float16 => flat(t, half::f16::to_le_bytes),
-        DType::BFloat16 => flat(t, half::bf16::to_le_bytes),
-        DType::Float32 => flat(t, f32::to_le_bytes),
-        DType::Float64 => flat(t, f64::to_le_bytes),
-    }
 }
 
 /// The product of `sizes` as a byte count for `dtype`, `None` on overflow. A zero size makes

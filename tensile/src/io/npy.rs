@@ -426,9 +426,9 @@ pub(crate) fn to_bytes_impl(t: &Tensor, file: &str) -> Result<Vec<u8>> {
     };
     let data = if fortran {
         let rev: Vec<i64> = (0..t.dim() as i64).rev().collect();
-        super::contiguous_le_bytes(&t.permute(rev.as_slice())?)?
+        t.permute(rev.as_slice())?.to_le_bytes()?
     } else {
-        super::contiguous_le_bytes(t)?
+        t.to_le_bytes()?
     };
     let dict = format!(
         "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {}, }}",

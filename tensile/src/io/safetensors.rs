@@ -260,7 +260,7 @@ fn entries<K: AsRef<str>, T: AsRef<Tensor>>(
             Entry {
                 dtype: to_st(t.dtype()),
                 shape: t.size().to_vec(),
-                data: super::contiguous_le_bytes(t)?,
+                data: t.to_le_bytes()?,
             },
         ));
     }

@@ -123,6 +123,24 @@ impl Tensor {
         }
     }
 
+    /// The elements as little-endian bytes in row-major order (NumPy's `t.numpy().tobytes()`
+    /// on a little-endian machine): `numel · itemsize` bytes, one copy for a contiguous
+    /// tensor (a non-contiguous one is made contiguous first). The bytes the file writers
+    /// (`crate::io`) write.
+    ///
+    /// Errors: the allocator's.
+    pub fn to_le_bytes(&self) -> Result<Vec<u8>> {
+        let c = self.try_contiguous()?;
+        let isz = c.dtype.itemsize();
+        let mut out = c.storage.copy_bytes(c.offset * isz, c.numel() * isz)?;
+        if cfg!(target_endian = "big") && isz > 1 {
+            for ch in out.chunks_exact_mut(isz) {
+                ch.reverse();
+            }
+        }
+        Ok(out)
+    }
+
     /// `torch.empty(0, dtype=storage.dtype).set_(storage, storage_offset, size, stride)`
     /// (`torch._utils._rebuild_tensor`): a tensor of `size`, `stride` (elements) and
     /// `storage_offset` (elements) over `storage`, sharing its memory; it does not require
