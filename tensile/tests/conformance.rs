@@ -21,8 +21,6 @@ mod calls_loss;
 mod calls_norm;
 #[path = "conformance/calls_random.rs"]
 mod calls_random;
-#[path = "conformance/calls_reduce.rs"]
-mod calls_reduce;
 mod opinfo;
 
 use std::path::PathBuf;
@@ -536,7 +534,6 @@ pub fn dispatch(
 ) -> Option<tensile::Result<Out>> {
     call_opinfo(op, args, kw)
         .or_else(|| call_core(op, args, kw))
-        .or_else(|| calls_reduce::call(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
 }

@@ -385,10 +385,6 @@ macro_rules! binary {
 
 fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
     binary!(row, args,
-        "matmul" => |a: &Tensor, b: &Tensor| a.matmul(b),
-        "mm" => |a: &Tensor, b: &Tensor| a.mm(b), "bmm" => |a: &Tensor, b: &Tensor| a.bmm(b),
-        "mv" => |a: &Tensor, b: &Tensor| a.mv(b), "dot" => |a: &Tensor, b: &Tensor| a.dot(b),
-        "linalg.vecdot" => |a: &Tensor, b: &Tensor| tensile::linalg::vecdot(a, b, -1),
         "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
         "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
     );

@@ -99,54 +99,8 @@ pub fn table() -> Vec<Row> {
             .add(&a[0].to(DType::Float64)?)
     }));
 
-    // ---------------------------------------------------------------- matmul, linalg
-    t.push(
-        row("matmul", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].matmul(&a[1]))
-            .bcast(&[&[2, 1, 2, 3], &[3, 3, 2]]),
-    );
-    t.push(row("matmul (vector)", &[x(&[3]), x(&[2, 3, 2])], |a| {
-        a[0].matmul(&a[1])
-    }));
-    t.push(row("mm", &[x(&[2, 3]), x(&[3, 2])], |a| a[0].mm(&a[1])));
-    t.push(
-        row("addmm", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
-            tensile::addmm(&a[0], &a[1], &a[2])
-        })
-        .bcast(&[&[2], &[2, 3], &[3, 2]]),
-    );
-    t.push(
-        row("addmm_with", &[x(&[2, 2]), x(&[2, 3]), x(&[3, 2])], |a| {
-            tensile::addmm_with(&a[0], &a[1], &a[2], (0.5, -2.0))
-        })
-        .bcast(&[&[1, 2], &[2, 3], &[3, 2]]),
-    );
-    t.push(
-        row(
-            "baddbmm",
-            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
-            |a| tensile::baddbmm(&a[0], &a[1], &a[2]),
-        )
-        .bcast(&[&[2, 2], &[2, 2, 3], &[2, 3, 2]]),
-    );
-    t.push(
-        row(
-            "baddbmm_with",
-            &[x(&[2, 2, 2]), x(&[2, 2, 3]), x(&[2, 3, 2])],
-            |a| tensile::baddbmm_with(&a[0], &a[1], &a[2], (2.0, 0.5)),
-        )
-        .bcast(&[&[1, 1, 2], &[2, 2, 3], &[2, 3, 2]]),
-    );
-    t.push(row("bmm", &[x(&[2, 2, 3]), x(&[2, 3, 2])], |a| {
-        a[0].bmm(&a[1])
-    }));
-    t.push(row("mv", &[x(&[2, 3]), x(&[3])], |a| a[0].mv(&a[1])));
-    t.push(row("dot", &[x(&[3]), x(&[3])], |a| a[0].dot(&a[1])));
-    t.push(
-        row("vecdot", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            tensile::linalg::vecdot(&a[0], &a[1], -1)
-        })
-        .bcast(&[&[2, 1, 3], &[3]]),
-    );
+    // ---------------------------------------------------------------- linalg (the matrix
+    // products are the OpInfo table's, `tests/opinfo/matmul.rs`)
     // cholesky of the positive-definite a·aᵀ + I; solve_triangular with the diagonal kept
     // away from zero (the upper triangle of A is not read: its gradient is zero both ways)
     t.push(row("cholesky", &[x(&[3, 3])], |a| {

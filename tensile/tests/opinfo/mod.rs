@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -72,6 +72,7 @@ pub mod binary;
 pub mod conv;
 pub mod creation;
 pub mod index;
+pub mod matmul;
 pub mod pool;
 pub mod reduce;
 pub mod rnn;
@@ -283,7 +284,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 14] {
+pub fn families() -> [&'static [OpInfo]; 15] {
     [
         unary::OPS,
         binary::OPS,
@@ -299,6 +300,7 @@ pub fn families() -> [&'static [OpInfo]; 14] {
         rnn::OPS,
         conv::OPS,
         pool::OPS,
+        matmul::OPS,
     ]
 }
 
