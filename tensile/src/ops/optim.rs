@@ -130,11 +130,7 @@ fn sgd_fused<T: OptFloat + Element>(
     outs.extend(b);
     crate::iter::dense(&outs, &[g], |mut sl| {
         let pv = sl.out::<T>(0)?;
-        let bv = if b.is_some() {
-            Some(sl.out::<T>(1)?)
-        } else {
-            None
-        };
+        let bv = b.map(|_| sl.out::<T>(1)).transpose()?;
         sgd(pv, sl.input::<T>(0)?, bv, first, s);
         Ok(())
     })
@@ -222,11 +218,7 @@ fn adam_fused<T: OptFloat + Element>(
     outs.extend(vmax);
     crate::iter::dense(&outs, &[g], |mut sl| {
         let (pv, mv, vv) = (sl.out::<T>(0)?, sl.out::<T>(1)?, sl.out::<T>(2)?);
-        let xv = if vmax.is_some() {
-            Some(sl.out::<T>(3)?)
-        } else {
-            None
-        };
+        let xv = vmax.map(|_| sl.out::<T>(3)).transpose()?;
         adam(pv, sl.input::<T>(0)?, mv, vv, xv, s);
         Ok(())
     })
