@@ -105,6 +105,15 @@ impl Error {
     pub fn not_implemented(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::NotImplementedError, message)
     }
+
+    /// An `AT_DISPATCH` refusal, NotImplementedError `"kernel" not implemented for 'Long'`:
+    /// the kernel `kernel` has no instance for `dtype` (named as PyTorch names scalar types).
+    pub(crate) fn not_implemented_for(kernel: &str, dtype: crate::dtype::DType) -> Error {
+        Error::not_implemented(format!(
+            "\"{kernel}\" not implemented for '{}'",
+            dtype.scalar_type_name()
+        ))
+    }
     /// The Python exception class PyTorch raises here.
     pub fn kind(&self) -> ErrorKind {
         self.kind

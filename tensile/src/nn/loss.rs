@@ -31,10 +31,7 @@ fn float_only(t: &Tensor, kernel: &str) -> Result<()> {
     if t.dtype().is_floating_point() {
         Ok(())
     } else {
-        Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for '{}'",
-            t.dtype().scalar_type_name()
-        )))
+        Err(Error::not_implemented_for(kernel, t.dtype()))
     }
 }
 

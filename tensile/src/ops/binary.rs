@@ -64,11 +64,7 @@ impl BinaryOp {
 }
 
 fn not_implemented(op: BinaryOp, dt: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{}\" not implemented for '{}'",
-        op.kernel_name(),
-        dt.scalar_type_name()
-    ))
+    Error::not_implemented_for(op.kernel_name(), dt)
 }
 
 /// PyTorch's `sub_check`, run before the iterator is built.

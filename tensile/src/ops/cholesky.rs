@@ -9,10 +9,7 @@ use crate::tensor::Tensor;
 fn check_float(t: &Tensor, kernel: &str, op: &str) -> Result<()> {
     match t.dtype() {
         DType::Float32 | DType::Float64 => Ok(()),
-        d if d.is_floating_point() => Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for '{}'",
-            d.scalar_type_name()
-        ))),
+        d if d.is_floating_point() => Err(Error::not_implemented_for(kernel, d)),
         d => Err(Error::not_implemented(format!(
             "{op}: Expected a floating point or complex tensor as input. Got {}",
             d.scalar_type_name()
@@ -166,10 +163,10 @@ pub(crate) fn solve_triangular_raw(
     }
     for t in [a, b] {
         if !matches!(t.dtype(), DType::Float32 | DType::Float64) {
-            return Err(Error::not_implemented(format!(
-                "\"triangular_solve_cpu\" not implemented for '{}'",
-                t.dtype().scalar_type_name()
-            )));
+            return Err(Error::not_implemented_for(
+                "triangular_solve_cpu",
+                t.dtype(),
+            ));
         }
     }
     // detached: the solution is computed from the values (the op table records the op)

@@ -199,10 +199,7 @@ pub(crate) fn convolution_impl(
             (true, 4) => "slow_conv_transpose2d_out_cpu",
             (true, _) => "slow_conv_transpose3d_out_cpu",
         };
-        return Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for '{}'",
-            x.dtype().scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for(kernel, x.dtype()));
     }
     let nsp = x4.dim() - 2;
     let outpad_big = g.transposed
@@ -444,10 +441,7 @@ pub(crate) fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts)
     let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
     if !dt.is_floating_point() {
-        return Err(Error::not_implemented(format!(
-            "\"im2col_out_cpu\" not implemented for '{}'",
-            dt.scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for("im2col_out_cpu", dt));
     }
     let (n, c) = (x.size()[0], x.size()[1]);
     let (ckk, l) = gc::unfold_output(c, &win, bh, bw)?;
@@ -499,10 +493,7 @@ pub(crate) fn fold_impl(
     let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
     if !dt.is_floating_point() {
-        return Err(Error::not_implemented(format!(
-            "\"col2im_out_cpu\" not implemented for '{}'",
-            dt.scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for("col2im_out_cpu", dt));
     }
     let n = x.size()[0];
     let win = Window {

@@ -48,10 +48,7 @@ use MathOp::*;
 
 /// `"NAME" not implemented for 'Dtype'` (NotImplementedError), PyTorch's dispatch error.
 pub(crate) fn not_impl(kernel: &str, dt: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{kernel}\" not implemented for '{}'",
-        dt.scalar_type_name()
-    ))
+    Error::not_implemented_for(kernel, dt)
 }
 
 /// The dtype `op` computes and returns in, given its inputs' common dtype; or the kernel's

@@ -36,10 +36,7 @@ fn same_dtype_mm(a: &Tensor, b: &Tensor) -> Result<()> {
 }
 
 fn not_implemented(kernel: &str, dt: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{kernel}\" not implemented for '{}'",
-        dt.scalar_type_name()
-    ))
+    Error::not_implemented_for(kernel, dt)
 }
 
 /// The product of `a` (`batch + [m, k]`) and `b` (`batch + [k, n]`), two views of one dtype

@@ -225,10 +225,7 @@ pub(crate) fn layer_norm_fwd(
     }
     let mixed = check_layer_norm_dtypes(x, &[weight, bias])?;
     if !x.dtype.is_floating_point() {
-        return Err(Error::not_implemented(format!(
-            "\"LayerNormKernelImpl\" not implemented for '{}'",
-            x.dtype.scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for("LayerNormKernelImpl", x.dtype));
     }
     let n: usize = normalized_shape.iter().product();
     let x = x.try_contiguous()?;

@@ -185,10 +185,7 @@ pub(crate) fn float_only(t: &Tensor, name: &str) -> Result<()> {
     if t.dtype.is_floating_point() {
         Ok(())
     } else {
-        Err(Error::not_implemented(format!(
-            "\"{name}\" not implemented for '{}'",
-            t.dtype.scalar_type_name()
-        )))
+        Err(Error::not_implemented_for(name, t.dtype))
     }
 }
 

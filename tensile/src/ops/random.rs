@@ -42,13 +42,6 @@ fn fails_gt(a: f64, b: f64) -> bool {
         .is_none_or(|o| o != std::cmp::Ordering::Greater)
 }
 
-/// An `AT_DISPATCH` refusal: `"NAME" not implemented for 'Long'`.
-fn not_for(name: &str, dtype: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{name}\" not implemented for '{}'",
-        dtype.scalar_type_name()
-    ))
-}
 /// `assert_no_internal_overlap` (TensorIterator's check on its output).
 fn no_overlap(t: &Tensor) -> Result<()> {
     crate::iter::check_overlap(t, &[])
@@ -174,7 +167,7 @@ pub(crate) fn uniform_fill(
 ) -> Result<()> {
     let dt = t.dtype();
     if !dt.is_floating_point() {
-        return Err(not_for("check_uniform_bounds", dt));
+        return Err(Error::not_implemented_for("check_uniform_bounds", dt));
     }
     let (min, max) = limits(dt);
     let tm = type_meta_name(dt);
@@ -268,7 +261,7 @@ pub(crate) fn normal_fill(
     }
     let dt = t.dtype();
     if !dt.is_floating_point() {
-        return Err(not_for("normal_kernel_cpu", dt));
+        return Err(Error::not_implemented_for("normal_kernel_cpu", dt));
     }
     let rng = or_default(generator);
     let mut s = rng.lock();
@@ -412,7 +405,10 @@ pub(crate) fn random_from_to_fill(
         match dt {
             DType::Int64 | DType::Float64 | DType::Float32 | DType::BFloat16 => {}
             DType::Float16 | DType::Bool => {
-                return Err(not_for("random_full_64_bits_range_kernel_cpu", dt));
+                return Err(Error::not_implemented_for(
+                    "random_full_64_bits_range_kernel_cpu",
+                    dt,
+                ));
             }
             _ => {
                 return Err(Error::runtime(
@@ -527,7 +523,7 @@ pub(crate) fn geometric_fill(t: &Tensor, p: f64, generator: Option<&Generator>) 
         return Ok(());
     }
     if t.dtype() == DType::Bool {
-        return Err(not_for("geometric_cpu", DType::Bool));
+        return Err(Error::not_implemented_for("geometric_cpu", DType::Bool));
     }
     serial_f64(t, generator, |u| (u.ln() / (-p).ln_1p()).ceil())
 }
@@ -577,7 +573,7 @@ pub(crate) fn log_normal_fill(
     }
     let dt = t.dtype();
     if !dt.is_floating_point() {
-        return Err(not_for("log_normal_cpu", dt));
+        return Err(Error::not_implemented_for("log_normal_cpu", dt));
     }
     no_overlap(t)?;
     let rng = or_default(generator);
@@ -626,7 +622,10 @@ pub(crate) fn bernoulli_tensor_fill(
     }
     no_overlap(t)?;
     if !p.dtype().is_floating_point() {
-        return Err(not_for("bernoulli_tensor_cpu_p_", p.dtype()));
+        return Err(Error::not_implemented_for(
+            "bernoulli_tensor_cpu_p_",
+            p.dtype(),
+        ));
     }
     let pv = p.expand(t.size())?.try_contiguous()?.try_to_vec::<f64>()?;
     if pv.iter().any(|&x| !(0.0..=1.0).contains(&x)) {
@@ -655,7 +654,7 @@ pub(crate) fn poisson(rates: &Tensor, generator: Option<&Generator>) -> Result<T
     let dt = rates.dtype();
     let out = Tensor::empty_with(rates.size(), dt)?;
     if !dt.is_floating_point() {
-        return Err(not_for("poisson_cpu", dt));
+        return Err(Error::not_implemented_for("poisson_cpu", dt));
     }
     let rv = rates.try_contiguous()?.try_to_vec::<f64>()?;
     let rng = or_default(generator);

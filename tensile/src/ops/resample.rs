@@ -329,10 +329,7 @@ pub(crate) fn interpolate_fwd(
     let k = spatial.len();
     let dt = input.dtype();
     if !dt.is_floating_point() {
-        return Err(Error::not_implemented(format!(
-            "\"upsample_{mode}\" not implemented for '{}'",
-            dt.scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for(&format!("upsample_{mode}"), dt));
     }
     let mut sizes = input.size()[..2].to_vec();
     sizes.extend_from_slice(outs);

@@ -164,10 +164,7 @@ fn work_dtype(dt: DType, op: &str) -> Result<DType> {
     match dt {
         DType::Float32 | DType::Float64 => Ok(dt),
         DType::Float16 | DType::BFloat16 => Ok(DType::Float32),
-        _ => Err(Error::not_implemented(format!(
-            "\"{op}\" not implemented for '{}'",
-            dt.scalar_type_name()
-        ))),
+        _ => Err(Error::not_implemented_for(op, dt)),
     }
 }
 

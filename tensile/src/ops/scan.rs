@@ -213,10 +213,10 @@ fn log_add_exp(x: f64, y: f64) -> f64 {
 pub(crate) fn logcumsumexp_fwd(t: &Tensor, dim: i64) -> Result<Tensor> {
     let d = wrap_dim(dim, t.dim())?;
     if !t.dtype().is_floating_point() {
-        return Err(Error::not_implemented(format!(
-            "\"logcumsumexp_out_cpu\" not implemented for '{}'",
-            t.dtype().scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for(
+            "logcumsumexp_out_cpu",
+            t.dtype(),
+        ));
     }
     let (moved, n) = rows(t, d)?;
     let r = acc_round(t.dtype());

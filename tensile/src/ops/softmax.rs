@@ -26,10 +26,7 @@ pub(crate) fn softmax_raw(t: &Tensor, dim: i64, log: bool) -> Result<Tensor> {
             ""
         };
         let name = format!("{}softmax{last}_kernel_impl", if log { "log_" } else { "" });
-        return Err(Error::not_implemented(format!(
-            "\"{name}\" not implemented for '{}'",
-            t.dtype.scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for(&name, t.dtype));
     }
     let sizes = t.size().to_vec();
     let (outer, len, inner) = if sizes.is_empty() {

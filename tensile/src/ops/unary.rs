@@ -55,10 +55,7 @@ impl UnaryOp {
 }
 
 fn not_impl(name: &str, dt: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{name}\" not implemented for '{}'",
-        dt.scalar_type_name()
-    ))
+    Error::not_implemented_for(name, dt)
 }
 
 /// The dtype `op` computes and returns in, for an input of dtype `dt`.

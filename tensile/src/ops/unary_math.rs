@@ -33,10 +33,7 @@ pub(crate) enum Layout {
 
 /// PyTorch's dispatch error: `"NAME" not implemented for 'Long'`.
 pub(crate) fn not_impl(name: &str, dt: DType) -> Error {
-    Error::not_implemented(format!(
-        "\"{name}\" not implemented for '{}'",
-        dt.scalar_type_name()
-    ))
+    Error::not_implemented_for(name, dt)
 }
 
 /// Runs `f` over `a` into a new tensor of `out_dt`: the kernel sees `I` and writes `O`, the

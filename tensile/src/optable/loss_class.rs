@@ -250,10 +250,7 @@ fn float_input(input: &Tensor, kernel: &str) -> Result<()> {
     if input.dtype().is_floating_point() {
         Ok(())
     } else {
-        Err(Error::not_implemented(format!(
-            "\"{kernel}\" not implemented for '{}'",
-            input.dtype().scalar_type_name()
-        )))
+        Err(Error::not_implemented_for(kernel, input.dtype()))
     }
 }
 

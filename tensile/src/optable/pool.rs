@@ -266,10 +266,7 @@ fn check_float(x: &Tensor, name: &str) -> Result<()> {
     if x.dtype().is_floating_point() {
         Ok(())
     } else {
-        Err(Error::not_implemented(format!(
-            "\"{name}\" not implemented for '{}'",
-            x.dtype().scalar_type_name()
-        )))
+        Err(Error::not_implemented_for(name, x.dtype()))
     }
 }
 
@@ -541,10 +538,7 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         } else {
             "avg_pool3d_out_frame"
         };
-        return Err(Error::not_implemented(format!(
-            "\"{kn}\" not implemented for '{}'",
-            input.dtype().scalar_type_name()
-        )));
+        return Err(Error::not_implemented_for(kn, input.dtype()));
     }
     let batched = nd == d + 2;
     let wins = (0..d)

@@ -122,9 +122,7 @@ impl Tensor {
             )));
         }
         if dt == DType::Bool {
-            return Err(Error::not_implemented(
-                "\"randperm\" not implemented for 'Bool'",
-            ));
+            return Err(Error::not_implemented_for("randperm", dt));
         }
         let n = n as usize;
         let mut r = crate::error::try_vec::<i64>(n)?;

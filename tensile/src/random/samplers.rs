@@ -57,10 +57,7 @@ fn floating_only(name: &str, dtype: DType) -> Result<()> {
     if matches!(dtype, DType::Float32 | DType::Float64) {
         return Ok(());
     }
-    Err(Error::not_implemented(format!(
-        "\"{name}\" not implemented for '{}'",
-        dtype.scalar_type_name()
-    )))
+    Err(Error::not_implemented_for(name, dtype))
 }
 
 /// TensorIterator's common-dtype check of its inputs: `Found dtype Double but expected Float`.
