@@ -47,7 +47,6 @@ fn no_overlap(t: &Tensor) -> Result<()> {
     crate::iter::check_overlap(t, &[])
 }
 
-/// Writes row-major values into `t` without autograd (the caller is inside [`in_place`]).
 /// Runs `f` on `t`'s elements as one mutable slice (`t` contiguous, of `T`'s dtype), under
 /// its write lock: a serial kernel's one pass, as PyTorch's.
 fn with_out<T: crate::element::Element, R>(t: &Tensor, f: impl FnOnce(&mut [T]) -> R) -> R {
