@@ -23,6 +23,7 @@ mod calls_norm;
 mod calls_random;
 mod opinfo;
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -469,7 +470,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
-    let kwt = calls_norm::kw_tensors(kw);
+    let kwt = kw_tensors(kw);
     let res = dispatch(op, &args, kw, &kwt)
         .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let out = match res {
@@ -479,7 +480,7 @@ fn run_case(case: &Value) -> Result<(), String> {
     if exp.get("error").is_some() {
         return Err(format!("expected error {}", exp["error"]["message"]));
     }
-    calls_norm::check_mutated(exp, &args, &kwt, &inputs)?;
+    check_mutated(exp, &args, &kwt, &inputs)?;
     if let Some(after) = exp.get("storage_after") {
         let base = bases[0].ok_or("in-place case without a base")?;
         let dt = exp["self"]["dtype"].as_str().unwrap();
@@ -525,14 +526,49 @@ fn run_case(case: &Value) -> Result<(), String> {
     }
 }
 
+/// The case's tensor-valued kwargs, built once (so that writes to them stay visible to the
+/// `mutated` check), as leaves that require grad where the SPEC says so (the `grad` family).
+pub fn kw_tensors(kw: &Value) -> HashMap<String, Tensor> {
+    let mut m = HashMap::new();
+    if let Some(o) = kw.as_object() {
+        for (k, v) in o {
+            if let Some(spec) = v.get("tensor") {
+                m.insert(k.clone(), calls_grad::leaf(spec));
+            }
+        }
+    }
+    m
+}
+
+/// The `mutated` EXPECT key: each named argument after the call.
+pub fn check_mutated(
+    exp: &Value,
+    args: &[Arg],
+    kwt: &HashMap<String, Tensor>,
+    inputs: &[Option<&Tensor>],
+) -> Result<(), String> {
+    let Some(m) = exp.get("mutated").and_then(|m| m.as_object()) else {
+        return Ok(());
+    };
+    for (key, want) in m {
+        let t = if key.chars().all(|c| c.is_ascii_digit()) {
+            args[key.parse::<usize>().unwrap()].tensor()
+        } else {
+            kwt.get(key).ok_or(format!("mutated kwarg {key} missing"))?
+        };
+        check_tensor(want, t, inputs).map_err(|e| format!("mutated {key}: {e}"))?;
+    }
+    Ok(())
+}
+
 /// Runs op `op` through every family's call table (`None`: no family knows it).
 pub fn dispatch(
     op: &str,
     args: &[Arg],
     kw: &Value,
-    kwt: &std::collections::HashMap<String, Tensor>,
+    kwt: &HashMap<String, Tensor>,
 ) -> Option<tensile::Result<Out>> {
-    call_opinfo(op, args, kw)
+    call_opinfo(op, args, kw, kwt)
         .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
@@ -541,15 +577,26 @@ pub fn dispatch(
 /// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,
 /// and the call has the entry's arity; the arguments and keywords are handed over as
 /// [`opinfo::Args`] (keywords given as `null` left out, as are keyword values no adapter
-/// reads: lists of floats, nested objects).
-fn call_opinfo(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
+/// reads: nested objects); a tensor keyword is the one of `kwt` (the case's, built once).
+fn call_opinfo(
+    op: &str,
+    args: &[Arg],
+    kw: &Value,
+    kwt: &HashMap<String, Tensor>,
+) -> Option<tensile::Result<Out>> {
     let (info, inplace) = opinfo::lookup(op, args.len())?;
     let pos = args.iter().map(to_opinfo).collect::<Option<Vec<_>>>()?;
     let kw = kw
         .as_object()
         .into_iter()
         .flatten()
-        .filter_map(|(k, v)| Some((k.clone(), json_to_opinfo(v)?)))
+        .filter_map(|(k, v)| {
+            let a = match kwt.get(k) {
+                Some(t) => opinfo::Arg::Tensor(t.alias()),
+                None => json_to_opinfo(v)?,
+            };
+            Some((k.clone(), a))
+        })
         .collect();
     let a = opinfo::Args { pos, kw, inplace };
     Some(info.run(&a).map(|r| match r {

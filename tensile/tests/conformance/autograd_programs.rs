@@ -63,7 +63,7 @@ fn stmt(env: &mut Env, s: &Value) -> Result<(), Error> {
             return args[0].tensor().retain_grad();
         }
         let name = if op == "getitem" { "index" } else { op };
-        let kwt = super::calls_norm::kw_tensors(&kw);
+        let kwt = super::kw_tensors(&kw);
         let r = dispatch(name, &args, &kw, &kwt)
             .ok_or_else(|| Error::runtime(format!("op {op} not supported")))??;
         if let Some(n) = s.get("let") {

@@ -142,7 +142,7 @@ pub fn run(case: &Value) -> Result<(), String> {
         .iter()
         .map(grad_arg)
         .collect();
-    let kwt = super::calls_norm::kw_tensors(kw);
+    let kwt = super::kw_tensors(kw);
     let inputs: Vec<Option<&Tensor>> = args
         .iter()
         .map(|a| match a {

@@ -1,47 +1,11 @@
 //! Ops of the `norm` family (normalizations, embeddings, dropouts, distances), for the
-//! conformance runner, and the check of the `mutated` EXPECT key.
+//! conformance runner.
 use std::collections::HashMap;
 
-use super::{Arg, Out, build_arg, check_tensor, kw_bool, kw_f64, kw_int, kw_str};
+use super::{Arg, Out, kw_bool, kw_f64, kw_int, kw_str};
 use serde_json::Value;
 use tensile::Tensor;
 use tensile::nn::functional as F;
-
-/// The case's tensor-valued kwargs, built once (so that writes to them stay visible).
-pub fn kw_tensors(kw: &Value) -> HashMap<String, Tensor> {
-    let mut m = HashMap::new();
-    if let Some(o) = kw.as_object() {
-        for (k, v) in o {
-            if v.get("tensor").is_some()
-                && let (Arg::Tensor(t), _) = build_arg(v)
-            {
-                m.insert(k.clone(), t);
-            }
-        }
-    }
-    m
-}
-
-/// The `mutated` EXPECT key: each named argument after the call.
-pub fn check_mutated(
-    exp: &Value,
-    args: &[Arg],
-    kwt: &HashMap<String, Tensor>,
-    inputs: &[Option<&Tensor>],
-) -> Result<(), String> {
-    let Some(m) = exp.get("mutated").and_then(|m| m.as_object()) else {
-        return Ok(());
-    };
-    for (key, want) in m {
-        let t = if key.chars().all(|c| c.is_ascii_digit()) {
-            args[key.parse::<usize>().unwrap()].tensor()
-        } else {
-            kwt.get(key).ok_or(format!("mutated kwarg {key} missing"))?
-        };
-        check_tensor(want, t, inputs).map_err(|e| format!("mutated {key}: {e}"))?;
-    }
-    Ok(())
-}
 
 pub fn call(
     op: &str,
