@@ -310,56 +310,6 @@ pub fn kw_str<'a>(kw: &'a Value, name: &str) -> Option<&'a str> {
     kw.get(name).and_then(|v| v.as_str())
 }
 
-/// The ops of the core families that are no pointwise op (result_type, infer_size, repr,
-/// copies and fills, softmax); the pointwise ops are the OpInfo table's (`tests/opinfo/`,
-/// [`call_opinfo`]), the other families' ops live in `conformance/calls_*.rs`.
-fn call_core(op: &str, args: &[Arg], _kw: &Value) -> Option<tensile::Result<Out>> {
-    use Out::Tensor as T;
-    let a0 = || args[0].tensor();
-    let r = match op {
-        "infer_size" => {
-            tensile::broadcast::infer_size(&usizes(args[0].list()), &usizes(args[1].list()))
-                .map(|s| Out::Shape(s.iter().map(|&x| x as i64).collect()))
-        }
-        "broadcast_shapes" => {
-            let shapes: Vec<&[i64]> = args.iter().map(|a| a.list()).collect();
-            tensile::broadcast::broadcast_shapes(&shapes).map(Out::Shape)
-        }
-        "result_type" => {
-            let cat = |a: &Arg| match a {
-                Arg::Tensor(t) if t.dim() == 0 => (t.dtype(), tensile::dtype::Category::ZeroDim),
-                Arg::Tensor(t) => (t.dtype(), tensile::dtype::Category::Dim),
-                Arg::Scalar(s) => (s.dtype(), tensile::dtype::Category::Wrapped),
-                _ => panic!("corpus: result_type operand"),
-            };
-            Ok(Out::DType(tensile::dtype::result_type(&[
-                cat(&args[0]),
-                cat(&args[1]),
-            ])))
-        }
-        "repr" => Ok(Out::Str(a0().to_string())),
-        "copy_" => a0().copy_(args[1].tensor()).map(T),
-        "fill_" => match &args[1] {
-            Arg::Scalar(s) => a0().fill_(*s).map(T),
-            _ => panic!("corpus: fill_ value"),
-        },
-        "softmax" => a0().softmax(args[1].int()).map(T),
-        "log_softmax" => a0().log_softmax(args[1].int()).map(T),
-        "is_contiguous" => Ok(Out::Bool(a0().is_contiguous())),
-        "is_contiguous_channels_last" => Ok(Out::Bool(a0().is_contiguous_channels_last())),
-        "to_dtype" => match &args[1] {
-            Arg::DType(d) => a0().to(*d).map(T),
-            _ => panic!("corpus: to_dtype"),
-        },
-        _ => return None,
-    };
-    Some(r)
-}
-
-fn usizes(v: &[i64]) -> Vec<usize> {
-    v.iter().map(|&x| x as usize).collect()
-}
-
 fn tol(dtype: &str) -> Option<(f64, f64)> {
     match dtype {
         "float16" => Some((1e-3, 1e-5)),
@@ -569,7 +519,6 @@ pub fn dispatch(
     kwt: &HashMap<String, Tensor>,
 ) -> Option<tensile::Result<Out>> {
     call_opinfo(op, args, kw, kwt)
-        .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
 }
@@ -602,6 +551,10 @@ fn call_opinfo(
     Some(info.run(&a).map(|r| match r {
         opinfo::Ret::One(t) => Out::Tensor(t),
         opinfo::Ret::Many(ts) => Out::Tensors(ts),
+        opinfo::Ret::Shape(s) => Out::Shape(s),
+        opinfo::Ret::Bool(b) => Out::Bool(b),
+        opinfo::Ret::DType(d) => Out::DType(d),
+        opinfo::Ret::Str(s) => Out::Str(s),
     }))
 }
 

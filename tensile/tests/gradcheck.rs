@@ -253,14 +253,16 @@ fn gradcheck_every_op() {
     }
 }
 
-/// A derived form of `name`'s base op: in-place `x_`, `x_with`, `x_with_`, `x_out`.
+/// A derived form of `name`'s base op: in-place `x_`, `x_with`, `x_with_`, `x_out`, the
+/// fallible `try_x`.
 fn base_of(name: &str) -> Option<&str> {
     for suffix in ["_with_", "_with", "_out", "_"] {
         if let Some(b) = name.strip_suffix(suffix) {
             return Some(b);
         }
     }
-    None
+    // `try_X`: the fallible form of `X`
+    name.strip_prefix("try_")
 }
 
 #[test]

@@ -82,13 +82,6 @@ impl A {
             _ => panic!("ops.txt: expected an int argument"),
         }
     }
-    fn f(&self) -> f64 {
-        match self {
-            A::I(i) => *i as f64,
-            A::F(f) => *f,
-            _ => panic!("ops.txt: expected a number argument"),
-        }
-    }
     fn l(&self) -> Vec<i64> {
         match self {
             A::L(l) => l.clone(),
@@ -227,7 +220,7 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
                 .collect(),
             inplace,
         };
-        let mut op: Op = Box::new(move || ok(info.run(&a).map(opinfo::Ret::first)));
+        let mut op: Op = Box::new(move || info.run(&a).expect("bench op").tensor());
         let count = count_of(row, &args, &mut op);
         return Ok((op, count));
     }
@@ -273,53 +266,9 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
             let (a, p) = (t(0), kf("p").unwrap_or(0.5));
             Box::new(move || ok(tensile::nn::functional::dropout_with(&a, p)))
         }
-        "T.clone" => {
-            let a = t(0);
-            Box::new(move || Some(a.clone()))
-        }
-        "T.to" => {
-            let (a, d) = (t(0), DType::from_name(ks("dtype").unwrap()).expect("dtype"));
-            Box::new(move || ok(a.to(d)))
-        }
-        "T.copy_" => {
-            let (a, b) = (t(0), t(1));
-            Box::new(move || ok(a.copy_(&b)))
-        }
-        "T.fill_" => {
-            let (a, v) = (t(0), args[1].f());
-            Box::new(move || ok(a.fill_(v)))
-        }
-        // views and copies
-        "T.view" => {
-            let (a, s) = (t(0), args[1].l());
-            Box::new(move || ok(a.view(s.as_slice())))
-        }
-        "T.transpose" => {
-            let (a, d0, d1) = (t(0), args[1].i(), args[2].i());
-            Box::new(move || ok(a.transpose(d0, d1)))
-        }
-        "T.permute" => {
-            let (a, p) = (t(0), args[1].l());
-            Box::new(move || ok(a.permute(p.as_slice())))
-        }
         "getitem_basic" => {
             let a = t(0);
             Box::new(move || ok(a.index(&tensile::s![1, 2..100;2])))
-        }
-        "T.reshape" => {
-            let (a, s) = (t(0), args[1].l());
-            Box::new(move || ok(a.reshape(s.as_slice())))
-        }
-        "T.contiguous" => {
-            let a = t(0);
-            Box::new(move || Some(a.contiguous()))
-        }
-        "repr" => {
-            let a = t(0);
-            Box::new(move || {
-                std::hint::black_box(a.to_string());
-                None
-            })
         }
         _ => return build_math(row, &args, dim),
     };
@@ -399,18 +348,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
         match row.op.as_str() {
             // shape ops
             // linear algebra and nn
-            "F.linear" => {
-                let (x, w, b) = (t(0), t(1), t(2));
-                Box::new(move || ok(F::linear_with(&x, &w, Some(&b))))
-            }
-            "F.softmax" => {
-                let a = t(0);
-                Box::new(move || ok(F::softmax(&a, dim)))
-            }
-            "F.log_softmax" => {
-                let a = t(0);
-                Box::new(move || ok(F::log_softmax(&a, dim)))
-            }
             "F.normalize" => {
                 let a = t(0);
                 Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))

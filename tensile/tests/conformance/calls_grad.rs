@@ -159,95 +159,8 @@ pub fn run(case: &Value) -> Result<(), String> {
     } else {
         (op, args.iter().map(super::clone_arg).collect())
     };
-    // forms the call tables do not take: split with a list of sizes, sort/topk with
-    // positional options, positional conv2d, pool and layer_norm arguments
-    let pre = match (op, args.get(1)) {
-        ("split", Some(Arg::Shape(v) | Arg::Ints(v) | Arg::Dims(v))) => {
-            let d = match args.get(2) {
-                Some(Arg::Int(d)) => *d,
-                _ => 0,
-            };
-            Some(
-                args[0]
-                    .tensor()
-                    .split_with_sizes(v.clone(), d)
-                    .map(Out::Tensors),
-            )
-        }
-        ("sort", Some(Arg::Int(d))) => Some(
-            args[0]
-                .tensor()
-                .sort_with(tensile::SortOpts {
-                    dim: *d,
-                    descending: kw.get("descending").and_then(|v| v.as_bool()) == Some(true),
-                    stable: false,
-                })
-                .map(|(v, i)| Out::Tensors(vec![v, i])),
-        ),
-        ("topk", Some(Arg::Int(k))) => Some(
-            args[0]
-                .tensor()
-                .topk_with(
-                    *k,
-                    tensile::TopkOpts {
-                        dim: match args.get(2) {
-                            Some(Arg::Int(d)) => *d,
-                            _ => -1,
-                        },
-                        largest: kw.get("largest").and_then(|v| v.as_bool()) != Some(false),
-                        sorted: true,
-                    },
-                )
-                .map(|(v, i)| Out::Tensors(vec![v, i])),
-        ),
-        // F.conv2d(input, weight, bias, stride, padding, dilation, groups) positionally
-        ("conv2d", Some(Arg::Tensor(w))) => {
-            let int = |i: usize, d: i64| match args.get(i) {
-                Some(Arg::Int(v)) => *v,
-                _ => d,
-            };
-            let bias = match args.get(2) {
-                Some(Arg::Tensor(b)) => Some(b),
-                _ => None,
-            };
-            let o = tensile::nn::functional::ConvOpts {
-                bias,
-                stride: [int(3, 1)].into_iter().collect(),
-                padding: tensile::nn::functional::ConvPadding::Ints(
-                    [int(4, 0)].into_iter().collect(),
-                ),
-                dilation: [int(5, 1)].into_iter().collect(),
-                groups: int(6, 1),
-            };
-            Some(tensile::nn::functional::conv2d_with(args[0].tensor(), w, o).map(Out::Tensor))
-        }
-        ("layer_norm", Some(Arg::Shape(v) | Arg::Ints(v))) => {
-            let opt = |i: usize| match args.get(i) {
-                Some(Arg::Tensor(t)) => Some(t),
-                _ => None,
-            };
-            Some(
-                args[0]
-                    .tensor()
-                    .layer_norm_with(
-                        v.clone(),
-                        tensile::LayerNormOpts {
-                            weight: opt(2),
-                            bias: opt(3),
-                            eps: kw.get("eps").and_then(|v| v.as_f64()).unwrap_or(1e-5),
-                        },
-                    )
-                    .map(Out::Tensor),
-            )
-        }
-        _ => None,
-    };
-    let res = match pre {
-        Some(r) => r,
-        None => dispatch(name, &call_args, kw, &kwt)
-            .or_else(|| extra_call(op, &args, kw))
-            .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?,
-    };
+    let res = dispatch(name, &call_args, kw, &kwt)
+        .ok_or_else(|| format!("op {op} not supported (counted as failed)"))?;
     let during = |e: &tensile::Error, when: &str| -> Result<(), String> {
         if let Some(w) = exp.get("error")
             && w["during"].as_str() != Some(when)
@@ -338,39 +251,4 @@ pub fn run(case: &Value) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-/// Call forms of the ops only the `grad` family uses: matrix products, `F.linear`,
-/// `addmm`/`baddbmm`.
-fn extra_call(op: &str, args: &[Arg], kw: &Value) -> Option<tensile::Result<Out>> {
-    let t = |i: usize| args.get(i).map(|a| a.tensor());
-    let one = |r: tensile::Result<Tensor>| Some(r.map(Out::Tensor));
-    // a plain number or one wrapped by `norm_kwargs`
-    let num = |v: Option<&Value>| v.and_then(|v| v.as_f64().or_else(|| v["scalar"].as_f64()));
-    match (op, args.get(1)) {
-        ("mm", Some(Arg::Tensor(b))) => one(t(0)?.mm(b)),
-        ("bmm", Some(Arg::Tensor(b))) => one(t(0)?.bmm(b)),
-        ("mv", Some(Arg::Tensor(b))) => one(t(0)?.mv(b)),
-        ("dot", Some(Arg::Tensor(b))) => one(t(0)?.dot(b)),
-        ("linear", Some(Arg::Tensor(w))) => {
-            let bias = match args.get(2) {
-                Some(Arg::Tensor(b)) => Some(b),
-                _ => None,
-            };
-            one(tensile::nn::functional::linear_with(t(0)?, w, bias))
-        }
-        ("addmm" | "baddbmm", Some(Arg::Tensor(m1))) => {
-            let m2 = t(2)?;
-            let o = tensile::AddmmOpts {
-                beta: num(kw.get("beta")).unwrap_or(1.0),
-                alpha: num(kw.get("alpha")).unwrap_or(1.0),
-            };
-            if op == "addmm" {
-                one(tensile::addmm_with(t(0)?, m1, m2, o))
-            } else {
-                one(tensile::baddbmm_with(t(0)?, m1, m2, o))
-            }
-        }
-        _ => None,
-    }
 }

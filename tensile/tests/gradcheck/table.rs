@@ -3,19 +3,16 @@
 //! shapes of the broadcast variant. Every row is also checked with non-contiguous inputs.
 //! Index, mask and target tensors that are not differentiated are made inside the closure.
 //!
-//! The pointwise ops' rows come from the OpInfo table (`tests/opinfo/`, each entry's
-//! `grad` samples); the rows written here are the other families' and the forms no single
-//! entry stands for (in-place ops through non-leaves, `where_self`, masks).
+//! The rows come from the OpInfo table (`tests/opinfo/`, each entry's `grad` samples, the
+//! in-place ones through a non-leaf or a view of it); the rows written here are the nn
+//! families' not yet in it.
 
 use super::check::{In, Row, nd, pos, prob, row, x};
 use crate::opinfo;
 use tensile::nn::functional as F;
-use tensile::{DType, Result, Tensor, TensorIndex};
+use tensile::{Result, Tensor};
 
 fn it(v: &[i64], shape: &[usize]) -> Tensor {
-    Tensor::from_vec(v.to_vec(), shape).unwrap()
-}
-fn bt(v: &[bool], shape: &[usize]) -> Tensor {
     Tensor::from_vec(v.to_vec(), shape).unwrap()
 }
 /// Multi-output ops: a weighted sum of the float outputs, so every output's gradient counts.
@@ -49,19 +46,44 @@ pub fn opinfo_rows() -> Vec<Row> {
                 name,
                 inputs,
                 bcast: s.bcast.map(|b| b.iter().map(|x| x.to_vec()).collect()),
-                f: Box::new(move |a| match info.run(&s.args_with(a)?)? {
-                    opinfo::Ret::One(t) => Ok(t),
-                    opinfo::Ret::Many(ts) => {
-                        // the float outputs: the one, or their weighted sum (`combine`)
-                        let fl: Vec<Tensor> = ts
-                            .into_iter()
-                            .filter(|t| t.dtype().is_floating_point())
-                            .collect();
-                        if fl.len() == 1 {
-                            Ok(fl.into_iter().next().unwrap())
-                        } else {
-                            combine(&fl)
+                f: Box::new(move |a| {
+                    let mut args = s.args_with(a)?;
+                    // the in-place form writes a non-leaf copy of input 0 (or a view of it),
+                    // whose value is the row's output
+                    let base = match s.through {
+                        Some(th) => {
+                            let y = a[0].mul(1.0)?;
+                            let target = match th {
+                                opinfo::Through::Base => y.alias(),
+                                opinfo::Through::View(f) => f(&y)?,
+                            };
+                            args.pos[0] = opinfo::Arg::Tensor(target);
+                            args.inplace = true;
+                            Some(y)
                         }
+                        None => None,
+                    };
+                    let out = info.run(&args)?;
+                    if let Some(y) = base {
+                        return Ok(y);
+                    }
+                    match out {
+                        opinfo::Ret::One(t) => Ok(t),
+                        opinfo::Ret::Many(ts) => {
+                            // the float outputs: the one, or their weighted sum (`combine`)
+                            let fl: Vec<Tensor> = ts
+                                .into_iter()
+                                .filter(|t| t.dtype().is_floating_point())
+                                .collect();
+                            if fl.len() == 1 {
+                                Ok(fl.into_iter().next().unwrap())
+                            } else {
+                                combine(&fl)
+                            }
+                        }
+                        _ => Err(tensile::Error::runtime(format!(
+                            "{name}: a result that is no tensor"
+                        ))),
                     }
                 }),
             });
@@ -74,104 +96,6 @@ pub fn opinfo_rows() -> Vec<Row> {
 /// written here.
 pub fn table() -> Vec<Row> {
     let mut t: Vec<Row> = opinfo_rows();
-    // ---------------------------------------------------------------- pointwise (the rest)
-    t.push(
-        row("where_self", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            a[0].where_self(&bt(&[true, false, true], &[3]), &a[1])
-        })
-        .bcast(&[&[2, 1], &[3]]),
-    );
-    // ---------------------------------------------------------------- softmax family
-    t.push(row("softmax", &[x(&[2, 3])], |a| a[0].softmax(1)));
-    t.push(row("log_softmax", &[x(&[2, 3])], |a| a[0].log_softmax(0)));
-    // ---------------------------------------------------------------- copies and shape ops
-    t.push(row("try_contiguous", &[x(&[2, 3])], |a| {
-        a[0].t()?.try_contiguous()
-    }));
-    t.push(row("try_clone", &[x(&[2, 3])], |a| a[0].try_clone()));
-    t.push(row("contiguous_channels_last", &[x(&[1, 2, 2, 2])], |a| {
-        a[0].contiguous_channels_last()
-    }));
-    t.push(row("to", &[x(&[2, 3])], |a| {
-        a[0].to(DType::Float32)?
-            .to(DType::Float64)?
-            .mul(0.0)?
-            .add(&a[0].to(DType::Float64)?)
-    }));
-
-    // ---------------------------------------------------------------- linalg (the matrix
-    // products are the OpInfo table's, `tests/opinfo/matmul.rs`)
-    // cholesky of the positive-definite a·aᵀ + I; solve_triangular with the diagonal kept
-    // away from zero (the upper triangle of A is not read: its gradient is zero both ways)
-    t.push(row("cholesky", &[x(&[3, 3])], |a| {
-        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
-        tensile::linalg::cholesky(&m)
-    }));
-    t.push(row("cholesky_ex", &[x(&[2, 3, 3])], |a| {
-        let m = a[0].matmul(&a[0].mT()?)?.add(&Tensor::eye(3)?)?;
-        Ok(tensile::linalg::cholesky_ex_with(&m, true, false)?.0)
-    }));
-    t.push(
-        row("solve_triangular", &[x(&[3, 3]), x(&[3, 2])], |a| {
-            let l = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
-            tensile::linalg::solve_triangular(&l, &a[1], false)
-        })
-        .bcast(&[&[2, 3, 3], &[3, 2]]),
-    );
-    t.push(row(
-        "solve_triangular_with",
-        &[x(&[3, 3]), x(&[2, 3])],
-        |a| {
-            let u = a[0].add(&Tensor::eye(3)?.mul(3)?)?;
-            tensile::linalg::solve_triangular_with(&u, &a[1], true, false, false)
-        },
-    ));
-    t.push(row("linear", &[x(&[2, 3]), x(&[4, 3]), x(&[4])], |a| {
-        a[0].linear_with(&a[1], &a[2])
-    }));
-    // ---------------------------------------------------------------- in-place forms (through a non-leaf)
-    t.push(row("exp_", &[x(&[2, 3])], |a| a[0].mul(1.0)?.exp_()));
-    t.push(row("mul_", &[x(&[2, 3]), x(&[3])], |a| {
-        a[0].mul(1.0)?.mul_(&a[1])
-    }));
-    t.push(row("copy_", &[x(&[2, 3]), x(&[3])], |a| {
-        a[0].mul(1.0)?.copy_(&a[1])
-    }));
-    t.push(row("fill_", &[x(&[2, 3])], |a| {
-        let y = a[0].mul(1.0)?;
-        y.select(0, 1)?.fill_(0.5)?;
-        Ok(y)
-    }));
-    t.push(row("zero_", &[x(&[2, 3])], |a| {
-        let y = a[0].mul(2.0)?;
-        y.narrow(1, 1, 1)?.zero_()?;
-        Ok(y)
-    }));
-    t.push(row("index_put_", &[x(&[3, 4]), x(&[2, 4])], |a| {
-        a[0].mul(1.0)?.index_put_([&it(&[2, 0], &[2])], &a[1])
-    }));
-    t.push(row("index_set_", &[x(&[3, 4]), x(&[3, 2])], |a| {
-        a[0].mul(1.0)?.index_set_(
-            &[
-                TensorIndex::Slice(None, None, None),
-                TensorIndex::Tensor(it(&[2, 0], &[2])),
-            ],
-            &a[1],
-        )
-    }));
-    t.push(row("tril_", &[x(&[3, 3])], |a| {
-        a[0].mul(1.0)?.tril_with_(-1)
-    }));
-    t.push(row("triu_ (through a view)", &[x(&[3, 4])], |a| {
-        let y = a[0].mul(1.0)?;
-        y.narrow(0, 1, 2)?.triu_()?;
-        Ok(y)
-    }));
-    t.push(row("masked_fill_ (through a view)", &[x(&[2, 3])], |a| {
-        let y = a[0].mul(1.0)?;
-        y.t()?.masked_fill_(&bt(&[true, false], &[2]), 0.25)?;
-        Ok(y)
-    }));
     nn_rows(&mut t);
     t
 }

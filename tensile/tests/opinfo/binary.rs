@@ -1,7 +1,7 @@
 //! Pointwise two-operand ops: `x.NAME(y)` with `y` a tensor or a number (some with a number
 //! `x` as well, through the free function), in place `x.NAME_(y)`.
 
-use super::{Arg, Args, Doc, Group, OpInfo, P, POS, Sample, Table, X};
+use super::{Arg, Args, Doc, Dom, Group, OpInfo, P, POS, Sample, Table, Through, X};
 use tensile::{Result, Tensor};
 
 /// `x.$f(y)` / `x.$f_(y)`, and `$free(n, y)` when `x` is a number (`torch.xlogy(2, t)`).
@@ -81,6 +81,9 @@ pub static OPS: &[OpInfo] = &[
         .grad(&[
             Sample::new(&[X, X]),
             Sample::new(&[X, P::Num(-1.5)]).named("mul (tensor, number)"),
+            Sample::new(&[X, P::T(Dom::Any, &[3])])
+                .in_place(Through::Base)
+                .named("mul_"),
         ])
         .bench("mul"),
     OpInfo::binary(

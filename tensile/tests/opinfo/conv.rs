@@ -6,40 +6,51 @@ use super::{Arg, Args, Dom, OpInfo, P, Sample, Sig};
 use tensile::nn::functional as F;
 use tensile::{Result, Tensor};
 
-/// An int-or-list keyword, or `[default]` when absent.
-fn ints(a: &Args, k: &str, default: i64) -> Vec<i64> {
-    match a.ints_at(usize::MAX, k) {
+/// An int-or-list argument at position `i` or keyword `k`, or `[default]` when absent.
+fn ints(a: &Args, i: usize, k: &str, default: i64) -> Vec<i64> {
+    match a.ints_at(i, k) {
         Some(v) => v.to_vec(),
         None => vec![default],
     }
 }
 
 /// [`ints`] as an options field.
-fn list(a: &Args, k: &str, default: i64) -> tensile::args::IntList {
-    ints(a, k, default).into_iter().collect()
+fn list(a: &Args, i: usize, k: &str, default: i64) -> tensile::args::IntList {
+    ints(a, i, k, default).into_iter().collect()
 }
 
-fn conv_opts(a: &Args) -> F::ConvOpts<'_> {
-    F::ConvOpts {
-        bias: a.kw_tensor("bias"),
-        stride: list(a, "stride", 1),
-        padding: match a.kw_arg("padding") {
-            Some(Arg::Str(s)) => F::ConvPadding::Str(s.as_str()),
-            _ => F::ConvPadding::from(ints(a, "padding", 0)),
-        },
-        dilation: list(a, "dilation", 1),
-        groups: a.kw_int("groups").unwrap_or(1),
+/// `bias` at position 2 or by keyword (a Python `None` is none).
+fn bias(a: &Args) -> Option<&Tensor> {
+    match a.arg(2, "bias") {
+        Some(Arg::Tensor(b)) => Some(b),
+        _ => None,
     }
 }
 
+/// `F.convNd(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)`.
+fn conv_opts(a: &Args) -> F::ConvOpts<'_> {
+    F::ConvOpts {
+        bias: bias(a),
+        stride: list(a, 3, "stride", 1),
+        padding: match a.arg(4, "padding") {
+            Some(Arg::Str(s)) => F::ConvPadding::Str(s.as_str()),
+            _ => F::ConvPadding::from(ints(a, 4, "padding", 0)),
+        },
+        dilation: list(a, 5, "dilation", 1),
+        groups: a.int_at(6, "groups").unwrap_or(1),
+    }
+}
+
+/// `F.conv_transposeNd(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+/// groups=1, dilation=1)`.
 fn transpose_opts(a: &Args) -> F::ConvTransposeOpts<'_> {
     F::ConvTransposeOpts {
-        bias: a.kw_tensor("bias"),
-        stride: list(a, "stride", 1),
-        padding: list(a, "padding", 0),
-        output_padding: list(a, "output_padding", 0),
-        groups: a.kw_int("groups").unwrap_or(1),
-        dilation: list(a, "dilation", 1),
+        bias: bias(a),
+        stride: list(a, 3, "stride", 1),
+        padding: list(a, 4, "padding", 0),
+        output_padding: list(a, 5, "output_padding", 0),
+        groups: a.int_at(6, "groups").unwrap_or(1),
+        dilation: list(a, 7, "dilation", 1),
     }
 }
 
@@ -102,11 +113,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo::new("F.unfold", Sig::Args(1), |a| {
         F::unfold_with(
             a.t(0),
-            ints(a, "kernel_size", 1),
+            ints(a, usize::MAX, "kernel_size", 1),
             (
-                ints(a, "dilation", 1),
-                ints(a, "padding", 0),
-                ints(a, "stride", 1),
+                ints(a, usize::MAX, "dilation", 1),
+                ints(a, usize::MAX, "padding", 0),
+                ints(a, usize::MAX, "stride", 1),
             ),
         )
     })
@@ -117,12 +128,12 @@ pub static OPS: &[OpInfo] = &[
     other("fold", |a| {
         F::fold_with(
             a.t(0),
-            ints(a, "output_size", 1),
-            ints(a, "kernel_size", 1),
+            ints(a, usize::MAX, "output_size", 1),
+            ints(a, usize::MAX, "kernel_size", 1),
             (
-                ints(a, "dilation", 1),
-                ints(a, "padding", 0),
-                ints(a, "stride", 1),
+                ints(a, usize::MAX, "dilation", 1),
+                ints(a, usize::MAX, "padding", 0),
+                ints(a, usize::MAX, "stride", 1),
             ),
         )
     })

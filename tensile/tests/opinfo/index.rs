@@ -4,7 +4,7 @@
 //! `masked_scatter`, `masked_fill`, `nonzero`, `argwhere`, `count_nonzero` and the one-argument
 //! `torch.where(cond)`.
 
-use super::{Adapter, Arg, Args, Doc, OpInfo, P, Ret, Sample, Sig, Table, X};
+use super::{Adapter, Arg, Args, Doc, OpInfo, P, Ret, Sample, Sig, Table, Through, X};
 use tensile::{IndexAddOpts, Result, Scalar, Tensor};
 
 /// The dim at position 1.
@@ -223,7 +223,12 @@ pub static OPS: &[OpInfo] = &[
         method!(a => masked_fill, masked_fill_, a.t(1), a.operand(2)),
     )
     .in_place()
-    .grad(&[Sample::new(&[X, MASK, P::Num(0.5)])])
+    .grad(&[
+        Sample::new(&[X, MASK, P::Num(0.5)]),
+        Sample::new(&[X, P::Mask(&[true, false], &[2]), P::Num(0.25)])
+            .in_place(Through::View(|y| y.t()))
+            .named("masked_fill_ (through a view)"),
+    ])
     .bench("T.masked_fill")
     .docs(&[
         Doc::Row(

@@ -1,6 +1,7 @@
-//! Matrix products: `matmul`, `mm`, `bmm`, `mv`, `dot`, `linalg.vecdot`, `addmm`, `baddbmm`.
+//! Matrix products: `matmul`, `mm`, `bmm`, `mv`, `dot`, `linalg.vecdot`, `addmm`, `baddbmm`,
+//! `F.linear`.
 
-use super::{Args, Dom, OpInfo, P, Sample, Sig};
+use super::{Arg, Args, Dom, OpInfo, P, Sample, Sig};
 use tensile::{Result, Tensor};
 
 const fn t(shape: &'static [usize]) -> P {
@@ -34,6 +35,15 @@ fn baddbmm(a: &Args) -> Result<Tensor> {
 /// `torch.linalg.vecdot(x, y, dim=-1)`.
 fn vecdot(a: &Args) -> Result<Tensor> {
     tensile::linalg::vecdot(a.t(0), a.t(1), a.kw_int("dim").unwrap_or(-1))
+}
+
+/// `F.linear(input, weight, bias=None)`.
+fn linear(a: &Args) -> Result<Tensor> {
+    let bias = match a.arg(2, "bias") {
+        Some(Arg::Tensor(b)) => Some(b),
+        _ => None,
+    };
+    tensile::nn::functional::linear_with(a.t(0), a.t(1), bias)
 }
 
 const SCALED: &[(&str, P)] = &[("beta", P::Num(0.5)), ("alpha", P::Num(-2.0))];
@@ -81,4 +91,7 @@ pub static OPS: &[OpInfo] = &[
             .named("baddbmm_with")
             .bcast(&[&[1, 1, 2], &[2, 2, 3], &[2, 3, 2]]),
     ]),
+    OpInfo::new("linear", Sig::Other, linear)
+        .grad(&[Sample::new(&[t(&[2, 3]), t(&[4, 3]), t(&[4])]).no_bcast()])
+        .bench("F.linear"),
 ];

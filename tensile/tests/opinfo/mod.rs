@@ -15,7 +15,8 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`,
+//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -72,13 +73,16 @@ pub mod binary;
 pub mod conv;
 pub mod creation;
 pub mod index;
+pub mod linalg;
 pub mod matmul;
 pub mod pool;
 pub mod reduce;
 pub mod rnn;
 pub mod scan;
 pub mod shape;
+pub mod softmax;
 pub mod sort;
+pub mod tensor;
 pub mod ternary;
 pub mod unary;
 pub mod views;
@@ -131,18 +135,31 @@ pub type Call = fn(&Args) -> Result<Tensor>;
 /// The call adapter of an op with several outputs (or one, depending on the call).
 pub type CallRet = fn(&Args) -> Result<Ret>;
 
-/// What a call returned: one tensor, or several (`max(x, dim)`: values and indices).
+/// What a call returned: one tensor, several (`max(x, dim)`: values and indices), or a
+/// Python value that is no tensor (`torch.broadcast_shapes`, `x.is_contiguous()`,
+/// `torch.result_type`, `repr(x)`).
 pub enum Ret {
     One(Tensor),
     Many(Vec<Tensor>),
+    /// A shape (a `torch.Size`).
+    Shape(Vec<i64>),
+    Bool(bool),
+    DType(DType),
+    Str(String),
 }
 
 impl Ret {
-    /// The output, or the first of several.
+    /// The output, or the first of several (panics on a result that is no tensor: the
+    /// consumer called a query).
     pub fn first(self) -> Tensor {
+        self.tensor().expect("opinfo: a result that is no tensor")
+    }
+    /// The output, or the first of several; `None` for a result that is no tensor.
+    pub fn tensor(self) -> Option<Tensor> {
         match self {
-            Ret::One(t) => t,
-            Ret::Many(ts) => ts.into_iter().next().expect("opinfo: an op with no output"),
+            Ret::One(t) => Some(t),
+            Ret::Many(ts) => ts.into_iter().next(),
+            _ => None,
         }
     }
 }
@@ -284,7 +301,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 15] {
+pub fn families() -> [&'static [OpInfo]; 18] {
     [
         unary::OPS,
         binary::OPS,
@@ -301,6 +318,9 @@ pub fn families() -> [&'static [OpInfo]; 15] {
         conv::OPS,
         pool::OPS,
         matmul::OPS,
+        linalg::OPS,
+        softmax::OPS,
+        tensor::OPS,
     ]
 }
 
@@ -586,6 +606,10 @@ pub enum P {
     /// A differentiated float64 input made contiguous before the call (an op that refuses
     /// the checker's non-contiguous layout: `view`, `as_strided`).
     Contig(Dom, &'static [usize]),
+    /// A differentiated float64 input passed through the function before the call, as
+    /// PyTorch's OpInfo `gradcheck_wrapper` does (`x·xᵀ + I`: cholesky's positive-definite
+    /// input; `x + 3·I`: a triangular solve's well-conditioned matrix).
+    Wrap(Dom, &'static [usize], fn(&Tensor) -> Result<Tensor>),
     /// A float64 tensor of zeros of this shape (not differentiated: `view_as`'s target).
     Zeros(&'static [usize]),
     /// The items of `x[items]`.
@@ -639,6 +663,18 @@ pub struct Sample {
     pub kw: &'static [(&'static str, P)],
     /// One shape per [`P::T`] input for the broadcast variant, or `None`.
     pub bcast: Option<&'static [&'static [usize]]>,
+    /// The in-place form, called on a non-leaf made from input 0 (or on a view of it), the
+    /// row's output being that non-leaf: PyTorch's in-place gradient checks
+    /// (`test_inplace_grad`), and the view + in-place rule (the base's `grad_fn` rebased).
+    pub through: Option<Through>,
+}
+
+/// Where a [`Sample`]'s in-place call writes: input 0 times one (a non-leaf), or a view of
+/// it (`select(0, 1)`, `t()`).
+#[derive(Clone, Copy, Debug)]
+pub enum Through {
+    Base,
+    View(fn(&Tensor) -> Result<Tensor>),
 }
 
 const BCAST2: &[&[usize]] = &[&[3, 1], &[4]];
@@ -666,6 +702,16 @@ impl Sample {
             args,
             kw: &[],
             bcast,
+            through: None,
+        }
+    }
+    /// The in-place form through a non-leaf (see [`Sample::through`]); no broadcast variant
+    /// (input 0 is the one written).
+    pub const fn in_place(self, through: Through) -> Sample {
+        Sample {
+            through: Some(through),
+            bcast: None,
+            ..self
         }
     }
     /// The row's name, when not the op's.
@@ -698,7 +744,7 @@ impl Sample {
     pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
         let kw = self.kw.iter().map(|(_, p)| p);
         self.args.iter().chain(kw).flat_map(|p| match *p {
-            P::T(d, s) | P::Contig(d, s) => vec![(d, s)],
+            P::T(d, s) | P::Contig(d, s) | P::Wrap(d, s, _) => vec![(d, s)],
             P::Ts(ts) => ts.to_vec(),
             _ => Vec::new(),
         })
@@ -727,6 +773,10 @@ impl Sample {
                 P::Contig(..) => {
                     k += 1;
                     Arg::Tensor(inputs[k - 1].contiguous())
+                }
+                P::Wrap(_, _, f) => {
+                    k += 1;
+                    Arg::Tensor(f(&inputs[k - 1])?)
                 }
                 P::Zeros(s) => Arg::Tensor(Tensor::zeros_with(s, DType::Float64)?),
                 P::Index(items) => Arg::Index(items.iter().map(Ix::item).collect::<Result<_>>()?),

@@ -3,7 +3,7 @@
 //! `swapaxes`/`swapdims`, `atleast_*d`, `unbind`, `einsum`, `tensordot`, `outer`/`kron`,
 //! `block_diag`, `cartesian_prod`, `combinations`, `linalg.cross`, `trace`, and the diagonals.
 
-use super::{Adapter, Arg, Args, Doc, Dom, OpInfo, P, Ret, Sample, Sig, Table, X};
+use super::{Adapter, Arg, Args, Doc, Dom, OpInfo, P, Ret, Sample, Sig, Table, Through, X};
 use tensile::nn::functional as F;
 use tensile::{RepeatInterleaveOpts, Result, Scalar, Tensor, TensorSplitArg};
 
@@ -164,21 +164,41 @@ pub static OPS: &[OpInfo] = &[
             "`x.repeat_interleave(r)`, `(r, dim)`, `(r, dim, output_size=n)`; `torch.repeat_interleave(r)`",
             "`x.repeat_interleave(r)`, `x.repeat_interleave_with(r, dim)`, `x.repeat_interleave_with(r, (dim, n))` (`r` an int or `&Tensor`); `tensile::repeat_interleave(&r)`",
         )]),
-    other("tril", |a| match a.int_at(1, "diagonal") {
-        Some(k) => a.t(0).tril_with(k),
-        None => a.t(0).tril(),
+    other("tril", |a| {
+        let k = a.int_at(1, "diagonal").unwrap_or(0);
+        if a.inplace {
+            a.t(0).tril_with_(k)
+        } else {
+            a.t(0).tril_with(k)
+        }
     })
-    .grad(&[Sample::new(&[X33])])
+    .in_place()
+    .grad(&[
+        Sample::new(&[X33]),
+        Sample::new(&[X33, P::Int(-1)])
+            .in_place(Through::Base)
+            .named("tril_"),
+    ])
     .docs(&[Doc::Row(
         Table::Shape,
         "`torch.tril(x)`, `torch.tril(x, k)`; `triu` likewise",
         "`x.tril()`, `x.tril_with(k)`; `x.triu()`, `x.triu_with(k)`",
     )]),
-    other("triu", |a| match a.int_at(1, "diagonal") {
-        Some(k) => a.t(0).triu_with(k),
-        None => a.t(0).triu(),
+    other("triu", |a| {
+        let k = a.int_at(1, "diagonal").unwrap_or(0);
+        if a.inplace {
+            a.t(0).triu_with_(k)
+        } else {
+            a.t(0).triu_with(k)
+        }
     })
-    .grad(&[Sample::new(&[X33, P::Int(1)])])
+    .in_place()
+    .grad(&[
+        Sample::new(&[X33, P::Int(1)]),
+        Sample::new(&[P::T(Dom::Any, &[3, 4])])
+            .in_place(Through::View(|y| y.narrow(0, 1, 2)))
+            .named("triu_ (through a view)"),
+    ])
     .bench("triu"),
     other("pad", pad)
         .grad(&[

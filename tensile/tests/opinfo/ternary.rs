@@ -36,6 +36,15 @@ pub static OPS: &[OpInfo] = &[
         "`torch.where(c, x, y)`, `x.where(c, y)`",
         "`tensile::where_cond(&c, &x, &y)`, `x.where_self(&c, &y)`",
     )]),
+    // the method form `x.where(cond, y)`
+    OpInfo::new("Tensor.where", Sig::Other, |a| {
+        a.t(0).where_self(a.t(1), a.operand(2))
+    })
+    .grad(&[
+        Sample::new(&[X, P::Mask(&[true, false, true], &[3]), X])
+            .named("where_self")
+            .bcast(&[&[2, 1], &[3]]),
+    ]),
     OpInfo::new(
         "clamp",
         Sig::Other,

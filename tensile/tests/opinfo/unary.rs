@@ -2,7 +2,7 @@
 //! predicates (`isnan`, `signbit`, …) and the `torch.nn.functional` activations (their
 //! `inplace=True` forms read by the adapters).
 
-use super::{Args, BIG, Doc, Group, OpInfo, P, POS, PROB, Sample, Sig, Table, UNIT, X};
+use super::{Args, BIG, Doc, Group, OpInfo, P, POS, PROB, Sample, Sig, Table, Through, UNIT, X};
 use tensile::nn::functional as F;
 use tensile::{NanToNumOpts, Result, Tensor};
 
@@ -129,7 +129,15 @@ pub static OPS: &[OpInfo] = &[
         Doc::In(&BASIC),
     ]),
     basic("abs", method!(a => abs, abs_), ONE_X).bench("abs"),
-    basic("exp", method!(a => exp, exp_), ONE_X).bench("exp"),
+    basic(
+        "exp",
+        method!(a => exp, exp_),
+        &[
+            Sample::new(&[X]),
+            Sample::new(&[X]).in_place(Through::Base).named("exp_"),
+        ],
+    )
+    .bench("exp"),
     basic("log", method!(a => log, log_), ONE_POS).bench("log"),
     basic("sqrt", method!(a => sqrt, sqrt_), ONE_POS).bench("sqrt"),
     basic("rsqrt", method!(a => rsqrt, rsqrt_), ONE_POS).bench("rsqrt"),
@@ -184,7 +192,11 @@ pub static OPS: &[OpInfo] = &[
     OpInfo::unary("silu", method!(a => silu, silu_))
         .grad(ONE_X)
         .bench("F.silu"),
-    OpInfo::new("zero_", Sig::Unary, |a| a.t(0).zero_()).fuzz(),
+    OpInfo::new("zero_", Sig::Unary, |a| a.t(0).zero_())
+        .fuzz()
+        .grad(&[Sample::new(&[X])
+            .in_place(Through::View(|y| y.narrow(1, 1, 1)))
+            .named("zero_")]),
     // ------------------------------------------------------------ unary math
     math("tan", method!(a => tan, tan_), ONE_UNIT),
     math("atan", method!(a => atan, atan_), ONE_X).bench("atan"),

@@ -4,7 +4,7 @@
 //! `broadcast_to`, `broadcast_tensors`, `diagonal`, `unfold`, `as_strided`, `split`, `chunk`,
 //! `contiguous`, `clone`, and `cat`/`stack` (copies).
 
-use super::{Adapter, Arg, Args, Doc, Dom, Ix, OpInfo, P, Ret, Sample, Sig, Table, X};
+use super::{Adapter, Arg, Args, Doc, Dom, Ix, OpInfo, P, Ret, Sample, Sig, Table, Through, X};
 use tensile::{Result, Scalar, Tensor};
 
 /// `cat`'s and `stack`'s dim: after a list, or `dim=` (default 0).
@@ -73,10 +73,14 @@ fn as_strided(a: &Args) -> Result<Tensor> {
 }
 
 fn split_chunk(a: &Args, split: bool) -> Result<Ret> {
-    let (k, d) = (a.int(1), a.int_at(2, "dim").unwrap_or(0));
+    let d = a.int_at(2, "dim").unwrap_or(0);
     if split {
-        a.t(0).split_with(k, d)
+        match a.pos.get(1) {
+            Some(Arg::Ints(sizes)) => a.t(0).split_with(sizes.clone(), d),
+            _ => a.t(0).split_with(a.int(1), d),
+        }
     } else {
+        let k = a.int(1);
         a.t(0).chunk_with(k, d)
     }
     .map(Ret::Many)
@@ -97,6 +101,7 @@ const X232: P = P::T(Dom::Any, &[2, 3, 2]);
 pub static OPS: &[OpInfo] = &[
     other("view", |a| a.t(0).view(a.ints(1)))
         .grad(&[Sample::new(&[P::Contig(Dom::Any, &[2, 3]), P::Ints(&[3, 2])])])
+        .bench("T.view")
         .docs(&[Doc::Row(
             Table::Views,
             "`x.view(*shape)`, `x.view_as(y)`",
@@ -106,6 +111,7 @@ pub static OPS: &[OpInfo] = &[
         .grad(&[Sample::new(&[t(&[6]), P::Zeros(&[2, 3])])]),
     other("reshape", |a| a.t(0).reshape(a.ints(1)))
         .grad(&[Sample::new(&[X, P::Ints(&[3, 2])])])
+        .bench("T.reshape")
         .docs(&[Doc::Row(
             Table::Views,
             "`x.reshape(*shape)`, `x.reshape_as(y)`",
@@ -154,6 +160,7 @@ pub static OPS: &[OpInfo] = &[
         .docs(&[Doc::Row(Table::Views, "`x.unsqueeze(d)`", "`x.unsqueeze(d)`")]),
     other("transpose", |a| a.t(0).transpose(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X, P::Int(0), P::Int(1)])])
+        .bench("T.transpose")
         .docs(&[Doc::Row(
             Table::Views,
             "`x.transpose(d0, d1)`, `x.t()`, `x.T`, `x.mT`",
@@ -164,6 +171,7 @@ pub static OPS: &[OpInfo] = &[
     other("mT", |a| a.t(0).mT()).grad(&[Sample::new(&[t(&[2, 2, 3])])]),
     other("permute", |a| a.t(0).permute(a.ints(1)))
         .grad(&[Sample::new(&[X232, P::Ints(&[2, 0, 1])])])
+        .bench("T.permute")
         .docs(&[Doc::Row(Table::Views, "`x.permute(*dims)`", "`x.permute(dims)`")]),
     other("movedim", |a| a.t(0).movedim(a.ints(1), a.ints(2)))
         .aliases(&["moveaxis"])
@@ -215,7 +223,15 @@ pub static OPS: &[OpInfo] = &[
             ),
         ]),
     // in place: its gradient is checked through a non-leaf (`tests/gradcheck/table.rs`)
-    other("setitem", |a| a.t(0).index_set_(items(a, 1), a.operand(2))).docs(&[Doc::Row(
+    other("setitem", |a| a.t(0).index_set_(items(a, 1), a.operand(2)))
+        .grad(&[Sample::new(&[
+            X34,
+            P::Index(&[Ix::Slice(None, None, None), Ix::Idx(&[2, 0], &[2])]),
+            t(&[3, 2]),
+        ])
+        .in_place(Through::Base)
+        .named("index_set_")])
+        .docs(&[Doc::Row(
         Table::Views,
         "`x[items] = v` (`v` a tensor or a number)",
         "`x.index_set_(&s![items], v)`",
@@ -231,6 +247,9 @@ pub static OPS: &[OpInfo] = &[
     .in_place()
     .grad(&[
         Sample::new(&[X34, P::Idxs(&[(&[2, 0], &[2])]), t(&[2, 4])]).no_bcast(),
+        Sample::new(&[X34, P::Idxs(&[(&[2, 0], &[2])]), t(&[2, 4])])
+            .in_place(Through::Base)
+            .named("index_put_"),
         Sample::new(&[X34, P::Idxs(&[(&[2, 0, 2], &[3])]), X34])
             .kw(&[("accumulate", P::Bool(true))])
             .named("index_put (accumulate)")
@@ -317,8 +336,12 @@ pub static OPS: &[OpInfo] = &[
             "`x.chunk(n)`, `x.chunk(n, d)`",
             "`x.chunk(n)`, `x.chunk_with(n, d)`",
         )]),
-    other("contiguous", |a| Ok(a.t(0).contiguous())).grad(&[Sample::new(&[X])]),
-    other("clone", |a| Ok(a.t(0).clone())),
+    other("contiguous", |a| a.t(0).try_contiguous())
+        .grad(&[Sample::new(&[X])])
+        .bench("T.contiguous"),
+    other("clone", |a| a.t(0).try_clone())
+        .grad(&[Sample::new(&[X]).named("try_clone")])
+        .bench("T.clone"),
     other("cat", |a| cat_like(a, |ts, d| tensile::cat_with(ts, d)))
         .grad(&[Sample::new(&[P::Ts(&[(Dom::Any, &[2, 3]), (Dom::Any, &[1, 3])])])])
         .bench("cat_pair")
