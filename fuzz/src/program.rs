@@ -3,8 +3,8 @@
 //! * [`run_api`] decodes the bytes into a random program: a few tensors from constructors
 //!   (random shapes including 0 and sizes near 2^31, 2^40, 2^62 and `usize::MAX`, every
 //!   dtype, optional `as_strided` geometry), then a sequence of op calls on a small pool of
-//!   tensors. Every op's `Result` is dropped: an `Err` is fine, a panic, abort or memory
-//!   error is a crash.
+//!   tensors (the OpInfo table's entries among them, see [`sample_call`]). Every op's
+//!   `Result` is dropped: an `Err` is fine, a panic, abort or memory error is a crash.
 //! * [`run_layout`] drives the pure layout and shape functions on arbitrary sizes/strides.
 //! * [`run_geometry`] drives the shape rules of `tensile::geometry` (views, pooling,
 //!   convolution and fold, interpolation and padding, advanced-index placement, einsum
@@ -1199,7 +1199,46 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
         }
         73..=77 => step_nn(r, pool, op, a, b, c),
         78 | 79 if cheap_all(&[a, b]) => step_threads(r, a, b, op == 79),
+        80 => sample_call(r, pool),
         _ => {}
+    }
+}
+
+/// An OpInfo entry called with the argument structure of one of its gradient samples: its
+/// tensors taken from the pool (any dtype, layout and size within the work limit), about half
+/// of its ints drawn from -1..=4 and of its floats from the fuzzer's floats, sometimes in
+/// place. Every entry with samples is reached this way, whatever its signature.
+fn sample_call(r: &mut Rd, pool: &mut Vec<Tensor>) {
+    let entries: Vec<&opinfo::OpInfo> = opinfo::all().filter(|i| !i.grad.is_empty()).collect();
+    let k = r.u8() as usize * 256 + r.u8() as usize;
+    let info = entries[k % entries.len()];
+    let s = &info.grad[r.below(info.grad.len())];
+    let inputs: Vec<Tensor> = s
+        .inputs()
+        .map(|_| pool[r.below(pool.len())].alias())
+        .collect();
+    if !inputs.iter().all(cheap) {
+        return;
+    }
+    let Ok(mut args) = s.args_with(&inputs) else {
+        return;
+    };
+    for a in args
+        .pos
+        .iter_mut()
+        .chain(args.kw.iter_mut().map(|(_, a)| a))
+    {
+        match a {
+            opinfo::Arg::Scalar(Scalar::Int(v)) if r.bool() => *v = r.small() as i64 - 1,
+            opinfo::Arg::Scalar(Scalar::Float(v)) if r.bool() => *v = r.float(),
+            _ => {}
+        }
+    }
+    args.inplace = info.inplace && r.bool();
+    if let Ok(out) = info.run(&args)
+        && let Some(t) = out.tensor()
+    {
+        push(pool, r, Ok(t))
     }
 }
 

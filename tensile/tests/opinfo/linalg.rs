@@ -9,14 +9,23 @@ use tensile::{Result, Tensor};
 
 /// `x·xᵀ + I`: positive definite.
 fn pos_def(x: &Tensor) -> Result<Tensor> {
-    let n = x.size()[x.dim() - 1];
-    x.matmul(&x.mT()?)?.add(&Tensor::eye(n as i64)?)
+    x.matmul(&x.mT()?)?.add(&Tensor::eye(order(x)?)?)
 }
 
 /// `x + 3·I`: a diagonal kept away from zero.
 fn well_conditioned(x: &Tensor) -> Result<Tensor> {
-    let n = x.size()[x.dim() - 1];
-    x.add(&Tensor::eye(n as i64)?.mul(3)?)
+    x.add(&Tensor::eye(order(x)?)?.mul(3)?)
+}
+
+/// The size of `x`'s last dim (the fuzzer hands the wrappers any tensor: an error below two
+/// dims).
+fn order(x: &Tensor) -> Result<i64> {
+    match x.size() {
+        [.., _, n] => Ok(*n as i64),
+        _ => Err(tensile::Error::runtime(
+            "opinfo: a matrix wrapper takes a matrix",
+        )),
+    }
 }
 
 const fn pd(shape: &'static [usize]) -> P {

@@ -10,7 +10,9 @@
 //!   [`OpInfo::bench`] through the same adapter;
 //! * the fuzzer (`fuzz/src/program.rs`) calls every [`Sig::Unary`] and [`Sig::Binary`] entry
 //!   with [`OpInfo::fuzz`] from its pointwise arms, every [`Sig::Reduce`] and
-//!   [`Sig::ReduceDim`] one from its reduction arm, every [`Sig::Scan`] one from its scan arm;
+//!   [`Sig::ReduceDim`] one from its reduction arm, every [`Sig::Scan`] one from its scan arm,
+//!   and every entry with a [`Sample`] from its sample arm (the sample's argument structure
+//!   with the fuzzer's tensors and numbers);
 //! * `tests/op_table.rs` renders README.md's call tables from [`OpInfo::docs`] and fails
 //!   when they differ.
 //!
