@@ -334,7 +334,6 @@ macro_rules! binary {
 
 fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
     binary!(row, args,
-        "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
         "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
     );
     None

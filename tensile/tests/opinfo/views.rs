@@ -100,7 +100,10 @@ const X232: P = P::T(Dom::Any, &[2, 3, 2]);
 
 pub static OPS: &[OpInfo] = &[
     other("view", |a| a.t(0).view(a.ints(1)))
-        .grad(&[Sample::new(&[P::Contig(Dom::Any, &[2, 3]), P::Ints(&[3, 2])])])
+        .grad(&[Sample::new(&[
+            P::Contig(Dom::Any, &[2, 3]),
+            P::Ints(&[3, 2]),
+        ])])
         .bench("T.view")
         .docs(&[Doc::Row(
             Table::Views,
@@ -117,8 +120,7 @@ pub static OPS: &[OpInfo] = &[
             "`x.reshape(*shape)`, `x.reshape_as(y)`",
             "`x.reshape(shape)`, `x.reshape_as(&y)` (a copy when needed)",
         )]),
-    other("reshape_as", |a| a.t(0).reshape_as(a.t(1)))
-        .grad(&[Sample::new(&[X, P::Zeros(&[6])])]),
+    other("reshape_as", |a| a.t(0).reshape_as(a.t(1))).grad(&[Sample::new(&[X, P::Zeros(&[6])])]),
     other("flatten", |a| {
         a.t(0).flatten_with((
             a.int_at(1, "start_dim").unwrap_or(0),
@@ -157,7 +159,11 @@ pub static OPS: &[OpInfo] = &[
         )]),
     other("unsqueeze", |a| a.t(0).unsqueeze(a.int(1)))
         .grad(&[Sample::new(&[X, P::Int(1)])])
-        .docs(&[Doc::Row(Table::Views, "`x.unsqueeze(d)`", "`x.unsqueeze(d)`")]),
+        .docs(&[Doc::Row(
+            Table::Views,
+            "`x.unsqueeze(d)`",
+            "`x.unsqueeze(d)`",
+        )]),
     other("transpose", |a| a.t(0).transpose(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X, P::Int(0), P::Int(1)])])
         .bench("T.transpose")
@@ -172,7 +178,11 @@ pub static OPS: &[OpInfo] = &[
     other("permute", |a| a.t(0).permute(a.ints(1)))
         .grad(&[Sample::new(&[X232, P::Ints(&[2, 0, 1])])])
         .bench("T.permute")
-        .docs(&[Doc::Row(Table::Views, "`x.permute(*dims)`", "`x.permute(dims)`")]),
+        .docs(&[Doc::Row(
+            Table::Views,
+            "`x.permute(*dims)`",
+            "`x.permute(dims)`",
+        )]),
     other("movedim", |a| a.t(0).movedim(a.ints(1), a.ints(2)))
         .aliases(&["moveaxis"])
         .grad(&[Sample::new(&[X232, P::Int(0), P::Int(2)])])
@@ -190,7 +200,11 @@ pub static OPS: &[OpInfo] = &[
         )]),
     other("select", |a| a.t(0).select(a.int(1), a.int(2)))
         .grad(&[Sample::new(&[X34, P::Int(0), P::Int(1)])])
-        .docs(&[Doc::Row(Table::Views, "`x.select(d, i)`", "`x.select(d, i)`")]),
+        .docs(&[Doc::Row(
+            Table::Views,
+            "`x.select(d, i)`",
+            "`x.select(d, i)`",
+        )]),
     other("slice", slice)
         .grad(&[Sample::new(&[
             t(&[3, 5]),
@@ -204,24 +218,32 @@ pub static OPS: &[OpInfo] = &[
             "`x[:, a:b:c]` on one dim",
             "`x.slice(d, Some(a), Some(b), c)`",
         )]),
-    other("index", |a| a.t(0).index(items(a, 1)))
-        .grad(&[
-            Sample::new(&[X34, P::Index(&[Ix::Slice(Some(1), None, Some(2)), Ix::Int(1)])])
-                .named("index (basic)"),
-            Sample::new(&[X34, P::Index(&[Ix::Idx(&[2, 0, 2], &[3])])]).named("index (advanced)"),
+    // `x[items]`, or `x[t]` with one index tensor (the bench's `getitem_tensor`)
+    other("index", |a| match a.pos.get(1) {
+        Some(Arg::Tensor(t)) => a.t(0).index(&[tensile::TensorIndex::Tensor(t.alias())]),
+        _ => a.t(0).index(items(a, 1)),
+    })
+    .grad(&[
+        Sample::new(&[
+            X34,
+            P::Index(&[Ix::Slice(Some(1), None, Some(2)), Ix::Int(1)]),
         ])
-        .docs(&[
-            Doc::Row(
-                Table::Views,
-                "`x[i, a:b, None, ...]`",
-                "`x.index(&s![i, a..b, None, ...])`",
-            ),
-            Doc::Row(
-                Table::Views,
-                "`x[idx, :, [0, 2]]`, `x[mask]`, `x[..., True]` (advanced: a copy)",
-                "`x.index(&s![&idx, .., [0, 2]])`, `x.index(&s![&mask])`, `x.index(&s![..., true])`",
-            ),
-        ]),
+        .named("index (basic)"),
+        Sample::new(&[X34, P::Index(&[Ix::Idx(&[2, 0, 2], &[3])])]).named("index (advanced)"),
+    ])
+    .bench("getitem_tensor")
+    .docs(&[
+        Doc::Row(
+            Table::Views,
+            "`x[i, a:b, None, ...]`",
+            "`x.index(&s![i, a..b, None, ...])`",
+        ),
+        Doc::Row(
+            Table::Views,
+            "`x[idx, :, [0, 2]]`, `x[mask]`, `x[..., True]` (advanced: a copy)",
+            "`x.index(&s![&idx, .., [0, 2]])`, `x.index(&s![&mask])`, `x.index(&s![..., true])`",
+        ),
+    ]),
     // in place: its gradient is checked through a non-leaf (`tests/gradcheck/table.rs`)
     other("setitem", |a| a.t(0).index_set_(items(a, 1), a.operand(2)))
         .grad(&[Sample::new(&[
@@ -232,10 +254,10 @@ pub static OPS: &[OpInfo] = &[
         .in_place(Through::Base)
         .named("index_set_")])
         .docs(&[Doc::Row(
-        Table::Views,
-        "`x[items] = v` (`v` a tensor or a number)",
-        "`x.index_set_(&s![items], v)`",
-    )]),
+            Table::Views,
+            "`x[items] = v` (`v` a tensor or a number)",
+            "`x.index_set_(&s![items], v)`",
+        )]),
     other("index_put", |a| {
         let acc = a.kw_bool("accumulate").unwrap_or(false);
         if a.inplace {
@@ -283,7 +305,10 @@ pub static OPS: &[OpInfo] = &[
         Sig::Other,
         Adapter::Ret(|a| Tensor::broadcast_tensors(&a.tensors()).map(Ret::Many)),
     )
-    .grad(&[Sample::new(&[P::Ts(&[(Dom::Any, &[3, 1]), (Dom::Any, &[4])])])])
+    .grad(&[Sample::new(&[P::Ts(&[
+        (Dom::Any, &[3, 1]),
+        (Dom::Any, &[4]),
+    ])])])
     .docs(&[Doc::Row(
         Table::Views,
         "`torch.broadcast_tensors(*ts)`",
@@ -305,12 +330,12 @@ pub static OPS: &[OpInfo] = &[
     OpInfo::new("unfold", Sig::Args(4), |a| {
         a.t(0).unfold(a.int(1), a.int(2), a.int(3))
     })
-        .grad(&[Sample::new(&[t(&[2, 5]), P::Int(1), P::Int(2), P::Int(1)])])
-        .docs(&[Doc::Row(
-            Table::Views,
-            "`x.unfold(d, size, step)`",
-            "`x.unfold(d, size, step)`",
-        )]),
+    .grad(&[Sample::new(&[t(&[2, 5]), P::Int(1), P::Int(2), P::Int(1)])])
+    .docs(&[Doc::Row(
+        Table::Views,
+        "`x.unfold(d, size, step)`",
+        "`x.unfold(d, size, step)`",
+    )]),
     other("as_strided", as_strided)
         .grad(&[Sample::new(&[
             P::Contig(Dom::Any, &[3, 3]),
@@ -343,7 +368,10 @@ pub static OPS: &[OpInfo] = &[
         .grad(&[Sample::new(&[X]).named("try_clone")])
         .bench("T.clone"),
     other("cat", |a| cat_like(a, |ts, d| tensile::cat_with(ts, d)))
-        .grad(&[Sample::new(&[P::Ts(&[(Dom::Any, &[2, 3]), (Dom::Any, &[1, 3])])])])
+        .grad(&[Sample::new(&[P::Ts(&[
+            (Dom::Any, &[2, 3]),
+            (Dom::Any, &[1, 3]),
+        ])])])
         .bench("cat_pair")
         .docs(&[Doc::Row(
             Table::Views,
