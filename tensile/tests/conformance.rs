@@ -15,8 +15,6 @@
 mod autograd_programs;
 #[path = "conformance/calls_grad.rs"]
 mod calls_grad;
-#[path = "conformance/calls_loss.rs"]
-mod calls_loss;
 #[path = "conformance/calls_norm.rs"]
 mod calls_norm;
 #[path = "conformance/calls_random.rs"]
@@ -570,7 +568,6 @@ pub fn dispatch(
 ) -> Option<tensile::Result<Out>> {
     call_opinfo(op, args, kw, kwt)
         .or_else(|| call_core(op, args, kw))
-        .or_else(|| calls_loss::call(op, args, kw))
         .or_else(|| calls_norm::call(op, args, kw, kwt))
 }
 

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`, `loss.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -72,6 +72,7 @@ pub mod binary;
 pub mod conv;
 pub mod creation;
 pub mod index;
+pub mod loss;
 pub mod matmul;
 pub mod pool;
 pub mod reduce;
@@ -284,7 +285,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 15] {
+pub fn families() -> [&'static [OpInfo]; 16] {
     [
         unary::OPS,
         binary::OPS,
@@ -301,6 +302,7 @@ pub fn families() -> [&'static [OpInfo]; 15] {
         conv::OPS,
         pool::OPS,
         matmul::OPS,
+        loss::OPS,
     ]
 }
 
@@ -592,6 +594,12 @@ pub enum P {
     Index(&'static [Ix]),
     /// A Python list of int64 index tensors (`index_put`'s indices; not differentiated).
     Idxs(&'static [(&'static [i64], &'static [usize])]),
+    /// A float64 tensor of these values and shape (not differentiated: a `±1` target, a
+    /// probability target).
+    Vals(&'static [f64], &'static [usize]),
+    /// A differentiated float64 input of this domain and shape, handed to the call as `f` of
+    /// it (`ctc_loss`'s log-probabilities: the `log_softmax` of the input).
+    Map(Dom, &'static [usize], fn(&Tensor) -> Result<Tensor>),
 }
 
 /// One item of a [`P::Index`] (`x[1::2, 1]`, `x[idx]`).
@@ -698,7 +706,7 @@ impl Sample {
     pub fn inputs(&self) -> impl Iterator<Item = (Dom, &'static [usize])> + '_ {
         let kw = self.kw.iter().map(|(_, p)| p);
         self.args.iter().chain(kw).flat_map(|p| match *p {
-            P::T(d, s) | P::Contig(d, s) => vec![(d, s)],
+            P::T(d, s) | P::Contig(d, s) | P::Map(d, s, _) => vec![(d, s)],
             P::Ts(ts) => ts.to_vec(),
             _ => Vec::new(),
         })
@@ -729,6 +737,11 @@ impl Sample {
                     Arg::Tensor(inputs[k - 1].contiguous())
                 }
                 P::Zeros(s) => Arg::Tensor(Tensor::zeros_with(s, DType::Float64)?),
+                P::Vals(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+                P::Map(_, _, f) => {
+                    k += 1;
+                    Arg::Tensor(f(&inputs[k - 1])?)
+                }
                 P::Index(items) => Arg::Index(items.iter().map(Ix::item).collect::<Result<_>>()?),
                 P::Idxs(v) => Arg::Tensors(
                     v.iter()
