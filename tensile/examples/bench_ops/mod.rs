@@ -373,14 +373,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
                     ))
                 })
             }
-            "F.cross_entropy" => {
-                let (x, y) = (t(0), t(1));
-                Box::new(move || ok(F::cross_entropy(&x, &y)))
-            }
-            "F.mse_loss" => {
-                let (x, y) = (t(0), t(1));
-                Box::new(move || ok(F::mse_loss(&x, &y)))
-            }
             "lstm_layer" => {
                 let (x, h, c) = (t(0), t(1), t(2));
                 let params = [t(3), t(4), t(5), t(6)];

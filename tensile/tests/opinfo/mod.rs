@@ -18,7 +18,7 @@
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
 //! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`,
-//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`);
+//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`, `loss.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -76,6 +76,7 @@ pub mod conv;
 pub mod creation;
 pub mod index;
 pub mod linalg;
+pub mod loss;
 pub mod matmul;
 pub mod pool;
 pub mod reduce;
@@ -303,7 +304,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 18] {
+pub fn families() -> [&'static [OpInfo]; 19] {
     [
         unary::OPS,
         binary::OPS,
@@ -323,6 +324,7 @@ pub fn families() -> [&'static [OpInfo]; 18] {
         linalg::OPS,
         softmax::OPS,
         tensor::OPS,
+        loss::OPS,
     ]
 }
 
@@ -610,7 +612,8 @@ pub enum P {
     Contig(Dom, &'static [usize]),
     /// A differentiated float64 input passed through the function before the call, as
     /// PyTorch's OpInfo `gradcheck_wrapper` does (`x·xᵀ + I`: cholesky's positive-definite
-    /// input; `x + 3·I`: a triangular solve's well-conditioned matrix).
+    /// input; `x + 3·I`: a triangular solve's well-conditioned matrix; `ctc_loss`'s
+    /// log-probabilities, the `log_softmax` of the input).
     Wrap(Dom, &'static [usize], fn(&Tensor) -> Result<Tensor>),
     /// A float64 tensor of zeros of this shape (not differentiated: `view_as`'s target).
     Zeros(&'static [usize]),
@@ -618,6 +621,9 @@ pub enum P {
     Index(&'static [Ix]),
     /// A Python list of int64 index tensors (`index_put`'s indices; not differentiated).
     Idxs(&'static [(&'static [i64], &'static [usize])]),
+    /// A float64 tensor of these values and shape (not differentiated: a `±1` target, a
+    /// probability target).
+    Vals(&'static [f64], &'static [usize]),
 }
 
 /// One item of a [`P::Index`] (`x[1::2, 1]`, `x[idx]`).
@@ -781,6 +787,7 @@ impl Sample {
                     Arg::Tensor(f(&inputs[k - 1])?)
                 }
                 P::Zeros(s) => Arg::Tensor(Tensor::zeros_with(s, DType::Float64)?),
+                P::Vals(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Index(items) => Arg::Index(items.iter().map(Ix::item).collect::<Result<_>>()?),
                 P::Idxs(v) => Arg::Tensors(
                     v.iter()
