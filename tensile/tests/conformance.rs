@@ -17,8 +17,6 @@ mod autograd_programs;
 mod calls_grad;
 #[path = "conformance/calls_loss.rs"]
 mod calls_loss;
-#[path = "conformance/calls_norm.rs"]
-mod calls_norm;
 #[path = "conformance/calls_random.rs"]
 mod calls_random;
 mod opinfo;
@@ -571,7 +569,6 @@ pub fn dispatch(
     call_opinfo(op, args, kw, kwt)
         .or_else(|| call_core(op, args, kw))
         .or_else(|| calls_loss::call(op, args, kw))
-        .or_else(|| calls_norm::call(op, args, kw, kwt))
 }
 
 /// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,

@@ -269,10 +269,6 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
             let (a, p) = (t(0), kf("p").unwrap_or(0.5));
             Box::new(move || ok(a.bernoulli_with_(p)))
         }
-        "F.dropout" => {
-            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
-            Box::new(move || ok(tensile::nn::functional::dropout_with(&a, p)))
-        }
         "T.clone" => {
             let a = t(0);
             Box::new(move || Some(a.clone()))
@@ -386,7 +382,6 @@ macro_rules! binary {
 fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
     binary!(row, args,
         "getitem_tensor" => |a: &Tensor, b: &Tensor| a.index(&tensile::s![b]),
-        "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
     );
     None
 }
@@ -410,32 +405,6 @@ fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
             "F.log_softmax" => {
                 let a = t(0);
                 Box::new(move || ok(F::log_softmax(&a, dim)))
-            }
-            "F.normalize" => {
-                let a = t(0);
-                Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
-            }
-            // nn.functional (issue 12)
-            "F.batch_norm" => {
-                let (x, m, v) = (t(0), t(1), t(2));
-                Box::new(move || ok(F::batch_norm(&x, &m, &v)))
-            }
-            "F.group_norm" => {
-                let (x, g) = (t(0), args[1].i());
-                Box::new(move || ok(F::group_norm(&x, g)))
-            }
-            "F.rms_norm" => {
-                let (x, s, w) = (t(0), args[1].l(), t(2));
-                Box::new(move || {
-                    ok(F::rms_norm_with(
-                        &x,
-                        s.as_slice(),
-                        F::RmsNormOpts {
-                            weight: Some(&w),
-                            eps: None,
-                        },
-                    ))
-                })
             }
             "F.cross_entropy" => {
                 let (x, y) = (t(0), t(1));

@@ -160,7 +160,7 @@ pub fn run(case: &Value) -> Result<(), String> {
         (op, args.iter().map(super::clone_arg).collect())
     };
     // forms the call tables do not take: split with a list of sizes, sort/topk with
-    // positional options, positional conv2d, pool and layer_norm arguments
+    // positional options, positional conv2d arguments
     let pre = match (op, args.get(1)) {
         ("split", Some(Arg::Shape(v) | Arg::Ints(v) | Arg::Dims(v))) => {
             let d = match args.get(2) {
@@ -220,25 +220,6 @@ pub fn run(case: &Value) -> Result<(), String> {
                 groups: int(6, 1),
             };
             Some(tensile::nn::functional::conv2d_with(args[0].tensor(), w, o).map(Out::Tensor))
-        }
-        ("layer_norm", Some(Arg::Shape(v) | Arg::Ints(v))) => {
-            let opt = |i: usize| match args.get(i) {
-                Some(Arg::Tensor(t)) => Some(t),
-                _ => None,
-            };
-            Some(
-                args[0]
-                    .tensor()
-                    .layer_norm_with(
-                        v.clone(),
-                        tensile::LayerNormOpts {
-                            weight: opt(2),
-                            bias: opt(3),
-                            eps: kw.get("eps").and_then(|v| v.as_f64()).unwrap_or(1e-5),
-                        },
-                    )
-                    .map(Out::Tensor),
-            )
         }
         _ => None,
     };

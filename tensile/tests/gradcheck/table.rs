@@ -177,85 +177,6 @@ pub fn table() -> Vec<Row> {
 }
 
 fn nn_rows(t: &mut Vec<Row>) {
-    t.push(row("normalize", &[x(&[2, 3])], |a| a[0].normalize()));
-    t.push(row("layer_norm", &[x(&[2, 3]), x(&[3]), x(&[3])], |a| {
-        a[0].layer_norm_with(
-            [3],
-            tensile::LayerNormOpts {
-                weight: Some(&a[1]),
-                bias: Some(&a[2]),
-                ..Default::default()
-            },
-        )
-    }));
-    t.push(row("embedding", &[x(&[4, 3])], |a| {
-        F::embedding(&it(&[3, 0, 3], &[3]), &a[0])
-    }));
-    t.push(row("embedding_bag", &[x(&[4, 3])], |a| {
-        F::embedding_bag_with(
-            &it(&[3, 0, 3, 1], &[2, 2]),
-            &a[0],
-            F::EmbeddingBagOpts {
-                mode: "sum",
-                ..Default::default()
-            },
-        )
-    }));
-    // ---------------------------------------------------------------- conv, pooling, resampling
-
-    // ---------------------------------------------------------------- norms
-    t.push(row(
-        "batch_norm (training)",
-        &[x(&[3, 2, 2]), x(&[2]), x(&[2])],
-        |a| {
-            F::batch_norm_with(
-                &a[0],
-                None::<&Tensor>,
-                None::<&Tensor>,
-                F::BatchNormOpts {
-                    weight: Some(&a[1]),
-                    bias: Some(&a[2]),
-                    training: true,
-                    ..Default::default()
-                },
-            )
-        },
-    ));
-    t.push(row("batch_norm (eval)", &[x(&[3, 2, 2]), x(&[2])], |a| {
-        let (m, v) = (
-            Tensor::from_vec(vec![0.1, -0.2], [2])?,
-            Tensor::from_vec(vec![0.5, 2.0], [2])?,
-        );
-        F::batch_norm_with(
-            &a[0],
-            &m,
-            &v,
-            F::BatchNormOpts {
-                weight: Some(&a[1]),
-                ..Default::default()
-            },
-        )
-    }));
-    t.push(row("group_norm", &[x(&[2, 4, 2]), x(&[4]), x(&[4])], |a| {
-        F::group_norm_with(
-            &a[0],
-            2,
-            F::GroupNormOpts {
-                weight: Some(&a[1]),
-                bias: Some(&a[2]),
-                ..Default::default()
-            },
-        )
-    }));
-    t.push(row("instance_norm", &[x(&[2, 2, 3])], |a| {
-        F::instance_norm(&a[0])
-    }));
-    t.push(row("rms_norm", &[x(&[2, 3]), x(&[3])], |a| {
-        F::rms_norm_with(&a[0], [3], &a[1])
-    }));
-    t.push(row("local_response_norm", &[x(&[1, 3, 4])], |a| {
-        F::local_response_norm(&a[0], 2)
-    }));
     // ---------------------------------------------------------------- losses
     macro_rules! loss2 {
         ($($name:ident: $d0:ident, $d1:ident),* $(,)?) => {
@@ -320,34 +241,6 @@ fn nn_rows(t: &mut Vec<Row>) {
             &it(&[2], &[1]),
         )
     }));
-    // ---------------------------------------------------------------- distance, attention, dropout
-    t.push(row("cdist", &[x(&[3, 2]), x(&[4, 2])], |a| {
-        F::cdist(&a[0], &a[1])
-    }));
-    t.push(row("pdist", &[x(&[4, 2])], |a| F::pdist(&a[0])));
-    t.push(
-        row("cosine_similarity", &[x(&[2, 3]), x(&[2, 3])], |a| {
-            F::cosine_similarity(&a[0], &a[1])
-        })
-        .bcast(&[&[2, 1, 3], &[3]]),
-    );
-    t.push(row("pairwise_distance", &[x(&[2, 3]), x(&[2, 3])], |a| {
-        F::pairwise_distance(&a[0], &a[1])
-    }));
-    // dropout: training with p = 0.5 and a fixed seed, so that the mask is a constant
-    macro_rules! drop {
-        ($($name:ident, $with:ident: $shape:expr),* $(,)?) => {
-            $( t.push(row(concat!(stringify!($name), " (p=0.5, seeded)"), &[x(&$shape)], |a| {
-                // the mask comes from the default generator: reseeded for every evaluation
-                tensile::manual_seed(7);
-                F::$with(&a[0], F::DropoutOpts { p: 0.5, training: true, inplace: false })
-            })); )*
-        };
-    }
-    drop!(dropout, dropout_with: [2, 3], alpha_dropout, alpha_dropout_with: [2, 3],
-        feature_alpha_dropout, feature_alpha_dropout_with: [2, 2, 3],
-        dropout1d, dropout1d_with: [2, 2, 3], dropout2d, dropout2d_with: [1, 2, 2, 3],
-        dropout3d, dropout3d_with: [1, 2, 1, 2, 3]);
 }
 
 /// Unused import guard for the domain helpers every table edit may need.

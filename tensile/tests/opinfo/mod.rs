@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`, `norm.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -73,6 +73,7 @@ pub mod conv;
 pub mod creation;
 pub mod index;
 pub mod matmul;
+pub mod norm;
 pub mod pool;
 pub mod reduce;
 pub mod rnn;
@@ -284,7 +285,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 15] {
+pub fn families() -> [&'static [OpInfo]; 16] {
     [
         unary::OPS,
         binary::OPS,
@@ -301,6 +302,7 @@ pub fn families() -> [&'static [OpInfo]; 15] {
         conv::OPS,
         pool::OPS,
         matmul::OPS,
+        norm::OPS,
     ]
 }
 
@@ -581,6 +583,9 @@ pub enum P {
     Mask(&'static [bool], &'static [usize]),
     /// An int64 tensor of these values and shape (an index; not differentiated).
     Idx(&'static [i64], &'static [usize]),
+    /// A float64 tensor of these values and shape (not differentiated: `batch_norm`'s
+    /// running statistics).
+    Vals(&'static [f64], &'static [usize]),
     /// A Python list of differentiated float64 inputs of these domains and shapes.
     Ts(&'static [(Dom, &'static [usize])]),
     /// A differentiated float64 input made contiguous before the call (an op that refuses
@@ -720,6 +725,7 @@ impl Sample {
                 P::Ints(v) => Arg::Ints(v.to_vec()),
                 P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Idx(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+                P::Vals(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Ts(ts) => {
                     k += ts.len();
                     Arg::Tensors(inputs[k - ts.len()..k].iter().map(|t| t.alias()).collect())
