@@ -15,8 +15,6 @@
 mod autograd_programs;
 #[path = "conformance/calls_grad.rs"]
 mod calls_grad;
-#[path = "conformance/calls_norm.rs"]
-mod calls_norm;
 #[path = "conformance/calls_random.rs"]
 mod calls_random;
 mod opinfo;
@@ -516,7 +514,7 @@ pub fn dispatch(
     kw: &Value,
     kwt: &HashMap<String, Tensor>,
 ) -> Option<tensile::Result<Out>> {
-    call_opinfo(op, args, kw, kwt).or_else(|| calls_norm::call(op, args, kw, kwt))
+    call_opinfo(op, args, kw, kwt)
 }
 
 /// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,

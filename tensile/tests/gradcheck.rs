@@ -4,12 +4,13 @@
 //! (`eps = 1e-6`, `atol = 1e-5`, `rtol = 1e-3`; see `gradcheck/check.rs`). An op whose output
 //! does not require grad when an input does fails as `no backward formula: NAME`.
 //!
-//! * `opinfo/` (shared with the other consumers): the pointwise ops, each with its samples
-//!   (`grad`) or the reason it has none (`nograd`);
-//! * `gradcheck/table.rs`: THE TABLE, the OpInfo rows and one row per other op;
+//! * `opinfo/` (shared with the other consumers): every op, each with its samples (`grad`)
+//!   or the reason it has none (`nograd`);
+//! * `gradcheck/rows.rs`: one row per OpInfo sample;
 //! * `gradcheck/check.rs`: the checking engine (gradcheck's algorithm, seeded inputs);
 //! * `gradcheck/coverage.rs`: the crate's public op list, parsed from `src/`;
-//! * below, `NOT_DIFFERENTIABLE`: every public op that is not in the table, with its reason.
+//! * below, `NOT_DIFFERENTIABLE`: every public op with no row and no OpInfo entry, with its
+//!   reason.
 //!
 //! Run: `cargo test --test gradcheck` (`GRADCHECK_FILTER=conv` checks only the rows whose
 //! name contains `conv`). Every failure is collected; the test panics at the end with one
@@ -18,7 +19,7 @@
 mod gradcheck {
     pub mod check;
     pub mod coverage;
-    pub mod table;
+    pub mod rows;
 }
 mod opinfo;
 
@@ -189,7 +190,7 @@ const PENDING: &[&str] = &[];
 #[test]
 fn gradcheck_every_op() {
     let filter = std::env::var("GRADCHECK_FILTER").ok();
-    let table = gradcheck::table::table();
+    let table = gradcheck::rows::rows();
     let mut failures = Vec::new();
     let mut pending_failures: Vec<(&str, String)> = Vec::new();
     let mut pending_rows: Vec<&str> = Vec::new();
@@ -273,7 +274,7 @@ fn every_public_op_is_checked_or_listed() {
         "the source parser found only {} ops",
         ops.len()
     );
-    let table = gradcheck::table::table();
+    let table = gradcheck::rows::rows();
     let rows: BTreeSet<&str> = table.iter().map(|r| op_of(r.name)).collect();
     let listed: BTreeSet<&str> = NOT_DIFFERENTIABLE
         .iter()

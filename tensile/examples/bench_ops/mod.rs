@@ -12,7 +12,6 @@ use std::collections::HashMap;
 #[path = "../../tests/opinfo/mod.rs"]
 mod opinfo;
 
-use tensile::nn::functional as F;
 use tensile::{DType, Generator, Tensor};
 
 /// Ops per rep for the table's latency (`ns`) cases, at most (fewer when one op is slow: see
@@ -74,19 +73,6 @@ impl A {
         match self {
             A::T(t) => t,
             _ => panic!("ops.txt: expected a tensor argument"),
-        }
-    }
-    fn i(&self) -> i64 {
-        match self {
-            A::I(i) => *i,
-            _ => panic!("ops.txt: expected an int argument"),
-        }
-    }
-    fn l(&self) -> Vec<i64> {
-        match self {
-            A::L(l) => l.clone(),
-            A::I(i) => vec![*i],
-            _ => panic!("ops.txt: expected a list argument"),
         }
     }
 }
@@ -229,7 +215,6 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
     let kf = |k: &str| kw.get(k).map(|v| v.parse::<f64>().unwrap());
     let kl = |k: &str| kw.get(k).map(|v| list(v)).unwrap_or_default();
     let ks = |k: &str| kw.get(k).map(String::as_str);
-    let dim = ki("dim", -1);
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = match row.op.as_str() {
         // creation and data movement
@@ -262,15 +247,11 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
             let (a, p) = (t(0), kf("p").unwrap_or(0.5));
             Box::new(move || ok(a.bernoulli_with_(p)))
         }
-        "F.dropout" => {
-            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
-            Box::new(move || ok(tensile::nn::functional::dropout_with(&a, p)))
-        }
         "getitem_basic" => {
             let a = t(0);
             Box::new(move || ok(a.index(&tensile::s![1, 2..100;2])))
         }
-        _ => return build_math(row, &args, dim),
+        _ => return build_math(row, &args),
     };
     let count = count_of(row, &args, &mut op);
     Ok((op, count))
@@ -318,68 +299,17 @@ fn count_of(row: &Row, args: &[A], op: &mut Op) -> f64 {
         .unwrap_or(0) as f64
 }
 
-/// The two-tensor ops `$name` of the table: `$f(&a, &b)`.
-macro_rules! binary {
-    ($row:expr, $args:expr, $($name:literal => $f:expr),* $(,)?) => {
-        match $row.op.as_str() {
-            $($name => {
-                let (a, b) = ($args[0].t().alias(), $args[1].t().alias());
-                let f = $f;
-                return Some(Box::new(move || ok(f(&a, &b))) as Op);
-            })*
-            _ => {}
-        }
-    };
-}
-
-fn two_tensor(row: &Row, args: &[A]) -> Option<Op> {
-    binary!(row, args,
-        "F.embedding" => |a: &Tensor, b: &Tensor| F::embedding(a, b),
-    );
-    None
-}
-
-fn build_math(row: &Row, args: &[A], dim: i64) -> tensile::Result<(Op, f64)> {
+fn build_math(row: &Row, args: &[A]) -> tensile::Result<(Op, f64)> {
     let t = |i: usize| args[i].t().alias();
-    let mut op: Op = if let Some(op) = two_tensor(row, args) {
-        op
-    } else {
-        match row.op.as_str() {
-            // shape ops
-            // linear algebra and nn
-            "F.normalize" => {
-                let a = t(0);
-                Box::new(move || ok(F::normalize_with(&a, (2.0, dim))))
-            }
-            // nn.functional (issue 12)
-            "F.batch_norm" => {
-                let (x, m, v) = (t(0), t(1), t(2));
-                Box::new(move || ok(F::batch_norm(&x, &m, &v)))
-            }
-            "F.group_norm" => {
-                let (x, g) = (t(0), args[1].i());
-                Box::new(move || ok(F::group_norm(&x, g)))
-            }
-            "F.rms_norm" => {
-                let (x, s, w) = (t(0), args[1].l(), t(2));
-                Box::new(move || {
-                    ok(F::rms_norm_with(
-                        &x,
-                        s.as_slice(),
-                        F::RmsNormOpts {
-                            weight: Some(&w),
-                            eps: None,
-                        },
-                    ))
-                })
-            }
-            "lstm_layer" => {
-                let (x, h, c) = (t(0), t(1), t(2));
-                let params = [t(3), t(4), t(5), t(6)];
-                Box::new(move || ok(tensile::lstm(&x, &[&h, &c], &params).map(|r| r.0)))
-            }
-            other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
+    let mut op: Op = match row.op.as_str() {
+        // `torch.lstm` over the seven tensors of the row (the OpInfo entry takes `hx` and the
+        // weights as lists)
+        "lstm_layer" => {
+            let (x, h, c) = (t(0), t(1), t(2));
+            let params = [t(3), t(4), t(5), t(6)];
+            Box::new(move || ok(tensile::lstm(&x, &[&h, &c], &params).map(|r| r.0)))
         }
+        other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
     };
     let count = count_of(row, args, &mut op);
     Ok((op, count))

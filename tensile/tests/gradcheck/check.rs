@@ -37,20 +37,6 @@ pub struct Row {
     pub f: OpFn,
 }
 
-impl Row {
-    /// The broadcast variant: the inputs take these shapes instead.
-    pub fn bcast(mut self, shapes: &[&[usize]]) -> Row {
-        assert_eq!(
-            shapes.len(),
-            self.inputs.len(),
-            "{}: one shape per input",
-            self.name
-        );
-        self.bcast = Some(shapes.iter().map(|s| s.to_vec()).collect());
-        self
-    }
-}
-
 /// `row(name, inputs, f)`: a table row.
 pub fn row(
     name: &'static str,
@@ -75,18 +61,6 @@ fn input(shape: &[usize], dom: Dom, diff: bool) -> In {
 /// A differentiable input with values `±[0.2, 2]`.
 pub fn x(shape: &[usize]) -> In {
     input(shape, Dom::Any, true)
-}
-/// A differentiable input with values in `[0.5, 2]`.
-pub fn pos(shape: &[usize]) -> In {
-    input(shape, Dom::Pos, true)
-}
-/// A differentiable input with values in `[0.15, 0.85]`.
-pub fn prob(shape: &[usize]) -> In {
-    input(shape, Dom::Prob, true)
-}
-/// The same input, not differentiated (a target, a mask's source, …).
-pub fn nd(i: In) -> In {
-    In { diff: false, ..i }
 }
 
 /// xorshift64*: the test's seeded generator (the results must not depend on anything else).

@@ -18,7 +18,7 @@
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
 //! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`,
-//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`, `loss.rs`);
+//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`, `loss.rs`, `norm.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -78,6 +78,7 @@ pub mod index;
 pub mod linalg;
 pub mod loss;
 pub mod matmul;
+pub mod norm;
 pub mod pool;
 pub mod reduce;
 pub mod rnn;
@@ -304,7 +305,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 19] {
+pub fn families() -> [&'static [OpInfo]; 20] {
     [
         unary::OPS,
         binary::OPS,
@@ -325,6 +326,7 @@ pub fn families() -> [&'static [OpInfo]; 19] {
         softmax::OPS,
         tensor::OPS,
         loss::OPS,
+        norm::OPS,
     ]
 }
 
@@ -605,6 +607,9 @@ pub enum P {
     Mask(&'static [bool], &'static [usize]),
     /// An int64 tensor of these values and shape (an index; not differentiated).
     Idx(&'static [i64], &'static [usize]),
+    /// A float64 tensor of these values and shape (not differentiated: `batch_norm`'s
+    /// running statistics, a `±1` target, a probability target).
+    Vals(&'static [f64], &'static [usize]),
     /// A Python list of differentiated float64 inputs of these domains and shapes.
     Ts(&'static [(Dom, &'static [usize])]),
     /// A differentiated float64 input made contiguous before the call (an op that refuses
@@ -621,9 +626,6 @@ pub enum P {
     Index(&'static [Ix]),
     /// A Python list of int64 index tensors (`index_put`'s indices; not differentiated).
     Idxs(&'static [(&'static [i64], &'static [usize])]),
-    /// A float64 tensor of these values and shape (not differentiated: a `±1` target, a
-    /// probability target).
-    Vals(&'static [f64], &'static [usize]),
 }
 
 /// One item of a [`P::Index`] (`x[1::2, 1]`, `x[idx]`).
@@ -774,6 +776,7 @@ impl Sample {
                 P::Ints(v) => Arg::Ints(v.to_vec()),
                 P::Mask(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Idx(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
+                P::Vals(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Ts(ts) => {
                     k += ts.len();
                     Arg::Tensors(inputs[k - ts.len()..k].iter().map(|t| t.alias()).collect())
@@ -787,7 +790,6 @@ impl Sample {
                     Arg::Tensor(f(&inputs[k - 1])?)
                 }
                 P::Zeros(s) => Arg::Tensor(Tensor::zeros_with(s, DType::Float64)?),
-                P::Vals(v, s) => Arg::Tensor(Tensor::from_vec(v.to_vec(), s)?),
                 P::Index(items) => Arg::Index(items.iter().map(Ix::item).collect::<Result<_>>()?),
                 P::Idxs(v) => Arg::Tensors(
                     v.iter()
