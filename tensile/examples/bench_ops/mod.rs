@@ -234,41 +234,11 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
     let kw = &row.kw;
     let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
     let kf = |k: &str| kw.get(k).map(|v| v.parse::<f64>().unwrap());
-    let kl = |k: &str| kw.get(k).map(|v| list(v)).unwrap_or_default();
     let ks = |k: &str| kw.get(k).map(String::as_str);
     let dim = ki("dim", -1);
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = match row.op.as_str() {
-        // creation and data movement
-        "rand" => {
-            let s = kl("size");
-            Box::new(move || ok(Tensor::rand(s.as_slice())))
-        }
-        "randn" => {
-            let s = kl("size");
-            Box::new(move || ok(Tensor::randn(s.as_slice())))
-        }
-        "randint" => {
-            let (lo, hi, s) = (ki("low", 0), ki("high", 0), kl("size"));
-            Box::new(move || ok(Tensor::randint(lo, hi, s.as_slice())))
-        }
-        "randperm" => {
-            let n = ki("n", 0);
-            Box::new(move || ok(Tensor::randperm(n)))
-        }
-        "T.multinomial" => {
-            let (a, n) = (t(0), ki("num_samples", 1));
-            let r = ks("replacement") == Some("True");
-            Box::new(move || ok(a.multinomial_with(n, r)))
-        }
-        "T.normal_" => {
-            let a = t(0);
-            Box::new(move || ok(a.normal_()))
-        }
-        "T.bernoulli_" => {
-            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
-            Box::new(move || ok(a.bernoulli_with_(p)))
-        }
+        // creation and data movement (the random factories are the OpInfo table's)
         "F.dropout" => {
             let (a, p) = (t(0), kf("p").unwrap_or(0.5));
             Box::new(move || ok(tensile::nn::functional::dropout_with(&a, p)))

@@ -15,7 +15,7 @@
 //!   when they differ.
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
-//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`);
+//! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`, `conv.rs`, `pool.rs`, `matmul.rs`, `random.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -74,6 +74,7 @@ pub mod creation;
 pub mod index;
 pub mod matmul;
 pub mod pool;
+pub mod random;
 pub mod reduce;
 pub mod rnn;
 pub mod scan;
@@ -83,7 +84,7 @@ pub mod ternary;
 pub mod unary;
 pub mod views;
 
-use tensile::{DType, Operand, Result, Scalar, Tensor};
+use tensile::{DType, Generator, Operand, Result, Scalar, Tensor};
 
 // ------------------------------------------------------------------------------------------
 // the entry
@@ -284,7 +285,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 15] {
+pub fn families() -> [&'static [OpInfo]; 16] {
     [
         unary::OPS,
         binary::OPS,
@@ -301,6 +302,7 @@ pub fn families() -> [&'static [OpInfo]; 15] {
         conv::OPS,
         pool::OPS,
         matmul::OPS,
+        random::OPS,
     ]
 }
 
@@ -369,6 +371,9 @@ pub enum Arg {
     OptInts(Vec<Option<i64>>),
     /// A Python list of floats (`scale_factor=[2.0, 1.5]`).
     Floats(Vec<f64>),
+    /// A `torch.Generator` (`generator=`; a clone is another handle to the same state, as
+    /// passing PyTorch's generator object is).
+    Generator(Generator),
 }
 
 impl Arg {
@@ -530,6 +535,13 @@ impl Args {
     pub fn kw_tensor(&self, k: &str) -> Option<&Tensor> {
         match self.kw_arg(k)? {
             Arg::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a generator (`generator=`).
+    pub fn kw_generator(&self, k: &str) -> Option<&Generator> {
+        match self.kw_arg(k)? {
+            Arg::Generator(g) => Some(g),
             _ => None,
         }
     }
