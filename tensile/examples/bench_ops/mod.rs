@@ -210,48 +210,22 @@ pub fn build(row: &Row) -> tensile::Result<(Op, f64)> {
         let count = count_of(row, &args, &mut op);
         return Ok((op, count));
     }
-    let kw = &row.kw;
-    let ki = |k: &str, d: i64| kw.get(k).map(|v| v.parse::<i64>().unwrap()).unwrap_or(d);
-    let kf = |k: &str| kw.get(k).map(|v| v.parse::<f64>().unwrap());
-    let kl = |k: &str| kw.get(k).map(|v| list(v)).unwrap_or_default();
-    let ks = |k: &str| kw.get(k).map(String::as_str);
+    // the two rows no OpInfo entry takes as written
     let t = |i: usize| args[i].t().alias();
     let mut op: Op = match row.op.as_str() {
-        // creation and data movement
-        "rand" => {
-            let s = kl("size");
-            Box::new(move || ok(Tensor::rand(s.as_slice())))
-        }
-        "randn" => {
-            let s = kl("size");
-            Box::new(move || ok(Tensor::randn(s.as_slice())))
-        }
-        "randint" => {
-            let (lo, hi, s) = (ki("low", 0), ki("high", 0), kl("size"));
-            Box::new(move || ok(Tensor::randint(lo, hi, s.as_slice())))
-        }
-        "randperm" => {
-            let n = ki("n", 0);
-            Box::new(move || ok(Tensor::randperm(n)))
-        }
-        "T.multinomial" => {
-            let (a, n) = (t(0), ki("num_samples", 1));
-            let r = ks("replacement") == Some("True");
-            Box::new(move || ok(a.multinomial_with(n, r)))
-        }
-        "T.normal_" => {
-            let a = t(0);
-            Box::new(move || ok(a.normal_()))
-        }
-        "T.bernoulli_" => {
-            let (a, p) = (t(0), kf("p").unwrap_or(0.5));
-            Box::new(move || ok(a.bernoulli_with_(p)))
-        }
+        // `x[1, 2:100:2]`
         "getitem_basic" => {
             let a = t(0);
             Box::new(move || ok(a.index(&tensile::s![1, 2..100;2])))
         }
-        _ => return build_math(row, &args),
+        // `torch.lstm` over the seven tensors of the row (the entry takes `hx` and the weights
+        // as lists)
+        "lstm_layer" => {
+            let (x, h, c) = (t(0), t(1), t(2));
+            let params = [t(3), t(4), t(5), t(6)];
+            Box::new(move || ok(tensile::lstm(&x, &[&h, &c], &params).map(|r| r.0)))
+        }
+        other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
     };
     let count = count_of(row, &args, &mut op);
     Ok((op, count))
@@ -297,22 +271,6 @@ fn count_of(row: &Row, args: &[A], op: &mut Op) -> f64 {
         .chain([out])
         .max()
         .unwrap_or(0) as f64
-}
-
-fn build_math(row: &Row, args: &[A]) -> tensile::Result<(Op, f64)> {
-    let t = |i: usize| args[i].t().alias();
-    let mut op: Op = match row.op.as_str() {
-        // `torch.lstm` over the seven tensors of the row (the OpInfo entry takes `hx` and the
-        // weights as lists)
-        "lstm_layer" => {
-            let (x, h, c) = (t(0), t(1), t(2));
-            let params = [t(3), t(4), t(5), t(6)];
-            Box::new(move || ok(tensile::lstm(&x, &[&h, &c], &params).map(|r| r.0)))
-        }
-        other => panic!("bench/ops.txt: op {other} has no tensile call in bench_ops"),
-    };
-    let count = count_of(row, args, &mut op);
-    Ok((op, count))
 }
 
 /// Ops per rep for a latency case whose one op took `one` seconds: OPS_LAT_INNER, or fewer so

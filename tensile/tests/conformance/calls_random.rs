@@ -6,209 +6,33 @@
 //! values by the call's tolerance class (`exact`, `ulp`, `lapack`), a tensor of more than 512
 //! elements through its summary (strided values, the last 16, and for integers `Σ (i+1)·v[i]`).
 //! `TENSILE_RANDOM_BITS=1` holds the `ulp` class to bit equality as well (see [`tol_for`]).
+//! The calls are the OpInfo table's (`tests/opinfo/random.rs`, see [`call`]); this runner
+//! walks the program, keeps the generator and its saved state, and compares.
 
-use super::{Arg, build_arg, check_error, ints, kw_f64, kw_str, num};
+use super::{Arg, build_arg, check_error, ints, json_to_opinfo, num, opinfo, to_opinfo};
 use serde_json::Value;
-use tensile::nn::functional as F;
-use tensile::nn::init;
-use tensile::{
-    BernoulliOpts, CauchyOpts, ExponentialOpts, Generator, GeneratorOpts, LogNormalOpts,
-    MultinomialOpts, NormalOpts, Operand, RandOpts, RandomOpts, Scalar, Tensor, UniformOpts,
-};
+use tensile::{Generator, Tensor};
 
-/// A result of a random call.
-enum Res {
-    /// An out-of-place result.
-    Fresh(Tensor),
-    /// An in-place call on argument 0.
-    InPlace,
-}
-
-fn scalar(a: &Arg) -> Scalar {
-    match a {
-        Arg::Scalar(s) => *s,
-        Arg::Int(i) => Scalar::Int(*i),
-        _ => panic!("corpus: expected a number"),
-    }
-}
-
-fn int(a: &Arg) -> i64 {
-    match scalar(a) {
-        Scalar::Int(i) => i,
-        Scalar::Float(f) => f as i64,
-        Scalar::Bool(b) => b as i64,
-    }
-}
-
-fn f(a: &Arg) -> f64 {
-    scalar(a).to_f64()
-}
-
-fn operand(a: &Arg) -> Operand<'_> {
-    match a {
-        Arg::Tensor(t) => Operand::Tensor(t),
-        other => Operand::Scalar(scalar(other)),
-    }
-}
-
-/// One call statement of a program (`random_call` in `replay_extra.py`).
-fn call(name: &str, a: &[Arg], kw: &Value, g: Option<&Generator>) -> tensile::Result<Res> {
-    use Res::{Fresh, InPlace};
-    let dtype = match kw.get("dtype").map(build_arg) {
-        Some((Arg::DType(d), _)) => Some(d),
-        _ => None,
-    };
-    let ro = RandOpts {
-        generator: g,
-        dtype,
-    };
-    let go = GeneratorOpts { generator: g };
-    let kf = |k: &str, d: f64| kw_f64(kw, k).unwrap_or(d);
-    let t0 = || a[0].tensor();
-    Ok(match name {
-        "rand" => Fresh(Tensor::rand_with(a[0].list(), ro)?),
-        "randn" => Fresh(Tensor::randn_with(a[0].list(), ro)?),
-        "randint" => Fresh(match a {
-            [hi, size] => Tensor::randint_with(0, int(hi), size.list(), ro)?,
-            [lo, hi, size] => Tensor::randint_with(int(lo), int(hi), size.list(), ro)?,
-            _ => panic!("corpus: randint arity"),
-        }),
-        "randperm" => Fresh(Tensor::randperm_with(int(&a[0]), ro)?),
-        "multinomial" => Fresh(t0().multinomial_with(
-            int(&a[1]),
-            MultinomialOpts {
-                replacement: kw.get("replacement").and_then(|v| v.as_bool()) == Some(true),
-                generator: g,
-            },
-        )?),
-        "normal" => Fresh(match a {
-            [m, s] => tensile::normal_with(operand(m), operand(s), go)?,
-            [m, s, size] => Tensor::normal_with(f(m), f(s), size.list(), ro)?,
-            _ => panic!("corpus: normal arity"),
-        }),
-        "bernoulli" => Fresh(match a {
-            [p] => p.tensor().bernoulli_with(BernoulliOpts {
-                p: None,
-                generator: g,
-            })?,
-            [x, p] => x.tensor().bernoulli_with(BernoulliOpts {
-                p: Some(Operand::Scalar(scalar(p))),
-                generator: g,
-            })?,
-            _ => panic!("corpus: bernoulli arity"),
-        }),
-        "poisson" => Fresh(tensile::poisson_with(t0(), go)?),
-        "rand_like" => Fresh(Tensor::rand_like_with(t0(), ro)?),
-        "randn_like" => Fresh(Tensor::randn_like_with(t0(), ro)?),
-        "randint_like" => Fresh(match a {
-            [x, hi] => Tensor::randint_like_with(x.tensor(), 0, int(hi), ro)?,
-            [x, lo, hi] => Tensor::randint_like_with(x.tensor(), int(lo), int(hi), ro)?,
-            _ => panic!("corpus: randint_like arity"),
-        }),
-        "uniform_" => {
-            t0().uniform_with_(UniformOpts {
-                from: f(&a[1]),
-                to: f(&a[2]),
-                generator: g,
-            })?;
-            InPlace
-        }
-        "normal_" => {
-            t0().normal_with_(NormalOpts {
-                mean: f(&a[1]),
-                std: f(&a[2]),
-                generator: g,
-            })?;
-            InPlace
-        }
-        "random_" => {
-            let o = match a {
-                [_] => RandomOpts::default(),
-                [_, to] => RandomOpts::from(int(to)),
-                [_, from, to] => RandomOpts::from((int(from), int(to))),
-                _ => panic!("corpus: random_ arity"),
-            };
-            t0().random_with_(RandomOpts { generator: g, ..o })?;
-            InPlace
-        }
-        "exponential_" => {
-            t0().exponential_with_(ExponentialOpts {
-                lambd: kf("lambd", 1.0),
-                generator: g,
-            })?;
-            InPlace
-        }
-        "geometric_" => {
-            t0().geometric_with_(f(&a[1]), go)?;
-            InPlace
-        }
-        "cauchy_" => {
-            t0().cauchy_with_(CauchyOpts {
-                median: kf("median", 0.0),
-                sigma: kf("sigma", 1.0),
-                generator: g,
-            })?;
-            InPlace
-        }
-        "log_normal_" => {
-            t0().log_normal_with_(LogNormalOpts {
-                mean: kf("mean", 1.0),
-                std: kf("std", 2.0),
-                generator: g,
-            })?;
-            InPlace
-        }
-        "bernoulli_" => {
-            let p = match a {
-                [_, p] => Some(operand(p)),
-                _ => kw_f64(kw, "p").map(|p| Operand::Scalar(Scalar::Float(p))),
-            };
-            t0().bernoulli_with_(BernoulliOpts { p, generator: g })?;
-            InPlace
-        }
-        "dropout" | "dropout2d" => {
-            let o = F::DropoutOpts {
-                p: kf("p", 0.5),
-                training: kw.get("training").and_then(|v| v.as_bool()) != Some(false),
-                inplace: false,
-            };
-            Fresh(if name == "dropout" {
-                F::dropout_with(t0(), o)?
-            } else {
-                F::dropout2d_with(t0(), o)?
-            })
-        }
-        _ => {
-            let Some(init_name) = name.strip_prefix("init.") else {
-                panic!("corpus: unknown random call {name}");
-            };
-            let x = t0();
-            let kaiming = || init::KaimingOpts {
-                a: kf("a", 0.0),
-                mode: kw_str(kw, "mode").unwrap_or("fan_in"),
-                nonlinearity: kw_str(kw, "nonlinearity").unwrap_or("leaky_relu"),
-            };
-            match init_name {
-                "uniform_" => init::uniform_with_(x, kf("a", 0.0), kf("b", 1.0), g)?,
-                "normal_" => init::normal_with_(x, kf("mean", 0.0), kf("std", 1.0), g)?,
-                "kaiming_uniform_" => init::kaiming_uniform_with_(x, kaiming(), g)?,
-                "kaiming_normal_" => init::kaiming_normal_with_(x, kaiming(), g)?,
-                "xavier_uniform_" => init::xavier_uniform_with_(x, kf("gain", 1.0), g)?,
-                "xavier_normal_" => init::xavier_normal_with_(x, kf("gain", 1.0), g)?,
-                "trunc_normal_" => init::trunc_normal_with_(
-                    x,
-                    kf("mean", 0.0),
-                    kf("std", 1.0),
-                    kf("a", -2.0),
-                    kf("b", 2.0),
-                    g,
-                )?,
-                "orthogonal_" => init::orthogonal_with_(x, kf("gain", 1.0), g)?,
-                other => panic!("corpus: unknown init {other}"),
-            };
-            InPlace
-        }
-    })
+/// One call statement of a program (`random_call` in `replay_extra.py`): the OpInfo entry
+/// named `name` (`tests/opinfo/random.rs`; an in-place fill or `init.NAME_` is an entry of
+/// its own; the dropouts are the norm family's) called with the statement's arguments, and
+/// the program's own generator, when it has one, as `generator=`.
+fn call(name: &str, args: &[Arg], kw: &Value, g: Option<&Generator>) -> tensile::Result<Tensor> {
+    let (info, inplace) = opinfo::lookup(name, args.len())
+        .unwrap_or_else(|| panic!("corpus: unknown random call {name}"));
+    let pos = args
+        .iter()
+        .map(|a| to_opinfo(a).expect("corpus: argument"))
+        .collect();
+    let mut kw: Vec<(String, opinfo::Arg)> = kw
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter_map(|(k, v)| Some((k.clone(), json_to_opinfo(v)?)))
+        .collect();
+    kw.extend(g.map(|g| ("generator".to_string(), opinfo::Arg::Generator(g.clone()))));
+    info.run(&opinfo::Args { pos, kw, inplace })
+        .map(opinfo::Ret::first)
 }
 
 /// The tolerance class of a call (`tol_class` in `replay_extra.py`).
@@ -442,31 +266,29 @@ pub fn run(case: &Value) -> Result<(), String> {
                     w["error"]["message"]
                 ));
             }
-            match res {
-                Res::Fresh(t) => {
-                    let share = args.iter().position(|a| match a {
-                        Arg::Tensor(x) => {
-                            x.shares_storage(&t) && x.storage_nbytes() > 0 && t.storage_nbytes() > 0
-                        }
-                        _ => false,
-                    });
-                    cmp_tensor(&w["tensor"], &t, share.map(|s| s as u64), cls)
-                        .map_err(|m| format!("statement {i} ({name}): {m}"))?;
-                }
-                Res::InPlace => {
-                    let x = args[0].tensor();
-                    cmp_tensor(&w["self"], x, Some(0), cls)
-                        .map_err(|m| format!("statement {i} ({name}) self: {m}"))?;
-                    let base = built[0].1.as_ref().ok_or("corpus: in-place base")?;
-                    let dt = base.dtype().name();
-                    cmp_values(
-                        &w["storage_after"],
-                        &values(base),
-                        tol_for(cls, dt),
-                        "storage_after",
-                    )
+            if name.ends_with('_') {
+                // in place (`x.uniform_`, `init.uniform_`): argument 0 and its storage
+                let x = args[0].tensor();
+                cmp_tensor(&w["self"], x, Some(0), cls)
+                    .map_err(|m| format!("statement {i} ({name}) self: {m}"))?;
+                let base = built[0].1.as_ref().ok_or("corpus: in-place base")?;
+                let dt = base.dtype().name();
+                cmp_values(
+                    &w["storage_after"],
+                    &values(base),
+                    tol_for(cls, dt),
+                    "storage_after",
+                )
+                .map_err(|m| format!("statement {i} ({name}): {m}"))?;
+            } else {
+                let share = args.iter().position(|a| match a {
+                    Arg::Tensor(x) => {
+                        x.shares_storage(&res) && x.storage_nbytes() > 0 && res.storage_nbytes() > 0
+                    }
+                    _ => false,
+                });
+                cmp_tensor(&w["tensor"], &res, share.map(|s| s as u64), cls)
                     .map_err(|m| format!("statement {i} ({name}): {m}"))?;
-                }
             }
         }
     }

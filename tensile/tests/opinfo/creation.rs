@@ -2,7 +2,7 @@
 //! `linspace`, `logspace`, `eye`, `tril_indices`/`triu_indices`, `F.one_hot`, `meshgrid`.
 //! Arguments are positional (the corpus) or keywords (the bench: `size=`, `end=`, …).
 //! README's creation table is hand-written: most of its rows are constructors and random
-//! ops that are no entry here.
+//! ops that are no entry here (the random ops are `random.rs`'s).
 
 use super::{Adapter, Arg, Args, Dom, OpInfo, P, Ret, Sample, Sig};
 use tensile::{Result, Scalar, Tensor, TensorOptions};

@@ -18,7 +18,8 @@
 //!
 //! The families live in one file each (`unary.rs`, `binary.rs`, `ternary.rs`, `reduce.rs`,
 //! `scan.rs`, `sort.rs`, `index.rs`, `shape.rs`, `views.rs`, `creation.rs`, `attention.rs`, `rnn.rs`,
-//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`, `loss.rs`, `norm.rs`);
+//! `conv.rs`, `pool.rs`, `matmul.rs`, `linalg.rs`, `softmax.rs`, `tensor.rs`, `loss.rs`, `norm.rs`,
+//! `random.rs`);
 //! [`families`] lists them. The module depends on `tensile` alone (the fuzz crate and the bench example
 //! include it with `#[path]`).
 #![allow(dead_code)]
@@ -80,6 +81,7 @@ pub mod loss;
 pub mod matmul;
 pub mod norm;
 pub mod pool;
+pub mod random;
 pub mod reduce;
 pub mod rnn;
 pub mod scan;
@@ -91,7 +93,7 @@ pub mod ternary;
 pub mod unary;
 pub mod views;
 
-use tensile::{DType, Operand, Result, Scalar, Tensor};
+use tensile::{DType, Generator, Operand, Result, Scalar, Tensor};
 
 // ------------------------------------------------------------------------------------------
 // the entry
@@ -305,7 +307,7 @@ impl OpInfo {
 }
 
 /// Every family's entries, in the order the consumers walk them.
-pub fn families() -> [&'static [OpInfo]; 20] {
+pub fn families() -> [&'static [OpInfo]; 21] {
     [
         unary::OPS,
         binary::OPS,
@@ -327,6 +329,7 @@ pub fn families() -> [&'static [OpInfo]; 20] {
         tensor::OPS,
         loss::OPS,
         norm::OPS,
+        random::OPS,
     ]
 }
 
@@ -395,6 +398,9 @@ pub enum Arg {
     OptInts(Vec<Option<i64>>),
     /// A Python list of floats (`scale_factor=[2.0, 1.5]`).
     Floats(Vec<f64>),
+    /// A `torch.Generator` (`generator=`; a clone is another handle to the same state, as
+    /// passing PyTorch's generator object is).
+    Generator(Generator),
 }
 
 impl Arg {
@@ -556,6 +562,13 @@ impl Args {
     pub fn kw_tensor(&self, k: &str) -> Option<&Tensor> {
         match self.kw_arg(k)? {
             Arg::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+    /// Keyword `k` as a generator (`generator=`).
+    pub fn kw_generator(&self, k: &str) -> Option<&Generator> {
+        match self.kw_arg(k)? {
+            Arg::Generator(g) => Some(g),
             _ => None,
         }
     }
