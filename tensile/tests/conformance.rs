@@ -1,8 +1,8 @@
 //! The PyTorch conformance corpus, replayed against tensile.
 //!
 //! Reads every `*.jsonl` under `tests/corpus` (or the directory named by `TENSILE_CORPUS`),
-//! rebuilds each case's arguments exactly as `README.md` of the corpus describes, runs the op,
-//! and compares the result with what PyTorch 2.15 returned: dtype, size, stride, storage
+//! rebuilds each case's arguments exactly as `README.md` of the corpus describes, runs the op
+//! through its OpInfo entry (`tests/opinfo/`, [`dispatch`]), and compares the result with what PyTorch 2.15 returned: dtype, size, stride, storage
 //! offset, contiguity, values (with `torch.testing.assert_close`'s default tolerances),
 //! storage sharing, in-place writes through views, and error class and text.
 //!
@@ -10,14 +10,19 @@
 //! `N passed, M failed`. The test fails if any case of a required family fails; the families
 //! in [`PENDING`] are run and reported but do not fail the test (a skipped case is never
 //! hidden: it counts as failed).
+//!
+//! Three families are programs rather than single calls, each with its runner:
+//! `conformance/grad_cases.rs` (`grad`: one op, then backward), `autograd_programs.rs`
+//! (`autograd_semantics`) and `random_programs.rs` (`random`: seeded streams); their ops are
+//! the OpInfo table's too.
 
 #[path = "conformance/autograd_programs.rs"]
 mod autograd_programs;
-#[path = "conformance/calls_grad.rs"]
-mod calls_grad;
-#[path = "conformance/calls_random.rs"]
-mod calls_random;
+#[path = "conformance/grad_cases.rs"]
+mod grad_cases;
 mod opinfo;
+#[path = "conformance/random_programs.rs"]
+mod random_programs;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -391,13 +396,13 @@ fn check_tensor(exp: &Value, t: &Tensor, inputs: &[Option<&Tensor>]) -> Result<(
 fn run_case(case: &Value) -> Result<(), String> {
     let op = case["op"].as_str().unwrap();
     if op == "grad" {
-        return calls_grad::run(case);
+        return grad_cases::run(case);
     }
     if op == "program" {
         return autograd_programs::run(case);
     }
     if op == "random" {
-        return calls_random::run(case);
+        return random_programs::run(case);
     }
     let built: Vec<(Arg, Option<Tensor>)> = case["args"]
         .as_array()
@@ -479,7 +484,7 @@ pub fn kw_tensors(kw: &Value) -> HashMap<String, Tensor> {
     if let Some(o) = kw.as_object() {
         for (k, v) in o {
             if let Some(spec) = v.get("tensor") {
-                m.insert(k.clone(), calls_grad::leaf(spec));
+                m.insert(k.clone(), grad_cases::leaf(spec));
             }
         }
     }
@@ -507,21 +512,12 @@ pub fn check_mutated(
     Ok(())
 }
 
-/// Runs op `op` through every family's call table (`None`: no family knows it).
+/// Runs op `op` through the OpInfo table (`tests/opinfo/`), `None` when no entry has its
+/// name: `op` names an entry or its in-place form, and the call has the entry's arity; the
+/// arguments and keywords are handed over as [`opinfo::Args`] (keywords given as `null` left
+/// out, as are keyword values no adapter reads: nested objects); a tensor keyword is the one
+/// of `kwt` (the case's, built once).
 pub fn dispatch(
-    op: &str,
-    args: &[Arg],
-    kw: &Value,
-    kwt: &HashMap<String, Tensor>,
-) -> Option<tensile::Result<Out>> {
-    call_opinfo(op, args, kw, kwt)
-}
-
-/// The ops of the OpInfo table (`tests/opinfo/`): `op` names an entry or its in-place form,
-/// and the call has the entry's arity; the arguments and keywords are handed over as
-/// [`opinfo::Args`] (keywords given as `null` left out, as are keyword values no adapter
-/// reads: nested objects); a tensor keyword is the one of `kwt` (the case's, built once).
-fn call_opinfo(
     op: &str,
     args: &[Arg],
     kw: &Value,

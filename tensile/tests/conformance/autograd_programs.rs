@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use tensile::{Error, ErrorKind, Tensor};
 
-use super::calls_grad::{check_grad, leaf};
+use super::grad_cases::{check_grad, leaf};
 use super::{Arg, Out, build_arg, build_tensor, check_tensor, dispatch};
 
 struct Env {
@@ -54,7 +54,7 @@ fn stmt(env: &mut Env, s: &Value) -> Result<(), Error> {
             .map(|v| v.iter().map(|a| arg(env, a)).collect::<Result<Vec<_>, _>>())
             .transpose()?
             .unwrap_or_default();
-        let kw = super::calls_grad::norm_kwargs(
+        let kw = super::grad_cases::norm_kwargs(
             &s.get("kwargs")
                 .cloned()
                 .unwrap_or(Value::Object(Default::default())),
