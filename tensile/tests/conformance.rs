@@ -88,6 +88,13 @@ pub enum Out {
 
 #[allow(dead_code)]
 impl Arg {
+    /// The tensor, or `None` for any other argument.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Arg::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
     pub fn tensor(&self) -> &Tensor {
         match self {
             Arg::Tensor(t) => t,
@@ -412,13 +419,7 @@ fn run_case(case: &Value) -> Result<(), String> {
         .collect();
     let bases: Vec<Option<&Tensor>> = built.iter().map(|(_, b)| b.as_ref()).collect();
     let args: Vec<Arg> = built.iter().map(|(a, _)| clone_arg(a)).collect();
-    let inputs: Vec<Option<&Tensor>> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Tensor(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let inputs: Vec<Option<&Tensor>> = args.iter().map(Arg::as_tensor).collect();
     let kw = &case["kwargs"];
     let exp = &case["expect"];
     let kwt = kw_tensors(kw);

@@ -143,13 +143,7 @@ pub fn run(case: &Value) -> Result<(), String> {
         .map(grad_arg)
         .collect();
     let kwt = super::kw_tensors(kw);
-    let inputs: Vec<Option<&Tensor>> = args
-        .iter()
-        .map(|a| match a {
-            Arg::Tensor(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    let inputs: Vec<Option<&Tensor>> = args.iter().map(Arg::as_tensor).collect();
     let (name, call_args): (&str, Vec<Arg>) = if op == "getitem" {
         ("index", args.iter().map(super::clone_arg).collect())
     } else if op.ends_with('_') {
