@@ -1,6 +1,6 @@
 //! Matrix products: strided, batched, broadcast-aware GEMM.
 //!
-//! float32 and float64 go through the `gemm` crate (run-time-detected AVX-512/AVX2/FMA
+//! float32 and float64 go through the `gemm-f32`/`gemm-f64` crates ([`mm::gemm`]; run-time-detected AVX-512/AVX2/FMA
 //! micro-kernels; chosen over `matrixmultiply` by measured speed on the project's machine:
 //! 512³ float32 at about 205 GFLOP/s on one thread and 330–380 on two, against about 180 and
 //! 335). It reads any row and column strides, so transposed, sliced and stride-0 operands
@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::dtype::DType;
 use crate::element::Element;
-use crate::kernels::{Strided, par};
+use crate::kernels::{Strided, mm, par};
 
 /// `C[b] = A[b] · B[b]` (or `C[b] += A[b] · B[b]`) for every index `b` of the batch dims.
 /// Strides are in elements; any stride may be 0 (a broadcast operand).
@@ -76,13 +76,9 @@ macro_rules! float_gemm {
     ($($t:ty),*) => {$(
         impl GemmElem for $t {
             unsafe fn gemm(m: usize, k: usize, n: usize, a: *const $t, rsa: isize, csa: isize, b: *const $t, rsb: isize, csb: isize, c: *mut $t, rsc: isize, acc: bool, threads: usize) {
-                let par = if threads > 1 { gemm::Parallelism::Rayon(threads) } else { gemm::Parallelism::None };
-                // SAFETY: forwarded from the caller; `gemm` reads m·k and k·n elements at the
-                // given strides and writes (reading too when `acc`) m·n elements of c:
-                // c = 1·c + 1·(a·b) when acc, else c = a·b.
-                unsafe {
-                    gemm::gemm(m, n, k, c, 1, rsc, acc, a, csa, rsa, b, csb, rsb, 1.0, 1.0, false, false, false, par)
-                }
+                let par = if threads > 1 { mm::Parallelism::Rayon(threads) } else { mm::Parallelism::None };
+                // SAFETY: forwarded from the caller (`mm::gemm`'s contract).
+                unsafe { mm::gemm(m, n, k, c, 1, rsc, acc, a, csa, rsa, b, csb, rsb, par) }
             }
         }
     )*};

@@ -25,7 +25,7 @@
 //!   a `gemm` product), the closure runs right there, and its parallel iterators use that
 //!   pool (rayon's current pool; the `gemm` crate's `Parallelism::Rayon` too).
 //!
-//! Parallel iterators, `rayon::scope`/`join` and `gemm::Parallelism::Rayon` are only ever
+//! Parallel iterators, `rayon::scope`/`join` and `Parallelism::Rayon` (the `gemm` kernels') are only ever
 //! used inside [`run`]; callers check the work against their grain and `threads() > 1` first,
 //! so small ops never reach a pool.
 //!
