@@ -159,18 +159,11 @@ impl<const N: usize> Loop<N> {
         }
         let tasks = (numel / GRAIN).min(threads * 4).min(units).max(1);
         let per = units.div_ceil(tasks);
-        let go = &go;
-        par::run(|| {
-            rayon::scope(|s| {
-                for t in 0..tasks {
-                    s.spawn(move |_| {
-                        let (start, end) = (t * per, ((t + 1) * per).min(units));
-                        if start < end {
-                            go(start, end);
-                        }
-                    });
-                }
-            })
+        par::for_each_task(tasks, &|t| {
+            let (start, end) = (t * per, ((t + 1) * per).min(units));
+            if start < end {
+                go(start, end);
+            }
         });
     }
 }

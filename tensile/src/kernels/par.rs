@@ -154,7 +154,61 @@ fn pool(n: usize) -> Option<Arc<ThreadPool>> {
 /// that pool. The calling thread blocks meanwhile and runs nothing else (see the module
 /// docs); called on a worker of a private pool, `f` runs right there. Should no thread at all
 /// be startable, `f` runs on the calling thread.
+///
+/// Only this wrapper is generic: the pool's entry ([`run_dyn`]) takes `f` as a trait object,
+/// so rayon's install and job machinery is compiled once, not once per parallel region.
+#[inline]
 pub(crate) fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if WORKER.with(Cell::get) {
+        return f();
+    }
+    let mut f = Some(f);
+    let mut out = None;
+    run_dyn(&mut || {
+        if let Some(f) = f.take() {
+            out = Some(f());
+        }
+    });
+    match out {
+        Some(r) => r,
+        // `run_dyn` calls its closure exactly once, or resumes its panic
+        None => unreachable!("par::run: the region did not run"),
+    }
+}
+
+/// Runs `f(t)` for every task `t` in `0..tasks`, in parallel on the private pool of
+/// [`threads`] threads (inside [`run`]), and returns when all have run; a panic in a task is
+/// resumed here. The tasks' order is unspecified. Compiled once: the kernels' task bodies
+/// are trait objects.
+pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
+    use rayon::prelude::*;
+    match tasks {
+        0 => {}
+        1 => f(0),
+        _ => run(|| (0..tasks).into_par_iter().for_each(f)),
+    }
+}
+
+/// [`for_each_task`] collecting each task's result, in task order.
+pub(crate) fn map_tasks<T: Send>(tasks: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let slots: Vec<Mutex<Option<T>>> = (0..tasks).map(|_| Mutex::new(None)).collect();
+    for_each_task(tasks, &|t| {
+        *slots[t].lock().unwrap_or_else(PoisonError::into_inner) = Some(f(t));
+    });
+    slots
+        .into_iter()
+        .map(
+            |s| match s.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                Some(v) => v,
+                None => unreachable!("par::map_tasks: a task did not run"),
+            },
+        )
+        .collect()
+}
+
+/// [`run`]'s pool entry, not generic: `f` runs once, on the pool or (on a private pool's
+/// worker, or when no thread can be started) right here.
+fn run_dyn(f: &mut (dyn FnMut() + Send)) {
     if WORKER.with(Cell::get) {
         return f();
     }
@@ -168,36 +222,35 @@ pub(crate) fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     run_blocking(&pool, f)
 }
 
-/// What [`run_blocking`]'s job leaves for the caller: `f`'s result or its panic.
-struct Done<R> {
-    result: Mutex<Option<std::thread::Result<R>>>,
+/// Whether [`run_blocking`]'s job has run: `None` until then, then `f`'s panic if any.
+struct Done {
+    result: Mutex<Option<std::thread::Result<()>>>,
     cv: Condvar,
 }
 
 /// [`run`] from a worker of a foreign rayon pool: `f` is spawned on `pool` and this thread
 /// waits on a condition variable (not in rayon, which would run that pool's other jobs).
-fn run_blocking<R: Send, F: FnOnce() -> R + Send>(pool: &ThreadPool, f: F) -> R {
+fn run_blocking(pool: &ThreadPool, f: &mut (dyn FnMut() + Send)) {
     let done = Arc::new(Done {
         result: Mutex::new(None),
         cv: Condvar::new(),
     });
     let theirs = done.clone();
     let job: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
-        // `f` is consumed by the call: everything it borrowed is dropped by the time the
-        // result is stored, also when it panics (dropped while unwinding)
+        // `f` (a borrow of the caller's closure) is consumed by the call: nothing of the
+        // caller's frame is used after the result is stored, also when it panics
         let r = catch_unwind(AssertUnwindSafe(f));
         *theirs.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(r);
         theirs.cv.notify_one();
     });
-    // SAFETY: only the lifetime is changed (`'_`, the borrows of `f` and `R`, to `'static`,
-    // which `spawn` requires). This function returns only once the job has stored `f`'s
-    // result (the loop below), and the job stores it only after `f` has run and been dropped
-    // with everything it borrowed (consumed by the call, or dropped while unwinding, the
-    // panic caught), so no borrow is used after this frame ends. A job that never ran would
-    // leave this thread waiting, never returning. What the job holds afterwards is its
-    // `Arc<Done<R>>`: `R` is taken out by this thread before it returns (its own `Arc` is
-    // dropped only then), so the job's last reference, dropped late, drops an empty slot.
-    // The pool outlives the job: `run` holds an `Arc` of it until this function returns.
+    // SAFETY: only the lifetime is changed (`'_`, the borrow of the caller's closure, to
+    // `'static`, which `spawn` requires). This function returns only once the job has stored
+    // the closure's outcome (the loop below), and the job stores it only after the closure
+    // has run (or panicked, the panic caught), so the borrow is not used after this frame
+    // ends. A job that never ran would leave this thread waiting, never returning. What the
+    // job holds afterwards is its `Arc<Done>`, whose slot this thread empties before it
+    // returns. The pool outlives the job: `run_dyn` holds an `Arc` of it until this function
+    // returns.
     let job: Box<dyn FnOnce() + Send + 'static> = unsafe {
         std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Box<dyn FnOnce() + Send + 'static>>(
             job,
@@ -208,10 +261,10 @@ fn run_blocking<R: Send, F: FnOnce() -> R + Send>(pool: &ThreadPool, f: F) -> R 
     loop {
         if let Some(r) = slot.take() {
             drop(slot);
-            return match r {
-                Ok(v) => v,
-                Err(payload) => resume_unwind(payload),
-            };
+            if let Err(payload) = r {
+                resume_unwind(payload)
+            }
+            return;
         }
         slot = done.cv.wait(slot).unwrap_or_else(PoisonError::into_inner);
     }

@@ -29,7 +29,6 @@ use std::any::TypeId;
 use std::marker::PhantomData;
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use crate::element::Element;
 use crate::kernels::loops::GRAIN;
@@ -725,44 +724,37 @@ pub(crate) fn reduce<R: Reducer>(
     if units >= 4 * threads || split_size < 2 {
         let tasks = max_tasks.min(units).max(1);
         let per = units.div_ceil(tasks);
-        par::run(|| {
-            (0..tasks).into_par_iter().for_each(|t| {
-                let (a, b) = (t * per, ((t + 1) * per).min(units));
-                if a < b {
-                    // SAFETY: as above; tasks emit disjoint outputs.
-                    unsafe {
-                        plan.run_units(r, base.get(), a..b, &plan.r, 0, 0, &mut |k, acc| {
-                            emit(k, acc)
-                        })
-                    };
-                }
-            })
+        par::for_each_task(tasks, &|t| {
+            let (a, b) = (t * per, ((t + 1) * per).min(units));
+            if a < b {
+                // SAFETY: as above; tasks emit disjoint outputs.
+                unsafe {
+                    plan.run_units(r, base.get(), a..b, &plan.r, 0, 0, &mut |k, acc| {
+                        emit(k, acc)
+                    })
+                };
+            }
         });
         return;
     }
     let tasks = max_tasks.min(split_size).max(2);
     let per = split_size.div_ceil(tasks);
-    let partials: Vec<Vec<R::Acc>> = par::run(|| {
-        (0..tasks)
-            .into_par_iter()
-            .map(|t| {
-                let (a, b) = (t * per, ((t + 1) * per).min(split_size));
-                let mut part = vec![r.identity(); numel_out];
-                if a < b {
-                    let mut rd = plan.r.clone();
-                    rd[split_k].size = b - a;
-                    let roff = a as isize * plan.r[split_k].st;
-                    let ioff = a as i64 * plan.r[split_k].ist;
-                    // SAFETY: as above, over a sub-range of the reduced dims.
-                    unsafe {
-                        plan.run_units(r, base.get(), 0..units, &rd, roff, ioff, &mut |k, acc| {
-                            part[k] = acc
-                        })
-                    };
-                }
-                part
-            })
-            .collect()
+    let partials: Vec<Vec<R::Acc>> = par::map_tasks(tasks, |t| {
+        let (a, b) = (t * per, ((t + 1) * per).min(split_size));
+        let mut part = vec![r.identity(); numel_out];
+        if a < b {
+            let mut rd = plan.r.clone();
+            rd[split_k].size = b - a;
+            let roff = a as isize * plan.r[split_k].st;
+            let ioff = a as i64 * plan.r[split_k].ist;
+            // SAFETY: as above, over a sub-range of the reduced dims.
+            unsafe {
+                plan.run_units(r, base.get(), 0..units, &rd, roff, ioff, &mut |k, acc| {
+                    part[k] = acc
+                })
+            };
+        }
+        part
     });
     let mut it = partials.into_iter();
     let mut acc = it.next().unwrap_or_default();
