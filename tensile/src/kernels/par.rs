@@ -178,14 +178,22 @@ pub(crate) fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 
 /// Runs `f(t)` for every task `t` in `0..tasks`, in parallel on the private pool of
 /// [`threads`] threads (inside [`run`]), and returns when all have run; a panic in a task is
-/// resumed here. The tasks' order is unspecified. Compiled once: the kernels' task bodies
-/// are trait objects.
+/// resumed here. The tasks' order is unspecified: each is a job of its own, spawned in a
+/// scope (the spawning worker runs them from the last, the others steal from the first),
+/// which measured faster than a parallel iterator's halving split for the pointwise loops
+/// (`f16_to_f32` at two threads: twice as fast). Compiled once: the kernels' task bodies are
+/// trait objects.
 pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
-    use rayon::prelude::*;
     match tasks {
         0 => {}
         1 => f(0),
-        _ => run(|| (0..tasks).into_par_iter().for_each(f)),
+        _ => run(|| {
+            rayon::scope(|s| {
+                for t in 0..tasks {
+                    s.spawn(move |_| f(t));
+                }
+            })
+        }),
     }
 }
 
