@@ -8,65 +8,46 @@ pub(crate) use gemm_common::Parallelism;
 
 use crate::kernels::{Ptr, par};
 
+/// A `gemm-f32`/`gemm-f64` kernel: `(m, n, k, dst, dst_cs, dst_rs, read_dst, lhs, lhs_cs,
+/// lhs_rs, rhs, rhs_cs, rhs_rs, alpha, beta, conj_dst, conj_lhs, conj_rhs, parallelism)`,
+/// computing `dst = alpha·dst + beta·lhs·rhs` (`alpha·dst` only when `read_dst`). It expects
+/// the layout [`gemm`] normalizes to.
+pub(crate) type GemmFn<T> = unsafe fn(
+    usize,
+    usize,
+    usize,
+    *mut T,
+    isize,
+    isize,
+    bool,
+    *const T,
+    isize,
+    isize,
+    *const T,
+    isize,
+    isize,
+    T,
+    T,
+    bool,
+    bool,
+    bool,
+    Parallelism,
+);
+
 /// The element types [`mm`] multiplies: float32 and float64.
 pub(crate) trait MmElem: Copy + Send + Sync + 'static {
     /// `0`.
     const ZERO: Self;
     /// `1`.
     const ONE: Self;
-    /// The run-time-selected kernel (AVX-512, AVX2+FMA or scalar) of `gemm-f32`/`gemm-f64`:
-    /// `(m, n, k, dst, dst_cs, dst_rs, read_dst, lhs, lhs_cs, lhs_rs, rhs, rhs_cs, rhs_rs,
-    /// alpha, beta, conj_dst, conj_lhs, conj_rhs, parallelism)`, computing
-    /// `dst = alpha·dst + beta·lhs·rhs` (`alpha·dst` only when `read_dst`). It expects the
-    /// layout [`gemm`] normalizes to.
-    #[allow(clippy::type_complexity)]
-    fn kernel() -> unsafe fn(
-        usize,
-        usize,
-        usize,
-        *mut Self,
-        isize,
-        isize,
-        bool,
-        *const Self,
-        isize,
-        isize,
-        *const Self,
-        isize,
-        isize,
-        Self,
-        Self,
-        bool,
-        bool,
-        bool,
-        Parallelism,
-    );
+    /// The run-time-selected kernel (AVX-512, AVX2+FMA or scalar) of `gemm-f32`/`gemm-f64`.
+    fn kernel() -> GemmFn<Self>;
 }
 
 impl MmElem for f32 {
     const ZERO: f32 = 0.0;
     const ONE: f32 = 1.0;
-    fn kernel() -> unsafe fn(
-        usize,
-        usize,
-        usize,
-        *mut f32,
-        isize,
-        isize,
-        bool,
-        *const f32,
-        isize,
-        isize,
-        *const f32,
-        isize,
-        isize,
-        f32,
-        f32,
-        bool,
-        bool,
-        bool,
-        Parallelism,
-    ) {
+    fn kernel() -> GemmFn<Self> {
         gemm_f32::gemm::f32::get_gemm_fn()
     }
 }
@@ -74,27 +55,7 @@ impl MmElem for f32 {
 impl MmElem for f64 {
     const ZERO: f64 = 0.0;
     const ONE: f64 = 1.0;
-    fn kernel() -> unsafe fn(
-        usize,
-        usize,
-        usize,
-        *mut f64,
-        isize,
-        isize,
-        bool,
-        *const f64,
-        isize,
-        isize,
-        *const f64,
-        isize,
-        isize,
-        f64,
-        f64,
-        bool,
-        bool,
-        bool,
-        Parallelism,
-    ) {
+    fn kernel() -> GemmFn<Self> {
         gemm_f64::gemm::f64::get_gemm_fn()
     }
 }
@@ -102,9 +63,9 @@ impl MmElem for f64 {
 /// `dst (m×n) = lhs (m×k) · rhs (k×n)`, or `dst += lhs · rhs` when `acc`; strides in
 /// elements, column stride before row stride (the `gemm` crate's order), any sign. The
 /// layout normalization of `gemm` 0.19's `gemm::gemm` (MIT/Apache-2.0), which this replaces:
-/// the product is transposed when `dst` is column-oriented (the micro-kernels want `dst`'s
-/// row stride to be the small one), and negative strides are flipped so every pointer is the
-/// lowest address of its matrix.
+/// when `dst`'s column stride is the smaller one (row-major `dst`) the product is computed
+/// transposed, since the micro-kernels want the row stride to be the small one; and negative
+/// strides are flipped so every pointer is the lowest address of its matrix.
 ///
 /// # Safety
 /// The three matrices lie inside live allocations with these sizes and strides; `dst` is
@@ -265,5 +226,86 @@ pub(crate) unsafe fn mm<T: MmElem>(
         par::run(|| product(Parallelism::Rayon(threads)));
     } else {
         product(Parallelism::None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `gemm` against the plain triple loop, for every orientation of `dst` and with
+    /// negative strides on each operand (the layouts it normalizes).
+    #[test]
+    fn gemm_matches_the_plain_product_for_every_layout() {
+        let (m, n, k) = (5usize, 7usize, 3usize);
+        let a: Vec<f64> = (0..m * k).map(|i| (i as f64 * 0.37).sin()).collect();
+        let b: Vec<f64> = (0..k * n).map(|i| (i as f64 * 0.71).cos()).collect();
+        for &(dst_row_major, flip_a, flip_b, acc) in &[
+            (true, false, false, false),
+            (false, false, false, false),
+            (true, true, false, true),
+            (false, false, true, false),
+            (false, true, true, true),
+        ] {
+            let (drs, dcs) = if dst_row_major {
+                (n as isize, 1)
+            } else {
+                (1, m as isize)
+            };
+            let mut dst = vec![1.0f64; m * n];
+            // a read backwards: element (i, p) at the far end minus its offset
+            let (a_ptr, ars, acs) = if flip_a {
+                (a.as_ptr().wrapping_add(m * k - 1), -(k as isize), -1)
+            } else {
+                (a.as_ptr(), k as isize, 1)
+            };
+            let (b_ptr, brs, bcs) = if flip_b {
+                (b.as_ptr().wrapping_add(k * n - 1), -(n as isize), -1)
+            } else {
+                (b.as_ptr(), n as isize, 1)
+            };
+            // SAFETY: the matrices lie inside the vectors at these strides; dst is ours.
+            unsafe {
+                gemm(
+                    m,
+                    n,
+                    k,
+                    dst.as_mut_ptr(),
+                    dcs,
+                    drs,
+                    acc,
+                    a_ptr,
+                    acs,
+                    ars,
+                    b_ptr,
+                    bcs,
+                    brs,
+                    Parallelism::None,
+                )
+            };
+            for i in 0..m {
+                for j in 0..n {
+                    let (ii, jj) = (
+                        if flip_a { m - 1 - i } else { i },
+                        if flip_b { n - 1 - j } else { j },
+                    );
+                    let mut w = (0..k)
+                        .map(|p| {
+                            let pa = if flip_a { k - 1 - p } else { p };
+                            let pb = if flip_b { k - 1 - p } else { p };
+                            a[ii * k + pa] * b[pb * n + jj]
+                        })
+                        .sum::<f64>();
+                    if acc {
+                        w += 1.0;
+                    }
+                    let got = dst[(i as isize * drs + j as isize * dcs) as usize];
+                    assert!(
+                        (got - w).abs() < 1e-12,
+                        "{dst_row_major} {flip_a} {flip_b} {acc}: ({i},{j}) {got} vs {w}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -281,6 +281,21 @@ fn run_blocking(pool: &ThreadPool, f: &mut (dyn FnMut() + Send)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tasks_run_once_each_on_the_pool_and_map_in_task_order() {
+        with_threads(2, || {
+            let hits: Vec<AtomicUsize> = (0..37).map(|_| AtomicUsize::new(0)).collect();
+            for_each_task(hits.len(), &|t| {
+                assert!(WORKER.with(Cell::get), "task {t} ran off the pool");
+                hits[t].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            let squares = map_tasks(37, |t| t * t);
+            assert_eq!(squares, (0..37).map(|t| t * t).collect::<Vec<_>>());
+            assert_eq!(map_tasks(0, |t| t), Vec::<usize>::new());
+        });
+    }
     use rayon::prelude::*;
 
     fn in_private_pool() -> bool {
