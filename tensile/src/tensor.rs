@@ -217,6 +217,21 @@ impl Tensor {
     pub fn shares_storage(&self, other: &Tensor) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
     }
+    /// Whether `self` and `other` are one tensor in Python's sense (`a is b`): handles made by
+    /// [`Tensor::alias`] (or clones of one handle), which share the storage, the geometry and
+    /// the autograd variable. A view, or a `detach()`, of the same memory is another tensor.
+    pub(crate) fn is_same_tensor(&self, other: &Tensor) -> bool {
+        let same_var = match (self.autograd.any(), other.autograd.any()) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        same_var
+            && Arc::ptr_eq(&self.storage, &other.storage)
+            && self.offset == other.offset
+            && self.sizes == other.sizes
+            && self.strides == other.strides
+    }
     /// Size of the underlying storage, in bytes.
     pub fn storage_nbytes(&self) -> usize {
         self.storage.nbytes()

@@ -1054,3 +1054,51 @@ fn constructor_and_forward_errors_match_pytorch() {
         }
     }
 }
+
+/// Tied weights (nanoGPT's `lm_head.weight = wte.weight`): PyTorch's `parameters()` and
+/// `named_parameters()` list the shared parameter once, under its first name
+/// (`remove_duplicate=True`), while `state_dict()` keeps both keys. In PyTorch 2.15:
+/// `e = nn.Embedding(10, 4); l = nn.Linear(4, 10, bias=False); l.weight = e.weight;
+/// m = nn.Sequential(e, l)` gives `[n for n, _ in m.named_parameters()] == ['0.weight']` and
+/// `list(m.state_dict()) == ['0.weight', '1.weight']`.
+#[test]
+fn tied_parameters_are_listed_once() {
+    let _g = seed_lock();
+    tensile::manual_seed(0);
+    let e = Embedding::new(10, 4).unwrap();
+    let mut l = Linear::with(4, 10, false).unwrap();
+    l.weight = e.weight.alias();
+    let m = Sequential::new().append(e).append(l);
+    let names: Vec<String> = m.named_parameters().into_iter().map(|(k, _)| k).collect();
+    assert_eq!(names, ["0.weight"]);
+    assert_eq!(m.parameters().len(), 1);
+    assert_eq!(m.state_dict().keys(), ["0.weight", "1.weight"]);
+
+    // the gradient of both uses lands on the one parameter, and clip_grad_norm_ counts it once
+    let idx = Tensor::from_slice(&[1i64, 3, 3, 7], [4]).unwrap();
+    let y = m.forward(&idx).unwrap();
+    y.pow(2.0).unwrap().sum().unwrap().backward().unwrap();
+    let params = m.parameters();
+    let g = params[0].grad().unwrap();
+    let want = g
+        .pow(2.0)
+        .unwrap()
+        .sum()
+        .unwrap()
+        .sqrt()
+        .unwrap()
+        .item::<f32>()
+        .unwrap();
+    let total = clip_grad_norm_(&params, 1e9)
+        .unwrap()
+        .item::<f32>()
+        .unwrap();
+    assert!((total - want).abs() <= 1e-6 * want, "{total} vs {want}");
+
+    // an untied copy of the same memory (a view) is another parameter
+    let e2 = Embedding::new(10, 4).unwrap();
+    let mut l2 = Linear::with(4, 10, false).unwrap();
+    l2.weight = e2.weight.detach().requires_grad_(true).unwrap();
+    let m2 = Sequential::new().append(e2).append(l2);
+    assert_eq!(m2.parameters().len(), 2);
+}

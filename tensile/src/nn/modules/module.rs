@@ -246,12 +246,18 @@ pub trait Module: Send + Sync {
     }
 
     /// `module.named_parameters()`: every parameter with its dotted name (`0.weight`,
-    /// `layers.1.bias`), this module's first, then each child's in order.
+    /// `layers.1.bias`), this module's first, then each child's in order. A parameter
+    /// registered under several names (tied weights: `head.weight = emb.weight.alias()`) is
+    /// listed once, under its first name, as PyTorch's `remove_duplicate=True`; so an
+    /// optimizer or `clip_grad_norm_` given [`Module::parameters`] sees it once.
+    /// [`Module::state_dict`] keeps every name.
     fn named_parameters(&self) -> Vec<(String, Tensor)> {
-        let mut out = Vec::new();
+        let mut out: Vec<(String, Tensor)> = Vec::new();
         walk(self, "", &mut |prefix, params, _| {
             for (n, p) in params {
-                out.push((format!("{prefix}{n}"), p));
+                if !out.iter().any(|(_, q)| q.is_same_tensor(&p)) {
+                    out.push((format!("{prefix}{n}"), p));
+                }
             }
         });
         out
@@ -266,12 +272,16 @@ pub trait Module: Send + Sync {
             .collect()
     }
 
-    /// `module.named_buffers()`: every buffer with its dotted name (`running_mean`, …).
+    /// `module.named_buffers()`: every buffer with its dotted name (`running_mean`, …); a
+    /// buffer registered under several names is listed once, under its first, as
+    /// [`Module::named_parameters`].
     fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        let mut out = Vec::new();
+        let mut out: Vec<(String, Tensor)> = Vec::new();
         walk(self, "", &mut |prefix, _, buffers| {
             for (n, b) in buffers {
-                out.push((format!("{prefix}{n}"), b));
+                if !out.iter().any(|(_, q)| q.is_same_tensor(&b)) {
+                    out.push((format!("{prefix}{n}"), b));
+                }
             }
         });
         out
