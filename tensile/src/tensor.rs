@@ -227,7 +227,7 @@ impl Tensor {
             _ => false,
         };
         same_var
-            && Arc::ptr_eq(&self.storage, &other.storage)
+            && self.shares_storage(other)
             && self.offset == other.offset
             && self.sizes == other.sizes
             && self.strides == other.strides

@@ -252,13 +252,9 @@ pub trait Module: Send + Sync {
     /// optimizer or `clip_grad_norm_` given [`Module::parameters`] sees it once.
     /// [`Module::state_dict`] keeps every name.
     fn named_parameters(&self) -> Vec<(String, Tensor)> {
-        let mut out: Vec<(String, Tensor)> = Vec::new();
+        let mut out = Vec::new();
         walk(self, "", &mut |prefix, params, _| {
-            for (n, p) in params {
-                if !out.iter().any(|(_, q)| q.is_same_tensor(&p)) {
-                    out.push((format!("{prefix}{n}"), p));
-                }
-            }
+            push_once(&mut out, prefix, params)
         });
         out
     }
@@ -276,13 +272,9 @@ pub trait Module: Send + Sync {
     /// buffer registered under several names is listed once, under its first, as
     /// [`Module::named_parameters`].
     fn named_buffers(&self) -> Vec<(String, Tensor)> {
-        let mut out: Vec<(String, Tensor)> = Vec::new();
+        let mut out = Vec::new();
         walk(self, "", &mut |prefix, _, buffers| {
-            for (n, b) in buffers {
-                if !out.iter().any(|(_, q)| q.is_same_tensor(&b)) {
-                    out.push((format!("{prefix}{n}"), b));
-                }
-            }
+            push_once(&mut out, prefix, buffers)
         });
         out
     }
@@ -396,14 +388,25 @@ fn collect_modules<'a>(m: &'a dyn Module, prefix: &str, out: &mut Vec<(String, &
     }
 }
 
-/// Visits `m` and its descendants in pre-order with their key prefixes (`""`, `"0."`, …),
-/// handing `f` each module's own parameters and buffers.
+/// A module's own parameters or buffers, by local name.
 type Named = Vec<(String, Tensor)>;
 
+/// Visits `m` and its descendants in pre-order with their key prefixes (`""`, `"0."`, …),
+/// handing `f` each module's own parameters and buffers.
 fn walk<M: Module + ?Sized>(m: &M, prefix: &str, f: &mut dyn FnMut(&str, Named, Named)) {
     f(prefix, m.local_parameters(), m.local_buffers());
     for (n, c) in m.children() {
         walk::<dyn Module>(c, &format!("{prefix}{n}."), f);
+    }
+}
+
+/// Appends `prefix` + each name of `named` to `out`, skipping a tensor already there (the
+/// same tensor under another name: PyTorch's `remove_duplicate=True`).
+fn push_once(out: &mut Named, prefix: &str, named: Named) {
+    for (n, t) in named {
+        if !out.iter().any(|(_, q)| q.is_same_tensor(&t)) {
+            out.push((format!("{prefix}{n}"), t));
+        }
     }
 }
 
