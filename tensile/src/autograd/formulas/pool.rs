@@ -5,33 +5,41 @@
 //! under `SqueezeBackward1` / `PowBackward0` without formulas of their own.
 //!
 //! * max poolings: `g` scattered (summed) to the argmax `indices` of each plane;
-//! * average poolings (plain and adaptive): a separable linear map — along each pooled dim
-//!   `y = M x` with `M[o, i] = 1/count(o)` for `i` in window `o` — so the gradient is `g`
-//!   multiplied by each `M` transposed ([`separable_backward`]), with tensile's `matmul`;
+//! * average poolings (plain and adaptive): `g` divided by each output's divisor (as
+//!   PyTorch's kernels divide), then summed back into each pooled dim's windows, one tap at a
+//!   time ([`window_adjoint`]: `index_select` + `index_add`, memory linear in the outputs);
 //! * max unpooling: `g` gathered at the indices.
 
 use super::super::node::Save;
 use super::super::record::{node_saving, record, record_multi};
 use super::pointwise::lam;
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::geometry::pool::Win;
 use crate::tensor::Tensor;
 
-/// The `(out, in)` matrix of one pooled dim: row `o` holds `weight(o)` at each input
-/// position of window `o` (`lo..hi` by `step`).
-pub(crate) fn window_matrix(
-    wins: &[Win],
-    input: usize,
-    weight: impl Fn(&Win) -> f64,
-) -> Result<Tensor> {
-    let mut m = vec![0f64; wins.len() * input];
-    for (o, w) in wins.iter().enumerate() {
-        let v = weight(w);
-        for i in (w.lo..w.hi).step_by(w.step.max(1)) {
-            m[o * input + i] += v;
-        }
+/// The adjoint of summing windows along dim `d` of `g` (`wins[o]` the input positions of
+/// output `o`, `input` the input length): output `o`'s gradient added at each position of its
+/// window, one `index_select` + `index_add` per window tap (recorded ops, so the result is
+/// differentiable again). Memory `O(outputs · taps)`, whatever the input length.
+fn window_adjoint(g: &Tensor, d: i64, wins: &[Win], input: usize) -> Result<Tensor> {
+    let mut sizes = g.size().to_vec();
+    let du = d as usize;
+    sizes[du] = input;
+    let mut r = Tensor::zeros_with(sizes, g.dtype())?;
+    let taps = wins.iter().map(Win::len).max().unwrap_or(0);
+    for t in 0..taps {
+        let (outs, ins): (Vec<i64>, Vec<i64>) = wins
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| t < w.len())
+            .map(|(o, w)| (o as i64, (w.lo + t * w.step.max(1)) as i64))
+            .unzip();
+        let n = outs.len();
+        let src = g.index_select(d, &Tensor::from_vec(outs, [n])?)?;
+        r = r.index_add(d, &Tensor::from_vec(ins, [n])?, &src)?;
     }
-    Tensor::from_vec(m, [wins.len(), input])
+    Ok(r)
 }
 
 /// The adjoint of `y = M_1 ⊗ … ⊗ M_k x` over the last `k` dims of `x`: `g` (of the output's
@@ -114,22 +122,38 @@ pub(crate) fn avg_pool(
             lam(name, move |g, s| {
                 let sizes = s[0].size();
                 let k = wins.len();
-                let mats = wins
-                    .iter()
-                    .enumerate()
-                    .map(|(j, w)| {
-                        window_matrix(w, sizes[sizes.len() - k + j], |w| match div {
-                            Divisor::Fixed(_) => 1.0,
-                            Divisor::Padded => 1.0 / w.padded as f64,
-                            Divisor::Count => 1.0 / w.len() as f64,
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
+                let nd = sizes.len();
+                // `gout / divide_factor` per output, as PyTorch's backward kernels divide
                 let g = match div {
                     Divisor::Fixed(d) => g.div(d as f64)?,
-                    _ => g.alias(),
+                    _ => {
+                        let mut f = Tensor::ones_with([1usize], DType::Float64)?;
+                        for (j, w) in wins.iter().enumerate() {
+                            let v: Vec<f64> = w
+                                .iter()
+                                .map(|w| match div {
+                                    Divisor::Padded => w.padded as f64,
+                                    _ => w.len() as f64,
+                                })
+                                .collect();
+                            let mut shape = vec![1i64; j + 1];
+                            shape[j] = v.len() as i64;
+                            let col = Tensor::from_vec(v, [w.len()])?.view(shape)?;
+                            f = if j == 0 {
+                                col
+                            } else {
+                                f.unsqueeze(-1)?.mul(&col)?
+                            };
+                        }
+                        g.div(&f.to(g.dtype())?)?
+                    }
                 };
-                Ok(vec![Some(separable_backward(&g, &mats)?)])
+                let mut r = g;
+                for (j, w) in wins.iter().enumerate() {
+                    let d = (nd - k + j) as i64;
+                    r = window_adjoint(&r, d, w, sizes[nd - k + j])?;
+                }
+                Ok(vec![Some(r)])
             }),
             vec![Save::Input(x.alias())],
         )
