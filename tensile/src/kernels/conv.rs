@@ -884,6 +884,94 @@ pub(crate) fn fold<T: ConvElem>(x: &[T], y: &mut [T], n: usize, c: usize, w: &Wi
     }
 }
 
+/// The convolution `g` (forward when `!transposed`) on integers, as PyTorch's slow CPU kernels
+/// compute it for integer dtypes: every product and sum in two's-complement arithmetic of the
+/// data's width. The values come widened to `i64` (so `x`, `w`, `bias` and `y` are dense NCHW
+/// `i64`, with the lengths [`conv`] documents) and the caller narrows `y` back by truncation:
+/// since `+` and `·` commute with reduction modulo 2^k, wrapping in `i64` and narrowing at the
+/// end gives the narrow type's wrapped result. A direct loop: integer convolutions are rare,
+/// and the GEMM kernels are float-only.
+pub(crate) fn conv_int(
+    transposed: bool,
+    x: &[i64],
+    w: &[i64],
+    bias: Option<&[i64]>,
+    y: &mut [i64],
+    g: &ConvGeom,
+) {
+    let win = &g.win;
+    let (pin, pout) = if transposed {
+        (win.blk_len(), win.img_len())
+    } else {
+        (win.img_len(), win.blk_len())
+    };
+    let groups = g.groups.max(1);
+    let (cg, og) = (g.c / groups, g.o / groups);
+    let kl = win.k_len();
+    let y = &mut y[..g.n * g.o * pout];
+    for (n, yn) in y.chunks_mut(g.o * pout).enumerate() {
+        for (o, yo) in yn.chunks_mut(pout).enumerate() {
+            yo.fill(bias.map_or(0, |b| b[o]));
+        }
+        let xn = &x[n * g.c * pin..(n + 1) * g.c * pin];
+        for gi in 0..groups {
+            for b0 in 0..win.blk[0] {
+                for b1 in 0..win.blk[1] {
+                    for b2 in 0..win.blk[2] {
+                        let blk = (b0 * win.blk[1] + b1) * win.blk[2] + b2;
+                        for k0 in 0..win.k[0] {
+                            let Some(i0) =
+                                pos(b0, win.stride[0], k0 * win.dil[0], win.pad[0], win.img[0])
+                            else {
+                                continue;
+                            };
+                            for k1 in 0..win.k[1] {
+                                let Some(i1) =
+                                    pos(b1, win.stride[1], k1 * win.dil[1], win.pad[1], win.img[1])
+                                else {
+                                    continue;
+                                };
+                                for k2 in 0..win.k[2] {
+                                    let Some(i2) = pos(
+                                        b2,
+                                        win.stride[2],
+                                        k2 * win.dil[2],
+                                        win.pad[2],
+                                        win.img[2],
+                                    ) else {
+                                        continue;
+                                    };
+                                    let img = (i0 * win.img[1] + i1) * win.img[2] + i2;
+                                    let k = (k0 * win.k[1] + k1) * win.k[2] + k2;
+                                    for c in 0..cg {
+                                        let ci = gi * cg + c;
+                                        for o in 0..og {
+                                            let oi = gi * og + o;
+                                            if transposed {
+                                                let wv = w[(ci * og + o) * kl + k];
+                                                let at = oi * pout + img;
+                                                yn[at] = yn[at].wrapping_add(
+                                                    xn[ci * pin + blk].wrapping_mul(wv),
+                                                );
+                                            } else {
+                                                let wv = w[(oi * cg + c) * kl + k];
+                                                let at = oi * pout + blk;
+                                                yn[at] = yn[at].wrapping_add(
+                                                    xn[ci * pin + img].wrapping_mul(wv),
+                                                );
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

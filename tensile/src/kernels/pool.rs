@@ -33,6 +33,59 @@ impl PoolFloat for f64 {
     }
 }
 
+/// An integer pooled in `i64` (every integer dtype widened), with two's-complement
+/// arithmetic: PyTorch's integer pooling kernels sum in the data's type, wrapping, and
+/// divide with C++'s truncating division; `i64::MIN / -1` wraps too, so no input panics.
+/// The max starts from `i64::MIN` (PyTorch's `numeric_limits::lowest()` for types without an
+/// infinity); no value is NaN.
+#[derive(Clone, Copy, Debug, Default, PartialEq, PartialOrd)]
+pub(crate) struct WrapI64(pub i64);
+
+/// `impl Op for WrapI64` by the wrapping `i64` method.
+macro_rules! wrapping_op {
+    ($($tr:ident $f:ident $w:ident),*) => {$(
+        impl std::ops::$tr for WrapI64 {
+            type Output = Self;
+            fn $f(self, o: Self) -> Self {
+                WrapI64(self.0.$w(o.0))
+            }
+        }
+    )*};
+}
+wrapping_op!(Add add wrapping_add, Sub sub wrapping_sub, Mul mul wrapping_mul);
+impl std::ops::Div for WrapI64 {
+    type Output = Self;
+    /// Truncating division; a zero divisor (refused before any kernel runs) gives 0.
+    fn div(self, o: Self) -> Self {
+        WrapI64(if o.0 == 0 {
+            0
+        } else {
+            self.0.wrapping_div(o.0)
+        })
+    }
+}
+impl Real for WrapI64 {
+    const ZERO: Self = WrapI64(0);
+    fn of(v: f64) -> Self {
+        WrapI64(v as i64)
+    }
+    fn of_usize(v: usize) -> Self {
+        WrapI64(v as i64)
+    }
+    fn floor(self) -> Self {
+        self
+    }
+    fn f64(self) -> f64 {
+        self.0 as f64
+    }
+}
+impl PoolFloat for WrapI64 {
+    const NEG_INF: Self = WrapI64(i64::MIN);
+    fn nan(self) -> bool {
+        false
+    }
+}
+
 /// The geometry of a pooling: `planes = n·c` planes of `ins` input and `outs` output
 /// positions (`[D, H, W]`, unused leading dims of size 1) and per-dim windows
 /// (`wins[k][o]`).
@@ -159,18 +212,19 @@ pub(crate) fn pool<T: PoolFloat>(
     }
 }
 
-/// The divisor of an average window.
-fn divisor(r: Reduce, wd: &Win, wh: &Win, ww: &Win) -> usize {
+/// The divisor of an average window, as PyTorch's `int64_t divide_factor` (a negative
+/// `divisor_override` divides by that negative number).
+fn divisor<T: Real>(r: Reduce, wd: &Win, wh: &Win, ww: &Win) -> T {
     match r {
         Reduce::Avg {
             divisor_override: Some(d),
             ..
-        } => d as usize,
+        } => T::of(d as f64),
         Reduce::Avg {
             count_include_pad: true,
             ..
-        } => wd.padded * wh.padded * ww.padded,
-        _ => wd.len() * wh.len() * ww.len(),
+        } => T::of_usize(wd.padded * wh.padded * ww.padded),
+        _ => T::of_usize(wd.len() * wh.len() * ww.len()),
     }
 }
 
@@ -272,7 +326,7 @@ fn plane_pool<T: PoolFloat>(
                                     }
                                 }
                             }
-                            out[o] = s / T::of_usize(divisor(r, wd, wh, ww));
+                            out[o] = s / divisor::<T>(r, wd, wh, ww);
                         }
                     }
                 }
@@ -343,7 +397,7 @@ fn cl_pool<T: PoolFloat>(
                     }
                 }
             }
-            let dv = T::of_usize(divisor(r, wd, wh, ww));
+            let dv = divisor::<T>(r, wd, wh, ww);
             for s in out.iter_mut() {
                 *s = *s / dv;
             }

@@ -114,8 +114,9 @@ pub(crate) fn output_channels_last(
 }
 
 /// Whether PyTorch's CPU `_select_conv_backend` picks oneDNN: float32 unless a single small
-/// ungrouped image with a small kernel, bfloat16 and float16; never a transposed convolution
-/// whose output padding reaches its stride.
+/// ungrouped image with a small kernel, bfloat16, and float16 on CPUs with FP16 support
+/// ([`onednn_has_fp16`]); never a transposed convolution whose output padding reaches its
+/// stride.
 pub(crate) fn uses_onednn(x: &Tensor, w: &Tensor, groups: usize, outpad_big: bool) -> bool {
     let (xs, ws) = (x.size(), w.size());
     let nd = xs.len();
@@ -127,8 +128,25 @@ pub(crate) fn uses_onednn(x: &Tensor, w: &Tensor, groups: usize, outpad_big: boo
                     || xs[0] > 1
                     || xs[0] * xs[1] * xs[2] * xs[3] > 20480)
         }
-        DType::BFloat16 | DType::Float16 => !outpad_big,
+        DType::BFloat16 => !outpad_big,
+        DType::Float16 => !outpad_big && onednn_has_fp16(),
         _ => false,
+    }
+}
+
+/// PyTorch's `mkldnn_fp16_device_check` on x86: oneDNN takes float16 convolutions only on a
+/// CPU with AVX512-FP16 or AMX-FP16; elsewhere they run PyTorch's slow kernels (whose
+/// layouts and rounding differ). Read once from the CPU, as PyTorch reads it.
+fn onednn_has_fp16() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        // every CPU with AMX-FP16 has AVX512-FP16 too (whose detection is stable in Rust)
+        *HAS.get_or_init(|| std::arch::is_x86_feature_detected!("avx512fp16"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
     }
 }
 
@@ -176,6 +194,24 @@ pub(crate) fn convolution_impl(
             fmt_list(xs)
         )));
     }
+    let nsp = x4.dim() - 2;
+    let outpad_big = g.transposed
+        && g.output_padding
+            .iter()
+            .zip(&g.stride)
+            .any(|(&o, &s)| o >= s);
+    // the slow transposed kernels check the output size before the operands' dtypes
+    if g.transposed {
+        gc::check_output_padding(&g, nsp)?;
+        // oneDNN gives an empty output for a size of 0 (and fails below it); the slow
+        // kernels refuse both
+        let least = if uses_onednn(&x4, &w4, g.groups as usize, outpad_big) {
+            0
+        } else {
+            1
+        };
+        gc::check_transposed_output(&x4.size()[2..], &out4[2..], least)?;
+    }
     if x.dtype() != weight.dtype() {
         return Err(Error::runtime(format!(
             "Input type ({}) and weight type ({}) should be the same or input should be a MKLDNN tensor and weight is a dense tensor",
@@ -192,38 +228,40 @@ pub(crate) fn convolution_impl(
             b.dtype().legacy_type_name()
         )));
     }
-    if !x.dtype().is_floating_point() {
-        let kernel = match (g.transposed, x4.dim()) {
-            (false, 4) => "slow_conv2d_cpu",
-            (false, _) => "slow_conv3d_cpu",
-            (true, 4) => "slow_conv_transpose2d_out_cpu",
-            (true, _) => "slow_conv_transpose3d_out_cpu",
-        };
-        return Err(Error::not_implemented_for(kernel, x.dtype()));
-    }
-    let nsp = x4.dim() - 2;
-    let outpad_big = g.transposed
-        && g.output_padding
-            .iter()
-            .zip(&g.stride)
-            .any(|(&o, &s)| o >= s);
-    if g.transposed {
-        gc::check_output_padding(&g, nsp)?;
-        // oneDNN gives an empty output for a size of 0 (and fails below it); the slow
-        // kernels refuse both
-        let least = if uses_onednn(&x4, &w4, g.groups as usize, outpad_big) {
-            0
-        } else {
-            1
-        };
-        gc::check_transposed_output(&x4.size()[2..], &out4[2..], least)?;
-    }
+    check_integer_backend(x.dtype(), &g, x4.dim())?;
     let groups = g.groups as usize;
     let out_sizes: Vec<usize> = out4.iter().map(|&v| v as usize).collect();
     let cl = output_channels_last(&x4, &w4, groups, outpad_big, &out_sizes);
     let slow = !uses_onednn(&x4, &w4, groups, outpad_big);
     let r = compute(&x4, &w4, bias, &g, &out_sizes, cl, slow)?;
     if one_d { r.squeeze_dim(2) } else { Ok(r) }
+}
+
+/// The dtype lists of PyTorch's slow CPU convolution kernels, which run every integer
+/// convolution (oneDNN takes only float types): `slow_conv2d_cpu` and `slow_conv3d_cpu`
+/// (non-dilated) take every integer dtype; `slow_conv_dilated<>` (any dilation above 1) and the
+/// transposed kernels take int64 only; none takes bool. Float dtypes pass.
+///
+/// Errors (NotImplementedError): `"slow_conv2d_cpu" not implemented for 'Bool'` (likewise
+/// `"slow_conv_dilated<>"`, `"slow_conv_transpose2d_out_cpu"`, `"slow_conv_transpose3d_out_cpu"`,
+/// `"compute_columns3d"`, with PyTorch's name of the dtype).
+fn check_integer_backend(dt: DType, g: &Geo, rank: usize) -> Result<()> {
+    if dt.is_floating_point() {
+        return Ok(());
+    }
+    let dilated = g.dilation.iter().any(|&d| d != 1);
+    let (kernel, ok) = match (g.transposed, dilated, rank) {
+        (true, _, 4) => ("slow_conv_transpose2d_out_cpu", dt == DType::Int64),
+        (true, _, _) => ("slow_conv_transpose3d_out_cpu", dt == DType::Int64),
+        (false, true, _) => ("slow_conv_dilated<>", dt == DType::Int64),
+        (false, false, 4) => ("slow_conv2d_cpu", dt != DType::Bool),
+        (false, false, _) => ("compute_columns3d", dt != DType::Bool),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::not_implemented_for(kernel, dt))
+    }
 }
 
 /// PyTorch's `ConvBackend::Empty` (zero batch or zero channels), done as PyTorch does it:
@@ -313,6 +351,28 @@ pub(crate) fn compute(
             _ => None,
         },
     };
+    let strides = if cl {
+        channels_last_strides(out_sizes)
+    } else {
+        contiguous_strides(out_sizes)
+    };
+    if !dt.is_floating_point() {
+        let dense = |t: &Tensor| dense_as(t, &contiguous_strides(t.size()), DType::Int64);
+        let (xc, wc) = (dense(x)?, dense(w)?);
+        let bc = bias.map(dense).transpose()?;
+        let y = Tensor::try_alloc(out_sizes, &contiguous_strides(out_sizes), DType::Int64)?;
+        if y.numel() != 0 {
+            let mut ins = vec![&xc, &wc];
+            ins.extend(&bc);
+            // dense NCHW (made so above): slices in that order
+            crate::iter::dense(&[&y], &ins, |mut s| {
+                let b = bc.is_some().then(|| s.input::<i64>(2)).transpose()?;
+                kconv::conv_int(g.transposed, s.input(0)?, s.input(1)?, b, s.out(0)?, &geom);
+                Ok(())
+            })?;
+        }
+        return copy_with_strides(&y, &strides, dt);
+    }
     let nhwc = cl && !g.transposed;
     let kind = if g.transposed {
         ConvKind::Transposed
@@ -341,11 +401,6 @@ pub(crate) fn compute(
             _ => conv_dense::<f32>(&mut s, kind, bc.is_some(), &geom),
         })?;
     }
-    let strides = if cl {
-        channels_last_strides(out_sizes)
-    } else {
-        contiguous_strides(out_sizes)
-    };
     if dt == cd && y.stride() == &strides[..] {
         Ok(y)
     } else {
@@ -440,7 +495,9 @@ pub(crate) fn unfold_impl(input: &Tensor, kernel_size: &IntList, o: &UnfoldOpts)
     let (h, w) = (x.size()[2] as i64, x.size()[3] as i64);
     let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
-    if !dt.is_floating_point() {
+    // the float dtypes and bool (computed as 0/1 in float32; `fold`'s overlapping sums
+    // come back as their `!= 0`, C++'s `bool += bool`)
+    if !(dt.is_floating_point() || dt == DType::Bool) {
         return Err(Error::not_implemented_for("im2col_out_cpu", dt));
     }
     let (n, c) = (x.size()[0], x.size()[1]);
@@ -492,7 +549,9 @@ pub(crate) fn fold_impl(
     };
     let Window2 { k, d, p, s } = win;
     let dt = input.dtype();
-    if !dt.is_floating_point() {
+    // the float dtypes and bool (computed as 0/1 in float32; `fold`'s overlapping sums
+    // come back as their `!= 0`, C++'s `bool += bool`)
+    if !(dt.is_floating_point() || dt == DType::Bool) {
         return Err(Error::not_implemented_for("col2im_out_cpu", dt));
     }
     let n = x.size()[0];

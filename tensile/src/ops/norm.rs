@@ -10,20 +10,6 @@ use crate::kernels::normalize as k;
 use crate::layout::{channels_last_strides, contiguous_strides};
 use crate::ops::copy::copy_unchecked;
 
-/// A fresh tensor of `sizes`/`strides`/`dtype` holding `vals` (row-major logical order),
-/// rounded once to `dtype`.
-pub(crate) fn from_f64(
-    vals: Vec<f64>,
-    sizes: &[usize],
-    strides: &[usize],
-    dtype: DType,
-) -> Result<Tensor> {
-    let src = Tensor::from_vec(vals, sizes)?;
-    let out = Tensor::try_alloc(sizes, strides, dtype)?;
-    copy_unchecked(&out, &src);
-    Ok(out)
-}
-
 /// `t.suggest_memory_format()` as strides for a new tensor of `t`'s sizes.
 pub(crate) fn suggested_strides(t: &Tensor) -> Vec<usize> {
     if crate::ops::cat::suggests_channels_last(t) {

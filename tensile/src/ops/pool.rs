@@ -6,7 +6,7 @@ use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::geometry::pool::{Reduce, Win};
-use crate::kernels::pool::{self as kp, Geo, PoolFloat};
+use crate::kernels::pool::{self as kp, Geo, PoolFloat, WrapI64};
 use crate::layout::{channels_last_strides, contiguous_strides};
 
 /// Whether `input.suggest_memory_format()` is channels-last (4-d) / channels-last-3d (5-d).
@@ -97,7 +97,24 @@ pub(crate) fn run_pool(
     }
     let (flat, idx) = match dtype {
         DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r)?,
-        _ => go::<f32>(&src, numel, with_idx, &g, r)?,
+        d if d.is_floating_point() => go::<f32>(&src, numel, with_idx, &g, r)?,
+        _ => {
+            // integers widen to i64 and narrow back by truncation (PyTorch's wrapping sums)
+            let wide = src.to(DType::Int64)?;
+            let xs: Vec<WrapI64> = wide.try_to_vec::<i64>()?.into_iter().map(WrapI64).collect();
+            let mut out = crate::error::try_filled(WrapI64(0), numel)?;
+            let mut idx = if with_idx {
+                crate::error::try_filled(0i64, numel)?
+            } else {
+                vec![]
+            };
+            kp::pool(&xs, &mut out, with_idx.then_some(&mut idx[..]), &g, r);
+            let o = Tensor::from_vec(out.into_iter().map(|v| v.0).collect::<Vec<i64>>(), [numel])?;
+            let i = with_idx
+                .then(|| Tensor::from_vec(idx, [numel]))
+                .transpose()?;
+            (o, i)
+        }
     };
     let out = flat.view_with(sizes.clone(), strides.clone(), 0);
     let out = if out.dtype() != dtype {
@@ -155,6 +172,10 @@ pub(crate) fn max_unpool2d_core_impl(
             if oh < 0 { oh } else { ow },
             fmt_list(&s)
         )));
+    }
+    // the kernel takes the float dtypes; an empty input never reaches it
+    if !input.dtype().is_floating_point() && input.numel() != 0 {
+        return Err(Error::not_implemented_for("max_unpool2d", input.dtype()));
     }
     let cl = nd == 4 && suggests_cl(input);
     let mut sizes: Vec<usize> = input.size()[..nd - 2].to_vec();

@@ -16,8 +16,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::layout::contiguous_strides;
 use crate::ops::norm::{
-    affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only, from_f64,
-    linear_terms, moments, ncs, param, plane_moments, rms_norm_fused, suggested_strides,
+    affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only, linear_terms,
+    moments, ncs, param, plane_moments, rms_norm_fused, suggested_strides,
 };
 
 op_ids! {
@@ -721,18 +721,23 @@ pub fn local_response_norm(input: &Tensor, size: impl Int) -> Result<Tensor> {
     local_response_norm_with(input, size, LocalResponseNormOpts::default())
 }
 
-/// `F.local_response_norm(input, size, alpha, beta, k)`: `x / (k + alpha/size * Σ x²)^beta`,
-/// the sum over the channels `c - size/2 ..= c + (size-1)/2` (dim 1, zero-padded).
+/// `F.local_response_norm(input, size, alpha, beta, k)`: `x / (k + alpha · mean x²)^beta`,
+/// the mean over the channel window `c - size/2 ..= c + (size-1)/2` (dim 1, zero-padded,
+/// divided by `size`), composed as PyTorch composes it: `avg_pool2d` (3-d input) or
+/// `avg_pool3d` (4-d and larger, on the squares viewed as `(N, 1, C, H, -1)`), then
+/// `.mul(alpha).add(k).pow(beta)` and `input / div`, recorded as those ops (`DivBackward0`).
 ///
 /// Shapes: `input` `(N, C, *)` with at least 3 dims; output as `input`, laid out as PyTorch's
-/// `input / div` lays it out. An input with no elements is returned itself. dtype: `input`'s.
+/// `input / div` lays it out. An input with no elements is returned itself. dtypes: the
+/// pooling's (float dtypes and int64; float16/bfloat16 only for 3-d inputs); float32 for
+/// int64.
 ///
 /// Errors: ValueError `Expected 3D or higher dimensionality                          input (got
 /// 2 dimensions)` (PyTorch's spacing); for 4-d and larger inputs whose square cannot be
 /// viewed as `(N, 1, C, H, -1)`, PyTorch's `view` error (`view size is not compatible with
-/// input tensor's size and stride …`); for an input that requires grad, `Storage size
-/// calculation overflowed with sizes=[C, C]` or the allocator's error when the `(C, C)` band
-/// matrix is too large.
+/// input tensor's size and stride …`); the pooling's: `kernel size should be greater than
+/// zero, but got kH: 0 kW: 1` (`size` ≤ 0), `"avg_pool3d_out_frame" not implemented for
+/// 'Half'` (NotImplementedError).
 pub fn local_response_norm_with(
     input: &Tensor,
     size: impl Int,
@@ -749,70 +754,29 @@ pub fn local_response_norm_with(
     if input.numel() == 0 {
         return Ok(input.alias());
     }
+    // PyTorch's composite, op for op (so dtypes, rounding points, errors and the recorded
+    // graph are its own): the squares' channel windows are average-pooled, zero-padded
+    use crate::optable::pool::{AvgPoolOpts, avg_pool2d_with, avg_pool3d_with};
+    use crate::optable::resample::pad;
+    let (lo, hi) = (size.div_euclid(2), (size - 1).div_euclid(2));
     let sq = input.mul(input)?;
-    if dim > 3 {
-        sq.view([
-            input.sizes[0] as i64,
-            1,
-            input.sizes[1] as i64,
-            input.sizes[2] as i64,
-            -1,
-        ])?;
-    }
-    if size <= 0 {
-        return Err(Error::runtime(format!(
-            "local_response_norm: size must be positive, got {size}"
-        )));
-    }
-    let (n, c, s) = ncs(input);
-    let (lo, hi) = ((size / 2) as usize, ((size - 1) / 2) as usize);
-    if any_requires_grad(&[input]) {
-        // recording: the channel window sums as a product with a band matrix, with recorded
-        // ops (PyTorch's composite pads and average-pools; its `grad_fn` is `DivBackward0`)
-        // sized with a check and held fallibly: an expanded `(1, 2^20, 1)` input aborted in
-        // the allocator (`c * c` overflows from `c = 2^32`, once the square above fits)
-        let cc2 = c
-            .checked_mul(c)
-            .filter(|&v| v <= i64::MAX as usize)
-            .ok_or_else(|| {
-                Error::runtime(format!(
-                    "Storage size calculation overflowed with sizes=[{c}, {c}]"
-                ))
-            })?;
-        let mut band = crate::error::try_filled(0.0, cc2)?;
-        for ch in 0..c {
-            for cc in ch.saturating_sub(lo)..=(ch + hi).min(c - 1) {
-                band[ch * c + cc] = 1.0;
-            }
-        }
-        let band = Tensor::from_vec(band, [c, c])?.to(input.dtype)?;
-        let sums = band.matmul(&sq.reshape([n as i64, c as i64, s as i64])?)?;
-        let div = sums
-            .mul(alpha / size as f64)?
-            .add(k)?
-            .pow(beta)?
-            .reshape(input.sizes.iter().map(|&d| d as i64).collect::<Vec<_>>())?;
-        return input.div(&div);
-    }
-    let v = sq.try_to_vec::<f64>()?;
-    let mut div = crate::error::try_filled(0.0, n * c * s)?;
-    for i in 0..n {
-        for ch in 0..c {
-            let from = ch.saturating_sub(lo);
-            let to = (ch + hi).min(c - 1);
-            for e in 0..s {
-                let sum: f64 = (from..=to).map(|cc| v[(i * c + cc) * s + e]).sum();
-                div[(i * c + ch) * s + e] = (sum / size as f64 * alpha + k).powf(beta);
-            }
-        }
-    }
-    let div = from_f64(
-        div,
-        &input.sizes,
-        &contiguous_strides(&input.sizes),
-        input.dtype,
-    )?;
-    input.div(&div)
+    let one = || AvgPoolOpts {
+        stride: Some(crate::args::IntList::from_slice(&[1])),
+        ..Default::default()
+    };
+    let div = if dim == 3 {
+        let p = pad(&sq.unsqueeze(1)?, [0, 0, lo, hi])?;
+        avg_pool2d_with(&p, [size, 1], one())?.squeeze_dim(1)?
+    } else {
+        let sz = input.size();
+        let v = sq.view([sz[0] as i64, 1, sz[1] as i64, sz[2] as i64, -1])?;
+        let p = pad(&v, [0, 0, 0, 0, lo, hi])?;
+        let sizes: Vec<i64> = sz.iter().map(|&d| d as i64).collect();
+        avg_pool3d_with(&p, [size, 1, 1], one())?
+            .squeeze_dim(1)?
+            .view(sizes)?
+    };
+    input.div(&div.mul(alpha)?.add(k)?.pow(beta)?)
 }
 
 #[cfg(test)]

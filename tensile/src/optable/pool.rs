@@ -13,6 +13,7 @@ use crate::error::{Error, Result, fmt_list};
 use crate::geometry::pool::Reduce;
 use crate::geometry::pool::{self as gp, Win};
 use crate::ops::pool::{max_unpool2d_core_impl, run_pool, suggests_cl};
+use crate::tensor::Scalar;
 
 op_ids! {
     /// A pooling op of `torch.nn.functional` (see [`crate::OpId`]).
@@ -263,7 +264,13 @@ impl IntoOutputSize for Vec<Option<i64>> {
 
 /// Whether a dtype is one the pooling kernels take (the float dtypes).
 fn check_float(x: &Tensor, name: &str) -> Result<()> {
-    if x.dtype().is_floating_point() {
+    check_dtype(x, name, x.dtype().is_floating_point())
+}
+
+/// The error of a kernel whose dispatch list lacks `x`'s dtype (`ok` false):
+/// `"max_pool2d_with_indices" not implemented for 'Bool'` (NotImplementedError).
+fn check_dtype(x: &Tensor, name: &str, ok: bool) -> Result<()> {
+    if ok {
         Ok(())
     } else {
         Err(Error::not_implemented_for(name, x.dtype()))
@@ -334,7 +341,12 @@ fn max_pool_nd_impl(
         cl,
     )?;
     let sp = &input.size()[nd - d..];
-    check_float(input, &format!("{name}_with_indices"))?;
+    // max_pool{2,3}d_with_indices: every dtype but bool (AT_DISPATCH_ALL_TYPES_AND2)
+    check_dtype(
+        input,
+        &format!("{name}_with_indices"),
+        input.dtype() != DType::Bool,
+    )?;
     let batched = nd == d + 2;
     let x = batch(input, batched)?;
     let wins = (0..d)
@@ -530,8 +542,10 @@ fn avg_pool_nd(input: &Tensor, d: usize, kernel_size: &[i64], o: &AvgPoolOpts) -
         cl,
     )?;
     let sp = &input.size()[nd - d..];
-    if !input.dtype().is_floating_point()
-        || (d == 3 && matches!(input.dtype(), DType::BFloat16 | DType::Float16))
+    // avg_pool2d: the float dtypes and int64; avg_pool3d: float32, float64 and int64
+    let dt = input.dtype();
+    if !(dt == DType::Int64 || dt.is_floating_point())
+        || (d == 3 && matches!(dt, DType::BFloat16 | DType::Float16))
     {
         let kn = if d == 2 {
             "avg_pool2d_out_frame"
@@ -750,7 +764,14 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
             )));
         }
     }
-    check_float(input, "adaptive_avg_pool2d")?;
+    // the kernel (float dtypes only) is not reached for an empty output
+    let out_numel: usize =
+        input.size()[..nd - 2].iter().product::<usize>() * (os[0] * os[1]) as usize;
+    check_dtype(
+        input,
+        "adaptive_avg_pool2d",
+        input.dtype().is_floating_point() || out_numel == 0,
+    )?;
     let batched = nd == 4;
     let cl = batched && suggests_cl(input);
     let sp = &input.size()[nd - 2..];
@@ -878,14 +899,18 @@ pub fn adaptive_max_pool2d_with_indices(
 fn lp_pool(
     input: &Tensor,
     d: usize,
-    norm_type: f64,
+    norm: Scalar,
     kernel_size: &[i64],
     o: &LpPoolOpts,
 ) -> Result<Tensor> {
+    let norm_type = norm.to_f64();
     if norm_type == 0.0 {
+        let shown = match norm {
+            Scalar::Float(v) => format!("{v:?}"),
+            _ => "0".to_string(),
+        };
         return Err(Error::value(format!(
-            "norm_type must be a non-zero value, but got {}",
-            format_args!("{norm_type:?}")
+            "norm_type must be a non-zero value, but got {shown}"
         )));
     }
     let ks = if d == 2 && kernel_size.len() == 1 {
@@ -918,11 +943,9 @@ fn lp_pool(
         ceil_mode: o.ceil_mode,
         ..Default::default()
     };
-    let p = if norm_type.fract() == 0.0 && norm_type.abs() < 1e15 {
-        input.pow(norm_type as i64)?
-    } else {
-        input.pow(norm_type)?
-    };
+    // `input.pow(norm_type)` with the Python number as given: an int keeps an integer input
+    // integral (then only int64 pools), a float makes it float
+    let p = input.pow(norm)?;
     let out = if d == 1 {
         avg_pool1d_with(&p, &ks[..], ap)?
     } else {
@@ -941,14 +964,20 @@ fn lp_pool(
 }
 
 /// `F.lp_pool1d(input, norm_type, kernel_size)`; see [`lp_pool1d_with`].
-pub fn lp_pool1d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) -> Result<Tensor> {
+pub fn lp_pool1d(
+    input: &Tensor,
+    norm_type: impl Into<Scalar>,
+    kernel_size: impl IntoShape,
+) -> Result<Tensor> {
     lp_pool1d_with(input, norm_type, kernel_size, LpPoolOpts::default())
 }
 
 /// `F.lp_pool1d(input, norm_type, kernel_size, stride, ceil_mode)`: `(Σ x^p)^(1/p)` over
 /// windows of the last dim, as PyTorch composes it: `avg_pool1d(x.pow(p), k, stride, 0,
 /// ceil_mode)`, then `(sign(out)·relu(|out|)·k).pow(1/p)`; `p = ±inf` is (minus) max pooling
-/// of `|x|`. Shapes and dtypes as [`avg_pool1d_with`].
+/// of `|x|`. `norm_type` is a Python number: an int power keeps an integer `x` integral (so
+/// only int64 pools, as [`avg_pool1d_with`]; a bool `x` becomes int64), a float power makes it
+/// float32. Shapes as [`avg_pool1d_with`]; the result is float.
 ///
 /// Errors: ValueError `norm_type must be a non-zero value, but got 0.0`; those of
 /// [`avg_pool1d_with`].
@@ -956,15 +985,25 @@ pub fn lp_pool1d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) ->
 /// Also `Overflow when unpacking long` (RuntimeError) when the kernel area passes int64.
 pub fn lp_pool1d_with(
     input: &Tensor,
-    norm_type: f64,
+    norm_type: impl Into<Scalar>,
     kernel_size: impl IntoShape,
     opts: impl Into<LpPoolOpts>,
 ) -> Result<Tensor> {
-    lp_pool(input, 1, norm_type, &kernel_size.into_shape(), &opts.into())
+    lp_pool(
+        input,
+        1,
+        norm_type.into(),
+        &kernel_size.into_shape(),
+        &opts.into(),
+    )
 }
 
 /// `F.lp_pool2d(input, norm_type, kernel_size)`; see [`lp_pool2d_with`].
-pub fn lp_pool2d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) -> Result<Tensor> {
+pub fn lp_pool2d(
+    input: &Tensor,
+    norm_type: impl Into<Scalar>,
+    kernel_size: impl IntoShape,
+) -> Result<Tensor> {
     lp_pool2d_with(input, norm_type, kernel_size, LpPoolOpts::default())
 }
 
@@ -974,11 +1013,17 @@ pub fn lp_pool2d(input: &Tensor, norm_type: f64, kernel_size: impl IntoShape) ->
 /// Also `Overflow when unpacking long` (RuntimeError) when the kernel area passes int64.
 pub fn lp_pool2d_with(
     input: &Tensor,
-    norm_type: f64,
+    norm_type: impl Into<Scalar>,
     kernel_size: impl IntoShape,
     opts: impl Into<LpPoolOpts>,
 ) -> Result<Tensor> {
-    lp_pool(input, 2, norm_type, &kernel_size.into_shape(), &opts.into())
+    lp_pool(
+        input,
+        2,
+        norm_type.into(),
+        &kernel_size.into_shape(),
+        &opts.into(),
+    )
 }
 
 // ------------------------------------------------------------------ unpooling

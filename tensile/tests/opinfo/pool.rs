@@ -86,8 +86,8 @@ fn adaptive_max(a: &Args, f: Adaptive, fi: AdaptiveIdx) -> Result<Ret> {
 /// `lp_poolNd(x, norm_type, kernel_size, stride=None, ceil_mode=False)`.
 fn lp_pool(a: &Args, two: bool) -> Result<Tensor> {
     let norm = match a.arg(1, "norm_type") {
-        Some(Arg::Scalar(s)) => s.to_f64(),
-        _ => 2.0,
+        Some(Arg::Scalar(s)) => *s,
+        _ => Scalar::Float(2.0),
     };
     let o = F::LpPoolOpts {
         stride: stride(a, 3),
