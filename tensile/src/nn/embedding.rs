@@ -122,7 +122,9 @@ pub fn embedding_bag(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
 /// 2D Tensor, but got Tensor of dimension 3`; `mode has to be one of sum, mean or max`;
 /// NotImplementedError `embedding_bag: per_sample_weights was not None. per_sample_weights is
 /// only supported for mode='sum' (got mode='max'). Please open a feature request on
-/// GitHub.`; RuntimeError `offsets[0] has to be 0, i.e., the first sequence in the
+/// GitHub.`; RuntimeError `Expected tensor for argument #1 'weight' to have one of the
+/// following scalar types: Half, BFloat16, Float, Double; but got torch.LongTensor instead
+/// (while checking arguments for embedding_bag)`; `offsets[0] has to be 0, i.e., the first sequence in the
 /// mini-batch has to start from position 0. However, got 1`; `offsets[-1] can not be greater
 /// than input's length 3, but got offsets[-1] of 4`; `embedding_bag: Expected idx >= 0 && idx
 /// < num_embeddings but found idx to be 7`; the allocator's error when the bags of a 2-D
@@ -199,6 +201,12 @@ pub fn embedding_bag_with<'a>(
                 t.dtype.legacy_type_name()
             )));
         }
+    }
+    if !weight.dtype.is_floating_point() {
+        return Err(Error::runtime(format!(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar types: Half, BFloat16, Float, Double; but got {} instead (while checking arguments for embedding_bag)",
+            weight.dtype.legacy_type_name()
+        )));
     }
     if let (Some(&first), Some(&last)) = (offs.first(), offs.last()) {
         if first != 0 {

@@ -172,7 +172,9 @@ pub fn smooth_l1_loss(input: &Tensor, target: &Tensor) -> Result<Tensor> {
 /// `F.smooth_l1_loss(input, target, reduction, beta)`: with `z = |input - target|`,
 /// `0.5·z²/beta` where `z < beta`, else `z - 0.5·beta`; `beta = 0` is l1_loss.
 /// Shapes, dtypes, warning and errors as [`mse_loss_with`], and RuntimeError
-/// `smooth_l1_loss does not support negative values for beta.`
+/// `smooth_l1_loss does not support negative values for beta.`; for a `beta` above 0 the
+/// promoted dtype must be a float one (NotImplementedError `"smooth_l1_cpu" not implemented
+/// for 'Long'`).
 pub fn smooth_l1_loss_with<'a>(
     input: &Tensor,
     target: &Tensor,
@@ -188,6 +190,10 @@ pub fn smooth_l1_loss_with<'a>(
         return Err(Error::runtime(
             "smooth_l1_loss does not support negative values for beta.",
         ));
+    }
+    // `smooth_l1_cpu`: the float dtypes only (beta 0 is `l1_loss`, which takes any)
+    if !z.dtype().is_floating_point() {
+        return Err(Error::not_implemented_for("smooth_l1_cpu", z.dtype()));
     }
     let res = {
         let _ng = crate::autograd::no_grad();
@@ -313,7 +319,8 @@ pub fn hinge_embedding_loss(input: &Tensor, target: &Tensor) -> Result<Tensor> {
 /// `F.hinge_embedding_loss(input, target, margin, reduction)`: `where(target != 1,
 /// max(margin - input, 0), 0) + where(target != -1, input, 0)` (note: pass `margin: 1.0`
 /// for PyTorch's default; `MarginOpts::default()` has 0). Shapes broadcast (input, target);
-/// dtype promoted.
+/// `margin - input` is taken in `input`'s dtype (PyTorch's C++ `Scalar - Tensor`), so an
+/// integer input gives an integer loss (and `reduction="mean"` then fails as `mean` does).
 ///
 /// Errors: the broadcast error `The size of tensor a (2) must match the size of tensor b (3)
 /// at non-singleton dimension 1`.
@@ -324,7 +331,12 @@ pub fn hinge_embedding_loss_with<'a>(
 ) -> Result<Tensor> {
     let o = opts.into();
     let zeros = Tensor::zeros_like(input)?;
-    let margin_clamp = input.neg()?.add(o.margin)?.clamp_min(0)?;
+    // C++'s `margin - self` is `empty_like(self).fill_(margin).sub_(self)`: in self's dtype
+    // (an integer input truncates the margin and stays integral)
+    let margin_clamp = Tensor::empty_like(input)?
+        .fill_(o.margin)?
+        .sub(input)?
+        .clamp_min(0)?;
     let out_margin = crate::where_cond(&target.ne(1)?, &margin_clamp, &zeros)?;
     let out_self = crate::where_cond(&target.ne(-1)?, input, &zeros)?;
     apply_reduction(out_margin.add(&out_self)?, &o.reduction)
@@ -384,7 +396,8 @@ pub fn kl_div(input: &Tensor, target: &Tensor) -> Result<Tensor> {
 /// the total loss by both the batch size and the support size.…`). Shapes broadcast; dtype
 /// promoted.
 ///
-/// Errors: the broadcast error; ValueError `foo is not a valid value for reduction`.
+/// Errors: the broadcast error; ValueError `foo is not a valid value for reduction`;
+/// RuntimeError `kl_div: Integral inputs not supported.` (an integer or bool input or target).
 pub fn kl_div_with<'a>(
     input: &Tensor,
     target: &Tensor,
@@ -401,6 +414,9 @@ pub fn kl_div_with<'a>(
     } else {
         o.reduction.check()?
     };
+    if !input.dtype().is_floating_point() || !target.dtype().is_floating_point() {
+        return Err(Error::runtime("kl_div: Integral inputs not supported."));
+    }
     let out = if o.log_target {
         target.exp()?.mul(&target.sub(input)?)?
     } else {
@@ -637,11 +653,10 @@ pub fn margin_ranking_loss_with<'a>(
         )));
     }
     let r = o.reduction.check()?;
-    let out = target
-        .neg()?
-        .mul(&input1.sub(input2)?)?
-        .add(o.margin)?
-        .clamp_min_(0)?;
+    // C++ evaluates `input1 - input2` before `-target` (so two bool inputs fail on the
+    // subtraction first)
+    let diff = input1.sub(input2)?;
+    let out = target.neg()?.mul(&diff)?.add(o.margin)?.clamp_min_(0)?;
     apply_reduction(out, &r)
 }
 
@@ -864,7 +879,13 @@ pub fn multi_margin_loss_with<'a>(
         "weight",
         "multi_margin_loss",
     )?;
-    float_only(input, "multi_margin_loss_cpu_kernel")?;
+    // float32 and float64 only (AT_DISPATCH_FLOATING_TYPES)
+    if !matches!(input.dtype(), DType::Float32 | DType::Float64) {
+        return Err(Error::not_implemented_for(
+            "multi_margin_loss_cpu_kernel",
+            input.dtype(),
+        ));
+    }
     let x = input.try_to_vec::<f64>()?;
     let t = target.try_to_vec::<i64>()?;
     let w = o.weight.map(|w| w.try_to_vec::<f64>()).transpose()?;
@@ -947,7 +968,13 @@ pub fn multilabel_margin_loss_with<'a>(
             fmt_list(input.size())
         )));
     }
-    float_only(input, "multilabel_margin_loss_forward_out_frame")?;
+    // float32 and float64 only (AT_DISPATCH_FLOATING_TYPES)
+    if !matches!(input.dtype(), DType::Float32 | DType::Float64) {
+        return Err(Error::not_implemented_for(
+            "multilabel_margin_loss_forward_out_frame",
+            input.dtype(),
+        ));
+    }
     let x = input.try_to_vec::<f64>()?;
     let t = target.try_to_vec::<i64>()?;
     let mut per = Vec::with_capacity(nframe);

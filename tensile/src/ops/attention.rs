@@ -139,6 +139,13 @@ pub(crate) fn sdpa_check(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True",
         ));
     }
+    // `convert_boolean_attn_mask`: a bool mask becomes `-inf`/0 in the query's dtype, whose
+    // range check refuses -inf for the integer dtypes
+    if let Some(m) = o.attn_mask
+        && m.dtype() == DType::Bool
+    {
+        crate::dtype::check_fill_range(q.dtype(), crate::Scalar::Float(f64::NEG_INFINITY))?;
+    }
     let shapes = math_shapes(
         q.size(),
         k.size(),

@@ -307,7 +307,16 @@ pub(crate) fn index_add_fwd(
             }
         })
         .collect::<Result<_>>()?;
-    let a = scalar_as(alpha, x.dtype)?;
+    // alpha is converted to self's dtype (with its range check) only when there is a slice
+    // to add
+    let a = scalar_as(
+        if idx.is_empty() {
+            Scalar::Int(1)
+        } else {
+            alpha
+        },
+        x.dtype,
+    )?;
     let pairs = slice_pairs(&shape, d, &idx);
     reduce_pairs(x, source, &pairs, Reduce::Sum, true, Some(&a))
 }

@@ -59,3 +59,14 @@ pub(crate) fn cross_entropy_rows_f32(
     };
     Ok(Some(Tensor::from_vec(vec![v as f32], ())?))
 }
+
+/// The dtype check of a kernel dispatched over float32 and float64 only
+/// (`AT_DISPATCH_FLOATING_TYPES`; `ctc_loss`):
+/// `"multi_margin_loss_cpu_kernel" not implemented for 'Half'` (NotImplementedError).
+pub(crate) fn f32_f64_only(t: &Tensor, kernel: &str) -> Result<()> {
+    if matches!(t.dtype(), DType::Float32 | DType::Float64) {
+        Ok(())
+    } else {
+        Err(Error::not_implemented_for(kernel, t.dtype()))
+    }
+}

@@ -45,6 +45,21 @@ fn not_implemented(kernel: &str, dt: DType) -> Error {
 fn product(a: &Tensor, b: &Tensor, bias: Option<&Tensor>, kernel: &str) -> Result<Tensor> {
     let dt = a.dtype;
     if dt == DType::Bool {
+        // the kernels return before their dtype dispatch when there is nothing to multiply:
+        // an empty result, or an empty inner dim (all false, plus the bias)
+        let nd = a.dim();
+        let mut shape = a.sizes[..nd - 1].to_vec();
+        shape.push(b.sizes[nd - 1]);
+        if shape.contains(&0) || a.sizes[nd - 1] == 0 {
+            let out = Tensor::try_alloc(&shape, &contiguous_strides(&shape), dt)?;
+            match bias {
+                Some(bias) => copy_unchecked(&out, bias),
+                None => {
+                    out.fill_(false)?;
+                }
+            }
+            return Ok(out);
+        }
         return Err(not_implemented(kernel, dt));
     }
     if matches!(dt, DType::Float16 | DType::BFloat16) {

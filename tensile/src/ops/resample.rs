@@ -132,6 +132,14 @@ fn edge_pad(input: &Tensor, pad: &[i64], reflect: bool) -> Result<Tensor> {
     let k = pad.len() / 2;
     let nd = input.dim();
     let out_sizes = gr::edge_pad_sizes(input.size(), pad, reflect)?;
+    // the reflection/replication kernels take every dtype but bool, even for an empty input
+    if input.dtype() == DType::Bool {
+        let kind = if reflect { "reflection" } else { "replication" };
+        return Err(Error::not_implemented_for(
+            &format!("{kind}_pad{k}d"),
+            DType::Bool,
+        ));
+    }
     reserve_output(&out_sizes, input.dtype())?;
     let mut maps = identity_maps(input)?;
     for j in 0..k {
@@ -315,7 +323,7 @@ fn copy_blocks(input: &Tensor, out: &Tensor, block: [usize; 5], in5: [usize; 5],
 /// (the plan `crate::geometry::resample::interpolate_sizes` gave: `scales` for the source
 /// indices, `align` the corners): a fresh tensor of `input`'s dtype, channels-last when
 /// `input` suggests it. Records nothing. Errors: NotImplementedError `"upsample_bilinear"
-/// not implemented for 'Long'` (any non-float dtype); `numel: integer multiplication
+/// not implemented for 'Long'` (any non-float dtype but uint8 in the nearest modes); `numel: integer multiplication
 /// overflow`; `Stride calculation overflowed`; the allocator's error.
 pub(crate) fn interpolate_fwd(
     input: &Tensor,
@@ -328,7 +336,10 @@ pub(crate) fn interpolate_fwd(
     let spatial: Vec<usize> = input.size().get(2..).unwrap_or(&[]).to_vec();
     let k = spatial.len();
     let dt = input.dtype();
-    if !dt.is_floating_point() {
+    // the float dtypes; uint8 too for the nearest modes (selection only, exact through
+    // float32). PyTorch's uint8 bilinear/bicubic kernels (integer-weight, 2-d only) are not
+    // here: they are refused like the other integer dtypes.
+    if !(dt.is_floating_point() || (dt == DType::UInt8 && mode.starts_with("nearest"))) {
         return Err(Error::not_implemented_for(&format!("upsample_{mode}"), dt));
     }
     let mut sizes = input.size()[..2].to_vec();

@@ -757,7 +757,7 @@ pub fn ctc_loss_with<'a>(
             log_probs.dim()
         )));
     }
-    float_input(log_probs, "ctc_loss_cpu")?;
+    crate::ops::loss::f32_f64_only(log_probs, "ctc_loss_cpu")?;
     let ls = log_probs.size();
     let (tmax, n, c) = if batched {
         (ls[0], ls[1], ls[2])

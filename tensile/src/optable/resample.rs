@@ -62,8 +62,9 @@ pub fn pad(input: &Tensor, pad: impl IntoShape) -> Result<Tensor> {
 /// corresponding input dimension, but got: padding (3, 1) at dimension 1 of input [2, 3]`,
 /// `input (W: 3) is too small. Calculated output W: -1`, `Calculated output H: 2 W: -1 must
 /// be >= 1 in every dimension (input H: 2, W: 3)`, `Expected 2D or 3D (batch mode) tensor
-/// with possibly 0 batch size and other non-zero dimensions for input, but got: [2, 0]`;
-/// circular: `Padding value causes wrapping around more than once.`, `Negative padding value
+/// with possibly 0 batch size and other non-zero dimensions for input, but got: [2, 0]`,
+/// NotImplementedError `"replication_pad2d" not implemented for 'Bool'` (likewise
+/// `reflection_pad1d`…; bool pads only as constant or circular); circular: `Padding value causes wrapping around more than once.`, `Negative padding value
 /// is resulting in an empty dimension`.
 pub fn pad_with<'a>(
     input: &Tensor,

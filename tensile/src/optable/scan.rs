@@ -93,7 +93,9 @@ impl Tensor {
         cum_with(self, dim.to_i64(), dtype, true)
     }
     /// `self.cumsum_(dim)`: in place, in `self`'s dtype. Errors: the dim error;
-    /// `"cumsum_out_cpu" not implemented for 'Bool'` (NotImplementedError).
+    /// `"cumsum_out_cpu" not implemented for 'Bool'` (NotImplementedError) for a bool tensor
+    /// with dims and elements (a 0-d or empty one is left as it is, as PyTorch's kernel is
+    /// not reached).
     pub fn cumsum_(&self, dim: impl Int) -> Result<Tensor> {
         cum_(self, dim.to_i64(), None, false)
     }
