@@ -4,6 +4,7 @@
 
 use rayon::prelude::*;
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
 
@@ -14,8 +15,10 @@ pub struct CdistOpts<'a> {
     /// The norm's exponent, ≥ 0 (`0` counts differing coordinates, `inf` the largest
     /// difference). Default 2.
     pub p: f64,
-    /// PyTorch's choice between the direct and the matrix-product Euclidean distance; tensile
-    /// always computes directly (in double), so every mode gives the direct distances.
+    /// PyTorch's choice between the direct and the matrix-product Euclidean distance (`p = 2`
+    /// only): `"use_mm_for_euclid_dist_if_necessary"` (`None`: the product when either input
+    /// has more than 25 rows), `"use_mm_for_euclid_dist"` (always), or
+    /// `"donot_use_mm_for_euclid_dist"` (never).
     pub compute_mode: Option<&'a str>,
 }
 impl Default for CdistOpts<'_> {
@@ -52,9 +55,8 @@ fn dist(a: &[f64], b: &[f64], p: f64) -> f64 {
     }
 }
 
-/// `torch.cdist(x1, x2, p)`'s value (see `crate::optable::nn::cdist_with` for shapes and
-/// errors); records nothing.
-pub(crate) fn cdist_fwd(x1: &Tensor, x2: &Tensor, p: f64) -> Result<Tensor> {
+/// `torch.cdist`'s checks, in PyTorch's order (errors as `crate::optable::nn::cdist_with`).
+pub(crate) fn cdist_check(x1: &Tensor, x2: &Tensor, p: f64) -> Result<()> {
     for (name, t) in [("X1", x1), ("X2", x2)] {
         if t.dim() < 2 {
             return Err(Error::runtime(format!(
@@ -80,6 +82,28 @@ pub(crate) fn cdist_fwd(x1: &Tensor, x2: &Tensor, p: f64) -> Result<Tensor> {
             )));
         }
     }
+    Ok(())
+}
+
+/// `_euclidean_dist(x1, x2)`, the matrix-product form of `cdist(p=2)` that PyTorch takes
+/// for more than 25 rows (`compute_mode` permitting), op for op:
+/// `cat([-2·x1, Σx1², 1]) @ cat([x2, 1, Σx2²])ᵀ`, clamped at 0, square-rooted. So the
+/// distance of a row to itself is the rounding residue of `‖a‖² - 2a·a + ‖a‖²`, not 0, as in
+/// PyTorch. `x1` `(B, R1, M)` or `(R1, M)`, `x2` alike. Its caller turns recording off.
+pub(crate) fn euclidean_dist_fwd(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+    let n1 = x1.pow(2)?.sum_dim(-1, true)?;
+    let n2 = x2.pow(2)?.sum_dim(-1, true)?;
+    let a = crate::cat_with(&[x1.mul(-2)?, n1.alias(), Tensor::ones_like(&n1)?], -1)?;
+    let b = crate::cat_with(&[x2.alias(), Tensor::ones_like(&n2)?, n2], -1)?;
+    let r = a.matmul(&b.mT()?)?;
+    r.clamp_min_(0)?.sqrt_()
+}
+
+/// `torch.cdist(x1, x2, p)`'s value by the direct kernel (see `crate::optable::nn::cdist_with`
+/// for shapes and errors); records nothing.
+pub(crate) fn cdist_fwd(x1: &Tensor, x2: &Tensor, p: f64) -> Result<Tensor> {
+    cdist_check(x1, x2, p)?;
+    let m1 = x1.sizes[x1.dim() - 1];
     let (r1, r2) = (x1.sizes[x1.dim() - 2], x2.sizes[x2.dim() - 2]);
     let batch = crate::broadcast::infer_size(&x1.sizes[..x1.dim() - 2], &x2.sizes[..x2.dim() - 2])?;
     let dtype = crate::iter::result_type_of(&[x1, x2]);
@@ -88,13 +112,17 @@ pub(crate) fn cdist_fwd(x1: &Tensor, x2: &Tensor, p: f64) -> Result<Tensor> {
     let mut out_shape = batch.clone();
     out_shape.extend([r1, r2]);
     crate::layout::storage_nbytes_contiguous(&out_shape, dtype.itemsize())?;
+    // the kernel (float32 and float64 only) runs for a non-empty output with columns
+    let nb: usize = batch.iter().product();
+    if nb * r1 * r2 * m1 != 0 && !matches!(dtype, DType::Float32 | DType::Float64) {
+        return Err(Error::not_implemented_for("cdist", dtype));
+    }
     let expand = |t: &Tensor, r: usize| -> Result<Vec<f64>> {
         let mut s: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
         s.extend([r as i64, m1 as i64]);
         t.expand(&s)?.try_to_vec::<f64>()
     };
     let (a, b) = (expand(x1, r1)?, expand(x2, r2)?);
-    let nb: usize = batch.iter().product();
     let m = m1;
     let mut out = crate::error::try_filled(0.0, nb * r1 * r2)?;
     let fill = |(k, o): (usize, &mut [f64])| {
@@ -141,6 +169,10 @@ pub(crate) fn pdist_fwd(input: &Tensor, p: f64) -> Result<Tensor> {
         return Err(Error::runtime(format!(
             "pdist: the number of pairs {pairs} of {n} rows overflows int64"
         )));
+    }
+    // the kernel (float32 and float64 only) runs for pairs with columns
+    if pairs > 0 && m > 0 && !matches!(input.dtype, DType::Float32 | DType::Float64) {
+        return Err(Error::not_implemented_for("pdist", input.dtype));
     }
     let v = input.try_to_vec::<f64>()?;
     let mut out = crate::error::try_vec(pairs as usize)?;

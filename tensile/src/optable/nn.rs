@@ -103,17 +103,69 @@ pub fn cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
 /// every row of `x2`, batched over the broadcast leading dims.
 ///
 /// Shapes: `x1` `(*a, P, M)`, `x2` `(*b, R, M)` → `(broadcast(a, b), P, R)`, contiguous.
-/// dtype: the inputs' float dtype (computed in double, rounded once).
+/// dtype: the inputs' float dtype. Computed as PyTorch chooses (`compute_mode`, see
+/// [`CdistOpts`]): for `p = 2` with more than 25 rows on either side, by the matrix product
+/// `‖a‖² - 2a·b + ‖b‖²` (clamped at 0, square-rooted; recorded as `EuclideanDistBackward0`
+/// under a `ViewBackward0`), so a row's distance to itself is a small rounding residue, not
+/// 0; otherwise directly (in double, rounded once; `CdistBackward0`), float32 and float64
+/// only (`"cdist" not implemented for 'Half'`, NotImplementedError, unless the output is
+/// empty or the rows have no columns).
 ///
 /// Errors (RuntimeError): `cdist only supports at least 2D tensors, X1 got: 1D` (X2 alike);
 /// `X1 and X2 must have the same number of columns. X1: 3 X2: 4`; `cdist only supports
 /// non-negative p values`; `cdist only supports floating-point dtypes, X1 got: Long`; `The
 /// size of tensor a (4) must match the size of tensor b (2) at non-singleton dimension 0`;
 /// `Storage size calculation overflowed with sizes=[1, 4611686018427387904, 4611686018427387904]`
+/// (ValueError `foo is not a valid value for compute_mode`)
 /// (an output too large, e.g. two `(1, 2^62, 0)` inputs); the allocator's error.
 pub fn cdist_with<'a>(x1: &Tensor, x2: &Tensor, opts: impl Into<CdistOpts<'a>>) -> Result<Tensor> {
-    let p = opts.into().p;
+    let o = opts.into();
+    let p = o.p;
+    let mode = match o.compute_mode {
+        None | Some("use_mm_for_euclid_dist_if_necessary") => 0,
+        Some("use_mm_for_euclid_dist") => 1,
+        Some("donot_use_mm_for_euclid_dist") => 2,
+        Some(m) => {
+            return Err(crate::error::Error::value(format!(
+                "{m} is not a valid value for compute_mode"
+            )));
+        }
+    };
+    if p == 2.0 && x1.dim() >= 2 && x2.dim() >= 2 && x1.numel() != 0 && x2.numel() != 0 {
+        let (r1, r2) = (x1.size()[x1.dim() - 2], x2.size()[x2.dim() - 2]);
+        if mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)) {
+            return euclidean_cdist(x1, x2);
+        }
+    }
     cdist_node(cdist_fwd(x1, x2, p)?, x1, x2, p)
+}
+
+/// `cdist_impl`'s matrix-product path: the batch dims broadcast and flattened to one
+/// (`expand(…).reshape(B, R, M)`, recorded), `_euclidean_dist` (`EuclideanDistBackward0`),
+/// then viewed as the output shape (`ViewBackward0`), as PyTorch records it.
+fn euclidean_cdist(x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+    crate::ops::distance::cdist_check(x1, x2, 2.0)?;
+    let (d1, d2) = (x1.dim(), x2.dim());
+    let (r1, r2, m) = (x1.size()[d1 - 2], x2.size()[d2 - 2], x1.size()[d1 - 1]);
+    let batch = crate::broadcast::infer_size(&x1.size()[..d1 - 2], &x2.size()[..d2 - 2])?;
+    let nb: usize = batch.iter().product();
+    let mut out: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
+    out.extend([r1 as i64, r2 as i64]);
+    let flat = |t: &Tensor, r: usize| -> Result<Tensor> {
+        let mut s: Vec<i64> = batch.iter().map(|&b| b as i64).collect();
+        s.extend([r as i64, m as i64]);
+        t.expand(&s)?.reshape([nb as i64, r as i64, m as i64])
+    };
+    let (a, b) = if nb == 1 {
+        (x1.alias(), x2.alias())
+    } else {
+        (flat(x1, r1)?, flat(x2, r2)?)
+    };
+    let d = {
+        let _ng = crate::autograd::no_grad();
+        crate::ops::distance::euclidean_dist_fwd(&a, &b)?
+    };
+    crate::autograd::formulas::distance::euclidean_dist(d, &a, &b)?.view(out)
 }
 
 /// `F.pdist(input)` (`p=2`); see [`pdist_with`].

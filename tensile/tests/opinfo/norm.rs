@@ -311,7 +311,11 @@ pub static OPS: &[OpInfo] = &[
     other("cosine_similarity", cosine_similarity)
         .grad(&[Sample::new(&[X, X]).bcast(&[&[2, 1, 3], &[3]])]),
     other("pairwise_distance", pairwise_distance).grad(&[Sample::new(&[X, X]).no_bcast()]),
-    other("cdist", cdist).grad(&[Sample::new(&[t(&[3, 2]), t(&[4, 2])]).no_bcast()]),
+    other("cdist", cdist).grad(&[
+        Sample::new(&[t(&[3, 2]), t(&[4, 2])]).no_bcast(),
+        // more than 25 rows: the matrix-product form (`EuclideanDistBackward0`)
+        Sample::new(&[t(&[26, 2]), t(&[3, 2])]).no_bcast(),
+    ]),
     other("pdist", |a| {
         F::pdist_with(a.t(0), num(a, 1, "p").unwrap_or(2.0))
     })

@@ -74,6 +74,32 @@ pub(crate) fn cdist(out: Tensor, x1: &Tensor, x2: &Tensor, p: f64) -> Result<Ten
     })
 }
 
+/// `_euclidean_dist(x1, x2)` (`EuclideanDistBackward0`), the matrix-product form of
+/// `cdist(p=2)`: PyTorch's `_euclidean_dist_backward`, `ratio = g / r` (0 where `r = 0`),
+/// `gx1 = x1·Σ_j ratio - ratio @ x2`, `gx2 = x2·Σ_i ratio - ratioᵀ @ x1`. Saves `x1`, `x2`
+/// and the output.
+pub(crate) fn euclidean_dist(out: Tensor, x1: &Tensor, x2: &Tensor) -> Result<Tensor> {
+    let (r1, r2) = (x1.requires_grad(), x2.requires_grad());
+    record(out, &[x1, x2], || {
+        node_saving(
+            lam("EuclideanDistBackward0", move |g, s| {
+                let (a, b, r) = (&s[0], &s[1], &s[2]);
+                let ratio = g.div(r)?.masked_fill(&r.eq(0)?, 0)?;
+                let g1 = a.mul(&ratio.sum_dim(-1, true)?)?.sub(&ratio.matmul(b)?)?;
+                let g2 = b
+                    .mul(&ratio.sum_dim(-2, false)?.unsqueeze(-1)?)?
+                    .sub(&ratio.mT()?.matmul(a)?)?;
+                Ok(vec![r1.then_some(g1), r2.then_some(g2)])
+            }),
+            vec![
+                Save::Input(x1.alias()),
+                Save::Input(x2.alias()),
+                Save::Output(0),
+            ],
+        )
+    })
+}
+
 /// `F.pdist(x, p)` (`PdistBackward0`): the distances of the pairs `i < j` of the rows of `x`
 /// (`(N, M)` → `(N(N-1)/2,)`); the gradient is `cdist`'s for `x1 = x2 = x` with the
 /// symmetric gradient matrix `G + Gᵀ` (`G[i,j] = g[k(i,j)]` for `i < j`). Saves `x` and the
