@@ -123,6 +123,24 @@ emit('conv1d', [x, w, b], [sx, sw], lambda: F.conv1d(x, w, bias=b, groups=3, str
 kw = {'bias': sb, 'stride': 2, 'output_padding': 1}
 w2, sw2 = T([3, 2, 2], 'int64')
 emit('conv_transpose1d', [x, w2, b], [sx, sw2], lambda: F.conv_transpose1d(x, w2, bias=b, stride=2, output_padding=1), kw)
+# errors PyTorch raises (its texts)
+for delta in (0.0, -1.0, 0.5):
+    x, sx = T([3, 2])
+    y, sy = T([3, 2])
+    kw = {'delta': delta}
+    emit('huber_loss', [x, y], [sx, sy], lambda: F.huber_loss(x, y, **kw), kw)
+for size, groups in [([2, 0, 3], 1), ([2, 4, 0], 2), ([2, 4, 0, 3], 4)]:
+    x, sx = T(size)
+    kw = {'num_groups': groups}
+    emit('group_norm', [x], [sx], lambda: F.group_norm(x, **kw), kw)
+for size in ([3], [2, 3, 4], []):
+    x, sx = T(size)
+    emit('trace', [x], [sx], lambda: torch.trace(x))
+for op, size in [('max_pool1d', [0, 10]), ('max_pool3d', [1, 0, 4, 4]), ('max_pool3d', [2, 1, 0, 4, 4]),
+                 ('max_pool2d', [0, 4]), ('max_pool1d', [2, 0, 5])]:
+    x, sx = T(size)
+    kw = {'kernel_size': 2}
+    emit(op, [x], [sx], lambda: getattr(F, op)(x, **kw), kw)
 out.close()
 
 # linspace bit for bit

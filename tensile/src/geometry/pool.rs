@@ -320,10 +320,10 @@ pub fn pool3d_shape_check(
         )));
     }
     let sz = sizes;
-    for &n in sz.iter().skip(1) {
+    for (i, &n) in sz.iter().enumerate().skip(1) {
         if n == 0 {
             return Err(Error::runtime(format!(
-                "{fn_name}: Expected input's non-batch dimensions to have positive length, but input has a shape of {} and non-batch dimension {n} has length zero!",
+                "{fn_name}: Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
                 fmt_list(sz)
             )));
         }

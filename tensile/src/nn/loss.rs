@@ -216,7 +216,8 @@ pub fn huber_loss(input: &Tensor, target: &Tensor) -> Result<Tensor> {
 /// `F.huber_loss(input, target, reduction, delta, weight)`: with `z = |input - target|`,
 /// `0.5·z²` where `z < delta`, else `delta·(z - 0.5·delta)`; `weight` (the input's size)
 /// multiplies the unreduced loss (mean is then the plain mean). Shapes, dtypes, warning and
-/// errors as [`mse_loss_with`].
+/// errors as [`mse_loss_with`], and ValueError `Weights and input must have the same size.`,
+/// RuntimeError `huber_loss does not support non-positive values for delta.`
 pub fn huber_loss_with<'a>(
     input: &Tensor,
     target: &Tensor,
@@ -227,6 +228,16 @@ pub fn huber_loss_with<'a>(
     let loss = {
         let _ng = crate::autograd::no_grad();
         let (z, out) = abs_diff(input, target)?;
+        if let Some(w) = o.weight
+            && w.size() != input.size()
+        {
+            return Err(Error::value("Weights and input must have the same size."));
+        }
+        if d <= 0.0 || d.is_nan() {
+            return Err(Error::runtime(
+                "huber_loss does not support non-positive values for delta.",
+            ));
+        }
         let quad = z.square()?.mul(0.5)?;
         let lin = z.sub(0.5 * d)?.mul(d)?;
         // F.huber_loss broadcasts the pair first (torch.broadcast_tensors), then writes into

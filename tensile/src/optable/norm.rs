@@ -202,8 +202,9 @@ pub fn group_norm(input: &Tensor, num_groups: impl Int) -> Result<Tensor> {
 ///
 /// Errors: RuntimeError `Expected at least 2 dimensions for input tensor but received 1`;
 /// ValueError `Expected more than 1 value per channel when training, got input size [1, 3]`
-/// (the list is `[N*C/G, G, *]`); RuntimeError `Expected number of channels in input to be
-/// divisible by num_groups, but got input of shape [2, 7] and num_groups=2`; `Expected weight
+/// (the list is `[N*C/G, G, *]`); RuntimeError `Expected number of channels to be greater
+/// than 0, got 0`; `Expected HxW to be greater than 0, got 0` (an empty spatial size);
+/// `Expected number of channels in input to be divisible by num_groups, but got input of shape [2, 7] and num_groups=2`; `Expected weight
 /// to be a vector of size equal to the number of channels in input, but got weight of shape
 /// [3] and input of shape [2, 4]` (same for bias).
 pub fn group_norm_with<'a>(
@@ -233,6 +234,14 @@ pub fn group_norm_with<'a>(
             "Expected more than 1 value per channel when training, got input size {}",
             fmt_list(&vsize)
         )));
+    }
+    if c == 0 {
+        return Err(Error::runtime(
+            "Expected number of channels to be greater than 0, got 0",
+        ));
+    }
+    if s == 0 {
+        return Err(Error::runtime("Expected HxW to be greater than 0, got 0"));
     }
     if !c.is_multiple_of(gu) {
         return Err(Error::runtime(format!(

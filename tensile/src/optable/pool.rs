@@ -381,7 +381,10 @@ pub fn max_pool1d(input: &Tensor, kernel_size: impl IntoShape) -> Result<Tensor>
 /// `max_pool1d() stride must be greater than zero, but got 0`, `max_pool1d() padding should
 /// be at most half of kernel size, but got padding=2 and kernel_size=3`, `max_pool1d()
 /// Invalid computed output size: 0`, and the `max_pool1d() kernel_size/stride/padding/dilation
-/// must be ...` list-length errors.
+/// must be ...` list-length errors; `max_pool1d: Expected 2D or 3D (batch mode) tensor with
+/// optional 0 dim batch size for input, but got:[2, 0, 5]` (an empty dim other than a 3-d
+/// input's batch); NotImplementedError `"max_pool1d_impl" not implemented for 'Long'` (the
+/// float dtypes only; `return_indices` takes every dtype but bool).
 ///
 /// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
 /// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
@@ -403,11 +406,18 @@ pub fn max_pool1d_with(
         o.ceil_mode,
     )?;
     let l = input.size()[nd - 1];
-    check_float(input, "max_pool1d_impl")?;
     if crate::autograd::api::any_requires_grad(&[input]) {
         // PyTorch's max_pool1d takes the with-indices path when it records
         return Ok(max_pool1d_with_indices(input, &ks[..], o)?.0);
     }
+    // `max_pool1d_impl`: every dim but a 3-d input's batch non-empty, then its float kernels
+    if input.size()[nd - 2..].contains(&0) || (nd == 2 && input.size()[0] == 0) {
+        return Err(Error::runtime(format!(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:{}",
+            fmt_list(input.size())
+        )));
+    }
+    check_float(input, "max_pool1d_impl")?;
     let batched = nd == 3;
     let x = batch(input, batched)?;
     let wins = vec![gp::max_wins(l, ow as usize, k, s, p, dl)?];
