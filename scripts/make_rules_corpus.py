@@ -123,6 +123,34 @@ emit('conv1d', [x, w, b], [sx, sw], lambda: F.conv1d(x, w, bias=b, groups=3, str
 kw = {'bias': sb, 'stride': 2, 'output_padding': 1}
 w2, sw2 = T([3, 2, 2], 'int64')
 emit('conv_transpose1d', [x, w2, b], [sx, sw2], lambda: F.conv_transpose1d(x, w2, bias=b, stride=2, output_padding=1), kw)
+# gradients through views and multi-output ops
+def grad_case(fn, specs, kw, go_shapes):
+    """A `grad` case: `fn(*specs, **kw)`, then backward with random grad_outputs (None where a
+    shape is None)."""
+    for sp in specs:
+        if 'tensor' in sp and sp['tensor']['dtype'].startswith('float'):
+            sp['tensor']['requires_grad'] = True
+    gos = [None if sh is None else gen.make_input(sh, 'float32', 'contig', lambda k: [round(R.uniform(-2, 2), 2) for _ in range(k)])[1]
+           for sh in go_shapes]
+    case = {'op': 'grad', 'args': specs, 'kwargs': dict({'fn': fn, 'grad_output': gos if len(gos) > 1 else gos[0]}, **kw)}
+    out.emit(FAM, 'grad', case['args'], RA.exec_grad(case), case['kwargs'])
+
+
+_, sa = T([1])
+_, sb = T([3])
+grad_case('cartesian_prod', [sa, sb], {}, [[3, 2]])
+_, sa = T([2])
+_, sb = T([1])
+_, sc = T([2])
+grad_case('cartesian_prod', [sa, sb, sc], {}, [[4, 3]])
+_, sx = T([3, 1, 2], layout='expanded')
+grad_case('movedim', [sx, {'int': 0}, {'int': 2}], {}, [list(torch.empty(3, 1, 2).movedim(0, 2).shape)])
+_, sx = T([2, 3, 4], layout='expanded')
+grad_case('movedim', [sx, {'ints': [0, 1]}, {'ints': [2, 0]}], {}, [list(torch.empty(2, 3, 4).movedim([0, 1], [2, 0]).shape)])
+_, sx = T([3, 2])
+grad_case('unbind', [sx], {}, [[2], None, [2]])
+grad_case('unbind', [sx], {}, [None, [2], None])
+
 # errors PyTorch raises (its texts)
 for delta in (0.0, -1.0, 0.5):
     x, sx = T([3, 2])

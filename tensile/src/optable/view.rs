@@ -87,7 +87,7 @@ fn record(
     match op {
         V::View | V::Unflatten => f::view_replay("ViewBackward0", out, x, replay),
         V::Reshape => f::reshape_replay(out, x, replay),
-        V::Flatten => f::reshape(out, x),
+        V::Flatten => f::reshape_replay(out, x, replay),
         V::Ravel => f::view("ViewBackward0", out, x),
         V::Squeeze => f::view_replay("SqueezeBackward0", out, x, replay),
         V::SqueezeDim => f::view_replay("SqueezeBackward1", out, x, replay),
@@ -95,11 +95,11 @@ fn record(
         V::Transpose => f::view_replay("TransposeBackward0", out, x, replay),
         V::T => f::view_replay("TBackward0", out, x, replay),
         V::Permute => f::view_replay("PermuteBackward0", out, x, replay),
-        V::ReverseDims | V::Movedim => f::view("PermuteBackward0", out, x),
+        V::ReverseDims | V::Movedim => f::view_replay("PermuteBackward0", out, x, replay),
         V::Narrow | V::Slice => f::view_replay("SliceBackward0", out, x, replay),
         V::Select => f::view_replay("SelectBackward0", out, x, replay),
         V::Expand => f::view_replay("ExpandBackward0", out, x, replay),
-        V::Diagonal => f::view("DiagonalBackward0", out, x),
+        V::Diagonal => f::view_replay("DiagonalBackward0", out, x, replay),
         V::Unfold => f::view_replay("UnfoldBackward0", out, x, replay),
         V::AsStrided => f::view("AsStridedBackward0", out, x),
         V::Split | V::SplitWithSizes | V::Chunk | V::Unbind => Err(Error::runtime(format!(
@@ -190,8 +190,9 @@ impl Tensor {
     /// [`FlattenOpts`] (`FlattenOpts { end_dim: 1, ..Default::default() }`). Errors as
     /// [`Tensor::flatten`].
     pub fn flatten_with(&self, opts: impl Into<FlattenOpts>) -> Result<Tensor> {
-        let out = self.flatten_fwd(opts.into())?;
-        record(ViewId::Flatten, out, self, no_replay)
+        let opts = opts.into();
+        let out = self.flatten_fwd(opts)?;
+        record(ViewId::Flatten, out, self, |ids| ids.flatten_with(opts))
     }
 
     /// `self.ravel()` = `self.contiguous().view(-1)`: 1-d, `numel()` elements; a view of
@@ -276,7 +277,8 @@ impl Tensor {
     #[allow(non_snake_case)]
     pub fn T(&self) -> Result<Tensor> {
         let out = self.T_fwd()?;
-        record(ViewId::ReverseDims, out, self, no_replay)
+        let rev: Vec<i64> = (0..self.dim() as i64).rev().collect();
+        record(ViewId::ReverseDims, out, self, |ids| ids.permute(rev))
     }
 
     /// `self.permute(dims)`: result dim `i` is input dim `dims[i]` (sizes and strides moved
@@ -301,7 +303,9 @@ impl Tensor {
     pub fn movedim(&self, source: impl IntoDims, destination: impl IntoDims) -> Result<Tensor> {
         let (source, destination) = (source.into_shape(), destination.into_shape());
         let out = self.movedim_fwd(&source, &destination)?;
-        record(ViewId::Movedim, out, self, no_replay)
+        record(ViewId::Movedim, out, self, |ids| {
+            ids.movedim(source.clone(), destination.clone())
+        })
     }
 
     /// `self.narrow(dim, start, length)`: elements `start..start+length` of dim `dim` (a
@@ -374,8 +378,9 @@ impl Tensor {
     /// arguments: `x.diagonal_with(1)` (offset), `x.diagonal_with((0, -2, -1))`, or
     /// [`DiagonalOpts`]. Errors as [`Tensor::diagonal`].
     pub fn diagonal_with(&self, opts: impl Into<DiagonalOpts>) -> Result<Tensor> {
-        let out = self.diagonal_fwd(opts.into())?;
-        record(ViewId::Diagonal, out, self, no_replay)
+        let opts = opts.into();
+        let out = self.diagonal_fwd(opts)?;
+        record(ViewId::Diagonal, out, self, |ids| ids.diagonal_with(opts))
     }
 
     /// `self.unfold(dim, size, step)`: all windows of length `size` taken every `step` along
