@@ -67,53 +67,42 @@ pub(crate) fn run_pool(
     } else {
         x.alias()
     };
-    fn go<T: PoolFloat + crate::element::Element>(
-        src: &Tensor,
+    /// The pooled values (flat, in the output's layout) and, when `with_idx`, the indices.
+    fn go<T: PoolFloat>(
+        xs: &[T],
         numel: usize,
         with_idx: bool,
         g: &Geo,
         r: Reduce,
-    ) -> Result<(Tensor, Option<Tensor>)> {
+    ) -> Result<(Vec<T>, Option<Tensor>)> {
         use crate::error::try_filled;
-        let xs = src.try_to_vec::<T>()?;
         let mut out = try_filled(T::ZERO, numel)?;
         let mut idx = if with_idx {
             try_filled(0i64, numel)?
         } else {
             vec![]
         };
-        kp::pool(
-            &xs,
-            &mut out,
-            if with_idx { Some(&mut idx) } else { None },
-            g,
-            r,
-        );
-        let o = Tensor::from_vec(out, [numel])?;
+        kp::pool(xs, &mut out, with_idx.then_some(&mut idx[..]), g, r);
         let i = with_idx
             .then(|| Tensor::from_vec(idx, [numel]))
             .transpose()?;
-        Ok((o, i))
+        Ok((out, i))
     }
     let (flat, idx) = match dtype {
-        DType::Float64 => go::<f64>(&src, numel, with_idx, &g, r)?,
-        d if d.is_floating_point() => go::<f32>(&src, numel, with_idx, &g, r)?,
+        DType::Float64 => {
+            let (o, i) = go(&src.try_to_vec::<f64>()?, numel, with_idx, &g, r)?;
+            (Tensor::from_vec(o, [numel])?, i)
+        }
+        d if d.is_floating_point() => {
+            let (o, i) = go(&src.try_to_vec::<f32>()?, numel, with_idx, &g, r)?;
+            (Tensor::from_vec(o, [numel])?, i)
+        }
         _ => {
             // integers widen to i64 and narrow back by truncation (PyTorch's wrapping sums)
-            let wide = src.to(DType::Int64)?;
-            let xs: Vec<WrapI64> = wide.try_to_vec::<i64>()?.into_iter().map(WrapI64).collect();
-            let mut out = crate::error::try_filled(WrapI64(0), numel)?;
-            let mut idx = if with_idx {
-                crate::error::try_filled(0i64, numel)?
-            } else {
-                vec![]
-            };
-            kp::pool(&xs, &mut out, with_idx.then_some(&mut idx[..]), &g, r);
-            let o = Tensor::from_vec(out.into_iter().map(|v| v.0).collect::<Vec<i64>>(), [numel])?;
-            let i = with_idx
-                .then(|| Tensor::from_vec(idx, [numel]))
-                .transpose()?;
-            (o, i)
+            let xs: Vec<WrapI64> = src.try_to_vec::<i64>()?.into_iter().map(WrapI64).collect();
+            let (o, i) = go(&xs, numel, with_idx, &g, r)?;
+            let o: Vec<i64> = o.into_iter().map(|v| v.0).collect();
+            (Tensor::from_vec(o, [numel])?, i)
         }
     };
     let out = flat.view_with(sizes.clone(), strides.clone(), 0);
