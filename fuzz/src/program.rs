@@ -766,7 +766,7 @@ fn step(r: &mut Rd, pool: &mut Vec<Tensor>, op: u8, a: &Tensor, b: &Tensor, c: &
                     .sort_with(tensile::SortOpts {
                         dim: r.dim(),
                         descending: r.bool(),
-                        stable: r.bool(),
+                        stable: Some(r.bool()),
                     })
                     .map(|x| x.1),
                 1 => a.argsort(),

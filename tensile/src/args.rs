@@ -49,6 +49,14 @@ int_impl!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
 pub trait IntoShape {
     /// The list as signed ints.
     fn into_shape(self) -> IntList;
+
+    /// Whether the list was given as a single int (`1`) rather than a list (`[1]`): where
+    /// PyTorch has both an int and a list overload with different autograd nodes
+    /// (`squeeze.dim`, `SqueezeBackward1`, against `squeeze.dims`, `SqueezeBackward2`), the
+    /// op picks the one the caller's argument selects, as Python's argument parser does.
+    fn is_single_int(&self) -> bool {
+        false
+    }
 }
 
 /// A list of dims: the same trait as [`IntoShape`], named for what the argument holds.
@@ -57,6 +65,9 @@ pub use IntoShape as IntoDims;
 impl<T: Int> IntoShape for T {
     fn into_shape(self) -> IntList {
         smallvec::smallvec![self.to_i64()]
+    }
+    fn is_single_int(&self) -> bool {
+        true
     }
 }
 impl<T: Int> IntoShape for &[T] {

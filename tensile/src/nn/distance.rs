@@ -154,5 +154,6 @@ pub fn pairwise_distance_with(
     let nd = x1.dim().max(x2.dim());
     let d = x1.sub(x2)?.add(eps)?;
     let dims: &[i64] = if nd == 0 { &[] } else { &[-1] };
-    vector_norm(&d, p, dims, keepdim)
+    // PyTorch's composite calls `at::norm(…, p, dim, keepdim)`: `NormBackward1`
+    crate::optable::reduce::vector_norm_dim(&d, p, dims, keepdim)
 }

@@ -349,7 +349,7 @@ impl Tensor {
     /// `torch.kron(self, other)`: the Kronecker product. Both are viewed with their dims
     /// interleaved (`self` as `(a0, 1, a1, 1, …)`, `other` as `(1, b0, 1, b1, …)`, the
     /// shorter one padded with leading 1s), multiplied (dtypes promote as `mul`) and viewed
-    /// as `(a0*b0, a1*b1, …)`.
+    /// as `(a0*b0, a1*b1, …)` (`_unsafe_view`: autograd `UnsafeViewBackward0`).
     ///
     /// Error (RuntimeError): `view size is not compatible with input tensor's size and stride
     /// (at least one dimension spans across two contiguous subspaces). Use .reshape(...)
@@ -373,7 +373,8 @@ impl Tensor {
         }
         let a = self.view(&ar[..])?;
         let b = other.view(&br[..])?;
-        a.mul(&b)?.view(&rr[..])
+        let rr: Vec<i64> = rr.iter().map(|&s| s as i64).collect();
+        crate::optable::view::unsafe_view(&a.mul(&b)?, &rr)
     }
 }
 

@@ -241,7 +241,8 @@ impl Tensor {
 
     /// `torch.diff(self, n, dim, prepend, append)`: `prepend` and `append` are joined to `self`
     /// along `dim` (`cat`), then `n` times `x[1:] - x[:-1]` (`!=` for bool) along `dim`; `n`
-    /// larger than the size gives an empty dim; `n = 0` gives a copy of `self` (prepend and append ignored).
+    /// larger than the size gives an empty dim; `n = 0` gives a copy of `self` (prepend and append
+    /// ignored; autograd `CopyBackwards`, as PyTorch's `zeros_like(self).copy_(self)`).
     ///
     /// Errors, in PyTorch's order: `diff expects input to be at least one-dimensional`;
     /// `order must be non-negative but got -1`; with `prepend`/`append`: the dim error, `diff
@@ -282,9 +283,12 @@ impl Tensor {
                 }
             }
         }
-        // n = 0 is a copy of `self` alone (its layout preserved), before any dim is wrapped
+        // n = 0 is a copy of `self` alone (its layout preserved), before any dim is wrapped:
+        // PyTorch's `zeros_like(self).copy_(self)` (so the node is `CopyBackwards`)
         if n == 0 {
-            return self.try_clone();
+            let r = Tensor::zeros_like(self)?;
+            r.copy_(self)?;
+            return Ok(r);
         }
         let d = wrap_dim(dim, self.dim())?;
         let mut x = if prepend.is_some() || append.is_some() {

@@ -141,6 +141,60 @@ pub(crate) fn fresh_contiguous(t: &Tensor) -> Result<Tensor> {
     copy_with_strides(t, &contiguous_strides(t.size()), t.dtype())
 }
 
+/// `trace(x)`'s forward (checked as PyTorch checks it): the sum of the main diagonal of a
+/// matrix, a 0-d tensor of the dtype `sum` gives (integers → int64).
+pub(crate) fn trace_fwd(x: &Tensor) -> Result<Tensor> {
+    if x.dim() != 2 {
+        return Err(Error::runtime(format!(
+            "trace: expected a matrix, but got tensor with dim {}",
+            x.dim()
+        )));
+    }
+    if x.dtype() == crate::DType::Bool {
+        return Err(Error::not_implemented(
+            "\"trace\" not implemented for 'Bool'",
+        ));
+    }
+    x.diagonal()?.sum()
+}
+
+/// `rot90(x, k, dims)`'s forward (checked as PyTorch checks it): `k mod 4` = 1:
+/// `flip(dims[1]).transpose_(dims)`; 2: `flip(dims)`; 3: `flip(dims[0]).transpose_(dims)`;
+/// 0: a contiguous copy. Always a fresh tensor (for odd `k` its strides are transposed, as
+/// PyTorch's in-place `transpose_` leaves them), never a view.
+pub(crate) fn rot90_fwd(x: &Tensor, k: i64, dims: &[i64]) -> Result<Tensor> {
+    let nd = x.dim() as i64;
+    if dims.len() != 2 {
+        return Err(Error::runtime(format!(
+            "expected total rotation dims == 2, but got dims = {}",
+            dims.len()
+        )));
+    }
+    if nd < 2 {
+        return Err(Error::runtime(format!(
+            "expected total dims >= 2, but got total dims = {nd}"
+        )));
+    }
+    let (a, b) = (dims[0], dims[1]);
+    if a == b || (a as i128 - b as i128).abs() == nd as i128 {
+        return Err(Error::runtime(format!(
+            "expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}"
+        )));
+    }
+    let d0 = wrap_dim(a, x.dim())?;
+    let d1 = wrap_dim(b, x.dim())?;
+    let mut r = match k.rem_euclid(4) {
+        1 => flip_fwd(x, &[d1 as i64])?,
+        2 => return flip_fwd(x, &[d0 as i64, d1 as i64]),
+        3 => flip_fwd(x, &[d0 as i64])?,
+        _ => return fresh_contiguous(x),
+    };
+    // `transpose_`: the fresh result's own sizes and strides swapped
+    r.sizes.swap(d0, d1);
+    r.strides.swap(d0, d1);
+    Ok(r)
+}
+
 /// `out` (contiguous, `like`'s shape) restrided as `empty_like(like, preserve_format)`.
 fn preserve_like(out: Tensor, like: &Tensor) -> Result<Tensor> {
     let st = preserve_format_strides(like.size(), like.stride());
@@ -608,49 +662,6 @@ impl Tensor {
         self.roll_with(shifts, ())
     }
 
-    /// `torch.rot90(self)`: `rot90_with(1, [0, 1])`.
-    pub fn rot90(&self) -> Result<Tensor> {
-        self.rot90_with(1, [0, 1])
-    }
-
-    /// `torch.rot90(self, k, dims)`: rotates the plane of `dims` by `k` quarter turns (from
-    /// the first dim towards the second). `k mod 4` = 1: `flip(dims[1]).transpose(dims)`;
-    /// 2: `flip(dims)`; 3: `flip(dims[0]).transpose(dims)`; 0: a contiguous copy. So the
-    /// output is a transposed fresh tensor for odd `k`.
-    ///
-    /// Errors (RuntimeError, in order): `expected total rotation dims == 2, but got dims = 3`;
-    /// `expected total dims >= 2, but got total dims = 1`; `expected rotation dims to be
-    /// different, but got dim0 = 1 and dim1 = -1`; IndexError `Dimension out of range (…)`.
-    pub fn rot90_with(&self, k: impl Int, dims: impl IntoDims) -> Result<Tensor> {
-        let dims = dims.into_shape();
-        let nd = self.dim() as i64;
-        if dims.len() != 2 {
-            return Err(Error::runtime(format!(
-                "expected total rotation dims == 2, but got dims = {}",
-                dims.len()
-            )));
-        }
-        if nd < 2 {
-            return Err(Error::runtime(format!(
-                "expected total dims >= 2, but got total dims = {nd}"
-            )));
-        }
-        let (a, b) = (dims[0], dims[1]);
-        if a == b || (a as i128 - b as i128).abs() == nd as i128 {
-            return Err(Error::runtime(format!(
-                "expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}"
-            )));
-        }
-        let d0 = wrap_dim(a, self.dim())? as i64;
-        let d1 = wrap_dim(b, self.dim())? as i64;
-        match k.to_i64().rem_euclid(4) {
-            1 => self.flip(d1)?.transpose(d0, d1),
-            2 => self.flip([d0, d1]),
-            3 => self.flip(d0)?.transpose(d0, d1),
-            _ => fresh_contiguous(self),
-        }
-    }
-
     /// `torch.tile(self, dims)`: [`Tensor::repeat`] with `dims` first padded with leading 1s
     /// to `self.dim()` entries. Errors: those of `repeat`.
     pub fn tile(&self, dims: impl IntoShape) -> Result<Tensor> {
@@ -931,26 +942,6 @@ impl Tensor {
         }
     }
 
-    /// `torch.trace(self)`: the sum of the main diagonal of a matrix, a 0-d tensor of the
-    /// dtype `sum` gives (integers → int64).
-    ///
-    /// Errors: RuntimeError `trace: expected a matrix, but got tensor with dim 3`;
-    /// NotImplementedError `"trace" not implemented for 'Bool'`.
-    pub fn trace(&self) -> Result<Tensor> {
-        if self.dim() != 2 {
-            return Err(Error::runtime(format!(
-                "trace: expected a matrix, but got tensor with dim {}",
-                self.dim()
-            )));
-        }
-        if self.dtype() == crate::DType::Bool {
-            return Err(Error::not_implemented(
-                "\"trace\" not implemented for 'Bool'",
-            ));
-        }
-        self.diagonal()?.sum()
-    }
-
     /// `torch.diag(self)`: `diag_with(0)`.
     pub fn diag(&self) -> Result<Tensor> {
         self.diag_with(0)
@@ -1130,7 +1121,8 @@ pub fn combinations(input: &Tensor) -> Result<Tensor> {
 
 /// `torch.combinations(input, r, with_replacement)`: every length-`r` combination of the
 /// elements of the 1-d `input`, as rows of an `(count, r)` tensor in lexicographic order of
-/// positions (`r = 0` gives an empty `(0,)`). Fresh, contiguous, `input`'s dtype.
+/// positions (`r = 0` gives an empty `(0,)`). Fresh, contiguous, `input`'s dtype. Autograd:
+/// `IndexBackward0` (`input` indexed by the combinations' positions).
 ///
 /// Errors (RuntimeError): `Expect a 1D vector, but got shape [2, 2]`; `Expect a non-negative
 /// number, but got -1`.
@@ -1154,9 +1146,9 @@ pub fn combinations_with(input: &Tensor, opts: impl Into<CombinationsOpts>) -> R
     let r = o.r as usize;
     let combos = combination_indices(input.numel(), r, o.with_replacement);
     let idx: Vec<i64> = combos.iter().flatten().map(|&i| i as i64).collect();
-    let n = idx.len();
-    let index = Tensor::from_vec(idx, [n])?;
-    input.index_select(0, &index)?.view([combos.len(), r])
+    // `input[indices]` with a `(count, r)` index, as PyTorch's composite ends (`IndexBackward0`)
+    let index = Tensor::from_vec(idx, [combos.len(), r])?;
+    input.index(&[crate::TensorIndex::Tensor(index)])
 }
 
 #[cfg(test)]

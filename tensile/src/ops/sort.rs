@@ -348,7 +348,7 @@ pub(crate) fn kthvalue_fwd(
     pick_per_lane(t, d, keepdim, |_| PickRule::Kth(k as usize - 1))
 }
 
-/// Optional arguments of `sort` and `argsort` (`dim=-1, descending=False, stable=False`): an
+/// Optional arguments of `sort` and `argsort` (`dim=-1, descending=False, stable=None`): an
 /// integer is `dim`, a pair `(dim, descending)`, a triple `(dim, descending, stable)`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SortOpts {
@@ -356,15 +356,17 @@ pub struct SortOpts {
     pub dim: i64,
     /// Largest first (default false).
     pub descending: bool,
-    /// Keep equal values in order (default false; tensile's sort is always stable).
-    pub stable: bool,
+    /// Keep equal values in order (PyTorch's `bool? stable`, default `None`; tensile's sort is
+    /// always stable). Giving it (`Some`, either value) calls PyTorch's `sort.stable` overload,
+    /// whose node is `SortBackward1` (`SortBackward0` without it).
+    pub stable: Option<bool>,
 }
 impl Default for SortOpts {
     fn default() -> Self {
         SortOpts {
             dim: -1,
             descending: false,
-            stable: false,
+            stable: None,
         }
     }
 }
@@ -390,7 +392,7 @@ impl<T: Int> From<(T, bool, bool)> for SortOpts {
         SortOpts {
             dim: dim.to_i64(),
             descending,
-            stable,
+            stable: Some(stable),
         }
     }
 }

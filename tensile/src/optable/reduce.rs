@@ -54,6 +54,9 @@ op_ids! {
         Logsumexp = "logsumexp" ["logsumexp", "logsumexp_dim"],
         /// [`Tensor::norm`]
         Norm = "norm" ["norm", "norm_with"],
+        /// `at::norm(self, p, dim, keepdim)` as PyTorch's composites call it
+        /// (`pairwise_distance`): [`vector_norm_dim`]
+        NormDim = "norm.ScalarOpt_dim" [],
         /// [`Tensor::median`] (of every element)
         Median = "median" ["median"],
         /// [`Tensor::nanmedian`] (of every element)
@@ -84,7 +87,10 @@ impl ReduceId {
             ReduceId::Var => reduce::var(r, x, dims, keepdim, param, false),
             ReduceId::Std => reduce::var(r, x, dims, keepdim, param, true),
             ReduceId::Logsumexp => reduce::logsumexp(r, x, given, keepdim),
-            ReduceId::Norm => norm::vector_norm(r, x, param, given, keepdim),
+            ReduceId::Norm => {
+                norm::vector_norm("LinalgVectorNormBackward0", r, x, param, given, keepdim)
+            }
+            ReduceId::NormDim => norm::vector_norm("NormBackward1", r, x, param, given, keepdim),
             ReduceId::Median => reduce::evenly_distribute(r, x, "MedianBackward0"),
             ReduceId::Nanmedian => reduce::evenly_distribute(r, x, "NanmedianBackward0"),
         }
@@ -227,6 +233,14 @@ fn vector_norm_full(
 ) -> Result<Tensor> {
     let r = unrecorded(|| vector_norm_fwd(t, p, dims, keepdim, dtype))?;
     ReduceId::Norm.record(r, t, Over::new(dims, keepdim).param(p))
+}
+
+/// `at::norm(t, p, dims, keepdim)` (the `norm.ScalarOpt_dim` overload PyTorch's C++
+/// composites call, e.g. `pairwise_distance`): the values of `linalg.vector_norm` over
+/// `dims`, recorded as `NormBackward1`. Shapes, dtypes and errors: [`Tensor::norm_with`]'s.
+pub(crate) fn vector_norm_dim(t: &Tensor, p: f64, dims: &[i64], keepdim: bool) -> Result<Tensor> {
+    let r = unrecorded(|| vector_norm_fwd(t, p, Some(dims), keepdim, None))?;
+    ReduceId::NormDim.record(r, t, Over::new(Some(dims), keepdim).param(p))
 }
 
 /// `nansum` over `dims` (`None`: every dim), in `dtype` when given.

@@ -28,6 +28,8 @@ op_ids! {
         Cummin = "cummin" ["cummin"],
         /// [`Tensor::sort_with`]
         Sort = "sort" ["sort", "sort_with", "argsort", "argsort_with", "msort"],
+        /// [`Tensor::sort_with`] given `stable` (PyTorch's `sort.stable` overload)
+        SortStable = "sort.stable" ["sort_with", "argsort_with"],
         /// [`Tensor::topk_with`]
         Topk = "topk" ["topk", "topk_with"],
         /// [`Tensor::kthvalue_with`]
@@ -59,6 +61,7 @@ impl SelectId {
             SelectId::Cummax => cummaxmin("CummaxBackward0", r, x, wrapped()?),
             SelectId::Cummin => cummaxmin("CumminBackward0", r, x, wrapped()?),
             SelectId::Sort => by_indices("SortBackward0", r, x, dim, keepdim),
+            SelectId::SortStable => by_indices("SortBackward1", r, x, dim, keepdim),
             SelectId::Topk => by_indices("TopkBackward0", r, x, dim, keepdim),
             SelectId::Kthvalue => value_selecting("KthvalueBackward0", r, x, wrapped()?, keepdim),
             SelectId::MedianDim => value_selecting("MedianBackward1", r, x, wrapped()?, keepdim),
@@ -107,7 +110,12 @@ impl Tensor {
     pub fn sort_with(&self, opts: impl Into<SortOpts>) -> Result<(Tensor, Tensor)> {
         let o = opts.into();
         let r = sort_impl(self, o.dim, o.descending)?;
-        SelectId::Sort.record(r, self, o.dim, true)
+        let id = if o.stable.is_some() {
+            SelectId::SortStable
+        } else {
+            SelectId::Sort
+        };
+        id.record(r, self, o.dim, true)
     }
 
     /// `torch.argsort(self)`: the int64 indices of [`Tensor::sort`].

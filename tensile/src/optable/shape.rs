@@ -1,5 +1,6 @@
-//! The shape ops that copy ([`ShapeId`]): `cat`, `stack`, `flip`, `roll`, `repeat`,
-//! `tril`/`triu` (and in place), `narrow_copy`, `diag`, `diag_embed`, `block_diag`.
+//! The shape ops that copy ([`ShapeId`]): `cat`, `stack`, `flip`, `roll`, `rot90`, `repeat`,
+//! `tril`/`triu` (and in place), `narrow_copy`, `diag`, `diag_embed`, `block_diag`, and
+//! `trace` (the sum of what `diag` copies).
 //!
 //! The forward functions are [`crate::ops::cat`]'s `cat_impl` and `stack_impl` and
 //! [`crate::ops::shape`]'s (`flip_fwd`, `roll_fwd`, …); the derivatives are formulas of
@@ -13,14 +14,14 @@ use crate::args::{Int, IntoDims, IntoShape};
 use crate::autograd::formulas::index::{gathered, gathered_n};
 use crate::autograd::formulas::shape::{
     block_diag as block_diag_node, diag_embed as diag_embed_node, diagonal_copy,
-    narrow_copy as narrow_copy_node, triangle,
+    narrow_copy as narrow_copy_node, trace as trace_node, triangle,
 };
 use crate::autograd::{inplace, no_grad};
 use crate::error::Result;
 use crate::ops::cat::{cat_impl, stack_impl};
 use crate::ops::shape::{
     DiagEmbedOpts, block_diag_fwd, diag_embed_fwd, diag_fwd, flip_fwd, narrow_copy_fwd, repeat_fwd,
-    roll_fwd, triangle_fwd,
+    roll_fwd, rot90_fwd, trace_fwd, triangle_fwd,
 };
 use crate::tensor::Tensor;
 
@@ -35,6 +36,8 @@ op_ids! {
         Flip = "flip" ["flip"],
         /// [`Tensor::roll_with`]
         Roll = "roll" ["roll_with"],
+        /// [`Tensor::rot90_with`]
+        Rot90 = "rot90" ["rot90", "rot90_with"],
         /// [`Tensor::repeat`]
         Repeat = "repeat" ["repeat"],
         /// [`Tensor::tril_with`]
@@ -49,6 +52,8 @@ op_ids! {
         DiagEmbed = "diag_embed" ["diag_embed_with"],
         /// [`crate::block_diag`]
         BlockDiag = "block_diag" [],
+        /// [`Tensor::trace`]
+        Trace = "trace" ["trace"],
     }
 }
 
@@ -63,6 +68,8 @@ enum Call<'a> {
     Flip(&'a Tensor, &'a [i64]),
     /// `(self, shifts, dims)`.
     Roll(&'a Tensor, &'a [i64], &'a [i64]),
+    /// `(self, k, dims)`.
+    Rot90(&'a Tensor, i64, &'a [i64]),
     /// `(self, sizes)`.
     Repeat(&'a Tensor, &'a [i64]),
     /// `(self, diagonal)`.
@@ -77,6 +84,8 @@ enum Call<'a> {
     DiagEmbed(&'a Tensor, DiagEmbedOpts),
     /// `(tensors)`.
     BlockDiag(&'a [&'a Tensor]),
+    /// `(self)`.
+    Trace(&'a Tensor),
 }
 
 impl Call<'_> {
@@ -87,6 +96,7 @@ impl Call<'_> {
             Call::Stack(ts, d) => stack_impl(ts, d),
             Call::Flip(x, dims) => flip_fwd(x, dims),
             Call::Roll(x, shifts, dims) => roll_fwd(x, shifts, dims),
+            Call::Rot90(x, k, dims) => rot90_fwd(x, k, dims),
             Call::Repeat(x, sizes) => repeat_fwd(x, sizes),
             Call::Tril(x, k) => triangle_fwd(x, k, true),
             Call::Triu(x, k) => triangle_fwd(x, k, false),
@@ -97,6 +107,11 @@ impl Call<'_> {
                 // its block copies are not recorded
                 let _ng = no_grad();
                 block_diag_fwd(ts)
+            }
+            Call::Trace(x) => {
+                // its diagonal and sum are not recorded
+                let _ng = no_grad();
+                trace_fwd(x)
             }
         }
     }
@@ -117,6 +132,9 @@ impl Call<'_> {
             Call::Roll(x, shifts, dims) => {
                 gathered("RollBackward0", r, x, |ids| roll_fwd(ids, shifts, dims))
             }
+            Call::Rot90(x, k, dims) => {
+                gathered("Rot90Backward0", r, x, |ids| rot90_fwd(ids, k, dims))
+            }
             Call::Repeat(x, sizes) => {
                 gathered("RepeatBackward0", r, x, |ids| repeat_fwd(ids, sizes))
             }
@@ -127,6 +145,7 @@ impl Call<'_> {
             // the dims wrap against the gradient's dims as they did against the output's
             Call::DiagEmbed(x, o) => diag_embed_node(r, x, o.offset, o.dim1, o.dim2),
             Call::BlockDiag(ts) => block_diag_node(r, ts),
+            Call::Trace(x) => trace_node(r, x),
         }
     }
 
@@ -241,6 +260,35 @@ impl Tensor {
     pub fn roll_with(&self, shifts: impl IntoShape, dims: impl IntoDims) -> Result<Tensor> {
         let (shifts, dims) = (shifts.into_shape(), dims.into_shape());
         Call::Roll(self, &shifts, &dims).call()
+    }
+
+    /// `torch.rot90(self)`: `rot90_with(1, [0, 1])`.
+    pub fn rot90(&self) -> Result<Tensor> {
+        self.rot90_with(1, [0, 1])
+    }
+
+    /// `torch.rot90(self, k, dims)`: rotates the plane of `dims` by `k` quarter turns (from
+    /// the first dim towards the second). `k mod 4` = 1: `flip(dims[1]).transpose_(dims)`;
+    /// 2: `flip(dims)`; 3: `flip(dims[0]).transpose_(dims)`; 0: a contiguous copy. The output
+    /// is always fresh (not a view), with transposed strides for odd `k`. dtype: `self`'s.
+    /// Autograd: `Rot90Backward0` (whatever `k`).
+    ///
+    /// Errors (RuntimeError, in order): `expected total rotation dims == 2, but got dims = 3`;
+    /// `expected total dims >= 2, but got total dims = 1`; `expected rotation dims to be
+    /// different, but got dim0 = 1 and dim1 = -1`; IndexError `Dimension out of range (…)`.
+    pub fn rot90_with(&self, k: impl Int, dims: impl IntoDims) -> Result<Tensor> {
+        let dims = dims.into_shape();
+        Call::Rot90(self, k.to_i64(), &dims).call()
+    }
+
+    /// `torch.trace(self)`: the sum of the main diagonal of a matrix (`(n, m)` → 0-d), in the
+    /// dtype `sum` gives (integers → int64). Autograd: `TraceBackward0` (`g` on the diagonal
+    /// of zeros of `self`'s shape).
+    ///
+    /// Errors: RuntimeError `trace: expected a matrix, but got tensor with dim 3`;
+    /// NotImplementedError `"trace" not implemented for 'Bool'`.
+    pub fn trace(&self) -> Result<Tensor> {
+        Call::Trace(self).call()
     }
 
     /// `self.repeat(*sizes)`: `self` tiled `sizes[d]` times along each dim; with more sizes

@@ -90,10 +90,14 @@ impl<'a> Call<'a> {
             Call::Lerp(x, end, w) => lerp_node(r, x, end, w),
             Call::Addcmul(x, t1, t2, v) => addcmul_node(r, x, t1, t2, v.to_f64()),
             Call::Addcdiv(x, t1, t2, v) => addcdiv_node(r, x, t1, t2, v.to_f64()),
-            // number bounds: the node PyTorch names per overload; tensor bounds: ClampBackward0
+            // the node PyTorch names per overload (number bounds, tensor bounds)
             Call::Clamp(x, lo, hi) => clamp_node(r, x, lo, hi),
-            Call::ClampMin(x, lo, hi) => clamp_named(r, x, lo, hi, "ClampMinBackward0"),
-            Call::ClampMax(x, lo, hi) => clamp_named(r, x, lo, hi, "ClampMaxBackward0"),
+            Call::ClampMin(x, lo, hi) => {
+                clamp_named(r, x, lo, hi, ["ClampMinBackward0", "ClampMinBackward1"])
+            }
+            Call::ClampMax(x, lo, hi) => {
+                clamp_named(r, x, lo, hi, ["ClampMaxBackward0", "ClampMaxBackward1"])
+            }
         }
     }
 

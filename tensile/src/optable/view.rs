@@ -33,6 +33,8 @@ op_ids! {
         Squeeze = "squeeze" ["squeeze"],
         /// [`Tensor::squeeze_dim`]
         SqueezeDim = "squeeze.dim" ["squeeze_dim"],
+        /// [`Tensor::squeeze_dim`] given a list of dims
+        SqueezeDims = "squeeze.dims" ["squeeze_dim"],
         /// [`Tensor::unsqueeze`]
         Unsqueeze = "unsqueeze" ["unsqueeze"],
         /// [`Tensor::transpose`]
@@ -91,6 +93,7 @@ fn record(
         V::Ravel => f::view("ViewBackward0", out, x),
         V::Squeeze => f::view_replay("SqueezeBackward0", out, x, replay),
         V::SqueezeDim => f::view_replay("SqueezeBackward1", out, x, replay),
+        V::SqueezeDims => f::view_replay("SqueezeBackward2", out, x, replay),
         V::Unsqueeze => f::view_replay("UnsqueezeBackward0", out, x, replay),
         V::Transpose => f::view_replay("TransposeBackward0", out, x, replay),
         V::T => f::view_replay("TBackward0", out, x, replay),
@@ -129,6 +132,7 @@ fn record_multi(
         | V::Unflatten
         | V::Squeeze
         | V::SqueezeDim
+        | V::SqueezeDims
         | V::Unsqueeze
         | V::Transpose
         | V::T
@@ -149,6 +153,15 @@ fn record_multi(
         }
     };
     f::pieces(name, outs, x, Some(geo))
+}
+
+/// `at::_unsafe_view(x, shape)`: `x` (a fresh result no one else holds) seen with sizes
+/// `shape`, sharing its storage but not a view for autograd (`UnsafeViewBackward0`, the
+/// gradient reshaped back), as PyTorch's composites end (`kron`, batched `matmul`). Errors:
+/// [`Tensor::view`]'s.
+pub(crate) fn unsafe_view(x: &Tensor, shape: &[i64]) -> Result<Tensor> {
+    let out = x.view_fwd(shape)?;
+    f::unsafe_view(out, x)
 }
 
 /// Records `unbind`'s views of `x` (see [`record_multi`]).
@@ -227,14 +240,20 @@ impl Tensor {
 
     /// `self.squeeze(dim)`: the listed dims (one dim or a list, [`IntoDims`]) that have size 1
     /// removed; an empty list gives an unchanged view. A 0-d input accepts `0` and `-1` and
-    /// stays 0-d.
+    /// stays 0-d. Autograd: `SqueezeBackward1` for one int (`squeeze.dim`), `SqueezeBackward2`
+    /// for a list, even of one dim (`squeeze.dims`).
     ///
     /// Errors: IndexError `Dimension out of range (…)`; RuntimeError
     /// `dim 1 appears multiple times in the list of dims` (the wrapped dim).
     pub fn squeeze_dim(&self, dims: impl IntoDims) -> Result<Tensor> {
+        let id = if dims.is_single_int() {
+            ViewId::SqueezeDim
+        } else {
+            ViewId::SqueezeDims
+        };
         let out = self.squeeze_fwd(Some(&dims.into_shape()))?;
         let shape = out.size().to_vec();
-        record(ViewId::SqueezeDim, out, self, |ids| ids.reshape(&shape[..]))
+        record(id, out, self, |ids| ids.reshape(&shape[..]))
     }
 
     /// `self.unsqueeze(dim)`: a size-1 dim inserted at `dim` (wrapped against `ndim+1`), with

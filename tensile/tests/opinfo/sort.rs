@@ -8,12 +8,15 @@ use tensile::{
     UniqueConsecutiveOpts, UniqueOpts, UniqueOutput,
 };
 
-/// `sort`'s and `argsort`'s `(dim=-1, descending=False, stable=False)`.
+/// `sort`'s and `argsort`'s `(dim=-1, descending=False, stable=None)`.
 fn sort_opts(a: &Args) -> SortOpts {
     SortOpts {
         dim: a.int_at(1, "dim").unwrap_or(-1),
         descending: a.bool_at(2, "descending").unwrap_or(false),
-        stable: a.kw_bool("stable").unwrap_or(false),
+        // given at all (`stable=None` too) selects PyTorch's `sort.stable` overload
+        stable: a
+            .kw_arg("stable")
+            .map(|_| a.kw_bool("stable").unwrap_or(false)),
     }
 }
 

@@ -156,8 +156,11 @@ fn layer_norm_f32(
 /// `linalg.vector_norm(x, p, dims, keepdim)` (`LinalgVectorNormBackward0`): `g · sgn(x)` for
 /// `p = 1`, `g · x / ‖x‖` for `p = 2` (0 where the norm is 0), `g · sgn(x)·|x|^(p-1) /
 /// ‖x‖^(p-1)` otherwise; `p = ±∞`: `g · sgn(x)` split evenly among the elements reaching the
-/// extremum; `p = 0`: zero. Saves `x` and the output.
+/// extremum; `p = 0`: no gradient (PyTorch's `norm_backward` returns an undefined tensor,
+/// so `x.grad` stays `None`). Saves `x` and the output. `name`: `LinalgVectorNormBackward0`,
+/// or `NormBackward1` for `at::norm(x, p, dim, keepdim)` (the same `norm_backward`).
 pub(crate) fn vector_norm(
+    name: &'static str,
     out: Tensor,
     x: &Tensor,
     p: f64,
@@ -171,7 +174,10 @@ pub(crate) fn vector_norm(
     let ds = super::reduce::wrap_dims(x, dims);
     record(out, &[x], || {
         node_saving(
-            lam("LinalgVectorNormBackward0", move |g, s| {
+            lam(name, move |g, s| {
+                if p == 0.0 {
+                    return Ok(vec![None]);
+                }
                 let ge = super::reduce::expand_back(g, &sizes, &ds, keepdim)?;
                 let ne = super::reduce::expand_back(&s[1], &sizes, &ds, keepdim)?;
                 let x = &s[0];
@@ -198,8 +204,6 @@ pub(crate) fn vector_norm(
                     map_n(&[&ge, x, &hit, &cnt], g.dtype(), |v| {
                         v[0] * sgn(v[1]) * v[2] / v[3]
                     })?
-                } else if p == 0.0 {
-                    Tensor::zeros_like(&ge)?
                 } else if p == 1.0 {
                     map_n(&[&ge, x], g.dtype(), |v| v[0] * sgn(v[1]))?
                 } else if p == 2.0 {

@@ -433,19 +433,21 @@ pub(crate) fn clamp(
     min: Option<Operand<'_>>,
     max: Option<Operand<'_>>,
 ) -> Result<Tensor> {
-    clamp_named(out, x, min, max, "ClampBackward1")
+    clamp_named(out, x, min, max, ["ClampBackward1", "ClampBackward0"])
 }
 
-/// [`clamp`] with the number-bounds node named `name`: `clamp_min(x, number)`
-/// (`ClampMinBackward0`) and `clamp_max(x, number)` (`ClampMaxBackward0`) have the same
-/// strict rule (`g` where `x > min`, resp. `x < max`).
+/// [`clamp`] with its nodes named `names` = [number bounds, tensor bounds], as PyTorch names
+/// each overload: `clamp_min(x, number)` is `ClampMinBackward0` and `clamp_min(x, tensor)`
+/// `ClampMinBackward1` (likewise `clamp_max`). The rules are `clamp`'s: strict for number
+/// bounds (`g` where `x > min`, resp. `x < max`), ties split 0.5 for tensor bounds.
 pub(crate) fn clamp_named(
     out: Tensor,
     x: &Tensor,
     min: Option<Operand<'_>>,
     max: Option<Operand<'_>>,
-    name: &'static str,
+    names: [&'static str; 2],
 ) -> Result<Tensor> {
+    let [name, tensor_name] = names;
     let (tlo, thi) = (opt_tensor(min), opt_tensor(max));
     if tlo.is_none() && thi.is_none() {
         let lo = opt_scalar(min).unwrap_or(f64::NEG_INFINITY);
@@ -470,7 +472,7 @@ pub(crate) fn clamp_named(
     }
     record(out, &ins, || {
         node_saving(
-            lam("ClampBackward0", move |g, s| {
+            lam(tensor_name, move |g, s| {
                 let lo_t = if has_lo { Some(&s[1]) } else { None };
                 let hi_t = if has_hi {
                     Some(&s[if has_lo { 2 } else { 1 }])

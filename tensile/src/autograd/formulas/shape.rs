@@ -1,6 +1,6 @@
 //! Shape ops that copy (not views): `tril`/`triu`, `narrow_copy`, `diag` of a matrix,
 //! `diag_embed` (also `diag` of a vector and `diagflat`, which PyTorch decomposes into it),
-//! `block_diag`. PyTorch's `derivatives.yaml` entries, computed with tensile's own ops.
+//! `block_diag`, `trace`. PyTorch's `derivatives.yaml` entries, computed with tensile's own ops.
 
 use super::super::record::{node, record};
 use super::pointwise::lam;
@@ -52,6 +52,19 @@ pub(crate) fn diagonal_copy(out: Tensor, x: &Tensor, k: i64) -> Result<Tensor> {
         node(lam("DiagonalBackward0_copy", move |g, _| {
             let z = Tensor::zeros_with(&sizes[..], g.dtype())?;
             z.diagonal_with(k)?.copy_(g)?;
+            Ok(vec![Some(z)])
+        }))
+    })
+}
+
+/// `trace(x)` (`TraceBackward0`), PyTorch's `trace_backward`: zeros of `x`'s shape with the
+/// 0-d `g` written along the main diagonal. Saves nothing.
+pub(crate) fn trace(out: Tensor, x: &Tensor) -> Result<Tensor> {
+    let sizes = x.size().to_vec();
+    record(out, &[x], || {
+        node(lam("TraceBackward0", move |g, _| {
+            let z = Tensor::zeros_with(&sizes[..], g.dtype())?;
+            z.diagonal()?.copy_(g)?;
             Ok(vec![Some(z)])
         }))
     })
