@@ -755,8 +755,7 @@ pub fn triplet_margin_loss(
 /// dim (of the difference plus `eps`); `swap` uses `min(d(a, n), d(p, n))`. Inputs `(N, D)`
 /// or `(D)`, all of one rank; `none` gives `(N)` (0-d for 1-D inputs).
 ///
-/// Errors: ValueError `triplet_margin_loss: expected margin to be greater than 0, got 0.0
-/// instead`; RuntimeError `The anchor, positive, and negative tensors are expected to have the
+/// Errors: the reduction's; ValueError `margin must be greater than 0, got 0.0`; RuntimeError `The anchor, positive, and negative tensors are expected to have the
 /// same number of dimensions, but got: anchor 2D, positive 2D, and negative 1D inputs`; the
 /// broadcast error.
 pub fn triplet_margin_loss_with<'a>(
@@ -766,13 +765,13 @@ pub fn triplet_margin_loss_with<'a>(
     opts: impl Into<TripletMarginLossOpts<'a>>,
 ) -> Result<Tensor> {
     let o = opts.into();
+    let r = o.reduction.check()?;
     if o.margin <= 0.0 {
         return Err(Error::value(format!(
-            "triplet_margin_loss: expected margin to be greater than 0, got {} instead",
+            "margin must be greater than 0, got {}",
             py_float(o.margin)
         )));
     }
-    let r = o.reduction.check()?;
     let (a, p, n) = (anchor.dim(), positive.dim(), negative.dim());
     if a != p || p != n {
         return Err(Error::runtime(format!(
@@ -857,9 +856,12 @@ pub fn multi_margin_loss(input: &Tensor, target: &Tensor) -> Result<Tensor> {
 /// `Σ_{d≠y} w[y]·max(0, margin - x[y] + x[d])^p / C`. `input` `(N, C)` or `(C)`, `target`
 /// int64 `(N)` or 0-d; `none` gives `(N)` (0-d for a 0-d target). dtype `input`'s.
 ///
-/// Errors: `only p == 1 and p == 2 supported`; `Expected non-empty vector or matrix with
-/// optional 0-dim batch size, but got: [2, 0]`; `inconsistent target size, expected 2 but got
-/// [3]`; `inconsistent weight size, expected 3 but got [4]`; `target out of range`.
+/// Errors, in order: the reduction's; ValueError `only p == 1 and p == 2 supported`,
+/// `weight must be one-dimensional`; RuntimeError `Expected non-empty vector or matrix with
+/// optional 0-dim batch size, but got: [2, 0]`, `multi_margin_loss: target tensor should be
+/// 1-D with size equal to the number of input samples (batch size). Expected target size [2],
+/// but got [3]. Input has shape [2, 4].`, `inconsistent weight size, expected 3 but got [4]`,
+/// `target out of range`.
 pub fn multi_margin_loss_with<'a>(
     input: &Tensor,
     target: &Tensor,
@@ -867,14 +869,19 @@ pub fn multi_margin_loss_with<'a>(
 ) -> Result<Tensor> {
     let o = opts.into();
     let r = o.reduction.check()?;
+    // F.multi_margin_loss's own checks (ValueError), then the kernel's shape checks
     if o.p != 1 && o.p != 2 {
-        return Err(Error::runtime("only p == 1 and p == 2 supported"));
+        return Err(Error::value("only p == 1 and p == 2 supported"));
+    }
+    if o.weight.is_some_and(|w| w.dim() != 1) {
+        return Err(Error::value("weight must be one-dimensional"));
     }
     let (nframe, dim) = margin_frames(input)?;
     if target.dim() > 1 || target.numel() != nframe {
         return Err(Error::runtime(format!(
-            "inconsistent target size, expected {nframe} but got {}",
-            fmt_list(target.size())
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). Expected target size [{nframe}], but got {}. Input has shape {}.",
+            fmt_list(target.size()),
+            fmt_list(input.size())
         )));
     }
     if let Some(w) = o.weight

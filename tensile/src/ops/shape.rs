@@ -546,8 +546,42 @@ pub(crate) fn triangle_fwd(x: &Tensor, k: i64, lower: bool) -> Result<Tensor> {
 }
 
 /// The forward function of `torch.narrow_copy(self, dim, start, length)`.
+///
+/// Checked as PyTorch's `narrow_copy_dense_cpu_out` checks, which differs from `narrow`: a
+/// negative `dim` wraps (IndexError), a positive one past the last dim fails its bare
+/// `TORCH_CHECK` (RuntimeError `Expected dim < static_cast<int64_t>(self_sizes.size()) to be
+/// true, but got false.  (Could this error message be improved?  If so, please report an
+/// enhancement request to PyTorch.)`), and a negative `length` gives `start (0) + length (-1)
+/// exceeds dimension size (3).`
 pub(crate) fn narrow_copy_fwd(x: &Tensor, dim: i64, start: i64, length: i64) -> Result<Tensor> {
-    fresh_contiguous(&x.detached().narrow(dim, start, length)?)
+    if x.dim() == 0 {
+        return Err(Error::runtime(
+            "narrow() cannot be applied to a 0-dim tensor.",
+        ));
+    }
+    let d = if dim < 0 {
+        wrap_dim(dim, x.dim())?
+    } else if dim < x.dim() as i64 {
+        dim as usize
+    } else {
+        return Err(Error::runtime(
+            "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)",
+        ));
+    };
+    let size = x.size()[d] as i64;
+    if !(-size <= start && start <= size) {
+        return Err(Error::index(format!(
+            "start out of range (expected to be in range of [{}, {size}], but got {start})",
+            -size
+        )));
+    }
+    let start = if start < 0 { start + size } else { start };
+    if length < 0 || start > size - length {
+        return Err(Error::runtime(format!(
+            "start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )));
+    }
+    fresh_contiguous(&x.detached().narrow(d, start, length)?)
 }
 
 /// The forward function of `torch.diag(self, diagonal)` for a matrix: a contiguous copy of

@@ -621,7 +621,7 @@ pub fn avg_pool1d_with(
     let nd = input.dim();
     if !(2..4).contains(&nd) {
         return Err(Error::runtime(format!(
-            "avg_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)"
+            "Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)"
         )));
     }
     let stride = o
@@ -709,7 +709,8 @@ pub fn avg_pool3d_with(
 /// `[⌊o·L/out⌋, ⌈(o+1)·L/out⌉)`); computed as [`adaptive_avg_pool2d`] of
 /// `input.unsqueeze(-2)` with output `(1, output_size)`.
 ///
-/// Errors: `adaptive_avg_pool1d: Expected 2 to 3 dimensions, ...`;
+/// Errors: `Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self'
+/// (while checking arguments for adaptive_avg_pool1d)`;
 /// `adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but
 /// received {1, -1}`.
 pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
@@ -717,7 +718,7 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
     let nd = input.dim();
     if !(2..4).contains(&nd) {
         return Err(Error::runtime(format!(
-            "adaptive_avg_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)"
+            "Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_avg_pool1d)"
         )));
     }
     if os.len() != 1 {
@@ -834,7 +835,7 @@ pub fn adaptive_max_pool1d_with_indices(
     let nd = input.dim();
     if !(2..4).contains(&nd) {
         return Err(Error::runtime(format!(
-            "adaptive_max_pool1d: Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_max_pool1d)"
+            "Expected 2 to 3 dimensions, but got {nd}-dimensional tensor for argument #1 'self' (while checking arguments for adaptive_max_pool1d)"
         )));
     }
     if os.len() != 1 {

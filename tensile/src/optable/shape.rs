@@ -337,7 +337,15 @@ impl Tensor {
     }
 
     /// `torch.narrow_copy(self, dim, start, length)`: a fresh contiguous copy of
-    /// [`Tensor::narrow`]; its errors.
+    /// [`Tensor::narrow`] (elements `start..start+length` of `dim`; `self`'s dtype).
+    ///
+    /// Errors, in PyTorch's order: RuntimeError `narrow() cannot be applied to a 0-dim
+    /// tensor.`; IndexError `Dimension out of range (…)` for a negative `dim`; for a positive
+    /// `dim` past the last, RuntimeError `Expected dim < static_cast<int64_t>(self_sizes.size())
+    /// to be true, but got false.  (Could this error message be improved?  If so, please report
+    /// an enhancement request to PyTorch.)`; IndexError `start out of range (expected to be in
+    /// range of [-3, 3], but got 4)`; RuntimeError `start (0) + length (-1) exceeds dimension
+    /// size (3).` (a negative length too).
     pub fn narrow_copy(&self, dim: impl Int, start: impl Int, length: impl Int) -> Result<Tensor> {
         Call::NarrowCopy(self, dim.to_i64(), start.to_i64(), length.to_i64()).call()
     }
