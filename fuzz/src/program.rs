@@ -1573,8 +1573,10 @@ pub fn run_geometry(data: &[u8]) {
                 }
                 let os: Vec<Option<i64>> = (0..r.below(3)).map(|_| r.opt_int()).collect();
                 drop(std::hint::black_box((
-                    gp::adaptive_avg_pool2d_size(&sizes, &os),
-                    gp::adaptive_max_pool2d_size(&sizes, &os),
+                    gp::adaptive_avg_pool_size(2, &sizes, &os),
+                    gp::adaptive_max_pool_size(2, &sizes, &os),
+                    gp::adaptive_avg_pool_size(3, &sizes, &os),
+                    gp::adaptive_max_pool_size(3, &sizes, &os),
                 )));
                 let ud = 1 + r.below(2);
                 if let Ok((k, s, p)) = gp::unpool_params(ud, &ints, Some(&st), &pd) {

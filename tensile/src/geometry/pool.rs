@@ -665,12 +665,13 @@ pub fn max_pool1d_params(
 /// The adaptive output sizes for an input of `sizes`: `None` entries take the input's size
 /// (of the last `os.len()` dims).
 ///
-/// Error (ValueError), as Python's `_list_with_default`, when a `None` entry has no input
-/// size to take (the input has `os.len()` dims or fewer): `Input dimension should be at least 3`.
+/// Error (ValueError), as Python's `_list_with_default`, which every list `output_size` (more
+/// than one entry, or a `None`) goes through and a single int does not: the input has
+/// `os.len()` dims or fewer, `Input dimension should be at least 3`.
 pub fn adaptive_sizes(sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
     let nd = sizes.len();
     let k = os.len();
-    if os.iter().any(Option::is_none) && nd <= k {
+    if (k > 1 || os.iter().any(Option::is_none)) && nd <= k {
         return Err(Error::value(format!(
             "Input dimension should be at least {}",
             k + 1
@@ -683,67 +684,86 @@ pub fn adaptive_sizes(sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
         .collect())
 }
 
-/// `F.adaptive_avg_pool2d`'s output size for an input of `sizes`: one entry for both dims,
-/// `None` entries from the input ([`adaptive_sizes`]), each non-negative.
+/// `F.adaptive_avg_pool2d`'s (`d = 2`) or `F.adaptive_avg_pool3d`'s (`d = 3`) output size for
+/// an input of `sizes`: one entry for every dim, `None` entries from the input
+/// ([`adaptive_sizes`], first, as Python resolves them), each non-negative.
 ///
-/// Errors: RuntimeError `adaptive_avg_pool2d: output_size must be 2`; ValueError `Input
-/// dimension should be at least 3`; RuntimeError `adaptive_avg_pool2d: elements of
-/// output_size must be greater than or equal to 0 but received {1, -1}`.
-pub fn adaptive_avg_pool2d_size(sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
-    let os = match os.len() {
-        1 => vec![os[0], os[0]],
-        _ => os.to_vec(),
+/// Errors: ValueError `Input dimension should be at least 3`; RuntimeError
+/// `adaptive_avg_pool2d: output_size must be 2`; RuntimeError `adaptive_avg_pool2d: elements
+/// of output_size must be greater than or equal to 0 but received {1, -1}` (3-d: `… received
+/// {2, -1,3}`, PyTorch's spacing).
+pub fn adaptive_avg_pool_size(d: usize, sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
+    let name = if d == 2 {
+        "adaptive_avg_pool2d"
+    } else {
+        "adaptive_avg_pool3d"
     };
-    if os.len() != 2 {
-        return Err(Error::runtime("adaptive_avg_pool2d: output_size must be 2"));
+    let os = adaptive_sizes(sizes, os)?;
+    let os = match os.len() {
+        1 => vec![os[0]; d],
+        _ => os,
+    };
+    if os.len() != d {
+        return Err(Error::runtime(format!("{name}: output_size must be {d}")));
     }
-    let os = adaptive_sizes(sizes, &os)?;
-    if os[0] < 0 || os[1] < 0 {
+    if os.iter().any(|&v| v < 0) {
+        let shown = if d == 2 {
+            format!("{}, {}", os[0], os[1])
+        } else {
+            format!("{}, {},{}", os[0], os[1], os[2])
+        };
         return Err(Error::runtime(format!(
-            "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {{{}, {}}}",
-            os[0], os[1]
+            "{name}: elements of output_size must be greater than or equal to 0 but received {{{shown}}}"
         )));
     }
     Ok(os)
 }
 
-/// `F.adaptive_max_pool2d`'s checks and output size for an input of `sizes`: one entry for
-/// both dims, `None` entries from the input ([`adaptive_sizes`]), each non-negative.
+/// `F.adaptive_max_pool2d`'s (`d = 2`) or `F.adaptive_max_pool3d`'s (`d = 3`) checks and
+/// output size for an input of `sizes`: one entry for every dim, `None` entries from the input
+/// ([`adaptive_sizes`], first, as Python resolves them), each non-negative.
 ///
-/// Errors (RuntimeError unless noted): `adaptive_max_pool2d(): Expected 3D or 4D tensor, but
-/// got: [..]`; `adaptive_max_pool2d(): Expected input to have non-zero size for non-batch
-/// dimensions, but input has sizes [..] with dimension 1 being empty`;
-/// `adaptive_max_pool2d(): internal error: output_size.size() must be 2`; ValueError `Input
-/// dimension should be at least 3`; `Trying to create tensor with negative dimension -1: [2,
-/// 3, -1, 1]`.
-pub fn adaptive_max_pool2d_size(sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
+/// Errors (RuntimeError unless noted): ValueError `Input dimension should be at least 3`;
+/// `adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: [..]` (3-d: `4D or 5D`);
+/// `adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but
+/// input has sizes [..] with dimension 1 being empty`; `adaptive_max_pool2d(): internal
+/// error: output_size.size() must be 2`; `Trying to create tensor with negative dimension -1:
+/// [2, 3, -1, 1]`.
+pub fn adaptive_max_pool_size(d: usize, sizes: &[usize], os: &[Option<i64>]) -> Result<Vec<i64>> {
+    let name = if d == 2 {
+        "adaptive_max_pool2d"
+    } else {
+        "adaptive_max_pool3d"
+    };
+    let os = adaptive_sizes(sizes, os)?;
     let os = match os.len() {
-        1 => vec![os[0], os[0]],
-        _ => os.to_vec(),
+        1 => vec![os[0]; d],
+        _ => os,
     };
     let nd = sizes.len();
-    if nd != 3 && nd != 4 {
+    if nd != d + 1 && nd != d + 2 {
         return Err(Error::runtime(format!(
-            "adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {}",
+            "{name}(): Expected {}D or {}D tensor, but got: {}",
+            d + 1,
+            d + 2,
             fmt_list(sizes)
         )));
     }
     for (i, &n) in sizes.iter().enumerate().skip(1) {
         if n == 0 {
             return Err(Error::runtime(format!(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
+                "{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
                 fmt_list(sizes)
             )));
         }
     }
-    if os.len() != 2 {
-        return Err(Error::runtime(
-            "adaptive_max_pool2d(): internal error: output_size.size() must be 2",
-        ));
+    if os.len() != d {
+        return Err(Error::runtime(format!(
+            "{name}(): internal error: output_size.size() must be {d}"
+        )));
     }
-    let os = adaptive_sizes(sizes, &os)?;
     if let Some(&neg) = os.iter().find(|&&v| v < 0) {
-        let mut s: Vec<i64> = sizes[..nd - 2].iter().map(|&v| v as i64).collect();
+        let mut s: Vec<i64> = sizes[..nd - d].iter().map(|&v| v as i64).collect();
         s.extend_from_slice(&os);
         return Err(Error::runtime(format!(
             "Trying to create tensor with negative dimension {neg}: {}",
@@ -958,13 +978,13 @@ mod tests {
             "invalid output_size \"[8, 5]\" (dim 0 must be between 2 and 6)"
         );
         assert_eq!(
-            adaptive_max_pool2d_size(&[2, 3, 4], &[Some(-1), Some(1)])
+            adaptive_max_pool_size(2, &[2, 3, 4], &[Some(-1), Some(1)])
                 .unwrap_err()
                 .message(),
             "Trying to create tensor with negative dimension -1: [2, -1, 1]"
         );
         assert_eq!(
-            adaptive_avg_pool2d_size(&[2, 3], &[None, Some(2)])
+            adaptive_avg_pool_size(2, &[2, 3], &[None, Some(2)])
                 .unwrap_err()
                 .message(),
             "Input dimension should be at least 3"

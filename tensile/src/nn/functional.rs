@@ -150,8 +150,9 @@ pub fn normalize_with(input: &Tensor, opts: impl Into<NormalizeOpts>) -> Result<
 
 pub use crate::optable::pool::{
     AvgPoolOpts, IntoOutputSize, LpPoolOpts, MaxPoolOpts, MaxUnpoolOpts, adaptive_avg_pool1d,
-    adaptive_avg_pool2d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
-    adaptive_max_pool2d, adaptive_max_pool2d_with_indices, avg_pool1d, avg_pool1d_with, avg_pool2d,
+    adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+    adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool1d_with, avg_pool2d,
     avg_pool2d_with, avg_pool3d, avg_pool3d_with, lp_pool1d, lp_pool1d_with, lp_pool2d,
     lp_pool2d_with, max_pool1d, max_pool1d_with, max_pool1d_with_indices, max_pool2d,
     max_pool2d_with, max_pool2d_with_indices, max_pool3d, max_pool3d_with, max_pool3d_with_indices,

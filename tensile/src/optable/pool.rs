@@ -38,6 +38,10 @@ op_ids! {
         AdaptiveMaxPool1d = "adaptive_max_pool1d" ["adaptive_max_pool1d", "adaptive_max_pool1d_with_indices"],
         /// [`adaptive_max_pool2d_with_indices`]
         AdaptiveMaxPool2d = "adaptive_max_pool2d" ["adaptive_max_pool2d", "adaptive_max_pool2d_with_indices"],
+        /// [`adaptive_avg_pool3d`]
+        AdaptiveAvgPool3d = "adaptive_avg_pool3d" ["adaptive_avg_pool3d"],
+        /// [`adaptive_max_pool3d_with_indices`]
+        AdaptiveMaxPool3d = "adaptive_max_pool3d" ["adaptive_max_pool3d", "adaptive_max_pool3d_with_indices"],
         /// [`lp_pool1d_with`]
         LpPool1d = "lp_pool1d" ["lp_pool1d", "lp_pool1d_with"],
         /// [`lp_pool2d_with`]
@@ -746,50 +750,91 @@ pub fn adaptive_avg_pool1d(input: &Tensor, output_size: impl IntoOutputSize) -> 
 /// Also PyTorch's allocator error (`... DefaultCPUAllocator: can't allocate memory ...`) when
 /// the windows of an output length near 2^62 (possible with an empty batch) cannot be held.
 pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
-    let os = gp::adaptive_avg_pool2d_size(input.size(), &output_size.into_output_size())?;
+    adaptive_avg_pool_nd(input, 2, &output_size.into_output_size())
+}
+
+/// `F.adaptive_avg_pool3d(input, output_size)`: the mean over adaptive windows of the last
+/// three dims of a `(C, D, H, W)` or `(N, C, D, H, W)` float tensor; `output_size` an int, a
+/// triple, or a triple of `Option<i64>` (`None` keeps that input size). An output of
+/// `(1, 1, 1)` is `input.mean((-1, -2, -3), keepdim=True)` (`MeanBackward1`; channels-last-3d
+/// strides for a channels-last-3d input), as in PyTorch; otherwise the output is contiguous
+/// (PyTorch's 3-d kernel has no channels-last path). Autograd: `AdaptiveAvgPool3DBackward0`.
+///
+/// Errors: ValueError `Input dimension should be at least 4` (a list `output_size` longer
+/// than the input's dims); RuntimeError `adaptive_avg_pool3d: output_size must be 3`;
+/// `adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but
+/// received {2, -1,3}`; `adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got [..]`;
+/// `adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch dimensions, but
+/// input has sizes [2, 0, 4, 5, 6] with dimension 1 being empty`; NotImplementedError
+/// `"adaptive_avg_pool3d_cpu" not implemented for 'Long'`.
+pub fn adaptive_avg_pool3d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    adaptive_avg_pool_nd(input, 3, &output_size.into_output_size())
+}
+
+/// `adaptive_avg_pool2d` (`d = 2`) and `adaptive_avg_pool3d` (`d = 3`), as PyTorch runs them.
+fn adaptive_avg_pool_nd(input: &Tensor, d: usize, output_size: &[Option<i64>]) -> Result<Tensor> {
+    let os = gp::adaptive_avg_pool_size(d, input.size(), output_size)?;
+    let name = if d == 2 {
+        "adaptive_avg_pool2d"
+    } else {
+        "adaptive_avg_pool3d"
+    };
     let nd = input.dim();
-    if os == [1, 1] {
-        let out = input.mean_dim([-1i64, -2], true)?;
+    if os.iter().all(|&o| o == 1) {
+        let dims: Vec<i64> = (1..=d as i64).map(|i| -i).collect();
+        let out = input.mean_dim(dims, true)?;
         if suggests_cl(input) {
             let (n, c) = (input.size()[0], input.size()[1]);
+            let mut size = vec![n, c];
+            size.extend(std::iter::repeat_n(1, d));
+            let mut stride = vec![c, 1];
+            stride.extend(std::iter::repeat_n(c, d));
             if crate::autograd::api::any_requires_grad(&[input]) {
                 // PyTorch's `as_strided_` on the mean (`AsStridedBackward1` there; the
                 // out-of-place view here records `AsStridedBackward0`, same gradient)
-                return out.as_strided_with([n, c, 1, 1], [c, 1, c, c], out.storage_offset());
+                return out.as_strided_with(size, stride, out.storage_offset());
             }
-            return Ok(out.view_with(vec![n, c, 1, 1], vec![c, 1, c, c], out.storage_offset()));
+            return Ok(out.view_with(size, stride, out.storage_offset()));
         }
         return Ok(out);
     }
-    if nd != 3 && nd != 4 {
+    if nd != d + 1 && nd != d + 2 {
         return Err(Error::runtime(format!(
-            "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {}",
+            "{name}(): Expected {}D or {}D tensor, but got {}",
+            d + 1,
+            d + 2,
             fmt_list(input.size())
         )));
     }
-    for i in [nd - 2, nd - 1] {
+    // 2-d checks the pooled dims, 3-d every non-batch dim
+    let first = if d == 2 { nd - 2 } else { 1 };
+    for i in first..nd {
         if input.size()[i] == 0 {
             return Err(Error::runtime(format!(
-                "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
+                "{name}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes {} with dimension {i} being empty",
                 fmt_list(input.size())
             )));
         }
     }
-    // the kernel (float dtypes only) is not reached for an empty output
+    // the 2-d kernel (float dtypes only) is not reached for an empty output; the 3-d one is
     let out_numel: usize =
-        input.size()[..nd - 2].iter().product::<usize>() * (os[0] * os[1]) as usize;
-    check_dtype(
-        input,
-        "adaptive_avg_pool2d",
-        input.dtype().is_floating_point() || out_numel == 0,
-    )?;
-    let batched = nd == 4;
-    let cl = batched && suggests_cl(input);
-    let sp = &input.size()[nd - 2..];
-    let wins = vec![
-        gp::adaptive_wins(sp[0], os[0] as usize)?,
-        gp::adaptive_wins(sp[1], os[1] as usize)?,
-    ];
+        input.size()[..nd - d].iter().product::<usize>() * os.iter().product::<i64>() as usize;
+    if d == 2 {
+        check_dtype(
+            input,
+            name,
+            input.dtype().is_floating_point() || out_numel == 0,
+        )?;
+    } else {
+        check_float(input, "adaptive_avg_pool3d_cpu")?;
+    }
+    let batched = nd == d + 2;
+    // PyTorch's 3-d kernel writes contiguous outputs
+    let cl = batched && d == 2 && suggests_cl(input);
+    let sp = &input.size()[nd - d..];
+    let wins = (0..d)
+        .map(|i| gp::adaptive_wins(sp[i], os[i] as usize))
+        .collect::<Result<Vec<_>>>()?;
     let r = Reduce::Avg {
         divisor_override: None,
         count_include_pad: false,
@@ -805,13 +850,12 @@ pub fn adaptive_avg_pool2d(input: &Tensor, output_size: impl IntoOutputSize) -> 
         return Ok(out);
     }
     use crate::autograd::formulas::pool::{Divisor, avg_pool};
-    avg_pool(
-        "AdaptiveAvgPool2DBackward0",
-        out,
-        input,
-        wins,
-        Divisor::Count,
-    )
+    let node = if d == 2 {
+        "AdaptiveAvgPool2DBackward0"
+    } else {
+        "AdaptiveAvgPool3DBackward0"
+    };
+    avg_pool(node, out, input, wins, Divisor::Count)
 }
 
 /// `F.adaptive_max_pool1d(input, output_size)`: the maximum over adaptive windows (as
@@ -878,16 +922,56 @@ pub fn adaptive_max_pool2d_with_indices(
     input: &Tensor,
     output_size: impl IntoOutputSize,
 ) -> Result<(Tensor, Tensor)> {
-    let os = gp::adaptive_max_pool2d_size(input.size(), &output_size.into_output_size())?;
+    adaptive_max_pool_nd(input, 2, &output_size.into_output_size())
+}
+
+/// `F.adaptive_max_pool3d(input, output_size)`; see [`adaptive_max_pool3d_with_indices`].
+pub fn adaptive_max_pool3d(input: &Tensor, output_size: impl IntoOutputSize) -> Result<Tensor> {
+    Ok(adaptive_max_pool3d_with_indices(input, output_size)?.0)
+}
+
+/// `F.adaptive_max_pool3d(input, output_size, return_indices=True)`: the maximum over
+/// adaptive windows of the last three dims of a `(C, D, H, W)` or `(N, C, D, H, W)` float
+/// tensor (NaN wins), and the int64 flat index `(t·H + h)·W + w` of each within its volume;
+/// `output_size` as [`adaptive_avg_pool3d`]'s. Outputs contiguous (PyTorch's 3-d kernel has
+/// no channels-last path). Autograd: `AdaptiveMaxPool3DBackward0`.
+///
+/// Errors: ValueError `Input dimension should be at least 4`; RuntimeError
+/// `adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: [..]`; `adaptive_max_pool3d():
+/// Expected input to have non-zero size for non-batch dimensions, but input has sizes [..]
+/// with dimension 1 being empty`; `adaptive_max_pool3d(): internal error: output_size.size()
+/// must be 3`; `Trying to create tensor with negative dimension -1: [2, 3, 2, -1, 3]`;
+/// NotImplementedError `"adaptive_max_pool3d_cpu" not implemented for 'Long'`.
+pub fn adaptive_max_pool3d_with_indices(
+    input: &Tensor,
+    output_size: impl IntoOutputSize,
+) -> Result<(Tensor, Tensor)> {
+    adaptive_max_pool_nd(input, 3, &output_size.into_output_size())
+}
+
+/// `adaptive_max_pool2d` (`d = 2`) and `adaptive_max_pool3d` (`d = 3`) with indices.
+fn adaptive_max_pool_nd(
+    input: &Tensor,
+    d: usize,
+    output_size: &[Option<i64>],
+) -> Result<(Tensor, Tensor)> {
+    let os = gp::adaptive_max_pool_size(d, input.size(), output_size)?;
     let nd = input.dim();
-    check_float(input, "adaptive_max_pool2d")?;
-    let batched = nd == 4;
-    let cl = batched && suggests_cl(input);
-    let sp = &input.size()[nd - 2..];
-    let wins = vec![
-        gp::adaptive_wins(sp[0], os[0] as usize)?,
-        gp::adaptive_wins(sp[1], os[1] as usize)?,
-    ];
+    check_float(
+        input,
+        if d == 2 {
+            "adaptive_max_pool2d"
+        } else {
+            "adaptive_max_pool3d_cpu"
+        },
+    )?;
+    let batched = nd == d + 2;
+    // PyTorch's 3-d kernel writes contiguous outputs
+    let cl = batched && d == 2 && suggests_cl(input);
+    let sp = &input.size()[nd - d..];
+    let wins = (0..d)
+        .map(|i| gp::adaptive_wins(sp[i], os[i] as usize))
+        .collect::<Result<Vec<_>>>()?;
     let rec = crate::autograd::api::any_requires_grad(&[input]);
     let r = {
         let _ng = rec.then(crate::autograd::no_grad);
@@ -901,7 +985,12 @@ pub fn adaptive_max_pool2d_with_indices(
     if !rec {
         return Ok(r);
     }
-    crate::autograd::formulas::pool::max_pool("AdaptiveMaxPool2DBackward0", r, input, 2)
+    let node = if d == 2 {
+        "AdaptiveMaxPool2DBackward0"
+    } else {
+        "AdaptiveMaxPool3DBackward0"
+    };
+    crate::autograd::formulas::pool::max_pool(node, r, input, d)
 }
 
 // ------------------------------------------------------------------ power-average pooling

@@ -11,7 +11,6 @@ use crate::autograd::formulas::resample::{
     interpolate as interpolate_node, pixel_shuffle as pixel_shuffle_node,
 };
 use crate::autograd::no_grad;
-use crate::error::Error;
 use crate::error::Result;
 use crate::geometry::resample::{Interpolation, interpolate_sizes};
 pub use crate::ops::resample::PadOpts;
@@ -212,7 +211,7 @@ pub fn interpolate_with<'a>(
             return match nd {
                 3 => crate::optable::pool::adaptive_avg_pool1d(input, &os[..]),
                 4 => crate::optable::pool::adaptive_avg_pool2d(input, &os[..]),
-                _ => Err(Error::not_implemented("adaptive_avg_pool3d")),
+                _ => crate::optable::pool::adaptive_avg_pool3d(input, &os[..]),
             };
         }
         Interpolation::Resample {

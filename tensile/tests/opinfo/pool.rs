@@ -243,6 +243,23 @@ pub static OPS: &[OpInfo] = &[
             .kw(INDICES)
             .named("adaptive_max_pool2d_with_indices"),
     ]),
+    other("adaptive_avg_pool3d", |a| {
+        F::adaptive_avg_pool3d(a.t(0), out_size(a))
+    })
+    .grad(&[Sample::new(&[t(&[1, 1, 3, 4, 5]), P::Ints(&[2, 3, 2])])]),
+    ret("adaptive_max_pool3d", |a| {
+        adaptive_max(
+            a,
+            F::adaptive_max_pool3d,
+            F::adaptive_max_pool3d_with_indices,
+        )
+    })
+    .grad(&[
+        Sample::new(&[t(&[1, 1, 3, 4, 5]), P::Ints(&[2, 3, 2])]),
+        Sample::new(&[t(&[1, 1, 3, 4, 5]), P::Ints(&[2, 3, 2])])
+            .kw(INDICES)
+            .named("adaptive_max_pool3d_with_indices"),
+    ]),
     other("lp_pool1d", |a| lp_pool(a, false)).grad(&[Sample::new(&[
         P::T(Dom::Pos, &[1, 2, 6]),
         P::Num(2.0),
