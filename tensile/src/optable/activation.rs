@@ -251,9 +251,7 @@ pub fn elu(input: &Tensor) -> Result<Tensor> {
 pub fn elu_with(input: &Tensor, opts: impl Into<EluOpts>) -> Result<Tensor> {
     let alpha = opts.into().alpha;
     let r = elu_kernel(input, alpha, 1.0, 1.0)?;
-    crate::autograd::formulas::pointwise::act("EluBackward0", r, input, move |x| {
-        if x > 0.0 { 1.0 } else { alpha * x.exp() }
-    })
+    crate::autograd::formulas::activation::elu_family("EluBackward0", r, input, alpha, 1.0, 1.0)
 }
 /// `F.elu(input, inplace=True)` (`F.elu_`).
 pub fn elu_(input: &Tensor) -> Result<Tensor> {
@@ -359,9 +357,7 @@ pub fn hardtanh_with(input: &Tensor, opts: impl Into<HardtanhOpts>) -> Result<Te
         return Err(Error::value("min_val cannot be greater than max_val"));
     }
     let r = clamp_act(input, min_val, max_val)?;
-    crate::autograd::formulas::pointwise::act("HardtanhBackward0", r, input, move |x| {
-        if x > min_val && x < max_val { 1.0 } else { 0.0 }
-    })
+    crate::autograd::formulas::activation::hardtanh(r, input, min_val, max_val)
 }
 /// `F.hardtanh(input, inplace=True)` (`F.hardtanh_`).
 pub fn hardtanh_(input: &Tensor) -> Result<Tensor> {

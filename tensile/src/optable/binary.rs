@@ -291,10 +291,10 @@ math_ops! {
         Elementwise(("NextafterBackward0", "NextafterBackward0", "NextafterBackward0"), |_, _, _| (1.0, 0.0)),
         "the next representable value after `self` toward `other`, in the dtype's own precision (float16 and bfloat16 step by their own ulp). Floats only: `\"nextafter_cpu\" not implemented for 'Long'`.";
     method logaddexp, Logaddexp,
-        Elementwise(("LogaddexpBackward0", "LogaddexpBackward0", "LogaddexpBackward0"), |a, b, r| ((a - r).exp(), (b - r).exp())),
+        Elementwise(("LogaddexpBackward0", "LogaddexpBackward0", "LogaddexpBackward0"), |a, b, _| (1.0 / (1.0 + (b - a).exp()), 1.0 / (1.0 + (a - b).exp()))),
         "`log(exp(self) + exp(other))` without overflow (`max + log1p(exp(-|self - other|))`; two equal infinities give that infinity). Floats only: `\"logaddexp_cpu\" not implemented for 'Long'` (NotImplementedError).";
     method logaddexp2, Logaddexp2,
-        Elementwise(("Logaddexp2Backward0", "Logaddexp2Backward0", "Logaddexp2Backward0"), |a, b, r| ((a - r).exp2(), (b - r).exp2())),
+        Elementwise(("Logaddexp2Backward0", "Logaddexp2Backward0", "Logaddexp2Backward0"), |a, b, _| (1.0 / (1.0 + (b - a).exp2()), 1.0 / (1.0 + (a - b).exp2()))),
         "`log2(2**self + 2**other)` without overflow. Floats only: `\"logaddexp2_cpu\" not implemented for 'Long'` (NotImplementedError).";
     method gcd / gcd_, Gcd, Integer,
         "the non-negative greatest common divisor (`gcd(0, 0) = 0`). Integers only (not bool): `\"gcd_cpu\" not implemented for 'Float'`.";

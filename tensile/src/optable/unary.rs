@@ -13,7 +13,8 @@ use std::f64::consts::{FRAC_2_SQRT_PI, LN_2, LN_10, PI};
 
 use crate::autograd::formulas::binary_math::nan_to_num as nan_to_num_node;
 use crate::autograd::formulas::pointwise::{
-    gelu_node, in1, lam, logit as logit_node, relu_node, sgn, trigamma, zero_node,
+    gelu_node, in1, in1_typed, lam, logit as logit_node, relu_node, sgn, trigamma, trigamma_f32,
+    zero_node,
 };
 use crate::autograd::record::{Built, node, record};
 use crate::autograd::{inplace, write_back};
@@ -195,14 +196,15 @@ unary_ops! { x;
             "`torch.erfinv`: the inverse error function; `±inf` at `±1`, NaN outside `[-1, 1]`.";
         lgamma, lgamma_, Lgamma, float_op(x, FloatOp::Lgamma), in1("LgammaBackward0", x, FloatOp::Digamma.scalar()),
             "`torch.lgamma`: `ln|Γ(self)|`.";
-        digamma, digamma_, Digamma, float_op(x, FloatOp::Digamma), in1("DigammaBackward0", x, trigamma),
+        digamma, digamma_, Digamma, float_op(x, FloatOp::Digamma), in1_typed("DigammaBackward0", x, trigamma, trigamma_f32),
             "`torch.digamma` (`special.psi`): `Γ'/Γ`; `∓inf` at `±0`, NaN at negative integers.";
         sinc, sinc_, Sinc, float_op(x, FloatOp::Sinc), in1("SincBackward0", x, |x| {
-                if x == 0.0 {
+                // PyTorch's `sinc_backward`: 0 where `x·x·π` is 0 (also where it underflows)
+                if x * x * PI == 0.0 {
                     0.0
                 } else {
                     let p = PI * x;
-                    (p.cos() * p - p.sin()) / (p * x)
+                    (p.cos() * p - p.sin()) / (x * x * PI)
                 }
             }),
             "`torch.sinc`: `sin(πx)/(πx)`, 1 at 0.";

@@ -16,7 +16,7 @@ use crate::tensor::Tensor;
 /// The ELU family's kernel `x <= 0 ? negcoef·expm1(x·input_scale) : poscoef·x`
 /// (`elu`, `selu` → `EluBackward0`; `celu` → `CeluBackward0`): PyTorch's
 /// `elu_backward(is_result=false)`, `x <= 0 ? input_scale·negcoef·exp(x·input_scale) :
-/// poscoef`.
+/// poscoef` (NaN takes the `poscoef` branch).
 pub(crate) fn elu_family(
     name: &'static str,
     out: Tensor,
@@ -54,11 +54,12 @@ pub(crate) fn hardsigmoid(out: Tensor, x: &Tensor) -> Result<Tensor> {
     })
 }
 
-/// `hardtanh(min, max)` and `relu6` (= `hardtanh(0, 6)`) (`HardtanhBackward0`): `g`
-/// strictly inside `(min, max)`, else 0.
+/// `hardtanh(min, max)` and `relu6` (= `hardtanh(0, 6)`) (`HardtanhBackward0`), PyTorch's
+/// `hardtanh_backward` scalar form: 0 where `x <= min` or `x >= max`, else `g` (NaN passes
+/// `g`; PyTorch's vectorized form, run on whole blocks of 2 SIMD vectors, gives 0 there).
 pub(crate) fn hardtanh(out: Tensor, x: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
     act("HardtanhBackward0", out, x, move |x| {
-        if x > lo && x < hi { 1.0 } else { 0.0 }
+        if x <= lo || x >= hi { 0.0 } else { 1.0 }
     })
 }
 

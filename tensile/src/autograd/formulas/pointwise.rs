@@ -144,36 +144,77 @@ pub(crate) fn gelu_node(x: &Tensor) -> Built {
     )
 }
 
-/// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`): the
-/// recurrence `ψ1(x) = ψ1(x + 1) + 1/x²` up to `x >= 10`, then the asymptotic series;
-/// reflection `ψ1(1 − x) + ψ1(x) = π² / sin²(πx)` below 0.5; `inf` at the poles (0, −1, …).
+/// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`), as
+/// PyTorch's `calc_trigamma` computes it: below 0.5 the reflection `π²/sin²(πx)` minus the
+/// value at `1 - x` (so a pole gives `±π²/sin²(πx)` of `sin`'s residue there, e.g.
+/// 6.58e32 at -1, and `inf` at 0), then six steps of `ψ1(x) = ψ1(x + 1) + 1/x²` and the
+/// asymptotic series. [`trigamma_f32`] is its float32 form.
 pub(crate) fn trigamma(x: f64) -> f64 {
     use std::f64::consts::PI;
-    if x.is_nan() {
-        return x;
-    }
-    if x <= 0.0 && x == x.floor() {
-        return f64::INFINITY;
-    }
+    let (mut x, mut sign, mut result) = (x, 1.0, 0.0);
     if x < 0.5 {
+        sign = -1.0;
         let s = (PI * x).sin();
-        return PI * PI / (s * s) - trigamma(1.0 - x);
+        result -= (PI * PI) / (s * s);
+        x = 1.0 - x;
     }
-    let (mut x, mut acc) = (x, 0.0);
-    while x < 10.0 {
-        acc += 1.0 / (x * x);
+    for _ in 0..6 {
+        result += 1.0 / (x * x);
         x += 1.0;
     }
-    let z = 1.0 / (x * x);
-    acc + 1.0 / x
-        + z / 2.0
-        + z / x * (1.0 / 6.0 - z * (1.0 / 30.0 - z * (1.0 / 42.0 - z * (1.0 / 30.0))))
+    let ixx = 1.0 / (x * x);
+    result +=
+        (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
+    sign * result
 }
 
-/// `logit(x, eps)` (`LogitBackward0`, the input saved): `g / (x (1 - x))`, 0 outside
-/// `[eps, 1 - eps]` when `eps` is given.
+/// [`trigamma`] in float32 arithmetic, as PyTorch's `calc_trigamma(float)` (a float32
+/// tensor's `DigammaBackward0`): `sin(π_f·x)` is not 0 at the poles, so -1 gives -1.3e15.
+pub(crate) fn trigamma_f32(x: f32) -> f32 {
+    use std::f32::consts::PI;
+    let (mut x, mut sign, mut result) = (x, 1.0f32, 0.0f32);
+    if x < 0.5 {
+        sign = -1.0;
+        let s = (PI * x).sin();
+        result -= (PI * PI) / (s * s);
+        x = 1.0 - x;
+    }
+    for _ in 0..6 {
+        result += 1.0 / (x * x);
+        x += 1.0;
+    }
+    let ixx = 1.0 / (x * x);
+    result +=
+        (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
+    sign * result
+}
+
+/// A node saving the input `x`: `g · d(x)`, computed in float32 (`d32`) when `g` and `x`
+/// are float32 (PyTorch's float kernels), else in float64 (`d`).
+pub(crate) fn in1_typed(
+    name: &'static str,
+    x: &Tensor,
+    d: impl Fn(f64) -> f64 + Send + Sync + 'static,
+    d32: impl Fn(f32) -> f32 + Send + Sync + 'static,
+) -> Built {
+    node_saving(
+        lam(name, move |g, s| {
+            if let Some(r) = f32_chain(g, &s[0], |g, x| g * d32(x))? {
+                return Ok(r);
+            }
+            chain(g, &[&s[0]], |v| d(v[0]))
+        }),
+        vec![Save::Input(x.alias())],
+    )
+}
+
+/// `logit(x, eps)` (`LogitBackward0`, the input saved), PyTorch's `logit_backward` kernel:
+/// without `eps`, NaN outside `[0, 1]`, `g·inf` at 0 and 1 (either sign of zero), else
+/// `g / (x (1 - x))`; with `eps`, 0 outside `[eps, 1 - eps]`.
 pub(crate) fn logit(x: &Tensor, eps: Option<f64>) -> Built {
     in1("LogitBackward0", x, move |x| match eps {
+        None if !(0.0..=1.0).contains(&x) => f64::NAN,
+        None if x == 0.0 || x == 1.0 => f64::INFINITY,
         Some(e) if x < e || x > 1.0 - e => 0.0,
         _ => 1.0 / (x * (1.0 - x)),
     })
@@ -752,9 +793,31 @@ pub(crate) fn binary_fn(
     })
 }
 
-/// `remainder`: `∂/∂a = 1`, `∂/∂b = -floor(a / b)`.
+/// `remainder`: `∂/∂a = 1`, `∂/∂b = -div(a, b, rounding_mode='floor')`.
 pub(crate) fn d_remainder(a: f64, b: f64, _: f64) -> (f64, f64) {
-    (1.0, -(a / b).floor())
+    (1.0, -div_floor(a, b))
+}
+
+/// `div(a, b, rounding_mode='floor')` as PyTorch's `div_floor_floating` computes it (from
+/// `fmod`, so an infinite `a` gives NaN, not `floor(inf) = inf`; `b = 0` gives `a / b`).
+fn div_floor(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let mut f = div.floor();
+        if div - f > 0.5 {
+            f += 1.0;
+        }
+        f
+    } else {
+        0.0f64.copysign(a / b)
+    }
 }
 
 /// An op without a derivative in PyTorch (`heaviside`): recorded when an operand requires
@@ -862,7 +925,7 @@ mod tests {
         ] {
             let got = super::trigamma(x);
             assert!(
-                (got - want).abs() <= 1e-8 * want.abs(), // PyTorch's own trigamma: ~1e-10
+                (got - want).abs() <= 1e-12 * want.abs(), // PyTorch's own algorithm
                 "{x}: {got} vs {want}"
             );
         }
