@@ -517,7 +517,8 @@ pub fn binary_cross_entropy_with_logits(input: &Tensor, target: &Tensor) -> Resu
 
 /// `F.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)`:
 /// `(1 - t)·x - (1 + (pos_weight - 1)·t)·logsigmoid(x)`, times `weight`. `input` and
-/// `target` of the same size; `weight` and `pos_weight` broadcast. dtype promoted.
+/// `target` of the same size; `weight` and `pos_weight` broadcast. dtype promoted. With
+/// `reduction='none'` the result is laid out as `empty_like(target)`.
 ///
 /// Errors: ValueError `Target size (torch.Size([2])) must be the same as input size
 /// (torch.Size([]))`; the broadcast errors of `weight`/`pos_weight`.
@@ -545,9 +546,15 @@ pub fn binary_cross_entropy_with_logits_with<'a>(
             let log_weight = pw.sub(1)?.mul(target)?.add(1)?;
             ls = ls.mul_(&log_weight)?;
         }
-        let loss = target.neg()?.add(1)?.mul_(input)?.sub_(&ls)?;
+        let mut loss = target.neg()?.add(1)?.mul_(input)?.sub_(&ls)?;
         if let Some(w) = o.weight {
             loss.mul_(w)?;
+        }
+        // PyTorch 2.15's result is laid out as `empty_like(target)` (preserve format)
+        let like = Tensor::empty_like(target)?;
+        if like.stride() != loss.stride() && loss.size() == target.size() {
+            like.copy_(&loss)?;
+            loss = like;
         }
         apply_reduction(loss, &r)?
     };

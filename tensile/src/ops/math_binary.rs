@@ -120,6 +120,7 @@ pub(crate) fn run2<T: Element, O: Element>(lp: &Plan<'_, 3>, f: impl Fn(T, T) ->
 // The heaviside kernel is generic over every dtype, bool included.
 #[allow(clippy::bool_comparison)]
 pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Result<Tensor> {
+    let b_number = matches!(b, Operand::Scalar(_));
     let b = b.as_tensor();
     let b: &Tensor = &b;
     match op {
@@ -137,6 +138,11 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         _ => {}
     }
     let mut it = TensorIter::new(inplace.then_some(a), &[a, b])?;
+    if op == FloatPower && b_number {
+        // PyTorch's `pow(self.to(double), exponent)`: a number exponent is no operand of
+        // that unary TensorIterator op, so the output follows `self` alone
+        it.layout_from_first(1);
+    }
     let common = result_type_of(&[a, b]);
     let opdt = match (op_dtype(op, common), inplace) {
         (Ok(d), true) => {

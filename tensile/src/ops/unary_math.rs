@@ -29,6 +29,10 @@ pub(crate) enum Layout {
     Preserve,
     /// `empty_like(self, memory_format=contiguous)` (`logsigmoid`).
     Contiguous,
+    /// TensorIterator's over `self.abs()` and a 0-d number, which never takes the fast
+    /// setup: a size-1 dim's stride comes from its place in the dim order (`isinf`/`isfinite`
+    /// of floats, PyTorch's `self.abs() == inf` and `(self == self) * (self.abs() != inf)`).
+    WithNumber,
 }
 
 /// PyTorch's dispatch error: `"NAME" not implemented for 'Long'`.
@@ -61,6 +65,15 @@ pub(crate) fn map<I: Element, O: Element>(
             pre = Tensor::try_alloc_contiguous(&a.sizes, out_dt)?;
             TensorIter::new(Some(&pre), &[a])?
         }
+        Layout::WithNumber => {
+            // `self.abs()` (a unary op: the fast setup keeps a dense input's strides, an
+            // empty input becomes contiguous), then the comparison with the number
+            let unary = crate::iter::output_strides_of(&a.sizes, &[(&a.sizes, &a.strides)]);
+            let number: (&[usize], &[usize]) = (&[], &[]);
+            let st = crate::iter::output_strides_of(&a.sizes, &[(&a.sizes, &unary), number]);
+            pre = Tensor::try_alloc(&a.sizes, &st, out_dt)?;
+            TensorIter::new(Some(&pre), &[a])?
+        }
     };
     if promote {
         it.promote_inputs(out_dt);
@@ -81,20 +94,43 @@ pub(crate) fn map2<I: Element, O: Element>(
     crate::iter::run_new(&[a, b], out_dt, &pointwise::binary_kernel::<I, O>(f))
 }
 
+/// As [`map2`] into `empty_like(like)` (preserve format: `like`'s own strides when dense or
+/// empty, else dense strides in its dim order; `like` has the broadcast shape), as PyTorch's
+/// ops that allocate their result that way before running the kernel (`_prelu_kernel`,
+/// `binary_cross_entropy_with_logits`).
+pub(crate) fn map2_like<I: Element, O: Element>(
+    like: &Tensor,
+    a: &Tensor,
+    b: &Tensor,
+    out_dt: DType,
+    f: impl Fn(I, I) -> O + Sync,
+) -> Result<Tensor> {
+    let pre = Tensor::try_alloc(
+        &like.sizes,
+        &preserve_format_strides(&like.sizes, &like.strides),
+        out_dt,
+    )?;
+    let it = TensorIter::new(Some(&pre), &[a, b])?;
+    let lp = it.plan::<3>(out_dt)?;
+    lp.run(&pointwise::binary_kernel::<I, O>(f));
+    Ok(lp.into_out())
+}
+
 /// A float function of one tensor: floats keep their dtype; integers and bool give float32,
 /// or PyTorch's `"NAME" not implemented for 'Long'` when `int_error` names the kernel.
 pub(crate) fn float_fn(
     a: &Tensor,
     int_error: Option<&str>,
+    layout: Layout,
     f: impl Fn(f64) -> f64 + Sync,
 ) -> Result<Tensor> {
     if a.dtype.is_floating_point() {
-        return map::<f64, f64>(a, a.dtype, false, Layout::Iter, f);
+        return map::<f64, f64>(a, a.dtype, false, layout, f);
     }
     if let Some(name) = int_error {
         return Err(not_impl(name, a.dtype));
     }
-    map::<f64, f64>(a, DEFAULT_FLOAT, true, Layout::Iter, f)
+    map::<f64, f64>(a, DEFAULT_FLOAT, true, layout, f)
 }
 
 /// `v` rounded to float dtype `dt` (a Python float converted to the tensor's scalar type).
@@ -203,9 +239,16 @@ macro_rules! float_ops {
         /// Runs float function `op` over `a`: floats keep their dtype; integers and bool give
         /// float32, or PyTorch's `"NAME" not implemented for 'Long'` for the floats-only ones
         /// (`frac`). Each arm is its own monomorphic loop.
+        ///
+        /// The output is TensorIterator's, except for `deg2rad`/`rad2deg`, which PyTorch runs
+        /// into `empty_like(self)` (preserve format: a dense or empty input's own strides).
         pub(crate) fn float_op(a: &Tensor, op: FloatOp) -> Result<Tensor> {
+            let layout = match op {
+                FloatOp::Deg2rad | FloatOp::Rad2deg => Layout::Preserve,
+                _ => Layout::Iter,
+            };
             match op {
-                $(FloatOp::$Op => float_fn(a, $int_err, $f),)*
+                $(FloatOp::$Op => float_fn(a, $int_err, layout, $f),)*
             }
         }
     };
@@ -253,7 +296,10 @@ pub(crate) fn logit_fwd(a: &Tensor, eps: Option<f64>) -> Result<(Tensor, Option<
     };
     let eps = eps.map(|e| round_to(out_dt, e));
     let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
-    Ok((float_fn(a, None, move |x| special::logit(x, eps, hi))?, eps))
+    Ok((
+        float_fn(a, None, Layout::Iter, move |x| special::logit(x, eps, hi))?,
+        eps,
+    ))
 }
 
 /// `torch.nan_to_num(a, nan, posinf, neginf)`'s forward: replaces NaN, `+inf` and `-inf` (the
@@ -299,22 +345,30 @@ impl Tensor {
         }
     }
     /// `torch.isinf`: bool, `±inf`. Integers and bool give all false (as
-    /// `zeros_like(self, dtype=bool)`, preserve-format strides). Shape: `self`'s.
+    /// `zeros_like(self, dtype=bool)`, preserve-format strides). Shape: `self`'s; a float
+    /// input's layout is that of PyTorch's `self.abs() == inf` (a comparison with a number).
     pub fn isinf(&self) -> Result<Tensor> {
-        self.float_pred(false, Layout::Preserve, f64::is_infinite)
+        self.float_pred(
+            false,
+            (Layout::WithNumber, Layout::Preserve),
+            f64::is_infinite,
+        )
     }
     /// `torch.isposinf`: bool, `+inf` (all false for integers and bool). Shape: `self`'s.
     pub fn isposinf(&self) -> Result<Tensor> {
-        self.float_pred(false, Layout::Iter, |x| x == f64::INFINITY)
+        self.float_pred(false, (Layout::Iter, Layout::Iter), |x| x == f64::INFINITY)
     }
     /// `torch.isneginf`: bool, `-inf` (all false for integers and bool). Shape: `self`'s.
     pub fn isneginf(&self) -> Result<Tensor> {
-        self.float_pred(false, Layout::Iter, |x| x == f64::NEG_INFINITY)
+        self.float_pred(false, (Layout::Iter, Layout::Iter), |x| {
+            x == f64::NEG_INFINITY
+        })
     }
     /// `torch.isfinite`: bool, neither NaN nor `±inf`. Integers and bool give all true (as
-    /// `ones_like(self, dtype=bool)`). Shape: `self`'s.
+    /// `ones_like(self, dtype=bool)`). Shape: `self`'s; a float input's layout is that of
+    /// PyTorch's `(self == self) * (self.abs() != inf)` (a comparison with a number).
     pub fn isfinite(&self) -> Result<Tensor> {
-        self.float_pred(true, Layout::Preserve, f64::is_finite)
+        self.float_pred(true, (Layout::WithNumber, Layout::Preserve), f64::is_finite)
     }
     /// `torch.isreal`: bool, all true for every (real) dtype (as `ones_like(self,
     /// dtype=bool)`, preserve-format strides). Shape: `self`'s.
@@ -322,16 +376,16 @@ impl Tensor {
         map::<bool, bool>(self, DType::Bool, false, Layout::Preserve, |_| true)
     }
 
-    /// A float predicate: `f` for floats, the constant `int_value` (laid out per
-    /// `int_layout`) for integers and bool.
+    /// A float predicate: `f` for floats (laid out per `float_layout`), the constant
+    /// `int_value` (laid out per `int_layout`) for integers and bool.
     fn float_pred(
         &self,
         int_value: bool,
-        int_layout: Layout,
+        (float_layout, int_layout): (Layout, Layout),
         f: impl Fn(f64) -> bool + Sync,
     ) -> Result<Tensor> {
         if self.dtype.is_floating_point() {
-            map::<f64, bool>(self, DType::Bool, false, Layout::Iter, f)
+            map::<f64, bool>(self, DType::Bool, false, float_layout, f)
         } else {
             map::<bool, bool>(self, DType::Bool, false, int_layout, move |_| int_value)
         }

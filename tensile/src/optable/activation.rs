@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::ops::activation::{
     clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
 };
-use crate::ops::unary_math::{Layout, map, map2, not_impl, round_to};
+use crate::ops::unary_math::{Layout, map, map2, map2_like, not_impl, round_to};
 use crate::{Scalar, Tensor};
 
 op_ids! {
@@ -561,12 +561,10 @@ pub fn prelu(input: &Tensor, weight: &Tensor) -> Result<Tensor> {
     if !input.dtype.is_floating_point() {
         return Err(not_impl("prelu_cpu", input.dtype));
     }
-    let r = map2::<f64, f64>(
-        input,
-        &w,
-        input.dtype,
-        |x, w| if x > 0.0 { x } else { w * x },
-    )?;
+    // `_prelu_kernel` writes into `empty_like(self)`
+    let r = map2_like::<f64, f64>(input, input, &w, input.dtype, |x, w| {
+        if x > 0.0 { x } else { w * x }
+    })?;
     crate::autograd::formulas::activation::prelu(r, input, &w)
 }
 
