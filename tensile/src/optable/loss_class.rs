@@ -722,7 +722,10 @@ pub fn ctc_loss(
 ///
 /// Shapes: `log_probs` `(T, N, C)` (or `(T, C)` unbatched), `targets` `(N, S)` padded or 1-D
 /// concatenated (int64), `input_lengths`/`target_lengths` integer tensors of `N` entries
-/// (0-d unbatched); `none` gives `(N)` (0-d unbatched). dtype `log_probs`'s.
+/// (0-d unbatched); `none` gives `(N)` (0-d unbatched). dtype `log_probs`'s. A strided 1-D
+/// `targets` is read as PyTorch's CPU kernel reads it: label `s` of sample `b` at element
+/// `offset_b + stride·s` from its first element, `offset_b` the sum of the earlier lengths
+/// (not scaled by the stride).
 ///
 /// Errors: `input_lengths must be integral`, `target_lengths must be integral`, `blank must
 /// be in label range`, `input_lengths must be of size batch_size`, `target_lengths must be of
@@ -773,7 +776,7 @@ pub fn ctc_loss_with<'a>(
     if tl.len() != n {
         return Err(Error::runtime("target_lengths must be of size batch_size"));
     }
-    let tg = targets.try_to_vec::<i64>()?;
+    let mut tg = targets.try_to_vec::<i64>()?;
     let ts = targets.size();
     // offsets of each sample's labels in `tg` (logical order) and the label stride
     let mut offsets = Vec::with_capacity(n);
@@ -799,6 +802,32 @@ pub fn ctc_loss_with<'a>(
                 "Expected tensor to have size {pos} at dimension 0, but got size {} for argument #2 'targets' (while checking arguments for ctc_loss_cpu)",
                 ts[0]
             )));
+        }
+        // PyTorch's CPU kernel reads label `s` of sample `b` of a 1-d target at `data +
+        // offset_b + stride·s`, its batch offsets the running sums of the lengths, which are
+        // not multiplied by the stride: mirrored (both ways) wherever those reads stay inside
+        // the storage
+        let st = targets.stride()[0];
+        if st != 1 {
+            let need = offsets
+                .iter()
+                .zip(&tl)
+                .filter(|&(_, &l)| l > 0)
+                .map(|(&o, &l)| o + st * (l as usize - 1) + 1)
+                .max()
+                .unwrap_or(0);
+            let avail = (targets.storage.nbytes() / targets.element_size())
+                .saturating_sub(targets.storage_offset());
+            if need > 0 && need <= avail {
+                let raw = targets
+                    .as_strided_with([need], [1], targets.storage_offset())?
+                    .try_to_vec::<i64>()?;
+                for (&o, &l) in offsets.iter().zip(&tl) {
+                    for k in 0..l as usize {
+                        tg[o + k] = raw[o + st * k];
+                    }
+                }
+            }
         }
     } else {
         let s = ts.get(1).copied().unwrap_or(0);

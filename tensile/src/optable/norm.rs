@@ -371,7 +371,8 @@ fn torch_size(s: &[usize]) -> String {
 /// Shapes: `input` `(N, C, *)`; `running_mean`, `running_var`, `weight`, `bias` of `C`
 /// elements. Output: `input`'s shape and dtype (float dtypes; a bfloat16/float16 input may
 /// take float32 statistics and parameters), contiguous or channels-last as `input` suggests.
-/// An input with no elements gives an empty result without any check of the statistics.
+/// An input with no elements (a 1-d `(0,)` one included) gives an empty result without any
+/// check of the statistics.
 ///
 /// Errors: ValueError `Expected more than 1 value per channel when training, got input size
 /// torch.Size([1, 3])` (training, one value per channel); RuntimeError `running_mean should
@@ -391,6 +392,22 @@ pub fn batch_norm_with<'r, 'a>(
         momentum,
         eps,
     } = opts.into();
+    // PyTorch's `_batch_norm_impl_index` of an empty input: `input.clone() * weight[0] +
+    // bias[0]`, so the empty result has the layout those pointwise ops give it (a 1-d empty
+    // input included, which passes Python's batch-size check with 0 values)
+    let empty = || -> Result<Tensor> {
+        let mut out = input.try_clone()?;
+        if let Some(w) = weight.filter(|w| w.numel() > 0) {
+            out = out.mul(&w.reshape([-1])?.select(0, 0)?)?;
+        }
+        if let Some(b) = bias.filter(|b| b.numel() > 0) {
+            out = out.add(&b.reshape([-1])?.select(0, 0)?)?;
+        }
+        Ok(out)
+    };
+    if input.dim() == 1 && input.numel() == 0 {
+        return empty();
+    }
     if input.dim() < 2 {
         return Err(Error::runtime(format!(
             "batch_norm: expected input with at least 2 dims, but got {}",
@@ -405,16 +422,7 @@ pub fn batch_norm_with<'r, 'a>(
         )));
     }
     if input.numel() == 0 {
-        // PyTorch's `_batch_norm_impl_index`: `input.clone() * weight[0] + bias[0]`, so the
-        // empty result has the layout those pointwise ops give it.
-        let mut out = input.try_clone()?;
-        if let Some(w) = weight.filter(|w| w.numel() > 0) {
-            out = out.mul(&w.reshape([-1])?.select(0, 0)?)?;
-        }
-        if let Some(b) = bias.filter(|b| b.numel() > 0) {
-            out = out.add(&b.reshape([-1])?.select(0, 0)?)?;
-        }
-        return Ok(out);
+        return empty();
     }
     for (name, p) in [
         ("running_mean", rm),

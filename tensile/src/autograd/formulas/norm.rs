@@ -298,7 +298,9 @@ pub(crate) fn channel_norm(
                         (xhat, gxhat.mul(&rstd)?)
                     }
                     Stats::Group(groups) => {
-                        let gs = [n as i64, *groups as i64, -1];
+                        // the group size spelled out: `-1` is ambiguous for an empty batch
+                        let per = (sizes.iter().product::<usize>() / (n * *groups).max(1)) as i64;
+                        let gs = [n as i64, *groups as i64, per];
                         let (xhat, rstd) = standardize(&x.reshape(gs)?, &[2], eps)?;
                         let gx = standardize_backward(&gxhat.reshape(gs)?, &xhat, &rstd, &[2])?;
                         (xhat.reshape(sizes.clone())?, gx.reshape(sizes.clone())?)
