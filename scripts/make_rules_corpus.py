@@ -51,6 +51,12 @@ def T(size, dtype='float32', values=None, layout='contig'):
 
 def emit(op, tensors, specs, fn, kwargs=None):
     r, err = gen.run(fn)
+    r2, _ = gen.run(fn)
+    # a result that differs between two runs read uninitialised memory (PyTorch's own
+    # multi_margin_loss of an empty batch): no rule fixes it, so no case is made
+    if not err and isinstance(r, torch.Tensor) and not torch.equal(r.nan_to_num(), r2.nan_to_num()):
+        print('skipped (differs between runs):', op)
+        return
     if err:
         out.emit(FAM, op, specs, err, kwargs)
     elif isinstance(r, torch.Tensor):
@@ -151,6 +157,55 @@ _, sx = T([3, 2])
 grad_case('unbind', [sx], {}, [[2], None, [2]])
 grad_case('unbind', [sx], {}, [None, [2], None])
 
+# node names (`grad_fn`) as PyTorch's derivatives.yaml names them
+_, sx = T([3, 4])
+_, sy = T([3, 4])
+grad_case('clamp_min', [sx, sy], {}, [[3, 4]])
+grad_case('clamp_max', [sx, sy], {}, [[3, 4]])
+grad_case('clamp', [sx, sy], {}, [[3, 4]])
+grad_case('clamp', [sx], {'min': -0.5}, [[3, 4]])
+grad_case('sort', [sx], {'stable': True}, [[3, 4], None])
+grad_case('sort', [sx], {'stable': True, 'descending': True}, [[3, 4], [3, 4]])
+grad_case('sort', [sx], {}, [[3, 4], None])
+grad_case('rot90', [sx], {}, [[4, 3]])
+grad_case('rot90', [sx, {'int': 2}], {}, [[3, 4]])
+grad_case('rot90', [sx, {'int': 0}], {}, [[3, 4]])
+grad_case('trace', [sx], {}, [[]])
+grad_case('kron', [sx, sy], {}, [[9, 16]])
+grad_case('diff', [sx], {}, [[3, 3]])
+grad_case('diff', [sx], {'n': 0}, [[3, 4]])
+grad_case('diff', [sx], {'n': 2, 'dim': 0}, [[1, 4]])
+grad_case('diff', [sx], {'n': 5}, [[3, 0]])
+grad_case('pairwise_distance', [sx, sy], {}, [[3]])
+grad_case('pairwise_distance', [sx, sy], {'p': 1.0}, [[3]])
+grad_case('pairwise_distance', [sx, sy], {'p': 0.0}, [[3]])
+# p = 0: norm_backward returns no gradient, so `.grad` stays None
+grad_case('norm', [sx], {'p': 0}, [[]])
+grad_case('norm', [sx], {'p': 0, 'dim': 1}, [[3]])
+grad_case('getitem', [sx, {'index': [{'slice': [None, None, None]}, {'slice': [None, None, None]}]}], {}, [[3, 4]])
+grad_case('getitem', [sx, {'index': [{'ellipsis': True}]}], {}, [[3, 4]])
+grad_case('getitem', [sx, {'index': [{'slice': [None, None, None]}]}], {}, [[3, 4]])
+grad_case('cumsum', [sx, {'int': 0}], {'dtype': {'dtype': 'float64'}}, [[3, 4]])
+grad_case('cumprod', [sx, {'int': 1}], {'dtype': {'dtype': 'float64'}}, [[3, 4]])
+_, sz = T([3, 1, 1, 2])
+grad_case('squeeze', [sz, {'ints': [1, 2]}], {}, [[3, 2]])
+grad_case('squeeze', [sz, {'ints': [1]}], {}, [[3, 1, 2]])
+_, sv = T([4])
+grad_case('combinations', [sv], {}, [[6, 2]])
+grad_case('combinations', [sv], {'r': 3, 'with_replacement': True}, [[20, 3]])
+grad_case('combinations', [sv], {'r': 1}, [[4, 1]])
+_, se = T([2, 0])
+_, sf = T([0, 3])
+grad_case('matmul', [se, sf], {}, [[2, 3]])
+_, se = T([2, 3, 0])
+_, sf = T([2, 0, 4])
+grad_case('matmul', [se, sf], {}, [[2, 3, 4]])
+_, sb0 = T([0, 4])
+grad_case('diff', [sb0], {'dim': 0}, [[0, 4]])
+_, st = T([3, 4], values=lambda k: [R.choice([-1.0, 1.0]) for _ in range(k)])
+for red in ('mean', 'none', 'sum'):
+    grad_case('hinge_embedding_loss', [sx, st], {'reduction': red}, [[3, 4] if red == 'none' else []])
+
 # errors PyTorch raises (its texts)
 for delta in (0.0, -1.0, 0.5):
     x, sx = T([3, 2])
@@ -169,6 +224,248 @@ for op, size in [('max_pool1d', [0, 10]), ('max_pool3d', [1, 0, 4, 4]), ('max_po
     x, sx = T(size)
     kw = {'kernel_size': 2}
     emit(op, [x], [sx], lambda: getattr(F, op)(x, **kw), kw)
+# error types and texts of losses, adaptive pooling, narrow_copy, trace and setitem
+LT = lambda size, hi: gen.make_input(list(size), 'int64', 'contig', lambda k: [R.randint(0, hi) for _ in range(k)])
+for size, tsize, hi, kw in [([3, 4], [2], 3, {}), ([3, 4], [3], 5, {}), ([3, 4], [1, 3], 3, {}),
+                            ([2, 3, 4], [2], 3, {}), ([3, 4], [3], 3, {'p': 3}), ([0, 4], [0], 3, {})]:
+    x, sx = T(size)
+    t, st = LT(tsize, hi)
+    emit('multi_margin_loss', [x, t], [sx, st], lambda: F.multi_margin_loss(x, t, **kw), kw)
+x, sx = T([3, 4])
+t, st = LT([3], 3)
+w, sw = T([3])
+emit('multi_margin_loss', [x, t, w], [sx, st], lambda: F.multi_margin_loss(x, t, weight=w), {'weight': sw})
+for sa, sp, sn, kw in [([3, 4], [3, 4], [3], {}), ([3, 4], [3, 5], [3, 4], {}), ([4], [3, 4], [3, 4], {}),
+                       ([3, 4, 5], [3, 4, 5], [3, 4, 5], {}), ([3, 4], [3, 4], [3, 4], {'margin': -1.0})]:
+    a, ja = T(sa)
+    p_, jp = T(sp)
+    n_, jn = T(sn)
+    emit('triplet_margin_loss', [a, p_, n_], [ja, jp, jn], lambda: F.triplet_margin_loss(a, p_, n_, **kw), kw)
+for op, size in [('adaptive_avg_pool2d', [4]), ('adaptive_max_pool2d', [4]), ('adaptive_avg_pool1d', [2, 3, 4, 5]),
+                 ('adaptive_max_pool1d', [4]), ('adaptive_avg_pool3d', [4, 4]), ('adaptive_max_pool3d', [4, 4]),
+                 ('adaptive_avg_pool2d', [1, 2, 3, 4, 5])]:
+    x, sx = T(size)
+    kw = {'output_size': 2}
+    emit(op, [x], [sx], lambda: getattr(F, op)(x, **kw), kw)
+for size, a in [([3, 4], [0, 2, 3]), ([3, 4], [2, 0, 1]), ([3, 4], [0, -5, 1]), ([], [0, 0, 1])]:
+    x, sx = T(size)
+    emit('narrow_copy', [x, {'int': a[0]}, {'int': a[1]}, {'int': a[2]}], [sx, {'int': a[0]}, {'int': a[1]}, {'int': a[2]}],
+         lambda: torch.narrow_copy(x, *a))
+for size, tsize in [([3, 4], [2]), ([3, 4, 5], [3, 4]), ([3, 4, 5], [3, 6])]:
+    x, sx = T(size)
+    t, st = LT(tsize, 3)
+    emit('nll_loss', [x, t], [sx, st], lambda: F.nll_loss(x, t))
+import gen_indexing as GI  # noqa: E402
+for dt, v in [('uint8', 300), ('uint8', -1), ('uint8', 256), ('int8', 300), ('uint8', 1e10), ('uint8', True)]:
+    it, jt = gen.make_input([2], 'int64', 'contig', lambda k: [0, 1])
+    for idx, items in [((0,), [{'int': 0}]), ((slice(0, 2),), [{'slice': [0, 2, None]}]),
+                       ((it,), [{'tensor': jt['tensor']}])]:
+        c = GI.C(out, FAM, 'setitem')
+        c.arg(T([3], dt, values=lambda k: [0] * k))
+        c.arg((idx, {'index': items}))
+        c.arg(GI.SC(v))
+        c.emit(inplace=True)
+# adaptive pooling over three dims (and `interpolate(mode='area')` of 5-d inputs, which runs
+# it); the rank check of a list output_size (Python's `_list_with_default`, a ValueError)
+RA.F_NAMES |= {'adaptive_avg_pool3d', 'adaptive_max_pool3d'}
+
+
+def gen_numel(size):
+    n = 1
+    for v in size:
+        n *= v
+    return n
+
+
+for op in ('adaptive_avg_pool3d', 'adaptive_max_pool3d'):
+    for size, osz, lay in [([2, 3, 4, 5, 6], 2, 'contig'), ([2, 3, 4, 5, 6], [2, 3, 4], 'contig'),
+                           ([1, 2, 5, 4, 6], [3, None, 4], 'contig'), ([2, 3, 4, 5, 6], 1, 'contig'),
+                           ([2, 3, 4, 5, 6], [1, 1, 1], 'channels_last'), ([2, 3, 4, 5, 6], 2, 'channels_last'),
+                           ([2, 3, 4, 5, 6], [2, 3], 'contig'), ([2, 3, 4, 5, 6], [2, -1, 3], 'contig'),
+                           ([3, 4, 5], 2, 'contig'), ([3, 4, 5, 6], 2, 'contig'), ([0, 3, 4, 5, 6], 2, 'contig'),
+                           ([2, 0, 4, 5, 6], 2, 'contig'), ([2, 3, 0, 5, 6], 2, 'contig'), ([3, 0, 5, 6], 2, 'contig'),
+                           ([4, 5], 2, 'contig'), ([1, 2, 3, 4, 5, 6], 2, 'contig'), ([2, 3, 4, 5], [None, 2, 2], 'contig'),
+                           ([2, 3, 4, 5], [2, 2, None, 2], 'contig'), ([2, 3, 4, 5, 6], [0, 2, 2], 'contig'),
+                           ([2, 3, 4, 5, 6], [3, 2, 7], 'contig'), ([3, 4, 5], [2, 2, 2], 'contig')]:
+        if lay == 'channels_last':
+            # channels-last-3d strides over a storage holding the elements in that order
+            st = [size[1] * size[2] * size[3] * size[4], 1, size[1] * size[3] * size[4], size[1] * size[4], size[1]]
+            sx = {'tensor': {'dtype': 'float32', 'storage': [round(R.uniform(-3, 3), 3) for _ in range(gen_numel(size))],
+                             'size': size, 'stride': st, 'offset': 0}}
+            x = RA.dec(sx)
+        else:
+            x, sx = T(size)
+        kw = {'output_size': osz}
+        emit(op, [x], [sx], lambda: getattr(F, op)(x, **kw), kw)
+    x, sx = T([2, 3, 4, 5, 6], 'int64')
+    emit(op, [x], [sx], lambda: getattr(F, op)(x, 2), {'output_size': 2})
+    _, sx = T([1, 2, 3, 4, 5])
+    grad_case(op, [sx], {'output_size': [2, 3, 2]}, [[1, 2, 2, 3, 2]])
+    _, sx = T([2, 5, 3, 4], 'float64')
+    grad_case(op, [sx], {'output_size': [3, 2, 3]}, [[2, 3, 2, 3]])
+_, sx = T([1, 2, 3, 4, 5])
+grad_case('adaptive_max_pool3d', [sx], {'output_size': 2, 'return_indices': True}, [[1, 2, 2, 2, 2], None])
+for size, osz in [([1, 2, 3, 4, 5], [2, 3, 4]), ([2, 1, 5, 3, 4], [3, 3, 2]), ([1, 1, 4, 4, 4], [2, 2, 2])]:
+    x, sx = T(size)
+    kw = {'size': osz, 'mode': 'area'}
+    emit('interpolate', [x], [sx], lambda: F.interpolate(x, **kw), kw)
+for op, size, osz in [('adaptive_avg_pool2d', [4], [2, 2]), ('adaptive_avg_pool2d', [4, 4], [2, 2]),
+                      ('adaptive_max_pool2d', [4, 4], [2, 2]), ('adaptive_avg_pool2d', [3, 4, 4], [2, 2, 2]),
+                      ('adaptive_max_pool2d', [3, 4], [2, 2, 2]), ('adaptive_avg_pool2d', [4, 4], 2),
+                      ('adaptive_max_pool2d', [4, 4], 2), ('adaptive_avg_pool1d', [4], [2])]:
+    x, sx = T(size)
+    kw = {'output_size': osz}
+    emit(op, [x], [sx], lambda: getattr(F, op)(x, **kw), kw)
+# layouts: batched products with size-1 batch or matrix dims (PyTorch's bmm output is
+# contiguous whatever its size-1 dims; its einsum permutes and reshapes around bmm)
+# (not yet: a size-1 dim in both operands of a batched einsum, 'aij,ajk->aik' with a = 1,
+# whose output PyTorch 2.15 lays out contiguously where tensile's pairwise contraction
+# transposes it; see the note of stop 48)
+for eq, sa, sb in [('aij,ajk->aik', [2, 1, 3], [2, 3, 4]),
+                   ('aij,ajk->aik', [2, 2, 3], [2, 3, 1]), ('aij,ajk->aik', [1, 1, 3], [1, 3, 1]),
+                   ('ij,jk->ik', [1, 3], [3, 4]), ('ij,jk->ik', [2, 3], [3, 1]),
+                   ('bi,bj->bij', [1, 3], [1, 2]), ('bij,bjk->bik', [3, 2, 3], [3, 3, 4]),
+                   ('aij,ajk->aki', [1, 2, 3], [1, 3, 4])]:
+    a, ja = T(sa)
+    b, jb = T(sb)
+    emit('einsum', [a, b], [{'str': eq}, ja, jb], lambda: torch.einsum(eq, a, b))
+    _, ja = T(sa)
+    _, jb = T(sb)
+    grad_case('einsum', [{'str': eq}, ja, jb], {}, [list(torch.einsum(eq, torch.empty(sa), torch.empty(sb)).shape)])
+for sa, sb in [([1, 2, 3], [1, 3, 4]), ([2, 1, 3], [2, 3, 4]), ([2, 2, 3], [2, 3, 1]), ([1, 1, 3], [1, 3, 1]),
+               ([1, 2, 3], [3, 4]), ([3], [1, 3, 2]), ([1, 1, 2, 3], [1, 3, 2]), ([2, 1, 2, 3], [1, 3, 2])]:
+    a, ja = T(sa)
+    b, jb = T(sb)
+    emit('matmul', [a, b], [ja, jb], lambda: torch.matmul(a, b))
+    if len(sa) == 3 and len(sb) == 3:
+        emit('bmm', [a, b], [ja, jb], lambda: torch.bmm(a, b))
+
+
+def strided(size, stride, dtype='float32', offset=0):
+    """A tensor of `size` and `stride` (elements) over a storage just large enough."""
+    n = 0 if any(v == 0 for v in size) else 1 + offset + sum((a - 1) * b for a, b in zip(size, stride))
+    spec = {'tensor': {'dtype': dtype, 'storage': [round(R.uniform(-3, 3), 2) if dtype.startswith('float') else R.randint(-5, 5)
+                                                   for _ in range(n)], 'size': size, 'stride': stride, 'offset': offset}}
+    return RA.dec(spec), spec
+
+
+# TensorIterator's output strides for empty and size-1 dims, and the ops that write into
+# `empty_like(self)` (preserve format) instead
+for size, stride in [([3, 0, 3], [18, 6, 2]), ([2, 1, 3], [1, 7, 2]), ([0, 4], [1, 3]), ([2, 0], [1, 5])]:
+    for dt in ('float32', 'int64'):
+        x, sx = strided(size, stride, dt)
+        for op, fn in [('deg2rad', torch.deg2rad), ('rad2deg', torch.rad2deg), ('isinf', torch.isinf),
+                       ('isnan', torch.isnan), ('exp', torch.exp), ('neg', torch.neg), ('isfinite', torch.isfinite),
+                       ('isposinf', torch.isposinf), ('signbit', torch.signbit), ('nan_to_num', torch.nan_to_num),
+                       ('isreal', torch.isreal), ('frac', torch.frac), ('relu', torch.relu)]:
+            emit(op, [x], [sx], lambda: fn(x))
+        emit('float_power', [x], [sx, {'scalar': 2, 'kind': 'int'}], lambda: torch.float_power(x, 2))
+        emit('float_power', [x], [sx, sx], lambda: torch.float_power(x, x))
+        emit('add', [x], [sx, {'scalar': 1, 'kind': 'int'}], lambda: torch.add(x, 1))
+        if dt == 'float32':
+            w, sw = T([1])
+            emit('prelu', [x, w], [sx, sw], lambda: F.prelu(x, w))
+            y, sy = T(size)
+            emit('binary_cross_entropy_with_logits', [x, y], [sx, sy],
+                 lambda: F.binary_cross_entropy_with_logits(x, y, reduction='none'), {'reduction': 'none'})
+            emit('binary_cross_entropy_with_logits', [x], [sx, sx],
+                 lambda: F.binary_cross_entropy_with_logits(x, x, reduction='none'), {'reduction': 'none'})
+            emit('binary_cross_entropy_with_logits', [y, x], [sy, sx],
+                 lambda: F.binary_cross_entropy_with_logits(y, x, reduction='none'), {'reduction': 'none'})
+for tsize, tstride in [([3, 2], [4, 1]), ([2, 3], [1, 2]), ([2, 3], [1, 4])]:
+    t, st = strided(tsize, tstride)
+    x, sx = T(tsize)
+    emit('binary_cross_entropy_with_logits', [x, t], [sx, st],
+         lambda: F.binary_cross_entropy_with_logits(x, t, reduction='none'), {'reduction': 'none'})
+    w, sw = T([1])
+    emit('prelu', [t, w], [st, sw], lambda: F.prelu(t, w))
+
+# gradients at ±inf, NaN, zeros and domain edges: each formula as derivatives.yaml writes it,
+# masks included
+RA.F_NAMES |= {'hardsigmoid', 'hardswish', 'logsigmoid', 'tanhshrink', 'softsign', 'relu6'}
+SPECIAL = [0.0, -0.0, 1.0, -1.0, float('inf'), float('-inf'), float('nan'), 2.0, 0.5, -0.5, 1e-300, 40.0, -40.0]
+# at most 7 elements a tensor: PyTorch's CPU kernels (AVX2 here) run the vectorized form of a
+# derivative on whole blocks of 2 vectors (8 doubles, 16 floats) and the scalar form on the
+# rest, and the two disagree at NaN for some ops (`hardtanh`'s blend gives 0 where its scalar
+# form passes `grad`); tensile follows the scalar form, which is derivatives.yaml's formula
+SPECIAL_PARTS = [SPECIAL[:7], SPECIAL[7:]]
+
+
+def special(values, dtype='float64'):
+    return {'tensor': {'dtype': dtype, 'storage': [RA.jval(v) for v in values], 'size': [len(values)], 'stride': [1], 'offset': 0}}
+
+
+for op in ['abs', 'acos', 'asin', 'atan', 'cos', 'cosh', 'sin', 'sinh', 'tan', 'tanh', 'exp', 'exp2', 'expm1',
+           'log', 'log10', 'log1p', 'log2', 'sqrt', 'rsqrt', 'reciprocal', 'sigmoid', 'logit', 'erf', 'erfc',
+           'digamma', 'lgamma', 'elu', 'celu', 'selu', 'gelu', 'silu', 'mish', 'softplus', 'relu', 'leaky_relu',
+           'hardtanh', 'hardsigmoid', 'hardswish', 'logsigmoid', 'tanhshrink', 'softsign', 'square', 'sign',
+           'frac', 'trunc', 'floor', 'neg', 'erfinv', 'asinh', 'acosh', 'atanh', 'sinc', 'deg2rad', 'rad2deg',
+           'nan_to_num', 'relu6']:
+    for dt in ('float64', 'float32'):
+        for part in SPECIAL_PARTS:
+            if op == 'gelu' and dt == 'float32':
+                # PyTorch's float32 gelu of +inf is NaN on every input longer than one element
+                # (its vectorized erf), inf on a one-element one: a kernel-path artefact tensile
+                # does not follow (it gives inf)
+                part = [v for v in part if v != float('inf')]
+            grad_case(op, [special(part, dt)], {}, [[len(part)]])
+for op, kw in [('elu', {'alpha': 0.5}), ('logit', {'eps': 0.1}), ('hardtanh', {'min_val': -1.0, 'max_val': 1.0}),
+               ('celu', {'alpha': 2.0}), ('softplus', {'beta': 2.0, 'threshold': 1.0}), ('leaky_relu', {'negative_slope': 0.2})]:
+    for part in SPECIAL_PARTS:
+        grad_case(op, [special(part)], kw, [[len(part)]])
+grad_case('logit', [special([0.0, 0.05, 0.1, 0.5, 0.9, 0.95, 1.0, float('nan'), 1.5, -0.5])], {'eps': 0.1}, [[10]])
+grad_case('hardtanh', [special([-1.0, 1.0, -1.5, 0.5, 1.5])], {}, [[5]])
+PAIRS_A = [0.0, 0.0, 1.0, 2.0, 0.0, float('inf'), float('nan'), 0.0, float('inf'), float('-inf'), float('inf'), 1.0, -0.0]
+PAIRS_B = [0.0, 2.0, 0.0, float('inf'), float('nan'), 1.0, 1.0, -1.0, float('inf'), float('-inf'), float('-inf'), float('nan'), 0.0]
+for op in ['xlogy', 'logaddexp', 'logaddexp2', 'atan2', 'hypot', 'pow', 'maximum', 'minimum', 'fmax', 'fmin',
+           'div', 'mul', 'copysign', 'fmod', 'remainder', 'sub']:
+    for lo in (0, 7):
+        pa, pb = PAIRS_A[lo:lo + 7], PAIRS_B[lo:lo + 7]
+        grad_case(op, [special(pa), special(pb)], {}, [[len(pa)]])
+grad_case('norm', [special([0.0, 1.0, -2.0, float('inf')])], {'p': {'scalar': 'inf', 'kind': 'float'}}, [[]])
+grad_case('norm', [special([0.0, 0.0])], {'p': 2}, [[]])
+
+# half-precision aranges (each point computed in float, then rounded once), batch_norm of an
+# empty 1-d input, group_norm's gradient of an empty batch, ctc_loss with strided targets
+SC = lambda v: {'scalar': v, 'kind': 'float' if isinstance(v, float) else 'int'}
+for start, end, step, dt in [(0, 10, 0.7, 'bfloat16'), (-3, 300, 7.3, 'bfloat16'), (250, 270, 1, 'bfloat16'),
+                             (0.5, 20, 1.5, 'float16'), (0.1, 3.3, 0.1, 'bfloat16'), (-1, 1, 0.03, 'float16')]:
+    kw = {'dtype': {'dtype': dt}}
+    emit('arange', [], [SC(start), SC(end), SC(step)],
+         lambda: torch.arange(start, end, step, dtype=getattr(torch, dt)), kw)
+for size, training in [([0], True), ([0], False), ([0, 3], True)]:
+    x, sx = T(size)
+    c = size[1] if len(size) > 1 else 0
+    rm, srm = T([c])
+    rv, srv = T([c], values=lambda k: [1.0] * k)
+    emit('batch_norm', [x, rm, rv], [sx, srm, srv],
+         lambda: F.batch_norm(x, rm, rv, training=training), {'training': training})
+_, sx = T([0, 4, 3])
+grad_case('group_norm', [sx, {'int': 2}], {}, [[0, 4, 3]])
+_, sx = T([0, 4])
+_, sw = T([4])
+_, sb = T([4])
+grad_case('group_norm', [sx, {'int': 2}, sw, sb], {}, [[0, 4]])
+torch.manual_seed(30)
+for tl in ([3, 2, 2], [1, 2, 1]):
+    lp = torch.randn(6, 2, 4).log_softmax(2)
+    slp = {'tensor': {'dtype': 'float32', 'storage': lp.flatten().tolist(), 'size': [6, 2, 4], 'stride': [8, 4, 1], 'offset': 0}}
+    lp = RA.dec(slp)
+    n = sum(tl[:2])
+    # a 1-d concatenated target with stride 3 and offset 1
+    tv = [R.randint(1, 3) for _ in range(3 * n + 1)]
+    stg = {'tensor': {'dtype': 'int64', 'storage': tv, 'size': [n], 'stride': [3], 'offset': 1}}
+    tg = RA.dec(stg)
+    il, sil = gen.make_input([2], 'int64', 'contig', lambda k: [6, 5])
+    tlen, stl = gen.make_input([2], 'int64', 'contig', lambda k: tl[:2])
+    emit('ctc_loss', [lp, tg, il, tlen], [slp, stg, sil, stl], lambda: F.ctc_loss(lp, tg, il, tlen, reduction='none'),
+         {'reduction': 'none'})
+    # a 2-d padded target, transposed
+    tv2 = [R.randint(1, 3) for _ in range(2 * 3)]
+    st2 = {'tensor': {'dtype': 'int64', 'storage': tv2, 'size': [2, 3], 'stride': [1, 2], 'offset': 0}}
+    tg2 = RA.dec(st2)
+    emit('ctc_loss', [lp, tg2, il, tlen], [slp, st2, sil, stl], lambda: F.ctc_loss(lp, tg2, il, tlen, reduction='sum'),
+         {'reduction': 'sum'})
 out.close()
 
 # linspace bit for bit
