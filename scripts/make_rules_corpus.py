@@ -8,7 +8,17 @@ Family `local_rules` (corpus format, compared like every family):
 - `conv_transpose1d` whose output is too small and whose operands' dtypes differ (the size
   error comes first);
 - `local_response_norm` with `size` <= 0 (the pooling's error) and on int64;
-- integer convolutions that wrap (int8, uint8) and integer max/avg pooling.
+- integer convolutions that wrap (int8, uint8) and integer max/avg pooling;
+- gradients through views and multi-output ops (`cartesian_prod`, `movedim`, `unbind`);
+- node names (`grad_fn`) of the overloads PyTorch names apart (`ClampMinBackward1`,
+  `SortBackward1`, `SqueezeBackward2`, `Rot90Backward0`, `TraceBackward0`, `CopyBackwards`,
+  `UnsafeViewBackward0`, `NormBackward1`, `IndexBackward0`, ...);
+- error types and texts (losses, pools, `narrow_copy`, `trace`, `group_norm`, setitem);
+- `adaptive_avg_pool3d`/`adaptive_max_pool3d` and `interpolate(mode='area')` of 5-d inputs;
+- gradients at ±inf, NaN, ±0 and domain edges of the unary and binary ops;
+- output layouts of batched products with size-1 dims and of composites over empty and
+  size-1 dims (`deg2rad`, `prelu`, `isinf`, `float_power`, `binary_cross_entropy_with_logits`);
+- half-precision `arange`, empty `batch_norm`/`group_norm`, strided `ctc_loss` targets.
 
 And `tensile/tests/rules/linspace.json`: `torch.linspace` values bit for bit (float32 and
 float64, short and vectorized lengths), which a tolerance cannot check (the midpoint of

@@ -64,6 +64,84 @@ pub(crate) fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Result<
         .collect())
 }
 
+/// Mean and biased variance of each channel of a contiguous float16/bfloat16 `(N, C, S)`
+/// input as PyTorch's `batch_norm_cpu_collect_stats_contiguous_internal` takes them for a
+/// reduced float type: the sum in float, sample by sample, element by element, divided by
+/// `N·S`; then the sum of `(x - mean)²` in float likewise, divided by `N·S`.
+pub(crate) fn half_channel_moments(
+    x: &Tensor,
+    n: usize,
+    c: usize,
+    s: usize,
+) -> Result<Vec<(f32, f32)>> {
+    let v = x.try_to_vec::<f32>()?;
+    let cnt = (n * s) as f32;
+    Ok((0..c)
+        .map(|ch| {
+            let plane = |i: usize| &v[(i * c + ch) * s..(i * c + ch + 1) * s];
+            let mut sum = 0.0f32;
+            for i in 0..n {
+                for &e in plane(i) {
+                    sum += e;
+                }
+            }
+            let mean = sum / cnt;
+            let mut var_sum = 0.0f32;
+            for i in 0..n {
+                for &e in plane(i) {
+                    var_sum += (e - mean) * (e - mean);
+                }
+            }
+            (mean, var_sum / cnt)
+        })
+        .collect())
+}
+
+/// `v` rounded to float16 or bfloat16 (`dt`) and back: a value stored in, or a `Half`
+/// operation returning, the input's reduced type.
+pub(crate) fn round_half(dt: DType, v: f32) -> f32 {
+    match dt {
+        DType::BFloat16 => half::bf16::from_f32(v).to_f32(),
+        _ => half::f16::from_f32(v).to_f32(),
+    }
+}
+
+/// PyTorch's batch-norm linear terms for a float16/bfloat16 input whose parameters share its
+/// type (`param_t = scalar_t`, `batch_norm_cpu_collect_linear_and_constant_terms`): the
+/// statistics were stored in that type (`mean`, `invstd` rounded by the caller), `alpha =
+/// invstd * weight` is a `Half * Half` (rounded), `beta = bias - mean * alpha` in float.
+pub(crate) fn half_linear_terms(dt: DType, mean: f32, invstd: f32, w: f64, b: f64) -> (f64, f64) {
+    let alpha = round_half(dt, invstd * w as f32);
+    let beta = (-mean).mul_add(alpha, b as f32);
+    (alpha as f64, beta as f64)
+}
+
+/// Batch norm's element formula off the contiguous fast path for a float16/bfloat16 input
+/// whose parameters share its type (PyTorch's `((input - mean) * invstd) * weight + bias`
+/// over `Half` operands, each operation rounded to the type), into a fresh tensor with
+/// `strides`; `mean`, `invstd`, `w`, `b` per channel, already in the type.
+pub(crate) fn half_elementwise_norm(
+    x: &Tensor,
+    strides: &[usize],
+    (mean, invstd): (&[f32], &[f32]),
+    (w, b): (&[f64], &[f64]),
+) -> Result<Tensor> {
+    let (n, c, s) = ncs(x);
+    let dt = x.dtype;
+    let h = |v: f32| round_half(dt, v);
+    let mut v = x.try_to_vec::<f32>()?;
+    for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
+        let ch = p % c;
+        let (m, is, wc, bc) = (mean[ch], invstd[ch], w[ch] as f32, b[ch] as f32);
+        for e in chunk {
+            *e = h(h(h(h(*e - m) * is) * wc) + bc);
+        }
+    }
+    let out = Tensor::try_alloc(&x.sizes, strides, dt)?;
+    copy_unchecked(&out, &Tensor::from_vec(v, &x.sizes[..])?);
+    Ok(out)
+}
+
 /// Mean and biased variance of `v` (zeros when empty).
 pub(crate) fn moments(v: &[f64]) -> (f64, f64) {
     if v.is_empty() {
@@ -152,6 +230,20 @@ pub(crate) fn affine(
             }
             Ok(())
         })?;
+        return Ok(out);
+    }
+    if matches!(x.dtype, DType::Float16 | DType::BFloat16) {
+        // PyTorch's reduced-float kernels: `x * alpha + beta` in float, then rounded once
+        let mut v = x.try_to_vec::<f32>()?;
+        for (p, chunk) in v.chunks_mut(s.max(1)).enumerate().take(n * c) {
+            let ch = if per_sample { p } else { p % c };
+            let (a, b) = (alpha[ch] as f32, beta[ch] as f32);
+            for e in chunk {
+                *e = *e * a + b;
+            }
+        }
+        let src = Tensor::from_vec(v, &x.sizes[..])?;
+        copy_unchecked(&out, &src);
         return Ok(out);
     }
     let mut v = x.try_to_vec::<f64>()?;

@@ -16,8 +16,9 @@ use crate::dtype::DType;
 use crate::error::{Error, Result, fmt_list};
 use crate::layout::contiguous_strides;
 use crate::ops::norm::{
-    affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only, linear_terms,
-    moments, ncs, param, plane_moments, rms_norm_fused, suggested_strides,
+    affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only,
+    half_channel_moments, half_elementwise_norm, half_linear_terms, linear_terms, moments, ncs,
+    param, plane_moments, rms_norm_fused, round_half, suggested_strides,
 };
 
 op_ids! {
@@ -451,11 +452,20 @@ pub fn batch_norm_with<'r, 'a>(
             .iter()
             .all(|p| p.is_none_or(|p| p.is_contiguous()));
     let strides = batch_norm_strides(input, all_contiguous);
+    // a contiguous float16/bfloat16 input takes its statistics and linear terms in float
+    let half = matches!(input.dtype, DType::Float16 | DType::BFloat16) && input.is_contiguous();
     let (mean, var): (Vec<f64>, Vec<f64>) = if training {
-        let planes = plane_moments(input, n, c, s)?;
-        let stats: Vec<(f64, f64)> = (0..c)
-            .map(|ch| combine((0..n).map(|i| planes[i * c + ch])))
-            .collect();
+        let stats: Vec<(f64, f64)> = if half {
+            half_channel_moments(input, n, c, s)?
+                .into_iter()
+                .map(|(m, v)| (m as f64, v as f64))
+                .collect()
+        } else {
+            let planes = plane_moments(input, n, c, s)?;
+            (0..c)
+                .map(|ch| combine((0..n).map(|i| planes[i * c + ch])))
+                .collect()
+        };
         let cnt = (n * s) as f64;
         for (name, r) in [("mean", rm), ("var", rv)] {
             if let Some(r) = r {
@@ -487,11 +497,65 @@ pub fn batch_norm_with<'r, 'a>(
         )
     };
     let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
+    // a float16/bfloat16 input with parameters of its own type keeps its statistics in that
+    // type (PyTorch's `param_t = scalar_t`)
+    let reduced = matches!(input.dtype, DType::Float16 | DType::BFloat16);
+    let same_type = [weight, bias, rm, rv]
+        .iter()
+        .all(|p| p.is_none_or(|p| p.dtype == input.dtype));
+    if reduced && same_type {
+        let dt = input.dtype;
+        let h = |v: f32| round_half(dt, v);
+        let mean_h: Vec<f32> = mean.iter().map(|&m| h(m as f32)).collect();
+        let invstd_h: Vec<f32> = var
+            .iter()
+            .map(|&v| {
+                let v = v as f32;
+                let e = eps as f32;
+                if training || all_contiguous {
+                    // `VarTransform<float>`, or the fast path's `1 / sqrt(var + eps)` in float
+                    h(1.0 / (v + e).sqrt())
+                } else {
+                    // `1 / sqrt(running_var + eps)` as three `Half` tensor ops
+                    h(1.0 / h(h(v + e).sqrt()))
+                }
+            })
+            .collect();
+        let out = if all_contiguous {
+            let (mut alpha, mut beta) = (vec![0.0; c], vec![0.0; c]);
+            for ch in 0..c {
+                (alpha[ch], beta[ch]) =
+                    half_linear_terms(dt, mean_h[ch], invstd_h[ch], w[ch], b[ch]);
+            }
+            affine(input, &strides, &alpha, &beta, false)?
+        } else {
+            half_elementwise_norm(input, &strides, (&mean_h, &invstd_h), (&w, &b))?
+        };
+        let stats = move || {
+            Ok(if training {
+                crate::autograd::formulas::norm::Stats::Batch
+            } else {
+                crate::autograd::formulas::norm::Stats::Running { mean, var }
+            })
+        };
+        return crate::autograd::formulas::norm::channel_norm(
+            out,
+            input,
+            weight,
+            bias,
+            eps,
+            stats,
+            "NativeBatchNormBackward0",
+        );
+    }
     let mut alpha = vec![0.0; c];
     let mut beta = vec![0.0; c];
-    let f32 = input.dtype == DType::Float32;
+    let f32 = input.dtype == DType::Float32 || half;
     for ch in 0..c {
-        let stat = if training {
+        let stat = if training && half {
+            // `VarTransform<float>`: `1 / sqrt(var + eps)` in float
+            ((1.0 / (var[ch] as f32 + eps as f32).sqrt()) as f64, None)
+        } else if training {
             (1.0 / (var[ch] + eps).sqrt(), None)
         } else {
             (0.0, Some(var[ch]))
@@ -631,9 +695,28 @@ pub fn instance_norm_with<'a>(
     let mut alpha = crate::error::try_filled(0.0, n * c)?;
     let mut beta = crate::error::try_filled(0.0, n * c)?;
     let f32 = input.dtype == DType::Float32;
+    // float16/bfloat16 with parameters of its type: PyTorch's batch norm of the contiguous
+    // `(1, N·C, *)` view keeps its statistics in that type (see `batch_norm_with`)
+    let dt = input.dtype;
+    let half = matches!(dt, DType::Float16 | DType::BFloat16)
+        && [o.weight, o.bias, o.running_mean, o.running_var]
+            .iter()
+            .all(|p| p.is_none_or(|p| p.dtype == dt));
     if o.use_input_stats {
         let planes = plane_moments(input, n, c, s)?;
+        let planes_h = if half {
+            half_channel_moments(&input.try_contiguous()?, 1, n * c, s)?
+        } else {
+            Vec::new()
+        };
         for (p, &(mean, var)) in planes.iter().enumerate() {
+            if half {
+                let (m, v) = planes_h[p];
+                let ish = round_half(dt, 1.0 / (v + o.eps as f32).sqrt());
+                (alpha[p], beta[p]) =
+                    half_linear_terms(dt, round_half(dt, m), ish, w[p % c], b[p % c]);
+                continue;
+            }
             let stat = (1.0 / (var + o.eps).sqrt(), None);
             (alpha[p], beta[p]) = linear_terms(mean, stat, w[p % c], b[p % c], o.eps, f32);
         }
@@ -667,6 +750,12 @@ pub fn instance_norm_with<'a>(
         );
         for p in 0..n * c {
             let ch = p % c;
+            if half {
+                let ish = round_half(dt, 1.0 / (rv[ch] as f32 + o.eps as f32).sqrt());
+                let m = round_half(dt, rm[ch] as f32);
+                (alpha[p], beta[p]) = half_linear_terms(dt, m, ish, w[ch], b[ch]);
+                continue;
+            }
             let stat = (0.0, Some(rv[ch]));
             (alpha[p], beta[p]) = linear_terms(rm[ch], stat, w[ch], b[ch], o.eps, f32);
         }
