@@ -229,6 +229,19 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
             }
             Arith::trunc(Arith::div(x, y))
         })),
+        AddAlpha(alpha) if matches!(opdt, DType::Float16 | DType::BFloat16) => {
+            // PyTorch's `self + alpha * other` over `Half` values: alpha converted to the
+            // type, the product and the sum each rounded to it
+            let h = move |v: f32| -> f32 {
+                if opdt == DType::BFloat16 {
+                    half::bf16::from_f32(v).to_f32()
+                } else {
+                    half::f16::from_f32(v).to_f32()
+                }
+            };
+            let al = h(alpha.to_f64() as f32);
+            run!(f32, move |x: f32, y: f32| h(x + h(al * y)))
+        }
         AddAlpha(alpha) => dispatch!(@compute cdt, T => {
             let al: T = scalar_as(alpha);
             run!(T, |x: T, y: T| Arith::add(x, Arith::mul(al, y)))

@@ -67,12 +67,13 @@ pub(crate) fn plane_moments(x: &Tensor, n: usize, c: usize, s: usize) -> Result<
 /// Mean and biased variance of each channel of a contiguous float16/bfloat16 `(N, C, S)`
 /// input as PyTorch's `batch_norm_cpu_collect_stats_contiguous_internal` takes them for a
 /// reduced float type: the sum in float, sample by sample, element by element, divided by
-/// `N·S`; then the sum of `(x - mean)²` in float likewise, divided by `N·S`.
+/// `N·S`; then the sum of `(x - mean)²` in float likewise, divided by `N·S`. With `store`
+/// (parameters of the input's type, `param_t = scalar_t`) the mean is returned as stored in
+/// that type (rounded; the sum of squares used the float mean).
 pub(crate) fn half_channel_moments(
     x: &Tensor,
-    n: usize,
-    c: usize,
-    s: usize,
+    (n, c, s): (usize, usize, usize),
+    store: Option<DType>,
 ) -> Result<Vec<(f32, f32)>> {
     let v = x.try_to_vec::<f32>()?;
     let cnt = (n * s) as f32;
@@ -92,7 +93,10 @@ pub(crate) fn half_channel_moments(
                     var_sum += (e - mean) * (e - mean);
                 }
             }
-            (mean, var_sum / cnt)
+            match store {
+                Some(dt) => (round_half(dt, mean), var_sum / cnt),
+                None => (mean, var_sum / cnt),
+            }
         })
         .collect())
 }
@@ -108,10 +112,11 @@ pub(crate) fn round_half(dt: DType, v: f32) -> f32 {
 
 /// PyTorch's batch-norm linear terms for a float16/bfloat16 input whose parameters share its
 /// type (`param_t = scalar_t`, `batch_norm_cpu_collect_linear_and_constant_terms`): the
-/// statistics were stored in that type (`mean`, `invstd` rounded by the caller), `alpha =
-/// invstd * weight` is a `Half * Half` (rounded), `beta = bias - mean * alpha` in float.
-pub(crate) fn half_linear_terms(dt: DType, mean: f32, invstd: f32, w: f64, b: f64) -> (f64, f64) {
-    let alpha = round_half(dt, invstd * w as f32);
+/// statistics were stored in that type (`mean`, `invstd` rounded by the caller); `alpha =
+/// invstd * weight` and `beta = bias - mean * alpha` in float (checked against PyTorch 2.15's
+/// float16 results bit for bit).
+pub(crate) fn half_linear_terms(_dt: DType, mean: f32, invstd: f32, w: f64, b: f64) -> (f64, f64) {
+    let alpha = invstd * w as f32;
     let beta = (-mean).mul_add(alpha, b as f32);
     (alpha as f64, beta as f64)
 }

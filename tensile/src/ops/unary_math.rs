@@ -296,6 +296,30 @@ pub(crate) fn logit_fwd(a: &Tensor, eps: Option<f64>) -> Result<(Tensor, Option<
     };
     let eps = eps.map(|e| round_to(out_dt, e));
     let hi = eps.map(|e| round_to(out_dt, 1.0 - e));
+    if matches!(out_dt, DType::Float16 | DType::BFloat16) {
+        // PyTorch's kernel over `Half` values: `log(x / (1 - x))` with each operation rounded
+        // to the type (`1 - x`, the quotient, the log)
+        let h = move |v: f64| round_to(out_dt, v);
+        let f = move |x: f64| {
+            let x = match (eps, hi) {
+                (Some(lo), Some(hi)) => {
+                    if x < lo {
+                        lo
+                    } else if x > hi {
+                        hi
+                    } else {
+                        x
+                    }
+                }
+                _ => x,
+            };
+            if eps.is_none() && x == 1.0 {
+                return f64::INFINITY;
+            }
+            h(h(x / h(1.0 - x)).ln())
+        };
+        return Ok((float_fn(a, None, Layout::Iter, f)?, eps));
+    }
     Ok((
         float_fn(a, None, Layout::Iter, move |x| special::logit(x, eps, hi))?,
         eps,

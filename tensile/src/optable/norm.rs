@@ -452,11 +452,17 @@ pub fn batch_norm_with<'r, 'a>(
             .iter()
             .all(|p| p.is_none_or(|p| p.is_contiguous()));
     let strides = batch_norm_strides(input, all_contiguous);
-    // a contiguous float16/bfloat16 input takes its statistics and linear terms in float
-    let half = matches!(input.dtype, DType::Float16 | DType::BFloat16) && input.is_contiguous();
+    // a contiguous float16/bfloat16 input takes its statistics and linear terms in float;
+    // with parameters of its own type (PyTorch's `param_t = scalar_t`) the statistics are
+    // stored in that type
+    let reduced = matches!(input.dtype, DType::Float16 | DType::BFloat16);
+    let same_type = [weight, bias, rm, rv]
+        .iter()
+        .all(|p| p.is_none_or(|p| p.dtype == input.dtype));
+    let half = reduced && input.is_contiguous();
     let (mean, var): (Vec<f64>, Vec<f64>) = if training {
         let stats: Vec<(f64, f64)> = if half {
-            half_channel_moments(input, n, c, s)?
+            half_channel_moments(input, (n, c, s), same_type.then_some(input.dtype))?
                 .into_iter()
                 .map(|(m, v)| (m as f64, v as f64))
                 .collect()
@@ -497,12 +503,6 @@ pub fn batch_norm_with<'r, 'a>(
         )
     };
     let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
-    // a float16/bfloat16 input with parameters of its own type keeps its statistics in that
-    // type (PyTorch's `param_t = scalar_t`)
-    let reduced = matches!(input.dtype, DType::Float16 | DType::BFloat16);
-    let same_type = [weight, bias, rm, rv]
-        .iter()
-        .all(|p| p.is_none_or(|p| p.dtype == input.dtype));
     if reduced && same_type {
         let dt = input.dtype;
         let h = |v: f32| round_half(dt, v);
@@ -705,7 +705,7 @@ pub fn instance_norm_with<'a>(
     if o.use_input_stats {
         let planes = plane_moments(input, n, c, s)?;
         let planes_h = if half {
-            half_channel_moments(&input.try_contiguous()?, 1, n * c, s)?
+            half_channel_moments(&input.try_contiguous()?, (1, n * c, s), Some(dt))?
         } else {
             Vec::new()
         };
