@@ -476,6 +476,48 @@ for tl in ([3, 2, 2], [1, 2, 1]):
     tg2 = RA.dec(st2)
     emit('ctc_loss', [lp, tg2, il, tlen], [slp, st2, sil, stl], lambda: F.ctc_loss(lp, tg2, il, tlen, reduction='sum'),
          {'reduction': 'sum'})
+
+# float16/bfloat16 at PyTorch's rounding points. PyTorch's CPU kernels here (AVX2) run whole
+# blocks of 64 bytes (32 halves) through their vectorized form and the rest through the scalar
+# one, which for `Half` rounds after every operation; the tensors below stay under 32 elements,
+# where only the scalar form runs. (Not yet: linspace/logspace and trilinear/bicubic
+# interpolation in half precision, bfloat16 instance_norm; see the note of stop 48.)
+for dt in ('float16', 'bfloat16'):
+    x, sx = T([4, 9], dt, values=lambda k: [round(R.uniform(0.01, 0.99), 3) for _ in range(k)])
+    emit('logit', [x], [sx], lambda: torch.logit(x))
+    emit('logit', [x], [sx], lambda: torch.logit(x, 0.05), {'eps': 0.05})
+    a, sa = T([4, 7], dt)
+    b, sb = T([4, 7], dt)
+    for alpha in (2, 0.3, -1.5):
+        emit('add', [a, b], [sa, sb], lambda: torch.add(a, b, alpha=alpha), {'alpha': SC(alpha)})
+        emit('sub', [a, b], [sa, sb], lambda: torch.sub(a, b, alpha=alpha), {'alpha': SC(alpha)})
+    x, sx = T([1, 3, 5, 5], dt)
+    w, sw = T([3, 2, 3, 3], dt)
+    for kw in ({}, {'stride': 2}, {'stride': 2, 'padding': 1, 'output_padding': 1}):
+        emit('conv_transpose2d', [x, w], [sx, sw], lambda: F.conv_transpose2d(x, w, **kw), kw)
+    x, sx = T([6, 5], dt)
+    y, sy = T([6, 5], dt)
+    for op in ('mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'soft_margin_loss'):
+        emit(op, [x, y], [sx, sy], lambda: getattr(F, op)(x, y))
+        emit(op, [x, y], [sx, sy], lambda: getattr(F, op)(x, y, reduction='sum'), {'reduction': 'sum'})
+    p_, sp = T([6, 5], dt, values=lambda k: [round(R.uniform(0.05, 0.95), 3) for _ in range(k)])
+    q_, sq = T([6, 5], dt, values=lambda k: [round(R.uniform(0.0, 1.0), 3) for _ in range(k)])
+    emit('binary_cross_entropy', [p_, q_], [sp, sq], lambda: F.binary_cross_entropy(p_, q_))
+    emit('binary_cross_entropy_with_logits', [x, q_], [sx, sq], lambda: F.binary_cross_entropy_with_logits(x, q_))
+    # (not yet: kl_div's 'sum'/'batchmean' in float16, 2 ulps off PyTorch's)
+    emit('kl_div', [x, q_], [sx, sq], lambda: F.kl_div(x, q_, reduction='none'), {'reduction': 'none'})
+    kn = F.kl_div(x, q_, reduction='none')
+    skn = {'tensor': {'dtype': dt, 'storage': [RA.jval(v) for v in kn.flatten().tolist()], 'size': [6, 5], 'stride': [5, 1], 'offset': 0}}
+    emit('sum', [kn], [skn], lambda: kn.sum())
+    emit('xlogy', [q_, q_], [sq, sq], lambda: torch.xlogy(q_, q_))
+    emit('mul', [q_, x], [sq, sx], lambda: torch.mul(q_, x))
+    x, sx = T([2, 3, 4, 5], dt)
+    w, sw = T([3], dt)
+    b, sb = T([3], dt)
+    if dt == 'float16':
+        emit('instance_norm', [x], [sx], lambda: F.instance_norm(x, weight=w, bias=b), {'weight': sw, 'bias': sb})
+    emit('group_norm', [x], [sx, {'int': 3}], lambda: F.group_norm(x, 3, w, b), {'weight': sw, 'bias': sb})
+    emit('layer_norm', [x], [sx, {'ints': [4, 5]}], lambda: F.layer_norm(x, [4, 5]))
 out.close()
 
 # linspace bit for bit
