@@ -503,7 +503,7 @@ pub fn batch_norm_with<'r, 'a>(
         )
     };
     let (w, b) = (param(weight, c, 1.0)?, param(bias, c, 0.0)?);
-    if reduced && same_type {
+    let out = if reduced && same_type {
         let dt = input.dtype;
         let h = |v: f32| round_half(dt, v);
         let mean_h: Vec<f32> = mean.iter().map(|&m| h(m as f32)).collect();
@@ -521,7 +521,7 @@ pub fn batch_norm_with<'r, 'a>(
                 }
             })
             .collect();
-        let out = if all_contiguous {
+        if all_contiguous {
             let (mut alpha, mut beta) = (vec![0.0; c], vec![0.0; c]);
             for ch in 0..c {
                 (alpha[ch], beta[ch]) =
@@ -530,39 +530,24 @@ pub fn batch_norm_with<'r, 'a>(
             affine(input, &strides, &alpha, &beta, false)?
         } else {
             half_elementwise_norm(input, &strides, (&mean_h, &invstd_h), (&w, &b))?
-        };
-        let stats = move || {
-            Ok(if training {
-                crate::autograd::formulas::norm::Stats::Batch
+        }
+    } else {
+        let mut alpha = vec![0.0; c];
+        let mut beta = vec![0.0; c];
+        let f32 = input.dtype == DType::Float32 || half;
+        for ch in 0..c {
+            let stat = if training && half {
+                // `VarTransform<float>`: `1 / sqrt(var + eps)` in float
+                ((1.0 / (var[ch] as f32 + eps as f32).sqrt()) as f64, None)
+            } else if training {
+                (1.0 / (var[ch] + eps).sqrt(), None)
             } else {
-                crate::autograd::formulas::norm::Stats::Running { mean, var }
-            })
-        };
-        return crate::autograd::formulas::norm::channel_norm(
-            out,
-            input,
-            weight,
-            bias,
-            eps,
-            stats,
-            "NativeBatchNormBackward0",
-        );
-    }
-    let mut alpha = vec![0.0; c];
-    let mut beta = vec![0.0; c];
-    let f32 = input.dtype == DType::Float32 || half;
-    for ch in 0..c {
-        let stat = if training && half {
-            // `VarTransform<float>`: `1 / sqrt(var + eps)` in float
-            ((1.0 / (var[ch] as f32 + eps as f32).sqrt()) as f64, None)
-        } else if training {
-            (1.0 / (var[ch] + eps).sqrt(), None)
-        } else {
-            (0.0, Some(var[ch]))
-        };
-        (alpha[ch], beta[ch]) = linear_terms(mean[ch], stat, w[ch], b[ch], eps, f32);
-    }
-    let out = affine(input, &strides, &alpha, &beta, false)?;
+                (0.0, Some(var[ch]))
+            };
+            (alpha[ch], beta[ch]) = linear_terms(mean[ch], stat, w[ch], b[ch], eps, f32);
+        }
+        affine(input, &strides, &alpha, &beta, false)?
+    };
     let stats = move || {
         Ok(if training {
             crate::autograd::formulas::norm::Stats::Batch

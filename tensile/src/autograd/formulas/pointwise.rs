@@ -144,50 +144,43 @@ pub(crate) fn gelu_node(x: &Tensor) -> Built {
     )
 }
 
-/// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`), as
-/// PyTorch's `calc_trigamma` computes it: below 0.5 the reflection `π²/sin²(πx)` minus the
-/// value at `1 - x` (so a pole gives `±π²/sin²(πx)` of `sin`'s residue there, e.g.
-/// 6.58e32 at -1, and `inf` at 0), then six steps of `ψ1(x) = ψ1(x + 1) + 1/x²` and the
-/// asymptotic series. [`trigamma_f32`] is its float32 form.
-pub(crate) fn trigamma(x: f64) -> f64 {
-    use std::f64::consts::PI;
-    let (mut x, mut sign, mut result) = (x, 1.0, 0.0);
-    if x < 0.5 {
-        sign = -1.0;
-        let s = (PI * x).sin();
-        result -= (PI * PI) / (s * s);
-        x = 1.0 - x;
-    }
-    for _ in 0..6 {
-        result += 1.0 / (x * x);
-        x += 1.0;
-    }
-    let ixx = 1.0 / (x * x);
-    result +=
-        (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
-    sign * result
+/// PyTorch's `calc_trigamma` in the arithmetic of `$t` (its `double` and `float` overloads).
+macro_rules! calc_trigamma {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $pi:expr) => {
+        $(#[$doc])*
+        pub(crate) fn $name(x: $t) -> $t {
+            let (mut x, mut sign, mut result): ($t, $t, $t) = (x, 1.0, 0.0);
+            if x < 0.5 {
+                sign = -1.0;
+                let s = ($pi * x).sin();
+                result -= ($pi * $pi) / (s * s);
+                x = 1.0 - x;
+            }
+            for _ in 0..6 {
+                result += 1.0 / (x * x);
+                x += 1.0;
+            }
+            let ixx = 1.0 / (x * x);
+            result += (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
+            sign * result
+        }
+    };
 }
 
-/// [`trigamma`] in float32 arithmetic, as PyTorch's `calc_trigamma(float)` (a float32
-/// tensor's `DigammaBackward0`): `sin(π_f·x)` is not 0 at the poles, so -1 gives -1.3e15.
-pub(crate) fn trigamma_f32(x: f32) -> f32 {
-    use std::f32::consts::PI;
-    let (mut x, mut sign, mut result) = (x, 1.0f32, 0.0f32);
-    if x < 0.5 {
-        sign = -1.0;
-        let s = (PI * x).sin();
-        result -= (PI * PI) / (s * s);
-        x = 1.0 - x;
-    }
-    for _ in 0..6 {
-        result += 1.0 / (x * x);
-        x += 1.0;
-    }
-    let ixx = 1.0 / (x * x);
-    result +=
-        (1.0 + 1.0 / (2.0 * x) + ixx * (1.0 / 6.0 - ixx * (1.0 / 30.0 - ixx * (1.0 / 42.0)))) / x;
-    sign * result
-}
+calc_trigamma!(
+    /// `polygamma(1, x)`, the derivative of `digamma` (PyTorch's `DigammaBackward0`), as
+    /// PyTorch's `calc_trigamma` computes it: below 0.5 the reflection `π²/sin²(πx)` minus the
+    /// value at `1 - x` (so a pole gives `±π²/sin²(πx)` of `sin`'s residue there, e.g.
+    /// 6.58e32 at -1, and `inf` at 0), then six steps of `ψ1(x) = ψ1(x + 1) + 1/x²` and the
+    /// asymptotic series. [`trigamma_f32`] is its float32 form.
+    trigamma, f64, std::f64::consts::PI
+);
+
+calc_trigamma!(
+    /// [`trigamma`] in float32 arithmetic, as PyTorch's `calc_trigamma(float)` (a float32
+    /// tensor's `DigammaBackward0`): `sin(π_f·x)` is not 0 at the poles, so -1 gives -1.3e15.
+    trigamma_f32, f32, std::f32::consts::PI
+);
 
 /// A node saving the input `x`: `g · d(x)`, computed in float32 (`d32`) when `g` and `x`
 /// are float32 (PyTorch's float kernels), else in float64 (`d`).
