@@ -12,8 +12,10 @@ use crate::tensor::Tensor;
 /// `(left * right).sum(sum_dims, keepdim=True)` for operands of equal rank (size-1 dims
 /// broadcast) through one `bmm` (PyTorch's `sumproduct_pair`): dims in both operands and the
 /// output are the batch, dims in one operand only are the rows (left) and columns (right),
-/// summed dims the inner dim. The operand whose own dims come first in the output is taken
-/// as the left one, so that the `bmm` result is already in output order.
+/// summed dims the inner dim. When every right-only dim (a dim of size 1 in both operands
+/// counts as right-only, as in PyTorch) comes before the first left-only one, the operands
+/// swap sides, so that the `bmm` result is already in output order (PyTorch 2.15's layouts:
+/// `'aij,ajk->aki'` with `a = 1` swaps, `'aij,ajk->aik'` and `'aij,ajk->kia'` do not).
 fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<Tensor> {
     if left.dim() != right.dim() {
         return Err(Error::runtime("number of dimensions must match"));
@@ -54,7 +56,7 @@ fn sumproduct_pair(left: &Tensor, right: &Tensor, sum_dims: &[usize]) -> Result<
             ro_size *= right.size()[i];
         }
     }
-    if !lo.is_empty() && !ro.is_empty() && ro[0] < lo[0] {
+    if !lo.is_empty() && !ro.is_empty() && ro[ro.len() - 1] < lo[0] {
         std::mem::swap(&mut left, &mut right);
         std::mem::swap(&mut lo, &mut ro);
         std::mem::swap(&mut lo_size, &mut ro_size);
