@@ -232,13 +232,7 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         AddAlpha(alpha) if matches!(opdt, DType::Float16 | DType::BFloat16) => {
             // PyTorch's `self + alpha * other` over `Half` values: alpha converted to the
             // type, the product and the sum each rounded to it
-            let h = move |v: f32| -> f32 {
-                if opdt == DType::BFloat16 {
-                    half::bf16::from_f32(v).to_f32()
-                } else {
-                    half::f16::from_f32(v).to_f32()
-                }
-            };
+            let h = move |v: f32| crate::ops::unary_math::round_to(opdt, v as f64) as f32;
             let al = h(alpha.to_f64() as f32);
             run!(f32, move |x: f32, y: f32| h(x + h(al * y)))
         }

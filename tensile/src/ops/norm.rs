@@ -101,13 +101,10 @@ pub(crate) fn half_channel_moments(
         .collect())
 }
 
-/// `v` rounded to float16 or bfloat16 (`dt`) and back: a value stored in, or a `Half`
-/// operation returning, the input's reduced type.
+/// [`round_to`](crate::ops::unary_math::round_to) for a float32 value: a value stored in, or
+/// a `Half` operation returning, the input's reduced type `dt`.
 pub(crate) fn round_half(dt: DType, v: f32) -> f32 {
-    match dt {
-        DType::BFloat16 => half::bf16::from_f32(v).to_f32(),
-        _ => half::f16::from_f32(v).to_f32(),
-    }
+    crate::ops::unary_math::round_to(dt, v as f64) as f32
 }
 
 /// PyTorch's batch-norm linear terms for a float16/bfloat16 input whose parameters share its
@@ -115,7 +112,7 @@ pub(crate) fn round_half(dt: DType, v: f32) -> f32 {
 /// statistics were stored in that type (`mean`, `invstd` rounded by the caller); `alpha =
 /// invstd * weight` and `beta = bias - mean * alpha` in float (checked against PyTorch 2.15's
 /// float16 results bit for bit).
-pub(crate) fn half_linear_terms(_dt: DType, mean: f32, invstd: f32, w: f64, b: f64) -> (f64, f64) {
+pub(crate) fn half_linear_terms(mean: f32, invstd: f32, w: f64, b: f64) -> (f64, f64) {
     let alpha = invstd * w as f32;
     let beta = (-mean).mul_add(alpha, b as f32);
     (alpha as f64, beta as f64)

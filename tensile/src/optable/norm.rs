@@ -524,8 +524,7 @@ pub fn batch_norm_with<'r, 'a>(
         if all_contiguous {
             let (mut alpha, mut beta) = (vec![0.0; c], vec![0.0; c]);
             for ch in 0..c {
-                (alpha[ch], beta[ch]) =
-                    half_linear_terms(dt, mean_h[ch], invstd_h[ch], w[ch], b[ch]);
+                (alpha[ch], beta[ch]) = half_linear_terms(mean_h[ch], invstd_h[ch], w[ch], b[ch]);
             }
             affine(input, &strides, &alpha, &beta, false)?
         } else {
@@ -698,8 +697,7 @@ pub fn instance_norm_with<'a>(
             if half {
                 let (m, v) = planes_h[p];
                 let ish = round_half(dt, 1.0 / (v + o.eps as f32).sqrt());
-                (alpha[p], beta[p]) =
-                    half_linear_terms(dt, round_half(dt, m), ish, w[p % c], b[p % c]);
+                (alpha[p], beta[p]) = half_linear_terms(round_half(dt, m), ish, w[p % c], b[p % c]);
                 continue;
             }
             let stat = (1.0 / (var + o.eps).sqrt(), None);
@@ -738,7 +736,7 @@ pub fn instance_norm_with<'a>(
             if half {
                 let ish = round_half(dt, 1.0 / (rv[ch] as f32 + o.eps as f32).sqrt());
                 let m = round_half(dt, rm[ch] as f32);
-                (alpha[p], beta[p]) = half_linear_terms(dt, m, ish, w[ch], b[ch]);
+                (alpha[p], beta[p]) = half_linear_terms(m, ish, w[ch], b[ch]);
                 continue;
             }
             let stat = (0.0, Some(rv[ch]));
