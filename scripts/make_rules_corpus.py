@@ -20,9 +20,9 @@ Family `local_rules` (corpus format, compared like every family):
   size-1 dims (`deg2rad`, `prelu`, `isinf`, `float_power`, `binary_cross_entropy_with_logits`);
 - half-precision `arange`, empty `batch_norm`/`group_norm`, strided `ctc_loss` targets.
 
-And `tensile/tests/rules/linspace.json`: `torch.linspace` values bit for bit (float32 and
-float64, short and vectorized lengths), which a tolerance cannot check (the midpoint of
-`linspace(-1, 1, 7)` is -2.98e-8 in PyTorch).
+And `tensile/tests/rules/ranges.json`: `torch.linspace` and `torch.logspace` values bit for
+bit (every float dtype, short and vectorized lengths), which a tolerance cannot check (the
+midpoint of `linspace(-1, 1, 7)` is -2.98e-8 in PyTorch).
 
 Usage (needs torch, and the shared generator beside the repo for its encoders):
     python3 scripts/make_rules_corpus.py [--shared ../shared/conformance]
@@ -484,8 +484,8 @@ for tl in ([3, 2, 2], [1, 2, 1]):
 # float16/bfloat16 at PyTorch's rounding points. PyTorch's CPU kernels here (AVX2) run whole
 # blocks of 64 bytes (32 halves) through their vectorized form and the rest through the scalar
 # one, which for `Half` rounds after every operation; the tensors below stay under 32 elements,
-# where only the scalar form runs. (Not yet: linspace/logspace and trilinear/bicubic
-# interpolation in half precision, bfloat16 instance_norm; see the note of stop 48.)
+# where only the scalar form runs. (Not yet: trilinear/bicubic interpolation in half
+# precision, bfloat16 instance_norm; see the note of stop 48.)
 for dt in ('float16', 'bfloat16'):
     x, sx = T([4, 9], dt, values=lambda k: [round(R.uniform(0.01, 0.99), 3) for _ in range(k)])
     emit('logit', [x], [sx], lambda: torch.logit(x))
@@ -523,15 +523,29 @@ for dt in ('float16', 'bfloat16'):
     emit('layer_norm', [x], [sx, {'ints': [4, 5]}], lambda: F.layer_norm(x, [4, 5]))
 out.close()
 
-# linspace bit for bit
+# linspace and logspace bit for bit. Half precision: float16 and bfloat16 round the points
+# differently (two float roundings against a fused multiply-add), which the (31, -31, 27) and
+# (17, -34, 10) cases tell apart; the 5000-step ones reach far past one vector block.
 fix = []
 for start, end, steps, dt in [(-1, 1, 7, 'float32'), (-3, 7, 100, 'float32'), (0.1, 9.7, 37, 'float32'),
-                              (-1, 1, 7, 'float64'), (-2.5, 11, 61, 'float64'), (1, -1, 1000, 'float32')]:
+                              (-1, 1, 7, 'float64'), (-2.5, 11, 61, 'float64'), (1, -1, 1000, 'float32'),
+                              (31, -31, 27, 'float16'), (9, -27, 77, 'float16'), (-3, 50, 50, 'float16'),
+                              (0.1, 7.7, 100, 'float16'), (-1, 1, 5000, 'float16'),
+                              (17, -34, 10, 'bfloat16'), (-31, 21, 100, 'bfloat16'), (4.3, -3, 50, 'bfloat16'),
+                              (-60, 45.5, 5000, 'bfloat16')]:
     t = torch.linspace(start, end, steps, dtype=getattr(torch, dt))
-    vals = t.tolist()
-    fix.append({'start': start, 'end': end, 'steps': steps, 'dtype': dt,
-                'bits': [v.hex() for v in vals]})
+    fix.append({'op': 'linspace', 'start': start, 'end': end, 'steps': steps, 'dtype': dt,
+                'bits': [float(v).hex() for v in t.tolist()]})
+for start, end, steps, base, dt in [(-2, 2, 300, 10.0, 'float16'), (0.5, -2, 3000, 10.0, 'float16'),
+                                    (-1, 3, 1000, 2.0, 'bfloat16'), (-2.7, 1.3, 33, 1.5, 'bfloat16'),
+                                    (-2.7, 1.3, 33, 10.0, 'float32'), (0.3, -1.9, 257, 2.0, 'float32'),
+                                    (-2.7, 1.3, 33, 10.0, 'float64'), (0, 9.9, 10, 2.0, 'int64'),
+                                    (1, 3, 1, 10.0, 'float16')]:
+    t = torch.logspace(start, end, steps, base=base, dtype=getattr(torch, dt))
+    fix.append({'op': 'logspace', 'start': start, 'end': end, 'steps': steps, 'base': base, 'dtype': dt,
+                'bits': [float(v).hex() for v in t.tolist()]})
 os.makedirs(os.path.join(here, '..', 'tensile', 'tests', 'rules'), exist_ok=True)
-with open(os.path.join(here, '..', 'tensile', 'tests', 'rules', 'linspace.json'), 'w') as f:
+with open(os.path.join(here, '..', 'tensile', 'tests', 'rules', 'ranges.json'), 'w') as f:
     json.dump(fix, f, indent=0)
+
 print(out.counts)

@@ -184,14 +184,30 @@ macro_rules! half_element {
             const DTYPE: DType = DType::$d;
             #[inline(always)] fn to_f64(self) -> f64 { self.to_f64() }
             #[inline(always)] fn to_i64(self) -> i64 { self.to_f32() as i64 }
-            #[inline(always)] fn from_f64(v: f64) -> Self { <$t>::from_f64(v) }
-            #[inline(always)] fn from_i64(v: i64) -> Self { <$t>::from_f64(v as f64) }
+            // PyTorch converts a double to a half type through float, each step rounding to
+            // nearest even (`c10::Half(float)`); `half`'s own `from_f64` drops the low 32 bits
+            // of the mantissa first, which rounds a value just above a midpoint down.
+            #[inline(always)] fn from_f64(v: f64) -> Self { <$t>::from_f32(v as f32) }
+            #[inline(always)] fn from_i64(v: i64) -> Self { <$t>::from_f32(v as f32) }
             #[inline(always)] fn from_bool(b: bool) -> Self { <$t>::from_f32(b as u8 as f32) }
             #[inline(always)] fn is_nonzero(self) -> bool { self.to_f32() != 0.0 }
         }
     )*};
 }
 half_element!(f16 => Float16, bf16 => BFloat16);
+
+/// `v` converted to float dtype `dt` and back, as PyTorch converts a double (a Python float,
+/// a double result) to the tensor's scalar type: float32 rounds to nearest even, float16 and
+/// bfloat16 round to float32 first and then to the half type; float64 (and any other dtype)
+/// keeps `v`.
+pub(crate) fn round_to(dt: DType, v: f64) -> f64 {
+    match dt {
+        DType::Float16 => f16::from_f32(v as f32).to_f64(),
+        DType::BFloat16 => bf16::from_f32(v as f32).to_f64(),
+        DType::Float32 => v as f32 as f64,
+        _ => v,
+    }
+}
 
 /// Runs `$body` with `$T` bound to the Rust element type of dtype `$dt`.
 ///

@@ -868,13 +868,13 @@ macro_rules! half_acc {
             const ZERO: $t = <$t>::ZERO;
             const ONE: $t = <$t>::ONE;
             #[inline(always)]
-            fn add(self, b: $t) -> $t { <$t>::from_f64(self.to_f64() + b.to_f64()) }
+            fn add(self, b: $t) -> $t { <$t as Element>::from_f64(self.to_f64() + b.to_f64()) }
             #[inline(always)]
-            fn mul(self, b: $t) -> $t { <$t>::from_f64(self.to_f64() * b.to_f64()) }
+            fn mul(self, b: $t) -> $t { <$t as Element>::from_f64(self.to_f64() * b.to_f64()) }
             #[inline(always)]
-            fn div_count(self, n: usize) -> $t { <$t>::from_f64(self.to_f64() / n as f64) }
+            fn div_count(self, n: usize) -> $t { <$t as Element>::from_f64(self.to_f64() / n as f64) }
             #[inline(always)]
-            fn from_in<T: Element>(x: T) -> $t { <$t>::from_f64(x.to_f64()) }
+            fn from_in<T: Element>(x: T) -> $t { <$t as Element>::from_f64(x.to_f64()) }
             #[inline(always)]
             fn to_out<O: Element>(self) -> O { O::from_f64(self.to_f64()) }
         }

@@ -380,21 +380,48 @@ impl<T: crate::args::Int> From<(T, DType)> for EyeOpts {
     }
 }
 
-/// The points of PyTorch's CPU `linspace` kernel for the half types and (with `r` the
-/// identity, in double) the integer ones: the first half counted up from `start`, the second
-/// half down from `end` (so both ends are exact), every operation rounded by `r` (half
-/// rounding for float16/bfloat16, whose `c10::Half` operators round each step). Float32 and
-/// float64 are [`linspace_f32`]/[`linspace_f64`].
-fn linspace_points(start: f64, end: f64, steps: usize, r: impl Fn(f64) -> f64) -> Vec<f64> {
-    let step = r(r(r(end) - r(start)) / (steps as f64 - 1.0));
+/// The points of PyTorch's CPU `linspace` kernel for the integer dtypes: the first half
+/// counted up from `start`, the second half down from `end` (so both ends are exact), in
+/// double.
+fn linspace_points(start: f64, end: f64, steps: usize) -> Vec<f64> {
+    let step = (end - start) / (steps as f64 - 1.0);
     let half = steps / 2;
     (0..steps)
         .map(|i| {
             if i < half {
-                r(r(start) + r(step * i as f64))
+                start + step * i as f64
             } else {
-                r(r(end) - r(step * (steps - i - 1) as f64))
+                end - step * (steps - i - 1) as f64
             }
+        })
+        .collect()
+}
+
+/// PyTorch 2.15's CPU `linspace` kernel for float16 and bfloat16: `start` and `end` rounded to
+/// the dtype, then the step and every point in float32 (the kernel's `opmath_t`), rounded to the
+/// dtype once at the end. The point `start + step·idx` is a fused multiply-add for bfloat16 and
+/// two float roundings for float16, as GCC compiled the two instantiations of PyTorch 2.15's
+/// kernel (checked bit for bit for 3 to 40000 steps: `linspace(31, -31, 27)` in float16 and
+/// `linspace(17, -34, 10)` in bfloat16 tell the two forms apart).
+fn linspace_half(start: f64, end: f64, steps: usize, dtype: DType) -> Vec<f64> {
+    let r = |v| crate::element::round_to(dtype, v);
+    let (s, e) = (r(start) as f32, r(end) as f32);
+    let step = (e - s) / (steps - 1) as f32;
+    let fused = dtype == DType::BFloat16;
+    let half = steps / 2;
+    (0..steps)
+        .map(|idx| {
+            let (base, step, k) = if idx < half {
+                (s, step, idx as f32)
+            } else {
+                (e, -step, (steps - idx - 1) as f32)
+            };
+            let v = if fused {
+                step.mul_add(k, base)
+            } else {
+                base + step * k
+            };
+            r(f64::from(v))
         })
         .collect()
 }
@@ -424,17 +451,6 @@ macro_rules! linspace_fused {
 linspace_fused!(linspace_f32, f32);
 linspace_fused!(linspace_f64, f64);
 
-/// Rounding to a float dtype's precision (float32 arithmetic for the half types' step, as
-/// c10::Half/BFloat16 operators compute in float and round back).
-fn rounding(dtype: DType) -> fn(f64) -> f64 {
-    match dtype {
-        DType::Float32 => |x| x as f32 as f64,
-        DType::Float16 => |x| half::f16::from_f64(x).to_f64(),
-        DType::BFloat16 => |x| half::bf16::from_f64(x).to_f64(),
-        _ => |x| x,
-    }
-}
-
 /// `Scalar::to<scalar_t>()` for an integer dtype: truncation toward zero, then PyTorch's
 /// range check (`value cannot be converted to type int16_t without overflow`).
 fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
@@ -442,48 +458,74 @@ fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
     Ok(s.to_f64().trunc())
 }
 
-/// The values of `linspace(start, end, steps)` in `dtype`'s arithmetic, before the final
-/// cast: float dtypes compute in their own precision (float32/float64 with fused
-/// multiply-adds when `fused`, as `linspace`'s kernel; `logspace`'s exponents keep the
-/// separately rounded steps its corpus cases were checked with); integer dtypes truncate the
-/// ends to integers and step in double.
-fn linspace_values(
-    start: Scalar,
-    end: Scalar,
-    steps: usize,
-    dtype: DType,
-    fused: bool,
-) -> Result<Vec<f64>> {
-    // PyTorch allocates the result first (`Storage size calculation overflowed with
-    // sizes=[…]` or the allocator's error), before any value is computed.
-    drop(Tensor::try_alloc_contiguous(&[steps], dtype)?);
-    crate::kernels::cast::try_reserve_elems::<f64>(steps)?;
+/// The values of `linspace(start, end, steps)` before the final cast to `dtype`: float32 and
+/// float64 with fused multiply-adds, the half types in float32 ([`linspace_half`]), integer
+/// dtypes truncating the ends to integers and stepping in double.
+fn linspace_values(start: Scalar, end: Scalar, steps: usize, dtype: DType) -> Result<Vec<f64>> {
+    alloc_points(steps, dtype)?;
     if dtype.is_floating_point() {
         if steps == 1 {
             return Ok(vec![start.to_f64()]);
         }
-        match dtype {
-            DType::Float32 if fused => {
-                let v = linspace_f32(start.to_f64() as f32, end.to_f64() as f32, steps);
-                return Ok(v.into_iter().map(f64::from).collect());
-            }
-            DType::Float64 if fused => {
-                return Ok(linspace_f64(start.to_f64(), end.to_f64(), steps));
-            }
-            _ => {}
-        }
-        return Ok(linspace_points(
-            start.to_f64(),
-            end.to_f64(),
-            steps,
-            rounding(dtype),
-        ));
+        let (s, e) = (start.to_f64(), end.to_f64());
+        return Ok(match dtype {
+            DType::Float32 => linspace_f32(s as f32, e as f32, steps)
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            DType::Float64 => linspace_f64(s, e, steps),
+            _ => linspace_half(s, e, steps, dtype),
+        });
     }
     if steps == 1 {
         return Ok(vec![scalar_to_int(start, dtype)?]);
     }
     let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
-    Ok(linspace_points(s, e, steps, |x| x))
+    Ok(linspace_points(s, e, steps))
+}
+
+/// PyTorch allocates the result first (`Storage size calculation overflowed with sizes=[…]` or
+/// the allocator's error), before any value is computed.
+fn alloc_points(steps: usize, dtype: DType) -> Result<()> {
+    drop(Tensor::try_alloc_contiguous(&[steps], dtype)?);
+    crate::kernels::cast::try_reserve_elems::<f64>(steps)
+}
+
+/// The values of `logspace(start, end, steps, base)` before the final cast to `dtype`, as
+/// PyTorch's `logspace_out` computes them: `start` and `end` converted to the dtype
+/// (truncated for integer dtypes), their difference taken in the dtype, the step in double,
+/// and each point `base ** (start + step·i)` (from `end` back for the second half) in double.
+/// One step is `base ** start` in double, whatever the dtype.
+fn logspace_values(
+    start: Scalar,
+    end: Scalar,
+    steps: usize,
+    base: f64,
+    dtype: DType,
+) -> Result<Vec<f64>> {
+    alloc_points(steps, dtype)?;
+    if steps == 1 {
+        return Ok(vec![base.powf(start.to_f64())]);
+    }
+    let (s, e, diff) = if dtype.is_floating_point() {
+        let r = |v| crate::element::round_to(dtype, v);
+        let (s, e) = (r(start.to_f64()), r(end.to_f64()));
+        (s, e, r(e - s))
+    } else {
+        let (s, e) = (scalar_to_int(start, dtype)?, scalar_to_int(end, dtype)?);
+        (s, e, e - s)
+    };
+    let step = diff / (steps - 1) as f64;
+    let half = steps / 2;
+    Ok((0..steps)
+        .map(|i| {
+            if i < half {
+                base.powf(s + step * i as f64)
+            } else {
+                base.powf(e - step * (steps - i - 1) as f64)
+            }
+        })
+        .collect())
 }
 
 fn check_steps(steps: i64) -> Result<usize> {
@@ -507,7 +549,9 @@ impl Tensor {
         Tensor::linspace_with(start, end, steps, TensorOptions::default())
     }
     /// `torch.linspace(start, end, steps, dtype=…)`: as [`Tensor::linspace`]; integer dtypes
-    /// truncate `start` and `end` to integers first, step in double, values truncated.
+    /// truncate `start` and `end` to integers first, step in double, values truncated;
+    /// float16/bfloat16 round `start` and `end` to the dtype and compute in float32, rounding
+    /// each point once (PyTorch 2.15's `opmath_t`).
     pub fn linspace_with(
         start: impl Into<Scalar>,
         end: impl Into<Scalar>,
@@ -516,7 +560,7 @@ impl Tensor {
     ) -> Result<Tensor> {
         let steps = check_steps(steps.to_i64())?;
         let dtype = opts.into().dtype.unwrap_or(DType::Float32);
-        let vals = linspace_values(start.into(), end.into(), steps, dtype, true)?;
+        let vals = linspace_values(start.into(), end.into(), steps, dtype)?;
         Tensor::from_vec(vals, [steps])?.to(dtype)
     }
 
@@ -530,9 +574,10 @@ impl Tensor {
         Tensor::logspace_with(start, end, steps, LogspaceOpts::default())
     }
     /// `torch.logspace(start, end, steps, base, dtype=…)`: [`LogspaceOpts`] (`2.0`,
-    /// `DType::Float64`, `(2.0, DType::Int64)`). The exponents follow [`Tensor::linspace`] in
-    /// the result's dtype (double for integer dtypes); each power is taken in double and then
-    /// cast to the dtype as PyTorch casts.
+    /// `DType::Float64`, `(2.0, DType::Int64)`). As PyTorch's CPU kernel: `start` and `end`
+    /// converted to the dtype (truncated for integer dtypes) and subtracted in it, the step
+    /// `(end - start) / (steps - 1)` in double, each exponent in double (the second half counted
+    /// back from `end`) and each power in double, then cast to the dtype as PyTorch casts.
     pub fn logspace_with(
         start: impl Into<Scalar>,
         end: impl Into<Scalar>,
@@ -543,13 +588,7 @@ impl Tensor {
         let start = start.into();
         let steps = check_steps(steps.to_i64())?;
         let dtype = dtype.unwrap_or(DType::Float32);
-        // one step is `base ** start` in double, whatever the dtype
-        let exps = if steps == 1 {
-            vec![start.to_f64()]
-        } else {
-            linspace_values(start, end.into(), steps, dtype, false)?
-        };
-        let vals: Vec<f64> = exps.iter().map(|&x| base.powf(x)).collect();
+        let vals = logspace_values(start, end.into(), steps, base, dtype)?;
         Tensor::from_vec(vals, [steps])?.to(dtype)
     }
 

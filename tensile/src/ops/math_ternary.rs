@@ -216,15 +216,7 @@ fn int_range(dt: DType) -> (i64, i64) {
     }
 }
 
-/// `v` rounded to float dtype `dt` (float16, bfloat16 and float32 round; float64 is exact).
-fn round_to(dt: DType, v: f64) -> f64 {
-    match dt {
-        DType::Float16 => half::f16::from_f64(v).to_f64(),
-        DType::BFloat16 => half::bf16::from_f64(v).to_f64(),
-        DType::Float32 => v as f32 as f64,
-        _ => v,
-    }
-}
+use crate::element::round_to;
 
 /// The bounds of a number clamp, as PyTorch 2.15 checks them against the result dtype `rt`.
 ///

@@ -133,15 +133,7 @@ pub(crate) fn float_fn(
     map::<f64, f64>(a, DEFAULT_FLOAT, true, layout, f)
 }
 
-/// `v` rounded to float dtype `dt` (a Python float converted to the tensor's scalar type).
-pub(crate) fn round_to(dt: DType, v: f64) -> f64 {
-    match dt {
-        DType::Float16 => half::f16::from_f64(v).to_f64(),
-        DType::BFloat16 => half::bf16::from_f64(v).to_f64(),
-        DType::Float32 => v as f32 as f64,
-        _ => v,
-    }
-}
+pub(crate) use crate::element::round_to;
 
 /// The largest finite value of a float dtype (`std::numeric_limits<T>::max()`).
 fn float_max(dt: DType) -> f64 {

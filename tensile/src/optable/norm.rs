@@ -132,12 +132,7 @@ pub fn rms_norm_with<'a>(
         Some(e) => e,
     };
     // `eps` is held in the input's dtype.
-    let eps = match input.dtype {
-        DType::Float16 => half::f16::from_f64(eps).to_f64(),
-        DType::BFloat16 => half::bf16::from_f64(eps).to_f64(),
-        DType::Float32 => eps as f32 as f64,
-        _ => eps,
-    };
+    let eps = crate::element::round_to(input.dtype, eps);
     let mut operands = vec![input];
     operands.extend(weight);
     if any_requires_grad(&operands) {
