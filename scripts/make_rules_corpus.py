@@ -22,7 +22,8 @@ Family `local_rules` (corpus format, compared like every family):
 
 And `tensile/tests/rules/ranges.json`: `torch.linspace` and `torch.logspace` values bit for
 bit (every float dtype, short and vectorized lengths), which a tolerance cannot check (the
-midpoint of `linspace(-1, 1, 7)` is -2.98e-8 in PyTorch).
+midpoint of `linspace(-1, 1, 7)` is -2.98e-8 in PyTorch); `tensile/tests/rules/half_bits.json`:
+float16/bfloat16 results bit for bit where PyTorch's rounding points matter by an ulp.
 
 Usage (needs torch, and the shared generator beside the repo for its encoders):
     python3 scripts/make_rules_corpus.py [--shared ../shared/conformance]
@@ -140,13 +141,13 @@ kw = {'bias': sb, 'stride': 2, 'output_padding': 1}
 w2, sw2 = T([3, 2, 2], 'int64')
 emit('conv_transpose1d', [x, w2, b], [sx, sw2], lambda: F.conv_transpose1d(x, w2, bias=b, stride=2, output_padding=1), kw)
 # gradients through views and multi-output ops
-def grad_case(fn, specs, kw, go_shapes):
-    """A `grad` case: `fn(*specs, **kw)`, then backward with random grad_outputs (None where a
-    shape is None)."""
+def grad_case(fn, specs, kw, go_shapes, go_dtype='float32'):
+    """A `grad` case: `fn(*specs, **kw)`, then backward with random grad_outputs of `go_dtype`
+    (None where a shape is None)."""
     for sp in specs:
         if 'tensor' in sp and sp['tensor']['dtype'].startswith('float'):
             sp['tensor']['requires_grad'] = True
-    gos = [None if sh is None else gen.make_input(sh, 'float32', 'contig', lambda k: [round(R.uniform(-2, 2), 2) for _ in range(k)])[1]
+    gos = [None if sh is None else gen.make_input(sh, go_dtype, 'contig', lambda k: [round(R.uniform(-2, 2), 2) for _ in range(k)])[1]
            for sh in go_shapes]
     case = {'op': 'grad', 'args': specs, 'kwargs': dict({'fn': fn, 'grad_output': gos if len(gos) > 1 else gos[0]}, **kw)}
     out.emit(FAM, 'grad', case['args'], RA.exec_grad(case), case['kwargs'])
@@ -277,7 +278,7 @@ for dt, v in [('uint8', 300), ('uint8', -1), ('uint8', 256), ('int8', 300), ('ui
         c.emit(inplace=True)
 # adaptive pooling over three dims (and `interpolate(mode='area')` of 5-d inputs, which runs
 # it); the rank check of a list output_size (Python's `_list_with_default`, a ValueError)
-RA.F_NAMES |= {'adaptive_avg_pool3d', 'adaptive_max_pool3d'}
+RA.F_NAMES |= {'adaptive_avg_pool3d', 'adaptive_max_pool3d', 'interpolate'}
 
 
 def gen_numel(size):
@@ -484,8 +485,7 @@ for tl in ([3, 2, 2], [1, 2, 1]):
 # float16/bfloat16 at PyTorch's rounding points. PyTorch's CPU kernels here (AVX2) run whole
 # blocks of 64 bytes (32 halves) through their vectorized form and the rest through the scalar
 # one, which for `Half` rounds after every operation; the tensors below stay under 32 elements,
-# where only the scalar form runs. (Not yet: trilinear/bicubic interpolation in half
-# precision, bfloat16 instance_norm; see the note of stop 48.)
+# where only the scalar form runs. (Not yet: bfloat16 instance_norm; see the note of stop 48.)
 for dt in ('float16', 'bfloat16'):
     x, sx = T([4, 9], dt, values=lambda k: [round(R.uniform(0.01, 0.99), 3) for _ in range(k)])
     emit('logit', [x], [sx], lambda: torch.logit(x))
@@ -508,7 +508,14 @@ for dt in ('float16', 'bfloat16'):
     q_, sq = T([6, 5], dt, values=lambda k: [round(R.uniform(0.0, 1.0), 3) for _ in range(k)])
     emit('binary_cross_entropy', [p_, q_], [sp, sq], lambda: F.binary_cross_entropy(p_, q_))
     emit('binary_cross_entropy_with_logits', [x, q_], [sx, sq], lambda: F.binary_cross_entropy_with_logits(x, q_))
-    # (not yet: kl_div in half precision, an ulp off PyTorch's on some elements)
+    # kl_div is `xlogy(t, t) - t * x`; xlogy/xlog1py of `Half` values round the logarithm to
+    # the type before the product
+    emit('kl_div', [x, q_], [sx, sq], lambda: F.kl_div(x, q_, reduction='none'), {'reduction': 'none'})
+    emit('kl_div', [x, q_], [sx, sq], lambda: F.kl_div(x, q_, reduction='sum'), {'reduction': 'sum'})
+    a, sa = T([4, 7], dt)
+    u, su = T([4, 7], dt, values=lambda k: [round(R.uniform(0.0, 3.0), 3) for _ in range(k)])
+    emit('xlogy', [a, u], [sa, su], lambda: torch.xlogy(a, u))
+    emit('special.xlog1py', [a, u], [sa, su], lambda: torch.special.xlog1py(a, u))
     kn = F.kl_div(x, q_, reduction='none')
     skn = {'tensor': {'dtype': dt, 'storage': [RA.jval(v) for v in kn.flatten().tolist()], 'size': [6, 5], 'stride': [5, 1], 'offset': 0}}
     emit('sum', [kn], [skn], lambda: kn.sum())
@@ -517,10 +524,37 @@ for dt in ('float16', 'bfloat16'):
     x, sx = T([2, 3, 4, 5], dt)
     w, sw = T([3], dt)
     b, sb = T([3], dt)
-    if dt == 'float16':
-        emit('instance_norm', [x], [sx], lambda: F.instance_norm(x, weight=w, bias=b), {'weight': sw, 'bias': sb})
+    # batch/instance norm with parameters of the input's type store the mean and the sum of
+    # squares in that type and divide the sum as `T / int64_t` (rounded again)
+    emit('instance_norm', [x], [sx], lambda: F.instance_norm(x, weight=w, bias=b), {'weight': sw, 'bias': sb})
+    x2, sx2 = T([3, 3, 7, 6], dt, values=lambda k: [round(R.uniform(-6, 8), 2) for _ in range(k)])
+    emit('instance_norm', [x2], [sx2], lambda: F.instance_norm(x2, weight=w, bias=b), {'weight': sw, 'bias': sb})
+    rm, srm = T([3], dt, values=lambda k: [0.0] * k)
+    rv, srv = T([3], dt, values=lambda k: [1.0] * k)
+    emit('batch_norm', [x2, rm, rv], [sx2, srm, srv],
+         lambda: F.batch_norm(x2, rm.clone(), rv.clone(), weight=w, bias=b, training=True),
+         {'weight': sw, 'bias': sb, 'training': True})
     emit('group_norm', [x], [sx, {'int': 3}], lambda: F.group_norm(x, 3, w, b), {'weight': sw, 'bias': sb})
     emit('layer_norm', [x], [sx, {'ints': [4, 5]}], lambda: F.layer_norm(x, [4, 5]))
+    # linear, trilinear and bicubic interpolation hold their weights in the half type
+    # (bilinear's kernel keeps float weights); either memory format, both corner rules
+    for mode, size, osz in [('linear', [2, 3, 9], [17]), ('trilinear', [1, 2, 4, 5, 6], [7, 9, 11]),
+                            ('bicubic', [1, 3, 6, 7], [11, 13]), ('bilinear', [1, 3, 6, 7], [11, 13])]:
+        for lay in (('contig', 'channels_last') if len(size) > 3 else ('contig',)):
+            if lay == 'channels_last':
+                c, sp = size[1], size[2:]
+                st = [0, 1] + [c * gen_numel(sp[i + 1:]) for i in range(len(sp))]
+                st[0] = c * gen_numel(sp)
+                sx = {'tensor': {'dtype': dt, 'storage': [round(R.uniform(-3, 3), 3) for _ in range(gen_numel(size))],
+                                 'size': size, 'stride': st, 'offset': 0}}
+                x = RA.dec(sx)
+            else:
+                x, sx = T(size, dt)
+            for ac in (False, True):
+                kw = {'size': osz, 'mode': mode, 'align_corners': ac}
+                emit('interpolate', [x], [sx], lambda: F.interpolate(x, **kw), kw)
+                if lay == 'contig':
+                    grad_case('interpolate', [sx], kw, [size[:2] + osz], dt)
 out.close()
 
 # linspace and logspace bit for bit. Half precision: float16 and bfloat16 round the points
@@ -548,4 +582,44 @@ os.makedirs(os.path.join(here, '..', 'tensile', 'tests', 'rules'), exist_ok=True
 with open(os.path.join(here, '..', 'tensile', 'tests', 'rules', 'ranges.json'), 'w') as f:
     json.dump(fix, f, indent=0)
 
+# float16/bfloat16 rounding points bit for bit, where a one-ulp slip hides inside the corpus
+# tolerance: xlogy/xlog1py (the logarithm rounded to the type), instance norm (bfloat16's
+# stored sum of squares), and linear/trilinear/bicubic interpolation (weights in the type)
+HR = random.Random(30)
+half_fix = []
+for dt in ('float16', 'bfloat16'):
+    tdt = getattr(torch, dt)
+    def vals(n, lo, hi):
+        return torch.tensor([round(HR.uniform(lo, hi), 3) for _ in range(n)]).to(tdt)
+    a, u = vals(400, -3, 3), vals(400, 0, 3)
+    for op, fn in (('xlogy', torch.xlogy), ('xlog1py', torch.special.xlog1py)):
+        half_fix.append({'op': op, 'dtype': dt, 'inputs': [a.tolist(), u.tolist()], 'shape': [400],
+                         'bits': [float(v).hex() for v in fn(a, u).tolist()]})
+    for n, c, h, w in ((2, 3, 4, 5), (3, 3, 7, 6), (2, 4, 9, 9)):
+        x, wt, b = vals(n * c * h * w, -6, 8), vals(c, -2, 2), vals(c, -1, 1)
+        x = x.reshape(n, c, h, w)
+        half_fix.append({'op': 'instance_norm', 'dtype': dt, 'inputs': [x.flatten().tolist(), wt.tolist(), b.tolist()],
+                         'shape': [n, c, h, w],
+                         'bits': [float(v).hex() for v in F.instance_norm(x, weight=wt, bias=b).flatten().tolist()]})
+    for mode, size, osz in (('linear', [2, 3, 9], [17]), ('trilinear', [1, 2, 4, 5, 6], [7, 9, 11]),
+                            ('bicubic', [1, 3, 6, 7], [11, 13])):
+        x = vals(gen_numel(size), -3, 3).reshape(size)
+        for ac in (False, True):
+            y = F.interpolate(x, size=osz, mode=mode, align_corners=ac)
+            half_fix.append({'op': 'interpolate', 'dtype': dt, 'inputs': [x.flatten().tolist()], 'shape': size,
+                             'mode': mode, 'size': osz, 'align_corners': ac,
+                             'bits': [float(v).hex() for v in y.flatten().tolist()]})
+    # add with alpha: fused over whole 32-element blocks of a contiguous (or scalar-broadcast)
+    # inner run, `Half` roundings elsewhere (the tail, a row of 40 past 32, a strided run)
+    a = vals(200, -3, 3).reshape(5, 40)
+    for lay, b in (('same', vals(200, -3, 3).reshape(5, 40)), ('scalar', vals(1, -3, 3)),
+                   ('row', vals(40, -3, 3)), ('transposed', vals(200, -3, 3).reshape(40, 5).t())):
+        for alpha in (0.3, -1.5):
+            y = torch.add(a, b, alpha=alpha)
+            half_fix.append({'op': 'add', 'dtype': dt, 'layout': lay, 'alpha': alpha,
+                             'inputs': [a.flatten().tolist(), b.contiguous().flatten().tolist()
+                                        if lay != 'transposed' else b.t().flatten().tolist()],
+                             'shape': [5, 40], 'bits': [float(v).hex() for v in y.flatten().tolist()]})
+with open(os.path.join(here, '..', 'tensile', 'tests', 'rules', 'half_bits.json'), 'w') as f:
+    json.dump(half_fix, f, indent=0)
 print(out.counts)

@@ -26,6 +26,10 @@ pub trait Real:
     fn of_usize(v: usize) -> Self;
     fn floor(self) -> Self;
     fn f64(self) -> f64;
+    /// `self * a + b`, rounded once where the type has a fused multiply-add (the floats).
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        self * a + b
+    }
 }
 
 impl Real for f32 {
@@ -38,6 +42,9 @@ impl Real for f32 {
     }
     fn floor(self) -> Self {
         f32::floor(self)
+    }
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f32::mul_add(self, a, b)
     }
     fn f64(self) -> f64 {
         self as f64
@@ -54,6 +61,9 @@ impl Real for f64 {
     }
     fn floor(self) -> Self {
         f64::floor(self)
+    }
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        f64::mul_add(self, a, b)
     }
     fn f64(self) -> f64 {
         self
@@ -173,9 +183,19 @@ pub fn dim_taps<T: Real>(
         })),
         "bicubic" => {
             let ratio: T = area_scale(input, output, align, scale);
+            // PyTorch's `cubic_convolution1/2` as its AVX2 build compiles them, each
+            // `p * x + q` one fused multiply-add (a half-precision weight, rounded from these,
+            // can tell the difference)
             let a = T::of(-0.75);
-            let c1 = |x: T| ((a + T::of(2.0)) * x - (a + T::of(3.0))) * x * x + one;
-            let c2 = |x: T| ((a * x - T::of(5.0) * a) * x + T::of(8.0) * a) * x - T::of(4.0) * a;
+            let c1 = |x: T| {
+                let p = (a + T::of(2.0)).mul_add(x, T::ZERO - (a + T::of(3.0)));
+                (p * x).mul_add(x, one)
+            };
+            let c2 = |x: T| {
+                let p = a.mul_add(x, T::ZERO - T::of(5.0) * a);
+                let p = p.mul_add(x, T::of(8.0) * a);
+                p.mul_add(x, T::ZERO - T::of(4.0) * a)
+            };
             v.extend((0..output).map(|o| {
                 let real = area_source(ratio, o, align, true);
                 let (i, t) = guard(real, input);
@@ -203,6 +223,25 @@ pub fn dim_taps<T: Real>(
         }
     }
     Ok(v)
+}
+
+/// The taps of a float16/bfloat16 input in the `linear`, `trilinear` and `bicubic` modes, as
+/// PyTorch's generic CPU kernel holds them: each weight computed in float32 and stored in the
+/// input's dtype (`round`), the linear pair as `lambda1` rounded and `lambda0 = 1 - lambda1` in
+/// that dtype, every cubic coefficient rounded; the taps are then summed in float32. (The
+/// `bilinear` kernel keeps float32 weights; the nearest modes' weight is 1.) Checked bit for
+/// bit against PyTorch 2.15 on random sizes in both memory formats.
+pub fn round_weights<T: Real>(taps: &mut [Taps<T>], mode: &str, round: impl Fn(T) -> T) {
+    for t in taps {
+        match (mode, t.as_mut_slice()) {
+            ("bicubic", t) => t.iter_mut().for_each(|(_, w)| *w = round(*w)),
+            ("linear" | "trilinear", [(_, w0), (_, w1)]) => {
+                *w1 = round(*w1);
+                *w0 = round(T::of(1.0) - *w1);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// What `F.interpolate` computes, once its arguments are checked.

@@ -30,6 +30,40 @@ pub(crate) fn binary_kernel<T: Element, O: Element>(
     }
 }
 
+/// [`binary_kernel`] with PyTorch's CPU loop split (`vectorized_loop` in its `Loops.h`): in a
+/// run where every operand is contiguous (or one input is a broadcast scalar, stride 0), the
+/// first `n - n % block` elements take `vec_f`, PyTorch's vectorized lambda over whole blocks
+/// of `2 * Vectorized<T>::size()` elements (64 bytes with AVX2), and the rest `scalar_f`, its
+/// scalar lambda; a run with other strides takes `scalar_f` throughout (`basic_loop`). For
+/// the ops whose two lambdas round differently; the runs are TensorIterator's inner loops when
+/// no operand is converted through a buffer.
+pub(crate) fn binary_split_kernel<T: Element, O: Element>(
+    block: usize,
+    vec_f: impl Fn(T, T) -> O + Sync,
+    scalar_f: impl Fn(T, T) -> O + Sync,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
+    // SAFETY: each `binary` call reads two `T` inputs and writes an `O` output within the run
+    // of `n` elements at the strides given: the first the leading `nv <= n` elements, the
+    // second the `n - nv` after them, whose pointers are offset by `nv` elements along each
+    // operand's stride. Nothing else is touched: `TypedKernel::new`'s contract.
+    unsafe {
+        super::loops::TypedKernel::new([O::DTYPE, T::DTYPE, T::DTYPE], move |p, s, n| {
+            let vectorized = s[0] == 1 && matches!((s[1], s[2]), (1, 1) | (0, 1) | (1, 0));
+            let nv = if vectorized { n - n % block } else { 0 };
+            binary(p, s, nv, &vec_f);
+            let size = [
+                std::mem::size_of::<O>(),
+                std::mem::size_of::<T>(),
+                std::mem::size_of::<T>(),
+            ];
+            let q: [*mut u8; 3] = std::array::from_fn(|k| {
+                p[k].wrapping_offset(nv as isize * s[k] * size[k] as isize)
+            });
+            binary(&q, s, n - nv, &scalar_f);
+        })
+    }
+}
+
 /// A kernel computing `out = f(a)` over one run.
 ///
 /// # Safety

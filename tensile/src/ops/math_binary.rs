@@ -197,6 +197,25 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         }),
         Copysign => float!(FloatMath::copysign),
         Hypot => float!(FloatMath::hypot),
+        // PyTorch's scalar kernel over `Half` values: the logarithm of a `Half` is rounded to
+        // the type before the product (one more rounding than the float computation)
+        Xlogy | Xlog1py if matches!(opdt, DType::Float16 | DType::BFloat16) => {
+            let h = move |v: f32| crate::element::round_to(opdt, v as f64) as f32;
+            let log: fn(f32) -> f32 = if matches!(op, Xlogy) {
+                f32::ln
+            } else {
+                f32::ln_1p
+            };
+            run!(f32, move |x: f32, y: f32| {
+                if y.is_nan() {
+                    y
+                } else if x == 0.0 {
+                    0.0
+                } else {
+                    x * h(log(y))
+                }
+            })
+        }
         Xlogy => float!(sm::xlogy),
         Xlog1py => float!(sm::xlog1py),
         FloatPower => run!(f64, |x: f64, y: f64| x.powf(y)),
@@ -230,11 +249,26 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
             Arith::trunc(Arith::div(x, y))
         })),
         AddAlpha(alpha) if matches!(opdt, DType::Float16 | DType::BFloat16) => {
-            // PyTorch's `self + alpha * other` over `Half` values: alpha converted to the
-            // type, the product and the sum each rounded to it
-            let h = move |v: f32| crate::ops::unary_math::round_to(opdt, v as f64) as f32;
+            // PyTorch's add kernel for the half types, alpha converted to the type: over whole
+            // 64-byte blocks of a contiguous run (32 elements) its vectorized lambda computes
+            // `fmadd(other, alpha, self)` in float and rounds once; elsewhere its scalar lambda
+            // computes `self + alpha * other` over `Half` values, rounding the product and the
+            // sum (checked element by element against PyTorch 2.15)
+            let h = move |v: f32| crate::element::round_to(opdt, v as f64) as f32;
             let al = h(alpha.to_f64() as f32);
-            run!(f32, move |x: f32, y: f32| h(x + h(al * y)))
+            macro_rules! split {
+                ($H:ty) => {
+                    lp.run(&pointwise::binary_split_kernel::<$H, $H>(
+                        32,
+                        move |x: $H, y: $H| <$H>::from_f32(y.to_f32().mul_add(al, x.to_f32())),
+                        move |x: $H, y: $H| <$H>::from_f32(x.to_f32() + h(al * y.to_f32())),
+                    ))
+                };
+            }
+            match opdt {
+                DType::Float16 => split!(half::f16),
+                _ => split!(half::bf16),
+            }
         }
         AddAlpha(alpha) => dispatch!(@compute cdt, T => {
             let al: T = scalar_as(alpha);

@@ -375,6 +375,7 @@ pub(crate) fn interpolate_fwd(
     }
     #[allow(clippy::too_many_arguments)]
     fn go<T: PoolFloat + crate::element::Element>(
+        dt: DType,
         src: &Tensor,
         numel: usize,
         sizes: &[usize],
@@ -400,6 +401,10 @@ pub(crate) fn interpolate_fwd(
             let s = scales.as_ref().map(|f| f[j]);
             taps[3 - k + j] =
                 dim_taps::<T>(mode, ins3[3 - k + j], outs3[3 - k + j], align, s, k == 2)?;
+            if matches!(dt, DType::Float16 | DType::BFloat16) {
+                let r = |w: T| T::of(crate::element::round_to(dt, w.f64()));
+                gr::round_weights(&mut taps[3 - k + j], mode, r);
+            }
         }
         let xs = src.try_to_vec::<T>()?;
         let mut out = crate::error::try_filled(T::ZERO, numel)?;
@@ -407,8 +412,12 @@ pub(crate) fn interpolate_fwd(
         Tensor::from_vec(out, [numel])
     }
     let flat = match dt {
-        DType::Float64 => go::<f64>(&src, numel, &sizes, ins3, outs3, mode, align, scales, cl)?,
-        _ => go::<f32>(&src, numel, &sizes, ins3, outs3, mode, align, scales, cl)?,
+        DType::Float64 => go::<f64>(
+            dt, &src, numel, &sizes, ins3, outs3, mode, align, scales, cl,
+        )?,
+        _ => go::<f32>(
+            dt, &src, numel, &sizes, ins3, outs3, mode, align, scales, cl,
+        )?,
     };
     let out = flat.view_with(sizes.clone(), strides.clone(), 0);
     if dt != out.dtype() {

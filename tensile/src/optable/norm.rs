@@ -17,8 +17,8 @@ use crate::error::{Error, Result, fmt_list};
 use crate::layout::contiguous_strides;
 use crate::ops::norm::{
     affine, batch_norm_strides, combine, f32_layout, f32_layout_cl, float_only,
-    half_channel_moments, half_elementwise_norm, half_linear_terms, linear_terms, moments, ncs,
-    param, plane_moments, rms_norm_fused, round_half, suggested_strides,
+    half_channel_moments, half_elementwise_norm, half_linear_terms, half_var, linear_terms,
+    moments, ncs, param, plane_moments, rms_norm_fused, round_half, suggested_strides,
 };
 
 op_ids! {
@@ -456,37 +456,42 @@ pub fn batch_norm_with<'r, 'a>(
         .all(|p| p.is_none_or(|p| p.dtype == input.dtype));
     let half = reduced && input.is_contiguous();
     let (mean, var): (Vec<f64>, Vec<f64>) = if training {
-        let stats: Vec<(f64, f64)> = if half {
-            half_channel_moments(input, (n, c, s), same_type.then_some(input.dtype))?
+        let cnt = n * s;
+        // (mean, biased variance, unbiased variance) per channel
+        let stats: Vec<(f64, f64, f64)> = if half {
+            let store = same_type.then_some(input.dtype);
+            half_channel_moments(input, (n, c, s), store)?
                 .into_iter()
-                .map(|(m, v)| (m as f64, v as f64))
+                .map(|(m, vs)| {
+                    let var = half_var(store, vs, cnt) as f64;
+                    (m as f64, var, half_var(store, vs, cnt - 1) as f64)
+                })
                 .collect()
         } else {
             let planes = plane_moments(input, n, c, s)?;
+            let cnt = cnt as f64;
             (0..c)
-                .map(|ch| combine((0..n).map(|i| planes[i * c + ch])))
+                .map(|ch| {
+                    let (m, v) = combine((0..n).map(|i| planes[i * c + ch]));
+                    (m, v, v * cnt / (cnt - 1.0))
+                })
                 .collect()
         };
-        let cnt = (n * s) as f64;
         for (name, r) in [("mean", rm), ("var", rv)] {
             if let Some(r) = r {
                 let old = r.try_to_vec::<f64>()?;
                 let new: Vec<f64> = old
                     .iter()
                     .zip(&stats)
-                    .map(|(&o, &(m, v))| {
-                        let b = if name == "mean" {
-                            m
-                        } else {
-                            v * cnt / (cnt - 1.0)
-                        };
+                    .map(|(&o, &(m, _, unbiased))| {
+                        let b = if name == "mean" { m } else { unbiased };
                         momentum * b + (1.0 - momentum) * o
                     })
                     .collect();
                 r.copy_(&Tensor::from_vec(new, &r.sizes[..])?)?;
             }
         }
-        stats.into_iter().unzip()
+        stats.into_iter().map(|(m, v, _)| (m, v)).unzip()
     } else {
         (
             rm.map(|t| t.try_to_vec::<f64>())
@@ -690,7 +695,8 @@ pub fn instance_norm_with<'a>(
         };
         for (p, &(mean, var)) in planes.iter().enumerate() {
             if half {
-                let (m, v) = planes_h[p];
+                let (m, vs) = planes_h[p];
+                let v = half_var(Some(dt), vs, s);
                 let ish = round_half(dt, 1.0 / (v + o.eps as f32).sqrt());
                 (alpha[p], beta[p]) = half_linear_terms(round_half(dt, m), ish, w[p % c], b[p % c]);
                 continue;

@@ -4,7 +4,8 @@
 //! * `F.interpolate` (`UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`, …): every
 //!   mode is separable, `y = M_1 ⊗ … ⊗ M_k x` with `M_j[o, i]` the weight of input `i` in
 //!   output `o` (the forward's own taps), so the gradient is `g` times each `M_j` transposed
-//!   (`pool::separable_backward`); `area` is `adaptive_avg_pool` (composite);
+//!   (`pool::separable_backward`; a float16/bfloat16 gradient in float32, rounded once, as
+//!   PyTorch's kernels accumulate it); `area` is `adaptive_avg_pool` (composite);
 //! * `F.pad` constant (`ConstantPadNdBackward0`): `pad(g, -pad)` (crops what was added,
 //!   zero-fills what was cropped); reflect / replicate (`ReflectionPad2DBackward0`, …) and
 //!   circular: `g` summed back to the source of each output element (`index::Gathered`);
@@ -13,6 +14,7 @@
 use super::super::record::{node, record};
 use super::pointwise::lam;
 use super::pool::separable_backward;
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::geometry::resample::{Real, dim_taps};
 use crate::tensor::Tensor;
@@ -81,6 +83,13 @@ pub(crate) fn interpolate(out: Tensor, x: &Tensor, r: Resample) -> Result<Tensor
                     }
                 })
                 .collect::<Result<Vec<_>>>()?;
+            // PyTorch's backward kernels accumulate a float16/bfloat16 gradient in a float32
+            // buffer with float32 weights and round once at the end
+            let dt = g.dtype();
+            if matches!(dt, DType::Float16 | DType::BFloat16) {
+                let gf = g.to(DType::Float32)?;
+                return Ok(vec![Some(separable_backward(&gf, &mats)?.to(dt)?)]);
+            }
             Ok(vec![Some(separable_backward(g, &mats)?)])
         }))
     })
