@@ -1,10 +1,14 @@
-//! Vectorisable float32 transcendentals: `exp`, `tanh`, `erf` and the activations built on
-//! them (`sigmoid`, `silu`, `gelu`, `gelu` with the tanh approximation), written branch-free
+//! Vectorisable float32 transcendentals: `exp`, `log`/`log2`/`log10`, `sin`/`cos`, `tanh`,
+//! `erf` and the activations built on them (`sigmoid`, `silu`, `gelu`, `gelu` with the tanh
+//! approximation), written branch-free
 //! (selects, bit tricks, polynomials) so loops over them vectorise, and run over contiguous
 //! runs in functions compiled for AVX-512F or AVX2 when the CPU has them (run-time
 //! detection, as in [`super::simd`]).
 //!
-//! Accuracy: `exp` is Cephes' `expf` (about 1 ulp); `tanh` is Cephes' `tanhf` (a polynomial
+//! Accuracy: `exp` is Cephes' `expf` (about 1 ulp); `log` Cephes' `logf`, `sin`/`cos` its
+//! `sinf`/`cosf` polynomials after a reduction in double (about 1 ulp; past `|x| = 10^5` in
+//! double); the measured
+//! maxima are in the tests below and README; `tanh` is Cephes' `tanhf` (a polynomial
 //! below 0.625, `1 - 2/(exp(2|x|)+1)` above); `erf` is PyTorch's own vectorised float `erf`
 //! (Abramowitz–Stegun 7.1.26, absolute error below 1.5e-7), the one its `gelu` uses.
 
@@ -136,6 +140,160 @@ pub(crate) fn gelu_tanh_f32(x: f32) -> f32 {
     0.5 * x * (1.0 + tanh_f32(inner))
 }
 
+/// `ln(x)` (Cephes `logf`, about 1 ulp): `x = 2^e·m` with `m` in `[√½, √2)`, `ln(m)` by a
+/// degree-9 polynomial in `m - 1`, plus `e·ln2` in two parts. Subnormals are scaled up first;
+/// `ln(0) = -inf`, `ln(+inf) = +inf`, negative and NaN inputs give NaN.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+pub(crate) fn log_f32(x: f32) -> f32 {
+    let (e, f, pz, z) = log_parts(x);
+    // Cephes' order: the small terms first, the large `e·ln2` part last
+    let r = f + ((pz + e * -2.121_944_4e-4) - 0.5 * z) + e * 0.693_359_375;
+    log_special(x, r)
+}
+
+/// `log2(x)`: [`log_f32`]'s `e + ln(m)·log2(e)`, so a power of two gives its exponent exactly.
+#[inline(always)]
+pub(crate) fn log2_f32(x: f32) -> f32 {
+    let (e, f, pz, z) = log_parts(x);
+    let r = (f + (pz - 0.5 * z)) * std::f32::consts::LOG2_E + e;
+    log_special(x, r)
+}
+
+/// `log10(x)`: `e·log10(2) + ln(m)·log10(e)` from [`log_f32`]'s parts.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+pub(crate) fn log10_f32(x: f32) -> f32 {
+    let (e, f, pz, z) = log_parts(x);
+    let r = (f + (pz - 0.5 * z)) * std::f32::consts::LOG10_E
+        + e * 4.605_038_981_195_214e-6
+        + e * 3.010_253_906_25e-1;
+    log_special(x, r)
+}
+
+/// Cephes `logf`'s reduction of a positive finite `x`: the exponent `e`, `f = m - 1` with `m`
+/// in `[√½, √2)`, the polynomial part `f³·P(f)` and `z = f²`, so that
+/// `ln(x) = f + f³·P(f) - z/2 + e·ln2`.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn log_parts(x: f32) -> (f32, f32, f32, f32) {
+    // subnormals: scale by 2^25 and take 25 off the exponent
+    let sub = x < f32::MIN_POSITIVE;
+    let xs = if sub { x * 33_554_432.0 } else { x };
+    let bits = xs.to_bits();
+    let mut e = ((bits >> 23) & 0xff) as i32 - 126 - if sub { 25 } else { 0 };
+    // the mantissa in [0.5, 1)
+    let m = f32::from_bits((bits & 0x007f_ffff) | 0x3f00_0000);
+    let low = m < std::f32::consts::FRAC_1_SQRT_2;
+    e -= low as i32;
+    let f = if low { m + m - 1.0 } else { m - 1.0 };
+    let z = f * f;
+    let mut p = 7.037_683_629_2e-2f32;
+    for c in [
+        -1.151_461_031_0e-1,
+        1.167_699_874_0e-1,
+        -1.242_014_084_6e-1,
+        1.424_932_278_7e-1,
+        -1.666_805_766_5e-1,
+        2.000_071_476_5e-1,
+        -2.499_999_399_3e-1,
+        3.333_333_117_4e-1,
+    ] {
+        p = p * f + c;
+    }
+    (e as f32, f, p * f * z, z)
+}
+
+/// The logarithms' special values over a result `r` computed as if `x` were positive and
+/// finite: `+inf` for `+inf`, `-inf` for ±0, NaN for negative and NaN inputs.
+#[inline(always)]
+fn log_special(x: f32, r: f32) -> f32 {
+    if x == f32::INFINITY {
+        x
+    } else if x == 0.0 {
+        f32::NEG_INFINITY
+    } else if x > 0.0 {
+        r
+    } else {
+        f32::NAN
+    }
+}
+
+/// The largest `|x|` [`sin_f32`]/[`cos_f32`] reduce accurately (octant counts below 2^17);
+/// beyond it, and for ±inf and NaN, [`map_f32`] recomputes in double.
+const TRIG_MAX: f32 = 100_000.0;
+/// `π/4` to 36 bits, and the rest of `π/4` (with the error of `FRAC_PI_4` itself).
+const PIO4_HI: f64 = f64::from_bits(std::f64::consts::FRAC_PI_4.to_bits() & !0x1_ffff);
+const PIO4_LO: f64 = (std::f64::consts::FRAC_PI_4 - PIO4_HI) + 3.061_616_997_868_383e-17;
+
+/// `sin(x)` and `cos(x)` (Cephes `sinf`/`cosf` polynomials, about 1 ulp for `|x| <= 10^5`):
+/// `x` reduced by the nearest even multiple of `π/4` in double, then the sine or cosine
+/// polynomial of the octant.
+/// `cos = true` shifts the octant by two.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn sincos_f32(x: f32, cos: bool) -> f32 {
+    let a = x.abs();
+    let j0 = (a * std::f32::consts::FRAC_2_PI * 2.0) as i32;
+    // round the octant up to even
+    let j = (j0 + 1) & !1;
+    let y = j as f32;
+    // Cody–Waite in double: `y·PIO4_HI` is exact (y < 2^17, PIO4_HI has 36 bits), so the
+    // reduced argument is good to far below a float32 ulp even next to a multiple of π
+    let yd = y as f64;
+    let r = ((a as f64 - yd * PIO4_HI) - yd * PIO4_LO) as f32;
+    let q = if cos { j + 2 } else { j };
+    let z = r * r;
+    let pc = ((2.443_315_711_809_948e-5 * z - 1.388_731_625_493_765e-3) * z
+        + 4.166_664_568_298_827e-2)
+        * z
+        * z
+        - 0.5 * z
+        + 1.0;
+    let ps = ((-1.951_529_589_1e-4 * z + 8.332_160_873_6e-3) * z - 1.666_665_461_1e-1) * z * r + r;
+    // octants 2 and 6 (mod 8) take the cosine polynomial
+    let v = if q & 2 != 0 { pc } else { ps };
+    // the sign: octants 4..7 negate; the sine is odd in x, the cosine even
+    let neg = (q & 4 != 0) ^ (!cos && x.is_sign_negative());
+    if neg { -v } else { v }
+}
+
+/// `sin(x)`; see [`sincos_f32`].
+#[inline(always)]
+pub(crate) fn sin_f32(x: f32) -> f32 {
+    sincos_f32(x, false)
+}
+
+/// `cos(x)`; see [`sincos_f32`].
+#[inline(always)]
+pub(crate) fn cos_f32(x: f32) -> f32 {
+    sincos_f32(x, true)
+}
+
+/// Whether `x` is past [`sin_f32`]'s reduction: `|x| > TRIG_MAX`, ±inf or NaN.
+#[inline(always)]
+fn past_trig_range(x: f32) -> bool {
+    x.abs() > TRIG_MAX || x.is_nan()
+}
+
+/// [`sin_f32`] for one element, large arguments in double.
+fn sin_one(x: f32) -> f32 {
+    if past_trig_range(x) {
+        (x as f64).sin() as f32
+    } else {
+        sin_f32(x)
+    }
+}
+
+/// [`cos_f32`] for one element, large arguments in double.
+fn cos_one(x: f32) -> f32 {
+    if past_trig_range(x) {
+        (x as f64).cos() as f32
+    } else {
+        cos_f32(x)
+    }
+}
+
 /// The float32 functions this module runs over runs of elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum VOp {
@@ -144,6 +302,12 @@ pub(crate) enum VOp {
     Sigmoid,
     Silu,
     Gelu,
+    Log,
+    Log2,
+    Log10,
+    Sin,
+    Cos,
+    Erf,
 }
 
 impl VOp {
@@ -156,6 +320,12 @@ impl VOp {
             VOp::Sigmoid => sigmoid_f32,
             VOp::Silu => silu_f32,
             VOp::Gelu => gelu_f32,
+            VOp::Log => log_f32,
+            VOp::Log2 => log2_f32,
+            VOp::Log10 => log10_f32,
+            VOp::Sin => sin_one,
+            VOp::Cos => cos_one,
+            VOp::Erf => erf_f32,
         }
     }
 }
@@ -175,6 +345,30 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
         VOp::Sigmoid => go!(sigmoid_f32),
         VOp::Silu => go!(silu_f32),
         VOp::Gelu => go!(gelu_f32),
+        VOp::Log => go!(log_f32),
+        VOp::Log2 => go!(log2_f32),
+        VOp::Log10 => go!(log10_f32),
+        VOp::Erf => go!(erf_f32),
+        VOp::Sin | VOp::Cos => {
+            let cos = op == VOp::Cos;
+            let mut big = false;
+            for (y, &x) in ys.iter_mut().zip(xs) {
+                *y = sincos_f32(x, cos);
+                big |= past_trig_range(x);
+            }
+            // the rare arguments past the reduction's range (and ±inf, NaN) again in double
+            if big {
+                for (y, &x) in ys.iter_mut().zip(xs) {
+                    if past_trig_range(x) {
+                        *y = if cos {
+                            (x as f64).cos()
+                        } else {
+                            (x as f64).sin()
+                        } as f32;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -363,12 +557,99 @@ mod tests {
         assert!(gelu_f32(f32::NAN).is_nan());
         // the vectorised loop and the scalar function agree
         let xs: Vec<f32> = (0..1000).map(|i| i as f32 * 0.037 - 18.0).collect();
+        let ops = [
+            VOp::Exp,
+            VOp::Tanh,
+            VOp::Sigmoid,
+            VOp::Silu,
+            VOp::Gelu,
+            VOp::Log,
+            VOp::Log2,
+            VOp::Log10,
+            VOp::Sin,
+            VOp::Cos,
+            VOp::Erf,
+        ];
+        let xs: Vec<f32> = xs.iter().map(|x| x.abs() * 1e3).chain(xs.clone()).collect();
         let mut ys = vec![0.0; xs.len()];
-        for op in [VOp::Exp, VOp::Tanh, VOp::Sigmoid, VOp::Silu, VOp::Gelu] {
+        for op in ops {
             map_f32(op, &xs, &mut ys);
             for (x, y) in xs.iter().zip(&ys) {
                 assert_eq!(y.to_bits(), op.scalar()(*x).to_bits(), "{op:?}({x})");
             }
         }
+    }
+
+    /// The error of `f` in float32 ulps of the correctly rounded result, against `reference`
+    /// in double: the largest over every 127th float32 bit pattern (either sign) in `[lo, hi]`,
+    /// about 1.7·10⁷ arguments for the whole range.
+    fn max_ulp(f: fn(f32) -> f32, reference: fn(f64) -> f64, lo: f32, hi: f32) -> (f64, f32) {
+        let mut worst = (0.0f64, 0.0f32);
+        let mut check = |x: f32| {
+            let want = reference(x as f64);
+            let got = f(x);
+            if !want.is_finite() || (want as f32).is_infinite() {
+                return;
+            }
+            let w = want as f32;
+            let ulp = (f32::from_bits(w.abs().to_bits() + 1) - w.abs()) as f64;
+            let err = (got as f64 - want).abs() / ulp;
+            if err > worst.0 || err.is_nan() {
+                worst = (err, x);
+            }
+        };
+        let mut b = 0u32;
+        while b < 0x7f80_0000 {
+            let x = f32::from_bits(b);
+            for x in [x, -x] {
+                if x >= lo && x <= hi {
+                    check(x);
+                }
+            }
+            b += 127;
+        }
+        worst
+    }
+
+    /// The accuracy table of README ("The float32 math library"): the largest error in ulps
+    /// over the range each function is used on. Run with `--nocapture` to print it.
+    #[test]
+    fn accuracy_in_ulps() {
+        // name, function, double reference, range, bound in ulps
+        type Row = (&'static str, fn(f32) -> f32, fn(f64) -> f64, f32, f32, f64);
+        let table: [Row; 7] = [
+            ("exp", exp_f32, f64::exp, -104.0, 88.7, 1.5),
+            ("log", log_f32, f64::ln, 0.0, f32::MAX, 1.5),
+            ("log2", log2_f32, f64::log2, 0.0, f32::MAX, 2.0),
+            ("log10", log10_f32, f64::log10, 0.0, f32::MAX, 2.0),
+            ("sin", sin_one, f64::sin, -f32::MAX, f32::MAX, 2.0),
+            ("cos", cos_one, f64::cos, -f32::MAX, f32::MAX, 2.0),
+            ("tanh", tanh_f32, f64::tanh, -20.0, 20.0, 3.0),
+        ];
+        for (name, f, r, lo, hi, bound) in table {
+            let (err, at) = max_ulp(f, r, lo, hi);
+            println!("{name}: {err:.3} ulp (at {at:e})");
+            assert!(err <= bound, "{name}: {err} ulp at {at:e}");
+        }
+        // special values
+        assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
+        assert_eq!(log_f32(-0.0), f32::NEG_INFINITY);
+        assert_eq!(log_f32(f32::INFINITY), f32::INFINITY);
+        assert!(log_f32(-1.0).is_nan() && log_f32(f32::NAN).is_nan());
+        assert_eq!(log2_f32(8.0), 3.0);
+        assert_eq!(log2_f32(f32::from_bits(1)), -149.0);
+        assert_eq!(log_f32(1.0), 0.0);
+        assert!(sin_one(f32::INFINITY).is_nan() && cos_one(f32::NAN).is_nan());
+        assert_eq!(sin_f32(0.0), 0.0);
+        assert_eq!(sin_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert_eq!(cos_f32(0.0), 1.0);
+        // erf is PyTorch's own vectorised approximation: absolute error
+        let mut worst = 0.0f64;
+        for k in -60000..60000 {
+            let x = k as f32 * 1e-4;
+            worst = worst.max((erf_f32(x) as f64 - libm::erf(x as f64)).abs());
+        }
+        println!("erf: {worst:.2e} absolute");
+        assert!(worst < 5e-7, "erf: {worst}");
     }
 }

@@ -128,6 +128,10 @@ pub(crate) fn unary(op: UnaryOp, a: &Tensor) -> Result<Tensor> {
         Sigmoid => Some(VOp::Sigmoid),
         Silu => Some(VOp::Silu),
         Gelu => Some(VOp::Gelu),
+        Log => Some(VOp::Log),
+        Sin => Some(VOp::Sin),
+        Cos => Some(VOp::Cos),
+        Erf => Some(VOp::Erf),
         _ => None,
     };
     if let (Some(v), DType::Float32) = (vop, cdt) {

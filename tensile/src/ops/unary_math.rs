@@ -6,7 +6,9 @@
 //! [`crate::nn::functional`] are built on.
 //!
 //! Float functions compute in double and round once to the output dtype (PyTorch computes the
-//! half types in float32 and rounds once; the corpus tolerance covers the difference). Integer
+//! half types in float32 and rounds once; the corpus tolerance covers the difference), except
+//! `log2`/`log10` of float32 and the half types, which run the vectorised float32 library
+//! (`crate::kernels::vmath`), as PyTorch runs SLEEF's. Integer
 //! and bool inputs of float functions give the default float dtype (float32), laid out as
 //! PyTorch lays out the converted input.
 
@@ -14,6 +16,7 @@ use crate::dtype::{DEFAULT_FLOAT, DType};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::TensorIter;
+use crate::kernels::vmath::VOp;
 use crate::kernels::{pointwise, special};
 use crate::layout::preserve_format_strides;
 use crate::tensor::Tensor;
@@ -50,6 +53,19 @@ pub(crate) fn map<I: Element, O: Element>(
     layout: Layout,
     f: impl Fn(I) -> O + Sync,
 ) -> Result<Tensor> {
+    map_with(a, out_dt, promote, layout, |lp| {
+        lp.run(&pointwise::unary_kernel::<I, O>(f))
+    })
+}
+
+/// [`map`] with the loop run by `run` (a kernel of its own, such as a vectorised one).
+fn map_with(
+    a: &Tensor,
+    out_dt: DType,
+    promote: bool,
+    layout: Layout,
+    run: impl FnOnce(&crate::iter::Plan<'_, 2>),
+) -> Result<Tensor> {
     let pre;
     let mut it = match layout {
         Layout::Iter => TensorIter::new(None, &[a])?,
@@ -79,7 +95,7 @@ pub(crate) fn map<I: Element, O: Element>(
         it.promote_inputs(out_dt);
     }
     let lp = it.plan::<2>(out_dt)?;
-    lp.run(&pointwise::unary_kernel::<I, O>(f));
+    run(&lp);
     Ok(lp.into_out())
 }
 
@@ -239,6 +255,23 @@ macro_rules! float_ops {
                 FloatOp::Deg2rad | FloatOp::Rad2deg => Layout::Preserve,
                 _ => Layout::Iter,
             };
+            // float32 and the half types (and integers, which give float32) through the
+            // vectorised float32 library where it has the function
+            let vop = match op {
+                FloatOp::Log2 => Some(VOp::Log2),
+                FloatOp::Log10 => Some(VOp::Log10),
+                _ => None,
+            };
+            if let (Some(v), false) = (vop, a.dtype == DType::Float64) {
+                let (out_dt, promote) = if a.dtype.is_floating_point() {
+                    (a.dtype, false)
+                } else {
+                    (DEFAULT_FLOAT, true)
+                };
+                return map_with(a, out_dt, promote, layout, |lp| {
+                    lp.run(&crate::kernels::vmath::unary_kernel(v))
+                });
+            }
             match op {
                 $(FloatOp::$Op => float_fn(a, $int_err, layout, $f),)*
             }
