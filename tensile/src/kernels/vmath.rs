@@ -171,6 +171,15 @@ pub(crate) fn log10_f32(x: f32) -> f32 {
     log_special(x, r)
 }
 
+/// `ln(1 + x)`: with `u = 1 + x` rounded, `ln(u)·x/(u - 1)` (the quotient corrects `u`'s
+/// rounding), `x` itself where `u` rounds to 1; `+inf` for `+inf`, `-inf` for -1, NaN below.
+#[inline(always)]
+pub(crate) fn log1p_f32(x: f32) -> f32 {
+    let u = 1.0 + x;
+    let r = log_f32(u) * (x / (u - 1.0));
+    if u == 1.0 || x == f32::INFINITY { x } else { r }
+}
+
 /// Cephes `logf`'s reduction of a positive finite `x`: the exponent `e`, `f = m - 1` with `m`
 /// in `[√½, √2)`, the polynomial part `f³·P(f)` and `z = f²`, so that
 /// `ln(x) = f + f³·P(f) - z/2 + e·ln2`.
@@ -305,6 +314,7 @@ pub(crate) enum VOp {
     Log,
     Log2,
     Log10,
+    Log1p,
     Sin,
     Cos,
     Erf,
@@ -323,6 +333,7 @@ impl VOp {
             VOp::Log => log_f32,
             VOp::Log2 => log2_f32,
             VOp::Log10 => log10_f32,
+            VOp::Log1p => log1p_f32,
             VOp::Sin => sin_one,
             VOp::Cos => cos_one,
             VOp::Erf => erf_f32,
@@ -348,6 +359,7 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
         VOp::Log => go!(log_f32),
         VOp::Log2 => go!(log2_f32),
         VOp::Log10 => go!(log10_f32),
+        VOp::Log1p => go!(log1p_f32),
         VOp::Erf => go!(erf_f32),
         VOp::Sin | VOp::Cos => {
             let cos = op == VOp::Cos;
@@ -566,6 +578,7 @@ mod tests {
             VOp::Log,
             VOp::Log2,
             VOp::Log10,
+            VOp::Log1p,
             VOp::Sin,
             VOp::Cos,
             VOp::Erf,
@@ -617,11 +630,12 @@ mod tests {
     fn accuracy_in_ulps() {
         // name, function, double reference, range, bound in ulps
         type Row = (&'static str, fn(f32) -> f32, fn(f64) -> f64, f32, f32, f64);
-        let table: [Row; 7] = [
+        let table: [Row; 8] = [
             ("exp", exp_f32, f64::exp, -104.0, 88.7, 1.5),
             ("log", log_f32, f64::ln, 0.0, f32::MAX, 1.5),
             ("log2", log2_f32, f64::log2, 0.0, f32::MAX, 2.0),
             ("log10", log10_f32, f64::log10, 0.0, f32::MAX, 2.0),
+            ("log1p", log1p_f32, f64::ln_1p, -1.0, f32::MAX, 2.5),
             ("sin", sin_one, f64::sin, -f32::MAX, f32::MAX, 2.0),
             ("cos", cos_one, f64::cos, -f32::MAX, f32::MAX, 2.0),
             ("tanh", tanh_f32, f64::tanh, -20.0, 20.0, 3.0),
@@ -639,6 +653,11 @@ mod tests {
         assert_eq!(log2_f32(8.0), 3.0);
         assert_eq!(log2_f32(f32::from_bits(1)), -149.0);
         assert_eq!(log_f32(1.0), 0.0);
+        assert_eq!(log1p_f32(-1.0), f32::NEG_INFINITY);
+        assert_eq!(log1p_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(log1p_f32(1e-30), 1e-30);
+        assert_eq!(log1p_f32(-0.0).to_bits(), (-0.0f32).to_bits());
+        assert!(log1p_f32(-2.0).is_nan() && log1p_f32(f32::NAN).is_nan());
         assert!(sin_one(f32::INFINITY).is_nan() && cos_one(f32::NAN).is_nan());
         assert_eq!(sin_f32(0.0), 0.0);
         assert_eq!(sin_f32(-0.0).to_bits(), (-0.0f32).to_bits());

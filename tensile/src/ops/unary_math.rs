@@ -7,7 +7,7 @@
 //!
 //! Float functions compute in double and round once to the output dtype (PyTorch computes the
 //! half types in float32 and rounds once; the corpus tolerance covers the difference), except
-//! `log2`/`log10` of float32 and the half types, which run the vectorised float32 library
+//! `log2`/`log10`/`log1p` of float32 and the half types, which run the vectorised float32 library
 //! (`crate::kernels::vmath`), as PyTorch runs SLEEF's. Integer
 //! and bool inputs of float functions give the default float dtype (float32), laid out as
 //! PyTorch lays out the converted input.
@@ -260,6 +260,7 @@ macro_rules! float_ops {
             let vop = match op {
                 FloatOp::Log2 => Some(VOp::Log2),
                 FloatOp::Log10 => Some(VOp::Log10),
+                FloatOp::Log1p => Some(VOp::Log1p),
                 _ => None,
             };
             if let (Some(v), false) = (vop, a.dtype == DType::Float64) {
