@@ -196,6 +196,12 @@ macro_rules! half_element {
 }
 half_element!(f16 => Float16, bf16 => BFloat16);
 
+/// [`round_to`] for a float32 value: a value stored in, or a `Half` operation returning, the
+/// reduced type `dt` (float16, bfloat16; float32 and float64 keep `v`).
+pub(crate) fn round_half(dt: DType, v: f32) -> f32 {
+    round_to(dt, v as f64) as f32
+}
+
 /// `v` converted to float dtype `dt` and back, as PyTorch converts a double (a Python float,
 /// a double result) to the tensor's scalar type: float32 rounds to nearest even, float16 and
 /// bfloat16 round to float32 first and then to the half type; float64 (and any other dtype)

@@ -200,7 +200,7 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         // PyTorch's scalar kernel over `Half` values: the logarithm of a `Half` is rounded to
         // the type before the product (one more rounding than the float computation)
         Xlogy | Xlog1py if matches!(opdt, DType::Float16 | DType::BFloat16) => {
-            let h = move |v: f32| crate::element::round_to(opdt, v as f64) as f32;
+            let h = move |v: f32| crate::element::round_half(opdt, v);
             let log: fn(f32) -> f32 = if matches!(op, Xlogy) {
                 f32::ln
             } else {
@@ -254,7 +254,7 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
             // `fmadd(other, alpha, self)` in float and rounds once; elsewhere its scalar lambda
             // computes `self + alpha * other` over `Half` values, rounding the product and the
             // sum (checked element by element against PyTorch 2.15)
-            let h = move |v: f32| crate::element::round_to(opdt, v as f64) as f32;
+            let h = move |v: f32| crate::element::round_half(opdt, v);
             let al = h(alpha.to_f64() as f32);
             macro_rules! split {
                 ($H:ty) => {
