@@ -23,7 +23,8 @@ Family `local_rules` (corpus format, compared like every family):
 And `tensile/tests/rules/ranges.json`: `torch.linspace` and `torch.logspace` values bit for
 bit (every float dtype, short and vectorized lengths), which a tolerance cannot check (the
 midpoint of `linspace(-1, 1, 7)` is -2.98e-8 in PyTorch); `tensile/tests/rules/half_bits.json`:
-float16/bfloat16 results bit for bit where PyTorch's rounding points matter by an ulp.
+float16/bfloat16 results bit for bit where PyTorch's rounding points matter by an ulp, and a
+tensor to a number power in every float dtype (PyTorch's kernel choice per exponent).
 
 Usage (needs torch, and the shared generator beside the repo for its encoders):
     python3 scripts/make_rules_corpus.py [--shared ../shared/conformance]
@@ -620,6 +621,21 @@ for dt in ('float16', 'bfloat16'):
                              'inputs': [a.flatten().tolist(), b.contiguous().flatten().tolist()
                                         if lay != 'transposed' else b.t().flatten().tolist()],
                              'shape': [5, 40], 'bits': [float(v).hex() for v in y.flatten().tolist()]})
+# a tensor to a number power: PyTorch's kernel choice (1/x; x*x, x*x*x and 1/(x*x), each
+# product rounded; the exponent rounded to float16/bfloat16 for those dtypes), bit for bit
+# where it differs from a correctly rounded pow by an ulp. (Not 0.5 and -0.5: PyTorch's
+# vectorised float sqrt is not correctly rounded, sqrt(2.1189) is 1.45564413 where IEEE gives
+# 1.45564425, and it shows through the half types' rounding too, rarely; their signed zeros
+# and infinities are a unit test.)
+for dt in ('float32', 'float64', 'float16', 'bfloat16'):
+    tdt = getattr(torch, dt)
+    x = torch.tensor([-0.0, 0.0] + [round(HR.uniform(-4, 4), 4) for _ in range(298)]).to(tdt)
+    half = dt in ('float16', 'bfloat16')
+    exps = [-1.0, 2.0, 3.0, -2.0] + ([2.001, 0.1, 1.7] if half else [])
+    for e in exps:
+        y = x.pow(e)
+        half_fix.append({'op': 'pow', 'dtype': dt, 'exponent': e, 'inputs': [x.tolist()], 'shape': [300],
+                         'bits': [float(v).hex() for v in y.tolist()]})
 with open(os.path.join(here, '..', 'tensile', 'tests', 'rules', 'half_bits.json'), 'w') as f:
     json.dump(half_fix, f, indent=0)
 print(out.counts)

@@ -39,6 +39,26 @@ pub(crate) unsafe fn cast_run(
     ds: isize,
     n: usize,
 ) {
+    if n == 0 {
+        return;
+    }
+    if ss == 0 {
+        // One value to every element (a fill, or a broadcast number): convert it once.
+        let mut one = 0u64;
+        let v = (&mut one as *mut u64).cast::<u8>();
+        // SAFETY: `src` addresses one valid element (n > 0); `one` holds 8 bytes, enough
+        // for any dtype, and is aligned for all of them.
+        unsafe { cast_run(sd, src, 1, dd, v, 1, 1) };
+        // SAFETY: forwarded from the caller; `v` holds one element of `dd`, and is a local
+        // the destination cannot overlap.
+        unsafe { move_bits(dd.itemsize(), v, 0, dst, ds, n) };
+        return;
+    }
+    if sd == dd {
+        // SAFETY: forwarded from the caller.
+        unsafe { move_bits(dd.itemsize(), src, ss, dst, ds, n) };
+        return;
+    }
     // SAFETY: forwarded from the caller.
     if ss == 1 && ds == 1 && unsafe { half_slices(sd, src, dd, dst, n) } {
         return;
@@ -83,6 +103,53 @@ unsafe fn half_slices(sd: DType, src: *const u8, dd: DType, dst: *mut u8, n: usi
         }
     }
     true
+}
+
+/// Moves `n` elements of `size` bytes (1, 2, 4 or 8) from `src` (element stride `ss`; 0
+/// repeats one element) to `dst` (element stride `ds`) unchanged, bit for bit, as PyTorch's
+/// copy of one dtype to itself (a `memcpy`) does: contiguous runs move as one `memmove`, a
+/// repeated element is stored in a loop the compiler vectorises.
+///
+/// # Safety
+/// As [`cast_run`] with both dtypes of `size` bytes.
+unsafe fn move_bits(size: usize, src: *const u8, ss: isize, dst: *mut u8, ds: isize, n: usize) {
+    #[inline(always)]
+    unsafe fn typed<T: Copy>(src: *const T, ss: isize, dst: *mut T, ds: isize, n: usize) {
+        // SAFETY (whole body): the caller guarantees `n` valid, aligned elements at these
+        // strides; with `ss == 0` the one source element is read before any store (`src` may
+        // then be anywhere the caller allows, the destination included).
+        unsafe {
+            if ss == 0 {
+                let v = *src;
+                if ds == 1 {
+                    for i in 0..n {
+                        *dst.add(i) = v;
+                    }
+                } else {
+                    for i in 0..n as isize {
+                        *dst.offset(i * ds) = v;
+                    }
+                }
+            } else if ss == 1 && ds == 1 {
+                // element for element when the same memory: memmove handles any overlap
+                std::ptr::copy(src, dst, n);
+            } else {
+                for i in 0..n as isize {
+                    *dst.offset(i * ds) = *src.offset(i * ss);
+                }
+            }
+        }
+    }
+    // SAFETY: forwarded from the caller; storage is aligned for every dtype, so each pointer
+    // is aligned for the unsigned integer of its element's size.
+    unsafe {
+        match size {
+            1 => typed(src, ss, dst, ds, n),
+            2 => typed(src as *const u16, ss, dst as *mut u16, ds, n),
+            4 => typed(src as *const u32, ss, dst as *mut u32, ds, n),
+            _ => typed(src as *const u64, ss, dst as *mut u64, ds, n),
+        }
+    }
 }
 
 #[inline(always)]

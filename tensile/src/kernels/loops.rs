@@ -128,10 +128,16 @@ impl<const N: usize> Loop<N> {
             numel
         };
         // A large output written along its contiguous dim, not read by the op itself (not in
-        // place), is written with streaming stores (see `kernels::stream`).
+        // place), is written with streaming stores (see `kernels::stream`) when the bytes the
+        // loop moves (the output and the inputs that advance along the run) would not stay in
+        // the caches anyway.
+        let moved: usize = (0..N)
+            .filter(|&k| k == 0 || self.strides[0][k] != 0)
+            .map(|k| numel * self.dtypes[k].itemsize())
+            .sum();
         let stream = n_out == 1
             && !tiled
-            && numel * self.dtypes[0].itemsize() >= stream::STREAM_BYTES
+            && moved >= stream::stream_bytes()
             && self.strides[0][0] == self.dtypes[0].itemsize() as isize
             && (1..N).all(|k| self.base[k] != self.base[0]);
         let me = SendLoop(self);
@@ -266,7 +272,14 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             let mut ks = [0isize; N];
             for k in 0..N {
                 let p = ptrs[k].wrapping_offset(done as isize * self.lp.strides[0][k]);
-                if self.casts[k] || (self.stream && k == 0) {
+                if k >= self.n_out && self.casts[k] && self.elem[k] == 0 {
+                    // an input repeated along the run (a broadcast number): converted once
+                    kp[k] = self.bufs[k].as_mut_ptr() as *mut u8;
+                    ks[k] = 0;
+                    // SAFETY: p is one valid element of operand k (caller's contract); the
+                    // buffer holds at least one element of any dtype.
+                    unsafe { cast_run(dt[k], p, 0, self.kd[k], kp[k], 1, 1) };
+                } else if self.casts[k] || (self.stream && k == 0) {
                     kp[k] = self.bufs[k].as_mut_ptr() as *mut u8;
                     ks[k] = 1;
                     if k >= self.n_out {

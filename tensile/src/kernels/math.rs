@@ -204,13 +204,18 @@ macro_rules! float_arith {
                 }
             }
             #[inline(always)] fn pow(self, b: Self) -> Self { self.powf(b) }
+            // NaN when either is; between equal values (±0) the bits AND (maximum: +0 wins)
+            // or OR (minimum: -0 wins). Written as selects, which vectorise as compares and
+            // blends.
             #[inline(always)] fn maximum(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() { <$t>::NAN } else if self > b { self } else if b > self { b }
-                else if self.is_sign_negative() { b } else { self }
+                let m = if self > b { self } else { b };
+                let m = if self == b { <$t>::from_bits(self.to_bits() & b.to_bits()) } else { m };
+                if self.is_nan() || b.is_nan() { <$t>::NAN } else { m }
             }
             #[inline(always)] fn minimum(self, b: Self) -> Self {
-                if self.is_nan() || b.is_nan() { <$t>::NAN } else if self < b { self } else if b < self { b }
-                else if self.is_sign_negative() { self } else { b }
+                let m = if self < b { self } else { b };
+                let m = if self == b { <$t>::from_bits(self.to_bits() | b.to_bits()) } else { m };
+                if self.is_nan() || b.is_nan() { <$t>::NAN } else { m }
             }
             #[inline(always)] fn bitand(self, _b: Self) -> Self { 0.0 }
             #[inline(always)] fn bitor(self, _b: Self) -> Self { 0.0 }

@@ -112,6 +112,59 @@ pub(crate) enum Dest<'o> {
     Out(&'o Tensor),
 }
 
+/// PyTorch's kernel for a floating tensor to a number power (`pow_tensor_scalar_kernel` and
+/// `pow_tensor_scalar_optimized_kernel` of its `PowKernel.cpp`), for result dtype `$opdt` and
+/// exponent `$e`, run by `$run!(T, T, closure)`:
+/// * float32, float64 and bfloat16: `0.5` is `sqrt`, `-0.5` is `1 / sqrt`, `-1` is `1 / x`
+///   (so `(-0.0) ** 0.5` is `-0.0` and `(-inf) ** 0.5` NaN, where `pow` gives `+0` and `inf`);
+/// * float32 and float64: an exponent of `2`, `3` or `-2` is `x * x`, `x * x * x` or
+///   `1 / (x * x)`, each product rounded; bfloat16 compares the exponent rounded to
+///   bfloat16 (`2.001` is `2`) and rounds each product to bfloat16;
+/// * otherwise `pow`, the exponent rounded to float16/bfloat16 for those dtypes
+///   (`x.half() ** 0.1` raises to 0.0999755859375).
+macro_rules! pow_number {
+    ($opdt:expr, $e:expr, $run:ident) => {{
+        let (opdt, e): (DType, f64) = ($opdt, $e);
+        let half = opdt == DType::Float16;
+        let bf = opdt == DType::BFloat16;
+        let et = crate::element::round_to(opdt, e);
+        // a product as the dtype rounds it (bfloat16 rounds each one, computing in float32)
+        let r = move |v: f32| {
+            if bf {
+                crate::element::round_half(DType::BFloat16, v)
+            } else {
+                v
+            }
+        };
+        if opdt == DType::Float64 {
+            match e {
+                0.5 => $run!(f64, f64, |x: f64, _| x.sqrt()),
+                -0.5 => $run!(f64, f64, |x: f64, _| 1.0 / x.sqrt()),
+                -1.0 => $run!(f64, f64, |x: f64, _| 1.0 / x),
+                2.0 => $run!(f64, f64, |x: f64, _| x * x),
+                3.0 => $run!(f64, f64, |x: f64, _| x * x * x),
+                -2.0 => $run!(f64, f64, |x: f64, _| 1.0 / (x * x)),
+                _ => $run!(f64, f64, move |x: f64, _| x.powf(e)),
+            }
+        } else if !half && e == 0.5 {
+            $run!(f32, f32, |x: f32, _| x.sqrt())
+        } else if !half && e == -0.5 {
+            $run!(f32, f32, |x: f32, _| 1.0 / x.sqrt())
+        } else if !half && e == -1.0 {
+            $run!(f32, f32, |x: f32, _| 1.0 / x)
+        } else if !half && et == 2.0 {
+            $run!(f32, f32, |x: f32, _| x * x)
+        } else if !half && et == 3.0 {
+            $run!(f32, f32, move |x: f32, _| r(x * x) * x)
+        } else if !half && et == -2.0 {
+            $run!(f32, f32, move |x: f32, _| 1.0 / r(x * x))
+        } else {
+            let ef = et as f32;
+            $run!(f32, f32, move |x: f32, _| x.powf(ef))
+        }
+    }};
+}
+
 /// Every binary op's scalar function, for compute dtype `$cdt`, handed to the executor
 /// macro `$run!(KernelInputType, OutputType, closure)`. The one place that says what each op
 /// computes; `$zero_div` (an `AtomicBool`) records integer division by zero.
@@ -188,12 +241,17 @@ pub(crate) fn binary_into(
     }
     // `pow(Tensor, Scalar)` is a unary op in PyTorch: the number takes no part in the layout
     let unary_layout = op == Pow && matches!(b, Operand::Scalar(_));
+    let pow_exp = match b {
+        Operand::Scalar(s) if op == Pow => Some(s.to_f64()),
+        _ => None,
+    };
     let b = b.as_tensor();
     let b: &Tensor = &b;
     if op == Sub {
         sub_check(a, b)?;
     }
     if matches!(dest, Dest::New)
+        && pow_exp.is_none()
         && a.dtype == b.dtype
         && compute_dtype(a.dtype) == a.dtype
         && op_dtype(op, a.dtype).ok() == Some(a.dtype)
@@ -262,6 +320,12 @@ pub(crate) fn binary_into(
             lp.run(&pointwise::binary_kernel::<$T, $O>($f))
         };
     }
+    if let Some(e) = pow_exp
+        && cdt.is_floating_point()
+    {
+        pow_number!(opdt, e, run);
+        return Ok(lp.into_out());
+    }
     op_table!(op, cdt, run, zero_div);
     if zero_div.load(Ordering::Relaxed) {
         return Err(Error::runtime("ZeroDivisionError"));
@@ -304,6 +368,55 @@ mod tests {
             .unwrap()
             .to(dt)
             .unwrap()
+    }
+
+    /// PyTorch 2.15's kernels for a float tensor to the number 0.5, -0.5 or -1 (`sqrt`,
+    /// `1 / sqrt`, `1 / x`) in float32, float64 and bfloat16, and `pow` itself in float16:
+    /// `(-0.0) ** 0.5` is -0.0 and `(-inf) ** 0.5` NaN in the first, 0.0 and inf in float16.
+    #[test]
+    fn pow_number_kernels_at_signed_zero_and_infinity() {
+        let x = Tensor::from_vec(vec![-0.0f32, f32::NEG_INFINITY, 4.0, 0.0, -2.0], [5]).unwrap();
+        let bits =
+            |t: Tensor| -> Vec<u64> { t.to_vec::<f64>().iter().map(|v| v.to_bits()).collect() };
+        let nan = f64::NAN.to_bits();
+        let cases: [(f64, [f64; 5], [f64; 5]); 3] = [
+            (
+                0.5,
+                [-0.0, f64::NAN, 2.0, 0.0, f64::NAN],
+                [0.0, f64::INFINITY, 2.0, 0.0, f64::NAN],
+            ),
+            (
+                -0.5,
+                [f64::NEG_INFINITY, f64::NAN, 0.5, f64::INFINITY, f64::NAN],
+                [f64::INFINITY, 0.0, 0.5, f64::INFINITY, f64::NAN],
+            ),
+            (
+                -1.0,
+                [f64::NEG_INFINITY, -0.0, 0.25, f64::INFINITY, -0.5],
+                [f64::NEG_INFINITY, -0.0, 0.25, f64::INFINITY, -0.5],
+            ),
+        ];
+        let want = |v: &[f64; 5]| -> Vec<u64> {
+            v.iter()
+                .map(|x| if x.is_nan() { nan } else { x.to_bits() })
+                .collect()
+        };
+        for (e, fast, f16) in cases {
+            for dt in [
+                DType::Float32,
+                DType::Float64,
+                DType::BFloat16,
+                DType::Float16,
+            ] {
+                let got = bits(x.to(dt).unwrap().pow(e).unwrap());
+                let got: Vec<u64> = got
+                    .into_iter()
+                    .map(|b| if f64::from_bits(b).is_nan() { nan } else { b })
+                    .collect();
+                let w = if dt == DType::Float16 { &f16 } else { &fast };
+                assert_eq!(got, want(w), "{dt:?} ** {e}");
+            }
+        }
     }
 
     /// PyTorch 2.15: an integer (or bool) tensor to a negative integer number fails, in every

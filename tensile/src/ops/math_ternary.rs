@@ -313,11 +313,14 @@ fn clamp_scalars(
     it.promote_inputs(rt);
     let lp = it.plan::<2>(if inplace { x.dtype } else { rt })?;
     dispatch!(@compute compute_dtype(rt), T => {
-        let (l, h): (Option<T>, Option<T>) = (lo.map(T::from_f64), hi.map(T::from_f64));
-        run1(&lp, move |v: T| {
-            let v = match l { Some(l) => Arith::maximum(v, l), None => v };
-            match h { Some(h) => Arith::minimum(v, h), None => v }
-        })
+        // one closure per pair of bounds present, so the loop tests none of them
+        match (lo.map(T::from_f64), hi.map(T::from_f64)) {
+            (Some(l), Some(h)) => run1(&lp, move |v: T| Arith::minimum(Arith::maximum(v, l), h)),
+            (Some(l), None) => run1(&lp, move |v: T| Arith::maximum(v, l)),
+            (None, Some(h)) => run1(&lp, move |v: T| Arith::minimum(v, h)),
+            // integer bounds outside the dtype bound nothing: a copy
+            (None, None) => run1(&lp, |v: T| v),
+        }
     });
     Ok(lp.into_out())
 }
