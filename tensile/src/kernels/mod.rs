@@ -10,7 +10,8 @@
 //!   dispatch); [`gemm`] wraps the `gemm` crate for float matrix products of strided operands ([`Strided`]) and
 //!   [`mm`] for the raw operands the convolution, attention and recurrent kernels build;
 //!   [`gather`] copies
-//!   rows for `index_select`/`embedding`.
+//!   rows for `index_select`/`embedding`; [`axes`] is the copy engine of the shape ops that
+//!   rearrange elements along axes (`repeat`, pads, `repeat_interleave`, …).
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
 //! * [`vmath`] holds branch-free float32 `exp`/`tanh`/`erf` and the activations on them,
 //!   run over contiguous runs with AVX-512F/AVX2 chosen at run time; [`softmax`] runs
@@ -25,6 +26,7 @@
 
 pub(crate) mod advindex;
 pub(crate) mod attention;
+pub(crate) mod axes;
 pub(crate) mod box_muller;
 pub(crate) mod cast;
 pub(crate) mod conv;

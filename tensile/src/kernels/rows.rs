@@ -14,7 +14,7 @@ fn parallel(work: usize) -> bool {
 }
 
 /// The unsigned integers rows are moved as: every bit pattern is a value.
-trait Word: Copy {}
+pub(crate) trait Word: Copy {}
 impl Word for u8 {}
 impl Word for u16 {}
 impl Word for u32 {}
@@ -22,7 +22,10 @@ impl Word for u64 {}
 
 /// `src` and `dst` as slices of the word `T`, when both are aligned for it and hold whole
 /// words (decided once per call, not per row).
-fn as_words<'a, T: Word>(src: &'a [u8], dst: &'a mut [u8]) -> Option<(&'a [T], &'a mut [T])> {
+pub(crate) fn as_words<'a, T: Word>(
+    src: &'a [u8],
+    dst: &'a mut [u8],
+) -> Option<(&'a [T], &'a mut [T])> {
     // SAFETY: `T` is an unsigned integer type (every bit pattern is a value); `align_to`
     // only reinterprets the aligned middle of each slice, which is used only when the whole
     // slice is that middle.

@@ -27,36 +27,19 @@ fn overflow() -> Error {
 pub(crate) fn gather_axes(src: &Tensor, maps: &[Vec<usize>]) -> Result<Tensor> {
     debug_assert_eq!(maps.len(), src.dim());
     let out_sizes: Vec<usize> = maps.iter().map(|m| m.len()).collect();
-    let numel = out_sizes
+    out_sizes
         .iter()
         .try_fold(1usize, |a, &s| a.checked_mul(s))
         .ok_or_else(overflow)?;
-    let st = contiguous_strides(src.size());
-    let mut idx: Vec<i64> = Vec::new();
-    idx.try_reserve(numel).map_err(|_| overflow())?;
-    if numel > 0 {
-        let n = maps.len();
-        let mut pos = vec![0usize; n];
-        'outer: loop {
-            let off: usize = (0..n).map(|d| maps[d][pos[d]] * st[d]).sum();
-            idx.push(off as i64);
-            let mut d = n;
-            loop {
-                if d == 0 {
-                    break 'outer;
-                }
-                d -= 1;
-                pos[d] += 1;
-                if pos[d] < out_sizes[d] {
-                    break;
-                }
-                pos[d] = 0;
-            }
-        }
-    }
-    let flat = src.reshape(-1)?;
-    let index = Tensor::from_vec(idx, [numel])?;
-    flat.index_select(0, &index)?.view(&out_sizes[..])
+    let strides = src.stride().to_vec();
+    let esize = src.dtype().itemsize();
+    let m: Vec<&[usize]> = maps.iter().map(|v| &v[..]).collect();
+    let (out, ()) = crate::iter::dense_new(&out_sizes, src.dtype(), &[src], |mut s| {
+        let from = s.input_bytes(0)?;
+        crate::kernels::axes::gather_axes(from, &strides, &m, s.out_bytes(0)?, esize);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// `flip` of a contiguous, non-empty `src` of at least one dim as row copies (each output row
