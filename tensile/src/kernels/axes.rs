@@ -142,6 +142,102 @@ fn gather_typed<T: Word + Send + Sync>(
     }
 }
 
+/// `tril`/`triu`: `out` (contiguous, of `sizes`, the last two dims the matrices' rows and
+/// columns) is `src` (addressed by element `strides` from its first element) with the
+/// elements off the kept triangle zeroed (all bits 0: `0`, `+0.0`, `false`): row `i` keeps
+/// columns `j` with `j - i <= k` (`lower`) or `j - i >= k`. Each row is one copy and one
+/// zero fill; blocks of rows run in parallel above the grain size. Both operands are of one
+/// dtype of `esize` bytes, given as bytes; at least two dims.
+pub(crate) fn triangle(
+    src: &[u8],
+    strides: &[usize],
+    sizes: &[usize],
+    out: &mut [u8],
+    esize: usize,
+    (k, lower): (i64, bool),
+) {
+    let done =
+        match esize {
+            1 => Some(triangle_typed::<u8>(src, strides, sizes, out, (k, lower))),
+            2 => as_words::<u16>(src, out)
+                .map(|(s, o)| triangle_typed(s, strides, sizes, o, (k, lower))),
+            4 => as_words::<u32>(src, out)
+                .map(|(s, o)| triangle_typed(s, strides, sizes, o, (k, lower))),
+            8 => as_words::<u64>(src, out)
+                .map(|(s, o)| triangle_typed(s, strides, sizes, o, (k, lower))),
+            _ => None,
+        };
+    assert!(
+        done.is_some(),
+        "internal error: triangle of unaligned {esize}-byte elements"
+    );
+}
+
+/// [`triangle`] over elements of the word `T` (its zero is all bits 0).
+fn triangle_typed<T: Word + Default + Send + Sync>(
+    src: &[T],
+    strides: &[usize],
+    sizes: &[usize],
+    out: &mut [T],
+    (k, lower): (i64, bool),
+) {
+    let nd = sizes.len();
+    let c = sizes[nd - 1];
+    if out.is_empty() || c == 0 {
+        return;
+    }
+    let cs = strides[nd - 1];
+    let rows = out.len() / c;
+    let block = |r0: usize, dst: &mut [T]| {
+        // the row dims: all but the last, walked by an odometer
+        let mut pos = vec![0usize; nd - 1];
+        let mut rem = r0;
+        for d in (0..nd - 1).rev() {
+            pos[d] = rem % sizes[d];
+            rem /= sizes[d];
+        }
+        let mut base: usize = (0..nd - 1).map(|d| pos[d] * strides[d]).sum();
+        for row in dst.chunks_exact_mut(c) {
+            let i = pos[nd - 2] as i64;
+            let clampc = |v: i64| v.clamp(0, c as i64) as usize;
+            let (a, b) = if lower {
+                (0, clampc(i.saturating_add(k).saturating_add(1)))
+            } else {
+                (clampc(i.saturating_add(k)), c)
+            };
+            row[..a].fill(T::default());
+            row[b..].fill(T::default());
+            if cs == 1 {
+                row[a..b].copy_from_slice(&src[base + a..base + b]);
+            } else {
+                for (j, o) in (a..b).zip(&mut row[a..b]) {
+                    *o = src[base + j * cs];
+                }
+            }
+            for d in (0..nd - 1).rev() {
+                pos[d] += 1;
+                base += strides[d];
+                if pos[d] < sizes[d] {
+                    break;
+                }
+                base -= sizes[d] * strides[d];
+                pos[d] = 0;
+            }
+        }
+    };
+    if rows > 1 && out.len() >= 2 * GRAIN && par::threads() > 1 {
+        let tasks = (out.len() / GRAIN).min(par::threads() * 4).min(rows);
+        let per = rows.div_ceil(tasks);
+        par::run(|| {
+            out.par_chunks_mut(per * c)
+                .enumerate()
+                .for_each(|(t, dst)| block(t * per, dst))
+        });
+    } else {
+        block(0, out);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,11 +129,16 @@ impl<const N: usize> Loop<N> {
         };
         // A large output written along its contiguous dim, not read by the op itself (not in
         // place), is written with streaming stores (see `kernels::stream`) when the bytes the
-        // loop moves (the output and the inputs that advance along the run) would not stay in
-        // the caches anyway.
+        // loop moves (each operand's distinct elements: a broadcast input counts once) would
+        // not stay in the caches anyway.
         let moved: usize = (0..N)
-            .filter(|&k| k == 0 || self.strides[0][k] != 0)
-            .map(|k| numel * self.dtypes[k].itemsize())
+            .map(|k| {
+                let distinct: usize = (0..self.shape.len())
+                    .filter(|&d| self.strides[d][k] != 0)
+                    .map(|d| self.shape[d])
+                    .product();
+                distinct * self.dtypes[k].itemsize()
+            })
             .sum();
         let stream = n_out == 1
             && !tiled

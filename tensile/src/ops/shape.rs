@@ -15,7 +15,7 @@ use crate::error::{Error, Result, fmt_list};
 use crate::layout::{contiguous_strides, preserve_format_strides};
 use crate::ops::cat::cat_impl;
 use crate::ops::copy::copy_with_strides;
-use crate::tensor::{Scalar, Tensor};
+use crate::tensor::Tensor;
 
 fn overflow() -> Error {
     Error::runtime("DefaultCPUAllocator: can't allocate memory: the requested size overflows")
@@ -185,15 +185,6 @@ fn preserve_like(out: Tensor, like: &Tensor) -> Result<Tensor> {
         Ok(out)
     } else {
         copy_with_strides(&out, &st, out.dtype())
-    }
-}
-
-/// The zero of a dtype, as a fill value.
-fn zero_of(t: &Tensor) -> Scalar {
-    if t.dtype() == crate::DType::Bool {
-        Scalar::Bool(false)
-    } else {
-        Scalar::Int(0)
     }
 }
 
@@ -508,23 +499,14 @@ pub(crate) fn triangle_fwd(x: &Tensor, k: i64, lower: bool) -> Result<Tensor> {
             if lower { "tril" } else { "triu" }
         )));
     }
-    let n = x.dim();
-    let (r, c) = (x.size()[n - 2], x.size()[n - 1]);
-    // the output first: a too-large input fails with the allocator's error for it, and
-    // an empty one needs no mask (whose r * c may then be anything)
-    let out = fresh_contiguous(x)?;
-    if out.numel() == 0 {
-        return Ok(out);
-    }
-    let mut drop = crate::error::try_vec(r * c)?;
-    for i in 0..r as i64 {
-        for j in 0..c as i64 {
-            let d = j as i128 - i as i128;
-            drop.push(if lower { d > k as i128 } else { d < k as i128 });
-        }
-    }
-    let mask = Tensor::from_vec(drop, [r, c])?;
-    out.masked_fill_(&mask, zero_of(x))?;
+    let strides = x.stride().to_vec();
+    let esize = x.dtype().itemsize();
+    let (out, ()) = crate::iter::dense_new(x.size(), x.dtype(), &[x], |mut s| {
+        let from = s.input_bytes(0)?;
+        let to = s.out_bytes(0)?;
+        crate::kernels::axes::triangle(from, &strides, x.size(), to, esize, (k, lower));
+        Ok(())
+    })?;
     Ok(out)
 }
 
