@@ -1,7 +1,8 @@
 //! Vectorisable float32 transcendentals: `exp`/`expm1`, `log`/`log2`/`log10`/`log1p`,
 //! `sin`/`cos`/`tan`, `atan`/`atan2`/`asin`/`acos`, `sinh`/`cosh`/`tanh`,
 //! `asinh`/`acosh`/`atanh`, `erf` and the activations built on them (`sigmoid`, `silu`, `gelu`,
-//! `gelu` with the tanh approximation), written branch-free (selects, bit tricks, polynomials) so loops over them vectorise, and run
+//! `gelu` with the tanh approximation, the ELU family, `mish`, `logsigmoid`, `hardtanh`),
+//! written branch-free (selects, bit tricks, polynomials) so loops over them vectorise, and run
 //! over contiguous runs in functions compiled for AVX-512F or AVX2 when the CPU has them
 //! (run-time detection, as in [`super::simd`]).
 //!
@@ -565,12 +566,52 @@ fn tan_f32(x: f32) -> f32 {
     if x.is_sign_negative() { -v } else { v }
 }
 
+/// `min(x, 0) - log1p(e^{-|x|})`, `log(sigmoid(x))` as PyTorch's kernel composes it (about
+/// 2.6 ulp).
+#[inline(always)]
+pub(crate) fn logsigmoid_f32(x: f32) -> f32 {
+    let m = if x < 0.0 { x } else { 0.0 };
+    m - log1p_f32(exp_f32(-x.abs()))
+}
+
+/// `x·tanh(softplus(x)) = x·tanh(log(1 + e^x))` (PyTorch's `mish`), computed as
+/// `x·n/(n + 2)` in double, `n = e^x·(e^x + 2)` (the same function: `tanh(log u) =
+/// (u² - 1)/(u² + 1)`), `x` itself past 15 (where the factor rounds to 1); `-inf` gives NaN,
+/// as there. About 1.7 ulp (down to -87; below, `e^x` is subnormal, in PyTorch too).
+#[inline(always)]
+pub(crate) fn mish_f32(x: f32) -> f32 {
+    let e = exp_f32(x) as f64;
+    let n = e * (e + 2.0);
+    let t = if x > 15.0 { 1.0 } else { n / (n + 2.0) };
+    (x as f64 * t) as f32
+}
+
+/// PyTorch's ELU family on float: `x < 0 ? expm1(x·scale)·neg : x·pos` (`elu`, `selu`,
+/// `celu` with their coefficients).
+#[inline(always)]
+pub(crate) fn elu_f32(x: f32, neg: f32, pos: f32, scale: f32) -> f32 {
+    let n = expm1_f32(x * scale) * neg;
+    if x < 0.0 { n } else { x * pos }
+}
+
 /// [`tan_f32`] for one element, large arguments in double.
 fn tan_one(x: f32) -> f32 {
     if past_trig_range(x) {
         (x as f64).tan() as f32
     } else {
         tan_f32(x)
+    }
+}
+
+/// `x` clamped to `[lo, hi]` as PyTorch's `hardtanh` (`clamp`) does: NaN stays NaN.
+#[inline(always)]
+pub(crate) fn hardtanh_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
     }
 }
 
@@ -599,6 +640,19 @@ pub(crate) enum VOp {
     Acosh,
     Atanh,
     Erf,
+    Logsigmoid,
+    Mish,
+    /// [`elu_f32`] with its coefficients.
+    Elu {
+        neg: f32,
+        pos: f32,
+        scale: f32,
+    },
+    /// [`hardtanh_f32`] with its bounds.
+    Hardtanh {
+        lo: f32,
+        hi: f32,
+    },
 }
 
 impl VOp {
@@ -628,6 +682,10 @@ impl VOp {
             VOp::Acosh => acosh_f32(x),
             VOp::Atanh => atanh_f32(x),
             VOp::Erf => erf_f32(x),
+            VOp::Logsigmoid => logsigmoid_f32(x),
+            VOp::Mish => mish_f32(x),
+            VOp::Elu { neg, pos, scale } => elu_f32(x, neg, pos, scale),
+            VOp::Hardtanh { lo, hi } => hardtanh_f32(x, lo, hi),
         }
     }
 }
@@ -663,6 +721,10 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
         VOp::Acosh => go!(acosh_f32),
         VOp::Atanh => go!(atanh_f32),
         VOp::Erf => go!(erf_f32),
+        VOp::Logsigmoid => go!(logsigmoid_f32),
+        VOp::Mish => go!(mish_f32),
+        VOp::Elu { neg, pos, scale } => go!(|x| elu_f32(x, neg, pos, scale)),
+        VOp::Hardtanh { lo, hi } => go!(|x| hardtanh_f32(x, lo, hi)),
         VOp::Sin | VOp::Cos | VOp::Tan => {
             let mut big = false;
             if op == VOp::Tan {
@@ -932,6 +994,14 @@ mod tests {
             VOp::Asinh,
             VOp::Acosh,
             VOp::Atanh,
+            VOp::Logsigmoid,
+            VOp::Mish,
+            VOp::Elu {
+                neg: 1.758_099_3,
+                pos: 1.050_701,
+                scale: 1.0,
+            },
+            VOp::Hardtanh { lo: -1.0, hi: 2.5 },
         ];
         let xs: Vec<f32> = xs.iter().map(|x| x.abs() * 1e3).chain(xs.clone()).collect();
         let mut ys = vec![0.0; xs.len()];
@@ -974,6 +1044,18 @@ mod tests {
         worst
     }
 
+    fn logsigmoid_f64(x: f64) -> f64 {
+        if x < 0.0 {
+            x - x.exp().ln_1p()
+        } else {
+            -(-x).exp().ln_1p()
+        }
+    }
+
+    fn mish_f64(x: f64) -> f64 {
+        x * x.exp().ln_1p().tanh()
+    }
+
     thread_local! {
         /// The fixed argument of [`atan2_y`] and [`atan2_x`].
         static ATAN2_OTHER: std::cell::Cell<f32> = const { std::cell::Cell::new(1.0) };
@@ -998,7 +1080,7 @@ mod tests {
         // name, function, double reference, range, bound in ulps
         type Row = (&'static str, fn(f32) -> f32, fn(f64) -> f64, f32, f32, f64);
         let m = f32::MAX;
-        let table: [Row; 18] = [
+        let table: [Row; 20] = [
             ("exp", exp_f32, f64::exp, -104.0, 88.7, 1.5),
             ("expm1", expm1_f32, f64::exp_m1, -m, 88.7, 2.0),
             ("log", log_f32, f64::ln, 0.0, f32::MAX, 1.5),
@@ -1017,6 +1099,9 @@ mod tests {
             ("asinh", asinh_f32, f64::asinh, -m, m, 2.5),
             ("acosh", acosh_f32, f64::acosh, 1.0, m, 3.0),
             ("atanh", atanh_f32, f64::atanh, -1.0, 1.0, 2.5),
+            ("logsigmoid", logsigmoid_f32, logsigmoid_f64, -m, m, 3.0),
+            // below -87 e^x is subnormal, and so is the result: its few bits are PyTorch's too
+            ("mish", mish_f32, mish_f64, -87.0, m, 2.0),
         ];
         for (name, f, r, lo, hi, bound) in table {
             let (err, at) = max_ulp(f, r, lo, hi);
@@ -1086,6 +1171,13 @@ mod tests {
         assert_eq!(atanh_f32(-1.0), f32::NEG_INFINITY);
         assert_eq!(atanh_f32(-0.0).to_bits(), neg0);
         assert!(atanh_f32(1.5).is_nan());
+        assert_eq!(logsigmoid_f32(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert_eq!(logsigmoid_f32(f32::INFINITY), 0.0);
+        assert!(mish_f32(f32::NEG_INFINITY).is_nan());
+        assert_eq!(mish_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(elu_f32(-0.0, 2.0, 1.0, 1.0).to_bits(), neg0);
+        assert_eq!(elu_f32(f32::NEG_INFINITY, 2.0, 1.0, 1.0), -2.0);
+        assert!(hardtanh_f32(f32::NAN, -1.0, 1.0).is_nan());
         // atan2's special values (C99 Annex F, as SLEEF and PyTorch)
         let (inf, z) = (f32::INFINITY, 0.0f32);
         for (y, x, want) in [

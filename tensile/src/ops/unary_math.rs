@@ -59,6 +59,14 @@ pub(crate) fn map<I: Element, O: Element>(
     })
 }
 
+/// The vectorised float32 function `op` over a float tensor `a` into a new tensor of `a`'s
+/// dtype laid out per `layout` (the half types convert to float32 and back around it).
+pub(crate) fn map_vop(a: &Tensor, layout: Layout, op: VOp) -> Result<Tensor> {
+    map_with(a, a.dtype, false, layout, |lp| {
+        lp.run(&crate::kernels::vmath::unary_kernel(op))
+    })
+}
+
 /// [`map`] with the loop run by `run` (a kernel of its own, such as a vectorised one).
 fn map_with(
     a: &Tensor,
