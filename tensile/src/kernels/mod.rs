@@ -13,7 +13,8 @@
 //!   rows for `index_select`/`embedding`; [`axes`] is the copy engine of the shape ops that
 //!   rearrange elements along axes (`repeat`, pads, `repeat_interleave`, …).
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
-//! * [`vmath`] holds branch-free float32 `exp`/`tanh`/`erf` and the activations on them,
+//! * [`vmath`] holds branch-free float32 `exp`/`log`/`tanh`/`erf`, the trigonometric and
+//!   hyperbolic functions and their inverses, and the activations on them,
 //!   run over contiguous runs with AVX-512F/AVX2 chosen at run time; [`softmax`] runs
 //!   `softmax`/`log_softmax` rows on them.
 //! * [`box_muller`] is PyTorch's float32 `normal_` transform (the AVX2 kernel's Box–Muller

@@ -1,16 +1,18 @@
-//! Vectorisable float32 transcendentals: `exp`, `log`/`log2`/`log10`, `sin`/`cos`, `tanh`,
-//! `erf` and the activations built on them (`sigmoid`, `silu`, `gelu`, `gelu` with the tanh
-//! approximation), written branch-free
-//! (selects, bit tricks, polynomials) so loops over them vectorise, and run over contiguous
-//! runs in functions compiled for AVX-512F or AVX2 when the CPU has them (run-time
-//! detection, as in [`super::simd`]).
+//! Vectorisable float32 transcendentals: `exp`/`expm1`, `log`/`log2`/`log10`/`log1p`,
+//! `sin`/`cos`/`tan`, `atan`/`atan2`/`asin`/`acos`, `sinh`/`cosh`/`tanh`,
+//! `asinh`/`acosh`/`atanh`, `erf` and the activations built on them (`sigmoid`, `silu`, `gelu`,
+//! `gelu` with the tanh approximation, the ELU family, `mish`, `logsigmoid`, `hardtanh`),
+//! written branch-free (selects, bit tricks, polynomials) so loops over them vectorise, and run
+//! over contiguous runs in functions compiled for AVX-512F or AVX2 when the CPU has them
+//! (run-time detection, as in [`super::simd`]).
 //!
 //! Accuracy: `exp` is Cephes' `expf` (about 1 ulp); `log` Cephes' `logf`, `sin`/`cos` its
 //! `sinf`/`cosf` polynomials after a reduction in double (about 1 ulp; past `|x| = 10^5` in
-//! double); the measured
-//! maxima are in the tests below and README; `tanh` is Cephes' `tanhf` (a polynomial
-//! below 0.625, `1 - 2/(exp(2|x|)+1)` above); `erf` is PyTorch's own vectorised float `erf`
-//! (Abramowitz–Stegun 7.1.26, absolute error below 1.5e-7), the one its `gelu` uses.
+//! double); the inverse and hyperbolic functions Cephes' polynomials with reductions on these
+//! (1 to 2.6 ulp); the measured maxima are in the tests below and README; `tanh` is Cephes'
+//! `tanhf` (a polynomial below 0.625, `1 - 2/(exp(2|x|)+1)` above); `erf` is PyTorch's own
+//! vectorised float `erf` (Abramowitz–Stegun 7.1.26, absolute error below 1.5e-7), the one its
+//! `gelu` uses.
 
 /// Defines `$name`, the function `$body` compiled three times (AVX-512F, AVX2, baseline) and
 /// chosen at run time. `$body` must be `#[inline(always)]` so each copy is compiled for its
@@ -51,7 +53,7 @@ const SHIFT: f32 = 12_582_912.0;
 /// scaled by `2^n` in two steps (so `2^n` below the normal range gives subnormals). NaN stays
 /// NaN, `+inf` gives `+inf`, `-inf` gives 0.
 #[inline(always)]
-#[allow(clippy::excessive_precision, clippy::manual_clamp)]
+#[allow(clippy::manual_clamp)]
 pub(crate) fn exp_f32(x: f32) -> f32 {
     // NaN fails both comparisons and passes through
     let xc = if x < -104.0 {
@@ -61,25 +63,10 @@ pub(crate) fn exp_f32(x: f32) -> f32 {
     } else {
         x
     };
-    let kf = xc * std::f32::consts::LOG2_E + SHIFT;
-    let nf = kf - SHIFT;
-    let r = xc - nf * 0.693_359_375 - nf * -2.121_944_4e-4;
-    let r2 = r * r;
-    let p = (((((1.987_569_15e-4 * r + 1.398_199_95e-3) * r + 8.333_451_9e-3) * r
-        + 4.166_579_6e-2)
-        * r
-        + 1.666_666_5e-1)
-        * r
-        + 5.000_000_1e-1)
-        * r2
-        + r
-        + 1.0;
-    let n = (kf.to_bits() as i32).wrapping_sub(SHIFT.to_bits() as i32);
+    let (r, n) = exp_reduce(xc);
+    let p = exp_poly(r) + r + 1.0;
     let n1 = n >> 1;
-    let n2 = n - n1;
-    let s1 = f32::from_bits((n1.wrapping_add(127) << 23) as u32);
-    let s2 = f32::from_bits((n2.wrapping_add(127) << 23) as u32);
-    p * s1 * s2
+    p * pow2i(n1) * pow2i(n - n1)
 }
 
 /// `tanh(x)` (Cephes `tanhf`).
@@ -110,8 +97,18 @@ pub(crate) fn erf_f32(x: f32) -> f32 {
     let t = 1.0 / (0.327_591_1 * a + 1.0);
     let r = (((1.061_405_429 * t - 1.453_152_027) * t + 1.421_413_741) * t - 0.284_496_736) * t
         + 0.254_829_592;
-    let e = exp_f32(-(x * x));
+    let e = exp_neg_normal(-(x * x));
     (1.0 - r * t * e).copysign(x)
+}
+
+/// `e^x` for `x <= 0` (or NaN) as [`exp_f32`] computes it while the result is normal
+/// (`x >= -87`: the same bits); below, `e^-87 ≈ 1.6e-38`. One scaling instead of two, for
+/// [`erf_f32`], where `1 - r·t·e` rounds to 1 long before.
+#[inline(always)]
+fn exp_neg_normal(x: f32) -> f32 {
+    let xc = if x < -87.0 { -87.0 } else { x };
+    let (r, n) = exp_reduce(xc);
+    (exp_poly(r) + r + 1.0) * pow2i(n)
 }
 
 /// `1/(1 + e^{-x})`.
@@ -303,10 +300,357 @@ fn cos_one(x: f32) -> f32 {
     }
 }
 
+/// Cephes `expf`'s reduction of a float `x` (NaN or `|x| <= 128·ln2`): `(r, n)` with
+/// `x = n·ln2 + r`, `|r| <= ln2/2`, `ln2` in two parts so `r` is nearly exact.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn exp_reduce(x: f32) -> (f32, i32) {
+    let kf = x * std::f32::consts::LOG2_E + SHIFT;
+    let nf = kf - SHIFT;
+    let r = x - nf * 0.693_359_375 - nf * -2.121_944_4e-4;
+    let n = (kf.to_bits() as i32).wrapping_sub(SHIFT.to_bits() as i32);
+    (r, n)
+}
+
+/// Cephes `expf`'s polynomial: `r²·P(r)` with `e^r ≈ 1 + r + r²·P(r)` for `|r| <= ln2/2`.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn exp_poly(r: f32) -> f32 {
+    (((((1.987_569_15e-4 * r + 1.398_199_95e-3) * r + 8.333_451_9e-3) * r + 4.166_579_6e-2) * r
+        + 1.666_666_5e-1)
+        * r
+        + 5.000_000_1e-1)
+        * (r * r)
+}
+
+/// `2^n` for `n` in the normal range `[-126, 127]` (built from its exponent bits).
+#[inline(always)]
+fn pow2i(n: i32) -> f32 {
+    f32::from_bits((n.wrapping_add(127) << 23) as u32)
+}
+
+/// `e^x - 1`, about 1 ulp: with `x = n·ln2 + r` as in [`exp_f32`], `e^r - 1 = r + r²·P(r)`
+/// and `e^x - 1 = 2·(t·(e^r - 1) + (t - 1/2))`, `t = 2^(n-1)` (every step exact but the
+/// last sum, so no cancellation near 0). ±0 stay, `+inf` gives `+inf`, `-inf` gives -1,
+/// NaN stays NaN.
+#[inline(always)]
+#[allow(clippy::manual_clamp)]
+pub(crate) fn expm1_f32(x: f32) -> f32 {
+    // below -20, e^x - 1 rounds to -1; past 88.8 it overflows (NaN passes both)
+    let xc = if x < -20.0 {
+        -20.0
+    } else if x > 88.8 {
+        88.8
+    } else {
+        x
+    };
+    let (r, n) = exp_reduce(xc);
+    let p = exp_poly(r) + r;
+    let t = pow2i(n - 1);
+    let y = 2.0 * (t * p + (t - 0.5));
+    if x == 0.0 { x } else { y }
+}
+
+/// `e^a / 2` for `a >= 0` (NaN stays NaN, `+inf` and `a > 89.5` give `+inf`): [`exp_f32`]'s
+/// polynomial scaled by `2^(n-1)` in two steps, so it stays finite up to `sinh`'s and
+/// `cosh`'s own overflow at 89.4.
+#[inline(always)]
+fn half_exp(a: f32) -> f32 {
+    let ac = if a > 89.5 { 89.5 } else { a };
+    let (r, n) = exp_reduce(ac);
+    let p = exp_poly(r) + r + 1.0;
+    let m = n - 1;
+    let m1 = m >> 1;
+    p * pow2i(m1) * pow2i(m - m1)
+}
+
+/// `sinh(x)` (Cephes `sinhf`): `x + x³·P(x²)` for `|x| <= 1`, else `e^|x|/2 - 1/(2e^|x|)`
+/// with the sign of `x`; about 1.5 ulp.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+pub(crate) fn sinh_f32(x: f32) -> f32 {
+    let a = x.abs();
+    let z = x * x;
+    let small =
+        ((2.037_219_129_45e-4 * z + 8.330_283_762_39e-3) * z + 1.666_671_602_11e-1) * z * x + x;
+    let h = half_exp(a);
+    let big = (h - 0.25 / h).copysign(x);
+    if a > 1.0 { big } else { small }
+}
+
+/// `cosh(x) = e^|x|/2 + 1/(2e^|x|)`, about 1 ulp.
+#[inline(always)]
+pub(crate) fn cosh_f32(x: f32) -> f32 {
+    let h = half_exp(x.abs());
+    h + 0.25 / h
+}
+
+/// `π/4` in two parts: `PIO4_HI_F` has 20 significant bits, so `k·PIO4_HI_F` is exact for
+/// the small integers `k` the inverse trigonometric functions use.
+const PIO4_HI_F: f32 = f32::from_bits(std::f32::consts::FRAC_PI_4.to_bits() & !0xf);
+const PIO4_LO_F: f32 = (std::f64::consts::FRAC_PI_4 - PIO4_HI_F as f64) as f32;
+
+/// `k·π/4 + t` rounded once (`k` a small integer as a float).
+#[inline(always)]
+fn add_pio4(k: f32, t: f32) -> f32 {
+    (k * PIO4_LO_F + t) + k * PIO4_HI_F
+}
+
+/// `atan(a)` of `a >= 0` (or NaN) as `(k, t)` with `atan(a) = k·π/4 + t` (Cephes `atanf`):
+/// `k = 2, u = -1/a` above `tan(3π/8)`, `k = 1, u = (a-1)/(a+1)` above `tan(π/8)`, else
+/// `k = 0, u = a`; `t = u + u³·P(u²)`.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn atan_parts(a: f32) -> (f32, f32) {
+    let big = a > 2.414_213_562_373_095;
+    let mid = a > 0.414_213_562_373_095;
+    let (num, den, k) = if big {
+        (-1.0, a, 2.0)
+    } else if mid {
+        (a - 1.0, a + 1.0, 1.0)
+    } else {
+        (a, 1.0, 0.0)
+    };
+    let u = num / den;
+    let z = u * u;
+    let t = (((8.053_744_495_38e-2 * z - 1.387_768_560_32e-1) * z + 1.997_771_064_78e-1) * z
+        - 3.333_294_915_39e-1)
+        * z
+        * u
+        + u;
+    (k, t)
+}
+
+/// `atan(x)` (Cephes `atanf`'s reduction and polynomial, the multiple of `π/4` added last
+/// in two parts); `±inf` gives `±π/2`, ±0 and NaN stay.
+#[inline(always)]
+pub(crate) fn atan_f32(x: f32) -> f32 {
+    let (k, t) = atan_parts(x.abs());
+    add_pio4(k, t).copysign(x)
+}
+
+/// `atan2(y, x)`, the angle of `(x, y)` in `[-π, π]`, with C's special values (±0 and ±inf
+/// in either argument; NaN in either gives NaN): `atan` of the smaller magnitude over the
+/// larger, then `π/2 - ·` when `|y| > |x|` and `π - ·` when `x` is negative (sign bit), as a
+/// multiple of `π/4` plus a small term added in two parts, then the sign of `y`.
+#[inline(always)]
+pub(crate) fn atan2_f32(y: f32, x: f32) -> f32 {
+    let (mut ay, mut ax) = (y.abs(), x.abs());
+    // both infinite: the angle of (±1, ±1)
+    if ay == f32::INFINITY && ax == f32::INFINITY {
+        ay = 1.0;
+        ax = 1.0;
+    }
+    let swap = ay > ax;
+    let (n, d) = if swap { (ax, ay) } else { (ay, ax) };
+    // both zero: 0 (n <= d, so d = 0 means n = 0)
+    let q = if d == 0.0 { 0.0 } else { n / d };
+    let (k, t) = atan_parts(q);
+    let (k, t) = if swap { (2.0 - k, -t) } else { (k, t) };
+    let (k, t) = if x.is_sign_negative() {
+        (4.0 - k, -t)
+    } else {
+        (k, t)
+    };
+    let r = add_pio4(k, t).copysign(y);
+    if x.is_nan() || y.is_nan() { x + y } else { r }
+}
+
+/// Cephes `asinf`'s polynomial: `asin(s) ≈ s + s·z·P(z)`, `z = s²`, `s <= 1/2`.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn asin_poly(z: f32, s: f32) -> f32 {
+    ((((4.216_319_904_8e-2 * z + 2.418_131_104_9e-2) * z + 4.547_002_599_8e-2) * z
+        + 7.495_300_268_6e-2)
+        * z
+        + 1.666_675_242_2e-1)
+        * z
+        * s
+        + s
+}
+
+/// `|x|` reduced for [`asin_poly`]: above 1/2, `s = √((1-|x|)/2)` (so
+/// `asin|x| = π/2 - 2·asin s`), else `s = |x|`. Returns `(big, asin s)`.
+#[inline(always)]
+fn asin_parts(x: f32) -> (bool, f32) {
+    let a = x.abs();
+    let big = a > 0.5;
+    let z = if big { 0.5 * (1.0 - a) } else { a * a };
+    let s = if big { z.sqrt() } else { a };
+    (big, asin_poly(z, s))
+}
+
+/// `asin(x)` (Cephes `asinf`), about 1 ulp; NaN outside `[-1, 1]`.
+#[inline(always)]
+pub(crate) fn asin_f32(x: f32) -> f32 {
+    let (big, p) = asin_parts(x);
+    let r = if big { add_pio4(2.0, -2.0 * p) } else { p };
+    r.copysign(x)
+}
+
+/// `acos(x)` (Cephes `acosf`: `2·asin s` or `π - 2·asin s` beyond 1/2 in magnitude, else
+/// `π/2 - asin x`), about 1 ulp; NaN outside `[-1, 1]`.
+#[inline(always)]
+pub(crate) fn acos_f32(x: f32) -> f32 {
+    let (big, p) = asin_parts(x);
+    let (k, t) = if !big {
+        (2.0, -p.copysign(x))
+    } else if x < 0.0 {
+        (4.0, -2.0 * p)
+    } else {
+        (0.0, 2.0 * p)
+    };
+    add_pio4(k, t)
+}
+
+/// `asinh(x)`: Cephes `asinhf`'s odd polynomial below 1/2 in magnitude, else
+/// `log1p(|x| + x²/(1 + √(1 + x²)))` (`ln|x| + ln2` past `2^28`), with the sign of `x`.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+pub(crate) fn asinh_f32(x: f32) -> f32 {
+    let a = x.abs();
+    let z = x * x;
+    let small = (((2.012_200_330_9e-2 * z - 4.269_934_097_2e-2) * z + 7.484_758_608_8e-2) * z
+        - 1.666_628_813_4e-1)
+        * z
+        * x
+        + x;
+    let mid = log1p_f32(a + z / (1.0 + (1.0 + z).sqrt()));
+    let huge = log_f32(a) + std::f32::consts::LN_2;
+    let big = if a > 268_435_456.0 { huge } else { mid };
+    // the polynomial's sign is `x`'s (`-0` included)
+    if a < 0.5 { small } else { big }.copysign(x)
+}
+
+/// `acosh(x) = log1p(t + √(t·(t+2)))`, `t = x - 1` (exact near 1); `ln x + ln2` past `2^28`;
+/// NaN below 1.
+#[inline(always)]
+pub(crate) fn acosh_f32(x: f32) -> f32 {
+    let t = x - 1.0;
+    let mid = log1p_f32(t + (t * (t + 2.0)).sqrt());
+    let huge = log_f32(x) + std::f32::consts::LN_2;
+    let r = if x > 268_435_456.0 { huge } else { mid };
+    if x < 1.0 { f32::NAN } else { r }
+}
+
+/// `atanh(x)`: Cephes `atanhf`'s odd polynomial below 1/2 in magnitude, else
+/// `log1p(2|x|/(1-|x|))/2` with the sign of `x`; `±inf` at ±1, NaN beyond.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+pub(crate) fn atanh_f32(x: f32) -> f32 {
+    let a = x.abs();
+    let z = x * x;
+    let small = ((((1.817_400_783_49e-1 * z + 8.243_703_010_58e-2) * z + 1.466_914_317_30e-1) * z
+        + 1.997_821_645_00e-1)
+        * z
+        + 3.333_373_003_03e-1)
+        * z
+        * x
+        + x;
+    let big = 0.5 * log1p_f32((a + a) / (1.0 - a));
+    if a < 0.5 { small } else { big }.copysign(x)
+}
+
+/// `tan(x)` (Cephes `tanf`'s polynomial, about 1.5 ulp for `|x| <= 10^5`): `x` reduced by
+/// the nearest even multiple of `π/4` in double as in [`sincos_f32`], the polynomial `p` of
+/// the remainder, `-1/p` in the odd quadrants.
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn tan_f32(x: f32) -> f32 {
+    let a = x.abs();
+    let j0 = (a * std::f32::consts::FRAC_2_PI * 2.0) as i32;
+    let j = (j0 + 1) & !1;
+    let yd = j as f64;
+    let r = ((a as f64 - yd * PIO4_HI) - yd * PIO4_LO) as f32;
+    let z = r * r;
+    let p = (((((9.385_401_855_43e-3 * z + 3.119_922_326_97e-3) * z + 2.443_013_545_25e-2) * z
+        + 5.341_128_070_05e-2)
+        * z
+        + 1.333_879_940_85e-1)
+        * z
+        + 3.333_315_685_48e-1)
+        * z
+        * r
+        + r;
+    let v = if j & 2 != 0 { -1.0 / p } else { p };
+    if x.is_sign_negative() { -v } else { v }
+}
+
+/// `min(x, 0) - log1p(e^{-|x|})`, `log(sigmoid(x))` as PyTorch's kernel composes it, with
+/// [`log1p_unit`] for the logarithm (about 2.6 ulp).
+#[inline(always)]
+pub(crate) fn logsigmoid_f32(x: f32) -> f32 {
+    let m = if x < 0.0 { x } else { 0.0 };
+    m - log1p_unit(exp_f32(-x.abs()))
+}
+
+/// `ln(1 + e)` for `e` in `[0, 1]` (NaN stays NaN), about 2 ulp and cheaper than
+/// [`log1p_f32`]: `2·atanh(s)` by its series to `s⁹`, `s = e/(2 + e)`, or above `√2 - 1`
+/// `ln2 + 2·atanh(s)`, `s = (e - 1)/(e + 3)` (so `|s| <= 0.172`).
+#[inline(always)]
+#[allow(clippy::excessive_precision)]
+fn log1p_unit(e: f32) -> f32 {
+    let big = e > 0.414_213_56;
+    let num = if big { e - 1.0 } else { e };
+    let den = if big { e + 3.0 } else { e + 2.0 };
+    let s = num / den;
+    let z = s * s;
+    let p = (((2.0 / 9.0) * z + 2.0 / 7.0) * z + 2.0 / 5.0) * z + 2.0 / 3.0;
+    let l = p * z * s + (s + s);
+    // ln2 in two parts, as in `log_f32`
+    if big {
+        (l + -2.121_944_4e-4) + 0.693_359_375
+    } else {
+        l
+    }
+}
+
+/// `x·tanh(softplus(x)) = x·tanh(log(1 + e^x))` (PyTorch's `mish`), computed as
+/// `x·n/(n + 2)` in double, `n = e^x·(e^x + 2)` (the same function: `tanh(log u) =
+/// (u² - 1)/(u² + 1)`), `x` itself past 15 (where the factor rounds to 1); `-inf` gives NaN,
+/// as there. About 1.7 ulp (down to -87; below, `e^x` is subnormal, in PyTorch too).
+#[inline(always)]
+pub(crate) fn mish_f32(x: f32) -> f32 {
+    let e = exp_f32(x) as f64;
+    let n = e * (e + 2.0);
+    let t = if x > 15.0 { 1.0 } else { n / (n + 2.0) };
+    (x as f64 * t) as f32
+}
+
+/// PyTorch's ELU family on float: `x < 0 ? expm1(x·scale)·neg : x·pos` (`elu`, `selu`,
+/// `celu` with their coefficients).
+#[inline(always)]
+pub(crate) fn elu_f32(x: f32, neg: f32, pos: f32, scale: f32) -> f32 {
+    let n = expm1_f32(x * scale) * neg;
+    if x < 0.0 { n } else { x * pos }
+}
+
+/// [`tan_f32`] for one element, large arguments in double.
+fn tan_one(x: f32) -> f32 {
+    if past_trig_range(x) {
+        (x as f64).tan() as f32
+    } else {
+        tan_f32(x)
+    }
+}
+
+/// `x` clamped to `[lo, hi]` as PyTorch's `hardtanh` (`clamp`) does: NaN stays NaN.
+#[inline(always)]
+pub(crate) fn hardtanh_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    if x < lo {
+        lo
+    } else if x > hi {
+        hi
+    } else {
+        x
+    }
+}
+
 /// The float32 functions this module runs over runs of elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum VOp {
     Exp,
+    Expm1,
     Tanh,
     Sigmoid,
     Silu,
@@ -317,30 +661,68 @@ pub(crate) enum VOp {
     Log1p,
     Sin,
     Cos,
+    Tan,
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    Asinh,
+    Acosh,
+    Atanh,
     Erf,
+    Logsigmoid,
+    Mish,
+    /// [`elu_f32`] with its coefficients.
+    Elu {
+        neg: f32,
+        pos: f32,
+        scale: f32,
+    },
+    /// [`hardtanh_f32`] with its bounds.
+    Hardtanh {
+        lo: f32,
+        hi: f32,
+    },
 }
 
 impl VOp {
     /// The function on one element.
     #[inline(always)]
-    pub(crate) fn scalar(self) -> fn(f32) -> f32 {
-        match self {
-            VOp::Exp => exp_f32,
-            VOp::Tanh => tanh_f32,
-            VOp::Sigmoid => sigmoid_f32,
-            VOp::Silu => silu_f32,
-            VOp::Gelu => gelu_f32,
-            VOp::Log => log_f32,
-            VOp::Log2 => log2_f32,
-            VOp::Log10 => log10_f32,
-            VOp::Log1p => log1p_f32,
-            VOp::Sin => sin_one,
-            VOp::Cos => cos_one,
-            VOp::Erf => erf_f32,
+    pub(crate) fn scalar(self) -> impl Fn(f32) -> f32 {
+        move |x| match self {
+            VOp::Exp => exp_f32(x),
+            VOp::Expm1 => expm1_f32(x),
+            VOp::Tanh => tanh_f32(x),
+            VOp::Sigmoid => sigmoid_f32(x),
+            VOp::Silu => silu_f32(x),
+            VOp::Gelu => gelu_f32(x),
+            VOp::Log => log_f32(x),
+            VOp::Log2 => log2_f32(x),
+            VOp::Log10 => log10_f32(x),
+            VOp::Log1p => log1p_f32(x),
+            VOp::Sin => sin_one(x),
+            VOp::Cos => cos_one(x),
+            VOp::Tan => tan_one(x),
+            VOp::Atan => atan_f32(x),
+            VOp::Asin => asin_f32(x),
+            VOp::Acos => acos_f32(x),
+            VOp::Sinh => sinh_f32(x),
+            VOp::Cosh => cosh_f32(x),
+            VOp::Asinh => asinh_f32(x),
+            VOp::Acosh => acosh_f32(x),
+            VOp::Atanh => atanh_f32(x),
+            VOp::Erf => erf_f32(x),
+            VOp::Logsigmoid => logsigmoid_f32(x),
+            VOp::Mish => mish_f32(x),
+            VOp::Elu { neg, pos, scale } => elu_f32(x, neg, pos, scale),
+            VOp::Hardtanh { lo, hi } => hardtanh_f32(x, lo, hi),
         }
     }
 }
 
+/// `op` over `xs` into `ys` (the same length), one monomorphic loop per function so each
+/// vectorises.
 #[inline(always)]
 fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
     macro_rules! go {
@@ -352,6 +734,7 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
     }
     match op {
         VOp::Exp => go!(exp_f32),
+        VOp::Expm1 => go!(expm1_f32),
         VOp::Tanh => go!(tanh_f32),
         VOp::Sigmoid => go!(sigmoid_f32),
         VOp::Silu => go!(silu_f32),
@@ -360,23 +743,39 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
         VOp::Log2 => go!(log2_f32),
         VOp::Log10 => go!(log10_f32),
         VOp::Log1p => go!(log1p_f32),
+        VOp::Atan => go!(atan_f32),
+        VOp::Asin => go!(asin_f32),
+        VOp::Acos => go!(acos_f32),
+        VOp::Sinh => go!(sinh_f32),
+        VOp::Cosh => go!(cosh_f32),
+        VOp::Asinh => go!(asinh_f32),
+        VOp::Acosh => go!(acosh_f32),
+        VOp::Atanh => go!(atanh_f32),
         VOp::Erf => go!(erf_f32),
-        VOp::Sin | VOp::Cos => {
-            let cos = op == VOp::Cos;
+        VOp::Logsigmoid => go!(logsigmoid_f32),
+        VOp::Mish => go!(mish_f32),
+        VOp::Elu { neg, pos, scale } => go!(|x| elu_f32(x, neg, pos, scale)),
+        VOp::Hardtanh { lo, hi } => go!(|x| hardtanh_f32(x, lo, hi)),
+        VOp::Sin | VOp::Cos | VOp::Tan => {
             let mut big = false;
-            for (y, &x) in ys.iter_mut().zip(xs) {
-                *y = sincos_f32(x, cos);
-                big |= past_trig_range(x);
+            if op == VOp::Tan {
+                for (y, &x) in ys.iter_mut().zip(xs) {
+                    *y = tan_f32(x);
+                    big |= past_trig_range(x);
+                }
+            } else {
+                let cos = op == VOp::Cos;
+                for (y, &x) in ys.iter_mut().zip(xs) {
+                    *y = sincos_f32(x, cos);
+                    big |= past_trig_range(x);
+                }
             }
             // the rare arguments past the reduction's range (and ±inf, NaN) again in double
             if big {
+                let f = op.scalar();
                 for (y, &x) in ys.iter_mut().zip(xs) {
                     if past_trig_range(x) {
-                        *y = if cos {
-                            (x as f64).cos()
-                        } else {
-                            (x as f64).sin()
-                        } as f32;
+                        *y = f(x);
                     }
                 }
             }
@@ -397,22 +796,58 @@ pub(crate) fn gelu_backward_f32(g: f32, x: f32) -> f32 {
     g * (cdf + x * pdf)
 }
 
-#[inline(always)]
-fn gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]) {
-    for ((y, &g), &x) in ys.iter_mut().zip(gs).zip(xs) {
-        *y = gelu_backward_f32(g, x);
+/// The float32 functions of two arguments this module runs over runs of elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BOp {
+    /// [`gelu_backward_f32`]`(g, x)`.
+    GeluBackward,
+    /// [`atan2_f32`]`(y, x)`.
+    Atan2,
+}
+
+impl BOp {
+    /// The function on one pair of elements.
+    #[inline(always)]
+    fn scalar(self, a: f32, b: f32) -> f32 {
+        match self {
+            BOp::GeluBackward => gelu_backward_f32(a, b),
+            BOp::Atan2 => atan2_f32(a, b),
+        }
     }
 }
-multiversion!(fn gelu_backward_slices = gelu_backward_body(gs: &[f32], xs: &[f32], ys: &mut [f32]));
+
+/// `op` over `a` and `b` into `ys` (the same length), one monomorphic loop per function.
+#[inline(always)]
+fn map2_body(op: BOp, a: &[f32], b: &[f32], ys: &mut [f32]) {
+    macro_rules! go {
+        ($f:expr) => {
+            for ((y, &u), &v) in ys.iter_mut().zip(a).zip(b) {
+                *y = $f(u, v);
+            }
+        };
+    }
+    match op {
+        BOp::GeluBackward => go!(gelu_backward_f32),
+        BOp::Atan2 => go!(atan2_f32),
+    }
+}
+multiversion!(fn map2_f32 = map2_body(op: BOp, a: &[f32], b: &[f32], ys: &mut [f32]));
 
 /// [`gelu_backward_run`] as a kernel for the engine's safe entry points (float32 operands).
 pub(crate) fn gelu_backward_kernel()
 -> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
-    // SAFETY: `gelu_backward_run` reads two float32 inputs and writes a float32 output within
-    // `n` elements at the strides given, and nothing else: `TypedKernel::new`'s contract.
+    binary_kernel(BOp::GeluBackward)
+}
+
+/// [`binary_run`] of `op` as a kernel for the engine's safe entry points (float32 operands).
+pub(crate) fn binary_kernel(
+    op: BOp,
+) -> super::loops::TypedKernel<impl Fn(&[*mut u8; 3], &[isize; 3], usize) + Sync, 3> {
+    // SAFETY: `binary_run` reads two float32 inputs and writes a float32 output within `n`
+    // elements at the strides given, and nothing else: `TypedKernel::new`'s contract.
     unsafe {
-        super::loops::TypedKernel::new([crate::dtype::DType::Float32; 3], |p, s, n| {
-            gelu_backward_run(p, s, n)
+        super::loops::TypedKernel::new([crate::dtype::DType::Float32; 3], move |p, s, n| {
+            binary_run(op, p, s, n)
         })
     }
 }
@@ -423,32 +858,30 @@ fn disjoint(a: *const f32, b: *const f32, n: usize) -> bool {
     a + 4 * n <= b || b + 4 * n <= a
 }
 
-/// A kernel for [`super::loops::Loop::run`]: `out = gelu_backward(g, x)` over one run of
-/// float32 (vectorised when the run is contiguous and the output overlaps no input).
+/// A kernel for [`super::loops::Loop::run`]: `out = op(a, b)` over one run of float32
+/// (vectorised when the run is contiguous and the output overlaps no input).
 ///
 /// # Safety
 /// `p` holds a float32 output and two float32 inputs valid for `n` elements at the element
 /// strides `s`; the caller holds the locks.
-pub(crate) unsafe fn gelu_backward_run(p: &[*mut u8; 3], s: &[isize; 3], n: usize) {
-    let (o, g, x) = (p[0] as *mut f32, p[1] as *const f32, p[2] as *const f32);
-    if s[0] == 1 && s[1] == 1 && s[2] == 1 && disjoint(o, g, n) && disjoint(o, x, n) {
+pub(crate) unsafe fn binary_run(op: BOp, p: &[*mut u8; 3], s: &[isize; 3], n: usize) {
+    let (o, a, b) = (p[0] as *mut f32, p[1] as *const f32, p[2] as *const f32);
+    if s[0] == 1 && s[1] == 1 && s[2] == 1 && disjoint(o, a, n) && disjoint(o, b, n) {
         // SAFETY: the caller's contract: n contiguous elements each; the output overlaps
         // neither input (checked).
-        let (gs, xs, ys) = unsafe {
+        let (xs, zs, ys) = unsafe {
             (
-                std::slice::from_raw_parts(g, n),
-                std::slice::from_raw_parts(x, n),
+                std::slice::from_raw_parts(a, n),
+                std::slice::from_raw_parts(b, n),
                 std::slice::from_raw_parts_mut(o, n),
             )
         };
-        gelu_backward_slices(gs, xs, ys);
+        map2_f32(op, xs, zs, ys);
         return;
     }
     for i in 0..n as isize {
         // SAFETY: element i of each operand lies in its run (caller's contract).
-        unsafe {
-            *o.offset(i * s[0]) = gelu_backward_f32(*g.offset(i * s[1]), *x.offset(i * s[2]))
-        };
+        unsafe { *o.offset(i * s[0]) = op.scalar(*a.offset(i * s[1]), *b.offset(i * s[2])) };
     }
 }
 
@@ -581,7 +1014,25 @@ mod tests {
             VOp::Log1p,
             VOp::Sin,
             VOp::Cos,
+            VOp::Tan,
             VOp::Erf,
+            VOp::Expm1,
+            VOp::Atan,
+            VOp::Asin,
+            VOp::Acos,
+            VOp::Sinh,
+            VOp::Cosh,
+            VOp::Asinh,
+            VOp::Acosh,
+            VOp::Atanh,
+            VOp::Logsigmoid,
+            VOp::Mish,
+            VOp::Elu {
+                neg: 1.758_099_3,
+                pos: 1.050_701,
+                scale: 1.0,
+            },
+            VOp::Hardtanh { lo: -1.0, hi: 2.5 },
         ];
         let xs: Vec<f32> = xs.iter().map(|x| x.abs() * 1e3).chain(xs.clone()).collect();
         let mut ys = vec![0.0; xs.len()];
@@ -624,27 +1075,90 @@ mod tests {
         worst
     }
 
+    fn logsigmoid_f64(x: f64) -> f64 {
+        if x < 0.0 {
+            x - x.exp().ln_1p()
+        } else {
+            -(-x).exp().ln_1p()
+        }
+    }
+
+    fn mish_f64(x: f64) -> f64 {
+        x * x.exp().ln_1p().tanh()
+    }
+
+    thread_local! {
+        /// The fixed argument of [`atan2_y`] and [`atan2_x`].
+        static ATAN2_OTHER: std::cell::Cell<f32> = const { std::cell::Cell::new(1.0) };
+    }
+    fn atan2_y(y: f32) -> f32 {
+        atan2_f32(y, ATAN2_OTHER.get())
+    }
+    fn atan2_y_f64(y: f64) -> f64 {
+        y.atan2(ATAN2_OTHER.get() as f64)
+    }
+    fn atan2_x(x: f32) -> f32 {
+        atan2_f32(ATAN2_OTHER.get(), x)
+    }
+    fn atan2_x_f64(x: f64) -> f64 {
+        (ATAN2_OTHER.get() as f64).atan2(x)
+    }
+
     /// The accuracy table of README ("The float32 math library"): the largest error in ulps
     /// over the range each function is used on. Run with `--nocapture` to print it.
     #[test]
     fn accuracy_in_ulps() {
         // name, function, double reference, range, bound in ulps
         type Row = (&'static str, fn(f32) -> f32, fn(f64) -> f64, f32, f32, f64);
-        let table: [Row; 8] = [
+        let m = f32::MAX;
+        let table: [Row; 21] = [
             ("exp", exp_f32, f64::exp, -104.0, 88.7, 1.5),
+            ("expm1", expm1_f32, f64::exp_m1, -m, 88.7, 2.0),
             ("log", log_f32, f64::ln, 0.0, f32::MAX, 1.5),
             ("log2", log2_f32, f64::log2, 0.0, f32::MAX, 2.0),
             ("log10", log10_f32, f64::log10, 0.0, f32::MAX, 2.0),
             ("log1p", log1p_f32, f64::ln_1p, -1.0, f32::MAX, 2.5),
             ("sin", sin_one, f64::sin, -f32::MAX, f32::MAX, 2.0),
             ("cos", cos_one, f64::cos, -f32::MAX, f32::MAX, 2.0),
+            ("tan", tan_one, f64::tan, -m, m, 3.0),
+            ("atan", atan_f32, f64::atan, -m, m, 2.5),
+            ("asin", asin_f32, f64::asin, -1.0, 1.0, 2.5),
+            ("acos", acos_f32, f64::acos, -1.0, 1.0, 1.5),
+            ("sinh", sinh_f32, f64::sinh, -m, m, 2.0),
+            ("cosh", cosh_f32, f64::cosh, -m, m, 2.0),
             ("tanh", tanh_f32, f64::tanh, -20.0, 20.0, 3.0),
+            ("asinh", asinh_f32, f64::asinh, -m, m, 2.5),
+            ("acosh", acosh_f32, f64::acosh, 1.0, m, 3.0),
+            ("atanh", atanh_f32, f64::atanh, -1.0, 1.0, 2.5),
+            ("logsigmoid", logsigmoid_f32, logsigmoid_f64, -m, m, 3.0),
+            ("log1p_unit", log1p_unit, f64::ln_1p, 0.0, 1.0, 2.5),
+            // below -87 e^x is subnormal, and so is the result: its few bits are PyTorch's too
+            ("mish", mish_f32, mish_f64, -87.0, m, 2.0),
         ];
         for (name, f, r, lo, hi, bound) in table {
             let (err, at) = max_ulp(f, r, lo, hi);
             println!("{name}: {err:.3} ulp (at {at:e})");
             assert!(err <= bound, "{name}: {err} ulp at {at:e}");
         }
+        // atan2: every 127th float for one argument, against a few values of the other
+        let mut worst = (0.0f64, 0.0f32, 0.0f32);
+        for other in [1.7f32, -0.3, 4e-5, -2e7] {
+            ATAN2_OTHER.set(other);
+            for (f, r) in [
+                (atan2_y as fn(f32) -> f32, atan2_y_f64 as fn(f64) -> f64),
+                (atan2_x, atan2_x_f64),
+            ] {
+                let (err, at) = max_ulp(f, r, -m, m);
+                if err > worst.0 {
+                    worst = (err, at, other);
+                }
+            }
+        }
+        println!(
+            "atan2: {:.3} ulp (at {:e} against {:e})",
+            worst.0, worst.1, worst.2
+        );
+        assert!(worst.0 <= 3.0, "atan2: {worst:?}");
         // special values
         assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
         assert_eq!(log_f32(-0.0), f32::NEG_INFINITY);
@@ -662,6 +1176,61 @@ mod tests {
         assert_eq!(sin_f32(0.0), 0.0);
         assert_eq!(sin_f32(-0.0).to_bits(), (-0.0f32).to_bits());
         assert_eq!(cos_f32(0.0), 1.0);
+        let neg0 = (-0.0f32).to_bits();
+        assert_eq!(expm1_f32(f32::NEG_INFINITY), -1.0);
+        assert_eq!(expm1_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(expm1_f32(-0.0).to_bits(), neg0);
+        assert_eq!(expm1_f32(1e-30), 1e-30);
+        assert_eq!(sinh_f32(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        let s89 = 89f64.sinh();
+        assert!((sinh_f32(89.0) as f64 - s89).abs() < 2e-7 * s89);
+        assert_eq!(cosh_f32(f32::NEG_INFINITY), f32::INFINITY);
+        assert_eq!(cosh_f32(0.0), 1.0);
+        assert_eq!(tan_one(-0.0).to_bits(), neg0);
+        assert!(tan_one(f32::INFINITY).is_nan());
+        let pi = std::f32::consts::PI;
+        assert_eq!(atan_f32(f32::INFINITY), pi / 2.0);
+        assert_eq!(atan_f32(-0.0).to_bits(), neg0);
+        assert_eq!(asin_f32(-1.0), -pi / 2.0);
+        assert_eq!(acos_f32(-1.0), pi);
+        assert_eq!(acos_f32(1.0), 0.0);
+        assert!(asin_f32(1.5).is_nan() && acos_f32(-1.5).is_nan());
+        assert_eq!(asinh_f32(-0.0).to_bits(), neg0);
+        assert_eq!(asinh_f32(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert_eq!(acosh_f32(1.0), 0.0);
+        assert_eq!(acosh_f32(f32::INFINITY), f32::INFINITY);
+        assert!(acosh_f32(0.5).is_nan() && acosh_f32(-3.0).is_nan());
+        assert_eq!(atanh_f32(-1.0), f32::NEG_INFINITY);
+        assert_eq!(atanh_f32(-0.0).to_bits(), neg0);
+        assert!(atanh_f32(1.5).is_nan());
+        assert_eq!(logsigmoid_f32(f32::NEG_INFINITY), f32::NEG_INFINITY);
+        assert_eq!(logsigmoid_f32(f32::INFINITY), 0.0);
+        assert!(mish_f32(f32::NEG_INFINITY).is_nan());
+        assert_eq!(mish_f32(f32::INFINITY), f32::INFINITY);
+        assert_eq!(elu_f32(-0.0, 2.0, 1.0, 1.0).to_bits(), neg0);
+        assert_eq!(elu_f32(f32::NEG_INFINITY, 2.0, 1.0, 1.0), -2.0);
+        assert!(hardtanh_f32(f32::NAN, -1.0, 1.0).is_nan());
+        // atan2's special values (C99 Annex F, as SLEEF and PyTorch)
+        let (inf, z) = (f32::INFINITY, 0.0f32);
+        for (y, x, want) in [
+            (z, z, 0.0),
+            (-z, z, -0.0),
+            (z, -z, pi),
+            (-z, -z, -pi),
+            (z, -1.0, pi),
+            (-z, 1.0, -0.0),
+            (1.0, z, pi / 2.0),
+            (-1.0, -z, -pi / 2.0),
+            (inf, inf, pi / 4.0),
+            (-inf, -inf, -3.0 * pi / 4.0),
+            (1.0, -inf, pi),
+            (-1.0, inf, -0.0),
+            (inf, -5.0, pi / 2.0),
+        ] {
+            let got = atan2_f32(y, x);
+            assert_eq!(got.to_bits(), want.to_bits(), "atan2({y}, {x}) = {got}");
+        }
+        assert!(atan2_f32(f32::NAN, 0.0).is_nan() && atan2_f32(0.0, f32::NAN).is_nan());
         // erf is PyTorch's own vectorised approximation: absolute error
         let mut worst = 0.0f64;
         for k in -60000..60000 {

@@ -1,13 +1,15 @@
 //! The forward kernels of the activations of `torch.nn.functional` (their functions, in-place
 //! forms and recording are `crate::optable::activation`'s): float-only maps computed in double
-//! and rounded once, `hardtanh`'s clamp, and the float32 kernels of `softplus` and the tanh
-//! `gelu`. Records nothing.
+//! and rounded once, `hardtanh`'s clamp, and the float32 kernels (the half types computing in
+//! float32) of `softplus`, the tanh `gelu`, the ELU family, `mish` and `hardtanh`, on the
+//! vectorised library `crate::kernels::vmath`. Records nothing.
 
 use crate::Tensor;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::kernels::special::log1pexp;
-use crate::ops::unary_math::{Layout, map, not_impl};
+use crate::kernels::vmath::VOp;
+use crate::ops::unary_math::{Layout, map, map_vop, not_impl};
 
 /// `std::max` as C++ computes it (`a < b ? b : a`): NaN in `a` propagates.
 pub(crate) fn cmax(a: f64, b: f64) -> f64 {
@@ -60,16 +62,30 @@ pub(crate) fn softplus_raw(input: &Tensor, beta: f64, threshold: f64) -> Result<
     })
 }
 
-/// The ELU family's kernel: `x <= 0 ? expm1(x*input_scale)*negcoef : x*poscoef`, floats only
-/// (`"elu_cpu" not implemented for 'Long'`).
+/// The ELU family's kernel (PyTorch's `elu_kernel`): `x < 0 ? expm1(x·input_scale)·negcoef :
+/// x·scale`, `negcoef = alpha·scale`. Float32 and the half types compute in float with the
+/// coefficients rounded to float (the vectorised library's `expm1`); float64 in double.
+/// Floats only (`"elu_cpu" not implemented for 'Long'`).
 pub(crate) fn elu_kernel(
     input: &Tensor,
-    negcoef: f64,
-    poscoef: f64,
+    alpha: f64,
+    scale: f64,
     input_scale: f64,
 ) -> Result<Tensor> {
+    if matches!(
+        input.dtype,
+        DType::Float32 | DType::Float16 | DType::BFloat16
+    ) {
+        let op = VOp::Elu {
+            neg: alpha as f32 * scale as f32,
+            pos: scale as f32,
+            scale: input_scale as f32,
+        };
+        return map_vop(input, Layout::Iter, op);
+    }
+    let (negcoef, poscoef) = (alpha * scale, scale);
     float_act(input, "elu_cpu", move |x| {
-        if x <= 0.0 {
+        if x < 0.0 {
             (x * input_scale).exp_m1() * negcoef
         } else {
             x * poscoef
@@ -85,6 +101,13 @@ pub(crate) fn clamp_act(input: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
         return Err(Error::not_implemented(
             "Bool inputs not supported for hardtanh",
         ));
+    }
+    if dt == DType::Float32 {
+        let op = VOp::Hardtanh {
+            lo: lo as f32,
+            hi: hi as f32,
+        };
+        return map_vop(input, Layout::Preserve, op);
     }
     if dt.is_floating_point() {
         return map::<f64, f64>(input, dt, false, Layout::Preserve, move |x| {
@@ -128,6 +151,13 @@ pub(crate) fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
 
 /// `F.mish`'s kernel: `x * tanh(softplus(x))`, floats only (`"mish_cpu" not implemented for
 /// 'Long'`).
+/// Float32 and the half types run the vectorised library's float `mish`.
 pub(crate) fn mish_raw(input: &Tensor) -> Result<Tensor> {
+    if matches!(
+        input.dtype,
+        DType::Float32 | DType::Float16 | DType::BFloat16
+    ) {
+        return map_vop(input, Layout::Iter, VOp::Mish);
+    }
     float_act(input, "mish_cpu", |x| x * log1pexp(x).tanh())
 }

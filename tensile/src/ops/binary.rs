@@ -173,7 +173,8 @@ macro_rules! op_table {
         match $op {
             Atan2 => match $cdt {
                 DType::Float64 => $run!(f64, f64, |x: f64, y: f64| Float::atan2(x, y)),
-                _ => $run!(f32, f32, |x: f32, y: f32| Float::atan2(x, y)),
+                // float32 and the half types: the vectorised float32 library
+                _ => $run!(kernel crate::kernels::vmath::binary_kernel(crate::kernels::vmath::BOp::Atan2)),
             },
             op => dispatch!(@compute $cdt, T => {
                 match op {
@@ -316,6 +317,9 @@ pub(crate) fn binary_into(
     let cdt = compute_dtype(opdt);
     let zero_div = AtomicBool::new(false);
     macro_rules! run {
+        (kernel $k:expr) => {
+            lp.run(&$k)
+        };
         ($T:ty, $O:ty, $f:expr) => {
             lp.run(&pointwise::binary_kernel::<$T, $O>($f))
         };
@@ -346,6 +350,9 @@ fn binary_small(op: BinaryOp, a: &Tensor, b: &Tensor, plan: &SmallPlan<'_, 3>) -
     // Each kernel's arm returns its result directly: no `Option<Result<Tensor>>` detour
     // (small ops are sensitive to moving a tensor around).
     macro_rules! run {
+        (kernel $k:expr) => {{
+            return plan.run_new(&$k);
+        }};
         ($T:ty, $O:ty, $f:expr) => {{
             let out = plan.run_new(&pointwise::binary_kernel::<$T, $O>($f));
             if zero_div.load(Ordering::Relaxed) {

@@ -7,7 +7,8 @@
 //!
 //! Float functions compute in double and round once to the output dtype (PyTorch computes the
 //! half types in float32 and rounds once; the corpus tolerance covers the difference), except
-//! `log2`/`log10`/`log1p` of float32 and the half types, which run the vectorised float32 library
+//! the trigonometric and hyperbolic functions and their inverses, `expm1`, `log1p`, `log2` and
+//! `log10` of float32 and the half types, which run the vectorised float32 library
 //! (`crate::kernels::vmath`), as PyTorch runs SLEEF's. Integer
 //! and bool inputs of float functions give the default float dtype (float32), laid out as
 //! PyTorch lays out the converted input.
@@ -55,6 +56,14 @@ pub(crate) fn map<I: Element, O: Element>(
 ) -> Result<Tensor> {
     map_with(a, out_dt, promote, layout, |lp| {
         lp.run(&pointwise::unary_kernel::<I, O>(f))
+    })
+}
+
+/// The vectorised float32 function `op` over a float tensor `a` into a new tensor of `a`'s
+/// dtype laid out per `layout` (the half types convert to float32 and back around it).
+pub(crate) fn map_vop(a: &Tensor, layout: Layout, op: VOp) -> Result<Tensor> {
+    map_with(a, a.dtype, false, layout, |lp| {
+        lp.run(&crate::kernels::vmath::unary_kernel(op))
     })
 }
 
@@ -258,6 +267,16 @@ macro_rules! float_ops {
             // float32 and the half types (and integers, which give float32) through the
             // vectorised float32 library where it has the function
             let vop = match op {
+                FloatOp::Tan => Some(VOp::Tan),
+                FloatOp::Atan => Some(VOp::Atan),
+                FloatOp::Asin => Some(VOp::Asin),
+                FloatOp::Acos => Some(VOp::Acos),
+                FloatOp::Sinh => Some(VOp::Sinh),
+                FloatOp::Cosh => Some(VOp::Cosh),
+                FloatOp::Asinh => Some(VOp::Asinh),
+                FloatOp::Acosh => Some(VOp::Acosh),
+                FloatOp::Atanh => Some(VOp::Atanh),
+                FloatOp::Expm1 => Some(VOp::Expm1),
                 FloatOp::Log2 => Some(VOp::Log2),
                 FloatOp::Log10 => Some(VOp::Log10),
                 FloatOp::Log1p => Some(VOp::Log1p),

@@ -17,6 +17,7 @@ use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::dtype::check_fill_range;
 use crate::error::{Error, Result};
+use crate::kernels::vmath::VOp;
 use crate::ops::activation::{
     clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
 };
@@ -274,7 +275,7 @@ const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
 /// 'Long'`.
 pub fn selu(input: &Tensor) -> Result<Tensor> {
     let (neg, pos) = (SELU_ALPHA * SELU_SCALE, SELU_SCALE);
-    let r = elu_kernel(input, neg, pos, 1.0)?;
+    let r = elu_kernel(input, SELU_ALPHA, SELU_SCALE, 1.0)?;
     crate::autograd::formulas::activation::elu_family("EluBackward0", r, input, neg, pos, 1.0)
 }
 /// `F.selu(input, inplace=True)` (`torch.selu_`).
@@ -446,9 +447,14 @@ pub fn logsigmoid(input: &Tensor) -> Result<Tensor> {
         return Err(not_impl("log_sigmoid_cpu", input.dtype));
     }
     // PyTorch writes into `empty_like(input, memory_format=contiguous)`.
-    let r = map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
-        cmin(x, 0.0) - (-x.abs()).exp().ln_1p()
-    })?;
+    let r = if input.dtype == DType::Float64 {
+        map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
+            cmin(x, 0.0) - (-x.abs()).exp().ln_1p()
+        })?
+    } else {
+        // float32 and the half types: in float, on the vectorised library
+        crate::ops::unary_math::map_vop(input, Layout::Contiguous, VOp::Logsigmoid)?
+    };
     crate::autograd::formulas::activation::logsigmoid(r, input)
 }
 
