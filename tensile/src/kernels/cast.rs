@@ -91,18 +91,66 @@ unsafe fn half_slices(sd: DType, src: *const u8, dd: DType, dst: *mut u8, n: usi
         match (sd, dd) {
             (DType::Float16, DType::Float32) => std::slice::from_raw_parts(src as *const f16, n)
                 .convert_to_f32_slice(std::slice::from_raw_parts_mut(dst as *mut f32, n)),
-            (DType::BFloat16, DType::Float32) => std::slice::from_raw_parts(src as *const bf16, n)
-                .convert_to_f32_slice(std::slice::from_raw_parts_mut(dst as *mut f32, n)),
+            (DType::BFloat16, DType::Float32) => bf16_to_f32_slice(
+                std::slice::from_raw_parts(src as *const bf16, n),
+                std::slice::from_raw_parts_mut(dst as *mut f32, n),
+            ),
             (DType::Float32, DType::Float16) => std::slice::from_raw_parts_mut(dst as *mut f16, n)
                 .convert_from_f32_slice(std::slice::from_raw_parts(src as *const f32, n)),
-            (DType::Float32, DType::BFloat16) => {
-                std::slice::from_raw_parts_mut(dst as *mut bf16, n)
-                    .convert_from_f32_slice(std::slice::from_raw_parts(src as *const f32, n))
-            }
+            (DType::Float32, DType::BFloat16) => f32_to_bf16_slice(
+                std::slice::from_raw_parts(src as *const f32, n),
+                std::slice::from_raw_parts_mut(dst as *mut bf16, n),
+            ),
             _ => return false,
         }
     }
     true
+}
+
+/// bfloat16 to float32 over a slice: the 16 bits become the high half (exact), in a loop the
+/// compiler vectorises (the `half` crate's slice conversion converts one element per call).
+pub(crate) fn bf16_to_f32_slice(src: &[half::bf16], dst: &mut [f32]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = f32::from_bits((s.to_bits() as u32) << 16);
+    }
+}
+
+/// float32 to bfloat16 over a slice, rounded to nearest even as `half::bf16::from_f32` rounds
+/// (a NaN keeps its sign and high payload bits, made quiet), written branch-free so the
+/// compiler vectorises it.
+pub(crate) fn f32_to_bf16_slice(src: &[f32], dst: &mut [half::bf16]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let x = s.to_bits();
+        let rounded = (x.wrapping_add(0x7FFF + ((x >> 16) & 1)) >> 16) as u16;
+        let nan = ((x >> 16) | 0x0040) as u16;
+        *d = half::bf16::from_bits(if x & 0x7FFF_FFFF > 0x7F80_0000 {
+            nan
+        } else {
+            rounded
+        });
+    }
+}
+
+/// A float16 or bfloat16 slice (`T` one of them) converted to float32 into `dst` (same
+/// length): F16C for float16 where the CPU has it, the bit move for bfloat16. Returns whether
+/// `T` was one of the two.
+pub(crate) fn half_to_f32<T: Element>(src: &[T], dst: &mut [f32]) -> bool {
+    use half::slice::HalfFloatSliceExt;
+    use std::any::TypeId;
+    let n = src.len().min(dst.len());
+    if TypeId::of::<T>() == TypeId::of::<half::f16>() {
+        // SAFETY: `T` is `f16` (same type), so the slice is reinterpreted as itself.
+        let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const half::f16, n) };
+        s.convert_to_f32_slice(&mut dst[..n]);
+        true
+    } else if TypeId::of::<T>() == TypeId::of::<half::bf16>() {
+        // SAFETY: as above, for `bf16`.
+        let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const half::bf16, n) };
+        bf16_to_f32_slice(s, &mut dst[..n]);
+        true
+    } else {
+        false
+    }
 }
 
 /// Moves `n` elements of `size` bytes (1, 2, 4 or 8) from `src` (element stride `ss`; 0

@@ -46,6 +46,7 @@ pub(crate) mod par;
 pub(crate) mod pointwise;
 pub(crate) mod pointwise3;
 pub(crate) mod pool;
+pub(crate) mod ranges;
 pub(crate) mod reduce;
 pub(crate) mod rnn;
 pub(crate) mod rows;

@@ -277,29 +277,49 @@ impl Tensor {
         if dtype == DType::Bool {
             return Err(Error::runtime("\"arange_cpu\" not implemented for 'Bool'"));
         }
-        // PyTorch's storage-size check and allocation of the result, before any buffer of
-        // `n` values is built.
-        drop(Tensor::try_alloc_contiguous(&[n], dtype)?);
-        crate::kernels::cast::try_reserve_elems::<f64>(n)?;
+        // each point computed and cast into the new tensor (PyTorch's storage-size check and
+        // allocation of the result come first)
+        let fill = |f: &dyn Fn(&mut Slices<'_>) -> Result<()>| -> Result<Tensor> {
+            Ok(crate::iter::dense_new(&[n], dtype, &[], |mut sl| f(&mut sl))?.0)
+        };
+        use crate::element::cast;
+        use crate::iter::Slices;
         if dtype.is_floating_point() {
-            let vals: Vec<f64> = match dtype {
+            match dtype {
                 // half types accumulate in float32
                 DType::Float16 | DType::BFloat16 => {
                     let (s, st) = (start.to_f64() as f32, step.to_f64() as f32);
-                    (0..n).map(|i| (s + st * i as f32) as f64).collect()
+                    fill(&|sl| {
+                        crate::dispatch!(dtype, T => {
+                            for (i, o) in sl.out::<T>(0)?.iter_mut().enumerate() {
+                                *o = cast::<f32, T>(s + st * i as f32);
+                            }
+                        });
+                        Ok(())
+                    })
                 }
                 _ => {
                     let (s, st) = (start.to_f64(), step.to_f64());
-                    (0..n).map(|i| s + st * i as f64).collect()
+                    fill(&|sl| {
+                        crate::dispatch!(dtype, T => {
+                            for (i, o) in sl.out::<T>(0)?.iter_mut().enumerate() {
+                                *o = cast::<f64, T>(s + st * i as f64);
+                            }
+                        });
+                        Ok(())
+                    })
                 }
-            };
-            Tensor::from_vec(vals, [n])?.to(dtype)
+            }
         } else {
             let (s, st) = (scalar_to_i64(start)?, scalar_to_i64(step)?);
-            let vals: Vec<i64> = (0..n)
-                .map(|i| s.wrapping_add(st.wrapping_mul(i as i64)))
-                .collect();
-            Tensor::from_vec(vals, [n])?.to(dtype)
+            fill(&|sl| {
+                crate::dispatch!(dtype, T => {
+                    for (i, o) in sl.out::<T>(0)?.iter_mut().enumerate() {
+                        *o = cast::<i64, T>(s.wrapping_add(st.wrapping_mul(i as i64)));
+                    }
+                });
+                Ok(())
+            })
         }
     }
 }
@@ -426,31 +446,6 @@ fn linspace_half(start: f64, end: f64, steps: usize, dtype: DType) -> Vec<f64> {
         .collect()
 }
 
-/// PyTorch's CPU `linspace` kernel for float32 (`$t = f32`) and float64: an element at
-/// `idx < steps/2` is `start + step·idx`, above it `end - step·(steps-1-idx)`, each one fused
-/// multiply-add (as GCC contracts PyTorch's AVX2/AVX-512 kernels; checked bit for bit against
-/// PyTorch 2.15 for lengths 7 to 100001, one and two threads). So `linspace(-1, 1, 7)[3]` is
-/// `1 - (2/6)·3 = -2.98e-8`, not 0.
-macro_rules! linspace_fused {
-    ($name:ident, $t:ty) => {
-        fn $name(start: $t, end: $t, steps: usize) -> Vec<$t> {
-            let step = (end - start) / (steps - 1) as $t;
-            let half = steps / 2;
-            (0..steps)
-                .map(|idx| {
-                    if idx < half {
-                        step.mul_add(idx as $t, start)
-                    } else {
-                        (-step).mul_add((steps - idx - 1) as $t, end)
-                    }
-                })
-                .collect()
-        }
-    };
-}
-linspace_fused!(linspace_f32, f32);
-linspace_fused!(linspace_f64, f64);
-
 /// `Scalar::to<scalar_t>()` for an integer dtype: truncation toward zero, then PyTorch's
 /// range check (`value cannot be converted to type int16_t without overflow`).
 fn scalar_to_int(s: Scalar, dtype: DType) -> Result<f64> {
@@ -469,11 +464,16 @@ fn linspace_values(start: Scalar, end: Scalar, steps: usize, dtype: DType) -> Re
         }
         let (s, e) = (start.to_f64(), end.to_f64());
         return Ok(match dtype {
-            DType::Float32 => linspace_f32(s as f32, e as f32, steps)
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-            DType::Float64 => linspace_f64(s, e, steps),
+            DType::Float32 => {
+                let mut v = vec![0f32; steps];
+                crate::kernels::ranges::linspace_f32(&mut v, s as f32, e as f32);
+                v.into_iter().map(f64::from).collect()
+            }
+            DType::Float64 => {
+                let mut v = vec![0f64; steps];
+                crate::kernels::ranges::linspace_f64(&mut v, s, e);
+                v
+            }
             _ => linspace_half(s, e, steps, dtype),
         });
     }
@@ -560,7 +560,21 @@ impl Tensor {
     ) -> Result<Tensor> {
         let steps = check_steps(steps.to_i64())?;
         let dtype = opts.into().dtype.unwrap_or(DType::Float32);
-        let vals = linspace_values(start.into(), end.into(), steps, dtype)?;
+        let (start, end) = (start.into(), end.into());
+        if steps >= 2 && matches!(dtype, DType::Float32 | DType::Float64) {
+            // written in place by the fused kernel (the values `linspace_values` gives)
+            let (s, e) = (start.to_f64(), end.to_f64());
+            let (t, ()) = crate::iter::dense_new(&[steps], dtype, &[], |mut sl| {
+                if dtype == DType::Float32 {
+                    crate::kernels::ranges::linspace_f32(sl.out::<f32>(0)?, s as f32, e as f32);
+                } else {
+                    crate::kernels::ranges::linspace_f64(sl.out::<f64>(0)?, s, e);
+                }
+                Ok(())
+            })?;
+            return Ok(t);
+        }
+        let vals = linspace_values(start, end, steps, dtype)?;
         Tensor::from_vec(vals, [steps])?.to(dtype)
     }
 
