@@ -34,7 +34,10 @@ pub(crate) fn gather_axes(
     esize: usize,
 ) {
     let done = match esize {
-        1 => Some(gather_typed::<u8>(src, strides, maps, out)),
+        1 => {
+            gather_typed::<u8>(src, strides, maps, out);
+            Some(())
+        }
         2 => as_words::<u16>(src, out).map(|(s, o)| gather_typed(s, strides, maps, o)),
         4 => as_words::<u32>(src, out).map(|(s, o)| gather_typed(s, strides, maps, o)),
         8 => as_words::<u64>(src, out).map(|(s, o)| gather_typed(s, strides, maps, o)),
@@ -158,7 +161,10 @@ pub(crate) fn triangle(
 ) {
     let done =
         match esize {
-            1 => Some(triangle_typed::<u8>(src, strides, sizes, out, (k, lower))),
+            1 => {
+                triangle_typed::<u8>(src, strides, sizes, out, (k, lower));
+                Some(())
+            }
             2 => as_words::<u16>(src, out)
                 .map(|(s, o)| triangle_typed(s, strides, sizes, o, (k, lower))),
             4 => as_words::<u32>(src, out)
