@@ -6,8 +6,11 @@
 //! `column_stack`).
 //!
 //! Data movement goes through one rule, [`gather_axes`]: the output element at multi-index
-//! `o` is the input element at `(map_0[o_0], …, map_{n-1}[o_{n-1}])`, gathered by the existing
-//! `index_select` kernel; each op only says how its output coordinates map to input ones.
+//! `o` is the input element at `(map_0[o_0], …, map_{n-1}[o_{n-1}])`, moved by the copy engine
+//! of `kernels/axes.rs` (runs of consecutive source elements as `memcpy`s); each op only says
+//! how its output coordinates map to input ones. It records no gradient: its callers are the
+//! table's forward functions, and `repeat_interleave` with a number when no gradient is
+//! recorded.
 
 use crate::args::{Int, IntList, IntoDims, IntoShape, new_sizes};
 use crate::dim::{wrap_dim, wrap_dims};
@@ -716,6 +719,21 @@ impl Tensor {
                 let mut out_sizes = input.size().to_vec();
                 out_sizes[d] = len;
                 reserve_output(&out_sizes, input.dtype())?;
+                if input.requires_grad() && crate::autograd::is_grad_enabled() {
+                    // PyTorch's composite, whose nodes the gradient flows through:
+                    // `unsqueeze(d + 1).expand(…).clone().view(…)` (ViewBackward0 on
+                    // CloneBackward0 on ExpandBackward0 on UnsqueezeBackward0)
+                    let mut wide = input.size().to_vec();
+                    wide.insert(d + 1, r as usize);
+                    let wide: Vec<i64> = wide.iter().map(|&v| v as i64).collect();
+                    let sizes: Vec<i64> = out_sizes.iter().map(|&v| v as i64).collect();
+                    return input
+                        .unsqueeze(d as i64 + 1)?
+                        .expand(&wide[..])?
+                        .try_clone()?
+                        .view(&sizes[..]);
+                }
+                // the same values and contiguous layout, moved by the copy engine
                 let mut maps = identity_maps(&input)?;
                 maps[d] = axis_map(len, |j| j / r as usize)?;
                 gather_axes(&input, &maps)
