@@ -1,8 +1,17 @@
-//! Value loops of the gather/scatter family (`scatter_add`, `scatter_reduce`, `index_add`,
-//! `index_reduce`) over row-major value buffers. Safe code: the ops read their operands into
-//! buffers, call these, and write the buffers back; positions are precomputed by the ops.
+//! Value loops of the gather/scatter family (`gather`, `scatter`, `scatter_add`,
+//! `scatter_reduce`, `index_add`, `index_copy`, `index_fill`, `index_reduce`):
+//! [`scatter_along`] and [`gather_along`] walk an index along one dim over the operands'
+//! slices and strides (`crate::iter::dense`), with the dtype chosen once by the op and a
+//! contiguous run per index value where the layout gives one; [`reduce_into`] applies
+//! precomputed `(target, value)` pairs.
 
+use rayon::prelude::*;
+
+use crate::element::{Element, cast};
+use crate::kernels::Ptr;
+use crate::kernels::loops::GRAIN;
 use crate::kernels::math::Arith;
+use crate::kernels::par;
 
 /// A reduction applied at each written position, in PyTorch's CPU kernel's order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,39 +99,343 @@ fn step<C: Arith>(r: Reduce, cur: C, v: C, rnd: &impl Fn(C) -> C) -> C {
     }
 }
 
-/// Applies the pairs `(target, value)` in order to `out`: `out[t] = out[t] op v`. Without
-/// `include_self`, every target is first set to the reduction's identity. `Mean` divides each
-/// target by its number of contributions (plus one for `self`) at the end, with floor division
-/// for integers. `rnd` rounds each intermediate to the tensor's dtype (float16/bfloat16).
-pub(crate) fn reduce_into<C: Arith>(
-    out: &mut [C],
-    pairs: impl Iterator<Item = (usize, C)> + Clone,
-    r: Reduce,
-    include_self: bool,
-    rnd: impl Fn(C) -> C,
-) {
-    if !include_self && r != Reduce::Assign {
-        for (t, _) in pairs.clone() {
-            out[t] = r.identity();
+/// The offsets (elements) of every row-major position of `shape` under three stride lists.
+fn offsets(shape: &[usize], strides: [&[usize]; 3]) -> Vec<[usize; 3]> {
+    let n: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    let mut c = vec![0usize; shape.len()];
+    let mut cur = [0usize; 3];
+    for _ in 0..n {
+        out.push(cur);
+        for d in (0..shape.len()).rev() {
+            c[d] += 1;
+            for q in 0..3 {
+                cur[q] += strides[q][d];
+            }
+            if c[d] < shape[d] {
+                break;
+            }
+            for q in 0..3 {
+                cur[q] -= strides[q][d] * shape[d];
+            }
+            c[d] = 0;
         }
     }
+    out
+}
+
+/// Where the elements of an operation along one dim lie: the index's shape split at `dim`
+/// into outer positions (the dims before it), `n` steps along it and inner positions (the
+/// dims after it), each with its offsets (elements) in the three operands `[target, index,
+/// source]`. The target's element for index value `v` at `(o, j, k)` is `outer[o][0] +
+/// inner[k][0] + v * step[0]`; the index's and the source's are `outer[o][q] + inner[k][q] +
+/// j * step[q]`.
+pub(crate) struct AlongDim {
+    outer: Vec<[usize; 3]>,
+    inner: Vec<[usize; 3]>,
+    n: usize,
+    step: [usize; 3],
+    /// The inner positions are consecutive in the target and the source and the index is
+    /// constant over them: each `(o, j)` moves one contiguous run of `inner.len()` elements.
+    run: bool,
+}
+
+impl AlongDim {
+    /// The geometry of an index of shape `shape` along `dim` with the strides (elements) of
+    /// the target, the index and the source.
+    pub(crate) fn new(shape: &[usize], dim: usize, strides: [&[usize]; 3]) -> AlongDim {
+        let cut = |a: usize, b: usize| [&strides[0][a..b], &strides[1][a..b], &strides[2][a..b]];
+        let outer = offsets(&shape[..dim], cut(0, dim));
+        let inner = offsets(&shape[dim + 1..], cut(dim + 1, shape.len()));
+        let run = inner
+            .iter()
+            .enumerate()
+            .all(|(k, &[t, i, s])| t == k && i == 0 && s == k);
+        AlongDim {
+            outer,
+            inner,
+            n: shape[dim],
+            step: [strides[0][dim], strides[1][dim], strides[2][dim]],
+            run,
+        }
+    }
+
+    /// The number of elements the index addresses.
+    fn numel(&self) -> usize {
+        self.outer.len() * self.n * self.inner.len()
+    }
+
+    /// The number of `(outer, inner)` tasks to split `work` over: 1 below the grain size or
+    /// on one thread.
+    fn tasks(&self) -> usize {
+        let t = par::threads();
+        if t <= 1 || self.numel() < 2 * GRAIN {
+            1
+        } else {
+            t
+        }
+    }
+}
+
+/// The first index value outside `[0, size)` in `idx`'s order, if any.
+pub(crate) fn first_out_of_range(idx: &[i64], size: usize) -> Option<i64> {
+    let bad = |v: i64| v < 0 || v as u64 >= size as u64;
+    // a branch-free pass per block finds the block, then the value is looked up
+    idx.chunks(1024)
+        .find(|c| c.iter().fold(false, |a, &v| a | bad(v)))
+        .and_then(|c| c.iter().copied().find(|&v| bad(v)))
+}
+
+/// The minimum and maximum of `v` (`(i64::MAX, i64::MIN)` when empty), in one pass.
+pub(crate) fn min_max_i64(v: &[i64]) -> (i64, i64) {
+    v.iter()
+        .fold((i64::MAX, i64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)))
+}
+
+/// The half-open range of part `p` of `parts` equal parts of `0..n`.
+fn part(n: usize, p: usize, parts: usize) -> (usize, usize) {
+    (n * p / parts, n * (p + 1) / parts)
+}
+
+/// Scatters along one dim into `out`, the row-major values of a tensor of shape `out_shape`:
+/// for every position `(o, j, k)` of an index of shape `shape` (of `out_shape`'s rank, no
+/// larger in any dim but `dim`), in row-major order, `out[.., idx, ..] = out[.., idx, ..] op
+/// src[.., j, ..]` by the reduction `r` (`idx` and `src` addressed through their strides in
+/// elements; a source stride 0 repeats a value). Values are loaded to the compute type `C`
+/// and stored back after every step (float16/bfloat16 round each step, as PyTorch's kernels);
+/// `alpha` scales every source value first (rounded). Without `include_self` every target is
+/// first set to the reduction's identity; `Mean` divides by the number of contributions
+/// (plus one for `self`) at the end, flooring for integers.
+///
+/// Contributions to one target all come from one `(o, k)`, in order of `j`, so the tasks
+/// split the outer positions (or, when there are too few, the inner ones) and the result is
+/// the serial one at every thread count.
+///
+/// Every index value must lie in `[0, out_shape[dim])` (see [`first_out_of_range`]) and the
+/// shapes must be as above: otherwise it panics (an internal error of the op).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_along<T: Element, C: Arith>(
+    out: &mut [T],
+    out_shape: &[usize],
+    idx: (&[i64], &[usize]),
+    src: (&[T], &[usize]),
+    shape: &[usize],
+    dim: usize,
+    (r, include_self, alpha): (Reduce, bool, Option<C>),
+) {
+    let rank = out_shape.len();
+    assert!(
+        shape.len() == rank
+            && idx.1.len() == rank
+            && src.1.len() == rank
+            && dim < rank
+            && (0..rank).all(|e| e == dim || shape[e] <= out_shape[e])
+            && out.len() == out_shape.iter().product::<usize>(),
+        "scatter_along: shapes"
+    );
+    let ostr = crate::layout::contiguous_strides(out_shape);
+    let g = AlongDim::new(shape, dim, [&ostr, idx.1, src.1]);
+    if g.numel() == 0 {
+        return;
+    }
+    // every index and source position read lies inside its slice
+    let last = |q: usize, len: usize| {
+        let o = g.outer.last().map_or(0, |o| o[q]);
+        let i = g.inner.last().map_or(0, |i| i[q]);
+        assert!(o + i + (g.n - 1) * g.step[q] < len, "scatter_along: spans");
+    };
+    last(1, idx.0.len());
+    last(2, src.0.len());
+    let size = out_shape[dim];
+    let load = |v: T| cast::<T, C>(v);
+    let store = |v: C| cast::<C, T>(v);
+    let scale = |v: T| match alpha {
+        Some(a) => load(store(load(v).mul(a))),
+        None => load(v),
+    };
     let mut counts: Vec<u32> = if r == Reduce::Mean {
         vec![include_self as u32; out.len()]
     } else {
         Vec::new()
     };
-    for (t, v) in pairs {
-        out[t] = step(r, out[t], v, &rnd);
-        if r == Reduce::Mean {
-            counts[t] += 1;
+    let outp = Ptr(out.as_mut_ptr());
+    let cntp = Ptr(counts.as_mut_ptr());
+    let ident = store(r.identity::<C>());
+    // one task: outer positions `o0..o1`, inner positions `k0..k1`
+    let task = |(o0, o1): (usize, usize), (k0, k1): (usize, usize)| {
+        let target = |o: &[usize; 3], k: usize, j: usize| -> usize {
+            let v = idx.0[o[1] + g.inner[k][1] + j * g.step[1]];
+            assert!(v >= 0 && (v as u64) < size as u64, "scatter_along: index");
+            o[0] + g.inner[k][0] + v as usize * g.step[0]
+        };
+        let at = |t: usize| -> *mut T {
+            // SAFETY: `t` is `out`'s offset of a position inside `out_shape` (the index value
+            // was checked just above, the outer and inner coordinates lie inside the index's
+            // shape, which fits in `out_shape`), so inside `out`; the pointer is only used
+            // for this task's positions, which no other task touches (module docs above).
+            unsafe { outp.get().add(t) }
+        };
+        for o in &g.outer[o0..o1] {
+            if !include_self && r != Reduce::Assign {
+                for j in 0..g.n {
+                    for k in k0..k1 {
+                        // SAFETY: see `at`.
+                        unsafe { *at(target(o, k, j)) = ident };
+                    }
+                }
+            }
+            if g.run && r != Reduce::Mean {
+                for j in 0..g.n {
+                    let s0 = o[2] + j * g.step[2];
+                    let t0 = target(o, k0, j);
+                    // SAFETY: in a run, the inner positions `k0..k1` of this `(o, j)` are the
+                    // consecutive elements `t0 - k0 + k` of `out` (see `at`), seen by this
+                    // task only.
+                    let dst = unsafe { std::slice::from_raw_parts_mut(at(t0), k1 - k0) };
+                    let s = &src.0[s0 + k0..s0 + k1];
+                    apply_run(dst, s, r, &load, &store, &scale);
+                }
+                continue;
+            }
+            // one `(o, k)` at a time: its targets see their contributions in order of `j`,
+            // and no other `(o, k)` shares a target
+            for inn in &g.inner[k0..k1] {
+                let (tb, ib, sb) = (o[0] + inn[0], o[1] + inn[1], o[2] + inn[2]);
+                macro_rules! walk {
+                    ($f:expr) => {
+                        for j in 0..g.n {
+                            let v = idx.0[ib + j * g.step[1]];
+                            assert!(v >= 0 && (v as u64) < size as u64, "scatter_along: index");
+                            let t = tb + v as usize * g.step[0];
+                            let x = scale(src.0[sb + j * g.step[2]]);
+                            // SAFETY: see `at`.
+                            let p = unsafe { &mut *at(t) };
+                            *p = store(($f)(load(*p), x));
+                            if r == Reduce::Mean {
+                                // SAFETY: `counts` has `out`'s length and positions; as in
+                                // `at`.
+                                unsafe { *cntp.get().add(t) += 1 };
+                            }
+                        }
+                    };
+                }
+                match r {
+                    Reduce::Assign => walk!(|_: C, x: C| x),
+                    Reduce::Sum | Reduce::Mean => walk!(|a: C, x: C| a.add(x)),
+                    _ => walk!(|a: C, x: C| step(r, a, x, &|y| y)),
+                }
+            }
         }
+    };
+    let tasks = g.tasks();
+    let (no, ni) = (g.outer.len(), g.inner.len());
+    if tasks <= 1 {
+        task((0, no), (0, ni));
+    } else if no >= tasks {
+        par::for_each_task(tasks, &|p| task(part(no, p, tasks), (0, ni)));
+    } else {
+        let t = tasks.min(ni);
+        par::for_each_task(t, &|p| task((0, no), part(ni, p, t)));
     }
     if r == Reduce::Mean {
         let float = C::DTYPE.is_floating_point();
         for (o, &c) in out.iter_mut().zip(&counts) {
-            let c = rnd(C::from_i64(c.max(1) as i64));
-            *o = if float { rnd(o.div(c)) } else { o.floor_div(c) };
+            let c = load(store(C::from_i64(c.max(1) as i64)));
+            let x = load(*o);
+            *o = store(if float { x.div(c) } else { x.floor_div(c) });
         }
+    }
+}
+
+/// `dst[k] = dst[k] op scale(src[k])` over one contiguous run, with the reduction chosen
+/// once outside the loop (the loop is then a plain vectorizable one for `Assign` and `Sum`).
+#[inline]
+fn apply_run<T: Element, C: Arith>(
+    dst: &mut [T],
+    src: &[T],
+    r: Reduce,
+    load: &impl Fn(T) -> C,
+    store: &impl Fn(C) -> T,
+    scale: &impl Fn(T) -> C,
+) {
+    match r {
+        Reduce::Assign => {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = store(scale(s));
+            }
+        }
+        Reduce::Sum => {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = store(load(*d).add(scale(s)));
+            }
+        }
+        _ => {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = store(step(r, load(*d), scale(s), &|x| x));
+            }
+        }
+    }
+}
+
+/// Gathers along one dim: `out[o, j, k] = x[.., idx[o, j, k], ..]` for an index of shape
+/// `shape` (`out` its row-major values), `x` of `x_size` elements along `dim` addressed
+/// through its strides, `idx` through its own; rows are gathered in parallel above the grain
+/// size. Every index value must lie in `[0, x_size)` (checked; a bad one panics: the op
+/// checks first).
+pub(crate) fn gather_along<T: Element>(
+    out: &mut [T],
+    x: (&[T], &[usize], usize),
+    idx: (&[i64], &[usize]),
+    shape: &[usize],
+    dim: usize,
+) {
+    let ostr = crate::layout::contiguous_strides(shape);
+    let g = AlongDim::new(shape, dim, [x.1, idx.1, &ostr]);
+    let (n, ni) = (g.n, g.inner.len());
+    if g.numel() == 0 {
+        return;
+    }
+    let out = &mut out[..g.numel()];
+    let (s0, s1) = (g.step[0], g.step[1]);
+    // rows `(o, j)` from row `r0` on, `dst` holding whole rows of `ni` elements: a tight
+    // loop over `j` for each outer position
+    let block = |r0: usize, dst: &mut [T]| {
+        let (mut o, mut j) = (r0 / n, r0 % n);
+        let mut rest = dst;
+        while !rest.is_empty() {
+            let m = (n - j).min(rest.len() / ni);
+            let (seg, tail) = std::mem::take(&mut rest).split_at_mut(m * ni);
+            rest = tail;
+            let oo = &g.outer[o];
+            if ni == 1 {
+                let (xb, ib) = (oo[0] + g.inner[0][0], oo[1] + g.inner[0][1] + j * s1);
+                for (jj, e) in seg.iter_mut().enumerate() {
+                    let v = idx.0[ib + jj * s1];
+                    assert!(v >= 0 && (v as u64) < x.2 as u64, "gather_along: index");
+                    *e = x.0[xb + v as usize * s0];
+                }
+            } else {
+                for (jj, d) in seg.chunks_mut(ni).enumerate() {
+                    let i0 = oo[1] + (j + jj) * s1;
+                    for (e, inn) in d.iter_mut().zip(&g.inner) {
+                        let v = idx.0[i0 + inn[1]];
+                        assert!(v >= 0 && (v as u64) < x.2 as u64, "gather_along: index");
+                        *e = x.0[oo[0] + inn[0] + v as usize * s0];
+                    }
+                }
+            }
+            (o, j) = (o + 1, 0);
+        }
+    };
+    let rows = (GRAIN / ni).max(1);
+    if g.tasks() <= 1 {
+        block(0, out);
+    } else {
+        par::run(|| {
+            out.par_chunks_mut(rows * ni)
+                .enumerate()
+                .for_each(|(b, d)| block(b * rows, d))
+        });
     }
 }
 
@@ -130,39 +443,75 @@ pub(crate) fn reduce_into<C: Arith>(
 mod tests {
     use super::*;
 
+    /// `self` of 4 elements, index `[0, 0, 2]`, src `[1, 2, 3]` along dim 0.
+    fn run<C: Arith>(init: &[C], idx: &[i64], src: &[C], r: Reduce, inc: bool) -> Vec<C> {
+        let mut o = init.to_vec();
+        let n = o.len();
+        scatter_along::<C, C>(
+            &mut o,
+            &[n],
+            (idx, &[1]),
+            (src, &[1]),
+            &[idx.len()],
+            0,
+            (r, inc, None),
+        );
+        o
+    }
+
     #[test]
     fn scatter_reduce_examples_of_the_spec() {
-        // self=[10,10,10,10], index=[0,0,2], src=[1,2,3]
-        let pairs = [(0usize, 1.0f64), (0, 2.0), (2, 3.0)];
-        let run = |r, inc| {
-            let mut o = vec![10.0f64; 4];
-            reduce_into(&mut o, pairs.iter().copied(), r, inc, |x| x);
-            o
-        };
-        assert_eq!(run(Reduce::Sum, true), [13.0, 10.0, 13.0, 10.0]);
-        assert_eq!(run(Reduce::Sum, false), [3.0, 10.0, 3.0, 10.0]);
-        assert_eq!(run(Reduce::Mean, false), [1.5, 10.0, 3.0, 10.0]);
-        assert_eq!(run(Reduce::Prod, false), [2.0, 10.0, 3.0, 10.0]);
-        assert_eq!(run(Reduce::Mean, true)[2], 6.5);
-        // integer mean floors: (10+1+2)/3 = 4, (-10+1)/2 = -5
-        let mut o = vec![10i64, -10];
-        reduce_into(
-            &mut o,
-            [(0usize, 1i64), (0, 2), (1, 1)].into_iter(),
-            Reduce::Mean,
-            true,
-            |x| x,
+        let (idx, src) = ([0i64, 0, 2], [1.0f64, 2.0, 3.0]);
+        let s = [10.0f64; 4];
+        assert_eq!(
+            run(&s, &idx, &src, Reduce::Sum, true),
+            [13.0, 10.0, 13.0, 10.0]
         );
+        assert_eq!(
+            run(&s, &idx, &src, Reduce::Sum, false),
+            [3.0, 10.0, 3.0, 10.0]
+        );
+        assert_eq!(
+            run(&s, &idx, &src, Reduce::Mean, false),
+            [1.5, 10.0, 3.0, 10.0]
+        );
+        assert_eq!(
+            run(&s, &idx, &src, Reduce::Prod, false),
+            [2.0, 10.0, 3.0, 10.0]
+        );
+        assert_eq!(run(&s, &idx, &src, Reduce::Mean, true)[2], 6.5);
+        assert_eq!(
+            run(&s, &idx, &src, Reduce::Assign, true),
+            [2.0, 10.0, 3.0, 10.0]
+        );
+        // integer mean floors: (10+1+2)/3 = 4, (-10+1)/2 = -5
+        let o = run(&[10i64, -10], &[0, 0, 1], &[1, 2, 1], Reduce::Mean, true);
         assert_eq!(o, [4, -5]);
         // NaN propagates through amax from either side
-        let mut o = vec![f64::NAN, 1.0];
-        reduce_into(
-            &mut o,
-            [(0usize, 5.0), (1, f64::NAN), (1, 7.0)].into_iter(),
+        let o = run(
+            &[f64::NAN, 1.0],
+            &[0, 1, 1],
+            &[5.0, f64::NAN, 7.0],
             Reduce::Max,
             true,
-            |x| x,
         );
         assert!(o[0].is_nan() && o[1].is_nan());
+    }
+
+    #[test]
+    fn rows_of_a_dim_0_scatter_are_runs() {
+        // out (3, 2), index [2, 0, 2] repeated over dim 1 (stride 0), src (3, 2)
+        let mut o = vec![0.0f32; 6];
+        let src = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        scatter_along::<f32, f32>(
+            &mut o,
+            &[3, 2],
+            (&[2, 0, 2], &[1, 0]),
+            (&src, &[2, 1]),
+            &[3, 2],
+            0,
+            (Reduce::Sum, true, None),
+        );
+        assert_eq!(o, [3.0, 4.0, 0.0, 0.0, 6.0, 8.0]);
     }
 }

@@ -3,9 +3,9 @@
 //! (indexing-semantics §5.1–5.4, §5.7). Results are fresh and contiguous; the in-place forms
 //! write through views into the base and return an alias of `self`.
 //!
-//! Values are read in row-major order into buffers of the dtype's compute type (float16 and
-//! bfloat16 as float32, rounded back after every step, as PyTorch's scalar kernels do) and
-//! reduced by [`crate::kernels::scatter`].
+//! The values move along the dim in [`crate::kernels::scatter`] (float16 and bfloat16 are
+//! computed in float32 and rounded back after every step, as PyTorch's scalar kernels do),
+//! over the operands' own strides; the dtype is chosen once per call.
 //!
 //! The methods of `gather`, `scatter`, `scatter_add`, `scatter_reduce` and `take` and their
 //! recording are in [`crate::optable::scatter`]; here are their forward functions
@@ -14,9 +14,8 @@
 use crate::args::Int;
 use crate::dim::wrap_dim;
 use crate::dtype::DType;
-use crate::element::{Element, cast, compute_dtype};
 use crate::error::{Error, Result, fmt_list};
-use crate::kernels::scatter::{Reduce, reduce_into};
+use crate::kernels::scatter::{Reduce, first_out_of_range, gather_along, scatter_along};
 use crate::layout::contiguous_strides;
 use crate::ops::Operand;
 use crate::tensor::{Scalar, Tensor};
@@ -27,49 +26,6 @@ pub(crate) fn nonempty(sizes: &[usize]) -> Vec<usize> {
         vec![1]
     } else {
         sizes.to_vec()
-    }
-}
-
-/// For every row-major position of an index of shape `ishape` (all three shapes of one rank):
-/// the row-major offset into a tensor of shape `tshape` of the same coordinates with
-/// coordinate `dim` set to 0, and the row-major offset into one of shape `sshape`.
-pub(crate) fn walk(
-    ishape: &[usize],
-    dim: usize,
-    tshape: &[usize],
-    sshape: &[usize],
-) -> Vec<(usize, usize)> {
-    let (ts, ss) = (contiguous_strides(tshape), contiguous_strides(sshape));
-    let n: usize = ishape.iter().product();
-    let mut out = Vec::with_capacity(n);
-    let mut c = vec![0usize; ishape.len()];
-    for _ in 0..n {
-        let mut t = 0;
-        let mut s = 0;
-        for (d, &x) in c.iter().enumerate() {
-            if d != dim {
-                t += x * ts[d];
-            }
-            s += x * ss[d];
-        }
-        out.push((t, s));
-        for d in (0..c.len()).rev() {
-            c[d] += 1;
-            if c[d] < ishape[d] {
-                break;
-            }
-            c[d] = 0;
-        }
-    }
-    out
-}
-
-/// Rounds a compute-type value to `dt` and back (float16/bfloat16 round, others are exact).
-pub(crate) fn rounder<C: Element>(dt: DType) -> impl Fn(C) -> C {
-    move |x| match dt {
-        DType::Float16 => cast::<half::f16, C>(cast::<C, half::f16>(x)),
-        DType::BFloat16 => cast::<half::bf16, C>(cast::<C, half::bf16>(x)),
-        _ => x,
     }
 }
 
@@ -90,62 +46,112 @@ pub(crate) fn item_scalar(t: &Tensor) -> Result<Scalar> {
     })
 }
 
-/// `self` with `pairs` of (row-major target in `self`, row-major position in `src`) reduced
-/// in order, as a fresh contiguous tensor of `self`'s shape and dtype. `src` has `self`'s
-/// dtype (or is a 0-d value of it).
-pub(crate) fn reduce_pairs(
+/// `t`'s strides (elements) as an operand of rank `rank`: a 0-d tensor repeats its value
+/// (strides 0).
+pub(crate) fn strides_in(t: &Tensor, rank: usize) -> Result<Vec<usize>> {
+    if t.dim() == 0 {
+        Ok(vec![0; rank])
+    } else if t.dim() == rank {
+        Ok(t.strides.to_vec())
+    } else {
+        Err(Error::runtime("internal error: operand rank along a dim"))
+    }
+}
+
+/// `index` as a contiguous int64 tensor (a no-op for a contiguous int64 one).
+pub(crate) fn index_i64(index: &Tensor) -> Result<Tensor> {
+    let i = if index.dtype == DType::Int64 {
+        index.alias()
+    } else {
+        index.to(DType::Int64)?
+    };
+    contiguous_unrecorded(&i)
+}
+
+/// `t` itself when contiguous, else a contiguous copy (not recorded for autograd).
+pub(crate) fn contiguous_unrecorded(t: &Tensor) -> Result<Tensor> {
+    if t.is_contiguous() {
+        Ok(t.alias())
+    } else {
+        t.contiguous_copy()
+    }
+}
+
+/// The first value of a contiguous int64 `index` outside `[0, size)`, in row-major order.
+pub(crate) fn first_bad(index: &Tensor, size: usize) -> Result<Option<i64>> {
+    crate::iter::dense(&[], &[index], |s| {
+        Ok(first_out_of_range(s.input::<i64>(0)?, size))
+    })
+}
+
+/// `this`'s values as a fresh contiguous tensor with `src` scattered along `d` at `index`
+/// (int64, every value checked in `[0, size)` by the caller) by `r`
+/// ([`crate::kernels::scatter::scatter_along`]): `ishape` is the shape the index is walked
+/// in (of `this`'s non-empty rank) and `istr` its strides (elements), `src` is of the same
+/// rank or 0-d and addressed through its strides; `alpha` (a 0-d tensor of `this`'s dtype)
+/// scales `src`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_copy(
     this: &Tensor,
+    d: usize,
+    index: &Tensor,
+    (ishape, istr): (&[usize], &[usize]),
     src: &Tensor,
-    pairs: &[(usize, usize)],
     r: Reduce,
     include_self: bool,
     alpha: Option<&Tensor>,
 ) -> Result<Tensor> {
-    let dt = this.dtype;
-    crate::dispatch!(@compute compute_dtype(dt), C => {
-        let mut out = this.try_to_vec::<C>()?;
-        let sv = src.try_to_vec::<C>()?;
-        let rnd = rounder::<C>(dt);
-        let a = alpha.map(|a| a.try_to_vec::<C>().map(|v| v[0])).transpose()?;
-        let val = |s: usize| {
-            let v = sv[s];
-            match a {
-                Some(a) => rnd(crate::kernels::math::Arith::mul(v, a)),
-                None => v,
-            }
-        };
-        reduce_into(
-            &mut out,
-            pairs.iter().map(|&(t, s)| (t, val(s))),
-            r,
-            include_self,
-            &rnd,
-        );
-        let o = Tensor::from_vec(out, this.sizes.to_vec())?;
-        if o.dtype == dt { Ok(o) } else { o.to(dt) }
-    })
+    let out = this.contiguous_copy()?;
+    scatter_into(&out, d, index, (ishape, istr), src, r, include_self, alpha)?;
+    Ok(out)
+}
+
+/// [`scatter_copy`] into `out`, a fresh contiguous tensor (seen by nobody else) holding
+/// `self`'s values.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter_into(
+    out: &Tensor,
+    d: usize,
+    index: &Tensor,
+    (ishape, istr): (&[usize], &[usize]),
+    src: &Tensor,
+    r: Reduce,
+    include_self: bool,
+    alpha: Option<&Tensor>,
+) -> Result<()> {
+    let oshape = nonempty(&out.sizes);
+    let sstr = strides_in(src, oshape.len())?;
+    macro_rules! go {
+        ($T:ty, $C:ty) => {{
+            let a = alpha
+                .map(|a| a.try_to_vec::<$C>().map(|v| v[0]))
+                .transpose()?;
+            crate::iter::dense(&[out], &[index, src], |mut s| {
+                let o = s.out::<$T>(0)?;
+                let (i, v) = (s.input::<i64>(0)?, s.input::<$T>(1)?);
+                scatter_along::<$T, $C>(
+                    o,
+                    &oshape,
+                    (i, istr),
+                    (v, &sstr),
+                    ishape,
+                    d,
+                    (r, include_self, a),
+                );
+                Ok(())
+            })?
+        }};
+    }
+    match out.dtype {
+        DType::Float16 => go!(half::f16, f32),
+        DType::BFloat16 => go!(half::bf16, f32),
+        dt => crate::dispatch!(@compute dt, T => go!(T, T)),
+    }
+    Ok(())
 }
 
 fn is_index_dtype(dt: DType) -> bool {
     matches!(dt, DType::Int64 | DType::Int32)
-}
-
-/// Index values with PyTorch's bound check (no wrapping): `index 5 is out of bounds for
-/// dimension 1 with size 4` (RuntimeError).
-fn bounded(index: &Tensor, dim: usize, size: usize) -> Result<Vec<usize>> {
-    index
-        .try_to_vec::<i64>()?
-        .into_iter()
-        .map(|v| {
-            if v < 0 || v as u64 >= size as u64 {
-                Err(Error::runtime(format!(
-                    "index {v} is out of bounds for dimension {dim} with size {size}"
-                )))
-            } else {
-                Ok(v as usize)
-            }
-        })
-        .collect()
 }
 
 /// What is scattered: a tensor or a scalar value.
@@ -236,22 +242,20 @@ fn scatter_impl(
         ));
     }
     let (r, include_self) = reduce_check()?;
-    let idx = bounded(index, d, sd[d])?;
+    let index = index_i64(index)?;
+    if let Some(v) = first_bad(&index, sd[d])? {
+        return Err(Error::runtime(format!(
+            "index {v} is out of bounds for dimension {d} with size {}",
+            sd[d]
+        )));
+    }
     bool_mean(r, "scatter_gather_tensor_cpu_reduce_mean")?;
-    let (src_t, sshape) = match src {
-        Src::Tensor(s) => (s.alias(), nonempty(&s.sizes)),
-        Src::Value(v) => (scalar_as(v, this.dtype)?, vec![1; sd.len()]),
+    let src_t = match src {
+        Src::Tensor(s) => s.alias(),
+        Src::Value(v) => scalar_as(v, this.dtype)?,
     };
-    let stride_d = contiguous_strides(&sd)[d];
-    let pairs: Vec<(usize, usize)> = walk(&id, d, &sd, &sshape)
-        .into_iter()
-        .zip(&idx)
-        .map(|((t, s), &v)| {
-            let s = if matches!(src, Src::Value(_)) { 0 } else { s };
-            (t + v * stride_d, s)
-        })
-        .collect();
-    reduce_pairs(this, &src_t, &pairs, r, include_self, None)
+    let istr = strides_in(&index, sd.len())?;
+    scatter_copy(this, d, &index, (&id, &istr), &src_t, r, include_self, None)
 }
 
 fn legacy_reduce(reduce: Option<&str>) -> Result<(Reduce, bool)> {
@@ -378,13 +382,22 @@ pub(crate) fn gather_fwd(x: &Tensor, dim: i64, index: &Tensor) -> Result<Tensor>
             fmt_list(&x.sizes)
         )));
     }
-    let idx = bounded(index, d, sd[d])?;
-    let stride_d = contiguous_strides(&sd)[d];
-    let pos = walk(&id, d, &sd, &id);
+    let index = index_i64(index)?;
+    if let Some(v) = first_bad(&index, sd[d])? {
+        return Err(Error::runtime(format!(
+            "index {v} is out of bounds for dimension {d} with size {}",
+            sd[d]
+        )));
+    }
+    let (xstr, istr) = (strides_in(x, sd.len())?, strides_in(&index, sd.len())?);
     crate::dispatch!(x.dtype, T => {
-        let v = x.try_to_vec::<T>()?;
-        let out: Vec<T> = pos.iter().zip(&idx).map(|(&(t, _), &i)| v[t + i * stride_d]).collect();
-        Tensor::from_vec(out, index.sizes.to_vec())
+        let (out, ()) = crate::iter::dense_new(&index.sizes, x.dtype, &[x, &index], |mut s| {
+            let o = s.out::<T>(0)?;
+            let (xv, iv) = (s.input::<T>(0)?, s.input::<i64>(1)?);
+            gather_along(o, (xv, &xstr, sd[d]), (iv, &istr), &id, d);
+            Ok(())
+        })?;
+        Ok(out)
     })
 }
 
@@ -438,25 +451,52 @@ pub(crate) fn take_fwd(x: &Tensor, index: &Tensor) -> Result<Tensor> {
         )));
     }
     let n = x.numel();
-    let vals = index.try_to_vec::<i64>()?;
-    if n == 0 && !vals.is_empty() {
+    let index = contiguous_unrecorded(index)?;
+    if n == 0 && index.numel() != 0 {
         return Err(Error::index("take(): tried to take from an empty tensor"));
     }
-    let idx: Vec<usize> = vals
-        .into_iter()
-        .map(|v| {
-            if v >= n as i64 || v < -(n as i64) {
-                Err(Error::index(format!(
-                    "out of range: tried to access index {v} on a tensor of {n} elements."
-                )))
+    // negative indices wrap: a bound check over `[-n, n)`, then a wrapped copy if any is
+    // negative
+    let (bad, neg) = crate::iter::dense(&[], &[&index], |s| {
+        let v = s.input::<i64>(0)?;
+        let bad = |v: i64| v >= n as i64 || v < -(n as i64);
+        let (b, neg) = v
+            .iter()
+            .fold((false, false), |(b, ng), &v| (b | bad(v), ng | (v < 0)));
+        Ok((
+            if b {
+                v.iter().copied().find(|&v| bad(v))
             } else {
-                Ok(if v < 0 { v + n as i64 } else { v } as usize)
-            }
-        })
-        .collect::<Result<_>>()?;
+                None
+            },
+            neg,
+        ))
+    })?;
+    if let Some(v) = bad {
+        return Err(Error::index(format!(
+            "out of range: tried to access index {v} on a tensor of {n} elements."
+        )));
+    }
+    let index = if neg {
+        let w: Vec<i64> = index
+            .try_to_vec::<i64>()?
+            .into_iter()
+            .map(|v| if v < 0 { v + n as i64 } else { v })
+            .collect();
+        Tensor::from_vec(w, index.sizes.to_vec())?
+    } else {
+        index
+    };
+    let flat = contiguous_unrecorded(x)?;
+    let m = index.numel();
     crate::dispatch!(x.dtype, T => {
-        let v = x.try_to_vec::<T>()?;
-        Tensor::from_vec(idx.iter().map(|&i| v[i]).collect::<Vec<T>>(), index.sizes.to_vec())
+        let (out, ()) = crate::iter::dense_new(&index.sizes, x.dtype, &[&flat, &index], |mut s| {
+            let o = s.out::<T>(0)?;
+            let (xv, iv) = (s.input::<T>(0)?, s.input::<i64>(1)?);
+            gather_along(o, (xv, &[1], n), (iv, &[1]), &[m], 0);
+            Ok(())
+        })?;
+        Ok(out)
     })
 }
 
@@ -533,13 +573,6 @@ impl Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn walk_positions() {
-        // index (2, 2) into self (3, 2) along dim 0, src (2, 3)
-        let w = walk(&[2, 2], 0, &[3, 2], &[2, 3]);
-        assert_eq!(w, vec![(0, 0), (1, 1), (0, 3), (1, 4)]);
-    }
 
     #[test]
     fn take_along_dim_reduces_indices_modulo_the_size() {

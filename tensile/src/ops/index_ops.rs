@@ -10,7 +10,7 @@ use crate::error::{Error, Result, fmt_list};
 use crate::kernels::scatter::Reduce;
 use crate::ops::Operand;
 use crate::ops::copy::{clone_preserve, copy_unchecked};
-use crate::ops::gather_scatter::{item_scalar, nonempty, reduce_pairs, scalar_as};
+use crate::ops::gather_scatter::{item_scalar, nonempty, scalar_as, scatter_copy};
 use crate::ops::nn::select_rows;
 use crate::tensor::{Scalar, Tensor};
 
@@ -23,22 +23,37 @@ fn check_index_dtype(index: &Tensor) -> Result<()> {
     Ok(())
 }
 
-/// For `index` values `idx` along `dim` of a `self` of (non-empty) shape `shape`: the pairs
-/// (row-major position in `self`, row-major position in a source of `shape` with `dim`
-/// resized to `idx.len()`), ordered by index position first.
-pub(crate) fn slice_pairs(shape: &[usize], dim: usize, idx: &[usize]) -> Vec<(usize, usize)> {
-    let outer: usize = shape[..dim].iter().product();
-    let inner: usize = shape[dim + 1..].iter().product();
-    let (n, size) = (idx.len(), shape[dim]);
-    let mut out = Vec::with_capacity(n * outer * inner);
-    for (i, &j) in idx.iter().enumerate() {
-        for o in 0..outer {
-            for k in 0..inner {
-                out.push(((o * size + j) * inner + k, (o * n + i) * inner + k));
-            }
-        }
-    }
-    out
+/// `this`'s values (fresh, contiguous) with the slices `source.select(dim, i)` reduced by
+/// `r` into the slices `idx[i]` along `dim` (values in range, checked by the caller), in the
+/// order of `i`: a scatter along `dim` whose index is `idx` repeated over the other dims
+/// (strides 0), so each index value moves whole rows. `source` has `this`'s rank or is 0-d.
+fn index_scatter(
+    this: &Tensor,
+    dim: usize,
+    idx: &[usize],
+    source: &Tensor,
+    r: Reduce,
+    include_self: bool,
+    alpha: Option<&Tensor>,
+) -> Result<Tensor> {
+    let mut shape = nonempty(&this.sizes);
+    shape[dim] = idx.len();
+    let mut istr = vec![0; shape.len()];
+    istr[dim] = 1;
+    let index = Tensor::from_vec(
+        idx.iter().map(|&v| v as i64).collect::<Vec<_>>(),
+        [idx.len()],
+    )?;
+    scatter_copy(
+        this,
+        dim,
+        &index,
+        (&shape, &istr),
+        source,
+        r,
+        include_self,
+        alpha,
+    )
 }
 
 /// A list printed as C++'s `operator<<` of a `std::vector` does: `3 4`.
@@ -188,11 +203,7 @@ fn index_fill_values(this: &Tensor, dim: i64, index: &Tensor, value: Scalar) -> 
             }
         })
         .collect::<Result<_>>()?;
-    let pairs: Vec<(usize, usize)> = slice_pairs(&shape, d, &idx)
-        .into_iter()
-        .map(|(t, _)| (t, 0))
-        .collect();
-    reduce_pairs(this, &v, &pairs, Reduce::Assign, true, None)
+    index_scatter(this, d, &idx, &v, Reduce::Assign, true, None)
 }
 
 /// The value of `index_fill`: a number, or a 0-d tensor (`index_fill_ only supports a
@@ -317,8 +328,7 @@ pub(crate) fn index_add_fwd(
         },
         x.dtype,
     )?;
-    let pairs = slice_pairs(&shape, d, &idx);
-    reduce_pairs(x, source, &pairs, Reduce::Sum, true, Some(&a))
+    index_scatter(x, d, &idx, source, Reduce::Sum, true, Some(&a))
 }
 
 /// The forward function of `torch.index_copy(self, dim, index, source)`: the checks (errors
@@ -397,8 +407,7 @@ pub(crate) fn index_copy_fwd(
             }
         })
         .collect::<Result<_>>()?;
-    let pairs = slice_pairs(&shape, d, &idx);
-    reduce_pairs(x, source, &pairs, Reduce::Assign, true, None)
+    index_scatter(x, d, &idx, source, Reduce::Assign, true, None)
 }
 
 /// The forward function of `torch.index_fill(self, dim, index, value)`: a copy of `self`
@@ -502,8 +511,7 @@ pub(crate) fn index_reduce_fwd(
     if x.dtype == DType::Bool && r == Reduce::Mean {
         return bool_err("div_floor_cpu");
     }
-    let pairs = slice_pairs(&shape, d, &idx);
-    reduce_pairs(x, source, &pairs, r, include_self, None)
+    index_scatter(x, d, &idx, source, r, include_self, None)
 }
 
 #[cfg(test)]

@@ -120,18 +120,21 @@ pub(crate) fn one_hot_fwd(tensor: &Tensor, num_classes: i64) -> Result<Tensor> {
             "one_hot is only applicable to index tensor of type LongTensor.",
         ));
     }
-    let vals = tensor.try_to_vec::<i64>()?;
-    if vals.is_empty() {
+    let tensor = crate::ops::gather_scatter::contiguous_unrecorded(tensor)?;
+    // the checks' minimum and maximum, in one pass
+    let (min, max) = crate::iter::dense(&[], &[&tensor], |s| {
+        Ok(crate::kernels::scatter::min_max_i64(s.input::<i64>(0)?))
+    })?;
+    if tensor.numel() == 0 {
         if classes == -1 {
             return Err(Error::runtime(
                 "Can not infer total number of classes from empty tensor.",
             ));
         }
     } else {
-        if vals.iter().any(|&v| v < 0) {
+        if min < 0 {
             return Err(Error::runtime("Class values must be non-negative."));
         }
-        let max = vals.iter().copied().max().unwrap_or(0);
         if classes == -1 {
             classes = max + 1;
         } else if max >= classes {
@@ -144,18 +147,31 @@ pub(crate) fn one_hot_fwd(tensor: &Tensor, num_classes: i64) -> Result<Tensor> {
         .map_err(|_| Error::runtime("Class values must be smaller than num_classes."))?;
     let mut shape = tensor.sizes.to_vec();
     shape.push(c);
-    let total = vals
-        .len()
+    tensor
+        .numel()
         .checked_mul(c)
         .ok_or_else(|| Error::runtime("numel: integer multiplication overflow"))?;
-    let mut data: Vec<i64> = Vec::new();
-    data.try_reserve_exact(total)
-        .map_err(|_| Error::alloc(total as u128 * 8))?;
-    data.resize(total, 0);
-    for (i, &v) in vals.iter().enumerate() {
-        data[i * c + v as usize] = 1;
+    let out = Tensor::zeros_with(&shape[..], DType::Int64)?;
+    if tensor.numel() == 0 || c == 0 {
+        return Ok(out);
     }
-    Tensor::from_vec(data, &shape[..])
+    // a scatter of 1 along the last dim, the index being `tensor.unsqueeze(-1)`
+    let mut ishape = shape.clone();
+    *ishape.last_mut().unwrap_or(&mut 0) = 1;
+    let mut istr = contiguous_strides(&tensor.sizes);
+    istr.push(0);
+    let one = Tensor::full_with((), 1, DType::Int64)?;
+    crate::ops::gather_scatter::scatter_into(
+        &out,
+        shape.len() - 1,
+        &tensor,
+        (&ishape, &istr),
+        &one,
+        crate::kernels::scatter::Reduce::Assign,
+        true,
+        None,
+    )?;
+    Ok(out)
 }
 
 /// `mixed dtype (CPU)` checks of `layer_norm`: parameters of another dtype than the input
