@@ -130,10 +130,16 @@ fn gather_typed<T: Word + Send + Sync>(
             }
         }
     };
-    let out = &mut out[..rows * n];
+    in_row_blocks(&mut out[..rows * n], n, &block);
+}
+
+/// Runs `block(first_row, rows)` over `out` cut into blocks of whole rows of `n` elements:
+/// one block below twice the grain size or on one thread, else up to four per thread, in
+/// parallel.
+fn in_row_blocks<T: Send>(out: &mut [T], n: usize, block: &(dyn Fn(usize, &mut [T]) + Sync)) {
+    let rows = out.len() / n.max(1);
     if rows > 1 && out.len() >= 2 * GRAIN && par::threads() > 1 {
-        let per = (GRAIN / n).max(1);
-        let tasks = rows.div_ceil(per).min(par::threads() * 4);
+        let tasks = (out.len() / GRAIN).min(par::threads() * 4).min(rows);
         let per = rows.div_ceil(tasks);
         par::run(|| {
             out.par_chunks_mut(per * n)
@@ -193,7 +199,6 @@ fn triangle_typed<T: Word + Default + Send + Sync>(
         return;
     }
     let cs = strides[nd - 1];
-    let rows = out.len() / c;
     let block = |r0: usize, dst: &mut [T]| {
         // the row dims: all but the last, walked by an odometer
         let mut pos = vec![0usize; nd - 1];
@@ -231,17 +236,7 @@ fn triangle_typed<T: Word + Default + Send + Sync>(
             }
         }
     };
-    if rows > 1 && out.len() >= 2 * GRAIN && par::threads() > 1 {
-        let tasks = (out.len() / GRAIN).min(par::threads() * 4).min(rows);
-        let per = rows.div_ceil(tasks);
-        par::run(|| {
-            out.par_chunks_mut(per * c)
-                .enumerate()
-                .for_each(|(t, dst)| block(t * per, dst))
-        });
-    } else {
-        block(0, out);
-    }
+    in_row_blocks(out, c, &block);
 }
 
 #[cfg(test)]
