@@ -149,6 +149,20 @@ pub(crate) fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
     }
 }
 
+/// The forward function of `F.logsigmoid(input)` for a floating `input`:
+/// `min(x, 0) - log1p(exp(-|x|))`, in double for float64, on the vectorised float library for
+/// float32 and the half types; written into `empty_like(input, memory_format=contiguous)`, as
+/// PyTorch writes it.
+pub(crate) fn logsigmoid_raw(input: &Tensor) -> Result<Tensor> {
+    if input.dtype == DType::Float64 {
+        map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
+            cmin(x, 0.0) - (-x.abs()).exp().ln_1p()
+        })
+    } else {
+        map_vop(input, Layout::Contiguous, VOp::Logsigmoid)
+    }
+}
+
 /// `F.mish`'s kernel: `x * tanh(softplus(x))`, floats only (`"mish_cpu" not implemented for
 /// 'Long'`).
 /// Float32 and the half types run the vectorised library's float `mish`.

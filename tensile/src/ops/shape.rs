@@ -719,7 +719,7 @@ impl Tensor {
                 let mut out_sizes = input.size().to_vec();
                 out_sizes[d] = len;
                 reserve_output(&out_sizes, input.dtype())?;
-                if input.requires_grad() && crate::autograd::is_grad_enabled() {
+                if input.requires_grad() {
                     // PyTorch's composite, whose nodes the gradient flows through:
                     // `unsqueeze(d + 1).expand(…).clone().view(…)` (ViewBackward0 on
                     // CloneBackward0 on ExpandBackward0 on UnsqueezeBackward0)

@@ -17,7 +17,6 @@ use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::dtype::check_fill_range;
 use crate::error::{Error, Result};
-use crate::kernels::vmath::VOp;
 use crate::ops::activation::{
     clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
 };
@@ -446,15 +445,7 @@ pub fn logsigmoid(input: &Tensor) -> Result<Tensor> {
     if !input.dtype.is_floating_point() {
         return Err(not_impl("log_sigmoid_cpu", input.dtype));
     }
-    // PyTorch writes into `empty_like(input, memory_format=contiguous)`.
-    let r = if input.dtype == DType::Float64 {
-        map::<f64, f64>(input, input.dtype, false, Layout::Contiguous, |x| {
-            cmin(x, 0.0) - (-x.abs()).exp().ln_1p()
-        })?
-    } else {
-        // float32 and the half types: in float, on the vectorised library
-        crate::ops::unary_math::map_vop(input, Layout::Contiguous, VOp::Logsigmoid)?
-    };
+    let r = crate::ops::activation::logsigmoid_raw(input)?;
     crate::autograd::formulas::activation::logsigmoid(r, input)
 }
 
