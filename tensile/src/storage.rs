@@ -140,10 +140,16 @@ fn layout_for(cap: usize) -> Layout {
     Layout::from_size_align(cap, align).expect("storage size overflows isize")
 }
 
+/// The most recently freed pooled buffer of exactly `cap` bytes, if any. Most recent first
+/// (as glibc's bins hand back the chunk freed last): its lines are the likeliest to be still
+/// in the caches, so an op writing its output there does not pull it in from memory first. A
+/// loop that frees and allocates one activation per step reuses one buffer, hot, rather than
+/// cycling through every buffer of that size the pool holds.
 fn take_pooled(cap: usize) -> Option<NonNull<u8>> {
     let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
-    let i = pool.bufs.iter().position(|(c, _)| *c == cap)?;
-    let (c, p) = pool.bufs.swap_remove(i);
+    let i = pool.bufs.iter().rposition(|(c, _)| *c == cap)?;
+    // `remove`, not `swap_remove`: the others keep their order, oldest first
+    let (c, p) = pool.bufs.remove(i);
     pool.bytes -= c;
     Some(p.0)
 }

@@ -191,6 +191,10 @@ struct Runner<'l, 'k, const N: usize> {
     casts: [bool; N],
     /// Whether the kernel sees some operand through a buffer (a cast, or a streamed output).
     any_buf: bool,
+    /// Whether the only buffered operands are inputs repeated along dim 0 (a broadcast
+    /// number of another dtype): then each run converts them once and the kernel takes the
+    /// whole run in one call, not a call per block.
+    repeats_only: bool,
     /// Whether the output (operand 0) is written with streaming stores.
     stream: bool,
     bufs: SmallVec<[Vec<u64>; 4]>,
@@ -232,7 +236,9 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
         } else {
             Vec::new()
         };
-        let elem = std::array::from_fn(|k| lp.strides[0][k] / lp.dtypes[k].itemsize() as isize);
+        let elem: [isize; N] =
+            std::array::from_fn(|k| lp.strides[0][k] / lp.dtypes[k].itemsize() as isize);
+        let repeats_only = !stream && (0..N).all(|k| !casts[k] || (k >= n_out && elem[k] == 0));
         Runner {
             lp,
             kd,
@@ -240,6 +246,7 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
             kernel,
             casts,
             any_buf,
+            repeats_only,
             stream,
             bufs,
             sbuf,
@@ -265,11 +272,30 @@ impl<'l, 'k, const N: usize> Runner<'l, 'k, N> {
     /// # Safety
     /// As [`Loop::run`]; the run lies inside the iteration space.
     unsafe fn call(&mut self, ptrs: [*mut u8; N], len: usize) {
+        if len == 0 {
+            return;
+        }
         if !self.any_buf {
             (self.kernel)(&ptrs, &self.elem, len);
             return;
         }
         let dt = &self.lp.dtypes;
+        if self.repeats_only {
+            let mut kp = ptrs;
+            let mut ks = self.elem;
+            for k in self.n_out..N {
+                if self.casts[k] {
+                    kp[k] = self.bufs[k].as_mut_ptr() as *mut u8;
+                    ks[k] = 0;
+                    // SAFETY: ptrs[k] is one valid element of operand k (the caller's
+                    // contract, len > 0 in every call); the buffer holds at least one element
+                    // of any dtype.
+                    unsafe { cast_run(dt[k], ptrs[k], 0, self.kd[k], kp[k], 1, 1) };
+                }
+            }
+            (self.kernel)(&kp, &ks, len);
+            return;
+        }
         let mut done = 0;
         while done < len {
             let n = (len - done).min(self.block);
