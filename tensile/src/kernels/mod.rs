@@ -15,7 +15,8 @@
 //! * [`stream`] writes large outputs with non-temporal stores (no read-for-ownership).
 //! * [`vmath`] holds branch-free float32 `exp`/`log`/`tanh`/`erf`, the trigonometric and
 //!   hyperbolic functions and their inverses, and the activations on them,
-//!   run over contiguous runs with AVX-512F/AVX2 chosen at run time; [`softmax`] runs
+//!   run over contiguous runs with AVX-512F/AVX2 chosen at run time ([`vspecial`] holds its
+//!   special and binary functions: `erfinv`, `lgamma`, `digamma`, `pow`, `fmod`, …); [`softmax`] runs
 //!   `softmax`/`log_softmax` rows on them.
 //! * [`box_muller`] is PyTorch's float32 `normal_` transform (the AVX2 kernel's Box–Muller
 //!   with `avx_mathfun.h`'s `log`/`sincos`), FMA-compiled at run time when the CPU has it.
@@ -58,6 +59,7 @@ pub(crate) mod stream;
 pub(crate) mod transpose;
 pub(crate) mod uniform;
 pub(crate) mod vmath;
+pub(crate) mod vspecial;
 
 /// One tensor's memory as a kernel sees it. Kernels take operands, never `Tensor` (they know
 /// memory, not ownership, autograd or views): the op layer makes one with `Tensor::mem`

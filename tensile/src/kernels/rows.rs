@@ -1,6 +1,6 @@
 //! Row kernels over contiguous buffers: `flip` (rows copied, reversed or not), the float
 //! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`)
-//! and float32 `softplus`. Callers pass the operands' slices (`crate::iter::dense`).
+//! and float32 `softplus`'s function (run by `vmath`). Callers pass the operands' slices (`crate::iter::dense`).
 
 use rayon::prelude::*;
 
@@ -211,47 +211,4 @@ pub(crate) fn softplus_f32(x: f32, b: f32, t: f32) -> f32 {
     let pos = if yd > 0.0 { yd } else { 0.0 };
     let v = ((pos + l) * (1.0 / b as f64)) as f32;
     if y > t { x } else { v }
-}
-
-/// [`softplus_f32`] over `n` contiguous elements.
-#[inline(always)]
-fn softplus_run(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
-    for (y, &x) in ys.iter_mut().zip(xs) {
-        *y = softplus_f32(x, b, t);
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn softplus_run_avx2(xs: &[f32], ys: &mut [f32], b: f32, t: f32) {
-    softplus_run(xs, ys, b, t)
-}
-
-/// [`softplus_f32`] of `src` into `dst` (of `dst.len()` elements, which `src` holds too: a
-/// shorter one is an internal error, it panics), in parallel above the grain size, with AVX2
-/// when the CPU has it.
-pub(crate) fn softplus_contig(src: &[f32], dst: &mut [f32], b: f32, t: f32) {
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
-    let n = dst.len();
-    let src = &src[..n];
-    const CHUNK: usize = 8192;
-    let one = |(ys, xs): (&mut [f32], &[f32])| {
-        #[cfg(target_arch = "x86_64")]
-        if avx2 {
-            // SAFETY: the CPU has AVX2 and FMA (checked above).
-            unsafe { softplus_run_avx2(xs, ys, b, t) };
-            return;
-        }
-        softplus_run(xs, ys, b, t);
-    };
-    if parallel(n) {
-        par::run(|| {
-            dst.par_chunks_mut(CHUNK)
-                .zip(src.par_chunks(CHUNK))
-                .for_each(one)
-        });
-    } else {
-        dst.chunks_mut(CHUNK).zip(src.chunks(CHUNK)).for_each(one);
-    }
 }

@@ -1,7 +1,10 @@
 //! Vectorisable float32 transcendentals: `exp`/`expm1`, `log`/`log2`/`log10`/`log1p`,
 //! `sin`/`cos`/`tan`, `atan`/`atan2`/`asin`/`acos`, `sinh`/`cosh`/`tanh`,
-//! `asinh`/`acosh`/`atanh`, `erf` and the activations built on them (`sigmoid`, `silu`, `gelu`,
-//! `gelu` with the tanh approximation, the ELU family, `mish`, `logsigmoid`, `hardtanh`),
+//! `asinh`/`acosh`/`atanh`, `erf`, the special functions of [`super::vspecial`] (`erfinv`,
+//! `lgamma`, `digamma`), `sinc`, `logit`, the activations built on them (`sigmoid`, `silu`,
+//! `gelu`, `gelu` with the tanh approximation, the ELU family, `mish`, `logsigmoid`,
+//! `softplus`, `hardtanh`) and the binary `atan2`, `pow`, `fmod`, `remainder`, `hypot`,
+//! `logaddexp`,
 //! written branch-free (selects, bit tricks, polynomials) so loops over them vectorise, and run
 //! over contiguous runs in functions compiled for AVX-512F or AVX2 when the CPU has them
 //! (run-time detection, as in [`super::simd`]).
@@ -13,6 +16,11 @@
 //! `tanhf` (a polynomial below 0.625, `1 - 2/(exp(2|x|)+1)` above); `erf` is PyTorch's own
 //! vectorised float `erf` (Abramowitz–Stegun 7.1.26, absolute error below 1.5e-7), the one its
 //! `gelu` uses.
+
+pub(crate) use super::vspecial::{
+    digamma_f32, erfinv_f32, fmod_f32, fmod_f32_fast, hypot_f32, lgamma_f32, pow_f32, pow_f32_fast,
+    remainder_adjust, remainder_f32,
+};
 
 /// Defines `$name`, the function `$body` compiled three times (AVX-512F, AVX2, baseline) and
 /// chosen at run time. `$body` must be `#[inline(always)]` so each copy is compiled for its
@@ -646,6 +654,24 @@ pub(crate) fn hardtanh_f32(x: f32, lo: f32, hi: f32) -> f32 {
     }
 }
 
+/// `sinc(x)` as PyTorch's kernel computes it for float: `p = π·x` rounded to float, then
+/// `sin(p)/p` (large `p` in double); 1 at ±0.
+fn sinc_one(x: f32) -> f32 {
+    if x == 0.0 {
+        return 1.0;
+    }
+    let p = std::f32::consts::PI * x;
+    sin_one(p) / p
+}
+
+/// `ln(x/(1-x))` after clamping `x` to `[lo, hi]` (NaN stays NaN), as PyTorch's float
+/// `logit` kernel: the quotient and the logarithm in float (`+inf` at 1).
+#[inline(always)]
+pub(crate) fn logit_f32(x: f32, lo: f32, hi: f32) -> f32 {
+    let x = hardtanh_f32(x, lo, hi);
+    log_f32(x / (1.0 - x))
+}
+
 /// The float32 functions this module runs over runs of elements.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum VOp {
@@ -684,6 +710,26 @@ pub(crate) enum VOp {
         lo: f32,
         hi: f32,
     },
+    /// [`gelu_tanh_f32`].
+    GeluTanh,
+    /// [`erfinv_f32`].
+    Erfinv,
+    /// [`lgamma_f32`].
+    Lgamma,
+    /// [`digamma_f32`].
+    Digamma,
+    /// `sin(πx)/(πx)` with the product rounded to float first, 1 at 0 (PyTorch's `sinc`).
+    Sinc,
+    /// [`logit_f32`] with its clamp bounds (infinite when there is no `eps`).
+    Logit {
+        lo: f32,
+        hi: f32,
+    },
+    /// `softplus` with its coefficients in float (`super::rows::softplus_f32`).
+    Softplus {
+        beta: f32,
+        threshold: f32,
+    },
 }
 
 impl VOp {
@@ -717,6 +763,13 @@ impl VOp {
             VOp::Mish => mish_f32(x),
             VOp::Elu { neg, pos, scale } => elu_f32(x, neg, pos, scale),
             VOp::Hardtanh { lo, hi } => hardtanh_f32(x, lo, hi),
+            VOp::GeluTanh => gelu_tanh_f32(x),
+            VOp::Erfinv => erfinv_f32(x),
+            VOp::Lgamma => lgamma_f32(x),
+            VOp::Digamma => digamma_f32(x),
+            VOp::Sinc => sinc_one(x),
+            VOp::Logit { lo, hi } => logit_f32(x, lo, hi),
+            VOp::Softplus { beta, threshold } => super::rows::softplus_f32(x, beta, threshold),
         }
     }
 }
@@ -756,9 +809,24 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
         VOp::Mish => go!(mish_f32),
         VOp::Elu { neg, pos, scale } => go!(|x| elu_f32(x, neg, pos, scale)),
         VOp::Hardtanh { lo, hi } => go!(|x| hardtanh_f32(x, lo, hi)),
-        VOp::Sin | VOp::Cos | VOp::Tan => {
+        VOp::GeluTanh => go!(gelu_tanh_f32),
+        VOp::Erfinv => go!(erfinv_f32),
+        VOp::Lgamma => go!(lgamma_f32),
+        VOp::Digamma => go!(digamma_f32),
+        VOp::Logit { lo, hi } => go!(|x| logit_f32(x, lo, hi)),
+        VOp::Softplus { beta, threshold } => {
+            go!(|x| super::rows::softplus_f32(x, beta, threshold))
+        }
+        VOp::Sin | VOp::Cos | VOp::Tan | VOp::Sinc => {
             let mut big = false;
-            if op == VOp::Tan {
+            if op == VOp::Sinc {
+                for (y, &x) in ys.iter_mut().zip(xs) {
+                    let p = std::f32::consts::PI * x;
+                    let v = sincos_f32(p, false) / p;
+                    *y = if x == 0.0 { 1.0 } else { v };
+                    big |= past_trig_range(p);
+                }
+            } else if op == VOp::Tan {
                 for (y, &x) in ys.iter_mut().zip(xs) {
                     *y = tan_f32(x);
                     big |= past_trig_range(x);
@@ -774,7 +842,12 @@ fn map_body(op: VOp, xs: &[f32], ys: &mut [f32]) {
             if big {
                 let f = op.scalar();
                 for (y, &x) in ys.iter_mut().zip(xs) {
-                    if past_trig_range(x) {
+                    let arg = if op == VOp::Sinc {
+                        std::f32::consts::PI * x
+                    } else {
+                        x
+                    };
+                    if past_trig_range(arg) {
                         *y = f(x);
                     }
                 }
@@ -796,6 +869,19 @@ pub(crate) fn gelu_backward_f32(g: f32, x: f32) -> f32 {
     g * (cdf + x * pdf)
 }
 
+/// `logaddexp(a, b)` as PyTorch's float kernel: `a` when both are the same infinity, else
+/// `max(a, b) + log1p(e^{-|a-b|})` ([`log1p_unit`] for the logarithm).
+#[inline(always)]
+pub(crate) fn logaddexp_f32(a: f32, b: f32) -> f32 {
+    let m = if a < b { b } else { a };
+    let r = m + log1p_unit(exp_f32(-(a - b).abs()));
+    if a == b && a.abs() == f32::INFINITY {
+        a
+    } else {
+        r
+    }
+}
+
 /// The float32 functions of two arguments this module runs over runs of elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BOp {
@@ -803,6 +889,16 @@ pub(crate) enum BOp {
     GeluBackward,
     /// [`atan2_f32`]`(y, x)`.
     Atan2,
+    /// [`fmod_f32`]`(x, y)` (exact).
+    Fmod,
+    /// [`remainder_f32`]`(x, y)` (PyTorch's float `remainder`).
+    Remainder,
+    /// [`hypot_f32`]`(x, y)`.
+    Hypot,
+    /// [`logaddexp_f32`]`(a, b)`.
+    Logaddexp,
+    /// [`pow_f32`]`(x, y)`.
+    Pow,
 }
 
 impl BOp {
@@ -812,6 +908,11 @@ impl BOp {
         match self {
             BOp::GeluBackward => gelu_backward_f32(a, b),
             BOp::Atan2 => atan2_f32(a, b),
+            BOp::Fmod => fmod_f32(a, b),
+            BOp::Remainder => remainder_f32(a, b),
+            BOp::Hypot => hypot_f32(a, b),
+            BOp::Logaddexp => logaddexp_f32(a, b),
+            BOp::Pow => pow_f32(a, b),
         }
     }
 }
@@ -829,9 +930,46 @@ fn map2_body(op: BOp, a: &[f32], b: &[f32], ys: &mut [f32]) {
     match op {
         BOp::GeluBackward => go!(gelu_backward_f32),
         BOp::Atan2 => go!(atan2_f32),
+        BOp::Hypot => go!(hypot_f32),
+        BOp::Logaddexp => go!(logaddexp_f32),
+        BOp::Fmod | BOp::Remainder | BOp::Pow => {
+            // the vector form, then the arguments it leaves to the scalar one
+            let mut rest = false;
+            macro_rules! split {
+                ($fast:expr, $post:expr) => {
+                    for ((y, &u), &v) in ys.iter_mut().zip(a).zip(b) {
+                        let (r, ok) = $fast(u, v);
+                        *y = $post(r, v);
+                        rest |= !ok;
+                    }
+                };
+            }
+            match op {
+                BOp::Fmod => split!(fmod_f32_fast, |r, _| r),
+                BOp::Remainder => split!(fmod_f32_fast, remainder_adjust),
+                _ => split!(pow_f32_fast, |r, _| r),
+            }
+            if rest {
+                for ((y, &u), &v) in ys.iter_mut().zip(a).zip(b) {
+                    let ok = match op {
+                        BOp::Pow => pow_f32_fast(u, v).1,
+                        _ => fmod_f32_fast(u, v).1,
+                    };
+                    if !ok {
+                        *y = op.scalar(u, v);
+                    }
+                }
+            }
+        }
     }
 }
 multiversion!(fn map2_f32 = map2_body(op: BOp, a: &[f32], b: &[f32], ys: &mut [f32]));
+
+/// [`map2_f32`] for the tests.
+#[cfg(test)]
+pub(crate) fn map2_f32_pub(op: BOp, a: &[f32], b: &[f32], ys: &mut [f32]) {
+    map2_f32(op, a, b, ys)
+}
 
 /// [`gelu_backward_run`] as a kernel for the engine's safe entry points (float32 operands).
 pub(crate) fn gelu_backward_kernel()
@@ -1091,6 +1229,24 @@ mod tests {
         /// The fixed argument of [`atan2_y`] and [`atan2_x`].
         static ATAN2_OTHER: std::cell::Cell<f32> = const { std::cell::Cell::new(1.0) };
     }
+    thread_local! {
+        /// The function of two arguments [`pair_y`] and [`pair_x`] measure, and its reference.
+        #[allow(clippy::type_complexity)]
+        static PAIR: std::cell::Cell<(fn(f32, f32) -> f32, fn(f64, f64) -> f64)> =
+            const { std::cell::Cell::new((atan2_f32, f64::atan2)) };
+    }
+    fn pair_y(y: f32) -> f32 {
+        PAIR.get().0(y, ATAN2_OTHER.get())
+    }
+    fn pair_y_f64(y: f64) -> f64 {
+        PAIR.get().1(y, ATAN2_OTHER.get() as f64)
+    }
+    fn pair_x(x: f32) -> f32 {
+        PAIR.get().0(ATAN2_OTHER.get(), x)
+    }
+    fn pair_x_f64(x: f64) -> f64 {
+        PAIR.get().1(ATAN2_OTHER.get() as f64, x)
+    }
     fn atan2_y(y: f32) -> f32 {
         atan2_f32(y, ATAN2_OTHER.get())
     }
@@ -1159,6 +1315,99 @@ mod tests {
             worst.0, worst.1, worst.2
         );
         assert!(worst.0 <= 3.0, "atan2: {worst:?}");
+        // the special functions, each over its whole domain (lgamma and digamma on each side
+        // of 0 separately: near their zeros the result's magnitude vanishes, and the error in
+        // ulps of it grows, in PyTorch's float functions as well)
+        let special: [Row; 5] = [
+            (
+                "erfinv",
+                erfinv_f32,
+                super::super::special::erfinv,
+                -1.0,
+                1.0,
+                1.0,
+            ),
+            ("lgamma (x > 0)", lgamma_f32, libm::lgamma, 0.0, m, 3.0),
+            ("lgamma (x < 0)", lgamma_f32, libm::lgamma, -m, -0.0, 3.0),
+            (
+                "digamma (x > 0)",
+                digamma_f32,
+                super::super::special::digamma,
+                0.0,
+                m,
+                3.0,
+            ),
+            (
+                "digamma (x < 0)",
+                digamma_f32,
+                super::super::special::digamma,
+                -m,
+                -0.0,
+                1e9,
+            ),
+        ];
+        for (name, f, r, lo, hi, bound) in special {
+            let (err, at) = max_ulp(f, r, lo, hi);
+            println!("{name}: {err:.3} ulp (at {at:e})");
+            assert!(err <= bound, "{name}: {err} ulp at {at:e}");
+        }
+        // pow, hypot and logaddexp: every 127th float for one argument against a few values
+        // of the other, as atan2
+        type Pair = (&'static str, fn(f32, f32) -> f32, fn(f64, f64) -> f64, f64);
+        let pairs: [Pair; 3] = [
+            ("pow", pow_f32, f64::powf, 1.0),
+            ("hypot", hypot_f32, f64::hypot, 1.0),
+            (
+                "logaddexp",
+                logaddexp_f32,
+                |a, b| {
+                    let m = a.max(b);
+                    m + (-(a - b).abs()).exp().ln_1p()
+                },
+                3.5,
+            ),
+        ];
+        for (name, f, r, bound) in pairs {
+            PAIR.set((f, r));
+            let mut worst = (0.0f64, 0.0f32, 0.0f32);
+            for other in [1.7f32, -0.3, 4e-5, -2e7, 3.0, -7.0, 0.5] {
+                ATAN2_OTHER.set(other);
+                for (f, r) in [
+                    (pair_y as fn(f32) -> f32, pair_y_f64 as fn(f64) -> f64),
+                    (pair_x, pair_x_f64),
+                ] {
+                    let (err, at) = max_ulp(f, r, -m, m);
+                    if err > worst.0 {
+                        worst = (err, at, other);
+                    }
+                }
+            }
+            println!(
+                "{name}: {:.3} ulp (at {:e} against {:e})",
+                worst.0, worst.1, worst.2
+            );
+            assert!(worst.0 <= bound, "{name}: {worst:?}");
+        }
+        // fmod and remainder are exact: fmod against double's (exact too), remainder its
+        // adjustment in float
+        for other in [1.7f32, -0.3, 4e-5, -2e7, 3.0, 1e-40, -7.5e30] {
+            let mut b = 0u32;
+            while b < 0x7f80_0000 {
+                for x in [f32::from_bits(b), -f32::from_bits(b)] {
+                    let want = ((x as f64) % (other as f64)) as f32;
+                    let got = fmod_f32(x, other);
+                    assert_eq!(got.to_bits(), want.to_bits(), "fmod({x:e}, {other:e})");
+                    let m = x % other;
+                    let rem = if m != 0.0 && ((other < 0.0) != (m < 0.0)) {
+                        m + other
+                    } else {
+                        m
+                    };
+                    assert_eq!(remainder_f32(x, other).to_bits(), rem.to_bits());
+                }
+                b += 127;
+            }
+        }
         // special values
         assert_eq!(log_f32(0.0), f32::NEG_INFINITY);
         assert_eq!(log_f32(-0.0), f32::NEG_INFINITY);

@@ -39,19 +39,11 @@ pub(crate) fn float_act(
 pub(crate) fn softplus_raw(input: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {
     if input.dtype == DType::Float32 {
         // PyTorch's float kernel: beta and threshold as float, computed in float
-        let (b, t) = (beta as f32, threshold as f32);
-        if input.is_contiguous() {
-            // both contiguous: their slices are their values
-            let (out, ()) =
-                crate::iter::dense_new(input.size(), DType::Float32, &[input], |mut s| {
-                    crate::kernels::rows::softplus_contig(s.input(0)?, s.out(0)?, b, t);
-                    Ok(())
-                })?;
-            return Ok(out);
-        }
-        return map::<f32, f32>(input, DType::Float32, false, Layout::Iter, move |x| {
-            crate::kernels::rows::softplus_f32(x, b, t)
-        });
+        let op = VOp::Softplus {
+            beta: beta as f32,
+            threshold: threshold as f32,
+        };
+        return map_vop(input, Layout::Iter, op);
     }
     float_act(input, "softplus_cpu", move |x| {
         if x * beta > threshold {
@@ -132,11 +124,7 @@ pub(crate) fn clamp_act(input: &Tensor, lo: f64, hi: f64) -> Result<Tensor> {
 pub(crate) fn gelu_raw(input: &Tensor, approximate: &str) -> Result<Tensor> {
     match approximate {
         "none" => input.gelu(),
-        "tanh" if input.dtype == DType::Float32 => {
-            map::<f32, f32>(input, DType::Float32, false, Layout::Iter, |x| {
-                crate::kernels::vmath::gelu_tanh_f32(x)
-            })
-        }
+        "tanh" if input.dtype == DType::Float32 => map_vop(input, Layout::Iter, VOp::GeluTanh),
         "tanh" => {
             let k = (2.0 / std::f64::consts::PI).sqrt();
             float_act(input, "GeluKernelImpl", move |x| {

@@ -176,6 +176,13 @@ macro_rules! op_table {
                 // float32 and the half types: the vectorised float32 library
                 _ => $run!(kernel crate::kernels::vmath::binary_kernel(crate::kernels::vmath::BOp::Atan2)),
             },
+            // float32 and the half types: the vectorised float32 library
+            Remainder if $cdt == DType::Float32 => {
+                $run!(kernel crate::kernels::vmath::binary_kernel(crate::kernels::vmath::BOp::Remainder))
+            }
+            Pow if $cdt == DType::Float32 => {
+                $run!(kernel crate::kernels::vmath::binary_kernel(crate::kernels::vmath::BOp::Pow))
+            }
             op => dispatch!(@compute $cdt, T => {
                 match op {
                     Add => $run!(T, T, |x: T, y: T| Arith::add(x, y)),

@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::iter::{Plan, TensorIter, result_type_of};
 use crate::kernels::math::Arith;
 use crate::kernels::pointwise;
+use crate::kernels::vmath::BOp;
 use crate::ops::Operand;
 use crate::ops::binary::{BinaryOp, binary};
 use crate::ops::math_scalar::{self as sm, FloatMath, IntMath, NextAfter};
@@ -188,6 +189,15 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
     }
     let zero = &zero_div;
     match op {
+        // float32 and the half types: the vectorised float32 library
+        Fmod | Hypot | Logaddexp if cdt == DType::Float32 => {
+            let bop = match op {
+                Fmod => BOp::Fmod,
+                Hypot => BOp::Hypot,
+                _ => BOp::Logaddexp,
+            };
+            lp.run(&crate::kernels::vmath::binary_kernel(bop))
+        }
         Fmod if cdt.is_floating_point() => float!(FloatMath::fmod),
         Fmod => int!(|x, y| {
             if IntMath::is_zero(y) {
@@ -218,6 +228,17 @@ pub(crate) fn math2(op: MathOp, a: &Tensor, b: Operand<'_>, inplace: bool) -> Re
         }
         Xlogy => float!(sm::xlogy),
         Xlog1py => float!(sm::xlog1py),
+        // a number exponent: PyTorch's `pow(self.to(double), exponent)`, whose kernel
+        // computes the common exponents directly (as `pow` with a number)
+        FloatPower if b_number => match b.item::<f64>()? {
+            0.5 => run!(f64, |x: f64, _| x.sqrt()),
+            -0.5 => run!(f64, |x: f64, _| 1.0 / x.sqrt()),
+            -1.0 => run!(f64, |x: f64, _| 1.0 / x),
+            2.0 => run!(f64, |x: f64, _| x * x),
+            3.0 => run!(f64, |x: f64, _| x * x * x),
+            -2.0 => run!(f64, |x: f64, _| 1.0 / (x * x)),
+            e => run!(f64, move |x: f64, _| x.powf(e)),
+        },
         FloatPower => run!(f64, |x: f64, y: f64| x.powf(y)),
         Logaddexp => float!(sm::logaddexp),
         Logaddexp2 => float!(sm::logaddexp2),

@@ -7,8 +7,9 @@
 //!
 //! Float functions compute in double and round once to the output dtype (PyTorch computes the
 //! half types in float32 and rounds once; the corpus tolerance covers the difference), except
-//! the trigonometric and hyperbolic functions and their inverses, `expm1`, `log1p`, `log2` and
-//! `log10` of float32 and the half types, which run the vectorised float32 library
+//! the trigonometric and hyperbolic functions and their inverses, `expm1`, `log1p`, `log2`,
+//! `log10`, `erfinv`, `lgamma`, `digamma`, `sinc` and `logit` of float32 and the half types
+//! (`logit`: float32 only), which run the vectorised float32 library
 //! (`crate::kernels::vmath`), as PyTorch runs SLEEF's. Integer
 //! and bool inputs of float functions give the default float dtype (float32), laid out as
 //! PyTorch lays out the converted input.
@@ -295,6 +296,10 @@ macro_rules! float_ops {
                 FloatOp::Log2 => Some(VOp::Log2),
                 FloatOp::Log10 => Some(VOp::Log10),
                 FloatOp::Log1p => Some(VOp::Log1p),
+                FloatOp::Erfinv => Some(VOp::Erfinv),
+                FloatOp::Lgamma => Some(VOp::Lgamma),
+                FloatOp::Digamma => Some(VOp::Digamma),
+                FloatOp::Sinc => Some(VOp::Sinc),
                 _ => None,
             };
             if let (Some(v), false) = (vop, a.dtype == DType::Float64) {
@@ -379,6 +384,21 @@ pub(crate) fn logit_fwd(a: &Tensor, eps: Option<f64>) -> Result<(Tensor, Option<
             h(h(x / h(1.0 - x)).ln())
         };
         return Ok((float_fn(a, None, Layout::Iter, f)?, eps));
+    }
+    if out_dt == DType::Float32 {
+        // PyTorch's float kernel, on the vectorised library (bounds as float)
+        let (lo, hi) = match (eps, hi) {
+            (Some(lo), Some(hi)) if lo >= 0.0 => (lo as f32, hi as f32),
+            _ => (f32::NEG_INFINITY, f32::INFINITY),
+        };
+        let out = map_with(
+            a,
+            out_dt,
+            !a.dtype.is_floating_point(),
+            Layout::Iter,
+            |lp| lp.run(&crate::kernels::vmath::unary_kernel(VOp::Logit { lo, hi })),
+        )?;
+        return Ok((out, eps));
     }
     Ok((
         float_fn(a, None, Layout::Iter, move |x| special::logit(x, eps, hi))?,
