@@ -6,7 +6,10 @@
 //!   blocks of [`BLOCK`] elements, blocks combined pairwise, so the rounding error grows with
 //!   `log(n)` as with PyTorch's cascade sum;
 //! * [`add_rows_f32`]/[`add_rows_f64`]: `acc[j] += x[j]`, one input row into a tile of
-//!   accumulators (the vertical walk).
+//!   accumulators (the vertical walk);
+//! * [`f16_to_f32`]/[`f32_to_f16`]: float16 slices to and from float32 with the CPU's
+//!   conversion instructions (AVX-512F, else F16C; the `half` crate's loop elsewhere), the
+//!   way the reductions and the float32 kernels of the half types load and store a block.
 
 /// Elements summed by the lanes before blocks are combined pairwise.
 pub(crate) const BLOCK: usize = 4096;
@@ -279,6 +282,123 @@ mod f64_sums {
     );
 }
 
+/// float16 to float32 over a slice (exact), 16 (AVX-512F) or 8 (F16C) elements per
+/// instruction; `dst` and `src` have the same length (the shorter one bounds the copy).
+pub(crate) fn f16_to_f32(src: &[half::f16], dst: &mut [f32]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        if has_avx512() {
+            #[target_feature(enable = "avx512f")]
+            fn k(src: &[half::f16], dst: &mut [f32]) -> usize {
+                let m = src.len() & !15;
+                let (s, d) = (src.as_ptr() as *const __m256i, dst.as_mut_ptr());
+                for i in (0..m).step_by(16) {
+                    // SAFETY: elements i..i+16 lie inside both slices (i + 16 <= m <= n).
+                    unsafe {
+                        _mm512_storeu_ps(
+                            d.add(i),
+                            _mm512_cvtph_ps(_mm256_loadu_si256(s.byte_add(2 * i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f16_to_f32(&src[m..], &mut dst[m..]);
+        }
+        if std::is_x86_feature_detected!("f16c") && std::is_x86_feature_detected!("avx") {
+            #[target_feature(enable = "avx,f16c")]
+            fn k(src: &[half::f16], dst: &mut [f32]) -> usize {
+                let m = src.len() & !7;
+                let (s, d) = (src.as_ptr() as *const __m128i, dst.as_mut_ptr());
+                for i in (0..m).step_by(8) {
+                    // SAFETY: elements i..i+8 lie inside both slices (i + 8 <= m <= n).
+                    unsafe {
+                        _mm256_storeu_ps(
+                            d.add(i),
+                            _mm256_cvtph_ps(_mm_loadu_si128(s.byte_add(2 * i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX and F16C (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f16_to_f32(&src[m..], &mut dst[m..]);
+        }
+    }
+    tail_f16_to_f32(src, dst)
+}
+
+/// The portable float16 to float32 conversion (the `half` crate's).
+fn tail_f16_to_f32(src: &[half::f16], dst: &mut [f32]) {
+    use half::slice::HalfFloatSliceExt;
+    src.convert_to_f32_slice(dst)
+}
+
+/// float32 to float16 over a slice, rounded to nearest even (NaN stays NaN), 16 (AVX-512F)
+/// or 8 (F16C) elements per instruction; the same values as `half::f16::from_f32`.
+pub(crate) fn f32_to_f16(src: &[f32], dst: &mut [half::f16]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        const RNE: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        if has_avx512() {
+            #[target_feature(enable = "avx512f")]
+            fn k(src: &[f32], dst: &mut [half::f16]) -> usize {
+                let m = src.len() & !15;
+                let (s, d) = (src.as_ptr(), dst.as_mut_ptr() as *mut __m256i);
+                for i in (0..m).step_by(16) {
+                    // SAFETY: elements i..i+16 lie inside both slices (i + 16 <= m <= n).
+                    unsafe {
+                        _mm256_storeu_si256(
+                            d.byte_add(2 * i),
+                            _mm512_cvtps_ph::<RNE>(_mm512_loadu_ps(s.add(i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f32_to_f16(&src[m..], &mut dst[m..]);
+        }
+        if std::is_x86_feature_detected!("f16c") && std::is_x86_feature_detected!("avx") {
+            #[target_feature(enable = "avx,f16c")]
+            fn k(src: &[f32], dst: &mut [half::f16]) -> usize {
+                let m = src.len() & !7;
+                let (s, d) = (src.as_ptr(), dst.as_mut_ptr() as *mut __m128i);
+                for i in (0..m).step_by(8) {
+                    // SAFETY: elements i..i+8 lie inside both slices (i + 8 <= m <= n).
+                    unsafe {
+                        _mm_storeu_si128(
+                            d.byte_add(2 * i),
+                            _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(s.add(i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX and F16C (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f32_to_f16(&src[m..], &mut dst[m..]);
+        }
+    }
+    tail_f32_to_f16(src, dst)
+}
+
+/// The portable float32 to float16 conversion (the `half` crate's).
+fn tail_f32_to_f16(src: &[f32], dst: &mut [half::f16]) {
+    use half::slice::HalfFloatSliceExt;
+    dst.convert_from_f32_slice(src)
+}
+
 pub(crate) use f32_sums::{add_rows_f32, add_rows4_f32, sum_f32};
 pub(crate) use f64_sums::{add_rows_f64, add_rows4_f64, sum_f64};
 
@@ -302,6 +422,35 @@ mod tests {
             let mut acc = vec![1.0f32; n];
             add_rows4_f32(&mut acc, [&xs, &xs, &xs, &xs]);
             assert!(acc.iter().zip(&xs).all(|(a, x)| *a == 1.0 + 4.0 * x));
+        }
+    }
+
+    #[test]
+    fn half_conversions_match_the_half_crate() {
+        use half::f16;
+        // every float16 bit pattern to float32 and back (NaNs compared as NaNs)
+        let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        let mut wide = vec![0f32; all.len()];
+        f16_to_f32(&all, &mut wide);
+        for (h, w) in all.iter().zip(&wide) {
+            assert!(h.to_f32().to_bits() == w.to_bits() || (h.is_nan() && w.is_nan()));
+        }
+        // float32 values around every float16 rounding point, odd lengths for the tails
+        let xs: Vec<f32> = (0..200_001u32)
+            .map(|i| f32::from_bits(0x3000_0000 + i * 7919) * if i % 2 == 0 { 1.0 } else { -1.0 })
+            .chain([
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                65520.0,
+                65519.99,
+                1e-8,
+                -0.0,
+            ])
+            .collect();
+        let mut back = vec![f16::ZERO; xs.len()];
+        f32_to_f16(&xs, &mut back);
+        for (x, b) in xs.iter().zip(&back) {
+            assert_eq!(f16::from_f32(*x).to_bits(), b.to_bits(), "{x}");
         }
     }
 }
