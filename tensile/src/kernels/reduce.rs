@@ -923,9 +923,6 @@ has_acc!(bool => i64, i64, i64; u8 => i64, i64, i64; i8 => i64, i64, i64; i16 =>
     i32 => i64, i64, i64; i64 => i64, i64, i64; f16 => f32, f16, f16; bf16 => f32, bf16, bf16;
     f32 => f32, f32, f32; f64 => f64, f64, f64);
 
-/// Elements summed by the lanes before the pairwise split takes over.
-const PAIRWISE_BLOCK: usize = crate::kernels::simd::BLOCK;
-
 /// `xs` as a slice of `U` when `T` is `U`.
 fn same<T: 'static, U: 'static>(xs: &[T]) -> Option<&[U]> {
     if TypeId::of::<T>() == TypeId::of::<U>() {
@@ -969,20 +966,13 @@ fn sum_slice<T: Element, A: AccNum>(xs: &[T]) -> A {
     xs.iter().fold(A::ZERO, |s, &x| s.add(A::from_in(x)))
 }
 
-/// The float32 sum of a float16 or bfloat16 run (`None` for other types): exactly
-/// `simd::sum_f32` of the run converted to float32 (the same pairwise split into blocks of
-/// [`PAIRWISE_BLOCK`]), each block converted into a buffer just before it is summed.
+/// The float32 sum of a float16 or bfloat16 run (`None` for other types): `simd::sum_half`,
+/// exactly `simd::sum_f32` of the run converted to float32.
 fn half_sum<T: Element>(xs: &[T]) -> Option<f32> {
-    if TypeId::of::<T>() != TypeId::of::<f16>() && TypeId::of::<T>() != TypeId::of::<bf16>() {
-        return None;
+    if let Some(v) = same::<T, f16>(xs) {
+        return Some(simd::sum_half(v));
     }
-    if xs.len() > PAIRWISE_BLOCK {
-        let half = (xs.len() / 2).next_multiple_of(64);
-        return Some(half_sum(&xs[..half])? + half_sum(&xs[half..])?);
-    }
-    let mut buf = [0f32; PAIRWISE_BLOCK];
-    let b = &mut buf[..xs.len()];
-    crate::kernels::cast::half_to_f32(xs, b).then(|| simd::sum_f32(b))
+    same::<T, bf16>(xs).map(simd::sum_half)
 }
 
 // ---------------------------------------------------------------------------- reducers
