@@ -131,28 +131,6 @@ pub(crate) fn f32_to_bf16_slice(src: &[f32], dst: &mut [half::bf16]) {
     }
 }
 
-/// A float16 or bfloat16 slice (`T` one of them) converted to float32 into `dst` (same
-/// length): F16C for float16 where the CPU has it, the bit move for bfloat16. Returns whether
-/// `T` was one of the two.
-pub(crate) fn half_to_f32<T: Element>(src: &[T], dst: &mut [f32]) -> bool {
-    use half::slice::HalfFloatSliceExt;
-    use std::any::TypeId;
-    let n = src.len().min(dst.len());
-    if TypeId::of::<T>() == TypeId::of::<half::f16>() {
-        // SAFETY: `T` is `f16` (same type), so the slice is reinterpreted as itself.
-        let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const half::f16, n) };
-        s.convert_to_f32_slice(&mut dst[..n]);
-        true
-    } else if TypeId::of::<T>() == TypeId::of::<half::bf16>() {
-        // SAFETY: as above, for `bf16`.
-        let s = unsafe { std::slice::from_raw_parts(src.as_ptr() as *const half::bf16, n) };
-        bf16_to_f32_slice(s, &mut dst[..n]);
-        true
-    } else {
-        false
-    }
-}
-
 /// Moves `n` elements of `size` bytes (1, 2, 4 or 8) from `src` (element stride `ss`; 0
 /// repeats one element) to `dst` (element stride `ds`) unchanged, bit for bit, as PyTorch's
 /// copy of one dtype to itself (a `memcpy`) does: contiguous runs move as one `memmove`, a

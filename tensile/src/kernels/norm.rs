@@ -16,7 +16,8 @@ use crate::kernels::loops::GRAIN;
 use crate::kernels::softmax::SoftElem;
 use crate::kernels::vmath::multiversion;
 
-/// `(Σx, Σ(x - c)²)` of a row, the first with `c` ignored when `dev` is false.
+/// `Σx` (`dev` false, `c` ignored) or `Σ(x - c)²` (`dev` true) of a row, in double on 16
+/// independent lanes combined pairwise (shared with `normalize.rs`'s plane moments).
 #[inline(always)]
 fn sums_body(xs: &[f32], c: f64, dev: bool) -> f64 {
     let mut acc = [0f64; 16];
@@ -43,7 +44,7 @@ fn sums_body(xs: &[f32], c: f64, dev: bool) -> f64 {
     }
     w[0] + s
 }
-multiversion!(fn row_sum = sums_body(xs: &[f32], c: f64, dev: bool) -> f64);
+multiversion!(pub(crate) fn row_sum = sums_body(xs: &[f32], c: f64, dev: bool) -> f64);
 
 /// `y = (x · scale + shift) · w + b`, `w`/`b` absent meaning 1/0.
 #[inline(always)]

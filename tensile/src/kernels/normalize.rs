@@ -60,7 +60,8 @@ pub(crate) fn rms_rows_f32(
 }
 
 /// `(mean, biased variance)` of each of `planes` contiguous runs of `inner` elements,
-/// accumulated in double, planes in parallel above the grain size.
+/// accumulated in double (two passes, on independent lanes), planes in parallel above the
+/// grain size.
 pub(crate) fn plane_moments_f32(x: &[f32], planes: usize, inner: usize) -> Vec<(f64, f64)> {
     let x = &x[..planes * inner];
     let one = |p: usize| {
@@ -68,15 +69,10 @@ pub(crate) fn plane_moments_f32(x: &[f32], planes: usize, inner: usize) -> Vec<(
         if inner == 0 {
             return (0.0, 0.0);
         }
-        let mean = xs.iter().map(|&v| v as f64).sum::<f64>() / inner as f64;
-        let var = xs
-            .iter()
-            .map(|&v| {
-                let d = v as f64 - mean;
-                d * d
-            })
-            .sum::<f64>()
-            / inner as f64;
+        // two passes (the plane is in cache for the second), each on independent double
+        // lanes the compiler vectorises
+        let mean = crate::kernels::norm::row_sum(xs, 0.0, false) / inner as f64;
+        let var = crate::kernels::norm::row_sum(xs, mean, true) / inner as f64;
         (mean, var)
     };
     if parallel(planes * inner) {

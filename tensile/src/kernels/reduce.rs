@@ -390,7 +390,7 @@ unsafe fn vertical<R: Reducer>(
         // group never straddles a carry of the cascade)
         let mut pending: [(*const R::In, i64); 4] = [(std::ptr::null(), 0); 4];
         let mut np = 0usize;
-        for_each_offset(rd, |roff2, i| {
+        for (roff2, i) in Offsets::new(rd) {
             let row = p.wrapping_offset(roff2);
             if d0.st == 1 {
                 pending[np] = (row, i + ioff);
@@ -413,7 +413,7 @@ unsafe fn vertical<R: Reducer>(
                 }
                 cascade.row_done(r);
             }
-        });
+        }
         for &(q, k) in &pending[..np] {
             // SAFETY: as above.
             let xs = unsafe { std::slice::from_raw_parts(q, len) };
@@ -510,34 +510,57 @@ impl<A: Copy> Cascade<A> {
     }
 }
 
-/// Calls `f(offset, index)` for every element of the index space `dims` (fastest first).
-#[inline(always)]
-fn for_each_offset(dims: &[RDim], mut f: impl FnMut(isize, i64)) {
-    let n = dims.len();
-    if n == 0 {
-        f(0, 0);
-        return;
+/// The offsets and indices of every element of the index space `dims` (fastest first), in
+/// order: an iterator rather than a function taking a closure, so the walks that loop over it
+/// stay one function and inline whole into their instruction-set wrappers (a closure is a
+/// function of its own, which LLVM may leave uninlined and compiled for the baseline target).
+struct Offsets<'a> {
+    dims: &'a [RDim],
+    idx: smallvec::SmallVec<[usize; 6]>,
+    off: isize,
+    ioff: i64,
+    done: bool,
+}
+
+impl<'a> Offsets<'a> {
+    #[inline(always)]
+    fn new(dims: &'a [RDim]) -> Self {
+        Offsets {
+            dims,
+            idx: smallvec::smallvec![0; dims.len()],
+            off: 0,
+            ioff: 0,
+            done: false,
+        }
     }
-    let mut idx = vec![0usize; n];
-    let (mut off, mut ioff) = (0isize, 0i64);
-    loop {
-        f(off, ioff);
+}
+
+impl Iterator for Offsets<'_> {
+    type Item = (isize, i64);
+    #[inline(always)]
+    fn next(&mut self) -> Option<(isize, i64)> {
+        if self.done {
+            return None;
+        }
+        let cur = (self.off, self.ioff);
         let mut d = 0;
         loop {
-            idx[d] += 1;
-            off += dims[d].st;
-            ioff += dims[d].ist;
-            if idx[d] < dims[d].size {
+            let Some(dim) = self.dims.get(d) else {
+                self.done = true;
+                break;
+            };
+            self.idx[d] += 1;
+            self.off += dim.st;
+            self.ioff += dim.ist;
+            if self.idx[d] < dim.size {
                 break;
             }
-            off -= dims[d].st * dims[d].size as isize;
-            ioff -= dims[d].ist * dims[d].size as i64;
-            idx[d] = 0;
+            self.off -= dim.st * dim.size as isize;
+            self.ioff -= dim.ist * dim.size as i64;
+            self.idx[d] = 0;
             d += 1;
-            if d == n {
-                return;
-            }
         }
+        Some(cur)
     }
 }
 
@@ -625,7 +648,7 @@ unsafe fn fold_reduced<R: Reducer>(
     ioff: i64,
 ) -> R::Acc {
     let run = rd[0];
-    for_each_offset(&rd[1..], |off, i| {
+    for (off, i) in Offsets::new(&rd[1..]) {
         let q = p.wrapping_offset(off);
         if run.st == 1 {
             // SAFETY: `run.size` contiguous input elements (caller's contract), read-locked.
@@ -638,7 +661,7 @@ unsafe fn fold_reduced<R: Reducer>(
                 acc = r.step(acc, x, i + ioff + k as i64 * run.ist);
             }
         }
-    });
+    }
     acc
 }
 
@@ -900,11 +923,6 @@ has_acc!(bool => i64, i64, i64; u8 => i64, i64, i64; i8 => i64, i64, i64; i16 =>
     i32 => i64, i64, i64; i64 => i64, i64, i64; f16 => f32, f16, f16; bf16 => f32, bf16, bf16;
     f32 => f32, f32, f32; f64 => f64, f64, f64);
 
-/// Lanes of the portable contiguous sum.
-const LANES: usize = 8;
-/// Elements summed by the lanes before the pairwise split takes over.
-const PAIRWISE_BLOCK: usize = crate::kernels::simd::BLOCK;
-
 /// `xs` as a slice of `U` when `T` is `U`.
 fn same<T: 'static, U: 'static>(xs: &[T]) -> Option<&[U]> {
     if TypeId::of::<T>() == TypeId::of::<U>() {
@@ -926,9 +944,11 @@ fn same_mut<T: 'static, U: 'static>(xs: &mut [T]) -> Option<&mut [U]> {
 }
 
 /// Sum of a contiguous run: float32 and float64 take the explicitly vectorised kernels of
-/// `kernels/simd.rs`; other types use independent lanes. Blocks are combined pairwise, so the
-/// error grows with log(n), not n.
-#[inline]
+/// `kernels/simd.rs` (blocks combined pairwise, so the error grows with log(n), not n);
+/// float16 and bfloat16 into float32 are converted a block at a time ([`half_sum`]) and summed
+/// by the same float32 kernel, in the same order; integers (exact, so in any order) in one
+/// loop, inlined into the caller so it takes the caller's instruction set.
+#[inline(always)]
 fn sum_slice<T: Element, A: AccNum>(xs: &[T]) -> A {
     if let (Some(v), true) = (same::<T, f32>(xs), TypeId::of::<A>() == TypeId::of::<f32>()) {
         return A::from_in(simd::sum_f32(v));
@@ -936,60 +956,23 @@ fn sum_slice<T: Element, A: AccNum>(xs: &[T]) -> A {
     if let (Some(v), true) = (same::<T, f64>(xs), TypeId::of::<A>() == TypeId::of::<f64>()) {
         return A::from_in(simd::sum_f64(v));
     }
-    if xs.len() > PAIRWISE_BLOCK {
-        let half = (xs.len() / 2).next_multiple_of(LANES);
-        return sum_slice::<T, A>(&xs[..half]).add(sum_slice::<T, A>(&xs[half..]));
+    if TypeId::of::<A>() == TypeId::of::<f32>()
+        && let Some(s) = half_sum(xs)
+    {
+        return A::from_in(s);
     }
-    if TypeId::of::<A>() == TypeId::of::<f32>() && !xs.is_empty() {
-        // float16/bfloat16 into float: the same lanes in the same order, the elements
-        // converted a block at a time (F16C, bit moves) instead of one call each
-        const CONV: usize = 256;
-        let mut buf = [0f32; CONV];
-        let mut acc = [0f32; LANES];
-        let mut ok = true;
-        // whole lanes (CONV is a multiple of LANES), the remainder after them
-        let whole = xs.len() - xs.len() % LANES;
-        for block in xs[..whole].chunks(CONV) {
-            let b = &mut buf[..block.len()];
-            if !crate::kernels::cast::half_to_f32(block, b) {
-                ok = false;
-                break;
-            }
-            for c in b.chunks_exact(LANES) {
-                for l in 0..LANES {
-                    acc[l] += c[l];
-                }
-            }
-        }
-        if ok {
-            let mut s =
-                (acc[0] + acc[4] + (acc[2] + acc[6])) + (acc[1] + acc[5] + (acc[3] + acc[7]));
-            // the remainder in order after the lanes, as below
-            let rem = xs.len() - whole;
-            let mut t = [0f32; LANES];
-            ok = crate::kernels::cast::half_to_f32(&xs[whole..], &mut t[..rem]);
-            if ok {
-                for &x in &t[..rem] {
-                    s += x;
-                }
-                return A::from_in(s);
-            }
-        }
+    // a plain fold: integer addition is associative, so the compiler splits it into as many
+    // vector lanes as it likes (an explicit array of lanes made it gather across them)
+    xs.iter().fold(A::ZERO, |s, &x| s.add(A::from_in(x)))
+}
+
+/// The float32 sum of a float16 or bfloat16 run (`None` for other types): `simd::sum_half`,
+/// exactly `simd::sum_f32` of the run converted to float32.
+fn half_sum<T: Element>(xs: &[T]) -> Option<f32> {
+    if let Some(v) = same::<T, f16>(xs) {
+        return Some(simd::sum_half(v));
     }
-    let mut acc = [A::ZERO; LANES];
-    let chunks = xs.chunks_exact(LANES);
-    let rem = chunks.remainder();
-    for c in chunks {
-        for l in 0..LANES {
-            acc[l] = acc[l].add(A::from_in(c[l]));
-        }
-    }
-    let mut s = (acc[0].add(acc[4]).add(acc[2].add(acc[6])))
-        .add(acc[1].add(acc[5]).add(acc[3].add(acc[7])));
-    for &x in rem {
-        s = s.add(A::from_in(x));
-    }
-    s
+    same::<T, bf16>(xs).map(simd::sum_half)
 }
 
 // ---------------------------------------------------------------------------- reducers
@@ -1113,32 +1096,41 @@ impl<T: Element, A: AccNum, O: Element> Reducer for ProdR<T, A, O> {
     /// result into `acc`; the tail is multiplied in one element at a time. Runs shorter than
     /// `4V` are therefore plain left-to-right products.
     #[inline(always)]
-    fn fold_slice(&self, mut acc: A, xs: &[T], _i0: i64, _di: i64) -> A {
-        const MAX_W: usize = 64;
-        let v = (32 / std::mem::size_of::<A>()).clamp(1, MAX_W / 4);
-        let w = 4 * v;
-        let blocks = xs.len() / w;
-        if blocks > 0 {
-            let mut lanes = [A::ONE; MAX_W];
-            for block in xs[..blocks * w].chunks_exact(w) {
-                for (l, &x) in lanes.iter_mut().zip(block) {
-                    *l = l.mul(A::from_in(x));
-                }
-            }
-            let mut merged = A::ONE;
-            for k in 0..v {
-                let lane = lanes[k]
-                    .mul(lanes[v + k])
-                    .mul(lanes[2 * v + k].mul(lanes[3 * v + k]));
-                merged = if k == 0 { lane } else { merged.mul(lane) };
-            }
-            acc = acc.mul(merged);
+    fn fold_slice(&self, acc: A, xs: &[T], _i0: i64, _di: i64) -> A {
+        match std::mem::size_of::<A>() {
+            8 => prod_lanes::<T, A, 4, 16>(acc, xs),
+            4 => prod_lanes::<T, A, 8, 32>(acc, xs),
+            _ => prod_lanes::<T, A, 16, 64>(acc, xs),
         }
-        for &x in &xs[blocks * w..] {
-            acc = acc.mul(A::from_in(x));
-        }
-        acc
     }
+}
+
+/// [`ProdR::fold_slice`] with `V` lanes per 256-bit vector and blocks of `W = 4V` elements
+/// (fixed sizes, so the lane array is a few vector registers).
+#[inline(always)]
+fn prod_lanes<T: Element, A: AccNum, const V: usize, const W: usize>(mut acc: A, xs: &[T]) -> A {
+    let blocks = xs.len() / W;
+    if blocks > 0 {
+        let mut lanes = [A::ONE; W];
+        for block in xs[..blocks * W].chunks_exact(W) {
+            let block: &[T; W] = block.try_into().expect("chunks of W");
+            for l in 0..W {
+                lanes[l] = lanes[l].mul(A::from_in(block[l]));
+            }
+        }
+        let mut merged = A::ONE;
+        for k in 0..V {
+            let lane = lanes[k]
+                .mul(lanes[V + k])
+                .mul(lanes[2 * V + k].mul(lanes[3 * V + k]));
+            merged = if k == 0 { lane } else { merged.mul(lane) };
+        }
+        acc = acc.mul(merged);
+    }
+    for &x in &xs[blocks * W..] {
+        acc = acc.mul(A::from_in(x));
+    }
+    acc
 }
 
 /// The lowest and highest values of an element type (−∞ and +∞ for floats), the identities
@@ -1479,6 +1471,18 @@ impl<T: Element> Reducer for NormR<T> {
             a.min(b)
         } else {
             a + b
+        }
+    }
+    /// `p = 2` and `p = 1` on independent double lanes the compiler vectorises (the branch
+    /// on `p` taken once per run, not per element); other `p` element by element.
+    #[inline(always)]
+    fn fold_slice(&self, acc: f64, xs: &[T], _i0: i64, _di: i64) -> f64 {
+        if self.p == 2.0 {
+            self.combine(acc, lanes_sum(xs, |x| x * x))
+        } else if self.p == 1.0 {
+            self.combine(acc, lanes_sum(xs, |x| x.abs()))
+        } else {
+            xs.iter().fold(acc, |a, &x| self.step(a, x, 0))
         }
     }
     fn finish(&self, acc: f64) -> T {

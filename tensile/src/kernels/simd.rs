@@ -6,7 +6,10 @@
 //!   blocks of [`BLOCK`] elements, blocks combined pairwise, so the rounding error grows with
 //!   `log(n)` as with PyTorch's cascade sum;
 //! * [`add_rows_f32`]/[`add_rows_f64`]: `acc[j] += x[j]`, one input row into a tile of
-//!   accumulators (the vertical walk).
+//!   accumulators (the vertical walk);
+//! * [`f16_to_f32`]/[`f32_to_f16`]: float16 slices to and from float32 with the CPU's
+//!   conversion instructions (AVX-512F, else F16C; the `half` crate's loop elsewhere), the
+//!   way the reductions and the float32 kernels of the half types load and store a block.
 
 /// Elements summed by the lanes before blocks are combined pairwise.
 pub(crate) const BLOCK: usize = 4096;
@@ -79,7 +82,7 @@ macro_rules! float_sums {
         }
 
         /// Sum of at most [`BLOCK`] contiguous elements.
-        fn $block(xs: &[$t]) -> $t {
+        pub(super) fn $block(xs: &[$t]) -> $t {
             #[cfg(target_arch = "x86_64")]
             {
                 use std::arch::x86_64::*;
@@ -279,6 +282,231 @@ mod f64_sums {
     );
 }
 
+/// The float32 sum of a float16 (`T = f16`) or bfloat16 run: exactly [`sum_f32`] of the run
+/// converted to float32 (the same pairwise split into blocks of [`BLOCK`], the same lanes),
+/// with AVX-512F each vector converted in registers as it is loaded; elsewhere each block is
+/// converted into a buffer first.
+pub(crate) fn sum_half<T: HalfLoad>(xs: &[T]) -> f32 {
+    if xs.len() > BLOCK {
+        let half = (xs.len() / 2).next_multiple_of(64);
+        return sum_half(&xs[..half]) + sum_half(&xs[half..]);
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx512() {
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            return unsafe { half_block512(xs) };
+        }
+    }
+    let mut buf = [0f32; BLOCK];
+    let b = &mut buf[..xs.len()];
+    T::to_f32(xs, b);
+    f32_sums::block_f32(b)
+}
+
+/// float16 and bfloat16: converted to float32 a slice at a time, or a vector at a time.
+pub(crate) trait HalfLoad: Copy + 'static {
+    /// `dst[i] = src[i]` in float32 (exact).
+    fn to_f32(src: &[Self], dst: &mut [f32]);
+    /// Sixteen elements from `p`, widened to float32.
+    ///
+    /// # Safety
+    /// 16 elements are readable at `p`; the CPU has AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn load16(p: *const Self) -> std::arch::x86_64::__m512;
+}
+
+impl HalfLoad for half::f16 {
+    fn to_f32(src: &[Self], dst: &mut [f32]) {
+        f16_to_f32(src, dst)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load16(p: *const Self) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's contract (16 readable elements, AVX-512F).
+        unsafe { _mm512_cvtph_ps(_mm256_loadu_si256(p as *const __m256i)) }
+    }
+}
+
+impl HalfLoad for half::bf16 {
+    fn to_f32(src: &[Self], dst: &mut [f32]) {
+        crate::kernels::cast::bf16_to_f32_slice(src, dst)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn load16(p: *const Self) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::*;
+        // SAFETY: the caller's contract (16 readable elements, AVX-512F); the 16 bits of a
+        // bfloat16 are the high half of its float32.
+        unsafe {
+            _mm512_castsi512_ps(_mm512_slli_epi32::<16>(_mm512_cvtepu16_epi32(
+                _mm256_loadu_si256(p as *const __m256i),
+            )))
+        }
+    }
+}
+
+/// The AVX-512 block of [`sum_half`]: `block_f32`'s AVX-512 loop (four accumulators over
+/// groups of 64, then one over groups of 16, then the rest in order) on converted vectors.
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn half_block512<T: HalfLoad>(xs: &[T]) -> f32 {
+    use std::arch::x86_64::*;
+    let n = xs.len();
+    let p = xs.as_ptr();
+    let (mut a0, mut a1, mut a2, mut a3) = (
+        _mm512_setzero_ps(),
+        _mm512_setzero_ps(),
+        _mm512_setzero_ps(),
+        _mm512_setzero_ps(),
+    );
+    let mut i = 0;
+    while i + 64 <= n {
+        // SAFETY: the four loads read 64 elements inside xs; AVX-512F (caller).
+        unsafe {
+            a0 = _mm512_add_ps(a0, T::load16(p.add(i)));
+            a1 = _mm512_add_ps(a1, T::load16(p.add(i + 16)));
+            a2 = _mm512_add_ps(a2, T::load16(p.add(i + 32)));
+            a3 = _mm512_add_ps(a3, T::load16(p.add(i + 48)));
+        }
+        i += 64;
+    }
+    while i + 16 <= n {
+        // SAFETY: the load reads 16 elements inside xs; AVX-512F (caller).
+        a0 = _mm512_add_ps(a0, unsafe { T::load16(p.add(i)) });
+        i += 16;
+    }
+    let mut s = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+    let mut t = [0f32; 16];
+    let rest = &mut t[..n - i];
+    T::to_f32(&xs[i..], rest);
+    for &x in rest.iter() {
+        s += x;
+    }
+    s
+}
+
+/// float16 to float32 over a slice (exact), 16 (AVX-512F) or 8 (F16C) elements per
+/// instruction; `dst` and `src` have the same length (the shorter one bounds the copy).
+pub(crate) fn f16_to_f32(src: &[half::f16], dst: &mut [f32]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        if has_avx512() {
+            #[target_feature(enable = "avx512f")]
+            fn k(src: &[half::f16], dst: &mut [f32]) -> usize {
+                let m = src.len() & !15;
+                let (s, d) = (src.as_ptr() as *const __m256i, dst.as_mut_ptr());
+                for i in (0..m).step_by(16) {
+                    // SAFETY: elements i..i+16 lie inside both slices (i + 16 <= m <= n).
+                    unsafe {
+                        _mm512_storeu_ps(
+                            d.add(i),
+                            _mm512_cvtph_ps(_mm256_loadu_si256(s.byte_add(2 * i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f16_to_f32(&src[m..], &mut dst[m..]);
+        }
+        if std::is_x86_feature_detected!("f16c") && std::is_x86_feature_detected!("avx") {
+            #[target_feature(enable = "avx,f16c")]
+            fn k(src: &[half::f16], dst: &mut [f32]) -> usize {
+                let m = src.len() & !7;
+                let (s, d) = (src.as_ptr() as *const __m128i, dst.as_mut_ptr());
+                for i in (0..m).step_by(8) {
+                    // SAFETY: elements i..i+8 lie inside both slices (i + 8 <= m <= n).
+                    unsafe {
+                        _mm256_storeu_ps(
+                            d.add(i),
+                            _mm256_cvtph_ps(_mm_loadu_si128(s.byte_add(2 * i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX and F16C (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f16_to_f32(&src[m..], &mut dst[m..]);
+        }
+    }
+    tail_f16_to_f32(src, dst)
+}
+
+/// The portable float16 to float32 conversion (the `half` crate's).
+fn tail_f16_to_f32(src: &[half::f16], dst: &mut [f32]) {
+    use half::slice::HalfFloatSliceExt;
+    src.convert_to_f32_slice(dst)
+}
+
+/// float32 to float16 over a slice, rounded to nearest even (NaN stays NaN), 16 (AVX-512F)
+/// or 8 (F16C) elements per instruction; the same values as `half::f16::from_f32`.
+pub(crate) fn f32_to_f16(src: &[f32], dst: &mut [half::f16]) {
+    let n = src.len().min(dst.len());
+    let (src, dst) = (&src[..n], &mut dst[..n]);
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        const RNE: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+        if has_avx512() {
+            #[target_feature(enable = "avx512f")]
+            fn k(src: &[f32], dst: &mut [half::f16]) -> usize {
+                let m = src.len() & !15;
+                let (s, d) = (src.as_ptr(), dst.as_mut_ptr() as *mut __m256i);
+                for i in (0..m).step_by(16) {
+                    // SAFETY: elements i..i+16 lie inside both slices (i + 16 <= m <= n).
+                    unsafe {
+                        _mm256_storeu_si256(
+                            d.byte_add(2 * i),
+                            _mm512_cvtps_ph::<RNE>(_mm512_loadu_ps(s.add(i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX-512F (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f32_to_f16(&src[m..], &mut dst[m..]);
+        }
+        if std::is_x86_feature_detected!("f16c") && std::is_x86_feature_detected!("avx") {
+            #[target_feature(enable = "avx,f16c")]
+            fn k(src: &[f32], dst: &mut [half::f16]) -> usize {
+                let m = src.len() & !7;
+                let (s, d) = (src.as_ptr(), dst.as_mut_ptr() as *mut __m128i);
+                for i in (0..m).step_by(8) {
+                    // SAFETY: elements i..i+8 lie inside both slices (i + 8 <= m <= n).
+                    unsafe {
+                        _mm_storeu_si128(
+                            d.byte_add(2 * i),
+                            _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(s.add(i))),
+                        )
+                    };
+                }
+                m
+            }
+            // SAFETY: the CPU has AVX and F16C (checked just above).
+            let m = unsafe { k(src, dst) };
+            return tail_f32_to_f16(&src[m..], &mut dst[m..]);
+        }
+    }
+    tail_f32_to_f16(src, dst)
+}
+
+/// The portable float32 to float16 conversion (the `half` crate's).
+fn tail_f32_to_f16(src: &[f32], dst: &mut [half::f16]) {
+    use half::slice::HalfFloatSliceExt;
+    dst.convert_from_f32_slice(src)
+}
+
 pub(crate) use f32_sums::{add_rows_f32, add_rows4_f32, sum_f32};
 pub(crate) use f64_sums::{add_rows_f64, add_rows4_f64, sum_f64};
 
@@ -302,6 +530,50 @@ mod tests {
             let mut acc = vec![1.0f32; n];
             add_rows4_f32(&mut acc, [&xs, &xs, &xs, &xs]);
             assert!(acc.iter().zip(&xs).all(|(a, x)| *a == 1.0 + 4.0 * x));
+        }
+    }
+
+    #[test]
+    fn half_sums_are_the_float32_sums_of_the_converted_run() {
+        for n in [0usize, 1, 15, 16, 17, 64, 100, 4095, 4096, 4097, 10001] {
+            let xs: Vec<f32> = (0..n)
+                .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.013)
+                .collect();
+            let h: Vec<half::f16> = xs.iter().map(|&x| half::f16::from_f32(x)).collect();
+            let hf: Vec<f32> = h.iter().map(|x| x.to_f32()).collect();
+            assert_eq!(sum_half(&h).to_bits(), sum_f32(&hf).to_bits(), "n = {n}");
+            let b: Vec<half::bf16> = xs.iter().map(|&x| half::bf16::from_f32(x)).collect();
+            let bf: Vec<f32> = b.iter().map(|x| x.to_f32()).collect();
+            assert_eq!(sum_half(&b).to_bits(), sum_f32(&bf).to_bits(), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn half_conversions_match_the_half_crate() {
+        use half::f16;
+        // every float16 bit pattern to float32 and back (NaNs compared as NaNs)
+        let all: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        let mut wide = vec![0f32; all.len()];
+        f16_to_f32(&all, &mut wide);
+        for (h, w) in all.iter().zip(&wide) {
+            assert!(h.to_f32().to_bits() == w.to_bits() || (h.is_nan() && w.is_nan()));
+        }
+        // float32 values around every float16 rounding point, odd lengths for the tails
+        let xs: Vec<f32> = (0..200_001u32)
+            .map(|i| f32::from_bits(0x3000_0000 + i * 7919) * if i % 2 == 0 { 1.0 } else { -1.0 })
+            .chain([
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+                65520.0,
+                65519.99,
+                1e-8,
+                -0.0,
+            ])
+            .collect();
+        let mut back = vec![f16::ZERO; xs.len()];
+        f32_to_f16(&xs, &mut back);
+        for (x, b) in xs.iter().zip(&back) {
+            assert_eq!(f16::from_f32(*x).to_bits(), b.to_bits(), "{x}");
         }
     }
 }

@@ -10,7 +10,6 @@
 //! rounded once on the way out, except PyTorch's last-dim half `log_softmax`, which rounds
 //! the sum and its log to the half type too (see [`softmax`]'s `half_lastdim_log`).
 
-use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 use rayon::prelude::*;
 
@@ -43,22 +42,32 @@ impl SoftElem for f32 {
     }
 }
 
-macro_rules! half_elem {
-    ($($t:ty),*) => {$(
-        impl SoftElem for $t {
-            fn load(src: &[$t], dst: &mut [f32]) {
-                src.convert_to_f32_slice(dst)
-            }
-            fn store(src: &[f32], dst: &mut [$t]) {
-                dst.convert_from_f32_slice(src)
-            }
-            fn round(v: f32) -> f32 {
-                <$t>::from_f32(v).to_f32()
-            }
-        }
-    )*};
+/// float16 loads and stores a block at a time with the CPU's conversions (`simd`'s).
+impl SoftElem for f16 {
+    fn load(src: &[f16], dst: &mut [f32]) {
+        crate::kernels::simd::f16_to_f32(src, dst)
+    }
+    fn store(src: &[f32], dst: &mut [f16]) {
+        crate::kernels::simd::f32_to_f16(src, dst)
+    }
+    fn round(v: f32) -> f32 {
+        f16::from_f32(v).to_f32()
+    }
 }
-half_elem!(f16, bf16);
+
+/// bfloat16 loads and stores as bit moves (and round-to-nearest-even bit arithmetic) in
+/// loops the compiler vectorises.
+impl SoftElem for bf16 {
+    fn load(src: &[bf16], dst: &mut [f32]) {
+        crate::kernels::cast::bf16_to_f32_slice(src, dst)
+    }
+    fn store(src: &[f32], dst: &mut [bf16]) {
+        crate::kernels::cast::f32_to_bf16_slice(src, dst)
+    }
+    fn round(v: f32) -> f32 {
+        bf16::from_f32(v).to_f32()
+    }
+}
 
 /// The largest element (NaN ignored: a NaN anywhere makes the sum, and so every output,
 /// NaN anyway); `-inf` for an empty row.
@@ -169,14 +178,17 @@ fn row(x: &[f32], y: &mut [f32], log: bool, round: Option<fn(f32) -> f32>) {
     }
 }
 
-/// A block of `len` rows of `cw` columns (row-major in `b`), reduced down the columns.
+/// A block of up to [`COLS`] columns, reduced down the columns: `xs[k]` is row `k` of the
+/// input block and `ys[k]` the same row of the output block (`cw` elements each). Per column:
+/// its max, `e = exp(x - max)` and their sum, then `e · (1/sum)` or `(x - max) - log(sum)`.
 #[inline(always)]
-fn block_body(b: &mut [f32], len: usize, cw: usize, log: bool) {
+fn block_body(xs: &[&[f32]], ys: &mut [&mut [f32]], log: bool) {
+    let cw = ys.first().map_or(0, |y| y.len()).min(COLS);
     let mut mx = [f32::NEG_INFINITY; COLS];
     let mut sum = [0f32; COLS];
     let (mx, sum) = (&mut mx[..cw], &mut sum[..cw]);
-    for r in b.chunks_exact(cw).take(len) {
-        for (m, &v) in mx.iter_mut().zip(r) {
+    for x in xs {
+        for (m, &v) in mx.iter_mut().zip(&x[..cw]) {
             *m = if v > *m { v } else { *m };
         }
     }
@@ -185,11 +197,16 @@ fn block_body(b: &mut [f32], len: usize, cw: usize, log: bool) {
             *m = 0.0;
         }
     }
-    for r in b.chunks_exact_mut(cw).take(len) {
-        for ((s, m), v) in sum.iter_mut().zip(mx.iter()).zip(r.iter_mut()) {
-            let e = exp_f32(*v - *m);
+    for (x, y) in xs.iter().zip(ys.iter_mut()) {
+        for (((s, m), &v), y) in sum
+            .iter_mut()
+            .zip(mx.iter())
+            .zip(&x[..cw])
+            .zip(&mut y[..cw])
+        {
+            let e = exp_f32(v - *m);
             if !log {
-                *v = e;
+                *y = e;
             }
             *s += e;
         }
@@ -198,23 +215,28 @@ fn block_body(b: &mut [f32], len: usize, cw: usize, log: bool) {
         for s in sum.iter_mut() {
             *s = s.ln();
         }
-        for r in b.chunks_exact_mut(cw).take(len) {
-            for ((v, m), s) in r.iter_mut().zip(mx.iter()).zip(sum.iter()) {
-                *v = (*v - *m) - *s;
+        for (x, y) in xs.iter().zip(ys.iter_mut()) {
+            for (((y, m), s), &v) in y[..cw]
+                .iter_mut()
+                .zip(mx.iter())
+                .zip(sum.iter())
+                .zip(&x[..cw])
+            {
+                *y = (v - *m) - *s;
             }
         }
     } else {
         for s in sum.iter_mut() {
             *s = 1.0 / *s;
         }
-        for r in b.chunks_exact_mut(cw).take(len) {
-            for (v, s) in r.iter_mut().zip(sum.iter()) {
+        for y in ys.iter_mut() {
+            for (v, s) in y[..cw].iter_mut().zip(sum.iter()) {
                 *v *= *s;
             }
         }
     }
 }
-multiversion!(fn block = block_body(b: &mut [f32], len: usize, cw: usize, log: bool));
+multiversion!(fn block = block_body(xs: &[&[f32]], ys: &mut [&mut [f32]], log: bool));
 
 /// Whether `work` elements are worth splitting across threads.
 fn parallel(work: usize) -> bool {
@@ -282,27 +304,45 @@ pub(crate) fn softmax<T: SoftElem>(
         return;
     }
     // Column blocks: a task writes `cw` columns of each of `len` rows, not one run, so the
-    // blocks are reached through a pointer; `dst` is this call's alone.
+    // blocks are reached through a pointer; `dst` is this call's alone. Float32 blocks are
+    // read and written in place; the half types go through float32 buffers.
     let (sp, dp) = (Ptr(src.as_ptr() as *mut T), Ptr(dst.as_mut_ptr()));
     let nblk = inner.div_ceil(COLS);
     let one = |scratch: &mut Vec<f32>, u: usize| {
         let (o, j0) = (u / nblk, (u % nblk) * COLS);
         let cw = COLS.min(inner - j0);
-        scratch.resize(len * cw, 0.0);
-        for k in 0..len {
-            let at = (o * len + k) * inner + j0;
-            // SAFETY: `cw` elements from `at` lie inside `src`, of `total` elements (o < outer,
-            // k < len, j0 + cw <= inner).
-            let xs = unsafe { std::slice::from_raw_parts(sp.get().add(at) as *const T, cw) };
-            T::load(xs, &mut scratch[k * cw..(k + 1) * cw]);
+        let at = |k: usize| (o * len + k) * inner + j0;
+        // SAFETY: `cw` elements from `at(k)` lie inside `src`, of `total` elements (o < outer,
+        // k < len, j0 + cw <= inner); `src` is only read.
+        let xs = (0..len)
+            .map(|k| unsafe { std::slice::from_raw_parts(sp.get().add(at(k)) as *const T, cw) });
+        // SAFETY: as above, in `dst`; the block's columns of `dst` are written by this task
+        // only (the rows' runs are disjoint), and nothing else reads or writes `dst` during
+        // the call (`&mut`).
+        let ys =
+            (0..len).map(|k| unsafe { std::slice::from_raw_parts_mut(dp.get().add(at(k)), cw) });
+        if f32_direct {
+            // SAFETY: T is f32 (checked by TypeId), so the runs are float32 runs.
+            let xf: Vec<&[f32]> = xs
+                .map(|x| unsafe { &*(x as *const [T] as *const [f32]) })
+                .collect();
+            // SAFETY: as above.
+            let mut yf: Vec<&mut [f32]> = ys
+                .map(|y| unsafe { &mut *(y as *mut [T] as *mut [f32]) })
+                .collect();
+            block(&xf, &mut yf, log);
+            return;
         }
-        block(scratch, len, cw, log);
-        for k in 0..len {
-            let at = (o * len + k) * inner + j0;
-            // SAFETY: as above, in `dst`; the block's columns of `dst` are written by this task
-            // only, and nothing else reads or writes `dst` during the call (`&mut`).
-            let ys = unsafe { std::slice::from_raw_parts_mut(dp.get().add(at), cw) };
-            T::store(&scratch[k * cw..(k + 1) * cw], ys);
+        scratch.resize(2 * len * cw, 0.0);
+        let (xb, yb) = scratch.split_at_mut(len * cw);
+        for (x, b) in xs.zip(xb.chunks_exact_mut(cw)) {
+            T::load(x, b);
+        }
+        let xf: Vec<&[f32]> = xb.chunks_exact(cw).collect();
+        let mut yf: Vec<&mut [f32]> = yb.chunks_exact_mut(cw).collect();
+        block(&xf, &mut yf, log);
+        for (y, b) in ys.zip(yb.chunks_exact(cw)) {
+            T::store(b, y);
         }
     };
     let units = outer * nblk;
