@@ -59,14 +59,165 @@ pub(crate) unsafe fn cast_run(
         unsafe { move_bits(dd.itemsize(), src, ss, dst, ds, n) };
         return;
     }
-    // SAFETY: forwarded from the caller.
-    if ss == 1 && ds == 1 && unsafe { half_slices(sd, src, dd, dst, n) } {
-        return;
+    let (mut src, mut dst, mut n) = (src, dst, n);
+    if ss == 1 && ds == 1 {
+        // SAFETY: forwarded from the caller.
+        let k = unsafe { simd_runs(sd, src, dd, dst, n) };
+        if k == n {
+            return;
+        }
+        (src, dst, n) = (
+            src.wrapping_add(k * sd.itemsize()),
+            dst.wrapping_add(k * dd.itemsize()),
+            n - k,
+        );
+        // SAFETY: forwarded from the caller.
+        if unsafe { half_slices(sd, src, dd, dst, n) } {
+            return;
+        }
     }
     dispatch!(sd, S => dispatch!(dd, D => {
         // SAFETY: forwarded from the caller.
         unsafe { cast_typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }
     }))
+}
+
+/// The casts of contiguous runs that the CPU converts whole vectors of (AVX-512: float32 to
+/// and from float16 (`vcvtps2ph`/`vcvtph2ps`, round to nearest even as the scalar cast),
+/// bfloat16 (the scalar bit arithmetic, vectorised), float64, int32 and, with AVX512DQ,
+/// int64 (`vcvttps2qq`: truncation, the "integer indefinite" `i64::MIN` for NaN and out of
+/// range, as the element cast; `vcvtqq2ps` rounds to nearest as `as f32`)). Converts the
+/// longest prefix of whole vectors and returns its length (0: not a pair it handles, no
+/// AVX-512, or the runs overlap other than element for element); the caller converts the
+/// rest.
+///
+/// # Safety
+/// As [`cast_run`] with both strides 1.
+unsafe fn simd_runs(sd: DType, src: *const u8, dd: DType, dst: *mut u8, n: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (sb, db) = (sd.itemsize() * n, dd.itemsize() * n);
+        let disjoint = (src as usize + sb <= dst as usize) || (dst as usize + db <= src as usize);
+        let same = src as usize == dst as usize && sb == db;
+        if n < 16 || !(disjoint || same) || !super::simd::has_avx512() {
+            return 0;
+        }
+        let dq = std::is_x86_feature_detected!("avx512dq");
+        let m = n & !15;
+        use DType::*;
+        // SAFETY: the caller's contract gives `n >= m` elements of each dtype at these
+        // pointers; every kernel reads a vector of sources before it stores the vector of
+        // results, so element-for-element aliasing is fine; the CPU features are checked.
+        unsafe {
+            match (sd, dd) {
+                (Float32, Float16) => x86::f32_f16(src.cast(), dst.cast(), m),
+                (Float16, Float32) => x86::f16_f32(src.cast(), dst.cast(), m),
+                (Float32, BFloat16) => x86::f32_bf16(src.cast(), dst.cast(), m),
+                (BFloat16, Float32) => x86::bf16_f32(src.cast(), dst.cast(), m),
+                (Float32, Float64) => x86::f32_f64(src.cast(), dst.cast(), m),
+                (Float64, Float32) => x86::f64_f32(src.cast(), dst.cast(), m),
+                (Float32, Int32) => x86::f32_i32(src.cast(), dst.cast(), m),
+                (Int32, Float32) => x86::i32_f32(src.cast(), dst.cast(), m),
+                (Float32, Int64) if dq => x86::f32_i64(src.cast(), dst.cast(), m),
+                (Int64, Float32) if dq => x86::i64_f32(src.cast(), dst.cast(), m),
+                _ => return 0,
+            }
+        }
+        m
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (sd, src, dd, dst, n);
+        0
+    }
+}
+
+/// The AVX-512 loops of [`simd_runs`]: `n` (a multiple of 16) elements each, 16 per step.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// One loop of 16 elements per step: `$load` a vector from `src + i`, `$store` the
+    /// converted one at `dst + i`.
+    macro_rules! conv {
+        ($name:ident, $feat:literal, $s:ty, $d:ty, |$sp:ident, $dp:ident| $body:expr) => {
+            /// # Safety
+            /// `n` (a multiple of 16) valid elements at `src` and `dst`, which overlap only
+            /// element for element; the CPU has the named features.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $name(src: *const $s, dst: *mut $d, n: usize) {
+                let mut i = 0;
+                while i < n {
+                    let ($sp, $dp) = (src.wrapping_add(i), dst.wrapping_add(i));
+                    // SAFETY: elements i..i+16 are inside both runs (n is a multiple of 16).
+                    unsafe { $body };
+                    i += 16;
+                }
+            }
+        };
+    }
+
+    conv!(f32_f16, "avx512f", f32, u16, |s, d| _mm256_storeu_si256(
+        d.cast(),
+        _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_loadu_ps(s))
+    ));
+    conv!(f16_f32, "avx512f", u16, f32, |s, d| _mm512_storeu_ps(
+        d,
+        _mm512_cvtph_ps(_mm256_loadu_si256(s.cast()))
+    ));
+    conv!(f32_f64, "avx512f", f32, f64, |s, d| {
+        _mm512_storeu_pd(d, _mm512_cvtps_pd(_mm256_loadu_ps(s)));
+        _mm512_storeu_pd(
+            d.wrapping_add(8),
+            _mm512_cvtps_pd(_mm256_loadu_ps(s.wrapping_add(8))),
+        );
+    });
+    conv!(f64_f32, "avx512f", f64, f32, |s, d| {
+        let lo = _mm512_cvtpd_ps(_mm512_loadu_pd(s));
+        let hi = _mm512_cvtpd_ps(_mm512_loadu_pd(s.wrapping_add(8)));
+        _mm256_storeu_ps(d, lo);
+        _mm256_storeu_ps(d.wrapping_add(8), hi);
+    });
+    conv!(f32_i32, "avx512f", f32, i32, |s, d| _mm512_storeu_si512(
+        d.cast(),
+        _mm512_cvttps_epi32(_mm512_loadu_ps(s))
+    ));
+    conv!(i32_f32, "avx512f", i32, f32, |s, d| _mm512_storeu_ps(
+        d,
+        _mm512_cvtepi32_ps(_mm512_loadu_si512(s.cast()))
+    ));
+    conv!(f32_i64, "avx512f,avx512dq", f32, i64, |s, d| {
+        let lo = _mm512_cvttps_epi64(_mm256_loadu_ps(s));
+        let hi = _mm512_cvttps_epi64(_mm256_loadu_ps(s.wrapping_add(8)));
+        _mm512_storeu_si512(d.cast(), lo);
+        _mm512_storeu_si512(d.wrapping_add(8).cast(), hi);
+    });
+    conv!(i64_f32, "avx512f,avx512dq", i64, f32, |s, d| {
+        let lo = _mm512_cvtepi64_ps(_mm512_loadu_si512(s.cast()));
+        let hi = _mm512_cvtepi64_ps(_mm512_loadu_si512(s.wrapping_add(8).cast()));
+        _mm256_storeu_ps(d, lo);
+        _mm256_storeu_ps(d.wrapping_add(8), hi);
+    });
+    conv!(bf16_f32, "avx512f", u16, f32, |s, d| {
+        // the 16 bits become the high half of each float
+        let w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(s.cast()));
+        _mm512_storeu_si512(d.cast(), _mm512_slli_epi32::<16>(w));
+    });
+    conv!(f32_bf16, "avx512f", f32, u16, |s, d| {
+        // as `f32_to_bf16_slice`: round to nearest even; a NaN keeps its high bits, quieted
+        let x = _mm512_loadu_si512(s.cast());
+        let one = _mm512_set1_epi32(1);
+        let odd = _mm512_and_si512(_mm512_srli_epi32::<16>(x), one);
+        let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+            x,
+            _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd),
+        ));
+        let nan = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x0040));
+        let abs = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+        let is_nan = _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7F80_0000));
+        let r = _mm512_mask_blend_epi32(is_nan, rounded, nan);
+        _mm256_storeu_si256(d.cast(), _mm512_cvtepi32_epi16(r));
+    });
 }
 
 /// The float16/bfloat16 <-> float32 conversions of contiguous runs through `half`'s slice
