@@ -16,11 +16,168 @@ pub(crate) unsafe fn copy_loop(lp: &super::loops::Loop<2>) {
     // SAFETY: forwarded from the caller; the kernel converts `n` elements at the strides the
     // loop gives, each operand presented as its own dtype.
     unsafe {
-        if !super::transpose::try_copy(lp) {
+        if !super::transpose::try_copy(lp) && !copy_runs(lp) {
             lp.run([dt, st], 1, &|p, s, n| {
                 cast_run(st, p[1], s[1], dt, p[0], s[0], n)
             })
         }
+    }
+}
+
+/// The strided-copy engine of same-dtype copies whose source is contiguous along the
+/// destination's fastest dim (or repeats one element along it): `contiguous()` of narrowed,
+/// permuted (fastest dim kept) or expanded views, `cat`/`stack` into their slots of the
+/// output, `clone`, and the like. The loop's dims are already coalesced (fastest first);
+/// each unit of work is one run along dim 0, moved with `memcpy` (or filled with the one
+/// repeated element), or, when runs are shorter than [`SHORT_RUN`] bytes, a whole 2-d block
+/// of dims 0 and 1 (its runs in a plain loop, no odometer step or dynamic call per run). Units are
+/// walked by an odometer over the outer dims and split over the intra-op pool's threads as
+/// [`super::loops::Loop::run`] splits elements (PyTorch's grain). Returns whether it copied
+/// (false: dtypes differ, an element size other than 1, 2, 4, 8, the destination not
+/// contiguous along dim 0, the source strided along it, or operands that overlap).
+///
+/// # Safety
+/// As [`super::loops::Loop::run`].
+unsafe fn copy_runs(lp: &super::loops::Loop<2>) -> bool {
+    use super::loops::GRAIN;
+    let [dt, st] = lp.dtypes;
+    let es = dt.itemsize();
+    let (shape, strides) = (&lp.shape[..], &lp.strides[..]);
+    let nd = shape.len();
+    let numel = lp.numel();
+    if dt != st || !matches!(es, 1 | 2 | 4 | 8) || numel == 0 {
+        return false;
+    }
+    let esi = es as isize;
+    if strides[0][0] != esi || !(strides[0][1] == esi || strides[0][1] == 0) {
+        return false;
+    }
+    // the byte ranges the two operands span: disjoint, so tasks and runs never see a
+    // partly written source (copies within one storage keep the engine's general path)
+    let span = |k: usize| -> Option<(usize, usize)> {
+        let (mut lo, mut hi) = (lp.base[k] as usize, lp.base[k] as usize + es);
+        for d in 0..nd {
+            let ext = (shape[d] - 1).checked_mul(strides[d][k].unsigned_abs())?;
+            if strides[d][k] < 0 {
+                lo = lo.checked_sub(ext)?;
+            } else {
+                hi = hi.checked_add(ext)?;
+            }
+        }
+        Some((lo, hi))
+    };
+    match (span(0), span(1)) {
+        (Some((a0, a1)), Some((b0, b1))) if a1 <= b0 || b1 <= a0 => {}
+        _ => return false,
+    }
+    // a unit: one run along dim 0 (or a piece of it, when there are fewer runs than tasks),
+    // or the 2-d block of dims 0 and 1 when runs are short
+    let block = nd >= 2 && shape[0] * es < SHORT_RUN;
+    let inner = if block { 2 } else { 1 };
+    let runs = numel / shape[..inner].iter().product::<usize>();
+    let threads = super::par::threads();
+    let parallel = numel >= 2 * GRAIN && threads > 1;
+    let tasks = if parallel {
+        (numel / GRAIN).min(threads * 4).max(1)
+    } else {
+        1
+    };
+    let pieces = if block || runs >= tasks {
+        1
+    } else {
+        tasks
+            .div_ceil(runs)
+            .min(shape[0].div_ceil(GRAIN / 4))
+            .max(1)
+    };
+    let piece = shape[0].div_ceil(pieces);
+    let units = runs * pieces;
+    let outer = &shape[inner..];
+    let ostr = &strides[inner..];
+    let (n0, ss0) = (shape[0], strides[0][1]);
+    let (n1, s1) = if block {
+        (shape[1], strides[1])
+    } else {
+        (1, [0, 0])
+    };
+    let base = SendPtrs(lp.base);
+    let go = |u0: usize, u1: usize| {
+        let [mut dp, mut sp] = base.get();
+        // the outer index of unit u0's run, and the pointers there
+        let mut pos: smallvec::SmallVec<[usize; 6]> = smallvec::smallvec![0; outer.len()];
+        let (mut rem, mut p) = (u0 / pieces, u0 % pieces);
+        for (d, q) in pos.iter_mut().enumerate() {
+            *q = rem % outer[d];
+            rem /= outer[d];
+            dp = dp.wrapping_offset(*q as isize * ostr[d][0]);
+            sp = sp.wrapping_offset(*q as isize * ostr[d][1]);
+        }
+        for _ in u0..u1 {
+            let (a, b) = (p * piece, ((p + 1) * piece).min(n0));
+            let at = a as isize;
+            for j in 0..n1 as isize {
+                let d = dp.wrapping_offset(j * s1[0] + at * es as isize);
+                let s = sp.wrapping_offset(j * s1[1] + at * ss0);
+                // SAFETY: the run lies inside the operands (the loop's geometry, caller's
+                // contract) and the two operands don't overlap (checked above); each unit
+                // is written by one task.
+                unsafe {
+                    if ss0 == 0 {
+                        move_bits(es, s, 0, d, 1, b - a);
+                    } else {
+                        std::ptr::copy_nonoverlapping(s, d, (b - a) * es);
+                    }
+                }
+            }
+            p += 1;
+            if p < pieces {
+                continue;
+            }
+            p = 0;
+            // next run: carry through the outer dims
+            for (d, q) in pos.iter_mut().enumerate() {
+                *q += 1;
+                dp = dp.wrapping_offset(ostr[d][0]);
+                sp = sp.wrapping_offset(ostr[d][1]);
+                if *q < outer[d] {
+                    break;
+                }
+                *q = 0;
+                dp = dp.wrapping_offset(-(outer[d] as isize) * ostr[d][0]);
+                sp = sp.wrapping_offset(-(outer[d] as isize) * ostr[d][1]);
+            }
+        }
+    };
+    let tasks = tasks.min(units);
+    if tasks <= 1 {
+        go(0, units);
+    } else {
+        let per = units.div_ceil(tasks);
+        super::par::for_each_task(tasks, &|t| {
+            let (a, b) = (t * per, ((t + 1) * per).min(units));
+            if a < b {
+                go(a, b);
+            }
+        });
+    }
+    true
+}
+
+/// Runs of fewer bytes than this are copied by [`copy_runs`] two dims per unit of work.
+const SHORT_RUN: usize = 128;
+
+/// The two operands' base pointers, shared by the copy tasks.
+#[derive(Clone, Copy)]
+struct SendPtrs([*mut u8; 2]);
+// SAFETY: the pointers are only dereferenced by the copy tasks while the op that built the
+// loop holds the storage locks; tasks write disjoint units.
+unsafe impl Sync for SendPtrs {}
+// SAFETY: as above.
+unsafe impl Send for SendPtrs {}
+impl SendPtrs {
+    /// The pointers (a method, so closures capture the whole `Sync` wrapper).
+    fn get(&self) -> [*mut u8; 2] {
+        self.0
     }
 }
 

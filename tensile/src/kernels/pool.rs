@@ -384,7 +384,11 @@ fn cl_pool<T: PoolFloat>(
                     ix.fill(((wd.lo * ih + wh.lo) * iw + ww.lo) as i64);
                     window(&mut |p| {
                         let pi = p as i64;
-                        for ((b, i), &v) in out.iter_mut().zip(ix.iter_mut()).zip(&x[p * c..(p + 1) * c]) {
+                        for ((b, i), &v) in out
+                            .iter_mut()
+                            .zip(ix.iter_mut())
+                            .zip(&x[p * c..(p + 1) * c])
+                        {
                             let take = (v > *b) | v.nan();
                             *b = if take { v } else { *b };
                             *i = if take { pi } else { *i };

@@ -106,7 +106,11 @@ pub(crate) fn run_pool(
         crate::iter::dense(&outs, &[src], |mut s| {
             let xs = s.input::<T>(0)?;
             let o = s.out::<T>(0)?;
-            let ix = if with_idx { Some(s.out::<i64>(1)?) } else { None };
+            let ix = if with_idx {
+                Some(s.out::<i64>(1)?)
+            } else {
+                None
+            };
             kp::pool(xs, o, ix, g, r);
             Ok(())
         })?;
