@@ -255,7 +255,7 @@ unsafe fn simd_runs(sd: DType, src: *const u8, dd: DType, dst: *mut u8, n: usize
     {
         let (sb, db) = (sd.itemsize() * n, dd.itemsize() * n);
         let disjoint = (src as usize + sb <= dst as usize) || (dst as usize + db <= src as usize);
-        let same = src as usize == dst as usize && sb == db;
+        let same = std::ptr::eq(src, dst) && sb == db;
         if n < 16 || !(disjoint || same) || !super::simd::has_avx512() {
             return 0;
         }
