@@ -194,3 +194,91 @@ fn half_precision_rounding_points_are_pytorch_s_bit_for_bit() {
         );
     }
 }
+
+/// The vector casts of contiguous runs (AVX-512 where the CPU has it) give the element cast's
+/// values bit for bit (a strided source takes the element loop): rounding to nearest even,
+/// overflow to infinity, subnormals, NaN, and the "integer indefinite" `i64::MIN`/`i32::MIN`
+/// of PyTorch's x86-64 float-to-integer casts for NaN and out-of-range values.
+#[test]
+fn vector_casts_match_the_element_cast() {
+    let bits: [u32; 12] = [
+        0x7F80_0001, // signalling NaN
+        0xFFC1_2345, // quiet NaN with payload
+        0x0000_0001, // smallest subnormal
+        0x807F_FFFF, // largest negative subnormal
+        0x3380_0000, // float16's half-ulp at its smallest subnormal
+        0x477F_F000, // 65520: float16 rounds to infinity
+        0x3F80_8000, // bfloat16 tie to even
+        0x3F81_8000, // bfloat16 tie to even, upwards
+        0x5F00_0000, // 2^63
+        0xDF00_0000, // -2^63
+        0x4F00_0000, // 2^31
+        0x8000_0000, // -0.0
+    ];
+    let mut v: Vec<f32> = bits.iter().map(|&b| f32::from_bits(b)).collect();
+    v.extend([
+        1.5,
+        -2.5,
+        0.1,
+        65504.0,
+        1e-8,
+        6e-5,
+        3e9,
+        -3e9,
+        9.3e18,
+        -9.3e18,
+        1e30,
+        -7.75,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        123456.7,
+        -0.49,
+        0.5,
+        2.5e-39,
+        1e-45,
+        33.3,
+    ]);
+    let n = v.len();
+    let same = |a: &[f64], b: &[f64], what: &str| {
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            assert!(
+                x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                "{what}: element {i}: {x} vs {y}"
+            );
+        }
+    };
+    let contiguous = Tensor::from_vec(v.clone(), [n]).unwrap();
+    // the same values at stride 2 (every other element of a (n, 2) tensor)
+    let wide: Vec<f32> = v.iter().flat_map(|&x| [x, 0.0]).collect();
+    let strided = Tensor::from_vec(wide, [n, 2])
+        .unwrap()
+        .select(1, 0)
+        .unwrap();
+    for dt in [
+        DType::Float16,
+        DType::BFloat16,
+        DType::Float64,
+        DType::Int32,
+        DType::Int64,
+    ] {
+        let a = contiguous.to(dt).unwrap();
+        let b = strided.to(dt).unwrap();
+        same(
+            &a.to_vec::<f64>(),
+            &b.to_vec::<f64>(),
+            &format!("float32 to {dt:?}"),
+        );
+        // and back to float32, contiguous against strided
+        let back_a = a.to(DType::Float32).unwrap();
+        let b2 = tensile::stack_with(&[&a, &a], 1)
+            .unwrap()
+            .select(1, 0)
+            .unwrap();
+        let back_b = b2.to(DType::Float32).unwrap();
+        same(
+            &back_a.to_vec::<f64>(),
+            &back_b.to_vec::<f64>(),
+            &format!("{dt:?} to float32"),
+        );
+    }
+}

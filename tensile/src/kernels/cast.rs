@@ -16,11 +16,168 @@ pub(crate) unsafe fn copy_loop(lp: &super::loops::Loop<2>) {
     // SAFETY: forwarded from the caller; the kernel converts `n` elements at the strides the
     // loop gives, each operand presented as its own dtype.
     unsafe {
-        if !super::transpose::try_copy(lp) {
+        if !super::transpose::try_copy(lp) && !copy_runs(lp) {
             lp.run([dt, st], 1, &|p, s, n| {
                 cast_run(st, p[1], s[1], dt, p[0], s[0], n)
             })
         }
+    }
+}
+
+/// The strided-copy engine of same-dtype copies whose source is contiguous along the
+/// destination's fastest dim (or repeats one element along it): `contiguous()` of narrowed,
+/// permuted (fastest dim kept) or expanded views, `cat`/`stack` into their slots of the
+/// output, `clone`, and the like. The loop's dims are already coalesced (fastest first);
+/// each unit of work is one run along dim 0, moved with `memcpy` (or filled with the one
+/// repeated element), or, when runs are shorter than [`SHORT_RUN`] bytes, a whole 2-d block
+/// of dims 0 and 1 (its runs in a plain loop, no odometer step or dynamic call per run). Units are
+/// walked by an odometer over the outer dims and split over the intra-op pool's threads as
+/// [`super::loops::Loop::run`] splits elements (PyTorch's grain). Returns whether it copied
+/// (false: dtypes differ, an element size other than 1, 2, 4, 8, the destination not
+/// contiguous along dim 0, the source strided along it, or operands that overlap).
+///
+/// # Safety
+/// As [`super::loops::Loop::run`].
+unsafe fn copy_runs(lp: &super::loops::Loop<2>) -> bool {
+    use super::loops::GRAIN;
+    let [dt, st] = lp.dtypes;
+    let es = dt.itemsize();
+    let (shape, strides) = (&lp.shape[..], &lp.strides[..]);
+    let nd = shape.len();
+    let numel = lp.numel();
+    if dt != st || !matches!(es, 1 | 2 | 4 | 8) || numel == 0 {
+        return false;
+    }
+    let esi = es as isize;
+    if strides[0][0] != esi || !(strides[0][1] == esi || strides[0][1] == 0) {
+        return false;
+    }
+    // the byte ranges the two operands span: disjoint, so tasks and runs never see a
+    // partly written source (copies within one storage keep the engine's general path)
+    let span = |k: usize| -> Option<(usize, usize)> {
+        let (mut lo, mut hi) = (lp.base[k] as usize, lp.base[k] as usize + es);
+        for d in 0..nd {
+            let ext = (shape[d] - 1).checked_mul(strides[d][k].unsigned_abs())?;
+            if strides[d][k] < 0 {
+                lo = lo.checked_sub(ext)?;
+            } else {
+                hi = hi.checked_add(ext)?;
+            }
+        }
+        Some((lo, hi))
+    };
+    match (span(0), span(1)) {
+        (Some((a0, a1)), Some((b0, b1))) if a1 <= b0 || b1 <= a0 => {}
+        _ => return false,
+    }
+    // a unit: one run along dim 0 (or a piece of it, when there are fewer runs than tasks),
+    // or the 2-d block of dims 0 and 1 when runs are short
+    let block = nd >= 2 && shape[0] * es < SHORT_RUN;
+    let inner = if block { 2 } else { 1 };
+    let runs = numel / shape[..inner].iter().product::<usize>();
+    let threads = super::par::threads();
+    let parallel = numel >= 2 * GRAIN && threads > 1;
+    let tasks = if parallel {
+        (numel / GRAIN).min(threads * 4).max(1)
+    } else {
+        1
+    };
+    let pieces = if block || runs >= tasks {
+        1
+    } else {
+        tasks
+            .div_ceil(runs)
+            .min(shape[0].div_ceil(GRAIN / 4))
+            .max(1)
+    };
+    let piece = shape[0].div_ceil(pieces);
+    let units = runs * pieces;
+    let outer = &shape[inner..];
+    let ostr = &strides[inner..];
+    let (n0, ss0) = (shape[0], strides[0][1]);
+    let (n1, s1) = if block {
+        (shape[1], strides[1])
+    } else {
+        (1, [0, 0])
+    };
+    let base = SendPtrs(lp.base);
+    let go = |u0: usize, u1: usize| {
+        let [mut dp, mut sp] = base.get();
+        // the outer index of unit u0's run, and the pointers there
+        let mut pos: smallvec::SmallVec<[usize; 6]> = smallvec::smallvec![0; outer.len()];
+        let (mut rem, mut p) = (u0 / pieces, u0 % pieces);
+        for (d, q) in pos.iter_mut().enumerate() {
+            *q = rem % outer[d];
+            rem /= outer[d];
+            dp = dp.wrapping_offset(*q as isize * ostr[d][0]);
+            sp = sp.wrapping_offset(*q as isize * ostr[d][1]);
+        }
+        for _ in u0..u1 {
+            let (a, b) = (p * piece, ((p + 1) * piece).min(n0));
+            let at = a as isize;
+            for j in 0..n1 as isize {
+                let d = dp.wrapping_offset(j * s1[0] + at * es as isize);
+                let s = sp.wrapping_offset(j * s1[1] + at * ss0);
+                // SAFETY: the run lies inside the operands (the loop's geometry, caller's
+                // contract) and the two operands don't overlap (checked above); each unit
+                // is written by one task.
+                unsafe {
+                    if ss0 == 0 {
+                        move_bits(es, s, 0, d, 1, b - a);
+                    } else {
+                        std::ptr::copy_nonoverlapping(s, d, (b - a) * es);
+                    }
+                }
+            }
+            p += 1;
+            if p < pieces {
+                continue;
+            }
+            p = 0;
+            // next run: carry through the outer dims
+            for (d, q) in pos.iter_mut().enumerate() {
+                *q += 1;
+                dp = dp.wrapping_offset(ostr[d][0]);
+                sp = sp.wrapping_offset(ostr[d][1]);
+                if *q < outer[d] {
+                    break;
+                }
+                *q = 0;
+                dp = dp.wrapping_offset(-(outer[d] as isize) * ostr[d][0]);
+                sp = sp.wrapping_offset(-(outer[d] as isize) * ostr[d][1]);
+            }
+        }
+    };
+    let tasks = tasks.min(units);
+    if tasks <= 1 {
+        go(0, units);
+    } else {
+        let per = units.div_ceil(tasks);
+        super::par::for_each_task(tasks, &|t| {
+            let (a, b) = (t * per, ((t + 1) * per).min(units));
+            if a < b {
+                go(a, b);
+            }
+        });
+    }
+    true
+}
+
+/// Runs of fewer bytes than this are copied by [`copy_runs`] two dims per unit of work.
+const SHORT_RUN: usize = 128;
+
+/// The two operands' base pointers, shared by the copy tasks.
+#[derive(Clone, Copy)]
+struct SendPtrs([*mut u8; 2]);
+// SAFETY: the pointers are only dereferenced by the copy tasks while the op that built the
+// loop holds the storage locks; tasks write disjoint units.
+unsafe impl Sync for SendPtrs {}
+// SAFETY: as above.
+unsafe impl Send for SendPtrs {}
+impl SendPtrs {
+    /// The pointers (a method, so closures capture the whole `Sync` wrapper).
+    fn get(&self) -> [*mut u8; 2] {
+        self.0
     }
 }
 
@@ -59,14 +216,165 @@ pub(crate) unsafe fn cast_run(
         unsafe { move_bits(dd.itemsize(), src, ss, dst, ds, n) };
         return;
     }
-    // SAFETY: forwarded from the caller.
-    if ss == 1 && ds == 1 && unsafe { half_slices(sd, src, dd, dst, n) } {
-        return;
+    let (mut src, mut dst, mut n) = (src, dst, n);
+    if ss == 1 && ds == 1 {
+        // SAFETY: forwarded from the caller.
+        let k = unsafe { simd_runs(sd, src, dd, dst, n) };
+        if k == n {
+            return;
+        }
+        (src, dst, n) = (
+            src.wrapping_add(k * sd.itemsize()),
+            dst.wrapping_add(k * dd.itemsize()),
+            n - k,
+        );
+        // SAFETY: forwarded from the caller.
+        if unsafe { half_slices(sd, src, dd, dst, n) } {
+            return;
+        }
     }
     dispatch!(sd, S => dispatch!(dd, D => {
         // SAFETY: forwarded from the caller.
         unsafe { cast_typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }
     }))
+}
+
+/// The casts of contiguous runs that the CPU converts whole vectors of (AVX-512: float32 to
+/// and from float16 (`vcvtps2ph`/`vcvtph2ps`, round to nearest even as the scalar cast),
+/// bfloat16 (the scalar bit arithmetic, vectorised), float64, int32 and, with AVX512DQ,
+/// int64 (`vcvttps2qq`: truncation, the "integer indefinite" `i64::MIN` for NaN and out of
+/// range, as the element cast; `vcvtqq2ps` rounds to nearest as `as f32`)). Converts the
+/// longest prefix of whole vectors and returns its length (0: not a pair it handles, no
+/// AVX-512, or the runs overlap other than element for element); the caller converts the
+/// rest.
+///
+/// # Safety
+/// As [`cast_run`] with both strides 1.
+unsafe fn simd_runs(sd: DType, src: *const u8, dd: DType, dst: *mut u8, n: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (sb, db) = (sd.itemsize() * n, dd.itemsize() * n);
+        let disjoint = (src as usize + sb <= dst as usize) || (dst as usize + db <= src as usize);
+        let same = std::ptr::eq(src, dst) && sb == db;
+        if n < 16 || !(disjoint || same) || !super::simd::has_avx512() {
+            return 0;
+        }
+        let dq = std::is_x86_feature_detected!("avx512dq");
+        let m = n & !15;
+        use DType::*;
+        // SAFETY: the caller's contract gives `n >= m` elements of each dtype at these
+        // pointers; every kernel reads a vector of sources before it stores the vector of
+        // results, so element-for-element aliasing is fine; the CPU features are checked.
+        unsafe {
+            match (sd, dd) {
+                (Float32, Float16) => x86::f32_f16(src.cast(), dst.cast(), m),
+                (Float16, Float32) => x86::f16_f32(src.cast(), dst.cast(), m),
+                (Float32, BFloat16) => x86::f32_bf16(src.cast(), dst.cast(), m),
+                (BFloat16, Float32) => x86::bf16_f32(src.cast(), dst.cast(), m),
+                (Float32, Float64) => x86::f32_f64(src.cast(), dst.cast(), m),
+                (Float64, Float32) => x86::f64_f32(src.cast(), dst.cast(), m),
+                (Float32, Int32) => x86::f32_i32(src.cast(), dst.cast(), m),
+                (Int32, Float32) => x86::i32_f32(src.cast(), dst.cast(), m),
+                (Float32, Int64) if dq => x86::f32_i64(src.cast(), dst.cast(), m),
+                (Int64, Float32) if dq => x86::i64_f32(src.cast(), dst.cast(), m),
+                _ => return 0,
+            }
+        }
+        m
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (sd, src, dd, dst, n);
+        0
+    }
+}
+
+/// The AVX-512 loops of [`simd_runs`]: `n` (a multiple of 16) elements each, 16 per step.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// One loop of 16 elements per step: `$load` a vector from `src + i`, `$store` the
+    /// converted one at `dst + i`.
+    macro_rules! conv {
+        ($name:ident, $feat:literal, $s:ty, $d:ty, |$sp:ident, $dp:ident| $body:expr) => {
+            /// # Safety
+            /// `n` (a multiple of 16) valid elements at `src` and `dst`, which overlap only
+            /// element for element; the CPU has the named features.
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn $name(src: *const $s, dst: *mut $d, n: usize) {
+                let mut i = 0;
+                while i < n {
+                    let ($sp, $dp) = (src.wrapping_add(i), dst.wrapping_add(i));
+                    // SAFETY: elements i..i+16 are inside both runs (n is a multiple of 16).
+                    unsafe { $body };
+                    i += 16;
+                }
+            }
+        };
+    }
+
+    conv!(f32_f16, "avx512f", f32, u16, |s, d| _mm256_storeu_si256(
+        d.cast(),
+        _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm512_loadu_ps(s))
+    ));
+    conv!(f16_f32, "avx512f", u16, f32, |s, d| _mm512_storeu_ps(
+        d,
+        _mm512_cvtph_ps(_mm256_loadu_si256(s.cast()))
+    ));
+    conv!(f32_f64, "avx512f", f32, f64, |s, d| {
+        _mm512_storeu_pd(d, _mm512_cvtps_pd(_mm256_loadu_ps(s)));
+        _mm512_storeu_pd(
+            d.wrapping_add(8),
+            _mm512_cvtps_pd(_mm256_loadu_ps(s.wrapping_add(8))),
+        );
+    });
+    conv!(f64_f32, "avx512f", f64, f32, |s, d| {
+        let lo = _mm512_cvtpd_ps(_mm512_loadu_pd(s));
+        let hi = _mm512_cvtpd_ps(_mm512_loadu_pd(s.wrapping_add(8)));
+        _mm256_storeu_ps(d, lo);
+        _mm256_storeu_ps(d.wrapping_add(8), hi);
+    });
+    conv!(f32_i32, "avx512f", f32, i32, |s, d| _mm512_storeu_si512(
+        d.cast(),
+        _mm512_cvttps_epi32(_mm512_loadu_ps(s))
+    ));
+    conv!(i32_f32, "avx512f", i32, f32, |s, d| _mm512_storeu_ps(
+        d,
+        _mm512_cvtepi32_ps(_mm512_loadu_si512(s.cast()))
+    ));
+    conv!(f32_i64, "avx512f,avx512dq", f32, i64, |s, d| {
+        let lo = _mm512_cvttps_epi64(_mm256_loadu_ps(s));
+        let hi = _mm512_cvttps_epi64(_mm256_loadu_ps(s.wrapping_add(8)));
+        _mm512_storeu_si512(d.cast(), lo);
+        _mm512_storeu_si512(d.wrapping_add(8).cast(), hi);
+    });
+    conv!(i64_f32, "avx512f,avx512dq", i64, f32, |s, d| {
+        let lo = _mm512_cvtepi64_ps(_mm512_loadu_si512(s.cast()));
+        let hi = _mm512_cvtepi64_ps(_mm512_loadu_si512(s.wrapping_add(8).cast()));
+        _mm256_storeu_ps(d, lo);
+        _mm256_storeu_ps(d.wrapping_add(8), hi);
+    });
+    conv!(bf16_f32, "avx512f", u16, f32, |s, d| {
+        // the 16 bits become the high half of each float
+        let w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(s.cast()));
+        _mm512_storeu_si512(d.cast(), _mm512_slli_epi32::<16>(w));
+    });
+    conv!(f32_bf16, "avx512f", f32, u16, |s, d| {
+        // as `f32_to_bf16_slice`: round to nearest even; a NaN keeps its high bits, quieted
+        let x = _mm512_loadu_si512(s.cast());
+        let one = _mm512_set1_epi32(1);
+        let odd = _mm512_and_si512(_mm512_srli_epi32::<16>(x), one);
+        let rounded = _mm512_srli_epi32::<16>(_mm512_add_epi32(
+            x,
+            _mm512_add_epi32(_mm512_set1_epi32(0x7FFF), odd),
+        ));
+        let nan = _mm512_or_si512(_mm512_srli_epi32::<16>(x), _mm512_set1_epi32(0x0040));
+        let abs = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFF_FFFF));
+        let is_nan = _mm512_cmpgt_epi32_mask(abs, _mm512_set1_epi32(0x7F80_0000));
+        let r = _mm512_mask_blend_epi32(is_nan, rounded, nan);
+        _mm256_storeu_si256(d.cast(), _mm512_cvtepi32_epi16(r));
+    });
 }
 
 /// The float16/bfloat16 <-> float32 conversions of contiguous runs through `half`'s slice

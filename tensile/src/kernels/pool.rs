@@ -353,33 +353,48 @@ fn cl_pool<T: PoolFloat>(
         &g.wins[1][(of / ow) % oh],
         &g.wins[2][of % ow],
     );
+    // every window position's channel vector, in the general loop's order
+    let window = |f: &mut dyn FnMut(usize)| {
+        let mut d = wd.lo;
+        while d < wd.hi {
+            let mut h = wh.lo;
+            while h < wh.hi {
+                let mut w = ww.lo;
+                while w < ww.hi {
+                    f((d * ih + h) * iw + w);
+                    w += ww.step;
+                }
+                h += wh.step;
+            }
+            d += wd.step;
+        }
+    };
     match r {
         Reduce::Max => {
             out.fill(T::NEG_INF);
-            let first = ((wd.lo * ih + wh.lo) * iw + ww.lo) as i64;
-            let mut bi = vec![first; c];
-            let mut d = wd.lo;
-            while d < wd.hi {
-                let mut h = wh.lo;
-                while h < wh.hi {
-                    let mut w = ww.lo;
-                    while w < ww.hi {
-                        let p = (d * ih + h) * iw + w;
-                        let xs = &x[p * c..(p + 1) * c];
-                        for ((b, i), &v) in out.iter_mut().zip(bi.iter_mut()).zip(xs) {
-                            if v > *b || v.nan() {
-                                *b = v;
-                                *i = p as i64;
-                            }
-                        }
-                        w += ww.step;
+            // the channels are independent lanes: selects, no branch, so the loops vectorise
+            match idx {
+                None => window(&mut |p| {
+                    for (b, &v) in out.iter_mut().zip(&x[p * c..(p + 1) * c]) {
+                        let take = (v > *b) | v.nan();
+                        *b = if take { v } else { *b };
                     }
-                    h += wh.step;
+                }),
+                Some(ix) => {
+                    ix.fill(((wd.lo * ih + wh.lo) * iw + ww.lo) as i64);
+                    window(&mut |p| {
+                        let pi = p as i64;
+                        for ((b, i), &v) in out
+                            .iter_mut()
+                            .zip(ix.iter_mut())
+                            .zip(&x[p * c..(p + 1) * c])
+                        {
+                            let take = (v > *b) | v.nan();
+                            *b = if take { v } else { *b };
+                            *i = if take { pi } else { *i };
+                        }
+                    })
                 }
-                d += wd.step;
-            }
-            if let Some(ix) = idx {
-                ix.copy_from_slice(&bi);
             }
         }
         Reduce::Avg { .. } => {

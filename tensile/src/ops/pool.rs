@@ -88,7 +88,37 @@ pub(crate) fn run_pool(
             .transpose()?;
         Ok((out, i))
     }
+    /// The pooling read straight from `src`'s storage (contiguous in the kernel's layout, of
+    /// `T`'s dtype) into fresh outputs: no copy of the input.
+    fn direct<T: PoolFloat + crate::element::Element>(
+        src: &Tensor,
+        numel: usize,
+        with_idx: bool,
+        g: &Geo,
+        r: Reduce,
+    ) -> Result<(Tensor, Option<Tensor>)> {
+        let out = Tensor::try_alloc_contiguous(&[numel], T::DTYPE)?;
+        let idx = with_idx
+            .then(|| Tensor::try_alloc_contiguous(&[numel], DType::Int64))
+            .transpose()?;
+        let mut outs = vec![&out];
+        outs.extend(idx.as_ref());
+        crate::iter::dense(&outs, &[src], |mut s| {
+            let xs = s.input::<T>(0)?;
+            let o = s.out::<T>(0)?;
+            let ix = if with_idx {
+                Some(s.out::<i64>(1)?)
+            } else {
+                None
+            };
+            kp::pool(xs, o, ix, g, r);
+            Ok(())
+        })?;
+        Ok((out, idx))
+    }
     let (flat, idx) = match dtype {
+        DType::Float64 if src.is_contiguous() => direct::<f64>(&src, numel, with_idx, &g, r)?,
+        DType::Float32 if src.is_contiguous() => direct::<f32>(&src, numel, with_idx, &g, r)?,
         DType::Float64 => {
             let (o, i) = go(&src.try_to_vec::<f64>()?, numel, with_idx, &g, r)?;
             (Tensor::from_vec(o, [numel])?, i)

@@ -406,6 +406,16 @@ pub(crate) fn interpolate_fwd(
                 gr::round_weights(&mut taps[3 - k + j], mode, r);
             }
         }
+        if src.dtype() == T::DTYPE && src.is_contiguous() {
+            // read in place, into a fresh (pooled) output: no copy of the input
+            let (out, ()) = crate::iter::dense_new(&[numel], T::DTYPE, &[src], |mut s| {
+                let xs = s.input::<T>(0)?;
+                let o = s.out::<T>(0)?;
+                kp::resample(xs, o, sizes[0], sizes[1], ins3, outs3, &taps, cl);
+                Ok(())
+            })?;
+            return Ok(out);
+        }
         let xs = src.try_to_vec::<T>()?;
         let mut out = crate::error::try_filled(T::ZERO, numel)?;
         kp::resample(&xs, &mut out, sizes[0], sizes[1], ins3, outs3, &taps, cl);
