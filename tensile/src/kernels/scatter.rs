@@ -334,18 +334,12 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
                     (Reduce::Sum, Some(al)) => {
                         lines!(|a: T, x: T| store(load(a).add(load(store(load(x).mul(al))))))
                     }
-                    (Reduce::Max, None) => lines!(|a: T, x: T| store(step(
-                        Reduce::Max,
-                        load(a),
-                        load(x),
-                        &|y| y
-                    ))),
-                    (Reduce::Min, None) => lines!(|a: T, x: T| store(step(
-                        Reduce::Min,
-                        load(a),
-                        load(x),
-                        &|y| y
-                    ))),
+                    (Reduce::Max, None) => {
+                        lines!(|a: T, x: T| store(step(Reduce::Max, load(a), load(x), &|y| y)))
+                    }
+                    (Reduce::Min, None) => {
+                        lines!(|a: T, x: T| store(step(Reduce::Min, load(a), load(x), &|y| y)))
+                    }
                     _ => lines!(|a: T, x: T| store(step(r, load(a), scale(x), &|y| y))),
                 }
                 continue;
@@ -434,7 +428,13 @@ impl Line {
     /// target of an index value in `[0, size)` lies inside `out`'s allocation and no other
     /// thread touches the targets of index values in `vals` meanwhile.
     #[inline(always)]
-    unsafe fn elements<T: Copy>(&self, out: Ptr<T>, idx: &[i64], src: &[T], f: &impl Fn(T, T) -> T) {
+    unsafe fn elements<T: Copy>(
+        &self,
+        out: Ptr<T>,
+        idx: &[i64],
+        src: &[T],
+        f: &impl Fn(T, T) -> T,
+    ) {
         let [s0, s1, s2] = self.steps;
         let [d0, d1, d2] = self.inner;
         let (v0, v1) = self.vals;

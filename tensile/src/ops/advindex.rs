@@ -91,7 +91,10 @@ fn mask_indices(mask: &Tensor) -> Result<Vec<Tensor>> {
     // the column-major coordinates of the compaction kernel: one contiguous column per dim
     let (n, coords) = if mask.dtype() == DType::Bool && mask.is_contiguous() {
         crate::iter::dense(&[], &[mask], |s| {
-            Ok(crate::kernels::compact::nonzero(s.input::<bool>(0)?, mask.size()))
+            Ok(crate::kernels::compact::nonzero(
+                s.input::<bool>(0)?,
+                mask.size(),
+            ))
         })?
     } else {
         crate::kernels::compact::nonzero(&mask.try_to_vec::<bool>()?, mask.size())

@@ -99,11 +99,8 @@ pub(crate) fn first_bad(index: &Tensor, size: usize) -> Result<Option<i64>> {
         let sizes: Vec<usize> = (index.sizes.iter().zip(index.strides.iter()))
             .map(|(&n, &st)| if st == 0 { n.min(1) } else { n })
             .collect();
-        distinct = contiguous_unrecorded(&index.view_with(
-            sizes,
-            index.strides.to_vec(),
-            index.offset,
-        ))?;
+        distinct =
+            contiguous_unrecorded(&index.view_with(sizes, index.strides.to_vec(), index.offset))?;
         &distinct
     };
     crate::iter::dense(&[], &[index], |s| {

@@ -200,7 +200,10 @@ fn for_rows<A: Send, B: Send>(
         return;
     }
     let per = (crate::kernels::loops::GRAIN / n).max(1);
-    if v.len() >= 2 * crate::kernels::loops::GRAIN && v.len() / n >= 2 && crate::kernels::par::threads() > 1 {
+    if v.len() >= 2 * crate::kernels::loops::GRAIN
+        && v.len() / n >= 2
+        && crate::kernels::par::threads() > 1
+    {
         crate::kernels::par::run(|| {
             v.par_chunks_mut(n)
                 .zip(w.par_chunks_mut(n))
@@ -208,7 +211,9 @@ fn for_rows<A: Send, B: Send>(
                 .for_each(|(a, b)| f(a, b))
         });
     } else {
-        v.chunks_mut(n).zip(w.chunks_mut(n)).for_each(|(a, b)| f(a, b));
+        v.chunks_mut(n)
+            .zip(w.chunks_mut(n))
+            .for_each(|(a, b)| f(a, b));
     }
 }
 

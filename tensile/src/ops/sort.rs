@@ -264,11 +264,7 @@ fn topk_lane<T: Element>(lane: &[T], largest: bool, ov: &mut [T], oi: &mut [i64]
         let cap = (4 * k).max(256);
         buf.reserve(cap);
         buf.extend(lane[..k].iter().enumerate().map(|(i, &x)| (x, i as i64)));
-        let worst = |b: &[(T, i64)]| {
-            *b.iter()
-                .max_by(|a, b| cmp(a, b))
-                .unwrap_or(&b[0])
-        };
+        let worst = |b: &[(T, i64)]| *b.iter().max_by(|a, b| cmp(a, b)).unwrap_or(&b[0]);
         let mut thr = worst(&buf);
         // may `x` beat `thr`? (true also for a NaN on either side, decided exactly below)
         let maybe = |x: T, t: T| if largest { !(x <= t) } else { !(x >= t) };
