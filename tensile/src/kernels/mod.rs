@@ -31,6 +31,7 @@ pub(crate) mod attention;
 pub(crate) mod axes;
 pub(crate) mod box_muller;
 pub(crate) mod cast;
+pub(crate) mod compact;
 pub(crate) mod conv;
 pub(crate) mod gather;
 pub(crate) mod gemm;

@@ -261,13 +261,21 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
     let outp = Ptr(out.as_mut_ptr());
     let cntp = Ptr(counts.as_mut_ptr());
     let ident = store(r.identity::<C>());
-    // one task: outer positions `o0..o1`, inner positions `k0..k1`
-    let task = |(o0, o1): (usize, usize), (k0, k1): (usize, usize)| {
-        let target = |o: &[usize; 3], k: usize, j: usize| -> usize {
-            let v = idx.0[o[1] + g.inner[k][1] + j * g.step[1]];
-            assert!(v >= 0 && (v as u64) < size as u64, "scatter_along: index");
-            o[0] + g.inner[k][0] + v as usize * g.step[0]
-        };
+    let (s0, s1, s2) = (g.step[0], g.step[1], g.step[2]);
+    // the inner positions as one strided line (`inner[k] = k * lin`), when they are
+    let lin = match g.inner.get(1) {
+        None => Some([0; 3]),
+        Some(&d) => g
+            .inner
+            .iter()
+            .enumerate()
+            .all(|(k, i)| (0..3).all(|q| i[q] == k * d[q]))
+            .then_some(d),
+    };
+    // one task: outer positions `o0..o1`, inner positions `k0..k1`, targets whose index
+    // value lies in `v0..v1` (the others are left to other tasks)
+    let task = |(o0, o1): (usize, usize), (k0, k1): (usize, usize), (v0, v1): (usize, usize)| {
+        let all = v0 == 0 && v1 == size;
         let at = |t: usize| -> *mut T {
             // SAFETY: `t` is `out`'s offset of a position inside `out_shape` (the index value
             // was checked just above, the outer and inner coordinates lie inside the index's
@@ -279,21 +287,60 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
             if !include_self && r != Reduce::Assign {
                 for j in 0..g.n {
                     for k in k0..k1 {
-                        // SAFETY: see `at`.
-                        unsafe { *at(target(o, k, j)) = ident };
+                        let v = idx.0[o[1] + g.inner[k][1] + j * s1];
+                        assert!(v >= 0 && (v as u64) < size as u64, "scatter_along: index");
+                        if (v0..v1).contains(&(v as usize)) {
+                            // SAFETY: see `at`.
+                            unsafe { *at(o[0] + g.inner[k][0] + v as usize * s0) = ident };
+                        }
                     }
                 }
             }
-            if g.run && r != Reduce::Mean {
-                for j in 0..g.n {
-                    let s0 = o[2] + j * g.step[2];
-                    let t0 = target(o, k0, j);
-                    // SAFETY: in a run, the inner positions `k0..k1` of this `(o, j)` are the
-                    // consecutive elements `t0 - k0 + k` of `out` (see `at`), seen by this
-                    // task only.
-                    let dst = unsafe { std::slice::from_raw_parts_mut(at(t0), k1 - k0) };
-                    let s = &src.0[s0 + k0..s0 + k1];
-                    apply_run(dst, s, r, &load, &store, &scale);
+            if r != Reduce::Mean
+                && let Some(d) = lin
+            {
+                // typed loops: the reduction is one closure, monomorphised per kind
+                let (tb, ib, sb) = (o[0] + k0 * d[0], o[1] + k0 * d[1], o[2] + k0 * d[2]);
+                let len = k1 - k0;
+                let geo = Line {
+                    tb,
+                    ib,
+                    sb,
+                    steps: [s0, s1, s2],
+                    inner: d,
+                    n: g.n,
+                    len,
+                    size,
+                    vals: (v0, v1),
+                };
+                macro_rules! lines {
+                    ($f:expr) => {{
+                        let f = $f;
+                        // SAFETY: the spans of the index and the source were checked above
+                        // (`last`), every index value is checked in the line loops, and the
+                        // targets of this task are its own (see `at`).
+                        unsafe {
+                            if g.run && len > 1 {
+                                geo.rows(outp, idx.0, src.0, &f)
+                            } else {
+                                geo.elements(outp, idx.0, src.0, &f)
+                            }
+                        }
+                    }};
+                }
+                match (r, alpha) {
+                    (Reduce::Assign, None) => lines!(|_: T, x: T| x),
+                    (Reduce::Sum, None) => lines!(|a: T, x: T| store(load(a).add(load(x)))),
+                    (Reduce::Sum, Some(al)) => {
+                        lines!(|a: T, x: T| store(load(a).add(load(store(load(x).mul(al))))))
+                    }
+                    (Reduce::Max, None) => {
+                        lines!(|a: T, x: T| store(step(Reduce::Max, load(a), load(x), &|y| y)))
+                    }
+                    (Reduce::Min, None) => {
+                        lines!(|a: T, x: T| store(step(Reduce::Min, load(a), load(x), &|y| y)))
+                    }
+                    _ => lines!(|a: T, x: T| store(step(r, load(a), scale(x), &|y| y))),
                 }
                 continue;
             }
@@ -306,6 +353,9 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
                         for j in 0..g.n {
                             let v = idx.0[ib + j * g.step[1]];
                             assert!(v >= 0 && (v as u64) < size as u64, "scatter_along: index");
+                            if !all && !(v0..v1).contains(&(v as usize)) {
+                                continue;
+                            }
                             let t = tb + v as usize * g.step[0];
                             let x = scale(src.0[sb + j * g.step[2]]);
                             // SAFETY: see `at`.
@@ -329,13 +379,18 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
     };
     let tasks = g.tasks();
     let (no, ni) = (g.outer.len(), g.inner.len());
+    let full = (0, size);
     if tasks <= 1 {
-        task((0, no), (0, ni));
+        task((0, no), (0, ni), full);
     } else if no >= tasks {
-        par::for_each_task(tasks, &|p| task(part(no, p, tasks), (0, ni)));
+        par::for_each_task(tasks, &|p| task(part(no, p, tasks), (0, ni), full));
+    } else if g.run && ni < 1024 && size >= tasks {
+        // short rows: each task owns a range of target rows and walks the whole index (its
+        // contributions still arrive in order of `j`), so no two tasks share a cache line
+        par::for_each_task(tasks, &|p| task((0, no), (0, ni), part(size, p, tasks)));
     } else {
         let t = tasks.min(ni);
-        par::for_each_task(t, &|p| task((0, no), part(ni, p, t)));
+        par::for_each_task(t, &|p| task((0, no), part(ni, p, t), full));
     }
     if r == Reduce::Mean {
         let float = C::DTYPE.is_floating_point();
@@ -347,31 +402,90 @@ pub(crate) fn scatter_along<T: Element, C: Arith>(
     }
 }
 
-/// `dst[k] = dst[k] op scale(src[k])` over one contiguous run, with the reduction chosen
-/// once outside the loop (the loop is then a plain vectorizable one for `Assign` and `Sum`).
-#[inline]
-fn apply_run<T: Element, C: Arith>(
-    dst: &mut [T],
-    src: &[T],
-    r: Reduce,
-    load: &impl Fn(T) -> C,
-    store: &impl Fn(C) -> T,
-    scale: &impl Fn(T) -> C,
-) {
-    match r {
-        Reduce::Assign => {
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = store(scale(s));
+/// One line of a scatter: `n` steps along the dim times `len` inner positions, the index
+/// value at step `j` and inner position `k` at `idx[ib + j * steps[1] + k * inner[1]]`,
+/// the source value at `src[sb + j * steps[2] + k * inner[2]]`, its target at `out[tb + v *
+/// steps[0] + k * inner[0]]`; only targets whose index value `v` lies in `vals` are written.
+struct Line {
+    tb: usize,
+    ib: usize,
+    sb: usize,
+    steps: [usize; 3],
+    inner: [usize; 3],
+    n: usize,
+    len: usize,
+    size: usize,
+    vals: (usize, usize),
+}
+
+impl Line {
+    /// `out[t] = f(out[t], src)` over the line, step by step along the dim (each inner
+    /// position's targets see their contributions in order of `j`), every index value
+    /// checked once (a bad one panics).
+    ///
+    /// # Safety
+    /// Every index and source position of the line lies inside `idx` and `src`; every
+    /// target of an index value in `[0, size)` lies inside `out`'s allocation and no other
+    /// thread touches the targets of index values in `vals` meanwhile.
+    #[inline(always)]
+    unsafe fn elements<T: Copy>(
+        &self,
+        out: Ptr<T>,
+        idx: &[i64],
+        src: &[T],
+        f: &impl Fn(T, T) -> T,
+    ) {
+        let [s0, s1, s2] = self.steps;
+        let [d0, d1, d2] = self.inner;
+        let (v0, v1) = self.vals;
+        let all = v0 == 0 && v1 == self.size;
+        let (ip, sp, op) = (idx.as_ptr(), src.as_ptr(), out.get());
+        for j in 0..self.n {
+            let (ib, sb) = (self.ib + j * s1, self.sb + j * s2);
+            for k in 0..self.len {
+                // SAFETY: inside the line (the caller's contract).
+                let v = unsafe { *ip.add(ib + k * d1) };
+                assert!((v as u64) < self.size as u64, "scatter_along: index");
+                if !all && !(v0..v1).contains(&(v as usize)) {
+                    continue;
+                }
+                // SAFETY: as above; the target of a checked value is inside `out`.
+                unsafe {
+                    let p = op.add(self.tb + v as usize * s0 + k * d0);
+                    *p = f(*p, *sp.add(sb + k * d2));
+                }
             }
         }
-        Reduce::Sum => {
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = store(load(*d).add(scale(s)));
+    }
+
+    /// [`Line::elements`] when the index value is one per step (`inner[1] == 0`) and the
+    /// targets and sources of a step are `len` consecutive elements: one row update per step,
+    /// a plain loop the compiler vectorises.
+    ///
+    /// # Safety
+    /// As [`Line::elements`].
+    #[inline(always)]
+    unsafe fn rows<T: Copy>(&self, out: Ptr<T>, idx: &[i64], src: &[T], f: &impl Fn(T, T) -> T) {
+        let [s0, s1, s2] = self.steps;
+        let (v0, v1) = self.vals;
+        let (ip, sp, op) = (idx.as_ptr(), src.as_ptr(), out.get());
+        for j in 0..self.n {
+            // SAFETY: inside the line (the caller's contract).
+            let v = unsafe { *ip.add(self.ib + j * s1) };
+            assert!((v as u64) < self.size as u64, "scatter_along: index");
+            if !(v0..v1).contains(&(v as usize)) {
+                continue;
             }
-        }
-        _ => {
-            for (d, &s) in dst.iter_mut().zip(src) {
-                *d = store(step(r, load(*d), scale(s), &|x| x));
+            // SAFETY: the row of a checked value is inside `out`, the source row inside
+            // `src`, and they do not overlap (`out` is written by this op only).
+            let (d, s) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut(op.add(self.tb + v as usize * s0), self.len),
+                    std::slice::from_raw_parts(sp.add(self.sb + j * s2), self.len),
+                )
+            };
+            for (d, &s) in d.iter_mut().zip(s) {
+                *d = f(*d, s);
             }
         }
     }

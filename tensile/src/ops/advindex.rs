@@ -85,25 +85,22 @@ impl Info {
 /// `nonzero(mask)` (an `(N, ndim)` contiguous tensor).
 fn mask_indices(mask: &Tensor) -> Result<Vec<Tensor>> {
     let nd = mask.dim();
-    let vals = mask.try_contiguous()?.try_to_vec::<i64>()?;
-    let sizes = mask.size();
-    let mut coords: Vec<i64> = Vec::new();
-    let mut pos = vec![0usize; nd];
-    for v in vals {
-        if v != 0 {
-            coords.extend(pos.iter().map(|&p| p as i64));
-        }
-        for d in (0..nd).rev() {
-            pos[d] += 1;
-            if pos[d] < sizes[d] {
-                break;
-            }
-            pos[d] = 0;
-        }
+    if nd == 0 {
+        return Ok(Vec::new());
     }
-    let n = coords.len() / nd.max(1);
-    let nz = Tensor::from_vec(coords, [n, nd])?;
-    (0..nd).map(|j| nz.select(1, j)).collect()
+    // the column-major coordinates of the compaction kernel: one contiguous column per dim
+    let (n, coords) = if mask.dtype() == DType::Bool && mask.is_contiguous() {
+        crate::iter::dense(&[], &[mask], |s| {
+            Ok(crate::kernels::compact::nonzero(
+                s.input::<bool>(0)?,
+                mask.size(),
+            ))
+        })?
+    } else {
+        crate::kernels::compact::nonzero(&mask.try_to_vec::<bool>()?, mask.size())
+    };
+    let nz = Tensor::from_vec(coords, [nd, n])?;
+    (0..nd).map(|j| nz.select(0, j)).collect()
 }
 
 /// `The shape of the mask [2] at index 0 does not match the shape of the indexed tensor
@@ -208,6 +205,15 @@ fn too_many_got(ndim: usize, n: usize) -> Error {
 pub(crate) fn index_op(src: &Tensor, indices: &[Option<Tensor>]) -> Result<Tensor> {
     if indices.len() > src.dim() {
         return Err(too_many_got(src.dim(), indices.len()));
+    }
+    // one bool mask of `src`'s whole shape: the selected elements in row-major order, which
+    // is `masked_select` (the compaction kernel, no index list)
+    if let [Some(m)] = indices
+        && m.dtype() == DType::Bool
+        && src.dim() >= 1
+        && m.size() == src.size()
+    {
+        return crate::ops::masked::masked_select_fwd(src, m);
     }
     let info = make_info(src, indices)?;
     let r = info.result_shape();

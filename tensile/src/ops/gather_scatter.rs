@@ -77,8 +77,32 @@ pub(crate) fn contiguous_unrecorded(t: &Tensor) -> Result<Tensor> {
     }
 }
 
-/// The first value of a contiguous int64 `index` outside `[0, size)`, in row-major order.
+/// `index` as an int64 tensor: itself (any strides: an expanded index is not copied) when
+/// it is int64, else a contiguous int64 copy.
+pub(crate) fn index_i64_strided(index: &Tensor) -> Result<Tensor> {
+    if index.dtype == DType::Int64 {
+        Ok(index.alias())
+    } else {
+        index.to(DType::Int64)?.contiguous_copy()
+    }
+}
+
+/// The first value of an int64 `index` outside `[0, size)`, in row-major order. A strided
+/// index is checked through its distinct elements (a dim of stride 0 read once: the first
+/// bad position in row-major order has coordinate 0 there), copied contiguous first when
+/// they are not.
 pub(crate) fn first_bad(index: &Tensor, size: usize) -> Result<Option<i64>> {
+    let distinct;
+    let index = if index.is_contiguous() {
+        index
+    } else {
+        let sizes: Vec<usize> = (index.sizes.iter().zip(index.strides.iter()))
+            .map(|(&n, &st)| if st == 0 { n.min(1) } else { n })
+            .collect();
+        distinct =
+            contiguous_unrecorded(&index.view_with(sizes, index.strides.to_vec(), index.offset))?;
+        &distinct
+    };
     crate::iter::dense(&[], &[index], |s| {
         Ok(first_out_of_range(s.input::<i64>(0)?, size))
     })
@@ -242,7 +266,7 @@ fn scatter_impl(
         ));
     }
     let (r, include_self) = reduce_check()?;
-    let index = index_i64(index)?;
+    let index = index_i64_strided(index)?;
     if let Some(v) = first_bad(&index, sd[d])? {
         return Err(Error::runtime(format!(
             "index {v} is out of bounds for dimension {d} with size {}",

@@ -108,17 +108,25 @@ pub(crate) fn masked_select_fwd(x: &Tensor, mask: &Tensor) -> Result<Tensor> {
         ));
     }
     let shape = infer_size(&mask.sizes, &x.sizes)?;
-    let flags = mask.expand(shape.clone())?.try_to_vec::<bool>()?;
-    let src = x.expand(shape)?;
+    // both contiguous in the broadcast shape (copies only where they are not)
+    let dense = |t: &Tensor| -> Result<Tensor> {
+        let e = t.detach().expand(shape.clone())?;
+        if e.is_contiguous() {
+            Ok(e)
+        } else {
+            e.contiguous_copy()
+        }
+    };
+    let (m, v) = (dense(mask)?, dense(x)?);
     crate::dispatch!(x.dtype, T => {
-        let v: Vec<T> = src
-            .try_to_vec::<T>()?
-            .into_iter()
-            .zip(&flags)
-            .filter_map(|(x, &f)| f.then_some(x))
-            .collect();
-        let n = v.len();
-        Tensor::from_vec(v, [n])
+        let sel = crate::iter::dense(&[], &[&v, &m], |s| {
+            Ok(crate::kernels::compact::masked_select(
+                s.input::<T>(0)?,
+                s.input::<bool>(1)?,
+            ))
+        })?;
+        let n = sel.len();
+        Tensor::from_vec(sel, [n])
     })
 }
 
@@ -227,8 +235,18 @@ impl Tensor {
     /// Shapes: int64 `(N, self.ndim)` with strides `(1, N)` (column-major, as PyTorch); a 0-d
     /// input gives `(1, 0)` or `(0, 0)`. Errors: none.
     pub fn nonzero(&self) -> Result<Tensor> {
-        let flags = self.try_to_vec::<bool>()?;
-        let (n, coords) = nonzero_coords(&flags, &self.sizes);
+        let (n, coords) = if self.dim() == 0 {
+            nonzero_coords(&self.try_to_vec::<bool>()?, &self.sizes)
+        } else if self.dtype == DType::Bool && self.is_contiguous() {
+            crate::iter::dense(&[], &[self], |s| {
+                Ok(crate::kernels::compact::nonzero(
+                    s.input::<bool>(0)?,
+                    &self.sizes,
+                ))
+            })?
+        } else {
+            crate::kernels::compact::nonzero(&self.try_to_vec::<bool>()?, &self.sizes)
+        };
         let nd = self.dim();
         let flat = Tensor::from_vec(coords, [n * nd])?;
         flat.as_strided_with([n, nd], [1, n], 0)

@@ -158,43 +158,63 @@ pub(crate) fn cum_extreme(t: &Tensor, dim: i64, max: bool) -> Result<(Tensor, Te
     }
     let d = wrap_dim(dim, t.dim())?;
     let (moved, n) = rows(t, d)?;
-    let mut idx = crate::error::try_filled(0i64, moved.numel())?;
-    let better =
-        |x: f64, out: f64| x.is_nan() || (!out.is_nan() && if max { x >= out } else { x <= out });
-    let vals = if t.dtype().is_floating_point() || t.dtype() == DType::Bool {
-        let mut v = moved.try_to_vec::<f64>()?;
-        for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
-            let (mut out, mut at) = (f64::NAN, 0i64);
-            for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
-                if i == 0 || better(*e, out) {
-                    out = *e;
-                    at = i as i64;
-                }
-                *e = out;
-                *ix = at;
-            }
-        }
-        Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?
-    } else {
-        let mut v = moved.try_to_vec::<i64>()?;
-        for (row, irow) in v.chunks_mut(n.max(1)).zip(idx.chunks_mut(n.max(1))) {
-            let (mut out, mut at) = (0i64, 0i64);
-            for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
-                if i == 0 || (if max { *e >= out } else { *e <= out }) {
-                    out = *e;
-                    at = i as i64;
-                }
-                *e = out;
-                *ix = at;
-            }
-        }
-        Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?
-    };
     let n_all = moved.numel();
+    let mut idx = crate::error::try_filled(0i64, n_all)?;
+    let vals = crate::dispatch!(t.dtype(), T => {
+        let mut v = moved.try_to_vec::<T>()?;
+        // `x != x`: NaN (never for integers and bool)
+        #[allow(clippy::eq_op)]
+        let nan = |x: T| x != x;
+        let better = |x: T, out: T| nan(x) || (!nan(out) && if max { x >= out } else { x <= out });
+        for_rows(&mut v, &mut idx, n, |row, irow| {
+            let (mut out, mut at) = (row[0], 0i64);
+            for (i, (e, ix)) in row.iter_mut().zip(irow.iter_mut()).enumerate() {
+                if better(*e, out) {
+                    out = *e;
+                    at = i as i64;
+                }
+                *e = out;
+                *ix = at;
+            }
+        });
+        Tensor::from_vec(v, [n_all])?
+    });
     Ok((
         unrows(vals, &moved, t, d)?,
         unrows(Tensor::from_vec(idx, [n_all])?, &moved, t, d)?,
     ))
+}
+
+/// Runs `f` on every row of `n` elements of `v` with the matching row of `w` (rows of a
+/// non-empty `v`; `n` ≥ 1), in parallel over blocks of rows above the grain size. Each row is
+/// scanned by one task, so the result is the serial one.
+fn for_rows<A: Send, B: Send>(
+    v: &mut [A],
+    w: &mut [B],
+    n: usize,
+    f: impl Fn(&mut [A], &mut [B]) + Sync + Send,
+) {
+    use rayon::prelude::*;
+    let n = n.max(1);
+    if v.is_empty() {
+        return;
+    }
+    let per = (crate::kernels::loops::GRAIN / n).max(1);
+    if v.len() >= 2 * crate::kernels::loops::GRAIN
+        && v.len() / n >= 2
+        && crate::kernels::par::threads() > 1
+    {
+        crate::kernels::par::run(|| {
+            v.par_chunks_mut(n)
+                .zip(w.par_chunks_mut(n))
+                .with_min_len(per)
+                .for_each(|(a, b)| f(a, b))
+        });
+    } else {
+        v.chunks_mut(n)
+            .zip(w.chunks_mut(n))
+            .for_each(|(a, b)| f(a, b));
+    }
 }
 
 /// PyTorch's `_log_add_exp_helper`: `max + log1p(exp(min - max))`, except that equal
@@ -222,13 +242,14 @@ pub(crate) fn logcumsumexp_fwd(t: &Tensor, dim: i64) -> Result<Tensor> {
     let (moved, n) = rows(t, d)?;
     let r = acc_round(t.dtype());
     let mut v = moved.try_to_vec::<f64>()?;
-    for row in v.chunks_mut(n.max(1)) {
+    let mut unit = vec![(); v.len()];
+    for_rows(&mut v, &mut unit, n, |row, _: &mut [()]| {
         let mut acc = f64::NEG_INFINITY;
         for e in row.iter_mut() {
             acc = r(log_add_exp(*e, acc));
             *e = acc;
         }
-    }
+    });
     let out = Tensor::from_vec(v, [moved.numel()])?.to(t.dtype())?;
     unrows(out, &moved, t, d)
 }

@@ -210,31 +210,94 @@ pub(crate) fn topk_impl(t: &Tensor, k: i64, dim: i64, largest: bool) -> Result<(
         ));
     }
     crate::dispatch!(t.dtype(), T => {
-        let (vals, n) = lanes::<T>(t, d)?;
-        let rows = vals.len().checked_div(n).unwrap_or(0);
-        let mut ov: Vec<T> = Vec::with_capacity(rows * k);
-        let mut oi: Vec<i64> = Vec::with_capacity(rows * k);
-        let cmp = pair_cmp::<T>(largest);
-        if k > 0 {
-            for lane in vals.chunks(n) {
-                let mut pairs: Vec<(T, i64)> =
-                    lane.iter().enumerate().map(|(i, &x)| (x, i as i64)).collect();
-                if k < n {
-                    pairs.select_nth_unstable_by(k - 1, cmp);
-                    pairs.truncate(k);
-                }
-                pairs.sort_unstable_by(cmp);
-                for (x, i) in pairs {
-                    ov.push(x);
-                    oi.push(i);
+        let lane_out = |vals: &[T], n: usize| -> (Vec<T>, Vec<i64>) {
+            let rows = vals.len().checked_div(n).unwrap_or(0);
+            let mut ov: Vec<T> = vec![T::zero(); rows * k];
+            let mut oi: Vec<i64> = vec![0; rows * k];
+            if k > 0 {
+                let one = |(r, (v, i)): (usize, (&mut [T], &mut [i64]))| {
+                    topk_lane(&vals[r * n..(r + 1) * n], largest, v, i)
+                };
+                if rows >= 2 && rows * n >= 1 << 16 && par::threads() > 1 {
+                    par::run(|| {
+                        ov.par_chunks_mut(k)
+                            .zip(oi.par_chunks_mut(k))
+                            .enumerate()
+                            .for_each(one)
+                    });
+                } else {
+                    ov.chunks_mut(k).zip(oi.chunks_mut(k)).enumerate().for_each(one);
                 }
             }
-        }
+            (ov, oi)
+        };
+        let (ov, oi) = if d + 1 == t.dim() && t.is_contiguous() {
+            // the lanes are the rows of the input itself
+            crate::iter::dense(&[], &[t], |s| Ok(lane_out(s.input::<T>(0)?, slice)))?
+        } else {
+            let (vals, n) = lanes::<T>(t, d)?;
+            lane_out(&vals, n)
+        };
         Ok((
             from_lanes(ov, &out_sizes, &strides, d)?,
             from_lanes(oi, &out_sizes, &strides, d)?,
         ))
     })
+}
+
+/// The `k = ov.len()` first `(value, index)` pairs of `lane` in [`pair_cmp`] order
+/// (`largest`: descending), into `ov` and `oi`, in that order. A selection: pairs better
+/// than the current k-th best are collected (a branch-free test per 16 values skips the
+/// rest), the collection cut back to the best `k` whenever it fills, then sorted. A later
+/// value equal to the k-th best loses the tie (higher index), so the test is strict.
+fn topk_lane<T: Element>(lane: &[T], largest: bool, ov: &mut [T], oi: &mut [i64]) {
+    let (n, k) = (lane.len(), ov.len());
+    let cmp = pair_cmp::<T>(largest);
+    let mut buf: Vec<(T, i64)> = Vec::new();
+    if k * 8 >= n {
+        buf.extend(lane.iter().enumerate().map(|(i, &x)| (x, i as i64)));
+        if k < n {
+            buf.select_nth_unstable_by(k - 1, cmp);
+            buf.truncate(k);
+        }
+    } else {
+        let cap = (4 * k).max(256);
+        buf.reserve(cap);
+        buf.extend(lane[..k].iter().enumerate().map(|(i, &x)| (x, i as i64)));
+        let worst = |b: &[(T, i64)]| *b.iter().max_by(|a, b| cmp(a, b)).unwrap_or(&b[0]);
+        let mut thr = worst(&buf);
+        // may `x` beat `thr`? (true also for a NaN on either side, decided exactly below)
+        let maybe = |x: T, t: T| if largest { !(x <= t) } else { !(x >= t) };
+        let mut i = k;
+        while i < n {
+            let end = (i + 16).min(n);
+            let c = &lane[i..end];
+            let t = thr.0;
+            if c.iter().fold(false, |a, &x| a | maybe(x, t)) {
+                for (j, &x) in c.iter().enumerate() {
+                    let p = (x, (i + j) as i64);
+                    if maybe(x, t) && cmp(&p, &thr) == Ordering::Less {
+                        buf.push(p);
+                        if buf.len() == cap {
+                            buf.select_nth_unstable_by(k - 1, cmp);
+                            buf.truncate(k);
+                            thr = buf[k - 1];
+                        }
+                    }
+                }
+            }
+            i = end;
+        }
+        if buf.len() > k {
+            buf.select_nth_unstable_by(k - 1, cmp);
+            buf.truncate(k);
+        }
+    }
+    buf.sort_unstable_by(cmp);
+    for ((x, i), (v, ix)) in buf.into_iter().zip(ov.iter_mut().zip(oi.iter_mut())) {
+        *v = x;
+        *ix = i;
+    }
 }
 
 /// The `(value, index)` at position `k` (0-based) of a lane in [`pair_cmp`] order.
@@ -505,20 +568,79 @@ fn group<T: Element>(vals: &[T], order: &[usize]) -> (Vec<usize>, Vec<i64>, Vec<
 }
 
 /// `unique`/`unique_consecutive` over all elements (`consecutive`: only runs of equal
-/// neighbours merge; else values are sorted).
-fn unique_flat(t: &Tensor, consecutive: bool) -> Result<(Tensor, Tensor, Tensor)> {
+/// neighbours merge; else values are sorted). Without `need_inverse` the inverse is empty.
+///
+/// Sorting sorts the values themselves (in parallel above 2^16 elements), not positions
+/// through them: integers alone when no inverse is wanted (equal integers are identical),
+/// else `(value, position)` pairs, stably, so that each group of equal values (`-0.0` and
+/// `0.0`) is represented by its first element in input order.
+fn unique_flat(
+    t: &Tensor,
+    consecutive: bool,
+    need_inverse: bool,
+) -> Result<(Tensor, Tensor, Tensor)> {
     crate::dispatch!(t.dtype(), T => {
-        let vals = t.try_to_vec::<T>()?;
-        let mut order: Vec<usize> = (0..vals.len()).collect();
-        if !consecutive {
-            order.sort_by(|&a, &b| nan_last_cmp(&vals[a], &vals[b]));
-        }
-        let (reps, inverse, counts) = group(&vals, &order);
-        let u = reps.len();
-        let out: Vec<T> = reps.iter().map(|&r| vals[r]).collect();
+        let mut vals = t.try_to_vec::<T>()?;
+        let n = vals.len();
+        let big = n >= 1 << 16 && par::threads() > 1;
+        let cmp = |a: &T, b: &T| nan_last_cmp(a, b);
+        let (out, inverse, counts) = if consecutive {
+            let order: Vec<usize> = (0..n).collect();
+            let (reps, inverse, counts) = group(&vals, &order);
+            (reps.iter().map(|&r| vals[r]).collect::<Vec<T>>(), inverse, counts)
+        } else if !need_inverse && !T::DTYPE.is_floating_point() {
+            if big {
+                par::run(|| vals.par_sort_unstable_by(cmp));
+            } else {
+                vals.sort_unstable_by(cmp);
+            }
+            let mut out: Vec<T> = Vec::new();
+            let mut counts: Vec<i64> = Vec::new();
+            for &v in &vals {
+                match out.last() {
+                    Some(&l) if l == v => *counts.last_mut().unwrap_or(&mut 0) += 1,
+                    _ => {
+                        out.push(v);
+                        counts.push(1);
+                    }
+                }
+            }
+            (out, Vec::new(), counts)
+        } else {
+            let mut pairs: Vec<(T, usize)> = vals.iter().copied().zip(0..n).collect();
+            let pc = |a: &(T, usize), b: &(T, usize)| nan_last_cmp(&a.0, &b.0);
+            if big {
+                par::run(|| pairs.par_sort_by(pc));
+            } else {
+                pairs.sort_by(pc);
+            }
+            let mut out: Vec<T> = Vec::new();
+            let mut counts: Vec<i64> = Vec::new();
+            let mut inverse = vec![0i64; if need_inverse { n } else { 0 }];
+            for &(v, p) in &pairs {
+                // `==`: NaNs are never equal, each is its own group
+                match out.last() {
+                    Some(&l) if l == v => *counts.last_mut().unwrap_or(&mut 0) += 1,
+                    _ => {
+                        out.push(v);
+                        counts.push(1);
+                    }
+                }
+                if need_inverse {
+                    inverse[p] = out.len() as i64 - 1;
+                }
+            }
+            (out, inverse, counts)
+        };
+        let u = out.len();
+        let inverse = if need_inverse {
+            Tensor::from_vec(inverse, t.size())?
+        } else {
+            Tensor::from_vec(inverse, [0])?
+        };
         Ok((
             Tensor::from_vec(out, [u])?,
-            Tensor::from_vec(inverse, t.size())?,
+            inverse,
             Tensor::from_vec(counts, [u])?,
         ))
     })
@@ -632,7 +754,7 @@ impl Tensor {
     pub fn unique_with(&self, opts: impl Into<UniqueOpts>) -> Result<UniqueOutput> {
         let o = opts.into();
         let r = match o.dim {
-            None => unique_flat(self, false)?,
+            None => unique_flat(self, false, o.return_inverse)?,
             Some(d) => unique_dim(self, d, false)?,
         };
         Ok(unique_outputs(r, o.return_inverse, o.return_counts))
@@ -657,7 +779,7 @@ impl Tensor {
         let o = opts.into();
         let r = match o.dim {
             Some(d) if !(d == 0 && self.dim() == 1) => unique_dim(self, d, true)?,
-            _ => unique_flat(self, true)?,
+            _ => unique_flat(self, true, true)?,
         };
         Ok(unique_outputs(r, o.return_inverse, o.return_counts))
     }
@@ -887,35 +1009,47 @@ fn searchsorted_impl(
     crate::dispatch!(common, T => {
         let b = bd.to(common)?.try_to_vec::<T>()?;
         let x = input.to(common)?.try_to_vec::<T>()?;
-        let pos: Vec<i64> = x
-            .iter()
-            .enumerate()
-            .map(|(i, &v)| {
-                let start = if bd.dim() == 1 { 0 } else { i / in_row.max(1) * m };
-                let at = |j: usize| match &order {
-                    Some(o) => b[start + o[start + j] as usize],
-                    None => b[start + j],
+        let mut pos = vec![0i64; x.len()];
+        let one_d = bd.dim() == 1;
+        // PyTorch's `cus_lower_bound` / `cus_upper_bound`, comparisons as written (`!(mid >
+        // v)` / `!(mid >= v)`: a NaN on either side moves right), with the same midpoints;
+        // the bounds move by conditional moves, not branches
+        let search = |row: &[T], ord: Option<&[i64]>, v: T| -> i64 {
+            let (mut lo, mut hi) = (0usize, row.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                let b = match ord {
+                    Some(o) => row[o[mid] as usize],
+                    None => row[mid],
                 };
-                // PyTorch's `cus_lower_bound` / `cus_upper_bound`, comparisons as written
-                let (mut lo, mut hi) = (0usize, m);
-                while lo < hi {
-                    let mid = lo + (hi - lo) / 2;
-                    // `!(mid > v)` / `!(mid >= v)`: a NaN on either side moves right
-                    let c = at(mid).partial_cmp(&v);
-                    let go_right = if right {
-                        c != Some(Ordering::Greater)
-                    } else {
-                        !matches!(c, Some(Ordering::Greater | Ordering::Equal))
-                    };
-                    if go_right {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
-                }
-                lo as i64
-            })
-            .collect();
+                let go_right = if right { !(b > v) } else { !(b >= v) };
+                lo = if go_right { mid + 1 } else { lo };
+                hi = if go_right { hi } else { mid };
+            }
+            lo as i64
+        };
+        // values `i0..` into `out`
+        let block = |i0: usize, out: &mut [i64]| {
+            for (k, p) in out.iter_mut().enumerate() {
+                let i = i0 + k;
+                let start = if one_d { 0 } else { i / in_row.max(1) * m };
+                let row = &b[start..start + m];
+                *p = match &order {
+                    Some(o) => search(row, Some(&o[start..start + m]), x[i]),
+                    None => search(row, None, x[i]),
+                };
+            }
+        };
+        let chunk = 4096;
+        if x.len() >= 2 * chunk && par::threads() > 1 {
+            par::run(|| {
+                pos.par_chunks_mut(chunk)
+                    .enumerate()
+                    .for_each(|(c, out)| block(c * chunk, out))
+            });
+        } else {
+            block(0, &mut pos);
+        }
         Tensor::from_vec(pos, input.size())?.to(out_dtype)
     })
 }
