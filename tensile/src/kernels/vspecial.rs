@@ -18,7 +18,7 @@ use std::f64::consts::PI;
 const SHIFT52: f64 = 6_755_399_441_055_744.0;
 /// `ln 2` in two parts (fdlibm's): the high part has 21 trailing zero bits, so `n·LN2_HI` is
 /// exact for `|n| < 2^21`.
-const LN2_HI: f64 = 6.931_471_803_691_238_2e-1;
+const LN2_HI: f64 = 6.931_471_803_691_238e-1;
 const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 
 /// Horner evaluation `c[0] + c[1]·u + … + c[n]·u^n` (coefficients from the constant term up).

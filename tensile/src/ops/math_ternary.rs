@@ -325,11 +325,11 @@ fn clamp_scalars(
                 run1(&lp, move |_: T| v)
             }
             (Some(l), Some(h)) => run1(&lp, move |v: T| {
-                let m = if v < l { l } else { v };
-                if h < m { h } else { m }
+                let m = if v.lt(&l) { l } else { v };
+                if h.lt(&m) { h } else { m }
             }),
-            (Some(l), None) => run1(&lp, move |v: T| if v < l { l } else { v }),
-            (None, Some(h)) => run1(&lp, move |v: T| if h < v { h } else { v }),
+            (Some(l), None) => run1(&lp, move |v: T| if v.lt(&l) { l } else { v }),
+            (None, Some(h)) => run1(&lp, move |v: T| if h.lt(&v) { h } else { v }),
             // integer bounds outside the dtype bound nothing: a copy
             (None, None) => run1(&lp, |v: T| v),
         }

@@ -267,7 +267,7 @@ fn topk_lane<T: Element>(lane: &[T], largest: bool, ov: &mut [T], oi: &mut [i64]
         let worst = |b: &[(T, i64)]| *b.iter().max_by(|a, b| cmp(a, b)).unwrap_or(&b[0]);
         let mut thr = worst(&buf);
         // may `x` beat `thr`? (true also for a NaN on either side, decided exactly below)
-        let maybe = |x: T, t: T| if largest { !(x <= t) } else { !(x >= t) };
+        let maybe = |x: T, t: T| if largest { !x.le(&t) } else { !x.ge(&t) };
         let mut i = k;
         while i < n {
             let end = (i + 16).min(n);
@@ -1022,7 +1022,7 @@ fn searchsorted_impl(
                     Some(o) => row[o[mid] as usize],
                     None => row[mid],
                 };
-                let go_right = if right { !(b > v) } else { !(b >= v) };
+                let go_right = if right { !b.gt(&v) } else { !b.ge(&v) };
                 lo = if go_right { mid + 1 } else { lo };
                 hi = if go_right { hi } else { mid };
             }
