@@ -160,6 +160,7 @@ mod tests {
         let m: Vec<bool> = (0..15).map(|i| i % 4 == 1).collect();
         let (k, c) = nonzero(&m, &[3, 5]);
         assert_eq!(k, 4);
-        assert_eq!(c, [0, 1, 2, 2, 1, 0, 4, 3]);
+        // hits 1, 5, 9, 13 of a 3 x 5 mask: (0, 1), (1, 0), (1, 4), (2, 3)
+        assert_eq!(c, [0, 1, 1, 2, 1, 0, 4, 3]);
     }
 }
