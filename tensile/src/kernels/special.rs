@@ -37,15 +37,7 @@ pub(crate) fn digamma(x: f64) -> f64 {
     if x == 10.0 {
         return result + PSI_10;
     }
-    const A: [f64; 7] = [
-        8.333_333_333_333_333_333_33E-2,
-        -2.109_279_609_279_609_279_61E-2,
-        7.575_757_575_757_575_757_58E-3,
-        -4.166_666_666_666_666_666_67E-3,
-        3.968_253_968_253_968_253_97E-3,
-        -8.333_333_333_333_333_333_33E-3,
-        8.333_333_333_333_333_333_33E-2,
-    ];
+    const A: [f64; 7] = DIGAMMA_SERIES;
     let mut y = 0.0;
     if x < 1.0e17 {
         let z = 1.0 / (x * x);
@@ -134,6 +126,19 @@ pub(crate) fn log1pexp(x: f64) -> f64 {
         x.exp().ln_1p()
     }
 }
+
+/// The coefficients of digamma's asymptotic series (Cephes' `psi`, highest order first), used
+/// by [`digamma`] and the vector `digamma_f32` of `kernels::vspecial`.
+#[allow(clippy::excessive_precision)]
+pub(crate) const DIGAMMA_SERIES: [f64; 7] = [
+    8.333_333_333_333_333_333_33E-2,
+    -2.109_279_609_279_609_279_61E-2,
+    7.575_757_575_757_575_757_58E-3,
+    -4.166_666_666_666_666_666_67E-3,
+    3.968_253_968_253_968_253_97E-3,
+    -8.333_333_333_333_333_333_33E-3,
+    8.333_333_333_333_333_333_33E-2,
+];
 
 #[cfg(test)]
 mod tests {

@@ -274,15 +274,7 @@ pub(crate) fn lgamma_f32(x: f32) -> f32 {
 #[inline(always)]
 #[allow(clippy::excessive_precision)]
 pub(crate) fn digamma_f32(x: f32) -> f32 {
-    const A: [f64; 7] = [
-        8.333_333_333_333_333_333_33E-2,
-        -2.109_279_609_279_609_279_61E-2,
-        7.575_757_575_757_575_757_58E-3,
-        -4.166_666_666_666_666_666_67E-3,
-        3.968_253_968_253_968_253_97E-3,
-        -8.333_333_333_333_333_333_33E-3,
-        8.333_333_333_333_333_333_33E-2,
-    ];
+    const A: [f64; 7] = super::special::DIGAMMA_SERIES;
     let xd = x as f64;
     let neg = xd < 0.0;
     let fin = xd.abs() < f64::INFINITY && xd != 0.0;
