@@ -8,8 +8,6 @@
 //! computed, and the `(L, S)` score matrix is never materialised beyond one block of rows.
 //! Blocks run in parallel over the intra-op pool's threads when the work is large.
 
-use rayon::prelude::*;
-
 use crate::kernels::Ptr;
 use crate::kernels::mm::{MmElem, mm};
 use crate::kernels::vmath::exp_f32;
@@ -356,7 +354,7 @@ unsafe fn attention_raw<T: AttnFloat>(
     let tasks = nb * blocks;
     let flops = nb * g.l * g.s * (g.e + g.ev);
     if tasks > 1 && flops >= PAR_FLOPS && crate::kernels::par::threads() > 1 {
-        crate::kernels::par::run(|| (0..tasks).into_par_iter().for_each(task));
+        crate::kernels::par::for_each_task(tasks, &task);
     } else {
         (0..tasks).for_each(task);
     }

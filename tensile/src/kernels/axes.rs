@@ -10,8 +10,6 @@
 //! are walked by an odometer; blocks of rows run in parallel above the grain size. Operands
 //! are slices (`crate::iter::dense`); elements move as unsigned words of their size.
 
-use rayon::prelude::*;
-
 use crate::kernels::loops::GRAIN;
 use crate::kernels::par;
 use crate::kernels::rows::{Word, as_words};
@@ -141,11 +139,7 @@ fn in_row_blocks<T: Send>(out: &mut [T], n: usize, block: &(dyn Fn(usize, &mut [
     if rows > 1 && out.len() >= 2 * GRAIN && par::threads() > 1 {
         let tasks = (out.len() / GRAIN).min(par::threads() * 4).min(rows);
         let per = rows.div_ceil(tasks);
-        par::run(|| {
-            out.par_chunks_mut(per * n)
-                .enumerate()
-                .for_each(|(t, dst)| block(t * per, dst))
-        });
+        par::for_each_block(out, per * n, &|t, dst| block(t * per, dst));
     } else {
         block(0, out);
     }

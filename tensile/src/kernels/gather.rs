@@ -1,8 +1,6 @@
 //! Row gathers (`index_select`, `embedding`) over contiguous operands' bytes
 //! (`crate::iter::dense`).
 
-use rayon::prelude::*;
-
 use crate::kernels::loops::GRAIN;
 use crate::kernels::par;
 
@@ -30,11 +28,12 @@ pub(crate) fn index_select_rows(
     if outer * n * inner < 2 * GRAIN || par::threads() <= 1 {
         out.chunks_mut(bytes).enumerate().for_each(copy_row);
     } else {
-        par::run(|| {
-            out.par_chunks_mut(bytes)
+        let rows = out.len() / bytes.max(1);
+        let per = par::rows_per_block(rows, inner.max(1));
+        par::for_each_block(out, per * bytes, &|b, ob| {
+            ob.chunks_mut(bytes)
                 .enumerate()
-                .with_min_len((GRAIN / inner.max(1)).max(1))
-                .for_each(copy_row)
+                .for_each(|(i, r)| copy_row((b * per + i, r)))
         });
     }
 }

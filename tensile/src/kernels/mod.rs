@@ -57,6 +57,7 @@ pub(crate) mod simd;
 pub(crate) mod softmax;
 pub(crate) mod special;
 pub(crate) mod stream;
+pub(crate) mod team;
 pub(crate) mod transpose;
 pub(crate) mod uniform;
 pub(crate) mod vmath;

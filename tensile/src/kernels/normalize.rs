@@ -3,8 +3,6 @@
 //! float. Callers pass the slices of contiguous buffers (`crate::iter::dense`); a slice
 //! shorter than the sizes given is an internal error (it panics).
 
-use rayon::prelude::*;
-
 use crate::kernels::loops::GRAIN;
 use crate::kernels::par;
 
@@ -53,7 +51,12 @@ pub(crate) fn rms_rows_f32(
         }
     };
     if parallel(rows * n) {
-        par::run(|| y.par_chunks_mut(n).zip(x.par_chunks(n)).for_each(one));
+        let per = par::rows_per_block(rows, n);
+        par::for_each_block(y, per * n, &|b, yb| {
+            yb.chunks_mut(n)
+                .zip(x[b * per * n..].chunks(n))
+                .for_each(&one)
+        });
     } else {
         y.chunks_mut(n).zip(x.chunks(n)).for_each(one);
     }
@@ -76,7 +79,13 @@ pub(crate) fn plane_moments_f32(x: &[f32], planes: usize, inner: usize) -> Vec<(
         (mean, var)
     };
     if parallel(planes * inner) {
-        par::run(|| (0..planes).into_par_iter().map(one).collect())
+        let per = par::rows_per_block(planes, inner);
+        par::map_tasks(planes.div_ceil(per), |b| {
+            (b * per..((b + 1) * per).min(planes))
+                .map(one)
+                .collect::<Vec<_>>()
+        })
+        .concat()
     } else {
         (0..planes).map(one).collect()
     }
@@ -142,7 +151,12 @@ pub(crate) fn affine_f32(
         // channels innermost: rows of `ch` elements.
         let one = |(ys, xs): (&mut [f32], &[f32])| fma_rows(xs, ys, alpha, beta);
         if parallel(total) {
-            par::run(|| y.par_chunks_mut(ch).zip(x.par_chunks(ch)).for_each(one));
+            let per = par::rows_per_block(outer, ch);
+            par::for_each_block(y, per * ch, &|b, yb| {
+                yb.chunks_mut(ch)
+                    .zip(x[b * per * ch..].chunks(ch))
+                    .for_each(&one)
+            });
         } else {
             y.chunks_mut(ch).zip(x.chunks(ch)).for_each(one);
         }
@@ -152,11 +166,13 @@ pub(crate) fn affine_f32(
         fma_plane(xs, ys, alpha[p % ch], beta[p % ch]);
     };
     if parallel(total) {
-        par::run(|| {
-            y.par_chunks_mut(inner)
-                .zip(x.par_chunks(inner))
+        let planes = outer * ch;
+        let per = par::rows_per_block(planes, inner);
+        par::for_each_block(y, per * inner, &|b, yb| {
+            yb.chunks_mut(inner)
+                .zip(x[b * per * inner..].chunks(inner))
                 .enumerate()
-                .for_each(one)
+                .for_each(|(i, r)| one((b * per + i, r)))
         });
     } else {
         y.chunks_mut(inner)

@@ -25,6 +25,13 @@
 //!   a `gemm` product), the closure runs right there, and its parallel iterators use that
 //!   pool (rayon's current pool; the `gemm` crate's `Parallelism::Rayon` too).
 //!
+//! # Two kinds of region
+//! [`for_each_task`] (the loop and copy engines, the reductions, the row kernels) runs on a
+//! [`Team`] (`kernels/team.rs`): the calling thread takes part and the helpers spin between
+//! regions, so a region costs no wake-up (on the benchmark machine rayon's wake-ups cost
+//! about 27 µs per region) and each thread gets the same block of the data every time.
+//! [`run`] regions (parallel iterators, sorts, `gemm`) use the rayon pools below.
+//!
 //! Parallel iterators, `rayon::scope`/`join` and `Parallelism::Rayon` (the `gemm` kernels') are only ever
 //! used inside [`run`]; callers check the work against their grain and `threads() > 1` first,
 //! so small ops never reach a pool.
@@ -44,6 +51,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use rayon::ThreadPool;
+
+use super::team::Team;
 
 thread_local! {
     /// This thread's intra-op thread count; 0 until it first asks (then [`DEFAULT`]).
@@ -76,6 +85,9 @@ fn first_default() -> usize {
 pub(crate) fn threads() -> usize {
     if WORKER.with(Cell::get) {
         return rayon::current_num_threads();
+    }
+    if super::team::in_task() {
+        return 1;
     }
     let n = COUNT.with(Cell::get);
     if n != 0 {
@@ -176,17 +188,20 @@ pub(crate) fn run<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     }
 }
 
-/// Runs `f(t)` for every task `t` in `0..tasks`, in parallel on the private pool of
-/// [`threads`] threads (inside [`run`]), and returns when all have run; a panic in a task is
-/// resumed here. The tasks' order is unspecified: each is a job of its own, spawned in a
-/// scope (the spawning worker runs them from the last, the others steal from the first),
-/// which measured faster than a parallel iterator's halving split for the pointwise loops
-/// (`f16_to_f32` at two threads: twice as fast). Compiled once: the kernels' task bodies are
-/// trait objects.
+/// Runs `f(t)` for every task `t` in `0..tasks` on [`threads`] threads and returns when all
+/// have run; a panic in a task is resumed here. The tasks' order is unspecified. From a thread
+/// outside any pool they run on the [`Team`] of that count, the calling thread taking part
+/// (no wake-up when its helpers are spinning); when that team is busy with another thread's
+/// region, and from a private pool's worker, each task is a rayon job spawned in a scope on
+/// that pool (the spawning worker runs them from the last, the others steal from the
+/// first). Inside a team task (a nested region) they run one after another on the calling
+/// thread. Compiled once: the kernels' task bodies are trait objects.
 pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
     match tasks {
         0 => {}
         1 => f(0),
+        _ if super::team::in_task() => (0..tasks).for_each(f),
+        _ if !WORKER.with(Cell::get) && team(threads()).is_some_and(|team| team.run(tasks, f)) => {}
         _ => run(|| {
             rayon::scope(|s| {
                 for t in 0..tasks {
@@ -195,6 +210,57 @@ pub(crate) fn for_each_task(tasks: usize, f: &(dyn Fn(usize) + Sync)) {
             })
         }),
     }
+}
+
+/// The teams, by thread count, oldest first (at most [`MAX_POOLS`]).
+static TEAMS: Mutex<Vec<(usize, Arc<Team>)>> = Mutex::new(Vec::new());
+
+/// The team of `n` threads (`n > 1`), started if need be; `None` for `n == 1` or when no
+/// thread can be started.
+fn team(n: usize) -> Option<Arc<Team>> {
+    if n < 2 {
+        return None;
+    }
+    let mut teams = TEAMS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, t)) = teams.iter().find(|(k, _)| *k == n) {
+        return Some(t.clone());
+    }
+    let t = Team::start(n)?;
+    if teams.len() >= MAX_POOLS {
+        // its helpers end once the region running on it, if any, is done
+        teams.remove(0).1.stop();
+    }
+    teams.push((n, t.clone()));
+    Some(t)
+}
+
+/// Rows per block when `rows` rows of `row_elems` elements each are split over [`threads`]
+/// threads: as the loop engine splits, at most four blocks per thread and at least
+/// [`GRAIN`](super::loops::GRAIN) elements per block (whole rows).
+pub(crate) fn rows_per_block(rows: usize, row_elems: usize) -> usize {
+    let tasks = (rows * row_elems / super::loops::GRAIN)
+        .min(threads() * 4)
+        .min(rows)
+        .max(1);
+    rows.div_ceil(tasks).max(1)
+}
+
+/// Calls `f(b, block)` for each block `b` of `out` cut into blocks of `block_len` elements
+/// (the last one shorter when `block_len` does not divide `out.len()`), the blocks in
+/// parallel as [`for_each_task`]'s tasks. `block_len == 0`: one call with all of `out`.
+pub(crate) fn for_each_block<T: Send>(
+    out: &mut [T],
+    block_len: usize,
+    f: &(dyn Fn(usize, &mut [T]) + Sync),
+) {
+    if block_len == 0 || out.len() <= block_len {
+        return f(0, out);
+    }
+    let blocks: Vec<Mutex<&mut [T]>> = out.chunks_mut(block_len).map(Mutex::new).collect();
+    for_each_task(blocks.len(), &|b| {
+        let mut block = blocks[b].lock().unwrap_or_else(PoisonError::into_inner);
+        f(b, &mut block)
+    });
 }
 
 /// [`for_each_task`] collecting each task's result, in task order.
@@ -283,19 +349,78 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tasks_run_once_each_on_the_pool_and_map_in_task_order() {
+    fn tasks_run_once_each_on_the_team_and_map_in_task_order() {
         with_threads(2, || {
             let hits: Vec<AtomicUsize> = (0..37).map(|_| AtomicUsize::new(0)).collect();
             for_each_task(hits.len(), &|t| {
-                assert!(WORKER.with(Cell::get), "task {t} ran off the pool");
+                assert!(super::super::team::in_task(), "task {t} ran off the team");
+                assert_eq!(threads(), 1, "a nested region would split again");
                 hits[t].fetch_add(1, Ordering::Relaxed);
             });
             assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
             let squares = map_tasks(37, |t| t * t);
             assert_eq!(squares, (0..37).map(|t| t * t).collect::<Vec<_>>());
             assert_eq!(map_tasks(0, |t| t), Vec::<usize>::new());
+            // inside a pool region the tasks are the pool's jobs
+            run(|| {
+                for_each_task(hits.len(), &|t| {
+                    assert!(WORKER.with(Cell::get), "task {t} ran off the pool");
+                    hits[t].fetch_add(1, Ordering::Relaxed);
+                })
+            });
+            assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 2));
         });
     }
+
+    #[test]
+    fn the_helper_takes_its_block_and_a_panic_leaves_the_team_usable() {
+        with_threads(2, || {
+            // tasks that leave the CPU, so the helper gets its turn even on a busy machine
+            let on_helper = AtomicUsize::new(0);
+            for _ in 0..200 {
+                for_each_task(2, &|_| {
+                    if std::thread::current()
+                        .name()
+                        .is_some_and(|n| n.starts_with("tensile-team-"))
+                    {
+                        on_helper.fetch_add(1, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(std::time::Duration::from_micros(100));
+                });
+            }
+            assert!(on_helper.load(Ordering::Relaxed) > 0);
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                for_each_task(8, &|t| {
+                    if t == 5 {
+                        panic!("task {t}");
+                    }
+                })
+            }));
+            assert_eq!(*r.unwrap_err().downcast::<String>().unwrap(), "task 5");
+            assert_eq!(map_tasks(8, |t| t + 1), (1..9).collect::<Vec<_>>());
+        });
+    }
+
+    #[test]
+    fn concurrent_callers_each_run_all_their_tasks() {
+        // one caller holds the team at a time; the others take the rayon path
+        let total = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    with_threads(2, || {
+                        for _ in 0..100 {
+                            let v = map_tasks(16, |t| t);
+                            assert_eq!(v, (0..16).collect::<Vec<_>>());
+                            total.fetch_add(1, Ordering::Relaxed);
+                        }
+                    })
+                });
+            }
+        });
+        assert_eq!(total.load(Ordering::Relaxed), 400);
+    }
+
     use rayon::prelude::*;
 
     fn in_private_pool() -> bool {

@@ -2,8 +2,6 @@
 //! `cumsum`/`cumprod` scans (accumulated in double, as PyTorch's CPU `cpu_cum_base_kernel`)
 //! and float32 `softplus`'s function (run by `vmath`). Callers pass the operands' slices (`crate::iter::dense`).
 
-use rayon::prelude::*;
-
 use crate::element::Element;
 use crate::kernels::loops::GRAIN;
 use crate::kernels::par;
@@ -54,11 +52,12 @@ fn rows_as<T: Copy + Send + Sync>(
         }
     };
     if parallel(src_rows.len() * elems) {
-        par::run(|| {
-            dst.par_chunks_mut(n)
+        let rows = src_rows.len();
+        let per = par::rows_per_block(rows, elems);
+        par::for_each_block(dst, per * n, &|b, db| {
+            db.chunks_mut(n)
                 .enumerate()
-                .with_min_len((GRAIN / elems).max(1))
-                .for_each(one)
+                .for_each(|(i, r)| one((b * per + i, r)))
         });
     } else {
         dst.chunks_mut(n).enumerate().for_each(one);
@@ -102,11 +101,12 @@ pub(crate) fn flip_rows(
         }
     };
     if parallel(src_rows.len() * n) {
-        par::run(|| {
-            dst.par_chunks_mut(row)
+        let rows = src_rows.len();
+        let per = par::rows_per_block(rows, n);
+        par::for_each_block(dst, per * row, &|b, db| {
+            db.chunks_mut(row)
                 .enumerate()
-                .with_min_len((GRAIN / n).max(1))
-                .for_each(one)
+                .for_each(|(i, r)| one((b * per + i, r)))
         });
     } else {
         dst.chunks_mut(row).enumerate().for_each(one);
@@ -159,11 +159,11 @@ pub(crate) fn cum_f64<T: Element>(
         }
     };
     if parallel(outer * len) {
-        par::run(|| {
-            dst.par_chunks_mut(len)
-                .zip(src.par_chunks(len))
-                .with_min_len((GRAIN / len).max(1))
-                .for_each(one)
+        let per = par::rows_per_block(outer, len);
+        par::for_each_block(dst, per * len, &|b, db| {
+            db.chunks_mut(len)
+                .zip(src[b * per * len..].chunks(len))
+                .for_each(&one)
         });
     } else {
         dst.chunks_mut(len).zip(src.chunks(len)).for_each(one);

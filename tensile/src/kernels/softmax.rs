@@ -11,7 +11,6 @@
 //! the sum and its log to the half type too (see [`softmax`]'s `half_lastdim_log`).
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use crate::kernels::Ptr;
 use crate::kernels::loops::GRAIN;
@@ -289,11 +288,13 @@ pub(crate) fn softmax<T: SoftElem>(
             }
         };
         if parallel(total) {
-            crate::kernels::par::run(|| {
-                dst.par_chunks_mut(len)
-                    .zip(src.par_chunks(len))
-                    .with_min_len((GRAIN / len).max(1))
-                    .for_each_init(Vec::new, one)
+            let rows = dst.len() / len;
+            let per = crate::kernels::par::rows_per_block(rows, len);
+            crate::kernels::par::for_each_block(dst, per * len, &|b, db| {
+                let mut scratch = Vec::new();
+                db.chunks_mut(len)
+                    .zip(src[b * per * len..].chunks(len))
+                    .for_each(|rows| one(&mut scratch, rows))
             });
         } else {
             let mut scratch = Vec::new();
@@ -347,11 +348,10 @@ pub(crate) fn softmax<T: SoftElem>(
     };
     let units = outer * nblk;
     if parallel(total) {
-        crate::kernels::par::run(|| {
-            (0..units)
-                .into_par_iter()
-                .with_min_len((GRAIN / (len * COLS)).max(1))
-                .for_each_init(Vec::new, one)
+        let per = crate::kernels::par::rows_per_block(units, len * COLS);
+        crate::kernels::par::for_each_task(units.div_ceil(per), &|b| {
+            let mut scratch = Vec::new();
+            (b * per..((b + 1) * per).min(units)).for_each(|u| one(&mut scratch, u))
         });
     } else {
         let mut scratch = Vec::new();

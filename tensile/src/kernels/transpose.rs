@@ -171,17 +171,11 @@ pub(crate) unsafe fn try_copy_with(lp: &Loop<2>, isa: Isa) -> bool {
     let tasks = (numel / GRAIN).min(threads * 4).min(units).max(1);
     let per = units.div_ceil(tasks);
     let go = &go;
-    crate::kernels::par::run(|| {
-        rayon::scope(|sc| {
-            for t in 0..tasks {
-                sc.spawn(move |_| {
-                    let (start, end) = (t * per, ((t + 1) * per).min(units));
-                    if start < end {
-                        go(start, end);
-                    }
-                });
-            }
-        })
+    crate::kernels::par::for_each_task(tasks, &|t| {
+        let (start, end) = (t * per, ((t + 1) * per).min(units));
+        if start < end {
+            go(start, end);
+        }
     });
     true
 }
