@@ -1,8 +1,6 @@
 //! Loss kernels: the fused float32 cross-entropy row pass (row max, then `Σ exp(x - max)`
 //! with a vectorisable exp, then `log-sum-exp - x[target]`), parallel over rows.
 
-use rayon::prelude::*;
-
 use super::vmath::exp_f32;
 
 /// `(max, has_nan)` of a non-empty row.
@@ -125,12 +123,10 @@ pub(crate) fn cross_entropy_rows_f32(
     let work = n * c;
     if work >= 2 * crate::kernels::loops::GRAIN && crate::kernels::par::threads() > 1 {
         let rows_per = (2 * crate::kernels::loops::GRAIN / c).max(1);
-        crate::kernels::par::run(|| {
-            out.par_chunks_mut(rows_per).enumerate().for_each(|(k, o)| {
-                let r0 = k * rows_per;
-                let r1 = r0 + o.len();
-                rows(&x[r0 * c..r1 * c], c, &target[r0..r1], weight, ignore, o);
-            })
+        crate::kernels::par::for_each_block(out, rows_per, &|k, o| {
+            let r0 = k * rows_per;
+            let r1 = r0 + o.len();
+            rows(&x[r0 * c..r1 * c], c, &target[r0..r1], weight, ignore, o);
         });
     } else {
         rows(x, c, target, weight, ignore, out);

@@ -110,11 +110,13 @@ fn for_rows<T: SoftElem>(x: &[T], y: &mut [T], n: usize, f: impl Fn(&[f32], &mut
         }
     };
     if rows * n >= 2 * GRAIN && crate::kernels::par::threads() > 1 {
-        crate::kernels::par::run(|| {
-            x.par_chunks(n)
-                .zip(y.par_chunks_mut(n))
-                .with_min_len((GRAIN / n).max(1))
-                .for_each_init(Vec::new, one)
+        let per = crate::kernels::par::rows_per_block(rows, n);
+        crate::kernels::par::for_each_block(y, per * n, &|b, yb| {
+            let mut buf = Vec::new();
+            x[b * per * n..]
+                .chunks(n)
+                .zip(yb.chunks_mut(n))
+                .for_each(|p| one(&mut buf, p))
         });
     } else {
         let mut buf = Vec::new();
@@ -195,11 +197,12 @@ pub(crate) fn layer_norm_f64(
         }
     };
     if rows * n >= 2 * GRAIN && crate::kernels::par::threads() > 1 {
-        crate::kernels::par::run(|| {
-            x.par_chunks(n)
-                .zip(y.par_chunks_mut(n))
-                .with_min_len((GRAIN / n).max(1))
-                .for_each(one)
+        let per = crate::kernels::par::rows_per_block(rows, n);
+        crate::kernels::par::for_each_block(y, per * n, &|b, yb| {
+            x[b * per * n..]
+                .chunks(n)
+                .zip(yb.chunks_mut(n))
+                .for_each(&one)
         });
     } else {
         x.chunks(n).zip(y.chunks_mut(n)).for_each(one);

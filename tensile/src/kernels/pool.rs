@@ -156,11 +156,11 @@ pub(crate) fn pool<T: PoolFloat>(
             }
             None => {
                 if parallel {
-                    par::run(|| {
-                        out.par_chunks_mut(op)
+                    let per = per.max(par::rows_per_block(g.n * g.c, op * 4));
+                    par::for_each_block(out, per * op, &|b, ob| {
+                        ob.chunks_mut(op)
                             .enumerate()
-                            .with_min_len(per)
-                            .for_each(|(p, o)| plane(p, o, None))
+                            .for_each(|(i, o)| plane(b * per + i, o, None))
                     });
                 } else {
                     out.chunks_mut(op)
@@ -196,11 +196,11 @@ pub(crate) fn pool<T: PoolFloat>(
             }
             None => {
                 if parallel {
-                    par::run(|| {
-                        out.par_chunks_mut(c)
+                    let per = per.max(par::rows_per_block(g.n * op, c * 4));
+                    par::for_each_block(out, per * c, &|b, ob| {
+                        ob.chunks_mut(c)
                             .enumerate()
-                            .with_min_len(per)
-                            .for_each(|(q, o)| pos(q, o, None))
+                            .for_each(|(i, o)| pos(b * per + i, o, None))
                     });
                 } else {
                     out.chunks_mut(c)
@@ -465,10 +465,11 @@ pub(crate) fn resample<T: PoolFloat>(
             }
         };
         if big {
-            par::run(|| {
-                out.par_chunks_mut(op)
+            let per = par::rows_per_block(n * c, op * 4);
+            par::for_each_block(out, per * op, &|b, ob| {
+                ob.chunks_mut(op)
                     .enumerate()
-                    .for_each(|(p, o)| plane(p, o))
+                    .for_each(|(i, o)| plane(b * per + i, o))
             });
         } else {
             out.chunks_mut(op)
@@ -499,11 +500,13 @@ pub(crate) fn resample<T: PoolFloat>(
             }
         };
         if big {
-            par::run(|| {
-                out.par_chunks_mut(c)
+            let per = (MIN_TASK / c.max(1))
+                .max(1)
+                .max(par::rows_per_block(n * op, c * 4));
+            par::for_each_block(out, per * c, &|b, ob| {
+                ob.chunks_mut(c)
                     .enumerate()
-                    .with_min_len((MIN_TASK / c.max(1)).max(1))
-                    .for_each(|(q, o)| pos(q, o))
+                    .for_each(|(i, o)| pos(b * per + i, o))
             });
         } else {
             out.chunks_mut(c).enumerate().for_each(|(q, o)| pos(q, o));

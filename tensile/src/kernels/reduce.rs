@@ -58,8 +58,8 @@ pub(crate) trait Reducer: Sync {
         0
     }
     /// Rough cost of one `step` relative to a vectorised float add: the engine only splits
-    /// a reduction over threads above `PAR_ELEMS / COST` elements (waking the pool's workers
-    /// costs more than summing a few hundred thousand floats).
+    /// a reduction over threads above `PAR_ELEMS / COST` elements (and never below two
+    /// grains).
     const COST: usize = 4;
     /// Whether the vertical walk may regroup a column into a cascade of short runs (sums:
     /// better accuracy). Without it each output folds its rows strictly in order, as
@@ -153,8 +153,11 @@ struct Plan {
 const TILE_BYTES: usize = 8192;
 /// Independent accumulators of the default [`Reducer::fold_slice`].
 const SLICE_LANES: usize = 8;
-/// Elements below which a reduction with `COST = 1` stays on the calling thread.
-const PAR_ELEMS: usize = 1 << 20;
+/// Elements below which a reduction with `COST = 1` stays on the calling thread: four
+/// grains. (It was 2^20 while a region woke sleeping rayon workers, about 27 µs; a team
+/// region whose helpers spin costs a few µs, `kernels/team.rs`, and PyTorch splits a
+/// reduction from one grain.)
+const PAR_ELEMS: usize = 4 * GRAIN;
 /// Rows (or partial sums) folded into one level of the vertical cascade before it is carried
 /// into the next.
 const LEVEL_ROWS: usize = 8;
