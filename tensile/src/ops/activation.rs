@@ -34,6 +34,35 @@ pub(crate) fn float_act(
     map::<f64, f64>(input, input.dtype, false, Layout::Iter, f)
 }
 
+/// `F.hardswish`'s kernel: float32 and the half types in float ([`VOp::Hardswish`], PyTorch's
+/// float kernel, bit for bit), float64 in double. Floats only (`"hardswish_cpu" not
+/// implemented for 'Long'`).
+pub(crate) fn hardswish_raw(input: &Tensor) -> Result<Tensor> {
+    if matches!(
+        input.dtype,
+        DType::Float32 | DType::Float16 | DType::BFloat16
+    ) {
+        return map_vop(input, Layout::Iter, VOp::Hardswish);
+    }
+    float_act(input, "hardswish_cpu", |x| {
+        x * cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
+    })
+}
+
+/// `F.hardsigmoid`'s kernel, as [`hardswish_raw`] (`"hardsigmoid_cpu" not implemented for
+/// 'Long'`).
+pub(crate) fn hardsigmoid_raw(input: &Tensor) -> Result<Tensor> {
+    if matches!(
+        input.dtype,
+        DType::Float32 | DType::Float16 | DType::BFloat16
+    ) {
+        return map_vop(input, Layout::Iter, VOp::Hardsigmoid);
+    }
+    float_act(input, "hardsigmoid_cpu", |x| {
+        cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
+    })
+}
+
 /// `F.softplus`'s kernel: `log1p(exp(x·beta))/beta`, `x` above `threshold/beta`; float32 in
 /// float (PyTorch's float kernel), other floats in double. Floats only.
 pub(crate) fn softplus_raw(input: &Tensor, beta: f64, threshold: f64) -> Result<Tensor> {

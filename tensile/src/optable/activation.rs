@@ -17,9 +17,7 @@ use crate::dim::wrap_dim;
 use crate::dtype::DType;
 use crate::dtype::check_fill_range;
 use crate::error::{Error, Result};
-use crate::ops::activation::{
-    clamp_act, cmax, cmin, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw,
-};
+use crate::ops::activation::{clamp_act, elu_kernel, float_act, gelu_raw, mish_raw, softplus_raw};
 use crate::ops::unary_math::{Layout, map, map2, map2_like, not_impl, round_to};
 use crate::{Scalar, Tensor};
 
@@ -319,9 +317,7 @@ pub fn celu_with_(input: &Tensor, opts: impl Into<CeluOpts>) -> Result<Tensor> {
 /// `F.hardswish(input)`: `x * min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
 /// `"hardswish_cpu" not implemented for 'Long'`.
 pub fn hardswish(input: &Tensor) -> Result<Tensor> {
-    let r = float_act(input, "hardswish_cpu", |x| {
-        x * cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
-    })?;
+    let r = crate::ops::activation::hardswish_raw(input)?;
     crate::autograd::formulas::activation::hardswish(r, input)
 }
 /// `F.hardswish(input, inplace=True)` (`F.hardswish_`).
@@ -332,9 +328,7 @@ pub fn hardswish_(input: &Tensor) -> Result<Tensor> {
 /// `F.hardsigmoid(input)`: `min(max(x+3, 0), 6) / 6` (NaN stays NaN). Floats only:
 /// `"hardsigmoid_cpu" not implemented for 'Long'`.
 pub fn hardsigmoid(input: &Tensor) -> Result<Tensor> {
-    let r = float_act(input, "hardsigmoid_cpu", |x| {
-        cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
-    })?;
+    let r = crate::ops::activation::hardsigmoid_raw(input)?;
     crate::autograd::formulas::activation::hardsigmoid(r, input)
 }
 /// `F.hardsigmoid(input, inplace=True)` (`F.hardsigmoid_`).
@@ -599,6 +593,27 @@ mod tests {
             threshold(&u, 1.5, -2.0).unwrap_err().to_string(),
             "value cannot be converted to type uint8_t without overflow"
         );
+    }
+
+    #[test]
+    fn hardswish_is_pytorchs_float_kernel() {
+        // (x, torch.nn.functional.hardswish(x)) from torch 2.15, float32: inputs where the
+        // double formula rounded once gives another float
+        let cases: [(u32, u32); 6] = [
+            (0xbf94e2b8, 0xbeb65188),
+            (0x3e978c20, 0x3e267fe5),
+            (0xbcc45a00, 0xbc42c865),
+            (0xc00f0106, 0xbe91f8a9),
+            (0xc025a284, 0xbe35f53c),
+            (0x40b61f66, 0x40b61f65),
+        ];
+        let xs: Vec<f32> = cases.iter().map(|c| f32::from_bits(c.0)).collect();
+        let r = hardswish(&Tensor::from_vec(xs, [6]).unwrap())
+            .unwrap()
+            .to_vec::<f32>();
+        for (got, (x, want)) in r.iter().zip(cases) {
+            assert_eq!(got.to_bits(), want, "hardswish of bits {x:#x}");
+        }
     }
 
     #[test]
