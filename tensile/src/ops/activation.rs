@@ -34,31 +34,36 @@ pub(crate) fn float_act(
     map::<f64, f64>(input, input.dtype, false, Layout::Iter, f)
 }
 
-/// `F.hardswish`'s kernel: float32 and the half types in float ([`VOp::Hardswish`], PyTorch's
-/// float kernel, bit for bit), float64 in double. Floats only (`"hardswish_cpu" not
-/// implemented for 'Long'`).
-pub(crate) fn hardswish_raw(input: &Tensor) -> Result<Tensor> {
+/// A float-only activation computed as PyTorch's kernels compute it: float32 and the half
+/// types in float (`op` on the vector library, the half types converted to float and back),
+/// float64 in double (`f`). Errors as [`float_act`] (`name` in the message).
+fn float_or_double(
+    input: &Tensor,
+    name: &str,
+    op: VOp,
+    f: impl Fn(f64) -> f64 + Sync,
+) -> Result<Tensor> {
     if matches!(
         input.dtype,
         DType::Float32 | DType::Float16 | DType::BFloat16
     ) {
-        return map_vop(input, Layout::Iter, VOp::Hardswish);
+        return map_vop(input, Layout::Iter, op);
     }
-    float_act(input, "hardswish_cpu", |x| {
+    float_act(input, name, f)
+}
+
+/// `F.hardswish`'s kernel: [`VOp::Hardswish`] (PyTorch's float kernel, bit for bit), float64
+/// in double. Floats only (`"hardswish_cpu" not implemented for 'Long'`).
+pub(crate) fn hardswish_raw(input: &Tensor) -> Result<Tensor> {
+    float_or_double(input, "hardswish_cpu", VOp::Hardswish, |x| {
         x * cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
     })
 }
 
-/// `F.hardsigmoid`'s kernel, as [`hardswish_raw`] (`"hardsigmoid_cpu" not implemented for
-/// 'Long'`).
+/// `F.hardsigmoid`'s kernel: [`VOp::Hardsigmoid`], float64 in double. Floats only
+/// (`"hardsigmoid_cpu" not implemented for 'Long'`).
 pub(crate) fn hardsigmoid_raw(input: &Tensor) -> Result<Tensor> {
-    if matches!(
-        input.dtype,
-        DType::Float32 | DType::Float16 | DType::BFloat16
-    ) {
-        return map_vop(input, Layout::Iter, VOp::Hardsigmoid);
-    }
-    float_act(input, "hardsigmoid_cpu", |x| {
+    float_or_double(input, "hardsigmoid_cpu", VOp::Hardsigmoid, |x| {
         cmin(cmax(x + 3.0, 0.0), 6.0) / 6.0
     })
 }
@@ -93,19 +98,13 @@ pub(crate) fn elu_kernel(
     scale: f64,
     input_scale: f64,
 ) -> Result<Tensor> {
-    if matches!(
-        input.dtype,
-        DType::Float32 | DType::Float16 | DType::BFloat16
-    ) {
-        let op = VOp::Elu {
-            neg: alpha as f32 * scale as f32,
-            pos: scale as f32,
-            scale: input_scale as f32,
-        };
-        return map_vop(input, Layout::Iter, op);
-    }
+    let op = VOp::Elu {
+        neg: alpha as f32 * scale as f32,
+        pos: scale as f32,
+        scale: input_scale as f32,
+    };
     let (negcoef, poscoef) = (alpha * scale, scale);
-    float_act(input, "elu_cpu", move |x| {
+    float_or_double(input, "elu_cpu", op, move |x| {
         if x < 0.0 {
             (x * input_scale).exp_m1() * negcoef
         } else {
